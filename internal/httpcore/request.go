@@ -1,0 +1,117 @@
+package httpcore
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Credential is one authentication header of a service, such as
+// {Header: "Authorization", Prefix: "Bearer ", Value: token} or {Header: "x-phm-key", Value: key}.
+// Credentials travel only in headers; their values are scrubbed from every error and log line,
+// and they are dropped when a redirect leaves the service's host.
+type Credential struct {
+	Header string
+	Prefix string
+	Value  string
+}
+
+// Request describes one call to a service endpoint.
+type Request struct {
+	// Method is the HTTP method.
+	Method string
+	// Path is the endpoint below the service root, already escaped; build it with [Path].
+	// An absolute URL is refused.
+	Path string
+	// Query holds the query parameters; never put a secret here.
+	Query url.Values
+	// Header holds extra request headers.
+	Header http.Header
+	// Body, when not nil, is encoded as the JSON request body.
+	Body any
+	// SafeToRetry marks a request whose method is not idempotent (POST, PATCH) as safe to
+	// repeat, so that it is retried like a GET.
+	SafeToRetry bool
+	// Credentials, when not nil, replace the client's credentials for this request; an empty
+	// non-nil slice sends the request anonymously.
+	Credentials []Credential
+}
+
+// Path joins segments into an escaped endpoint path, escaping each segment on its own so that
+// a "/", "?" or "#" inside one cannot change the endpoint: Path("repos", "a b", "files") is
+// "/repos/a%20b/files".
+func Path(segments ...string) string {
+	var b strings.Builder
+	for _, seg := range segments {
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(seg))
+	}
+	return b.String()
+}
+
+// errAbsoluteEndpoint is returned for an endpoint that names its own scheme or host.
+var errAbsoluteEndpoint = errors.New("endpoint must be a path below the service root, not an absolute URL")
+
+// errDotSegment is returned for an endpoint path with a "." or ".." segment.
+var errDotSegment = errors.New(`endpoint path must not contain "." or ".." segments`)
+
+// resolve joins the service root (base URL plus the service's path prefix) with an escaped
+// endpoint path and the query, keeping any path the base URL has:
+// https://h/x + /report/a = https://h/x/report/a.
+func resolve(root *url.URL, endpoint string, query url.Values) (*url.URL, error) {
+	ep, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, errors.New("endpoint is not a valid path")
+	}
+	if ep.Scheme != "" || ep.Host != "" || ep.User != nil || strings.HasPrefix(endpoint, "//") {
+		return nil, errAbsoluteEndpoint
+	}
+	epPath := strings.TrimPrefix(ep.EscapedPath(), "/")
+	for _, seg := range strings.Split(epPath, "/") {
+		if seg == "." || seg == ".." {
+			return nil, errDotSegment
+		}
+	}
+	raw := strings.TrimSuffix(root.EscapedPath(), "/")
+	if epPath != "" {
+		raw += "/" + epPath
+	}
+	u := *root
+	if err := setEscapedPath(&u, raw); err != nil {
+		return nil, err
+	}
+	q := ep.Query()
+	for k, vs := range query {
+		q[k] = append(q[k], vs...)
+	}
+	u.RawQuery = q.Encode()
+	u.Fragment, u.RawFragment = "", ""
+	return &u, nil
+}
+
+// setEscapedPath sets both Path and RawPath of u from an escaped path.
+func setEscapedPath(u *url.URL, escaped string) error {
+	p, err := url.PathUnescape(escaped)
+	if err != nil {
+		return errors.New("endpoint path has an invalid escape")
+	}
+	u.Path = p
+	u.RawPath = escaped
+	return nil
+}
+
+// serviceRoot returns base with prefix appended to its path, unless the path already ends
+// with prefix.
+func serviceRoot(base *url.URL, prefix string) (*url.URL, error) {
+	root := *base
+	basePath := strings.TrimSuffix(base.EscapedPath(), "/")
+	prefix = strings.TrimSuffix(prefix, "/")
+	if prefix != "" && !strings.HasSuffix(basePath, prefix) {
+		basePath += prefix
+	}
+	if err := setEscapedPath(&root, basePath); err != nil {
+		return nil, err
+	}
+	return &root, nil
+}

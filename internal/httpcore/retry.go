@@ -1,0 +1,89 @@
+package httpcore
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// idempotentMethods are retried without being marked safe to repeat.
+var idempotentMethods = map[string]bool{
+	http.MethodGet:    true,
+	http.MethodHead:   true,
+	http.MethodPut:    true,
+	http.MethodDelete: true,
+}
+
+// retryableStatus reports the statuses after which a retryable request is sent again.
+func retryableStatus(code int) bool {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// shouldRetry decides whether an attempt that ended with resp or err is tried again. A request
+// that may not be repeated is never retried; the context ending stops at once with its error;
+// network errors are classified by go-retryablehttp (a certificate or redirect-loop failure is
+// final).
+func shouldRetry(ctx context.Context, repeatable bool, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	if !repeatable {
+		return false, nil
+	}
+	if err != nil {
+		return retryablehttp.DefaultRetryPolicy(ctx, nil, err)
+	}
+	return retryableStatus(resp.StatusCode), nil
+}
+
+// retryWait returns how long to wait before retry number retry (0 for the first retry): the
+// server's Retry-After capped at MaxRetryAfter when the response carries one, or else a full
+// jitter draw in [0, min(MaxDelay, BaseDelay*2^retry)].
+func retryWait(p RetryPolicy, retry int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return min(d, p.MaxRetryAfter)
+		}
+	}
+	ceiling := p.MaxDelay
+	if retry < 32 {
+		if d := p.BaseDelay << retry; d > 0 && d < ceiling {
+			ceiling = d
+		}
+	}
+	if ceiling <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(ceiling) + 1))
+}
+
+// parseRetryAfter reads a Retry-After value in seconds or as an HTTP-date; a date in the past
+// means no wait.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(time.Duration(1<<63-1)/time.Second) {
+			return time.Duration(1<<63 - 1), true
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}

@@ -1,0 +1,202 @@
+package httpcore
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// RetryPolicy says how often and how patiently a request is retried.
+//
+// A zero field takes its default, so RetryPolicy{} is the default policy and
+// RetryPolicy{MaxAttempts: 1} turns retries off.
+type RetryPolicy struct {
+	// MaxAttempts is the total number of attempts, the first included (default 4).
+	MaxAttempts int
+	// BaseDelay is the backoff before the first retry; each retry doubles it (default 500ms).
+	// The wait is drawn uniformly between 0 and the doubled delay ("full jitter").
+	BaseDelay time.Duration
+	// MaxDelay caps the exponential backoff (default 10s).
+	MaxDelay time.Duration
+	// MaxRetryAfter caps the wait a server may ask for in Retry-After (default 30s).
+	MaxRetryAfter time.Duration
+}
+
+// Defaults of RetryPolicy.
+const (
+	DefaultMaxAttempts   = 4
+	DefaultBaseDelay     = 500 * time.Millisecond
+	DefaultMaxDelay      = 10 * time.Second
+	DefaultMaxRetryAfter = 30 * time.Second
+)
+
+// withDefaults fills the zero fields of p.
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxAttempts == 0 {
+		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.BaseDelay == 0 {
+		p.BaseDelay = DefaultBaseDelay
+	}
+	if p.MaxDelay == 0 {
+		p.MaxDelay = DefaultMaxDelay
+	}
+	if p.MaxRetryAfter == 0 {
+		p.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	return p
+}
+
+// validate refuses negative counts and durations, and a MaxDelay below BaseDelay.
+func (p RetryPolicy) validate() error {
+	switch {
+	case p.MaxAttempts < 0:
+		return errors.New("MaxAttempts must not be negative")
+	case p.BaseDelay < 0, p.MaxDelay < 0, p.MaxRetryAfter < 0:
+		return errors.New("delays must not be negative")
+	case p.MaxDelay != 0 && p.MaxDelay < p.BaseDelay:
+		return errors.New("MaxDelay must not be below BaseDelay")
+	}
+	return nil
+}
+
+// Settings holds the configuration every service client shares. Each service package embeds
+// it in its own configuration type, which the shared options then reach through [Option].
+type Settings struct {
+	baseURL    *url.URL
+	httpClient *http.Client
+	logger     *slog.Logger
+	retry      RetryPolicy
+	userAgent  string
+}
+
+// settings returns s itself. The service configuration types embed Settings, so this method is
+// promoted to them and lets the generic options reach the shared part.
+func (s *Settings) settings() *Settings { return s }
+
+// carrier is implemented by every configuration type that embeds Settings.
+type carrier interface{ settings() *Settings }
+
+// Option configures a client of one service. Service packages alias an instantiation of it:
+//
+//	type Option = httpcore.Option[*config]
+type Option[C carrier] func(C) error
+
+// Configure applies opts to cfg in order and returns the first error; a *ValidationError from
+// an option gets the service's name.
+func Configure[C carrier](service string, cfg C, opts []Option[C]) error {
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(cfg); err != nil {
+			var ve *ValidationError
+			if errors.As(err, &ve) && ve.Service == "" {
+				ve.Service = service
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// HTTPClient returns the configured *http.Client, or nil when none was set.
+func (s *Settings) HTTPClient() *http.Client { return s.httpClient }
+
+// SetHTTPClient replaces the *http.Client; service packages use it to wrap the transport (for
+// example with an x402 payer).
+func (s *Settings) SetHTTPClient(c *http.Client) { s.httpClient = c }
+
+// parseBaseURL accepts an absolute http or https URL with a host and no user information,
+// query or fragment. Its error never quotes the URL, which might carry a password.
+func parseBaseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, errors.New("not a valid URL")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, errors.New("scheme must be http or https")
+	case u.Host == "":
+		return nil, errors.New("missing host")
+	case u.User != nil:
+		return nil, errors.New("user information is not allowed in the URL; credentials travel in headers")
+	case u.RawQuery != "" || u.ForceQuery:
+		return nil, errors.New("a query is not allowed in the base URL")
+	case u.Fragment != "":
+		return nil, errors.New("a fragment is not allowed in the base URL")
+	}
+	return u, nil
+}
+
+// optionError wraps a refusal of a shared option as a ValidationError; the service name is
+// filled in by NewClient.
+func optionError(field, reason string) error {
+	return &ValidationError{Field: field, Reason: reason}
+}
+
+// WithBaseURL sets the service's address as its API description writes it (such as
+// https://host or https://host/proxy); the client adds the service's own path prefix and keeps
+// any path the address has.
+func WithBaseURL[C carrier](rawURL string) Option[C] {
+	return func(c C) error {
+		u, err := parseBaseURL(rawURL)
+		if err != nil {
+			return optionError("base URL", err.Error())
+		}
+		c.settings().baseURL = u
+		return nil
+	}
+}
+
+// WithHTTPClient sets the *http.Client that sends requests; it must not be nil. Its Transport,
+// Timeout and Jar are used as they are; the client copies it and never changes the original.
+func WithHTTPClient[C carrier](hc *http.Client) Option[C] {
+	return func(c C) error {
+		if hc == nil {
+			return optionError("HTTP client", "must not be nil")
+		}
+		c.settings().httpClient = hc
+		return nil
+	}
+}
+
+// WithLogger sets the *slog.Logger that receives one record per attempt with metadata only
+// (method, host, path, status, attempt, duration). Logging is off by default and with nil.
+func WithLogger[C carrier](l *slog.Logger) Option[C] {
+	return func(c C) error {
+		c.settings().logger = l
+		return nil
+	}
+}
+
+// WithRetry sets the retry policy; zero fields keep their defaults, and
+// RetryPolicy{MaxAttempts: 1} turns retries off.
+func WithRetry[C carrier](p RetryPolicy) Option[C] {
+	return func(c C) error {
+		if err := p.validate(); err != nil {
+			return optionError("retry policy", err.Error())
+		}
+		c.settings().retry = p
+		return nil
+	}
+}
+
+// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the SDK's
+// User-Agent.
+func WithUserAgent[C carrier](product string) Option[C] {
+	return func(c C) error {
+		product = strings.TrimSpace(product)
+		if product == "" {
+			return optionError("user agent", "must not be empty")
+		}
+		if strings.ContainsFunc(product, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			return optionError("user agent", "must not contain control characters")
+		}
+		c.settings().userAgent = product
+		return nil
+	}
+}
