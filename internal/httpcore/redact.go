@@ -1,9 +1,6 @@
 package httpcore
 
-import (
-	"net/url"
-	"strings"
-)
+import "strings"
 
 // redacted replaces a secret wherever one would have been shown.
 const redacted = "[REDACTED]"
@@ -47,14 +44,4 @@ func (r redactor) bytes(b []byte) []byte {
 		return []byte(scrubbed)
 	}
 	return b
-}
-
-// safeURL renders u without user information, query or fragment, so that nothing a caller
-// put there can reach an error or a log line.
-func safeURL(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	c := url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path, RawPath: u.RawPath}
-	return c.String()
 }

@@ -66,6 +66,17 @@ func retryWait(p RetryPolicy, retry int, resp *http.Response) time.Duration {
 	return time.Duration(rand.Int64N(int64(ceiling) + 1))
 }
 
+// maxDuration is the longest time.Duration.
+const maxDuration = time.Duration(1<<63 - 1)
+
+// maxSeconds is the most whole seconds a time.Duration holds.
+const maxSeconds = int64(maxDuration / time.Second)
+
+// isDigits reports whether s is a non-empty run of ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+}
+
 // parseRetryAfter reads a Retry-After value in seconds or as an HTTP-date; a date in the past
 // means no wait.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
@@ -73,12 +84,10 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64(time.Duration(1<<63-1)/time.Second) {
-			return time.Duration(1<<63 - 1), true
+	if isDigits(v) {
+		secs, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || secs > maxSeconds {
+			return maxDuration, true // absurdly long: the caller's cap applies
 		}
 		return time.Duration(secs) * time.Second, true
 	}

@@ -1,0 +1,186 @@
+package httpcore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// lockedBuffer collects log output from concurrent writers.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestTokenNeverInErrorsOrLogs(t *testing.T) {
+	t.Parallel()
+	const token = "tok-9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+	const perRequestToken = "acct-0a1b2c3d4e5f60718293a4b5c6d7e8f9"
+	echo := func(r *http.Request) string {
+		return r.Header.Get("Authorization") + " " + r.Header.Get("X-Account")
+	}
+	// The foreign host must never see the token: Go drops only Authorization on a cross-host
+	// redirect, and only the client's redirect guard drops the service's custom headers.
+	foreignSaw := make(chan string, 4)
+	foreign := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		foreignSaw <- r.Header.Get("Authorization") + r.Header.Get("X-Account") + r.Header.Get("X-Api-Token")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, `{"error":"forbidden"}`)
+	}))
+	defer foreign.Close()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("/unauthorized", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo", echo(r))
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":{"code":"invalid_token %s","message":"token %s is not valid"}}`, echo(r), echo(r))
+	})
+	mux.HandleFunc("/busy", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, "overloaded while serving %s", echo(r))
+	})
+	mux.HandleFunc("/garbled", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"you sent": "%s"`, echo(r))
+	})
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, foreign.URL+"/steal", http.StatusFound)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	creds := []Credential{{Header: "Authorization", Prefix: "Bearer ", Value: token}}
+	p := fastRetry
+	p.MaxAttempts = 2
+	newClient := func(base string) *Client {
+		return newTestClient(t, Service{Credentials: creds},
+			WithBaseURL[*testConfig](base), WithLogger[*testConfig](logger), WithRetry[*testConfig](p))
+	}
+	c, dead := newClient(srv.URL), newClient(closedURL)
+
+	var errs []error
+	collect := func(_ *Response, err error) {
+		require.Error(t, err)
+		errs = append(errs, err)
+	}
+	withAccount := []Credential{{Header: "X-Account", Value: perRequestToken}, creds[0]}
+	for _, path := range []string{"/unauthorized", "/busy", "/garbled", "/redirect"} {
+		var out map[string]any
+		collect(c.Do(t.Context(), &Request{Method: http.MethodGet, Path: path, Query: map[string][]string{"page": {"1"}}}, &out))
+		collect(c.Do(t.Context(), &Request{Method: http.MethodPost, Path: path, Body: map[string]string{"k": "v"}, Credentials: withAccount}, &out))
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
+	defer cancel()
+	collect(c.Do(ctx, &Request{Method: http.MethodGet, Path: "/hang", Credentials: withAccount}, nil))
+	collect(dead.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/down"}, nil))
+	_, err := c.Stream(t.Context(), &Request{Method: http.MethodGet, Path: "/unauthorized", Credentials: withAccount})
+	collect(nil, err)
+
+	require.Len(t, errs, 11)
+	for _, err := range errs {
+		for _, text := range []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err)} {
+			assert.NotContains(t, text, token)
+			assert.NotContains(t, text, perRequestToken)
+		}
+		if apiErr, ok := err.(*APIError); ok {
+			assert.NotContains(t, string(apiErr.Body), token, "the kept body is scrubbed too")
+			assert.NotContains(t, string(apiErr.Body), perRequestToken)
+		}
+	}
+	assert.Contains(t, errs[0].Error(), "[REDACTED]", "a token echoed by the server is visibly redacted")
+	out := logs.String()
+	assert.NotEmpty(t, out)
+	assert.NotContains(t, out, token)
+	assert.NotContains(t, out, perRequestToken)
+	assert.NotContains(t, out, "page=1", "query strings are never logged")
+	close(foreignSaw)
+	for seen := range foreignSaw {
+		assert.Empty(t, seen, "a redirect to another host carries no credential")
+	}
+}
+
+func TestRedirectOnSameHostKeepsCredentials(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/new", http.StatusMovedPermanently)
+			return
+		}
+		assert.Equal(t, "/new", r.URL.Path)
+		_, _ = io.WriteString(w, `{"key":"`+r.Header.Get("X-API-Key")+`"}`)
+	})
+	c := newTestClient(t, Service{Credentials: []Credential{{Header: "X-API-Key", Value: "key-1234567890"}}}, WithBaseURL[*testConfig](srv.URL))
+	var out struct{ Key string }
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/old"}, &out)
+	require.NoError(t, err)
+	assert.Equal(t, "key-1234567890", out.Key)
+}
+
+func TestLogRecordsCarryMetadataOnly(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, "secret-body-content")
+	})
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	p := fastRetry
+	p.MaxAttempts = 2
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithLogger[*testConfig](logger), WithRetry[*testConfig](p))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/v1/history", Query: map[string][]string{"model": {"h100"}},
+		Header: http.Header{"X-Custom": {"header-value"}}}, nil)
+	require.Error(t, err)
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	require.Len(t, lines, 2, "one record per attempt")
+	for i, line := range lines {
+		assert.Contains(t, line, `"method":"GET"`)
+		assert.Contains(t, line, `"host":"`+strings.TrimPrefix(srv.URL, "http://")+`"`)
+		assert.Contains(t, line, `"path":"/v1/history"`)
+		assert.Contains(t, line, `"status":502`)
+		assert.Contains(t, line, fmt.Sprintf(`"attempt":%d`, i+1))
+		assert.Contains(t, line, `"duration":`)
+		assert.Contains(t, line, `"service":"testsvc"`)
+		assert.NotContains(t, line, "h100")
+		assert.NotContains(t, line, "header-value")
+		assert.NotContains(t, line, "secret-body-content")
+	}
+}
+
+func TestNoLoggerNoOutput(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
+	assert.Nil(t, c.logger)
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
+	require.Error(t, err)
+}

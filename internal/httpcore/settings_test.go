@@ -1,0 +1,211 @@
+package httpcore
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOptionsRefuseBadInput(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		opt   testOption
+		field string
+	}{
+		"empty base URL":     {WithBaseURL[*testConfig](""), "base URL"},
+		"relative base URL":  {WithBaseURL[*testConfig]("/x"), "base URL"},
+		"password in URL":    {WithBaseURL[*testConfig]("https://u:p@h"), "base URL"},
+		"nil HTTP client":    {WithHTTPClient[*testConfig](nil), "HTTP client"},
+		"negative attempts":  {WithRetry[*testConfig](RetryPolicy{MaxAttempts: -1}), "retry policy"},
+		"negative delay":     {WithRetry[*testConfig](RetryPolicy{BaseDelay: -time.Second}), "retry policy"},
+		"max below base":     {WithRetry[*testConfig](RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Millisecond}), "retry policy"},
+		"empty user agent":   {WithUserAgent[*testConfig](" "), "user agent"},
+		"user agent newline": {WithUserAgent[*testConfig]("a\r\nX-Evil: 1"), "user agent"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			err := Configure("testsvc", &testConfig{}, []testOption{tc.opt})
+			var ve *ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, tc.field, ve.Field)
+			assert.Equal(t, "testsvc", ve.Service)
+		})
+	}
+}
+
+func TestNewClientNeedsBaseURL(t *testing.T) {
+	t.Setenv("TESTSVC_URL", "")
+	_, err := NewClient(&Settings{}, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL"})
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "base URL", ve.Field)
+	assert.Contains(t, err.Error(), "TESTSVC_URL")
+}
+
+func TestBaseURLFromEnvironmentAndOptionWins(t *testing.T) {
+	t.Setenv("TESTSVC_URL", "https://from-env.example/root")
+	c, err := NewClient(&Settings{}, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL", PathPrefix: "/v1"})
+	require.NoError(t, err)
+	assert.Equal(t, "https://from-env.example/root/v1", c.Root().String())
+
+	cfg := &testConfig{}
+	require.NoError(t, Configure("testsvc", cfg, []testOption{WithBaseURL[*testConfig]("https://option.example")}))
+	c, err = NewClient(&cfg.Settings, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL"})
+	require.NoError(t, err)
+	assert.Equal(t, "https://option.example", c.Root().String())
+
+	t.Setenv("TESTSVC_URL", "not a url")
+	_, err = NewClient(&Settings{}, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL"})
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "TESTSVC_URL", ve.Field)
+}
+
+func TestNewClientRefusesBadCredentials(t *testing.T) {
+	t.Parallel()
+	cfg := &testConfig{}
+	require.NoError(t, Configure("testsvc", cfg, []testOption{WithBaseURL[*testConfig]("https://h")}))
+	for _, cr := range []Credential{{Header: "", Value: "abcdef"}, {Header: "X-Key", Value: "ab"}, {Header: "X-Key", Value: "abcd\r\nX-Evil: 1"}} {
+		_, err := NewClient(&cfg.Settings, Service{Name: "testsvc", Credentials: []Credential{cr}})
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, "credential", ve.Field)
+		assert.NotContains(t, err.Error(), "abcd", "the refusal never quotes the value")
+	}
+}
+
+func TestUserAgentAndDefaultHeaders(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"ua":"`+r.Header.Get("User-Agent")+`","accept":"`+r.Header.Get("Accept")+`","extra":"`+r.Header.Get("X-Extra")+`"}`)
+	})
+	var out struct{ UA, Accept, Extra string }
+	c := newTestClient(t, Service{Name: "chartdiff"}, WithBaseURL[*testConfig](srv.URL))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/", Header: http.Header{"X-Extra": {"1"}}}, &out)
+	require.NoError(t, err)
+	assert.Equal(t, "agentapis-sdk-go/"+Version+" chartdiff", out.UA)
+	assert.Equal(t, "application/json", out.Accept)
+	assert.Equal(t, "1", out.Extra)
+
+	c = newTestClient(t, Service{Name: "chartdiff"}, WithBaseURL[*testConfig](srv.URL), WithUserAgent[*testConfig]("my-agent/1.2"))
+	_, err = c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/"}, &out)
+	require.NoError(t, err)
+	assert.Equal(t, "my-agent/1.2 agentapis-sdk-go/"+Version+" chartdiff", out.UA)
+}
+
+func TestPerRequestCredentialsReplaceDefaults(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"key":"`+r.Header.Get("x-phm-key")+`","token":"`+r.Header.Get("x-hm-token")+`"}`)
+	})
+	c := newTestClient(t, Service{Credentials: []Credential{{Header: "x-phm-key", Value: "sk-default-key"}}}, WithBaseURL[*testConfig](srv.URL))
+	var out struct{ Key, Token string }
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/"}, &out)
+	require.NoError(t, err)
+	assert.Equal(t, "sk-default-key", out.Key)
+	assert.Empty(t, out.Token)
+
+	_, err = c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/", Credentials: []Credential{{Header: "x-hm-token", Value: "account-token"}}}, &out)
+	require.NoError(t, err)
+	assert.Empty(t, out.Key, "the request's own credentials replace the default ones")
+	assert.Equal(t, "account-token", out.Token)
+
+	_, err = c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/", Credentials: []Credential{}}, &out)
+	require.NoError(t, err)
+	assert.Empty(t, out.Key, "an empty list sends the request anonymously")
+	assert.Empty(t, out.Token)
+}
+
+func TestBadRequestsRefusedBeforeSending(t *testing.T) {
+	t.Parallel()
+	sent := false
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { sent = true })
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL))
+	for _, req := range []*Request{
+		{Method: http.MethodGet, Path: "https://elsewhere.example/x"},
+		{Method: http.MethodGet, Path: "/a/../../etc"},
+		{Method: "BAD METHOD", Path: "/x"},
+		{Method: http.MethodGet, Path: "/x", Credentials: []Credential{{Header: "X-Key", Value: "k"}}},
+	} {
+		_, err := c.Do(t.Context(), req, nil)
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, "request %+v", req.Path)
+	}
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/x", Body: func() {}}, nil)
+	require.Error(t, err)
+	assert.False(t, sent)
+}
+
+func TestStreamReturnsLiveBody(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"code":"not_found","message":"no such report"}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/csv")
+		_, _ = io.WriteString(w, "economy,year\nUS,2025\n")
+	})
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL))
+	resp, err := c.Stream(t.Context(), &Request{Method: http.MethodGet, Path: "/report/a"})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, "economy,year\nUS,2025\n", string(body))
+	assert.Equal(t, "text/csv", resp.Header.Get("Content-Type"))
+
+	_, err = c.Stream(t.Context(), &Request{Method: http.MethodGet, Path: "/missing"})
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, "not_found", apiErr.Code)
+	assert.Equal(t, "no such report", apiErr.Message)
+}
+
+func TestAPIErrorMatchesCodeSentinels(t *testing.T) {
+	t.Parallel()
+	errInvalidChartID := NewCodeError("chartdiff", "invalid_chart_id")
+	errOther := NewCodeError("chartdiff", "invalid_uid")
+	errOtherService := NewCodeError("hosting", "invalid_chart_id")
+	err := error(&APIError{Service: "chartdiff", StatusCode: 400, Code: "invalid_chart_id"})
+	wrapped := errors.Join(errors.New("context"), err)
+	assert.ErrorIs(t, wrapped, errInvalidChartID)
+	assert.NotErrorIs(t, wrapped, errOther)
+	assert.NotErrorIs(t, wrapped, errOtherService)
+	assert.NotErrorIs(t, &APIError{Service: "chartdiff"}, NewCodeError("chartdiff", ""), "an error without a code matches no sentinel")
+	assert.Equal(t, "chartdiff: invalid_chart_id", errInvalidChartID.Error())
+}
+
+func TestDecodeErrorBodyShapes(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ body, code, message string }{
+		{`{"error":{"code":"invalid_chart_id","message":"chart_id must be positive"}}`, "invalid_chart_id", "chart_id must be positive"},
+		{`{"code":"insufficient_scope","message":"needs usage:read"}`, "insufficient_scope", "needs usage:read"},
+		{`{"error":"rate_limit_exceeded","message":"hourly quota"}`, "rate_limit_exceeded", "hourly quota"},
+		{`{"ok":false,"error":"Repository not found"}`, "", "Repository not found"},
+		{`{"error":"not_found"}`, "not_found", ""},
+		{`{"Code":40001,"Message":"bad domain"}`, "40001", "bad domain"},
+		{`{"detail":"Not Found"}`, "", "Not Found"},
+		{`<html>502</html>`, "", ""},
+		{``, "", ""},
+		{`[1,2]`, "", ""},
+	}
+	for _, tc := range cases {
+		code, msg := DecodeErrorBody([]byte(tc.body))
+		assert.Equal(t, tc.code, code, tc.body)
+		assert.Equal(t, tc.message, msg, tc.body)
+	}
+}
+
+func TestValidationErrorMessage(t *testing.T) {
+	t.Parallel()
+	err := &ValidationError{Service: "chartdiff", Field: "pageSize", Reason: "must be between 1 and 200"}
+	assert.Equal(t, "chartdiff: invalid pageSize: must be between 1 and 200", err.Error())
+}
