@@ -1,0 +1,461 @@
+package interop_test
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/x402test"
+)
+
+// Well-known development keys (Hardhat accounts 1 and 2): they hold nothing on
+// any real chain and appear in countless public test suites.
+const (
+	goPayerKey  = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+	jsPayerKey  = "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a"
+	jsPayerAddr = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+)
+
+const (
+	payTo       = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+	price       = 10_000 // 0.01 USDC
+	startFunds  = 1_000_000
+	testTimeout = 45 * time.Second
+)
+
+// testContext returns a context bounding the whole test, cancelled after every
+// cleanup registered later has run (so child processes stop gracefully first).
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// recordingTransport remembers the payment headers of the requests it sends.
+type recordingTransport struct {
+	next http.RoundTripper
+
+	mu       sync.Mutex
+	payments []string
+}
+
+func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if v := req.Header.Get(x402.HeaderPaymentSignature); v != "" {
+		rt.mu.Lock()
+		rt.payments = append(rt.payments, v)
+		rt.mu.Unlock()
+	}
+	return rt.next.RoundTrip(req)
+}
+
+func (rt *recordingTransport) sent() []string {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return append([]string(nil), rt.payments...)
+}
+
+// newTransport returns a transport of the test's own, closed when it ends.
+func newTransport(t *testing.T) *http.Transport {
+	t.Helper()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
+}
+
+// chainTransfer is one transfer executed by the JavaScript in-memory chain.
+type chainTransfer struct {
+	Transaction string `json:"transaction"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Value       string `json:"value"`
+	ValidAfter  string `json:"validAfter"`
+	ValidBefore string `json:"validBefore"`
+	Nonce       string `json:"nonce"`
+}
+
+func getJSON(ctx context.Context, t *testing.T, client *http.Client, url string, out any) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s", url)
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(out))
+}
+
+func (s *jsServer) transfers(ctx context.Context, t *testing.T, client *http.Client) []chainTransfer {
+	t.Helper()
+	var out []chainTransfer
+	getJSON(ctx, t, client, s.URL+"/chain/transfers", &out)
+	return out
+}
+
+func (s *jsServer) balance(ctx context.Context, t *testing.T, client *http.Client, address string) string {
+	t.Helper()
+	var out struct {
+		Balance string `json:"balance"`
+	}
+	getJSON(ctx, t, client, s.URL+"/chain/balance/"+address, &out)
+	return out.Balance
+}
+
+// sendPayment sends a GET with a ready-made PAYMENT-SIGNATURE header, as an
+// attacker replaying or forging payments would, and returns the status and the
+// reason of the server's new challenge.
+func sendPayment(ctx context.Context, t *testing.T, client *http.Client, url, header string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(t, err)
+	req.Header.Set(x402.HeaderPaymentSignature, header)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusPaymentRequired {
+		return resp.StatusCode, ""
+	}
+	challenge, err := x402.ParsePaymentRequired(resp)
+	require.NoError(t, err)
+	return resp.StatusCode, challenge.Error
+}
+
+// The Go payer pays a route protected by the reference @x402/express
+// middleware, whose reference EVM facilitator settles on the JavaScript
+// in-memory chain; then payments forged from the accepted one are refused.
+func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
+	t.Parallel()
+	node := requireNode(t)
+	ctx := testContext(t)
+
+	signer, err := x402.NewPrivateKeySigner(goPayerKey)
+	require.NoError(t, err)
+	srv := startJSServer(ctx, t, node, jsServerConfig{
+		PayTo:             payTo,
+		Amount:            big.NewInt(price).String(),
+		Fund:              map[string]string{signer.Address(): big.NewInt(startFunds).String()},
+		MaxTimeoutSeconds: 60,
+	})
+	require.Equal(t, x402.NetworkBaseSepolia, srv.Network)
+	require.Equal(t, x402.USDCBaseSepolia, srv.Asset)
+
+	policy := x402.Policy{
+		MaxPerPayment: big.NewInt(price),
+		MaxTotal:      big.NewInt(5 * price),
+		PayTo:         []string{payTo},
+		Networks:      []string{x402.NetworkBaseSepolia},
+	}
+	payer, err := x402.NewPayer(signer, policy)
+	require.NoError(t, err)
+	plain := &http.Client{Transport: newTransport(t)}
+	recorder := &recordingTransport{next: plain.Transport}
+	paying := &http.Client{Transport: payer.RoundTripper(recorder)}
+	paidURL := srv.URL + "/paid"
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, paidURL, nil)
+	require.NoError(t, err)
+	resp, err := paying.Do(req)
+	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, resp.Body.Close())
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "body: %s", body)
+	assert.JSONEq(t, string(srv.Body), string(body))
+
+	transfers := srv.transfers(ctx, t, plain)
+	require.Len(t, transfers, 1, "the chain must show exactly one transfer")
+	tr := transfers[0]
+	assert.Equal(t, signer.Address(), tr.From)
+	assert.Equal(t, payTo, tr.To)
+	assert.Equal(t, srv.Amount, tr.Value)
+	assert.Equal(t, big.NewInt(price).String(), tr.Value)
+
+	receipt, ok := x402.ReceiptFrom(resp)
+	require.True(t, ok, "the answer must carry a readable PAYMENT-RESPONSE")
+	assert.True(t, receipt.Success)
+	assert.Equal(t, tr.Transaction, receipt.Transaction)
+	assert.Equal(t, x402.NetworkBaseSepolia, receipt.Network)
+	assert.Equal(t, signer.Address(), receipt.Payer)
+
+	assert.Equal(t, 0, payer.Spent().Cmp(big.NewInt(price)), "spent %s", payer.Spent())
+	assert.Equal(t, big.NewInt(price).String(), srv.balance(ctx, t, plain, payTo))
+	assert.Equal(t, big.NewInt(startFunds-price).String(), srv.balance(ctx, t, plain, signer.Address()))
+
+	sent := recorder.sent()
+	require.Len(t, sent, 1, "the payer must have sent exactly one payment")
+	accepted, err := x402.DecodePaymentPayload(sent[0])
+	require.NoError(t, err)
+	assert.Equal(t, tr.Nonce, "0x"+hex.EncodeToString(accepted.Payload.Authorization.Nonce[:]))
+	require.NotNil(t, accepted.Accepted.Amount)
+	assert.Equal(t, accepted.Accepted.Amount.String(), tr.Value, "the transfer must be of the quoted amount")
+
+	// Forged payments, sent by hand with plain net/http. Each must get a 402
+	// whose reason is the reference facilitator's code for the fault.
+	forged := []struct {
+		name   string
+		header func(t *testing.T) string
+		reason string
+	}{
+		{
+			name:   "replayed payment",
+			header: func(*testing.T) string { return sent[0] },
+			reason: x402.ReasonNonceAlreadyUsed,
+		},
+		{
+			name: "reused nonce, new signature",
+			header: func(t *testing.T) string {
+				return resign(t, signer, accepted, func(a *x402.Authorization) {
+					a.ValidBefore = new(big.Int).Add(a.ValidBefore, big.NewInt(1))
+				})
+			},
+			reason: x402.ReasonNonceAlreadyUsed,
+		},
+		{
+			name: "value changed after signing",
+			header: func(t *testing.T) string {
+				p := clonePayload(t, accepted)
+				p.Payload.Authorization.Nonce = randomNonce(t)
+				p.Payload.Authorization.Value = big.NewInt(price - 1)
+				return encode(t, p)
+			},
+			reason: x402.ReasonInvalidSignature,
+		},
+		{
+			name: "validly signed for less than the price",
+			header: func(t *testing.T) string {
+				return resign(t, signer, accepted, func(a *x402.Authorization) {
+					a.Nonce = randomNonce(t)
+					a.Value = big.NewInt(price / 2)
+				})
+			},
+			reason: x402.ReasonValueMismatch,
+		},
+		{
+			name: "validly signed after its window closed",
+			header: func(t *testing.T) string {
+				now := time.Now().Unix()
+				return resign(t, signer, accepted, func(a *x402.Authorization) {
+					a.Nonce = randomNonce(t)
+					a.ValidAfter = big.NewInt(now - 3600)
+					a.ValidBefore = big.NewInt(now - 60)
+				})
+			},
+			reason: x402.ReasonValidBefore,
+		},
+	}
+	for _, tc := range forged {
+		t.Run(tc.name, func(t *testing.T) {
+			status, reason := sendPayment(ctx, t, plain, paidURL, tc.header(t))
+			assert.Equal(t, http.StatusPaymentRequired, status)
+			assert.Equal(t, tc.reason, reason)
+		})
+	}
+
+	// Payers whose clocks are off sign windows the reference refuses; the payer
+	// reports the refusal and counts nothing as spent.
+	skewed := []struct {
+		name   string
+		skew   time.Duration
+		reason string
+	}{
+		{"payer clock two hours behind (expired window)", -2 * time.Hour, x402.ReasonValidBefore},
+		{"payer clock two hours ahead (window not open)", 2 * time.Hour, x402.ReasonValidAfter},
+	}
+	for _, tc := range skewed {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := func() time.Time { return time.Now().Add(tc.skew) }
+			skewedPayer, err := x402.NewPayer(signer, policy, x402.WithClock(clock))
+			require.NoError(t, err)
+			client := &http.Client{Transport: skewedPayer.RoundTripper(plain.Transport)}
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, paidURL, nil)
+			require.NoError(t, err)
+			resp, err := client.Do(req)
+			if resp != nil {
+				_ = resp.Body.Close()
+			}
+			var rejected *x402.PaymentRejectedError
+			require.ErrorAs(t, err, &rejected)
+			assert.Equal(t, tc.reason, rejected.Reason)
+			assert.Equal(t, 0, skewedPayer.Spent().Sign())
+		})
+	}
+
+	transfers = srv.transfers(ctx, t, plain)
+	assert.Len(t, transfers, 1, "no forged payment may move funds: %+v", transfers)
+	assert.Equal(t, big.NewInt(startFunds-price).String(), srv.balance(ctx, t, plain, signer.Address()))
+	assert.Equal(t, 0, payer.Spent().Cmp(big.NewInt(price)))
+}
+
+// jsPayment is what client.mjs reports about one request.
+type jsPayment struct {
+	Status          int             `json:"status"`
+	Body            json.RawMessage `json:"body"`
+	Error           *string         `json:"error"`
+	PaymentResponse *struct {
+		Success     bool   `json:"success"`
+		Transaction string `json:"transaction"`
+		Network     string `json:"network"`
+		Payer       string `json:"payer"`
+		ErrorReason string `json:"errorReason"`
+	} `json:"paymentResponse"`
+}
+
+const goPaidBody = `{"resource":"paid","message":"served behind the Go x402test paywall"}`
+
+// startGoPaywall serves goPaidBody behind an x402test paywall charging price in
+// Base Sepolia USDC, with the reference payer's address funded.
+func startGoPaywall(t *testing.T) (*httptest.Server, *x402test.Facilitator) {
+	t.Helper()
+	f := x402test.NewFacilitator()
+	f.Fund(jsPayerAddr, big.NewInt(startFunds))
+	paid := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, goPaidBody)
+	})
+	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{
+		PayTo:             payTo,
+		Network:           x402.NetworkBaseSepolia,
+		Asset:             x402.USDCBaseSepolia,
+		Amount:            big.NewInt(price),
+		Name:              "USDC",
+		Version:           "2",
+		MaxTimeoutSeconds: 60,
+		Description:       "interoperability test resource",
+		MimeType:          "application/json",
+	}, paid)
+	srv := httptest.NewServer(paywall)
+	t.Cleanup(srv.Close)
+	return srv, f
+}
+
+func assertOneSettlement(t *testing.T, f *x402test.Facilitator) {
+	t.Helper()
+	settlements := f.Settlements()
+	require.Len(t, settlements, 1, "exactly one payment must settle")
+	s := settlements[0]
+	assert.Equal(t, jsPayerAddr, s.From)
+	assert.Equal(t, payTo, s.To)
+	assert.Equal(t, 0, s.Value.Cmp(big.NewInt(price)), "settled %s", s.Value)
+	assert.Equal(t, x402.NetworkBaseSepolia, s.Network)
+	assert.Equal(t, x402.USDCBaseSepolia, s.Asset)
+	assert.Equal(t, 0, f.Balance(jsPayerAddr).Cmp(big.NewInt(startFunds-price)), "payer balance %s", f.Balance(jsPayerAddr))
+	assert.Equal(t, 0, f.Balance(payTo).Cmp(big.NewInt(price)), "recipient balance %s", f.Balance(payTo))
+}
+
+// The reference @x402/fetch client, signing with a viem account, pays the Go
+// x402test paywall.
+func TestReferenceFetchClientPaysGoPaywall(t *testing.T) {
+	t.Parallel()
+	node := requireNode(t)
+	ctx := testContext(t)
+	srv, f := startGoPaywall(t)
+
+	var out struct {
+		Address string `json:"address"`
+		jsPayment
+	}
+	runJSClient(ctx, t, node, jsPayerKey, "pay", srv.URL+"/report", &out)
+
+	assert.Equal(t, jsPayerAddr, out.Address, "viem and the Go signer must derive the same address")
+	require.Equal(t, http.StatusOK, out.Status, "body: %s", out.Body)
+	assert.JSONEq(t, goPaidBody, string(out.Body))
+	require.NotNil(t, out.PaymentResponse, "the answer must carry a PAYMENT-RESPONSE the reference client can decode")
+	assert.True(t, out.PaymentResponse.Success)
+	assert.Equal(t, jsPayerAddr, out.PaymentResponse.Payer)
+	assert.Equal(t, x402.NetworkBaseSepolia, out.PaymentResponse.Network)
+
+	assertOneSettlement(t, f)
+	assert.Equal(t, f.Settlements()[0].TxHash, out.PaymentResponse.Transaction)
+}
+
+// Payments forged with the reference client and viem are refused by the Go
+// paywall: a replayed header, a reused nonce, a value changed after signing, a
+// valid signature for less than the price (with and without the echoed quote
+// lowered too), and windows that are closed or not yet open.
+func TestGoPaywallRefusesForgedReferencePayments(t *testing.T) {
+	t.Parallel()
+	node := requireNode(t)
+	ctx := testContext(t)
+	srv, f := startGoPaywall(t)
+
+	var out struct {
+		Address string               `json:"address"`
+		Results map[string]jsPayment `json:"results"`
+	}
+	runJSClient(ctx, t, node, jsPayerKey, "attack", srv.URL+"/report", &out)
+	assert.Equal(t, jsPayerAddr, out.Address)
+
+	valid, ok := out.Results["valid"]
+	require.True(t, ok, "results: %+v", out.Results)
+	require.Equal(t, http.StatusOK, valid.Status, "the unforged payment must be accepted")
+
+	// Each forgery must be refused; the reason must name its fault (in the
+	// reference facilitator's codes, which are the same on both sides).
+	want := map[string][]string{
+		"replay":         {x402.ReasonNonceAlreadyUsed},
+		"nonce-reuse":    {x402.ReasonNonceAlreadyUsed},
+		"tampered-value": {x402.ReasonValueMismatch, x402.ReasonInvalidSignature},
+		"underpay":       {x402.ReasonValueMismatch},
+		"underpay-quote": {x402test.ReasonNoMatch},
+		"expired":        {x402.ReasonValidBefore},
+		"not-yet-valid":  {x402.ReasonValidAfter},
+	}
+	assert.Len(t, out.Results, len(want)+1, "client.mjs ran other cases than expected: %+v", out.Results)
+	for name, reasons := range want {
+		t.Run(name, func(t *testing.T) {
+			got, ok := out.Results[name]
+			require.True(t, ok, "client.mjs did not run %q", name)
+			assert.Equal(t, http.StatusPaymentRequired, got.Status)
+			require.NotNil(t, got.Error, "the 402 must carry a PAYMENT-REQUIRED with the reason")
+			assert.Contains(t, reasons, *got.Error)
+			if got.PaymentResponse != nil {
+				assert.False(t, got.PaymentResponse.Success)
+			}
+		})
+	}
+
+	assertOneSettlement(t, f)
+}
+
+// resign returns the PAYMENT-SIGNATURE header of a copy of p whose
+// authorization edit changed, signed anew by signer over the EIP-712 digest
+// computed independently of the x402 package (see typedDataDigest).
+func resign(t *testing.T, signer *x402.PrivateKeySigner, p *x402.PaymentPayload, edit func(*x402.Authorization)) string {
+	t.Helper()
+	c := clonePayload(t, p)
+	edit(&c.Payload.Authorization)
+	digest := typedDataDigest(t, c.Accepted, c.Payload.Authorization)
+	sig, err := signer.SignDigest(digest)
+	require.NoError(t, err)
+	c.Payload.Signature = sig
+	return encode(t, c)
+}
+
+// clonePayload deep-copies a payload through its wire form.
+func clonePayload(t *testing.T, p *x402.PaymentPayload) *x402.PaymentPayload {
+	t.Helper()
+	v, err := x402.EncodePaymentPayload(p)
+	require.NoError(t, err)
+	c, err := x402.DecodePaymentPayload(v)
+	require.NoError(t, err)
+	return c
+}
+
+func encode(t *testing.T, p *x402.PaymentPayload) string {
+	t.Helper()
+	v, err := x402.EncodePaymentPayload(p)
+	require.NoError(t, err)
+	return v
+}

@@ -1,0 +1,111 @@
+package x402_test
+
+import (
+	"encoding/hex"
+	"math/big"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/x402"
+)
+
+// readFixture returns the trimmed content of testdata/name.
+func readFixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	require.NoError(t, err)
+	return strings.TrimSpace(string(b))
+}
+
+// specPayload decodes the PAYMENT-SIGNATURE example of the v2 HTTP transport spec.
+func specPayload(t testing.TB) *x402.PaymentPayload {
+	t.Helper()
+	p, err := x402.DecodePaymentPayload(readFixture(t, "spec_payment_signature.b64"))
+	require.NoError(t, err)
+	return p
+}
+
+func TestSpecVectorRecoversToFrom(t *testing.T) {
+	t.Parallel()
+	p := specPayload(t)
+	const from = "0x857b06519E91e3A54538791bDbb0E22373e36b66"
+	require.Equal(t, from, p.Payload.Authorization.From)
+
+	digest, err := x402.DigestFor(&p.Accepted, &p.Payload.Authorization)
+	require.NoError(t, err)
+	assert.Equal(t, "f256992871671abcb27ff92885a7afa46218724e5fc0bac35d050115aa1d22e6", hex.EncodeToString(digest[:]))
+
+	// The authorization is valid from 1740672089 to 1740672154.
+	now := time.Unix(1740672100, 0)
+	payer, err := x402.VerifyExact(p, p.Accepted, now)
+	require.NoError(t, err)
+	assert.Equal(t, from, payer)
+}
+
+func TestDomainSeparatorsMatchOnChainValues(t *testing.T) {
+	t.Parallel()
+	base := x402.DomainSeparator("USD Coin", "2", 8453, x402.USDCBase)
+	assert.Equal(t, "0x02fa7265e7c5d81118673727957699e4d68f74cd74b7db77da710fe8a2c7834f", base.Hex())
+	sepolia := x402.DomainSeparator("USDC", "2", 84532, x402.USDCBaseSepolia)
+	assert.Equal(t, "0x71f17a3b2ff373b803d70a5a07c046c1a2bc8e89c09ef722fcb047abe94c9818", sepolia.Hex())
+}
+
+func TestPrivateKeySignerRecoversToItsAddress(t *testing.T) {
+	t.Parallel()
+	// The well-known first development key of Hardhat and Anvil.
+	s, err := x402.NewPrivateKeySigner("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	require.NoError(t, err)
+	assert.Equal(t, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", s.Address())
+
+	for i := range 20 {
+		var digest [32]byte
+		copy(digest[:], crypto.Keccak256([]byte{byte(i)}))
+		sig, err := s.SignDigest(digest)
+		require.NoError(t, err)
+		require.Len(t, sig, 65)
+		require.Contains(t, []byte{27, 28}, sig[64])
+		rec := append([]byte(nil), sig...)
+		rec[64] -= 27
+		pub, err := crypto.SigToPub(digest[:], rec)
+		require.NoError(t, err)
+		assert.Equal(t, s.Address(), crypto.PubkeyToAddress(*pub).Hex())
+	}
+}
+
+func TestSignedPayloadVerifies(t *testing.T) {
+	t.Parallel()
+	s := newSigner(t)
+	pr, err := x402.DecodePaymentRequired(readFixture(t, "spec_payment_required.b64"))
+	require.NoError(t, err)
+	now := time.Unix(1_800_000_000, 0)
+	p, err := x402.SignExact(s, pr, &pr.Accepts[0], now)
+	require.NoError(t, err)
+
+	auth := p.Payload.Authorization
+	assert.Equal(t, s.Address(), auth.From)
+	assert.Equal(t, "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", auth.To)
+	assert.Equal(t, big.NewInt(10000), auth.Value)
+	assert.Equal(t, big.NewInt(now.Unix()-600), auth.ValidAfter)
+	assert.Equal(t, big.NewInt(now.Unix()+60), auth.ValidBefore)
+	assert.NotEqual(t, [32]byte{}, auth.Nonce)
+
+	payer, err := x402.VerifyExact(p, pr.Accepts[0], now)
+	require.NoError(t, err)
+	assert.Equal(t, s.Address(), payer)
+}
+
+// newSigner returns a signer for a fresh random key.
+func newSigner(t testing.TB) *x402.PrivateKeySigner {
+	t.Helper()
+	k, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	s, err := x402.NewPrivateKeySigner(hex.EncodeToString(crypto.FromECDSA(k)))
+	require.NoError(t, err)
+	return s
+}

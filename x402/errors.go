@@ -1,0 +1,189 @@
+package x402
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// ValidationError reports a configuration the package refuses (a malformed private key, a
+// negative cap, an unknown network), found before anything is signed or sent. Field names
+// the offending setting; the message never quotes a key.
+type ValidationError = httpcore.ValidationError
+
+// invalid returns the *ValidationError for field.
+func invalid(field, reason string) error {
+	return &ValidationError{Service: "x402", Field: field, Reason: reason}
+}
+
+// FormatError reports an x402 message that could not be read: a PAYMENT-REQUIRED challenge, a
+// PAYMENT-SIGNATURE payload or a PAYMENT-RESPONSE receipt that is not base64 of the expected
+// JSON.
+type FormatError struct {
+	// What names the message: a header name, or "402 body" for a v1 challenge.
+	What string
+	// Err is the decoding failure.
+	Err error
+}
+
+// Error names the message and the failure.
+func (e *FormatError) Error() string { return "x402: malformed " + e.What + ": " + e.Err.Error() }
+
+// Unwrap returns the decoding failure.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Sentinels for the policy rules, matched with errors.Is against a *PolicyError.
+var (
+	// ErrAmountOverCap: the price is above Policy.MaxPerPayment.
+	ErrAmountOverCap = errors.New("x402: amount above the per-payment cap")
+	// ErrBudgetExceeded: paying would take the total past Policy.MaxTotal.
+	ErrBudgetExceeded = errors.New("x402: payment would exceed the total budget")
+	// ErrPayToNotAllowed: the recipient is not in Policy.PayTo.
+	ErrPayToNotAllowed = errors.New("x402: recipient not in the allowed list")
+	// ErrNotApproved: the Policy.Approve hook refused the quote.
+	ErrNotApproved = errors.New("x402: payment not approved")
+)
+
+// PolicyError reports a payment the policy refused. Nothing was signed.
+type PolicyError struct {
+	// Rule is the sentinel of the rule that refused: ErrAmountOverCap, ErrBudgetExceeded,
+	// ErrPayToNotAllowed or ErrNotApproved.
+	Rule error
+	// Requirements is the accepts entry that was refused.
+	Requirements PaymentRequirements
+	// Limit is the cap (ErrAmountOverCap) or the budget left (ErrBudgetExceeded), in atomic
+	// units; nil for the other rules.
+	Limit *big.Int
+	// Cause is the error the Approve hook returned (ErrNotApproved only).
+	Cause error
+}
+
+// Error names the rule, the amount and the limit.
+func (e *PolicyError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Rule.Error())
+	if e.Requirements.Amount != nil {
+		fmt.Fprintf(&b, ": amount %s", e.Requirements.Amount)
+	}
+	if e.Limit != nil {
+		fmt.Fprintf(&b, ", limit %s", e.Limit)
+	}
+	if errors.Is(e.Rule, ErrPayToNotAllowed) {
+		fmt.Fprintf(&b, ", payTo %s", e.Requirements.PayTo)
+	}
+	if e.Cause != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Cause.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the rule's sentinel and the hook's error, so errors.Is matches either.
+func (e *PolicyError) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Rule, e.Cause}
+	}
+	return []error{e.Rule}
+}
+
+// NoUsableRequirementsError reports a challenge none of whose accepts entries this payer can
+// pay: wrong scheme, a network or asset the policy does not allow, or an unusable entry.
+// Nothing was signed.
+type NoUsableRequirementsError struct {
+	// Reasons holds one line per accepts entry, in order.
+	Reasons []string
+}
+
+// Error lists why each entry was passed over.
+func (e *NoUsableRequirementsError) Error() string {
+	if len(e.Reasons) == 0 {
+		return "x402: no payment option offered (accepts is empty)"
+	}
+	return "x402: no usable payment option: " + strings.Join(e.Reasons, "; ")
+}
+
+// ErrBodyNotReplayable reports a request answered with 402 whose body cannot be sent a second
+// time: it has a body but no GetBody. Requests built with http.NewRequest from a
+// *bytes.Buffer, *bytes.Reader or *strings.Reader have GetBody. Nothing was signed.
+var ErrBodyNotReplayable = errors.New("x402: request body cannot be re-sent for payment (set http.Request.GetBody)")
+
+// PaymentRejectedError reports that the server answered a paid request with another 402: it
+// refused the payment, or settling it failed. The reservation was released unless the
+// server's receipt says the payment settled, or an earlier attempt of the same payment ended
+// without an answer.
+type PaymentRejectedError struct {
+	// Requirements is the accepts entry that was paid.
+	Requirements PaymentRequirements
+	// Reason is the error field of the server's new challenge, such as
+	// "invalid_exact_evm_payload_authorization_valid_after".
+	Reason string
+	// Settlement is the server's PAYMENT-RESPONSE receipt, when it sent one (usually with
+	// Success false and an ErrorReason).
+	Settlement *SettleResponse
+	// Requote is why the server's new quote was not paid, when Policy.AllowRequote is set.
+	Requote error
+}
+
+// Error names the server's reasons, quoted at most 200 bytes each.
+func (e *PaymentRejectedError) Error() string {
+	var b strings.Builder
+	b.WriteString("x402: payment rejected by the server")
+	if e.Reason != "" {
+		fmt.Fprintf(&b, ": %q", httpcore.Excerpt([]byte(e.Reason)))
+	}
+	if e.Settlement != nil && e.Settlement.ErrorReason != "" {
+		fmt.Fprintf(&b, " (settlement: %q)", httpcore.Excerpt([]byte(e.Settlement.ErrorReason)))
+	}
+	if e.Requote != nil {
+		b.WriteString("; new quote not paid: ")
+		b.WriteString(e.Requote.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the reason a new quote was not paid, if any.
+func (e *PaymentRejectedError) Unwrap() error { return e.Requote }
+
+// PaymentUnconfirmedError reports a paid request that got no answer (a network failure or the
+// context ending) after the payment was sent. The server may have settled it: the amount stays
+// reserved against Policy.MaxTotal, and Nonce identifies the authorization on chain.
+type PaymentUnconfirmedError struct {
+	// Requirements is the accepts entry that was paid.
+	Requirements PaymentRequirements
+	// Payer is the paying address.
+	Payer string
+	// Nonce is the EIP-3009 nonce of the authorization, 0x hex.
+	Nonce string
+	// Err is the failure of the last attempt.
+	Err error
+}
+
+// Error says the payment's outcome is unknown and names the nonce to look up.
+func (e *PaymentUnconfirmedError) Error() string {
+	return fmt.Sprintf("x402: paid request failed after sending the payment; it may have settled (nonce %s): %v", e.Nonce, e.Err)
+}
+
+// Unwrap returns the failure of the last attempt.
+func (e *PaymentUnconfirmedError) Unwrap() error { return e.Err }
+
+// VerifyError reports a payment payload that does not satisfy its requirements. Reason is the
+// reference facilitator's code (see the Reason constants), so a server can return it as is.
+type VerifyError struct {
+	// Reason is the machine-readable code, such as ReasonInvalidSignature.
+	Reason string
+	// Message explains the failure; it never quotes the signature.
+	Message string
+	// Payer is the authorization's from address when it could be read.
+	Payer string
+}
+
+// Error returns the code and the explanation.
+func (e *VerifyError) Error() string {
+	if e.Message == "" {
+		return "x402: invalid payment: " + e.Reason
+	}
+	return "x402: invalid payment: " + e.Reason + ": " + e.Message
+}

@@ -1,0 +1,134 @@
+package x402_test
+
+import (
+	"encoding/base64"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/x402test"
+)
+
+// shopAddress receives the payments in these tests.
+const shopAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+
+// countingSigner wraps a signer and counts its signatures, so tests can show that a refusal
+// signed nothing.
+type countingSigner struct {
+	x402.Signer
+	n atomic.Int64
+}
+
+func (c *countingSigner) SignDigest(d [32]byte) ([]byte, error) {
+	c.n.Add(1)
+	return c.Signer.SignDigest(d)
+}
+
+// headerLog records the payment headers a server received.
+type headerLog struct {
+	mu     sync.Mutex
+	values []string
+}
+
+func (h *headerLog) add(v string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.values = append(h.values, v)
+}
+
+func (h *headerLog) all() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.values...)
+}
+
+// logPayments wraps next and records every PAYMENT-SIGNATURE or X-PAYMENT header.
+func logPayments(log *headerLog, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" {
+			log.add(v)
+		} else if v := r.Header.Get(x402.HeaderPaymentV1); v != "" {
+			log.add(v)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// okHandler answers 200 with a fixed body.
+var okHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain")
+	_, _ = io.WriteString(w, "the goods")
+})
+
+// shop is a paywalled test server with its facilitator and a log of payment headers.
+type shop struct {
+	srv      *httptest.Server
+	f        *x402test.Facilitator
+	payments *headerLog
+}
+
+// newShop starts a paywall server in front of next (okHandler when nil); the paywall's
+// PayTo defaults to shopAddress.
+func newShop(t *testing.T, cfg x402test.PaywallConfig, next http.Handler, opts ...x402test.FacilitatorOption) *shop {
+	t.Helper()
+	if next == nil {
+		next = okHandler
+	}
+	if cfg.PayTo == "" {
+		cfg.PayTo = shopAddress
+	}
+	s := &shop{f: x402test.NewFacilitator(opts...), payments: &headerLog{}}
+	s.srv = httptest.NewServer(logPayments(s.payments, x402test.NewPaywall(s.f, cfg, next)))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// newPayer returns a payer with a counting signer funded with funds at f, and an HTTP client
+// paying through it.
+func newPayer(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, opts ...x402.PayerOption) (*x402.Payer, *countingSigner, *http.Client) {
+	t.Helper()
+	signer := &countingSigner{Signer: newSigner(t)}
+	if f != nil {
+		f.Fund(signer.Address(), big.NewInt(funds))
+	}
+	p, err := x402.NewPayer(signer, policy, opts...)
+	require.NoError(t, err)
+	return p, signer, &http.Client{Transport: p.RoundTripper(nil)}
+}
+
+// get sends a GET to url with c and returns the status and body.
+func get(t *testing.T, c *http.Client, url string) (*http.Response, string, error) {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp, string(b), nil
+}
+
+// base64Std encodes s with standard padded base64.
+func base64Std(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// strictBase64 is the check the TypeScript reference applies to header values.
+var strictBase64 = regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`)
+
+// decodeStd decodes a header value that must be strict standard base64 with padding.
+func decodeStd(t testing.TB, v string) string {
+	t.Helper()
+	require.Regexp(t, strictBase64, v)
+	require.Zero(t, len(v)%4, "padded")
+	b, err := base64.StdEncoding.Strict().DecodeString(v)
+	require.NoError(t, err)
+	return string(b)
+}

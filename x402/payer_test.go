@@ -1,0 +1,732 @@
+package x402_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/x402test"
+)
+
+func TestPayerPaysThroughPaywall(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(130000), Description: "a report"}, nil)
+	payer, signer, client := newPayer(t, s.f, 1_000_000, x402.Policy{})
+
+	resp, body, err := get(t, client, s.srv.URL+"/report/1")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "the goods", body)
+
+	receipt, ok := x402.ReceiptFrom(resp)
+	require.True(t, ok)
+	assert.True(t, receipt.Success)
+	assert.Equal(t, x402.NetworkBase, receipt.Network)
+	assert.Equal(t, signer.Address(), receipt.Payer)
+
+	settlements := s.f.Settlements()
+	require.Len(t, settlements, 1)
+	st := settlements[0]
+	assert.Equal(t, receipt.Transaction, st.TxHash)
+	assert.Equal(t, signer.Address(), st.From)
+	assert.Equal(t, shopAddress, st.To)
+	assert.Equal(t, big.NewInt(130000), st.Value)
+	assert.Equal(t, x402.USDCBase, st.Asset)
+
+	assert.Equal(t, big.NewInt(130000), payer.Spent())
+	assert.Equal(t, int64(0), payer.Reserved().Int64())
+	assert.Equal(t, big.NewInt(870000), s.f.Balance(signer.Address()))
+	assert.Equal(t, big.NewInt(130000), s.f.Balance(shopAddress))
+	assert.Equal(t, int64(1), signer.n.Load())
+
+	// The payment header is strict standard base64 of compact JSON, and the payload names the
+	// server's resource.
+	payments := s.payments.all()
+	require.Len(t, payments, 1)
+	p, err := x402.DecodePaymentPayload(payments[0])
+	require.NoError(t, err)
+	require.NotNil(t, p.Resource)
+	assert.Equal(t, s.srv.URL+"/report/1", p.Resource.URL)
+	assert.Equal(t, "a report", p.Resource.Description)
+}
+
+func TestPayerLeavesFreeResponsesAlone(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = io.WriteString(w, "short and stout")
+	}))
+	t.Cleanup(srv.Close)
+	payer, signer, client := newPayer(t, nil, 0, x402.Policy{})
+	resp, body, err := get(t, client, srv.URL)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusTeapot, resp.StatusCode)
+	assert.Equal(t, "short and stout", body)
+	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, payer.Spent().Sign())
+}
+
+// TestPolicyRefusalsSignNothing shows each rule of the policy refusing before anything is
+// signed or sent.
+func TestPolicyRefusalsSignNothing(t *testing.T) {
+	t.Parallel()
+	errHuman := errors.New("the human said no")
+	tests := []struct {
+		name   string
+		cfg    x402test.PaywallConfig
+		policy x402.Policy
+		check  func(t *testing.T, err error)
+	}{
+		{
+			name: "default per-payment cap of 1 USDC",
+			cfg:  x402test.PaywallConfig{Amount: big.NewInt(1_000_001)},
+			check: func(t *testing.T, err error) {
+				var pe *x402.PolicyError
+				require.ErrorAs(t, err, &pe)
+				assert.ErrorIs(t, err, x402.ErrAmountOverCap)
+				assert.Equal(t, big.NewInt(1_000_000), pe.Limit)
+				assert.Equal(t, big.NewInt(1_000_001), pe.Requirements.Amount)
+			},
+		},
+		{
+			name:   "explicit per-payment cap",
+			cfg:    x402test.PaywallConfig{Amount: big.NewInt(5001)},
+			policy: x402.Policy{MaxPerPayment: big.NewInt(5000)},
+			check: func(t *testing.T, err error) {
+				var pe *x402.PolicyError
+				require.ErrorAs(t, err, &pe)
+				assert.ErrorIs(t, err, x402.ErrAmountOverCap)
+				assert.Equal(t, big.NewInt(5000), pe.Limit)
+			},
+		},
+		{
+			name:   "total budget",
+			cfg:    x402test.PaywallConfig{Amount: big.NewInt(5001)},
+			policy: x402.Policy{MaxTotal: big.NewInt(5000)},
+			check: func(t *testing.T, err error) {
+				var pe *x402.PolicyError
+				require.ErrorAs(t, err, &pe)
+				assert.ErrorIs(t, err, x402.ErrBudgetExceeded)
+				assert.Equal(t, big.NewInt(5000), pe.Limit)
+			},
+		},
+		{
+			name:   "recipient not allowed",
+			cfg:    x402test.PaywallConfig{Amount: big.NewInt(100)},
+			policy: x402.Policy{PayTo: []string{"0x000000000000000000000000000000000000dEaD"}},
+			check: func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, x402.ErrPayToNotAllowed)
+				assert.Contains(t, err.Error(), shopAddress)
+			},
+		},
+		{
+			name:   "network not allowed",
+			cfg:    x402test.PaywallConfig{Amount: big.NewInt(100), Network: x402.NetworkBaseSepolia, Name: "USDC"},
+			policy: x402.Policy{},
+			check: func(t *testing.T, err error) {
+				var ne *x402.NoUsableRequirementsError
+				require.ErrorAs(t, err, &ne)
+				require.Len(t, ne.Reasons, 1)
+				assert.Contains(t, ne.Reasons[0], `network "eip155:84532" is not allowed`)
+			},
+		},
+		{
+			name:   "asset not allowed",
+			cfg:    x402test.PaywallConfig{Amount: big.NewInt(100), Asset: "0x1111111111111111111111111111111111111111"},
+			policy: x402.Policy{},
+			check: func(t *testing.T, err error) {
+				var ne *x402.NoUsableRequirementsError
+				require.ErrorAs(t, err, &ne)
+				assert.Contains(t, ne.Error(), "asset 0x1111111111111111111111111111111111111111 is not allowed")
+			},
+		},
+		{
+			name: "approval hook",
+			cfg:  x402test.PaywallConfig{Amount: big.NewInt(100)},
+			policy: x402.Policy{Approve: func(ctx context.Context, q x402.Quote) error {
+				return errHuman
+			}},
+			check: func(t *testing.T, err error) {
+				var pe *x402.PolicyError
+				require.ErrorAs(t, err, &pe)
+				assert.ErrorIs(t, err, x402.ErrNotApproved)
+				assert.ErrorIs(t, err, errHuman)
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newShop(t, tt.cfg, nil)
+			payer, signer, client := newPayer(t, s.f, 10_000_000, tt.policy)
+			_, _, err := get(t, client, s.srv.URL+"/x")
+			require.Error(t, err)
+			tt.check(t, err)
+			assert.Zero(t, signer.n.Load(), "nothing may be signed")
+			assert.Empty(t, s.payments.all(), "no payment may be sent")
+			assert.Zero(t, payer.Spent().Sign())
+			assert.Zero(t, payer.Reserved().Sign())
+			assert.Empty(t, s.f.Settlements())
+		})
+	}
+}
+
+func TestApproveSeesTheQuote(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(2500), Description: "inflation report"}, nil)
+	var seen []x402.Quote
+	policy := x402.Policy{Approve: func(ctx context.Context, q x402.Quote) error {
+		seen = append(seen, q)
+		return nil
+	}}
+	payer, _, client := newPayer(t, s.f, 10_000, policy)
+	_, _, err := get(t, client, s.srv.URL+"/report/7?format=csv")
+	require.NoError(t, err)
+	require.Len(t, seen, 1)
+	q := seen[0]
+	assert.Equal(t, big.NewInt(2500), q.Requirements.Amount)
+	assert.Equal(t, x402.NetworkBase, q.Network)
+	assert.Equal(t, http.MethodGet, q.Method)
+	assert.Equal(t, "/report/7", q.URL.Path)
+	assert.Equal(t, "inflation report", q.Resource.Description)
+	assert.False(t, q.Requote)
+	assert.Equal(t, big.NewInt(2500), payer.Spent())
+}
+
+// TestConcurrentPaymentsNeverPassMaxTotal pays from 200 goroutines through one payer whose
+// budget holds 50 payments.
+func TestConcurrentPaymentsNeverPassMaxTotal(t *testing.T) {
+	t.Parallel()
+	const price = 10_000
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(price)}, nil)
+	maxTotal := big.NewInt(50 * price)
+	payer, signer, client := newPayer(t, s.f, 100*price, x402.Policy{MaxTotal: maxTotal})
+
+	var ok, refused atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 200)
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := client.Get(fmt.Sprintf("%s/item/%d", s.srv.URL, i))
+			switch {
+			case err == nil:
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusOK {
+					ok.Add(1)
+				} else {
+					errs <- fmt.Errorf("status %d", resp.StatusCode)
+				}
+			case errors.Is(err, x402.ErrBudgetExceeded):
+				refused.Add(1)
+			default:
+				errs <- err
+			}
+			if payer.Spent().Cmp(maxTotal) > 0 {
+				errs <- fmt.Errorf("spent %s above the budget", payer.Spent())
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	assert.Equal(t, int64(50), ok.Load())
+	assert.Equal(t, int64(150), refused.Load())
+	assert.Equal(t, maxTotal, payer.Spent())
+	assert.Zero(t, payer.Reserved().Sign())
+	assert.Equal(t, int64(50), signer.n.Load())
+	assert.Len(t, s.f.Settlements(), 50)
+	assert.Equal(t, maxTotal, s.f.Balance(shopAddress))
+}
+
+func TestPaidRequestReplaysTheBody(t *testing.T) {
+	t.Parallel()
+	var bodies []string
+	var mu sync.Mutex
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, r.Method+" "+string(b))
+		mu.Unlock()
+		_, _ = w.Write(b)
+	})
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, echo)
+	_, _, client := newPayer(t, s.f, 1000, x402.Policy{})
+
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/query", strings.NewReader(`{"q":"gdp"}`))
+	require.NoError(t, err)
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, `{"q":"gdp"}`, string(b))
+	assert.Equal(t, []string{`POST {"q":"gdp"}`}, bodies, "the handler runs once, on the paid request with the full body")
+}
+
+func TestBodyWithoutGetBodyCannotBePaid(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+	payer, signer, client := newPayer(t, s.f, 1000, x402.Policy{})
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/query", io.NopCloser(strings.NewReader("body")))
+	require.NoError(t, err)
+	require.Nil(t, req.GetBody)
+	_, err = client.Do(req)
+	require.ErrorIs(t, err, x402.ErrBodyNotReplayable)
+	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, payer.Reserved().Sign())
+}
+
+func TestRejectedPaymentIsReleased(t *testing.T) {
+	t.Parallel()
+	// The payer's address was never funded: the facilitator refuses the payment.
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+	payer, signer, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: big.NewInt(100)})
+	_, _, err := get(t, client, s.srv.URL+"/x")
+	var rej *x402.PaymentRejectedError
+	require.ErrorAs(t, err, &rej)
+	assert.Equal(t, x402.ReasonInsufficientBalance, rej.Reason)
+	assert.Nil(t, rej.Settlement)
+	assert.Equal(t, big.NewInt(100), rej.Requirements.Amount)
+	assert.Equal(t, int64(1), signer.n.Load(), "a rejection is not paid again")
+	assert.Zero(t, payer.Spent().Sign())
+	assert.Zero(t, payer.Reserved().Sign(), "the reservation is released")
+
+	// The released budget can be used again.
+	s.f.Fund(signer.Address(), big.NewInt(100))
+	_, _, err = get(t, client, s.srv.URL+"/x")
+	require.NoError(t, err)
+	assert.Equal(t, big.NewInt(100), payer.Spent())
+}
+
+func TestFailedSettlementCarriesTheReceipt(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+	s.f.FailNextSettle("insufficient_funds")
+	payer, _, client := newPayer(t, s.f, 1000, x402.Policy{})
+	_, _, err := get(t, client, s.srv.URL+"/x")
+	var rej *x402.PaymentRejectedError
+	require.ErrorAs(t, err, &rej)
+	assert.Equal(t, "insufficient_funds", rej.Reason)
+	require.NotNil(t, rej.Settlement)
+	assert.False(t, rej.Settlement.Success)
+	assert.Equal(t, "insufficient_funds", rej.Settlement.ErrorReason)
+	assert.Contains(t, err.Error(), "insufficient_funds")
+	assert.Zero(t, payer.Spent().Sign())
+	assert.Zero(t, payer.Reserved().Sign())
+	assert.Equal(t, big.NewInt(1000), s.f.Balance(payer.Address()))
+}
+
+// rising returns a price function that asks first, then second for every later request.
+func rising(first, second int64) func(*http.Request) *big.Int {
+	var n atomic.Int64
+	return func(*http.Request) *big.Int {
+		if n.Add(1) == 1 {
+			return big.NewInt(first)
+		}
+		return big.NewInt(second)
+	}
+}
+
+func TestRequote(t *testing.T) {
+	t.Parallel()
+	t.Run("refused without AllowRequote", func(t *testing.T) {
+		t.Parallel()
+		s := newShop(t, x402test.PaywallConfig{Price: rising(100, 120)}, nil)
+		payer, signer, client := newPayer(t, s.f, 1000, x402.Policy{})
+		_, _, err := get(t, client, s.srv.URL+"/x")
+		var rej *x402.PaymentRejectedError
+		require.ErrorAs(t, err, &rej)
+		assert.Equal(t, x402test.ReasonNoMatch, rej.Reason)
+		assert.NoError(t, rej.Requote)
+		assert.Equal(t, int64(1), signer.n.Load())
+		assert.Zero(t, payer.Spent().Sign())
+		assert.Zero(t, payer.Reserved().Sign())
+	})
+	t.Run("paid once with AllowRequote", func(t *testing.T) {
+		t.Parallel()
+		s := newShop(t, x402test.PaywallConfig{Price: rising(100, 120)}, nil)
+		var quotes []x402.Quote
+		policy := x402.Policy{AllowRequote: true, Approve: func(_ context.Context, q x402.Quote) error {
+			quotes = append(quotes, q)
+			return nil
+		}}
+		payer, signer, client := newPayer(t, s.f, 1000, policy)
+		resp, _, err := get(t, client, s.srv.URL+"/x")
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Equal(t, int64(2), signer.n.Load())
+		assert.Equal(t, big.NewInt(120), payer.Spent(), "the most recent quote is paid, and only it")
+		require.Len(t, quotes, 2)
+		assert.False(t, quotes[0].Requote)
+		assert.True(t, quotes[1].Requote)
+		require.Len(t, s.f.Settlements(), 1)
+		assert.Equal(t, big.NewInt(120), s.f.Settlements()[0].Value)
+	})
+	t.Run("new quote above the cap", func(t *testing.T) {
+		t.Parallel()
+		s := newShop(t, x402test.PaywallConfig{Price: rising(100, 2_000_000)}, nil)
+		payer, signer, client := newPayer(t, s.f, 10_000_000, x402.Policy{AllowRequote: true})
+		_, _, err := get(t, client, s.srv.URL+"/x")
+		var rej *x402.PaymentRejectedError
+		require.ErrorAs(t, err, &rej)
+		assert.ErrorIs(t, err, x402.ErrAmountOverCap)
+		assert.Equal(t, int64(1), signer.n.Load())
+		assert.Zero(t, payer.Spent().Sign())
+		assert.Zero(t, payer.Reserved().Sign())
+	})
+	t.Run("rejected twice", func(t *testing.T) {
+		t.Parallel()
+		// Every request is priced anew, so every payment is for a stale quote.
+		var n atomic.Int64
+		price := func(*http.Request) *big.Int { return big.NewInt(100 + n.Add(1)) }
+		s := newShop(t, x402test.PaywallConfig{Price: price}, nil)
+		payer, signer, client := newPayer(t, s.f, 10_000, x402.Policy{AllowRequote: true})
+		_, _, err := get(t, client, s.srv.URL+"/x")
+		var rej *x402.PaymentRejectedError
+		require.ErrorAs(t, err, &rej)
+		assert.Equal(t, int64(2), signer.n.Load(), "a re-quote is paid at most once")
+		assert.Len(t, s.payments.all(), 2)
+		assert.Zero(t, payer.Spent().Sign())
+		assert.Zero(t, payer.Reserved().Sign())
+	})
+}
+
+// flaky answers the first n paid requests with status (before the paywall sees them), or
+// passes them through after running the paywall when settleFirst is set.
+func flaky(n int64, status int, settleFirst bool, next http.Handler) http.Handler {
+	var seen atomic.Int64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(x402.HeaderPaymentSignature) != "" && seen.Add(1) <= n {
+			if settleFirst {
+				next.ServeHTTP(httptest.NewRecorder(), r)
+			}
+			w.WriteHeader(status)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func TestServerErrorResendsTheSamePayment(t *testing.T) {
+	t.Parallel()
+	f := x402test.NewFacilitator()
+	log := &headerLog{}
+	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100)}, okHandler)
+	srv := httptest.NewServer(logPayments(log, flaky(2, http.StatusServiceUnavailable, false, paywall)))
+	t.Cleanup(srv.Close)
+	payer, signer, client := newPayer(t, f, 1000, x402.Policy{}, x402.WithResend(2, time.Millisecond))
+
+	resp, _, err := get(t, client, srv.URL+"/x")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, int64(1), signer.n.Load(), "a resend never signs again")
+	sent := log.all()
+	require.Len(t, sent, 3)
+	assert.Equal(t, sent[0], sent[1])
+	assert.Equal(t, sent[0], sent[2])
+	assert.Equal(t, big.NewInt(100), payer.Spent())
+	assert.Len(t, f.Settlements(), 1)
+}
+
+func TestServerErrorAfterSettlementKeepsTheReservation(t *testing.T) {
+	t.Parallel()
+	// The server settles the payment, then fails; the resent payment is refused because its
+	// nonce was used. The money is gone, so the payer must keep counting it.
+	f := x402test.NewFacilitator()
+	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100)}, okHandler)
+	srv := httptest.NewServer(flaky(1, http.StatusInternalServerError, true, paywall))
+	t.Cleanup(srv.Close)
+	payer, signer, client := newPayer(t, f, 1000, x402.Policy{MaxTotal: big.NewInt(150)}, x402.WithResend(1, time.Millisecond))
+
+	_, _, err := get(t, client, srv.URL+"/x")
+	var rej *x402.PaymentRejectedError
+	require.ErrorAs(t, err, &rej)
+	assert.Equal(t, x402.ReasonNonceAlreadyUsed, rej.Reason)
+	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Len(t, f.Settlements(), 1)
+	assert.Equal(t, big.NewInt(100), payer.Reserved(), "an outcome in doubt stays reserved")
+
+	// The reserved amount still counts against the budget.
+	_, _, err = get(t, client, srv.URL+"/x")
+	assert.ErrorIs(t, err, x402.ErrBudgetExceeded)
+	assert.Equal(t, int64(1), signer.n.Load())
+}
+
+func TestFinalServerErrorIsReturnedAndKeepsTheReservation(t *testing.T) {
+	t.Parallel()
+	f := x402test.NewFacilitator()
+	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100)}, okHandler)
+	srv := httptest.NewServer(flaky(10, http.StatusBadGateway, false, paywall))
+	t.Cleanup(srv.Close)
+	payer, signer, client := newPayer(t, f, 1000, x402.Policy{}, x402.WithResend(1, time.Millisecond))
+	resp, _, err := get(t, client, srv.URL+"/x")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Zero(t, payer.Spent().Sign())
+	assert.Equal(t, big.NewInt(100), payer.Reserved())
+}
+
+// failingTransport fails the first n requests that carry a payment, after reading them.
+type failingTransport struct {
+	n    atomic.Int64
+	next http.RoundTripper
+	sent headerLog
+}
+
+func (ft *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" {
+		ft.sent.add(v)
+		if ft.n.Add(-1) >= 0 {
+			if r.Body != nil {
+				r.Body.Close()
+			}
+			return nil, errors.New("connection reset by peer")
+		}
+	}
+	return ft.next.RoundTrip(r)
+}
+
+func TestNetworkFailureOnPaidRequest(t *testing.T) {
+	t.Parallel()
+	t.Run("resent with the same payment", func(t *testing.T) {
+		t.Parallel()
+		s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+		signer := &countingSigner{Signer: newSigner(t)}
+		s.f.Fund(signer.Address(), big.NewInt(1000))
+		payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithResend(2, time.Millisecond))
+		require.NoError(t, err)
+		ft := &failingTransport{next: http.DefaultTransport}
+		ft.n.Store(1)
+		client := &http.Client{Transport: payer.RoundTripper(ft)}
+		resp, _, err := get(t, client, s.srv.URL+"/x")
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		sent := ft.sent.all()
+		require.Len(t, sent, 2)
+		assert.Equal(t, sent[0], sent[1])
+		assert.Equal(t, int64(1), signer.n.Load())
+		assert.Equal(t, big.NewInt(100), payer.Spent())
+	})
+	t.Run("no answer at all", func(t *testing.T) {
+		t.Parallel()
+		s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+		signer := &countingSigner{Signer: newSigner(t)}
+		payer, err := x402.NewPayer(signer, x402.Policy{MaxTotal: big.NewInt(100)}, x402.WithResend(1, time.Millisecond))
+		require.NoError(t, err)
+		ft := &failingTransport{next: http.DefaultTransport}
+		ft.n.Store(100)
+		client := &http.Client{Transport: payer.RoundTripper(ft)}
+		_, _, err = get(t, client, s.srv.URL+"/x")
+		var ue *x402.PaymentUnconfirmedError
+		require.ErrorAs(t, err, &ue)
+		assert.Len(t, ft.sent.all(), 2)
+		p, derr := x402.DecodePaymentPayload(ft.sent.all()[0])
+		require.NoError(t, derr)
+		assert.Equal(t, fmt.Sprintf("0x%x", p.Payload.Authorization.Nonce), ue.Nonce)
+		assert.Equal(t, signer.Address(), ue.Payer)
+		assert.Contains(t, err.Error(), "connection reset by peer")
+		assert.Zero(t, payer.Spent().Sign())
+		assert.Equal(t, big.NewInt(100), payer.Reserved())
+
+		_, _, err = get(t, client, s.srv.URL+"/x")
+		assert.ErrorIs(t, err, x402.ErrBudgetExceeded, "a payment of unknown outcome still counts")
+		assert.Equal(t, int64(1), signer.n.Load())
+	})
+	t.Run("not resent for POST", func(t *testing.T) {
+		t.Parallel()
+		s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+		payer, err := x402.NewPayer(newSigner(t), x402.Policy{}, x402.WithResend(3, time.Millisecond))
+		require.NoError(t, err)
+		ft := &failingTransport{next: http.DefaultTransport}
+		ft.n.Store(1)
+		client := &http.Client{Transport: payer.RoundTripper(ft)}
+		resp, err := client.Post(s.srv.URL+"/x", "text/plain", strings.NewReader("x"))
+		if resp != nil {
+			resp.Body.Close()
+		}
+		var ue *x402.PaymentUnconfirmedError
+		require.ErrorAs(t, err, &ue)
+		assert.Len(t, ft.sent.all(), 1)
+	})
+}
+
+func TestPayerSpeaksV1(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), ProtocolVersion: 1, Description: "v1 thing"}, nil)
+	payer, _, client := newPayer(t, s.f, 1000, x402.Policy{})
+	resp, body, err := get(t, client, s.srv.URL+"/x")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, "the goods", body)
+	assert.Empty(t, resp.Header.Get(x402.HeaderPaymentResponse))
+	receipt, ok := x402.ReceiptFrom(resp)
+	require.True(t, ok, "the v1 receipt comes in X-PAYMENT-RESPONSE")
+	assert.Equal(t, "base", receipt.Network)
+
+	sent := s.payments.all()
+	require.Len(t, sent, 1)
+	p, err := x402.DecodePaymentPayload(sent[0])
+	require.NoError(t, err)
+	assert.Equal(t, 1, p.X402Version)
+	assert.Equal(t, "exact", p.Scheme)
+	assert.Equal(t, "base", p.Network)
+	assert.Equal(t, big.NewInt(100), payer.Spent())
+}
+
+func TestClockSetsTheValidityWindow(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return at }
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), MaxTimeoutSeconds: 90}, nil, x402test.WithClock(clock))
+	_, _, client := newPayer(t, s.f, 1000, x402.Policy{}, x402.WithClock(clock))
+	_, _, err := get(t, client, s.srv.URL+"/x")
+	require.NoError(t, err)
+	p, err := x402.DecodePaymentPayload(s.payments.all()[0])
+	require.NoError(t, err)
+	assert.Equal(t, big.NewInt(at.Unix()-600), p.Payload.Authorization.ValidAfter)
+	assert.Equal(t, big.NewInt(at.Unix()+90), p.Payload.Authorization.ValidBefore)
+
+	// A payer whose clock runs 20 minutes fast signs an authorization the facilitator finds
+	// not yet valid.
+	fast := func() time.Time { return at.Add(20 * time.Minute) }
+	_, _, fastClient := newPayer(t, s.f, 1000, x402.Policy{}, x402.WithClock(fast))
+	_, _, err = get(t, fastClient, s.srv.URL+"/x")
+	var rej *x402.PaymentRejectedError
+	require.ErrorAs(t, err, &rej)
+	assert.Equal(t, x402.ReasonValidAfter, rej.Reason)
+}
+
+func TestRequestWithItsOwnPaymentIsPassedThrough(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+	_, signer, client := newPayer(t, s.f, 1000, x402.Policy{})
+	req, err := http.NewRequest(http.MethodGet, s.srv.URL+"/x", nil)
+	require.NoError(t, err)
+	req.Header.Set(x402.HeaderPaymentSignature, "e30=")
+	resp, err := client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
+	assert.Zero(t, signer.n.Load())
+}
+
+func TestMalformedChallengeIsAFormatError(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(x402.HeaderPaymentRequired, "%%%not base64%%%")
+		w.WriteHeader(http.StatusPaymentRequired)
+	}))
+	t.Cleanup(srv.Close)
+	_, signer, client := newPayer(t, nil, 0, x402.Policy{})
+	_, _, err := get(t, client, srv.URL)
+	var fe *x402.FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, x402.HeaderPaymentRequired, fe.What)
+	assert.Zero(t, signer.n.Load())
+}
+
+// TestAcceptedIsEchoedByteForByte serves a challenge written by hand, with unknown fields,
+// unusual key order and spacing, and checks the paid request echoes the chosen entry exactly.
+func TestAcceptedIsEchoedByteForByte(t *testing.T) {
+	t.Parallel()
+	bad := `{"scheme":"exact","network":"eip155:8453","amount":"0.111","asset":"` + x402.USDCBase + `","payTo":"` + shopAddress + `","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}`
+	good := `{ "payTo":"` + shopAddress + `", "scheme": "exact","network":"eip155:8453","amount":"4200",` +
+		`"asset":"` + strings.ToLower(x402.USDCBase) + `","maxTimeoutSeconds":30,` +
+		`"extra":{"version":"2","name":"USD Coin","assetTransferMethod":"eip3009","note":"caf\u00e9 <&>"},"extra2":{}}`
+	challenge := `{"x402Version":2,"error":"Payment required","resource":{"url":"http://x/y","custom":1},` +
+		`"accepts":[` + bad + `,` + good + `],"extensions":{"bazaar":{"info":{}}}}`
+	var got *x402.PaymentPayload
+	var gotRaw string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v := r.Header.Get(x402.HeaderPaymentSignature)
+		if v == "" {
+			w.Header().Set(x402.HeaderPaymentRequired, base64Std(challenge))
+			w.WriteHeader(http.StatusPaymentRequired)
+			return
+		}
+		p, err := x402.DecodePaymentPayload(v)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		got, gotRaw = p, decodeStd(t, v)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	_, _, client := newPayer(t, nil, 0, x402.Policy{})
+	resp, _, err := get(t, client, srv.URL)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	require.NotNil(t, got)
+	assert.Contains(t, gotRaw, `"accepted":`+good+`,`)
+	assert.Contains(t, gotRaw, `"resource":{"url":"http://x/y","custom":1},`)
+	assert.Contains(t, gotRaw, `"extensions":{"bazaar":{"info":{}}}}`)
+	assert.Equal(t, big.NewInt(4200), got.Payload.Authorization.Value)
+	_, err = x402.VerifyExact(got, got.Accepted, time.Now())
+	assert.NoError(t, err)
+}
+
+func TestNewPayerValidatesThePolicy(t *testing.T) {
+	t.Parallel()
+	signer := newSigner(t)
+	tests := []struct {
+		name   string
+		signer x402.Signer
+		policy x402.Policy
+		opts   []x402.PayerOption
+		field  string
+	}{
+		{"nil signer", nil, x402.Policy{}, nil, "signer"},
+		{"negative cap", signer, x402.Policy{MaxPerPayment: big.NewInt(-1)}, nil, "Policy.MaxPerPayment"},
+		{"negative total", signer, x402.Policy{MaxTotal: big.NewInt(-1)}, nil, "Policy.MaxTotal"},
+		{"bad payTo", signer, x402.Policy{PayTo: []string{"shop"}}, nil, "Policy.PayTo"},
+		{"v1 network name", signer, x402.Policy{Networks: []string{"base"}}, nil, "Policy.Networks"},
+		{"non-EVM network", signer, x402.Policy{Networks: []string{"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"}}, nil, "Policy.Networks"},
+		{"unknown USDC", signer, x402.Policy{Networks: []string{"eip155:1"}}, nil, "Policy.Assets"},
+		{"bad asset", signer, x402.Policy{Assets: []string{"usdc"}}, nil, "Policy.Assets"},
+		{"nil clock", signer, x402.Policy{}, []x402.PayerOption{x402.WithClock(nil)}, "clock"},
+		{"negative resend", signer, x402.Policy{}, []x402.PayerOption{x402.WithResend(-1, 0)}, "resend"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := x402.NewPayer(tt.signer, tt.policy, tt.opts...)
+			var ve *x402.ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, tt.field, ve.Field)
+		})
+	}
+	// Another network is fine once its token is named.
+	_, err := x402.NewPayer(signer, x402.Policy{Networks: []string{"eip155:1"}, Assets: []string{"0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"}})
+	assert.NoError(t, err)
+}
+
+func TestSepoliaWhenAllowed(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(10000), Network: x402.NetworkBaseSepolia, Name: "USDC"}, nil)
+	payer, _, client := newPayer(t, s.f, 10000, x402.Policy{Networks: []string{x402.NetworkBase, x402.NetworkBaseSepolia}})
+	resp, _, err := get(t, client, s.srv.URL+"/x")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, big.NewInt(10000), payer.Spent())
+	assert.Equal(t, x402.USDCBaseSepolia, s.f.Settlements()[0].Asset)
+}

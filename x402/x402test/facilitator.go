@@ -1,0 +1,223 @@
+package x402test
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"math/big"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentapis/sdk/x402"
+)
+
+// Facilitator is an in-memory x402 facilitator for the EVM "exact" scheme: it holds token
+// balances, remembers the nonces each payer used, verifies payments as the reference
+// facilitator does (signature included), and settles them by moving balances and recording a
+// Settlement with a fake transaction hash. It is safe for concurrent use.
+//
+// Balances are kept per address in a single token: the facilitator does not tell assets or
+// networks apart.
+type Facilitator struct {
+	mu          sync.Mutex
+	now         func() time.Time
+	checkSig    bool
+	balances    map[string]*big.Int          // lower-case address -> balance
+	used        map[string]map[[32]byte]bool // lower-case payer -> nonces
+	settlements []Settlement
+	failures    []string // reasons for the next settlements to fail
+}
+
+// Settlement is one payment the facilitator settled.
+type Settlement struct {
+	// From and To are the payer and the recipient, EIP-55 checksummed.
+	From, To string
+	// Value is the amount moved, in atomic units.
+	Value *big.Int
+	// Nonce is the EIP-3009 nonce, 0x hex.
+	Nonce string
+	// TxHash is the fake transaction hash returned in the receipt, 0x hex.
+	TxHash string
+	// Network and Asset are the requirements' network and token contract.
+	Network, Asset string
+	// Time is the facilitator's clock at settlement.
+	Time time.Time
+}
+
+// FacilitatorOption configures a Facilitator.
+type FacilitatorOption func(*Facilitator)
+
+// WithClock sets the facilitator's clock, used to check validity windows (default time.Now).
+func WithClock(now func() time.Time) FacilitatorOption {
+	return func(f *Facilitator) { f.now = now }
+}
+
+// WithoutSignatureCheck makes the facilitator accept any signature, trusting
+// authorization.from. It exists only to measure the client's side of a payment in
+// benchmarks; with it, anyone can spend anyone's balance.
+func WithoutSignatureCheck() FacilitatorOption {
+	return func(f *Facilitator) { f.checkSig = false }
+}
+
+// NewFacilitator returns an empty facilitator: no balances, no used nonces.
+func NewFacilitator(opts ...FacilitatorOption) *Facilitator {
+	f := &Facilitator{
+		now:      time.Now,
+		checkSig: true,
+		balances: make(map[string]*big.Int),
+		used:     make(map[string]map[[32]byte]bool),
+	}
+	for _, opt := range opts {
+		opt(f)
+	}
+	return f
+}
+
+// Fund adds amount to the balance of address.
+func (f *Facilitator) Fund(address string, amount *big.Int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	key := strings.ToLower(address)
+	b := f.balances[key]
+	if b == nil {
+		b = new(big.Int)
+		f.balances[key] = b
+	}
+	b.Add(b, amount)
+}
+
+// Balance returns the balance of address (zero when it was never funded).
+func (f *Facilitator) Balance(address string) *big.Int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if b := f.balances[strings.ToLower(address)]; b != nil {
+		return new(big.Int).Set(b)
+	}
+	return new(big.Int)
+}
+
+// Settlements returns a copy of the settlements made so far, oldest first.
+func (f *Facilitator) Settlements() []Settlement {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Settlement, len(f.settlements))
+	for i, s := range f.settlements {
+		s.Value = new(big.Int).Set(s.Value)
+		out[i] = s
+	}
+	return out
+}
+
+// FailNextSettle makes the next call to Settle fail with reason, after verification, without
+// moving any balance; each call queues one failure.
+func (f *Facilitator) FailNextSettle(reason string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failures = append(f.failures, reason)
+}
+
+// Verify checks that p pays req: x402.VerifyExact (the signature, unless
+// WithoutSignatureCheck), then that the nonce is unused and the payer's balance covers the
+// amount. It returns the payer's address; a failure is a *x402.VerifyError with the reference
+// code.
+func (f *Facilitator) Verify(p *x402.PaymentPayload, req x402.PaymentRequirements) (payer string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.verifyLocked(p, req)
+}
+
+// verifyLocked is Verify with f.mu held.
+func (f *Facilitator) verifyLocked(p *x402.PaymentPayload, req x402.PaymentRequirements) (string, error) {
+	now := f.now()
+	var payer string
+	if f.checkSig {
+		var err error
+		if payer, err = x402.VerifyExact(p, req, now); err != nil {
+			return "", err
+		}
+	} else {
+		if err := x402.CheckExactTerms(p, req, now); err != nil {
+			return "", err
+		}
+		payer = p.Payload.Authorization.From
+	}
+	auth := &p.Payload.Authorization
+	key := strings.ToLower(payer)
+	if f.used[key][auth.Nonce] {
+		return "", &x402.VerifyError{Reason: x402.ReasonNonceAlreadyUsed, Message: "nonce already used", Payer: payer}
+	}
+	if bal := f.balances[key]; bal == nil || bal.Cmp(auth.Value) < 0 {
+		return "", &x402.VerifyError{Reason: x402.ReasonInsufficientBalance, Message: "balance below the amount", Payer: payer}
+	}
+	return payer, nil
+}
+
+// Settle verifies p against req as Verify does and, atomically with that check, moves the
+// amount from the payer to the recipient, marks the nonce used and records a Settlement. It
+// always returns the receipt to send in PAYMENT-RESPONSE; a failed settlement also returns a
+// *x402.VerifyError, and the receipt then has Success false and the reason.
+func (f *Facilitator) Settle(p *x402.PaymentPayload, req x402.PaymentRequirements) (*x402.SettleResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	payer, err := f.verifyLocked(p, req)
+	if err == nil && len(f.failures) > 0 {
+		reason := f.failures[0]
+		f.failures = f.failures[1:]
+		err = &x402.VerifyError{Reason: reason, Message: "settlement failed", Payer: payer}
+	}
+	if err != nil {
+		fail := &x402.SettleResponse{Network: req.Network, Payer: payer}
+		var ve *x402.VerifyError
+		if errors.As(err, &ve) {
+			fail.ErrorReason, fail.ErrorMessage = ve.Reason, ve.Message
+			if fail.Payer == "" {
+				fail.Payer = ve.Payer
+			}
+		}
+		return fail, err
+	}
+	auth := &p.Payload.Authorization
+	from, to := strings.ToLower(payer), strings.ToLower(auth.To)
+	f.balances[from].Sub(f.balances[from], auth.Value)
+	if f.balances[to] == nil {
+		f.balances[to] = new(big.Int)
+	}
+	f.balances[to].Add(f.balances[to], auth.Value)
+	if f.used[from] == nil {
+		f.used[from] = make(map[[32]byte]bool)
+	}
+	f.used[from][auth.Nonce] = true
+	tx := txHash(req.Network, payer, auth.Nonce)
+	f.settlements = append(f.settlements, Settlement{
+		From:    checksum(payer),
+		To:      checksum(auth.To),
+		Value:   new(big.Int).Set(auth.Value),
+		Nonce:   "0x" + hex.EncodeToString(auth.Nonce[:]),
+		TxHash:  tx,
+		Network: req.Network,
+		Asset:   req.Asset,
+		Time:    f.now(),
+	})
+	return &x402.SettleResponse{
+		Success:     true,
+		Transaction: tx,
+		Network:     req.Network,
+		Payer:       checksum(payer),
+		Amount:      auth.Value.String(),
+	}, nil
+}
+
+// txHash returns a deterministic fake transaction hash for a settlement.
+func txHash(network, payer string, nonce [32]byte) string {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(network)))
+	h := crypto.Keccak256([]byte("x402test settlement"), n[:], []byte(network), []byte(strings.ToLower(payer)), nonce[:])
+	return "0x" + hex.EncodeToString(h)
+}
+
+// checksum returns the EIP-55 form of a hex address checked by x402.VerifyExact.
+func checksum(address string) string { return common.HexToAddress(address).Hex() }

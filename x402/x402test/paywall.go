@@ -1,0 +1,279 @@
+package x402test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strings"
+
+	"github.com/agentapis/sdk/x402"
+)
+
+// PaywallConfig describes what a paywall charges and how.
+type PaywallConfig struct {
+	// PayTo is the recipient address (required).
+	PayTo string
+	// Network is the network to be paid on: CAIP-2 in v2 (default x402.NetworkBase), a v1 name
+	// in v1 (default "base").
+	Network string
+	// Asset is the token contract (default: the USDC contract of Network).
+	Asset string
+	// Amount is the price of every request, in atomic units.
+	Amount *big.Int
+	// Price, when set, prices each request instead of Amount, so a store can charge per path;
+	// a nil price lets the request through free.
+	Price func(*http.Request) *big.Int
+	// Name and Version are the token's EIP-712 domain sent in extra (default "USD Coin" and
+	// "2", the domain of USDC on Base mainnet).
+	Name, Version string
+	// MaxTimeoutSeconds is the validity the server asks for (default 60).
+	MaxTimeoutSeconds int
+	// Description and MimeType describe the resource in the challenge.
+	Description, MimeType string
+	// ProtocolVersion is the x402 version spoken: 2 (default) sends the challenge in
+	// PAYMENT-REQUIRED and reads PAYMENT-SIGNATURE; 1 sends it as the JSON body and reads
+	// X-PAYMENT.
+	ProtocolVersion int
+}
+
+// Challenge reasons the paywall sends in the error field of its 402, besides the
+// facilitator's codes.
+const (
+	// ReasonPaymentRequired is sent when the request carries no payment.
+	ReasonPaymentRequired = "Payment required"
+	// ReasonNoMatch is sent when the payment is for other requirements than the current ones
+	// (for example, after the price changed).
+	ReasonNoMatch = "No matching payment requirements"
+	// ReasonInvalidPayload is sent when the payment header cannot be decoded.
+	ReasonInvalidPayload = "invalid_payload"
+	// ReasonInvalidVersion is sent when the payment's x402Version is not the paywall's.
+	ReasonInvalidVersion = "invalid_x402_version"
+)
+
+// paywall is the http.Handler returned by NewPaywall.
+type paywall struct {
+	f      *Facilitator
+	cfg    PaywallConfig
+	extra  map[string]any
+	next   http.Handler
+	header string // payment header read
+	resp   string // receipt header written
+}
+
+// NewPaywall returns a handler that charges for every request to next through f, as a
+// reference x402 resource server does: an unpaid request gets a 402 challenge; a paid one is
+// verified with f, served by next into a buffer, and settled with f when next answered below
+// 400, with the receipt in PAYMENT-RESPONSE. A refused payment gets a new 402 whose error field
+// holds the reason (and, when settling failed, a receipt with Success false).
+//
+// It panics when cfg is unusable (no PayTo, no price, an unknown network without Asset), as
+// a test helper should.
+func NewPaywall(f *Facilitator, cfg PaywallConfig, next http.Handler) http.Handler {
+	if f == nil || next == nil {
+		panic("x402test: NewPaywall needs a facilitator and a next handler")
+	}
+	if _, err := hex.DecodeString(strings.TrimPrefix(cfg.PayTo, "0x")); err != nil || len(cfg.PayTo) != 42 {
+		panic("x402test: PaywallConfig.PayTo must be a 0x-prefixed hex address")
+	}
+	if cfg.Amount == nil && cfg.Price == nil {
+		panic("x402test: PaywallConfig needs Amount or Price")
+	}
+	pw := &paywall{f: f, next: next, header: x402.HeaderPaymentSignature, resp: x402.HeaderPaymentResponse}
+	switch cfg.ProtocolVersion {
+	case 0, 2:
+		cfg.ProtocolVersion = 2
+		if cfg.Network == "" {
+			cfg.Network = x402.NetworkBase
+		}
+	case 1:
+		pw.header, pw.resp = x402.HeaderPaymentV1, x402.HeaderPaymentResponseV1
+		if cfg.Network == "" {
+			cfg.Network = "base"
+		}
+	default:
+		panic("x402test: PaywallConfig.ProtocolVersion must be 1 or 2")
+	}
+	if cfg.Asset == "" {
+		usdc, ok := x402.KnownUSDC(cfg.Network)
+		if !ok {
+			panic(fmt.Sprintf("x402test: no known USDC on %s: set PaywallConfig.Asset", cfg.Network))
+		}
+		cfg.Asset = usdc
+	}
+	if cfg.Name == "" {
+		cfg.Name = "USD Coin"
+	}
+	if cfg.Version == "" {
+		cfg.Version = "2"
+	}
+	if cfg.MaxTimeoutSeconds == 0 {
+		cfg.MaxTimeoutSeconds = 60
+	}
+	pw.cfg = cfg
+	pw.extra = map[string]any{"name": cfg.Name, "version": cfg.Version}
+	return pw
+}
+
+// ServeHTTP charges for the request, then serves it.
+func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	price := pw.cfg.Amount
+	if pw.cfg.Price != nil {
+		price = pw.cfg.Price(r)
+	}
+	if price == nil {
+		pw.next.ServeHTTP(w, r)
+		return
+	}
+	req := pw.requirements(r, price)
+	value := r.Header.Get(pw.header)
+	if value == "" {
+		pw.challenge(w, r, req, ReasonPaymentRequired)
+		return
+	}
+	p, err := x402.DecodePaymentPayload(value)
+	switch {
+	case err != nil:
+		pw.challenge(w, r, req, ReasonInvalidPayload)
+		return
+	case p.X402Version != pw.cfg.ProtocolVersion:
+		pw.challenge(w, r, req, ReasonInvalidVersion)
+		return
+	case !matches(p, &req):
+		pw.challenge(w, r, req, ReasonNoMatch)
+		return
+	}
+	if _, err := pw.f.Verify(p, req); err != nil {
+		pw.challenge(w, r, req, reasonOf(err))
+		return
+	}
+	rec := &recorder{header: make(http.Header)}
+	pw.next.ServeHTTP(rec, r)
+	if rec.status >= 400 {
+		rec.flush(w)
+		return
+	}
+	receipt, err := pw.f.Settle(p, req)
+	if enc, encErr := x402.EncodeSettleResponse(receipt); encErr == nil {
+		w.Header().Set(pw.resp, enc)
+	}
+	if err != nil {
+		pw.challenge(w, r, req, reasonOf(err))
+		return
+	}
+	rec.flush(w)
+}
+
+// requirements returns what the paywall asks for r at price.
+func (pw *paywall) requirements(r *http.Request, price *big.Int) x402.PaymentRequirements {
+	req := x402.PaymentRequirements{
+		Scheme:            x402.SchemeExact,
+		Network:           pw.cfg.Network,
+		Amount:            price,
+		Asset:             pw.cfg.Asset,
+		PayTo:             pw.cfg.PayTo,
+		MaxTimeoutSeconds: pw.cfg.MaxTimeoutSeconds,
+		Extra:             pw.extra,
+	}
+	if pw.cfg.ProtocolVersion == 1 {
+		req.Resource, req.Description, req.MimeType = resourceURL(r), pw.cfg.Description, pw.cfg.MimeType
+	}
+	return req
+}
+
+// challenge answers 402 with the requirements and reason: in PAYMENT-REQUIRED for v2, as the
+// JSON body for v1.
+func (pw *paywall) challenge(w http.ResponseWriter, r *http.Request, req x402.PaymentRequirements, reason string) {
+	pr := &x402.PaymentRequired{X402Version: pw.cfg.ProtocolVersion, Error: reason, Accepts: []x402.PaymentRequirements{req}}
+	w.Header().Set("Content-Type", "application/json")
+	if pw.cfg.ProtocolVersion == 1 {
+		body, err := json.Marshal(pr)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusPaymentRequired)
+		_, _ = w.Write(body)
+		return
+	}
+	pr.Resource = &x402.ResourceInfo{URL: resourceURL(r), Description: pw.cfg.Description, MimeType: pw.cfg.MimeType}
+	enc, err := x402.EncodePaymentRequired(pr)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set(x402.HeaderPaymentRequired, enc)
+	w.WriteHeader(http.StatusPaymentRequired)
+	_, _ = w.Write([]byte("{}"))
+}
+
+// matches reports whether the payment is for req, comparing what the reference Go server
+// compares: scheme and network, and in v2 also amount, asset and recipient.
+func matches(p *x402.PaymentPayload, req *x402.PaymentRequirements) bool {
+	if p.X402Version == 1 {
+		return p.Scheme == req.Scheme && p.Network == req.Network
+	}
+	a := &p.Accepted
+	return a.Scheme == req.Scheme && a.Network == req.Network && a.Amount != nil &&
+		a.Amount.Cmp(req.Amount) == 0 && strings.EqualFold(a.Asset, req.Asset) &&
+		strings.EqualFold(a.PayTo, req.PayTo)
+}
+
+// reasonOf returns the code of a verification or settlement failure.
+func reasonOf(err error) string {
+	var ve *x402.VerifyError
+	if errors.As(err, &ve) {
+		return ve.Reason
+	}
+	return "unexpected_verify_error"
+}
+
+// resourceURL returns the absolute URL of r without its query.
+func resourceURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + r.URL.EscapedPath()
+}
+
+// recorder buffers a response until the payment is settled.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+// Header returns the buffered header.
+func (rec *recorder) Header() http.Header { return rec.header }
+
+// WriteHeader records the first status written.
+func (rec *recorder) WriteHeader(code int) {
+	if rec.status == 0 {
+		rec.status = code
+	}
+}
+
+// Write buffers the body.
+func (rec *recorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return rec.body.Write(b)
+}
+
+// flush writes the buffered response to w.
+func (rec *recorder) flush(w http.ResponseWriter) {
+	h := w.Header()
+	for k, v := range rec.header {
+		h[k] = v
+	}
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.body.Bytes())
+}
