@@ -37,13 +37,13 @@ func (e *FormatError) Unwrap() error { return e.Err }
 
 // Sentinels for the policy rules, matched with errors.Is against a *PolicyError.
 var (
-	// ErrAmountOverCap: the price is above Policy.MaxPerPayment.
+	// ErrAmountOverCap reports a price above Policy.MaxPerPayment.
 	ErrAmountOverCap = errors.New("x402: amount above the per-payment cap")
-	// ErrBudgetExceeded: paying would take the total past Policy.MaxTotal.
+	// ErrBudgetExceeded reports a payment that would take the total past Policy.MaxTotal.
 	ErrBudgetExceeded = errors.New("x402: payment would exceed the total budget")
-	// ErrPayToNotAllowed: the recipient is not in Policy.PayTo.
+	// ErrPayToNotAllowed reports a recipient that is not in Policy.PayTo.
 	ErrPayToNotAllowed = errors.New("x402: recipient not in the allowed list")
-	// ErrNotApproved: the Policy.Approve hook refused the quote.
+	// ErrNotApproved reports a quote the Policy.Approve hook refused.
 	ErrNotApproved = errors.New("x402: payment not approved")
 )
 

@@ -116,11 +116,13 @@ func DecodePaymentRequired(headerValue string) (*PaymentRequired, error) {
 // EncodeSettleResponse returns the value of the PAYMENT-RESPONSE header for a settlement
 // result, as a server sends it.
 func EncodeSettleResponse(s *SettleResponse) (string, error) {
-	b, err := json.Marshal(s)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
 		return "", err
 	}
-	return encodeHeaderValue(b), nil
+	return encodeHeaderValue(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
 // ParseSettleResponse reads a PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header value leniently

@@ -730,3 +730,19 @@ func TestSepoliaWhenAllowed(t *testing.T) {
 	assert.Equal(t, big.NewInt(10000), payer.Spent())
 	assert.Equal(t, x402.USDCBaseSepolia, s.f.Settlements()[0].Asset)
 }
+
+func TestPlain402IsReturnedAsItIs(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusPaymentRequired)
+		_, _ = io.WriteString(w, `{"error":"quota exhausted, upgrade your plan"}`)
+	}))
+	t.Cleanup(srv.Close)
+	_, signer, client := newPayer(t, nil, 0, x402.Policy{})
+	resp, body, err := get(t, client, srv.URL)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
+	assert.Equal(t, `{"error":"quota exhausted, upgrade your plan"}`, body)
+	assert.Zero(t, signer.n.Load())
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -184,4 +185,78 @@ func TestPaymentErrorsNeverShowTheSignature(t *testing.T) {
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), sig[:20])
 	assert.NotContains(t, err.Error(), fmt.Sprintf("%x", p.Payload.Signature)[:20])
+}
+
+// TestTypesWorkWithEncodingJSON uses the wire types the way callers do, through json.Marshal
+// and json.Unmarshal.
+func TestTypesWorkWithEncodingJSON(t *testing.T) {
+	t.Parallel()
+	p := specPayload(t)
+	b, err := json.Marshal(p)
+	require.NoError(t, err)
+	var back x402.PaymentPayload
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Equal(t, p.Payload, back.Payload)
+	assert.Equal(t, p.Accepted.Amount, back.Accepted.Amount)
+	assert.JSONEq(t, string(p.Accepted.Raw), string(back.Accepted.Raw))
+	assert.Equal(t, p.Resource.URL, back.Resource.URL)
+
+	// Each part on its own.
+	b, err = json.Marshal(p.Payload)
+	require.NoError(t, err)
+	var payload x402.ExactPayload
+	require.NoError(t, json.Unmarshal(b, &payload))
+	assert.Equal(t, p.Payload, payload)
+
+	b, err = json.Marshal(p.Payload.Authorization)
+	require.NoError(t, err)
+	var auth x402.Authorization
+	require.NoError(t, json.Unmarshal(b, &auth))
+	assert.Equal(t, p.Payload.Authorization, auth)
+	assert.Error(t, json.Unmarshal([]byte(`{"from":"0x1"}`), &auth))
+
+	var r x402.PaymentRequirements
+	require.NoError(t, json.Unmarshal(p.Accepted.Raw, &r))
+	assert.True(t, r.Usable())
+	assert.Error(t, json.Unmarshal([]byte(`[1]`), &r))
+	r.Raw = nil
+	b, err = json.Marshal(r)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(p.Accepted.Raw), string(b))
+
+	res := x402.ResourceInfo{URL: "https://h/x", MimeType: "text/csv"}
+	b, err = json.Marshal(res)
+	require.NoError(t, err)
+	assert.Equal(t, `{"url":"https://h/x","mimeType":"text/csv"}`, string(b))
+
+	var pr x402.PaymentRequired
+	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, readFixture(t, "spec_payment_required.b64"))), &pr))
+	assert.Len(t, pr.Accepts, 1)
+}
+
+func TestErrorMessages(t *testing.T) {
+	t.Parallel()
+	_, err := x402.DecodePaymentPayload("***")
+	var fe *x402.FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "x402: malformed PAYMENT-SIGNATURE: neither base64 of JSON nor JSON", err.Error())
+	assert.NotNil(t, errors.Unwrap(err))
+
+	rej := &x402.PaymentRejectedError{Reason: "invalid_exact_evm_signature", Settlement: &x402.SettleResponse{ErrorReason: "insufficient_funds"}, Requote: x402.ErrAmountOverCap}
+	assert.Equal(t, `x402: payment rejected by the server: "invalid_exact_evm_signature" (settlement: "insufficient_funds"); new quote not paid: x402: amount above the per-payment cap`, rej.Error())
+	assert.ErrorIs(t, rej, x402.ErrAmountOverCap)
+
+	ve := &x402.VerifyError{Reason: x402.ReasonNonceAlreadyUsed}
+	assert.Equal(t, "x402: invalid payment: invalid_exact_evm_nonce_already_used", ve.Error())
+
+	ne := &x402.NoUsableRequirementsError{}
+	assert.Equal(t, "x402: no payment option offered (accepts is empty)", ne.Error())
+}
+
+func TestSettleResponseKeepsHTMLCharacters(t *testing.T) {
+	t.Parallel()
+	s := &x402.SettleResponse{Success: false, ErrorReason: "a<b&c", Network: "eip155:8453", Extensions: json.RawMessage(`{"note":"<&>"}`)}
+	v, err := x402.EncodeSettleResponse(s)
+	require.NoError(t, err)
+	assert.Equal(t, `{"success":false,"errorReason":"a<b&c","transaction":"","network":"eip155:8453","extensions":{"note":"<&>"}}`, decodeStd(t, v))
 }

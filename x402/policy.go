@@ -40,7 +40,8 @@ type Policy struct {
 	AllowRequote bool
 	// Approve, when set, sees every quote that passed the other rules, with its amount already
 	// reserved, and may refuse it by returning an error. It runs on the request's goroutine
-	// with the request's context; a slow hook holds its reservation meanwhile.
+	// with the request's context, so it may be called concurrently; a slow hook holds its
+	// reservation meanwhile.
 	Approve func(ctx context.Context, q Quote) error
 }
 

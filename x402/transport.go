@@ -10,11 +10,12 @@ import (
 // RoundTripper returns an http.RoundTripper that pays for resources answering 402, sending
 // requests through next (http.DefaultTransport when nil).
 //
-// A request is first sent unpaid. On a 402 the payer reads the challenge, chooses an accepts
-// entry, applies the policy (refusals are a *PolicyError or a *NoUsableRequirementsError, and
-// nothing is signed), reserves the amount, signs once, and sends the request again with the
-// payment header, its body replayed through GetBody (a body without GetBody is
-// ErrBodyNotReplayable). Then:
+// A request is first sent unpaid. A 402 without an x402 challenge (no PAYMENT-REQUIRED
+// header, and no x402 v1 body) is returned as it is; an unreadable PAYMENT-REQUIRED header is
+// a *FormatError. On a challenge, the payer chooses an accepts entry, applies the policy
+// (refusals are a *PolicyError or a *NoUsableRequirementsError, and nothing is signed),
+// reserves the amount, signs once, and sends the request again with the payment header, its
+// body replayed through GetBody (a body without GetBody is ErrBodyNotReplayable). Then:
 //
 //   - a 2xx answer commits the payment and is returned; ReceiptFrom reads its receipt;
 //   - a network failure or a 5xx answer is retried with the same signed payment (see
@@ -23,10 +24,12 @@ import (
 //   - another 402 releases the reservation and is a *PaymentRejectedError carrying the
 //     server's reason; it is paid again (once) only with Policy.AllowRequote and a new quote
 //     that passes the policy;
+//   - any other answer (a 3xx, another 4xx) is returned, and the amount stays reserved, as
+//     the server may have settled the payment;
 //   - a receipt in the answer overrides the status: Success commits, a failure releases.
 //
 // Requests that already carry a PAYMENT-SIGNATURE or X-PAYMENT header are passed through
-// untouched. The payer never pays one request more than twice (once with AllowRequote).
+// untouched. One request is paid at most once (twice with AllowRequote).
 func (p *Payer) RoundTripper(next http.RoundTripper) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
@@ -49,14 +52,16 @@ func (t *payingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 		return resp, err
 	}
-	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
-		discard(resp)
-		return nil, ErrBodyNotReplayable
-	}
 	pr, err := ParsePaymentRequired(resp)
+	if err != nil && resp.Header.Get(HeaderPaymentRequired) == "" {
+		return resp, nil // a 402 without an x402 challenge is the caller's to handle
+	}
 	discard(resp)
 	if err != nil {
 		return nil, err
+	}
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return nil, ErrBodyNotReplayable
 	}
 	ctx := req.Context()
 	var rejected *PaymentRejectedError

@@ -581,7 +581,9 @@ func (p *PaymentPayload) network() string {
 }
 
 // MarshalJSON writes the compact wire form of the payload's version. In v2 the accepted entry,
-// the resource and the extensions are written exactly as received when they carry raw bytes.
+// the resource and the extensions are written exactly as received when they carry raw bytes
+// (EncodePaymentPayload keeps them byte for byte; json.Marshal re-compacts and HTML-escapes
+// what MarshalJSON returns, which changes bytes but not meaning).
 func (p PaymentPayload) MarshalJSON() ([]byte, error) {
 	return p.appendJSON(make([]byte, 0, 1024))
 }

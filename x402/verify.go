@@ -11,20 +11,36 @@ import (
 // Reasons a payment is invalid: the codes of the reference EVM "exact" facilitator, which a
 // server returns in the error field of its 402 and a client sees in PaymentRejectedError.
 const (
-	ReasonInvalidScheme       = "invalid_exact_evm_scheme"
-	ReasonNetworkMismatch     = "invalid_exact_evm_network_mismatch"
-	ReasonInvalidPayload      = "invalid_exact_evm_payload"
-	ReasonMissingSignature    = "invalid_exact_evm_payload_missing_signature"
-	ReasonUnknownNetwork      = "invalid_exact_evm_failed_to_get_network_config"
+	// ReasonInvalidScheme means the payment or the requirements are not for scheme "exact".
+	ReasonInvalidScheme = "invalid_exact_evm_scheme"
+	// ReasonNetworkMismatch means the payment is for another network than required.
+	ReasonNetworkMismatch = "invalid_exact_evm_network_mismatch"
+	// ReasonInvalidPayload means the authorization is incomplete or out of range.
+	ReasonInvalidPayload = "invalid_exact_evm_payload"
+	// ReasonMissingSignature means the payload carries no signature.
+	ReasonMissingSignature = "invalid_exact_evm_payload_missing_signature"
+	// ReasonUnknownNetwork means the required network is not an EVM chain this package knows
+	// how to address, or the asset is not an address.
+	ReasonUnknownNetwork = "invalid_exact_evm_failed_to_get_network_config"
+	// ReasonMissingEIP712Domain means the requirements lack extra.name or extra.version.
 	ReasonMissingEIP712Domain = "invalid_exact_evm_missing_eip712_domain"
-	ReasonRecipientMismatch   = "invalid_exact_evm_recipient_mismatch"
-	ReasonInvalidAmount       = "invalid_exact_evm_required_amount"
-	ReasonValueMismatch       = "invalid_exact_evm_payload_authorization_value_mismatch"
-	ReasonValidBefore         = "invalid_exact_evm_payload_authorization_valid_before"
-	ReasonValidAfter          = "invalid_exact_evm_payload_authorization_valid_after"
-	ReasonSignatureFormat     = "invalid_exact_evm_signature_format"
-	ReasonInvalidSignature    = "invalid_exact_evm_signature"
-	ReasonNonceAlreadyUsed    = "invalid_exact_evm_nonce_already_used"
+	// ReasonRecipientMismatch means authorization.to is not the required payTo.
+	ReasonRecipientMismatch = "invalid_exact_evm_recipient_mismatch"
+	// ReasonInvalidAmount means the required amount is missing or out of range.
+	ReasonInvalidAmount = "invalid_exact_evm_required_amount"
+	// ReasonValueMismatch means authorization.value is not exactly the required amount.
+	ReasonValueMismatch = "invalid_exact_evm_payload_authorization_value_mismatch"
+	// ReasonValidBefore means the authorization expires in less than 6 seconds, or has expired.
+	ReasonValidBefore = "invalid_exact_evm_payload_authorization_valid_before"
+	// ReasonValidAfter means the authorization is not valid yet.
+	ReasonValidAfter = "invalid_exact_evm_payload_authorization_valid_after"
+	// ReasonSignatureFormat means the signature's v is not 0, 1, 27 or 28.
+	ReasonSignatureFormat = "invalid_exact_evm_signature_format"
+	// ReasonInvalidSignature means the signature does not recover to authorization.from.
+	ReasonInvalidSignature = "invalid_exact_evm_signature"
+	// ReasonNonceAlreadyUsed means the authorization's nonce was already used by its payer.
+	ReasonNonceAlreadyUsed = "invalid_exact_evm_nonce_already_used"
+	// ReasonInsufficientBalance means the payer's balance is below the amount.
 	ReasonInsufficientBalance = "invalid_exact_evm_insufficient_balance"
 	// ReasonAssetMismatch is this package's code for a v2 payload whose accepted asset is not
 	// the required one; reference servers find that mismatch when matching requirements.

@@ -77,8 +77,12 @@ func NewFacilitator(opts ...FacilitatorOption) *Facilitator {
 	return f
 }
 
-// Fund adds amount to the balance of address.
+// Fund adds amount to the balance of address (a negative amount takes it away). It panics
+// on a nil amount.
 func (f *Facilitator) Fund(address string, amount *big.Int) {
+	if amount == nil {
+		panic("x402test: Fund with a nil amount")
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	key := strings.ToLower(address)

@@ -1,0 +1,370 @@
+package chartdifftest
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// prefix is the path prefix of every endpoint.
+const prefix = "/api/v1"
+
+// Server is an in-memory chart difficulty API on a local httptest server. It is safe for
+// concurrent use.
+type Server struct {
+	// URL is the server's base URL, {chart_api_url}; the endpoints are under URL + "/api/v1".
+	URL string
+
+	ts *httptest.Server
+
+	mu       sync.Mutex
+	cfg      config
+	offset   time.Duration
+	cache    map[int]*Chart
+	upstream map[int]*Chart
+	authors  map[int][]int
+	accounts map[string]*account
+	keys     map[string]*apiKey // by sha256 of the plaintext
+	keyByID  map[string]*apiKey
+	windows  map[string]*window
+	running  int
+	gate     chan struct{}
+	release  func()
+	faults   []Fault
+	requests []Request
+	pageRead int
+	defToken string
+}
+
+// Request is a request as it reached the fake, before any gateway or proxy changed it.
+type Request struct {
+	Method   string
+	Path     string
+	RawQuery string
+	Header   http.Header
+	// Body is the request body, at most 1 MiB of it.
+	Body []byte
+}
+
+// Fault is a one-shot error answer, injected with Server.InjectFault.
+type Fault struct {
+	// Method and Path select the request (Path is the full path, such as "/api/v1/stats");
+	// an empty field matches any.
+	Method, Path string
+	// Status is the HTTP status of the answer.
+	Status int
+	// Code and Message go into the error body.
+	Code, Message string
+	// RetryAfter, when positive, is sent as retry-after in seconds.
+	RetryAfter int
+	// Header holds extra answer headers.
+	Header http.Header
+}
+
+// NewServer starts a fake configured by opts. Close it when done.
+func NewServer(opts ...Option) *Server {
+	cfg := config{charts: 200, clock: time.Now}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if len(cfg.sortFields) == 0 {
+		cfg.sortFields = allSortFields
+	}
+	s := &Server{
+		cfg:      cfg,
+		cache:    map[int]*Chart{},
+		upstream: map[int]*Chart{},
+		authors:  map[int][]int{},
+		accounts: map[string]*account{},
+		keys:     map[string]*apiKey{},
+		keyByID:  map[string]*apiKey{},
+		windows:  map[string]*window{},
+	}
+	base := s.now().Add(-24 * time.Hour)
+	for id := 1; id <= cfg.charts; id++ {
+		ch := generated(id, base)
+		s.cache[id] = &ch
+	}
+	for id := ProlificFirstChart; id < ProlificFirstChart+200; id++ {
+		ch := generated(id, base)
+		s.upstream[id] = &ch
+	}
+	for i := range cfg.extra {
+		ch := cfg.extra[i]
+		s.cache[ch.ID] = &ch
+	}
+	var ids []int
+	for id := range s.cache {
+		ids = append(ids, id)
+	}
+	for id := range s.upstream {
+		if s.cache[id] == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if up := s.chartAnywhere(id).Uploader; up > 0 {
+			s.authors[up] = append(s.authors[up], id)
+		}
+	}
+	for _, tok := range cfg.accounts {
+		s.addAccount(tok)
+	}
+	if len(cfg.accounts) == 0 {
+		s.defToken = "hm_" + randomHex(16)
+		s.addAccount(s.defToken)
+	} else {
+		s.defToken = cfg.accounts[0]
+	}
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.ts.URL
+	return s
+}
+
+// Close releases held analyses and shuts the server down.
+func (s *Server) Close() {
+	s.mu.Lock()
+	release := s.release
+	s.mu.Unlock()
+	if release != nil {
+		release()
+	}
+	s.ts.Close()
+}
+
+// Client returns an *http.Client for the server.
+func (s *Server) Client() *http.Client { return s.ts.Client() }
+
+// AccountToken returns the token of the first account (the one created when no WithAccount
+// was given).
+func (s *Server) AccountToken() string { return s.defToken }
+
+// now returns the fake's time.
+func (s *Server) now() time.Time { return s.cfg.clock().Add(s.offset) }
+
+// Now returns the fake's current time.
+func (s *Server) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.now()
+}
+
+// Advance moves the fake's clock forward by d: keys expire and quota windows roll over.
+func (s *Server) Advance(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offset += d
+}
+
+// SetUpstreamDown switches the upstream outage (see WithUpstreamDown).
+func (s *Server) SetUpstreamDown(down bool) { s.set(&s.cfg.upstreamDown, down) }
+
+// SetCacheDown switches the database outage (see WithCacheDown).
+func (s *Server) SetCacheDown(down bool) { s.set(&s.cfg.cacheDown, down) }
+
+// SetStatsDown switches the statistics outage (see WithStatsDown).
+func (s *Server) SetStatsDown(down bool) { s.set(&s.cfg.statsDown, down) }
+
+// SetLimiterDown switches the rate limiter failure (see WithLimiterDown).
+func (s *Server) SetLimiterDown(down bool) { s.set(&s.cfg.limiterDown, down) }
+
+// set changes one switch under the lock.
+func (s *Server) set(p *bool, v bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	*p = v
+}
+
+// InjectFault makes the next request matching f get f's error answer, before any other check.
+// Faults queue up in order.
+func (s *Server) InjectFault(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, f)
+}
+
+// HoldAnalyses makes every engine run wait until release is called (or the server closes),
+// so that tests can fill the two analysis slots. Cached answers are not held.
+func (s *Server) HoldAnalyses() (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gate := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	s.gate, s.release = gate, release
+	return release
+}
+
+// RunningAnalyses returns the number of engine runs in progress.
+func (s *Server) RunningAnalyses() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// CountRequests returns how many requests had the method and the path (such as
+// "/api/v1/charts"); an empty method matches any.
+func (s *Server) CountRequests(method, path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.requests {
+		if (method == "" || r.Method == method) && r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+// UpstreamPagesRead returns how many upstream pages of 30 charts the author lookups read.
+func (s *Server) UpstreamPagesRead() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pageRead
+}
+
+// IssueKey creates an active key without expiry for the account of token, bypassing the HTTP
+// interface, and returns its plaintext. An empty scope list grants every scope.
+func (s *Server) IssueKey(token string, scopes ...string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	acc := s.accounts[token]
+	if acc == nil {
+		panic("chartdifftest: IssueKey: unknown account token")
+	}
+	if len(scopes) == 0 {
+		scopes = allScopes
+	}
+	_, plain := s.newKey(acc, "", scopes, nil)
+	return plain
+}
+
+// Analyzed reports whether the cache holds values for the chart.
+func (s *Server) Analyzed(chartID int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := s.cache[chartID]
+	return ch != nil && ch.Analyzed
+}
+
+// chartAnywhere returns the chart from the cache or the upstream, or nil.
+func (s *Server) chartAnywhere(id int) *Chart {
+	if ch := s.cache[id]; ch != nil {
+		return ch
+	}
+	return s.upstream[id]
+}
+
+// serve is the pipeline every request goes through: record, proxy and gateway, routing,
+// injected faults, then the endpoint.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
+	for _, h := range s.cfg.dropped {
+		r.Header.Del(h)
+	}
+	if s.cfg.gateway {
+		r.Header.Set("Authorization", "Gateway gw-internal-7f3a")
+		r.Header.Del("X-Api-Key")
+	}
+	var fault *Fault
+	for i, f := range s.faults {
+		if (f.Method == "" || f.Method == r.Method) && (f.Path == "" || f.Path == r.URL.Path) {
+			fault = &f
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+			break
+		}
+	}
+	shape := s.cfg.shape
+	s.mu.Unlock()
+	if fault != nil {
+		for k, vs := range fault.Header {
+			w.Header()[k] = vs
+		}
+		if fault.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(fault.RetryAfter))
+		}
+		writeError(w, shape, fault.Status, fault.Code, fault.Message)
+		return
+	}
+	s.route(w, r)
+}
+
+// errorResponse is an error the endpoints return; the pipeline writes it.
+type errorResponse struct {
+	status        int
+	code, message string
+	header        http.Header
+}
+
+// fail builds an errorResponse.
+func fail(status int, code, message string) *errorResponse {
+	return &errorResponse{status: status, code: code, message: message}
+}
+
+// write sends e in the server's error shape.
+func (s *Server) write(w http.ResponseWriter, e *errorResponse) {
+	for k, vs := range e.header {
+		w.Header()[k] = vs
+	}
+	s.mu.Lock()
+	shape := s.cfg.shape
+	s.mu.Unlock()
+	writeError(w, shape, e.status, e.code, e.message)
+}
+
+// writeError sends an error body in the given shape.
+func writeError(w http.ResponseWriter, shape ErrorShape, status int, code, message string) {
+	var body any
+	switch shape {
+	case ErrorFlat:
+		body = map[string]string{"code": code, "message": message}
+	case ErrorString:
+		body = map[string]string{"error": code, "message": message}
+	default:
+		body = map[string]any{"error": map[string]string{"code": code, "message": message}}
+	}
+	writeJSON(w, status, body)
+}
+
+// writeJSON sends v as a JSON body.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// randomHex returns n random bytes in hexadecimal.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails since Go 1.24
+	return hex.EncodeToString(b)
+}
+
+// peer returns the host part of the request's remote address.
+func peer(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return host
+}

@@ -1,0 +1,240 @@
+package chartdiff
+
+import (
+	"context"
+	"iter"
+	"net/url"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// SortField is a field GET /charts can sort by.
+type SortField string
+
+// The sort fields the service allows.
+const (
+	SortChartID     SortField = "chart_id"
+	SortName        SortField = "name"
+	SortLevel       SortField = "level"
+	SortDifficulty  SortField = "difficulty"
+	SortRefConst    SortField = "ref_const"
+	SortRefOfficial SortField = "ref_official"
+	SortPSScore     SortField = "ps_score"
+	SortNPS         SortField = "nps"
+	SortNotes       SortField = "notes"
+)
+
+// SortFields lists every allowed sort field, in the API description's order.
+func SortFields() []SortField {
+	return []SortField{SortChartID, SortName, SortLevel, SortDifficulty, SortRefConst, SortRefOfficial, SortPSScore, SortNPS, SortNotes}
+}
+
+// Order is a sort direction.
+type Order string
+
+// The sort directions.
+const (
+	Asc  Order = "asc"
+	Desc Order = "desc"
+)
+
+// Only is the only= filter of GET /charts.
+type Only string
+
+// The only= filters.
+const (
+	// OnlyOfficial keeps the charts whose official-scale value can be computed.
+	OnlyOfficial Only = "official"
+	// OnlyStale keeps the charts whose engine version differs from the baseline (see
+	// ListOptions.Build).
+	OnlyStale Only = "stale"
+)
+
+// Limits of GET /charts.
+const (
+	// DefaultPageSize is the service's page size when none is given.
+	DefaultPageSize = 50
+	// MaxPageSize is the largest page size.
+	MaxPageSize = 200
+	// MaxQueryLength is the longest search text, in characters.
+	MaxQueryLength = 60
+)
+
+// ListOptions are the parameters of GET /charts. A zero field is not sent, so the service's
+// default applies (page 1, page size 50, sort chart_id, order asc, no filter).
+type ListOptions struct {
+	// Page is the 1-based page number.
+	Page int
+	// PageSize is the number of charts per page, 1 to 200.
+	PageSize int
+	// Sort is the field to sort by; see SortFields.
+	Sort SortField
+	// Order is Asc or Desc.
+	Order Order
+	// Query matches a substring of the chart name; at most 60 characters (not bytes).
+	Query string
+	// Level keeps the charts whose level starts with it, such as "IN", "AT" or "SP".
+	Level string
+	// Only is OnlyOfficial or OnlyStale.
+	Only Only
+	// Build is the baseline engine version of OnlyStale; it is refused with any other Only.
+	Build string
+}
+
+// query validates o and returns its query parameters.
+func (o *ListOptions) query() (url.Values, error) {
+	q := url.Values{}
+	switch {
+	case o.Page < 0:
+		return nil, invalid("page", "must be 1 or more")
+	case o.Page > 0:
+		q.Set("page", strconv.Itoa(o.Page))
+	}
+	switch {
+	case o.PageSize < 0 || o.PageSize > MaxPageSize:
+		return nil, invalid("pageSize", "must be between 1 and 200")
+	case o.PageSize > 0:
+		q.Set("pageSize", strconv.Itoa(o.PageSize))
+	}
+	if o.Sort != "" {
+		if !validSort(o.Sort) {
+			return nil, invalid("sort", "must be one of chart_id, name, level, difficulty, ref_const, ref_official, ps_score, nps, notes")
+		}
+		q.Set("sort", string(o.Sort))
+	}
+	switch o.Order {
+	case "":
+	case Asc, Desc:
+		q.Set("order", string(o.Order))
+	default:
+		return nil, invalid("order", "must be asc or desc")
+	}
+	if o.Query != "" {
+		if !utf8.ValidString(o.Query) {
+			return nil, invalid("q", "must be valid UTF-8")
+		}
+		if utf8.RuneCountInString(o.Query) > MaxQueryLength {
+			return nil, invalid("q", "must be at most 60 characters")
+		}
+		q.Set("q", o.Query)
+	}
+	if o.Level != "" {
+		q.Set("level", o.Level)
+	}
+	switch o.Only {
+	case "":
+	case OnlyOfficial, OnlyStale:
+		q.Set("only", string(o.Only))
+	default:
+		return nil, invalid("only", "must be official or stale")
+	}
+	if o.Build != "" {
+		if o.Only != OnlyStale {
+			return nil, invalid("build", "is meaningful only with only=stale")
+		}
+		q.Set("build", o.Build)
+	}
+	return q, nil
+}
+
+// validSort reports whether f is one of the allowed sort fields.
+func validSort(f SortField) bool {
+	for _, s := range SortFields() {
+		if f == s {
+			return true
+		}
+	}
+	return false
+}
+
+// checkID refuses a non-positive id before any request.
+func checkID(field string, id int) error {
+	if id <= 0 {
+		return invalid(field, "must be a positive integer")
+	}
+	return nil
+}
+
+// Chart returns the stored values of a chart. A chart that was never analysed is not an error:
+// it comes back with Analyzed false and nil values.
+func (c *Client) Chart(ctx context.Context, chartID int) (*Chart, error) {
+	if err := checkID("chart_id", chartID); err != nil {
+		return nil, err
+	}
+	var out Chart
+	resp, err := c.get(ctx, httpcore.Path("charts", strconv.Itoa(chartID)), nil, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// Charts returns one page of the shared cache of charts, with the true total count. opts may
+// be nil; it is validated before any request.
+func (c *Client) Charts(ctx context.Context, opts *ListOptions) (*ChartPage, error) {
+	var o ListOptions
+	if opts != nil {
+		o = *opts
+	}
+	q, err := o.query()
+	if err != nil {
+		return nil, err
+	}
+	var out ChartPage
+	resp, err := c.get(ctx, "/charts", q, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Raw = resp.Body
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// AllCharts iterates over every chart matching opts, from opts.Page (default 1) on, fetching
+// each page only when the loop reaches it:
+//
+//	for ch, err := range client.AllCharts(ctx, &chartdiff.ListOptions{PageSize: 200}) {
+//		if err != nil { return err }
+//		...
+//	}
+//
+// The iteration stops after a short or empty page, or once Total charts were seen; breaking
+// out of the loop sends no further request. An error (invalid options included) is yielded
+// once, and the iteration ends. opts is copied; the caller's value is never changed.
+func (c *Client) AllCharts(ctx context.Context, opts *ListOptions) iter.Seq2[Chart, error] {
+	var o ListOptions
+	if opts != nil {
+		o = *opts
+	}
+	return func(yield func(Chart, error) bool) {
+		page := max(o.Page, 1)
+		for {
+			o.Page = page
+			p, err := c.Charts(ctx, &o)
+			if err != nil {
+				yield(Chart{}, err)
+				return
+			}
+			for _, ch := range p.Charts {
+				if !yield(ch, nil) {
+					return
+				}
+			}
+			size := p.PageSize
+			if size <= 0 {
+				size = o.PageSize
+			}
+			if size <= 0 {
+				size = DefaultPageSize
+			}
+			seen := (page-1)*size + len(p.Charts)
+			if len(p.Charts) == 0 || len(p.Charts) < size || seen >= p.Total {
+				return
+			}
+			page++
+		}
+	}
+}

@@ -1,0 +1,477 @@
+package chartdiff_test
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/chartdiff"
+	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+)
+
+// numField returns the raw JSON number of key, and whether the key was present.
+func numField(m map[string]any, key string) (float64, bool) {
+	v, ok := m[key]
+	if !ok {
+		return 0, false
+	}
+	return v.(float64), true
+}
+
+// assertValue checks a decoded pointer against the raw JSON object: nil exactly when the key
+// is absent, and the same number when present.
+func assertFloat(t *testing.T, raw map[string]any, key string, got *float64) {
+	t.Helper()
+	want, ok := numField(raw, key)
+	if !ok {
+		assert.Nil(t, got, "%s is absent in the JSON, so it must be nil", key)
+		return
+	}
+	if assert.NotNil(t, got, "%s is present in the JSON", key) {
+		assert.Equal(t, want, *got, key)
+	}
+}
+
+func TestChartAnalyzedDecodesEveryField(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	ch, err := c.Chart(t.Context(), chartdifftest.ChartAnalyzed)
+	require.NoError(t, err)
+	raw := rawJSON(t, srv, "/charts/1")
+
+	assert.Equal(t, chartdifftest.ChartAnalyzed, ch.ID)
+	assert.True(t, ch.Analyzed)
+	assert.Equal(t, raw["name"], ch.Name)
+	assert.Equal(t, "HD", ch.Level, "level is the difficulty-prefix string")
+	assert.Equal(t, raw["charter"], ch.Charter)
+	assert.Equal(t, raw["engine_version"], ch.EngineVersion)
+	for key, got := range map[string]*float64{"difficulty": ch.Difficulty, "ref_const": ch.RefConst, "ref_official": ch.RefOfficial, "ps_score": ch.PSScore, "nps": ch.NPS} {
+		require.Contains(t, raw, key)
+		assertFloat(t, raw, key, got)
+	}
+	require.NotNil(t, ch.Notes)
+	assert.EqualValues(t, raw["notes"], *ch.Notes)
+	assert.EqualValues(t, raw["uploader"], ch.Uploader)
+	require.NotNil(t, ch.AnalyzedAt)
+	assert.JSONEq(t, mustJSON(t, raw), string(ch.Raw))
+
+	assert.Equal(t, http.StatusOK, ch.Response.StatusCode)
+	require.NotNil(t, ch.Response.RateLimit, "rate-limit headers are exposed")
+	assert.Equal(t, 100, *ch.Response.RateLimit.Limit, "anonymous quota")
+
+	reqs := srv.Requests()
+	assert.Equal(t, "/api/v1/charts/1", reqs[0].Path)
+	assert.Equal(t, http.MethodGet, reqs[0].Method)
+}
+
+func TestChartNotAnalyzedHasNilValues(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	ch, err := c.Chart(t.Context(), chartdifftest.ChartNotAnalyzed)
+	require.NoError(t, err, "a chart never analysed is a 200, not a 404")
+	raw := rawJSON(t, srv, "/charts/4")
+	for _, key := range []string{"ref_const", "ref_official", "ps_score", "nps", "notes"} {
+		assert.NotContains(t, raw, key, "the fake leaves %s absent", key)
+	}
+	assert.False(t, ch.Analyzed)
+	assert.NotEmpty(t, ch.Name)
+	assert.Nil(t, ch.RefConst)
+	assert.Nil(t, ch.RefOfficial)
+	assert.Nil(t, ch.PSScore)
+	assert.Nil(t, ch.NPS)
+	assert.Nil(t, ch.Notes)
+	assert.Nil(t, ch.AnalyzedAt)
+}
+
+func TestChartComputedZeroIsNotNil(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	ch, err := c.Chart(t.Context(), chartdifftest.ChartZero)
+	require.NoError(t, err)
+	raw := rawJSON(t, srv, "/charts/3")
+	assert.True(t, ch.Analyzed)
+	for key, got := range map[string]*float64{"ref_const": ch.RefConst, "ref_official": ch.RefOfficial, "ps_score": ch.PSScore, "nps": ch.NPS} {
+		v, present := numField(raw, key)
+		require.True(t, present, "%s is sent as 0", key)
+		require.Zero(t, v)
+		if assert.NotNil(t, got, "a computed 0 of %s must not read as absent", key) {
+			assert.Zero(t, *got)
+		}
+	}
+	if assert.NotNil(t, ch.Notes) {
+		assert.Zero(t, *ch.Notes)
+	}
+}
+
+func TestChartUnknownIsNotAnalyzed(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	ch, err := c.Chart(t.Context(), 987654)
+	require.NoError(t, err)
+	assert.Equal(t, 987654, ch.ID)
+	assert.False(t, ch.Analyzed)
+	assert.Empty(t, ch.Name)
+	assert.Nil(t, ch.Difficulty)
+	assert.Nil(t, ch.RefConst)
+}
+
+func TestChartNullValuesAreNil(t *testing.T) {
+	t.Parallel()
+	srv := serveFixture(t, http.StatusOK, "chart_null_values.json")
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+
+	ch, err := c.Chart(t.Context(), 12)
+	require.NoError(t, err)
+	assert.False(t, ch.Analyzed)
+	assert.Nil(t, ch.RefConst, "null is absent too")
+	assert.Nil(t, ch.Notes)
+	if assert.NotNil(t, ch.NPS, "0 stays a value") {
+		assert.Zero(t, *ch.NPS)
+	}
+	assert.Contains(t, string(ch.Raw), `"extra_field"`, "unknown fields are kept in Raw")
+}
+
+func TestChartsDefaultPage(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	page, err := c.Charts(t.Context(), nil)
+	require.NoError(t, err)
+	assert.Equal(t, 200, page.Total, "total is the true count")
+	assert.Equal(t, 1, page.Page)
+	assert.Equal(t, chartdiff.DefaultPageSize, page.PageSize)
+	require.Len(t, page.Charts, 50)
+	for i, ch := range page.Charts {
+		assert.Equal(t, i+1, ch.ID, "default sort is chart_id asc")
+		assert.NotEmpty(t, ch.Raw)
+		assert.Zero(t, ch.Response.StatusCode, "charts inside a list carry no response")
+	}
+	assert.Equal(t, "", srv.Requests()[0].RawQuery, "defaults are not sent")
+	assert.NotNil(t, page.Response.RateLimit)
+}
+
+func TestChartsPaging(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Page: 2, PageSize: 30})
+	require.NoError(t, err)
+	assert.Equal(t, 200, page.Total)
+	assert.Equal(t, 2, page.Page)
+	assert.Equal(t, 30, page.PageSize)
+	require.Len(t, page.Charts, 30)
+	assert.Equal(t, 31, page.Charts[0].ID)
+	assert.Equal(t, 60, page.Charts[29].ID)
+	q, err := url.ParseQuery(srv.Requests()[0].RawQuery)
+	require.NoError(t, err)
+	assert.Equal(t, url.Values{"page": {"2"}, "pageSize": {"30"}}, q)
+
+	past, err := c.Charts(t.Context(), &chartdiff.ListOptions{Page: 9, PageSize: chartdiff.MaxPageSize})
+	require.NoError(t, err)
+	assert.Empty(t, past.Charts)
+	assert.NotNil(t, past.Charts, "an empty page is an empty list, decoded from a present field")
+	assert.Equal(t, 200, past.Total)
+}
+
+// sortValue returns the value a chart is sorted by, and whether it has one.
+func sortValue(ch chartdiff.Chart, f chartdiff.SortField) (float64, string, bool) {
+	ptr := func(p *float64) (float64, string, bool) {
+		if p == nil {
+			return 0, "", false
+		}
+		return *p, "", true
+	}
+	switch f {
+	case chartdiff.SortChartID:
+		return float64(ch.ID), "", true
+	case chartdiff.SortName:
+		return 0, ch.Name, true
+	case chartdiff.SortLevel:
+		return 0, ch.Level, true
+	case chartdiff.SortDifficulty:
+		return ptr(ch.Difficulty)
+	case chartdiff.SortRefConst:
+		return ptr(ch.RefConst)
+	case chartdiff.SortRefOfficial:
+		return ptr(ch.RefOfficial)
+	case chartdiff.SortPSScore:
+		return ptr(ch.PSScore)
+	case chartdiff.SortNPS:
+		return ptr(ch.NPS)
+	case chartdiff.SortNotes:
+		if ch.Notes == nil {
+			return 0, "", false
+		}
+		return float64(*ch.Notes), "", true
+	}
+	panic("unknown sort field")
+}
+
+func TestChartsSortByEveryField(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	for _, field := range chartdiff.SortFields() {
+		for _, order := range []chartdiff.Order{chartdiff.Asc, chartdiff.Desc} {
+			page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Sort: field, Order: order, PageSize: 200})
+			require.NoError(t, err, "%s %s", field, order)
+			require.Len(t, page.Charts, 200)
+			seenAbsent := false
+			for i := 1; i < len(page.Charts); i++ {
+				an, as, aok := sortValue(page.Charts[i-1], field)
+				bn, bs, bok := sortValue(page.Charts[i], field)
+				if !aok {
+					seenAbsent = true
+				}
+				if seenAbsent {
+					assert.False(t, bok, "%s %s: charts without a value come last", field, order)
+					continue
+				}
+				if !bok {
+					continue
+				}
+				if order == chartdiff.Desc {
+					an, bn, as, bs = bn, an, bs, as
+				}
+				assert.True(t, an < bn || an == bn && as <= bs, "%s %s: position %d out of order", field, order, i)
+			}
+			q, err := url.ParseQuery(srv.Requests()[len(srv.Requests())-1].RawQuery)
+			require.NoError(t, err)
+			assert.Equal(t, string(field), q.Get("sort"))
+			assert.Equal(t, string(order), q.Get("order"))
+		}
+	}
+}
+
+// allCharts lists every chart of srv with the client.
+func allCharts(t *testing.T, c *chartdiff.Client) []chartdiff.Chart {
+	t.Helper()
+	var out []chartdiff.Chart
+	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: chartdiff.MaxPageSize}) {
+		require.NoError(t, err)
+		out = append(out, ch)
+	}
+	return out
+}
+
+// ids returns the ids of charts that pass keep.
+func ids(charts []chartdiff.Chart, keep func(chartdiff.Chart) bool) []int {
+	var out []int
+	for _, ch := range charts {
+		if keep(ch) {
+			out = append(out, ch.ID)
+		}
+	}
+	return out
+}
+
+func TestChartsFilters(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	all := allCharts(t, c)
+	require.Len(t, all, 200)
+
+	stats, err := c.Stats(t.Context())
+	require.NoError(t, err)
+	current := stats.EngineVersion
+	require.NotEmpty(t, current)
+
+	cases := []struct {
+		name string
+		opts chartdiff.ListOptions
+		keep func(chartdiff.Chart) bool
+	}{
+		{"q is a case-insensitive substring of the name", chartdiff.ListOptions{Query: "eCHo"}, func(ch chartdiff.Chart) bool {
+			return strings.Contains(strings.ToLower(ch.Name), "echo")
+		}},
+		{"level is a prefix", chartdiff.ListOptions{Level: "IN"}, func(ch chartdiff.Chart) bool { return strings.HasPrefix(ch.Level, "IN") }},
+		{"only official", chartdiff.ListOptions{Only: chartdiff.OnlyOfficial}, func(ch chartdiff.Chart) bool { return ch.Analyzed && ch.RefOfficial != nil }},
+		{"only stale against the current engine", chartdiff.ListOptions{Only: chartdiff.OnlyStale}, func(ch chartdiff.Chart) bool {
+			return ch.Analyzed && ch.EngineVersion != current
+		}},
+		{"only stale against a given build", chartdiff.ListOptions{Only: chartdiff.OnlyStale, Build: chartdifftest.OldEngineVersion}, func(ch chartdiff.Chart) bool {
+			return ch.Analyzed && ch.EngineVersion != chartdifftest.OldEngineVersion
+		}},
+		{"filters combine", chartdiff.ListOptions{Level: "SP", Only: chartdiff.OnlyOfficial}, func(ch chartdiff.Chart) bool {
+			return ch.Level == "SP" && ch.Analyzed && ch.RefOfficial != nil
+		}},
+	}
+	for _, tc := range cases {
+		want := ids(all, tc.keep)
+		require.NotEmpty(t, want, tc.name)
+		require.Less(t, len(want), len(all), tc.name)
+		opts := tc.opts
+		opts.PageSize = 200
+		page, err := c.Charts(t.Context(), &opts)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, len(want), page.Total, tc.name)
+		assert.Equal(t, want, ids(page.Charts, func(chartdiff.Chart) bool { return true }), tc.name)
+	}
+
+	q, err := url.ParseQuery(srv.Requests()[len(srv.Requests())-1].RawQuery)
+	require.NoError(t, err)
+	assert.Equal(t, url.Values{"level": {"SP"}, "only": {"official"}, "pageSize": {"200"}}, q)
+}
+
+func TestChartsQueryLengthCountsCharacters(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	sixty := strings.Repeat("譜", 60) // 180 bytes, 60 characters
+	page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Query: sixty})
+	require.NoError(t, err, "60 characters are allowed however many bytes they take")
+	assert.Zero(t, page.Total)
+	q, err := url.ParseQuery(srv.Requests()[0].RawQuery)
+	require.NoError(t, err)
+	assert.Equal(t, sixty, q.Get("q"))
+
+	_, err = c.Charts(t.Context(), &chartdiff.ListOptions{Query: sixty + "譜"})
+	assert.Equal(t, "q", validationError(t, err).Field)
+	assert.Len(t, srv.Requests(), 1, "no request for 61 characters")
+}
+
+func TestAllChartsThousandChartsInFiveRequests(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, chartdifftest.WithCharts(1000))
+	c := newClient(t, srv)
+
+	seen := map[int]bool{}
+	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 200}) {
+		require.NoError(t, err)
+		require.False(t, seen[ch.ID], "chart %d twice", ch.ID)
+		seen[ch.ID] = true
+	}
+	assert.Len(t, seen, 1000)
+	assert.Equal(t, 5, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+	for i, r := range srv.Requests() {
+		q, err := url.ParseQuery(r.RawQuery)
+		require.NoError(t, err)
+		assert.Equal(t, itoa(i+1), q.Get("page"))
+		assert.Equal(t, "200", q.Get("pageSize"))
+	}
+}
+
+func TestAllChartsBreakSendsNoFurtherRequest(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, chartdifftest.WithCharts(1000))
+	c := newClient(t, srv)
+
+	n := 0
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 200}) {
+		require.NoError(t, err)
+		if n++; n == 3 {
+			break
+		}
+	}
+	assert.Equal(t, 1, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+
+	n = 0
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 200}) {
+		require.NoError(t, err)
+		if n++; n == 200 {
+			break // the last chart of the first page: the second page is never fetched
+		}
+	}
+	assert.Equal(t, 2, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+
+	n = 0
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 200}) {
+		require.NoError(t, err)
+		if n++; n == 250 {
+			break
+		}
+	}
+	assert.Equal(t, 4, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+}
+
+func TestAllChartsStopsOnShortPageAndStartsAtPage(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	var got []int
+	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 150}) {
+		require.NoError(t, err)
+		got = append(got, ch.ID)
+	}
+	assert.Len(t, got, 200)
+	assert.Equal(t, 2, srv.CountRequests(http.MethodGet, "/api/v1/charts"), "the short second page ends the iteration")
+
+	opts := &chartdiff.ListOptions{Page: 4, PageSize: 50}
+	got = got[:0]
+	for ch, err := range c.AllCharts(t.Context(), opts) {
+		require.NoError(t, err)
+		got = append(got, ch.ID)
+	}
+	require.Len(t, got, 50)
+	assert.Equal(t, 151, got[0])
+	assert.Equal(t, 3, srv.CountRequests(http.MethodGet, "/api/v1/charts"), "page 4 is the last: total reached")
+	assert.Equal(t, chartdiff.ListOptions{Page: 4, PageSize: 50}, *opts, "the caller's options are not changed")
+}
+
+func TestAllChartsYieldsErrorOnce(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	items, errs := 0, 0
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 100}) {
+		if err != nil {
+			errs++
+			assert.ErrorIs(t, err, chartdiff.ErrCacheUnavailable)
+			continue
+		}
+		if items++; items == 100 {
+			srv.SetCacheDown(true)
+		}
+	}
+	assert.Equal(t, 100, items)
+	assert.Equal(t, 1, errs)
+	assert.Equal(t, 2, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+}
+
+func TestAllChartsInvalidOptionsSendNothing(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	var errs []error
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 201}) {
+		errs = append(errs, err)
+	}
+	require.Len(t, errs, 1)
+	assert.Equal(t, "pageSize", validationError(t, errs[0]).Field)
+	assert.Empty(t, srv.Requests())
+}
+
+func TestListDecodeRefusesMissingListField(t *testing.T) {
+	t.Parallel()
+	srv := serveFixture(t, http.StatusOK, "page_without_charts.json")
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+
+	page, err := c.Charts(t.Context(), nil)
+	assert.Nil(t, page)
+	var de *chartdiff.DecodeError
+	require.True(t, errors.As(err, &de), "a renamed list field must not read as an empty list: %v", err)
+	assert.Contains(t, de.Error(), `"charts" is missing`)
+}

@@ -1,0 +1,160 @@
+package chartdiff
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// serviceName names the service in errors, logs and the User-Agent.
+const serviceName = "chartdiff"
+
+// Header names the service uses for credentials.
+const (
+	// KeyHeader carries the API key. It is the only key header that passes the service's
+	// gateway intact: the gateway overwrites Authorization and consumes x-api-key.
+	KeyHeader = "x-phm-key"
+	// AccountTokenHeader carries the web account token for key management.
+	AccountTokenHeader = "x-hm-token"
+)
+
+// Environment variables read by New.
+const (
+	// EnvURL supplies the base URL when WithBaseURL is not given.
+	EnvURL = "CHARTDIFF_URL"
+	// EnvAPIKey supplies the API key when WithAPIKey is not given and the base URL comes from
+	// EnvURL.
+	EnvAPIKey = "CHARTDIFF_API_KEY"
+	// EnvAccountToken supplies the account token when WithAccountToken is not given and the base
+	// URL comes from EnvURL.
+	EnvAccountToken = "CHARTDIFF_ACCOUNT_TOKEN"
+)
+
+// Client calls the chart difficulty API. It is safe for concurrent use.
+type Client struct {
+	// core sends every request but the analyses, with the retry policy of the options.
+	core *httpcore.Client
+	// once sends POST /analyses with no retry of its own: Analyze runs its own bounded loop
+	// on analysis_busy.
+	once *httpcore.Client
+	// analyzeWait bounds Analyze's retrying on analysis_busy.
+	analyzeWait time.Duration
+	// creds holds the credentials behind a pointer, so that printing a Client with %v or %+v
+	// shows an address and never a secret.
+	creds *credentials
+}
+
+// credentials are the client's secrets.
+type credentials struct {
+	apiKey       string
+	accountToken string
+}
+
+// New returns a client configured by opts.
+//
+// The base URL comes from WithBaseURL or else from CHARTDIFF_URL. When the base URL comes from
+// CHARTDIFF_URL, CHARTDIFF_API_KEY and CHARTDIFF_ACCOUNT_TOKEN supply the credentials that
+// WithAPIKey and WithAccountToken did not; when WithBaseURL is given, the environment's
+// credentials are ignored.
+func New(opts ...Option) (*Client, error) {
+	cfg := &config{}
+	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
+		return nil, err
+	}
+	if !cfg.baseURLSet {
+		if v := os.Getenv(EnvAPIKey); v != "" && !cfg.apiKeySet {
+			if err := checkAPIKey(EnvAPIKey, v); err != nil {
+				return nil, withService(err)
+			}
+			cfg.apiKey = v
+		}
+		if v := os.Getenv(EnvAccountToken); v != "" && !cfg.tokenSet {
+			if err := checkAccountToken(EnvAccountToken, v); err != nil {
+				return nil, withService(err)
+			}
+			cfg.accountToken = v
+		}
+	}
+	if !cfg.waitSet {
+		cfg.analyzeWait = DefaultAnalyzeWait
+	}
+	if cfg.HTTPClient() == nil {
+		// One *http.Client (and connection pool) for both cores below.
+		cfg.SetHTTPClient(&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()})
+	}
+	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1"}
+	if cfg.apiKey != "" {
+		svc.Credentials = []httpcore.Credential{{Header: KeyHeader, Value: cfg.apiKey}}
+	}
+	core, err := httpcore.NewClient(&cfg.Settings, svc)
+	if err != nil {
+		return nil, err
+	}
+	onceCfg := *cfg
+	if err := httpcore.WithRetry[*config](RetryPolicy{MaxAttempts: 1})(&onceCfg); err != nil {
+		return nil, err
+	}
+	once, err := httpcore.NewClient(&onceCfg.Settings, svc)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{
+		core:        core,
+		once:        once,
+		analyzeWait: cfg.analyzeWait,
+		creds:       &credentials{apiKey: cfg.apiKey, accountToken: cfg.accountToken},
+	}, nil
+}
+
+// withService names the service in a *ValidationError built outside the options.
+func withService(err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) && ve.Service == "" {
+		ve.Service = serviceName
+	}
+	return err
+}
+
+// invalid returns the *ValidationError for a refused parameter.
+func invalid(field, reason string) error {
+	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
+}
+
+// do sends req through core, decodes a 2xx body into out (when not nil) and returns the
+// response's metadata. Failures become the package's typed errors (see classify).
+func (c *Client) do(ctx context.Context, core *httpcore.Client, req *httpcore.Request, out any) (*httpcore.Response, error) {
+	resp, err := core.Do(ctx, req, out)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return resp, nil
+}
+
+// get sends a GET with the client's default credentials.
+func (c *Client) get(ctx context.Context, path string, query url.Values, out any) (*httpcore.Response, error) {
+	return c.do(ctx, c.core, &httpcore.Request{Method: http.MethodGet, Path: path, Query: query}, out)
+}
+
+// accountCredentials returns the per-request credentials of key management, or the typed
+// error (matching ErrAccountTokenRequired) when the client has no account token. Nothing is
+// sent in that case.
+func (c *Client) accountCredentials(op string) ([]httpcore.Credential, error) {
+	if c.creds.accountToken == "" {
+		return nil, &MissingCredentialError{
+			Operation: op,
+			Reason:    "needs the web account token (WithAccountToken or " + EnvAccountToken + "), sent in " + AccountTokenHeader,
+		}
+	}
+	return c.tokenCredentials(), nil
+}
+
+// tokenCredentials returns the account token as the credentials of one request; the API key is
+// not sent along.
+func (c *Client) tokenCredentials() []httpcore.Credential {
+	return []httpcore.Credential{{Header: AccountTokenHeader, Value: c.creds.accountToken}}
+}

@@ -1,0 +1,86 @@
+// Package chartdiff is a client for the rhythm-game chart difficulty API: stored difficulty
+// values of charts, a searchable shared cache, database statistics, authors' charts, player
+// profiles, chart analysis, and API-key management.
+//
+//	client, err := chartdiff.New(
+//		chartdiff.WithBaseURL("https://charts.example"), // {chart_api_url}; /api/v1 is added
+//		chartdiff.WithAPIKey(os.Getenv("MY_CHARTDIFF_KEY")),
+//	)
+//	ch, err := client.Chart(ctx, 12345)
+//	if ch.Analyzed && ch.RefConst != nil { fmt.Println(*ch.RefConst) }
+//
+// Package chartdifftest is an in-memory fake of the service for tests.
+//
+// # Configuration and environment
+//
+// New takes options: WithBaseURL, WithAPIKey, WithAccountToken, WithHTTPClient, WithLogger,
+// WithRetry, WithUserAgent and WithAnalyzeWait. Without WithBaseURL the base URL comes from
+// CHARTDIFF_URL, and then CHARTDIFF_API_KEY and CHARTDIFF_ACCOUNT_TOKEN supply the credentials
+// that no option gave. When WithBaseURL is given the environment's credentials are ignored, so
+// that a key meant for one server never reaches another (a test server, say).
+//
+// # Authentication
+//
+// Anonymous use is allowed (100 requests an hour). An API key (sk- and 32 hexadecimal
+// characters) gives 1,000 requests an hour and 200 analyses a day; the client sends it only in
+// x-phm-key, the one header the service's gateway lets through (it overwrites Authorization
+// and consumes x-api-key). A key that does not arrive is not an error: the service silently
+// treats the caller as anonymous. SelfCheck detects that.
+//
+// Key management (ListKeys, CreateKey, UpdateKey, RotateKey, DeleteKey) needs the web account
+// token, sent in x-hm-token instead of the key; without one these methods return a
+// *MissingCredentialError before any request. Usage accepts the key or the token.
+//
+// A new key's plaintext is shown once, by CreateKey or RotateKey, as an APIKey: it prints as a
+// mask everywhere (fmt, slog, JSON) and only APIKey.Reveal returns it. Credentials travel only
+// in headers and are scrubbed from every error and log line.
+//
+// # Absent is not zero
+//
+// A chart that was never analysed has Analyzed false and nil value fields (RefConst,
+// RefOfficial, PSScore, NPS, Notes); a value the engine computed as 0 is a non-nil 0. The
+// same holds for every count whose field name the API description leaves open (Stats, Usage,
+// PlayerStats): nil means the service did not send it. A list answer without its list field
+// is a *DecodeError, never an empty list.
+//
+// # Lists
+//
+// Charts returns one page with the true Total; AllCharts iterates over every page lazily:
+//
+//	for ch, err := range client.AllCharts(ctx, &chartdiff.ListOptions{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 200}) {
+//		if err != nil { return err }
+//		...
+//	}
+//
+// ListOptions are validated before any request: page 1 or more, pageSize 1 to 200, one of the
+// nine sort fields, asc or desc, q at most 60 characters, only official or stale, build only
+// with only=stale. Charter's maxPages is 1 to 5 (0 for the default of 3).
+//
+// # Errors
+//
+// A failure answer is an *APIError carrying the status, the service's code and message, the
+// header and the body. The service's envelope is not documented, so {"error":{"code",
+// "message"}}, {"code","message"} and {"error":"<code>","message"} all decode. Every code has
+// a sentinel for errors.Is (ErrInvalidChartID ... ErrRateLimitUnavailable). A 429 is a
+// *RateLimitError with RetryAfter and the rate-limit headers; invalid_sort_field is a
+// *SortFieldError with the allowed list from x-allowed-sort. upstream_unavailable is always an
+// error, never an empty list. Input the API description rules out is a *ValidationError
+// before any request.
+//
+// # Retries and quotas
+//
+// GET and DELETE requests are retried on network errors, 429, 502, 503 and 504 with
+// full-jitter backoff (WithRetry sets the policy). A Retry-After is honoured up to
+// RetryPolicy.MaxRetryAfter (30 s by default): the quotas here are hourly and daily, so a 429
+// usually asks for far more, and the client then retries after the capped wait and returns
+// the *RateLimitError once the attempts are spent. Callers that would rather fail at once on a
+// 429 set WithRetry(chartdiff.RetryPolicy{MaxAttempts: 1}) and read RetryAfter.
+//
+// POST /analyses is not retried by that policy: Analyze retries only 503 analysis_busy, within
+// the WithAnalyzeWait bound (30 s by default), honouring retry-after. CreateKey and RotateKey
+// are never retried (a repeat would create a second key, or lose the first answer's
+// plaintext); UpdateKey is retried like a read, as it sets absolute values.
+//
+// Every returned value has a Response field with the status, the request id and the
+// rate-limit headers (RateLimit) of its answer.
+package chartdiff

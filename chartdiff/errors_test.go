@@ -1,0 +1,146 @@
+package chartdiff_test
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/chartdiff"
+	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+)
+
+// errorTable is the API description's table of error codes.
+var errorTable = []struct {
+	status   int
+	code     string
+	sentinel error
+}{
+	{400, "invalid_chart_id", chartdiff.ErrInvalidChartID},
+	{400, "invalid_uid", chartdiff.ErrInvalidUID},
+	{400, "invalid_sort_field", chartdiff.ErrInvalidSortField},
+	{401, "invalid_api_key", chartdiff.ErrInvalidAPIKey},
+	{401, "account_token_required", chartdiff.ErrAccountTokenRequired},
+	{401, "expired_api_key", chartdiff.ErrExpiredAPIKey},
+	{403, "insufficient_scope", chartdiff.ErrInsufficientScope},
+	{404, "player_not_found", chartdiff.ErrPlayerNotFound},
+	{404, "not_found", chartdiff.ErrNotFound},
+	{409, "key_limit_reached", chartdiff.ErrKeyLimitReached},
+	{429, "rate_limit_exceeded", chartdiff.ErrRateLimitExceeded},
+	{502, "analysis_failed", chartdiff.ErrAnalysisFailed},
+	{502, "cache_unavailable", chartdiff.ErrCacheUnavailable},
+	{502, "upstream_unavailable", chartdiff.ErrUpstreamUnavailable},
+	{502, "stats_unavailable", chartdiff.ErrStatsUnavailable},
+	{503, "analysis_busy", chartdiff.ErrAnalysisBusy},
+	{503, "rate_limit_unavailable", chartdiff.ErrRateLimitUnavailable},
+}
+
+func TestEveryErrorCodeInEveryEnvelope(t *testing.T) {
+	t.Parallel()
+	for _, shape := range []chartdifftest.ErrorShape{chartdifftest.ErrorNested, chartdifftest.ErrorFlat, chartdifftest.ErrorString} {
+		srv := startFake(t, chartdifftest.WithErrorShape(shape))
+		c := newClient(t, srv)
+		for _, row := range errorTable {
+			srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/stats", Status: row.status, Code: row.code, Message: "said " + row.code})
+			stats, err := c.Stats(t.Context())
+			assert.Nil(t, stats)
+			require.ErrorIs(t, err, row.sentinel, "shape %d code %s", shape, row.code)
+			ae := apiError(t, err)
+			assert.Equal(t, row.status, ae.StatusCode)
+			assert.Equal(t, row.code, ae.Code)
+			assert.Equal(t, "said "+row.code, ae.Message, "the message is kept")
+			assert.Equal(t, "/api/v1/stats", ae.Path)
+			for _, other := range errorTable {
+				if other.code != row.code {
+					assert.NotErrorIs(t, err, other.sentinel, "%s must not match %s", row.code, other.code)
+				}
+			}
+		}
+	}
+}
+
+func TestInvalidSortFieldCarriesAllowedList(t *testing.T) {
+	t.Parallel()
+	// A server of another version that no longer sorts by ps_score.
+	srv := startFake(t, chartdifftest.WithSortFields("chart_id", "name", "ref_const"))
+	c := newClient(t, srv)
+
+	_, err := c.Charts(t.Context(), &chartdiff.ListOptions{Sort: chartdiff.SortPSScore})
+	require.ErrorIs(t, err, chartdiff.ErrInvalidSortField)
+	var sf *chartdiff.SortFieldError
+	require.ErrorAs(t, err, &sf)
+	assert.Equal(t, []chartdiff.SortField{chartdiff.SortChartID, chartdiff.SortName, chartdiff.SortRefConst}, sf.Allowed)
+	assert.Equal(t, http.StatusBadRequest, sf.StatusCode)
+	assert.Equal(t, sf.APIError, apiError(t, err))
+
+	page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Sort: sf.Allowed[2]})
+	require.NoError(t, err)
+	assert.NotEmpty(t, page.Charts)
+}
+
+func TestServerSideFailuresAreErrorsNotEmptyResults(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, chartdifftest.WithCacheDown(true), chartdifftest.WithStatsDown(true))
+	c := newClient(t, srv, chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+
+	page, err := c.Charts(t.Context(), nil)
+	assert.Nil(t, page)
+	require.ErrorIs(t, err, chartdiff.ErrCacheUnavailable)
+	assert.Equal(t, 4, apiError(t, err).Attempts, "a 502 of a read is retried")
+	assert.Contains(t, err.Error(), "after 4 attempts")
+
+	ch, err := c.Chart(t.Context(), 1)
+	assert.Nil(t, ch)
+	require.ErrorIs(t, err, chartdiff.ErrCacheUnavailable)
+
+	stats, err := c.Stats(t.Context())
+	assert.Nil(t, stats)
+	require.ErrorIs(t, err, chartdiff.ErrStatsUnavailable)
+	assert.Equal(t, http.StatusBadGateway, apiError(t, err).StatusCode)
+}
+
+func TestInvalidIDCodesFromTheService(t *testing.T) {
+	t.Parallel()
+	// The client refuses non-positive ids itself; a service that still refuses an id (an id
+	// beyond its range, say) answers with these codes.
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/charts/1", Status: 400, Code: "invalid_chart_id", Message: "chart_id must be a positive integer"})
+	_, err := c.Chart(t.Context(), 1)
+	require.ErrorIs(t, err, chartdiff.ErrInvalidChartID)
+
+	srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/players/2", Status: 400, Code: "invalid_uid"})
+	_, err = c.Player(t.Context(), 2)
+	require.ErrorIs(t, err, chartdiff.ErrInvalidUID)
+}
+
+func TestChartWithoutAnalyzedIsADecodeError(t *testing.T) {
+	t.Parallel()
+	srv := serveFixture(t, http.StatusOK, "chart_without_analyzed.json")
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+
+	ch, err := c.Chart(t.Context(), 5)
+	assert.Nil(t, ch)
+	var de *chartdiff.DecodeError
+	require.True(t, errors.As(err, &de), "%v", err)
+	assert.Contains(t, err.Error(), `"analyzed" is missing`)
+}
+
+func TestErrorWithoutCodeMatchesNoSentinel(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+
+	srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/stats", Status: http.StatusBadGateway})
+	_, err := c.Stats(t.Context())
+	ae := apiError(t, err)
+	assert.Equal(t, http.StatusBadGateway, ae.StatusCode)
+	for _, row := range errorTable {
+		assert.NotErrorIs(t, err, row.sentinel, "an empty code matches no sentinel")
+	}
+}

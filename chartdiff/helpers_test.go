@@ -1,0 +1,95 @@
+package chartdiff_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/chartdiff"
+	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+)
+
+// noRetry turns the read retries off, so that a test sees each answer as the fake sent it.
+var noRetry = chartdiff.RetryPolicy{MaxAttempts: 1}
+
+// startFake starts a fake for one test.
+func startFake(t *testing.T, opts ...chartdifftest.Option) *chartdifftest.Server {
+	t.Helper()
+	srv := chartdifftest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// newClient returns a client of srv without read retries; opts come after the defaults.
+func newClient(t *testing.T, srv *chartdifftest.Server, opts ...chartdiff.Option) *chartdiff.Client {
+	t.Helper()
+	all := append([]chartdiff.Option{chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry)}, opts...)
+	c, err := chartdiff.New(all...)
+	require.NoError(t, err)
+	return c
+}
+
+// rawJSON fetches path below /api/v1 from srv without the client and decodes the body as a
+// JSON object, so that tests compare the client's fields with what the fake actually sent.
+func rawJSON(t *testing.T, srv *chartdifftest.Server, path string) map[string]any {
+	t.Helper()
+	resp, err := srv.Client().Get(srv.URL + "/api/v1" + path)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(body, &m))
+	return m
+}
+
+// apiError returns err's *APIError, failing the test when there is none.
+func apiError(t *testing.T, err error) *chartdiff.APIError {
+	t.Helper()
+	var ae *chartdiff.APIError
+	require.True(t, errors.As(err, &ae), "want *APIError, got %T: %v", err, err)
+	return ae
+}
+
+// validationError returns err's *ValidationError, failing the test when there is none.
+func validationError(t *testing.T, err error) *chartdiff.ValidationError {
+	t.Helper()
+	var ve *chartdiff.ValidationError
+	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
+	return ve
+}
+
+// itoa is strconv.Itoa, short.
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// serveFixture starts a server that answers every request with status and the body of
+// testdata/name, as JSON.
+func serveFixture(t *testing.T, status int, name string) *httptest.Server {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// mustJSON encodes v.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}

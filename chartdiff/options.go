@@ -1,0 +1,141 @@
+package chartdiff
+
+import (
+	"strings"
+	"time"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// config is what the options of New configure.
+type config struct {
+	httpcore.Settings
+	// baseURLSet records that WithBaseURL was given, which turns off the credentials from the
+	// environment (see New).
+	baseURLSet   bool
+	apiKey       string
+	apiKeySet    bool
+	accountToken string
+	tokenSet     bool
+	analyzeWait  time.Duration
+	waitSet      bool
+}
+
+// Option configures a Client; pass options to New.
+type Option = httpcore.Option[*config]
+
+// RetryPolicy says how often and how patiently the client retries a request; see WithRetry.
+type RetryPolicy = httpcore.RetryPolicy
+
+// DefaultAnalyzeWait is how long Analyze keeps retrying, by default, while every analysis slot
+// of the service is busy (503 analysis_busy).
+const DefaultAnalyzeWait = 30 * time.Second
+
+// WithBaseURL sets the service's address, {chart_api_url} in the API description (such as
+// https://host or https://host/proxy); the client adds the /api/v1 prefix. Without it the
+// CHARTDIFF_URL environment variable is used. Giving WithBaseURL also stops the client from
+// reading CHARTDIFF_API_KEY and CHARTDIFF_ACCOUNT_TOKEN, so that an explicitly addressed server
+// never receives credentials that were meant for another.
+func WithBaseURL(rawURL string) Option {
+	return func(c *config) error {
+		if err := httpcore.WithBaseURL[*config](rawURL)(c); err != nil {
+			return err
+		}
+		c.baseURLSet = true
+		return nil
+	}
+}
+
+var (
+	// WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
+	// Transport, Timeout and Jar are used as they are.
+	WithHTTPClient = httpcore.WithHTTPClient[*config]
+	// WithLogger sets a *slog.Logger that receives one metadata-only record per attempt
+	// (method, host, path, status, attempt, duration); logging is off by default.
+	WithLogger = httpcore.WithLogger[*config]
+	// WithRetry sets the retry policy of the read requests (GET, DELETE); zero fields keep their
+	// defaults and RetryPolicy{MaxAttempts: 1} turns retries off. Analyze has its own bound,
+	// set with WithAnalyzeWait.
+	WithRetry = httpcore.WithRetry[*config]
+	// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
+	// SDK's User-Agent.
+	WithUserAgent = httpcore.WithUserAgent[*config]
+)
+
+// WithAPIKey sets the API key, of the form sk- followed by 32 hexadecimal characters, sent in
+// the x-phm-key header of every request except key management. Without it (and without
+// CHARTDIFF_API_KEY) the client is anonymous and gets the anonymous quota. The key is never
+// sent in x-api-key or Authorization, which the service's gateway consumes or overwrites.
+func WithAPIKey(key string) Option {
+	return func(c *config) error {
+		if err := checkAPIKey("API key", key); err != nil {
+			return err
+		}
+		c.apiKey, c.apiKeySet = key, true
+		return nil
+	}
+}
+
+// WithAccountToken sets the web account token sent in x-hm-token for key management
+// (ListKeys, CreateKey, UpdateKey, RotateKey, DeleteKey) and accepted by Usage. It must not be
+// empty, and an sk- API key is refused: the service does not accept one for key management.
+func WithAccountToken(token string) Option {
+	return func(c *config) error {
+		if err := checkAccountToken("account token", token); err != nil {
+			return err
+		}
+		c.accountToken, c.tokenSet = token, true
+		return nil
+	}
+}
+
+// WithAnalyzeWait sets how long Analyze keeps retrying while the service answers 503
+// analysis_busy (default DefaultAnalyzeWait). Analyze honours the service's retry-after and
+// returns the busy error at once when that wait would pass the bound; 0 turns the retrying
+// off. A negative duration is refused.
+func WithAnalyzeWait(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return &ValidationError{Field: "analyze wait", Reason: "must not be negative"}
+		}
+		c.analyzeWait, c.waitSet = d, true
+		return nil
+	}
+}
+
+// checkAPIKey accepts sk- followed by exactly 32 hexadecimal characters. The error names the
+// field and never quotes the value.
+func checkAPIKey(field, key string) error {
+	if !isAPIKey(key) {
+		return &ValidationError{Field: field, Reason: "must be sk- followed by 32 hexadecimal characters"}
+	}
+	return nil
+}
+
+// isAPIKey reports whether s has the form sk-<32 hex>.
+func isAPIKey(s string) bool {
+	hex, ok := strings.CutPrefix(s, "sk-")
+	if !ok || len(hex) != 32 {
+		return false
+	}
+	for _, r := range hex {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkAccountToken refuses an empty token, one with control characters (it would break the
+// header), and an sk- API key given in its place. The error never quotes the value.
+func checkAccountToken(field, token string) error {
+	switch {
+	case strings.TrimSpace(token) == "":
+		return &ValidationError{Field: field, Reason: "must not be empty"}
+	case strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return &ValidationError{Field: field, Reason: "must not contain control characters"}
+	case strings.HasPrefix(token, "sk-"):
+		return &ValidationError{Field: field, Reason: "an sk- API key is not an account token; use WithAPIKey for it"}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package chartdiff_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/chartdiff"
+	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+)
+
+func TestWithAPIKeyValidatesTheForm(t *testing.T) {
+	t.Parallel()
+	good := "sk-0123456789abcdef0123456789ABCDEF"
+	_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithAPIKey(good))
+	require.NoError(t, err, "hexadecimal in either case")
+
+	for _, bad := range []string{
+		"",
+		"sk-0123456789abcdef0123456789abcde",   // 31 hex
+		"sk-0123456789abcdef0123456789abcdef0", // 33 hex
+		"pk-0123456789abcdef0123456789abcdef",
+		"sk-0123456789abcdef0123456789abcdeg",
+		"Bearer sk-0123456789abcdef0123456789abcdef",
+		"sk-0123456789abcdef0123456789abcd\r\n",
+	} {
+		_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithAPIKey(bad))
+		ve := validationError(t, err)
+		assert.Equal(t, "API key", ve.Field)
+		assert.Equal(t, "chartdiff", ve.Service)
+		if bad != "" {
+			assert.NotContains(t, err.Error(), bad[3:], "the value is never quoted")
+		}
+	}
+}
+
+func TestWithAccountTokenRejectsEmptyAndKeys(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"", "   ", "sk-0123456789abcdef0123456789abcdef", "tok\nen"} {
+		_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithAccountToken(bad))
+		ve := validationError(t, err)
+		assert.Equal(t, "account token", ve.Field)
+		if strings.TrimSpace(bad) != "" {
+			assert.NotContains(t, err.Error(), bad)
+		}
+	}
+	_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithAnalyzeWait(-1))
+	assert.Equal(t, "analyze wait", validationError(t, err).Field)
+}
+
+func TestBaseURLKeepsItsPathAndAddsThePrefix(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL+"/api/v1"), chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 1}))
+	require.NoError(t, err)
+	_, err = c.Chart(t.Context(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "/api/v1/charts/1", srv.Requests()[0].Path, "a base URL that already ends in /api/v1 is not doubled")
+
+	c, err = chartdiff.New(chartdiff.WithBaseURL(srv.URL+"/proxy"), chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 1}))
+	require.NoError(t, err)
+	_, err = c.Chart(t.Context(), 1)
+	require.ErrorIs(t, err, chartdiff.ErrNotFound, "the fake has no /proxy, which proves the path was kept")
+	assert.Equal(t, "/proxy/api/v1/charts/1", srv.Requests()[1].Path)
+}
+
+// The tests below change the process environment, so they cannot run in parallel.
+
+func TestEnvironmentSuppliesURLAndCredentials(t *testing.T) {
+	srv := chartdifftest.NewServer()
+	defer srv.Close()
+	token := srv.AccountToken()
+	key := srv.IssueKey(token)
+	t.Setenv(chartdiff.EnvURL, srv.URL)
+	t.Setenv(chartdiff.EnvAPIKey, key)
+	t.Setenv(chartdiff.EnvAccountToken, token)
+
+	c, err := chartdiff.New(chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 1}))
+	require.NoError(t, err)
+	_, err = c.Chart(t.Context(), 1)
+	require.NoError(t, err)
+	_, err = c.ListKeys(t.Context())
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	assert.Equal(t, key, reqs[0].Header.Get("x-phm-key"))
+	assert.Equal(t, token, reqs[1].Header.Get("x-hm-token"))
+	assert.Empty(t, reqs[1].Header.Get("x-phm-key"))
+
+	other := chartdiff.WithAPIKey("sk-ffffffffffffffffffffffffffffffff")
+	c, err = chartdiff.New(other)
+	require.NoError(t, err)
+	_, err = c.Chart(t.Context(), 1)
+	require.ErrorIs(t, err, chartdiff.ErrInvalidAPIKey, "an option wins over the environment")
+}
+
+func TestEnvironmentCredentialsIgnoredWithExplicitURL(t *testing.T) {
+	srv := chartdifftest.NewServer()
+	defer srv.Close()
+	t.Setenv(chartdiff.EnvAPIKey, srv.IssueKey(srv.AccountToken()))
+	t.Setenv(chartdiff.EnvAccountToken, srv.AccountToken())
+
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	_, err = c.Chart(t.Context(), 1)
+	require.NoError(t, err)
+	assert.Empty(t, srv.Requests()[0].Header.Values("x-phm-key"), "an explicit base URL gets no ambient key")
+	_, err = c.ListKeys(t.Context())
+	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
+	assert.Len(t, srv.Requests(), 1)
+}
+
+func TestEnvironmentKeyIsValidated(t *testing.T) {
+	t.Setenv(chartdiff.EnvURL, "http://127.0.0.1:1")
+	t.Setenv(chartdiff.EnvAPIKey, "sk-secretbutmalformed")
+	_, err := chartdiff.New()
+	ve := validationError(t, err)
+	assert.Equal(t, chartdiff.EnvAPIKey, ve.Field)
+	assert.Equal(t, "chartdiff", ve.Service)
+	assert.NotContains(t, err.Error(), "secretbutmalformed")
+
+	t.Setenv(chartdiff.EnvAPIKey, "")
+	t.Setenv(chartdiff.EnvAccountToken, "sk-0123456789abcdef0123456789abcdef")
+	_, err = chartdiff.New()
+	assert.Equal(t, chartdiff.EnvAccountToken, validationError(t, err).Field)
+}

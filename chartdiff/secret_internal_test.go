@@ -1,0 +1,57 @@
+package chartdiff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestAPIKeyPrintsOnlyAMask(t *testing.T) {
+	t.Parallel()
+	plain := "sk-0123456789abcdef0123456789abcdef"
+	k := APIKey{plaintext: plain}
+	holder := struct {
+		Name string
+		Key  APIKey
+		Ptr  *APIKey
+	}{"n", k, &k}
+
+	assert.Equal(t, plain, k.Reveal())
+	assert.Equal(t, "sk-…cdef", k.String())
+	assert.False(t, k.IsZero())
+
+	var out []string
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%10s", "%-40v", "%T"} {
+		out = append(out, fmt.Sprintf(verb, k), fmt.Sprintf(verb, holder), fmt.Sprintf(verb, &holder))
+	}
+	out = append(out, fmt.Sprint(k), fmt.Sprintln(k, holder), fmt.Errorf("wrapped: %v", k).Error())
+	assert.Contains(t, fmt.Sprintf("%q", k), `"sk-…cdef"`)
+	assert.Contains(t, fmt.Sprintf("%#v", k), "chartdiff.APIKey(sk-…cdef)")
+
+	var text, js bytes.Buffer
+	slog.New(slog.NewTextHandler(&text, nil)).Info("key", "k", k, "holder", holder, "ptr", &k)
+	slog.New(slog.NewJSONHandler(&js, nil)).Info("key", "k", k, "holder", holder, "ptr", &k)
+	out = append(out, text.String(), js.String())
+	assert.Contains(t, js.String(), `"k":"sk-…cdef"`)
+
+	b, err := json.Marshal(holder)
+	assert.NoError(t, err)
+	out = append(out, string(b))
+	assert.Contains(t, string(b), `"Key":"sk-…cdef"`, "encoding stores the mask; persist Reveal's result")
+
+	for _, s := range out {
+		assert.NotContains(t, s, "0123456789abcdef0123", "output %q", s)
+	}
+}
+
+func TestAPIKeyMaskOfOddValues(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "", APIKey{}.String())
+	assert.True(t, APIKey{}.IsZero())
+	assert.Equal(t, "[REDACTED]", APIKey{plaintext: "not-a-key-but-secret"}.String(), "a value of another form is hidden whole")
+	assert.NotContains(t, fmt.Sprintf("%v", APIKey{plaintext: "not-a-key-but-secret"}), "secret")
+}

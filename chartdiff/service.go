@@ -1,0 +1,76 @@
+package chartdiff
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// Stats returns the database-wide statistics: charts stored, coverage and active users.
+func (c *Client) Stats(ctx context.Context) (*Stats, error) {
+	var out Stats
+	resp, err := c.get(ctx, "/stats", nil, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Raw = resp.Body
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// Usage returns the usage of the account that owns the client's API key, or, for a client with
+// only an account token, of the token's account. A client with neither gets a
+// *MissingCredentialError (matching ErrAccountTokenRequired) and nothing is sent.
+func (c *Client) Usage(ctx context.Context) (*Usage, error) {
+	req := &httpcore.Request{Method: http.MethodGet, Path: "/usage"}
+	if c.creds.apiKey == "" {
+		if c.creds.accountToken == "" {
+			return nil, &MissingCredentialError{Operation: "Usage", Reason: "needs an API key (WithAPIKey) or an account token (WithAccountToken)"}
+		}
+		req.Credentials = c.tokenCredentials()
+	}
+	var out Usage
+	resp, err := c.do(ctx, c.core, req, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Raw = resp.Body
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// Meta returns the service's build information. With diag true the service also reports the
+// length of each authentication header it received (see SelfCheck).
+func (c *Client) Meta(ctx context.Context, diag bool) (*Meta, error) {
+	return c.meta(ctx, diag, nil)
+}
+
+// meta sends GET /meta, with creds in place of the client's credentials when not nil.
+func (c *Client) meta(ctx context.Context, diag bool, creds []httpcore.Credential) (*Meta, error) {
+	req := &httpcore.Request{Method: http.MethodGet, Path: "/meta", Credentials: creds}
+	if diag {
+		req.Query = url.Values{"diag": {"1"}}
+	}
+	var out Meta
+	resp, err := c.do(ctx, c.core, req, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Raw = resp.Body
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// OpenAPI returns the service's single contract, /api/v1/openapi.json, as served.
+func (c *Client) OpenAPI(ctx context.Context) (*OpenAPIDocument, error) {
+	req := &httpcore.Request{Method: http.MethodGet, Path: "/openapi.json"}
+	var out OpenAPIDocument
+	resp, err := c.do(ctx, c.core, req, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Response = newResponse(resp)
+	return &out, nil
+}

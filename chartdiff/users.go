@@ -1,0 +1,62 @@
+package chartdiff
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// Limits of GET /charters/{uid}.
+const (
+	// DefaultMaxPages is the number of upstream pages the service reads when maxPages is not
+	// given.
+	DefaultMaxPages = 3
+	// MaxMaxPages is the hard cap on maxPages.
+	MaxMaxPages = 5
+	// UpstreamPageSize is the number of charts on one upstream page.
+	UpstreamPageSize = 30
+)
+
+// Charter returns the charts uploaded by the author with the given uid, each tagged with its
+// stored values. The service reads at most maxPages upstream pages of 30 charts: maxPages is 1
+// to 5, and 0 lets the service use its default of 3. When the upstream game service is down
+// the call fails with ErrUpstreamUnavailable; it never returns an empty list for it.
+func (c *Client) Charter(ctx context.Context, uid, maxPages int) (*CharterCharts, error) {
+	if err := checkID("uid", uid); err != nil {
+		return nil, err
+	}
+	if maxPages < 0 || maxPages > MaxMaxPages {
+		return nil, invalid("maxPages", "must be between 1 and 5 (0 for the default of 3)")
+	}
+	var q url.Values
+	if maxPages > 0 {
+		q = url.Values{"maxPages": {strconv.Itoa(maxPages)}}
+	}
+	var out CharterCharts
+	resp, err := c.get(ctx, httpcore.Path("charters", strconv.Itoa(uid)), q, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Raw = resp.Body
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// Player returns a player's public profile and statistics, without score details. A missing
+// player is ErrPlayerNotFound; when the statistics cannot be fetched the call still succeeds
+// with Stats nil.
+func (c *Client) Player(ctx context.Context, uid int) (*Player, error) {
+	if err := checkID("uid", uid); err != nil {
+		return nil, err
+	}
+	var out Player
+	resp, err := c.get(ctx, httpcore.Path("players", strconv.Itoa(uid)), nil, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Raw = resp.Body
+	out.Response = newResponse(resp)
+	return &out, nil
+}

@@ -1,0 +1,307 @@
+package reportstore_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/reportstore/reportstoretest"
+	"github.com/agentapis/sdk/x402"
+)
+
+func TestNewNeedsABaseURL(t *testing.T) {
+	t.Setenv(reportstore.EnvURL, "")
+	_, err := reportstore.New()
+	requireValidation(t, err, "base URL")
+}
+
+func TestNewReadsTheBaseURLFromTheEnvironment(t *testing.T) {
+	srv := newStore(t)
+	t.Setenv(reportstore.EnvURL, srv.URL)
+	c, err := reportstore.New()
+	require.NoError(t, err)
+	products, err := c.Catalog(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, products, 80)
+}
+
+func TestOptionsCheckTheirInput(t *testing.T) {
+	t.Parallel()
+	_, err := reportstore.New(reportstore.WithBaseURL("http://127.0.0.1:1"), reportstore.WithPayer(nil))
+	requireValidation(t, err, "payer")
+	for _, bad := range []string{"", "0x12", "7E57000000000000000000000000000000005707", "0xZZ57000000000000000000000000000000005707"} {
+		_, err = reportstore.New(reportstore.WithBaseURL("http://127.0.0.1:1"), reportstore.WithExpectedPayee(bad))
+		requireValidation(t, err, "expected payee")
+	}
+	_, err = reportstore.New(reportstore.WithBaseURL("ftp://host"))
+	requireValidation(t, err, "base URL")
+}
+
+// challengeHeader returns a PAYMENT-REQUIRED value asking amount to payTo on Base.
+func challengeHeader(t *testing.T, amount int64, payTo string) string {
+	t.Helper()
+	pr := &x402.PaymentRequired{
+		X402Version: 2,
+		Error:       "Payment required",
+		Resource:    &x402.ResourceInfo{URL: "http://store/report/x"},
+		Accepts: []x402.PaymentRequirements{{
+			Scheme: x402.SchemeExact, Network: x402.NetworkBase, Amount: big.NewInt(amount),
+			Asset: x402.USDCBase, PayTo: payTo, MaxTimeoutSeconds: 60,
+			Extra: map[string]any{"name": "USD Coin", "version": "2"},
+		}},
+	}
+	v, err := x402.EncodePaymentRequired(pr)
+	require.NoError(t, err)
+	return v
+}
+
+func TestQuoteSendsTheFormatUnpaid(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []*http.Request
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Clone(context.Background()))
+		mu.Unlock()
+		w.Header().Set(x402.HeaderPaymentRequired, challengeHeader(t, 130000, reportstoretest.DefaultPayTo))
+		w.WriteHeader(http.StatusPaymentRequired)
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL + "/proxy"))
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	for _, tc := range []struct {
+		format        reportstore.Format
+		query, accept string
+	}{
+		{reportstore.FormatCSV, "format=csv", "text/csv"},
+		{reportstore.FormatSummaryCSV, "format=summary-csv", "text/csv"},
+		{reportstore.FormatJSON, "format=json", "application/json"},
+		{reportstore.FormatHTML, "format=html", "text/html"},
+		{"", "", "text/html"},
+		{"xlsx", "format=xlsx", "*/*"},
+	} {
+		q, err := c.Quote(ctx, "macro gdp", tc.format)
+		require.NoError(t, err)
+		assert.Equal(t, "$0.13", q.Price.String())
+		mu.Lock()
+		r := got[len(got)-1]
+		mu.Unlock()
+		assert.Equal(t, http.MethodGet, r.Method)
+		assert.Equal(t, "/proxy/report/macro%20gdp", r.URL.EscapedPath())
+		assert.Equal(t, tc.query, r.URL.RawQuery)
+		assert.Equal(t, tc.accept, r.Header.Get("Accept"))
+		assert.Empty(t, r.Header.Get(x402.HeaderPaymentSignature))
+		assert.Contains(t, r.Header.Get("User-Agent"), "reportstore")
+	}
+}
+
+func TestQuoteWithoutAChallenge(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/free") {
+			_, _ = w.Write([]byte("a free report"))
+			return
+		}
+		w.WriteHeader(http.StatusPaymentRequired)
+		_, _ = w.Write([]byte(`{"error": "pay"}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+
+	_, err = c.Quote(context.Background(), "free", reportstore.FormatCSV)
+	require.ErrorIs(t, err, reportstore.ErrNoChallenge)
+	_, err = c.Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
+	var fe *x402.FormatError
+	require.ErrorAs(t, err, &fe)
+}
+
+func TestPurchasesAreNotRetriedButFreeCallsAre(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL),
+		reportstore.WithRetry(reportstore.RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1}))
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	_, err = c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+	var apiErr *reportstore.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 503, apiErr.StatusCode)
+	assert.Equal(t, int64(1), hits.Load())
+
+	_, err = c.Catalog(ctx)
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, int64(4), hits.Load(), "three attempts of the free call")
+}
+
+func TestForeignPayeeInARequoteIsNotPaid(t *testing.T) {
+	t.Parallel()
+	const other = "0x3333333333333333333333333333333333333333"
+	var hits, paid atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		payTo := reportstoretest.DefaultPayTo
+		if r.Header.Get(x402.HeaderPaymentSignature) != "" {
+			paid.Add(1)
+			payTo = other // the server refuses the payment and asks another payee
+		}
+		w.Header().Set(x402.HeaderPaymentRequired, challengeHeader(t, 130000, payTo))
+		w.WriteHeader(http.StatusPaymentRequired)
+	}))
+	t.Cleanup(srv.Close)
+	signer, err := x402.NewPrivateKeySigner(testKey)
+	require.NoError(t, err)
+	payer, err := x402.NewPayer(signer, x402.Policy{AllowRequote: true})
+	require.NoError(t, err)
+	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL), reportstore.WithPayer(payer),
+		reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
+	require.NoError(t, err)
+
+	_, err = c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
+	var pm *reportstore.PayeeMismatchError
+	require.ErrorAs(t, err, &pm)
+	assert.Equal(t, []string{other}, pm.Got)
+	var rejected *x402.PaymentRejectedError
+	assert.ErrorAs(t, err, &rejected, "the payer's rejection is kept")
+	assert.Equal(t, int64(2), hits.Load(), "the unpaid request and one paid request")
+	assert.Equal(t, int64(1), paid.Load(), "the re-quote to the other payee was never paid")
+	assert.Equal(t, "0", payer.Spent().String())
+}
+
+func TestFreeBodiesThatAreNotUnderstoodAreDecodeErrors(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/catalog":
+			_, _ = w.Write([]byte(`{"message": "maintenance"}`))
+		case "/start":
+			_, _ = w.Write([]byte(`not json`))
+		default:
+			_, _ = w.Write([]byte(`{"title": "no rows"}`))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	var de *reportstore.DecodeError
+	_, err = c.Catalog(ctx)
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, "/catalog", de.Path)
+	assert.Equal(t, "application/json", de.ContentType)
+	assert.Contains(t, de.Excerpt, "maintenance")
+	_, err = c.Start(ctx)
+	require.ErrorAs(t, err, &de)
+	_, err = c.Preview(ctx, "macro-gdp")
+	require.ErrorAs(t, err, &de)
+	assert.Equal(t, "/preview/macro-gdp", de.Path)
+}
+
+func TestTooLargeReportIsADeliveryError(t *testing.T) {
+	t.Parallel()
+	srv := newStore(t, reportstoretest.WithLargeReport("macro-huge", reportstore.MaxReportBytes+1000, mustParse(t, "0.13")))
+	payer := newPayer(t, srv, x402.Policy{})
+	c := newClient(t, srv, payer)
+
+	_, err := c.Report(context.Background(), "macro-huge", reportstore.FormatCSV)
+	var de *reportstore.DeliveryError
+	require.ErrorAs(t, err, &de)
+	require.NotNil(t, de.Receipt, "the payment went through")
+	assert.Equal(t, srv.Facilitator().Settlements()[0].TxHash, de.Receipt.Transaction)
+	assert.Contains(t, err.Error(), "OpenReport")
+}
+
+func TestSecretsNeverReachLogsOrErrors(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewJSONHandler(lockedWriter{&logs, &logMu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv := newStore(t)
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc(300000)})
+	c := newClient(t, srv, payer, reportstore.WithLogger(logger))
+	strict := newClient(t, srv, payer, reportstore.WithLogger(logger),
+		reportstore.WithExpectedPayee("0x4444444444444444444444444444444444444444"))
+	ctx := context.Background()
+
+	var errs []error
+	_, err := c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+	require.NoError(t, err)
+	srv.FailNextSettlement()
+	_, err = c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+	errs = append(errs, err)
+	_, err = c.Report(ctx, "macro-current-account", reportstore.FormatCSV) // over the budget
+	errs = append(errs, err)
+	_, err = strict.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+	errs = append(errs, err)
+	srv.DropNextConnections(100)
+	_, err = c.Report(ctx, "macro-population", reportstore.FormatCSV)
+	errs = append(errs, err)
+
+	logMu.Lock()
+	logText := logs.String()
+	logMu.Unlock()
+	require.Contains(t, logText, "/report/macro-gdp", "logging is on")
+	key := strings.TrimPrefix(testKey, "0x")
+	texts := []string{logText}
+	for _, err := range errs {
+		require.Error(t, err)
+		texts = append(texts, err.Error(), detailed(err))
+	}
+	for _, text := range texts {
+		assert.NotContains(t, strings.ToLower(text), key)
+		assert.NotContains(t, text, "eyJ", "no base64 JSON payment header")
+		assert.NotContains(t, text, "format=csv", "no query string")
+	}
+}
+
+// detailed renders err and everything it wraps with %+v and as JSON, to catch a secret in a
+// field that Error does not print.
+func detailed(err error) string {
+	var b strings.Builder
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(errorDump(e), "\n", " "), "\t", " "))
+	}
+	return b.String()
+}
+
+// errorDump prints an error value's fields.
+func errorDump(e error) string {
+	j, _ := json.Marshal(e)
+	return string(j)
+}
+
+// lockedWriter serialises writes to a buffer shared by concurrent loggers.
+type lockedWriter struct {
+	b  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}

@@ -1,0 +1,77 @@
+// Package reportstore is a client of the macroeconomic report store: reports built from open
+// country statistics (2015-2025, 20 or 10 economies), browsed for free and bought one fetch
+// at a time in USDC over the x402 protocol. No account is needed, only a wallet.
+//
+// # Browsing for free
+//
+// Catalog lists every product (catalog reports, bespoke and bundle products) with its live
+// price; Preview returns the latest-year cross-section of a report; Start returns the store's
+// recommended first purchase with its client code. None of them needs a payer:
+//
+//	client, err := reportstore.New(reportstore.WithBaseURL("https://store.example"))
+//	products, err := client.Catalog(ctx)
+//
+// The store does not document these response bodies, so they are decoded leniently (an array
+// or an object holding the list under a plausible key, prices as strings or numbers) and
+// every value keeps its raw JSON (Product.Raw, Preview.Raw, StartInfo.Raw).
+//
+// # Buying reports
+//
+// A purchase is paid by an [x402.Payer], which signs an EIP-3009 USDC authorisation within
+// the limits of its [x402.Policy]: a cap per payment, a total budget, the allowed payees and
+// networks. The client sends purchases through the payer's RoundTripper:
+//
+//	signer, err := x402.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
+//	payer, err := x402.NewPayer(signer, x402.Policy{MaxPerPayment: big.NewInt(500_000)}) // 0.50 USDC
+//	client, err := reportstore.New(
+//		reportstore.WithPayer(payer),
+//		reportstore.WithExpectedPayee(storeAddress),
+//	)
+//	report, err := client.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+//	records, err := report.Records()
+//
+// Quote reads the live price of a report from the store's 402 challenge without paying.
+// Report buys a report into memory (up to MaxReportBytes) with its settlement receipt;
+// OpenReport buys it as a stream of any size, with the receipt available before the first
+// read; Fetch buys any other product by path, such as /report/custom with its query.
+// Report.JSON decodes FormatJSON into a ReportPayload, and Report.Records (or ScanRecords on
+// a stream) parses FormatCSV into typed rows whose missing values are nil, never 0.
+//
+// # Money safety
+//
+//   - Every purchase pays the amount of its own most recent 402: the store re-quotes prices on
+//     every request, and a quote or a catalog price is never paid from memory.
+//   - The payer's policy is applied before anything is signed. A refusal is an
+//     *x402.PolicyError (errors.Is with x402.ErrAmountOverCap, x402.ErrBudgetExceeded,
+//     x402.ErrPayToNotAllowed) and nothing is paid.
+//   - WithExpectedPayee refuses any challenge whose payTo is another address, before the payer
+//     sees it, with a *PayeeMismatchError; the store pays one fixed address.
+//   - A payment the store refused or failed to settle is an *x402.PaymentRejectedError; no
+//     money moved and the payer's budget is given back.
+//   - A paid request that got no answer is an *x402.PaymentUnconfirmedError: the payment may
+//     have settled, and its amount stays reserved in the payer's budget. The payer re-sends
+//     the same signed payment a few times first (x402.WithResend), which cannot settle twice.
+//   - Purchases are never retried by the client (WithRetry applies to the free operations
+//     only), since a new request would be a new payment.
+//   - Without WithPayer, a purchase is a *PaymentRequiredError carrying the quote; nothing is
+//     paid.
+//   - The payer's key is never sent, logged or quoted in an error; WithLogger records request
+//     metadata only.
+//
+// # Errors
+//
+// Bad input (an empty report id, one with "/", "?" or "#", a product path with a query) is a
+// *ValidationError before any request. A report request answered 400 matches
+// ErrUnsupportedFormat (an *UnsupportedFormatError). Other failures are an *APIError with
+// the status, the store's error code and message, and the body.
+//
+// # Configuration
+//
+// The base URL is {base_url} of the store's API description; the store's paths carry no
+// prefix. Without WithBaseURL, New reads REPORTSTORE_URL. The package
+// reportstore/reportstoretest provides an in-memory store that takes real x402 payments in a
+// fake ledger, for tests and examples.
+//
+// KnownReports lists the 44 reports of the API description with their prices at the time it
+// was written, as a snapshot for documentation; the live price always comes from the store.
+package reportstore

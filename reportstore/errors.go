@@ -1,0 +1,105 @@
+package reportstore
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// APIError is a failed response of the store: its HTTP status, the error code and message
+// the body carried (if any), the response header and up to 1 MiB of the body. Report
+// operations turn the statuses the API description defines into the more specific errors
+// below; errors.As still finds the *APIError inside them.
+type APIError = httpcore.APIError
+
+// ValidationError reports input refused before any request was sent (an empty report id, one
+// with "/", "?" or "#", a malformed payee address); Field names the parameter.
+type ValidationError = httpcore.ValidationError
+
+// DecodeError reports a successful response whose body could not be read as the expected
+// shape; it quotes at most 200 bytes of the body.
+type DecodeError = httpcore.DecodeError
+
+// RequestError reports a request that got no response: a network failure or the context
+// ending. errors.Is(err, context.Canceled) works through it.
+type RequestError = httpcore.RequestError
+
+// ErrUnsupportedFormat is matched (with errors.Is) by the error of a report request the store
+// answered with 400, which its API description reserves for an unsupported format value.
+var ErrUnsupportedFormat = errors.New("reportstore: unsupported report format")
+
+// ErrPaymentRequired is matched (with errors.Is) by a *PaymentRequiredError: the store asked
+// for payment and the client had no payer to pay it.
+var ErrPaymentRequired = errors.New("reportstore: payment required")
+
+// ErrNoChallenge is returned by Quote when the store served the report without asking for
+// payment, so there is no price to quote.
+var ErrNoChallenge = errors.New("reportstore: the store did not ask for payment")
+
+// UnsupportedFormatError is the store's 400 answer to a report request: the format value is
+// not one it serves. It matches ErrUnsupportedFormat and unwraps to the *APIError.
+type UnsupportedFormatError struct {
+	// Format is the value that was sent.
+	Format Format
+	// Err is the store's response.
+	Err *APIError
+}
+
+// Error names the format and quotes the store's answer.
+func (e *UnsupportedFormatError) Error() string {
+	return fmt.Sprintf("reportstore: unsupported format %q: %v", string(e.Format), e.Err)
+}
+
+// Is reports whether target is ErrUnsupportedFormat.
+func (e *UnsupportedFormatError) Is(target error) bool { return target == ErrUnsupportedFormat }
+
+// Unwrap returns the store's *APIError.
+func (e *UnsupportedFormatError) Unwrap() error { return e.Err }
+
+// PaymentRequiredError is the store's 402 answer to a purchase made without a payer (no
+// WithPayer): nothing was paid. Quote holds the price the store asked, when its challenge
+// could be read. It matches ErrPaymentRequired and unwraps to the *APIError.
+type PaymentRequiredError struct {
+	// Quote is the store's price for this request; nil when its challenge was unreadable.
+	Quote *Quote
+	// Err is the store's 402 response.
+	Err *APIError
+}
+
+// Error says that payment is required and, when known, how much.
+func (e *PaymentRequiredError) Error() string {
+	if e.Quote == nil {
+		return "reportstore: payment required (no payer configured; use WithPayer): " + e.Err.Error()
+	}
+	return fmt.Sprintf("reportstore: payment of %s required for %s (no payer configured; use WithPayer)", e.Quote.Price, e.Err.Path)
+}
+
+// Is reports whether target is ErrPaymentRequired.
+func (e *PaymentRequiredError) Is(target error) bool { return target == ErrPaymentRequired }
+
+// Unwrap returns the store's *APIError.
+func (e *PaymentRequiredError) Unwrap() error { return e.Err }
+
+// PayeeMismatchError reports a payment challenge whose recipient (payTo) is not the address
+// given to WithExpectedPayee. The store pays one fixed address, so another one means a
+// misconfigured or impersonated store: nothing was signed and nothing was paid.
+type PayeeMismatchError struct {
+	// Expected is the address given to WithExpectedPayee.
+	Expected string
+	// Got lists the other recipients the challenge named.
+	Got []string
+	// Err is the payer's error when the foreign payee came in the answer to a payment (the
+	// store refusing a first payment and asking for another); nil otherwise.
+	Err error
+}
+
+// Error names both addresses (public addresses, not secrets).
+func (e *PayeeMismatchError) Error() string {
+	return fmt.Sprintf("reportstore: payment refused: the store asked to pay %s, expected %s",
+		strings.Join(e.Got, ", "), e.Expected)
+}
+
+// Unwrap returns the payer's error, if any.
+func (e *PayeeMismatchError) Unwrap() error { return e.Err }

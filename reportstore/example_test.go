@@ -1,0 +1,165 @@
+package reportstore_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"math/big"
+
+	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/reportstore/reportstoretest"
+	"github.com/agentapis/sdk/x402"
+)
+
+func ExampleClient_Catalog() {
+	store := reportstoretest.NewServer()
+	defer store.Close()
+	client, err := reportstore.New(reportstore.WithBaseURL(store.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	products, err := client.Catalog(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(products), "products")
+	for _, p := range products[:3] {
+		fmt.Printf("%s %s %s, %d economies, %s\n", p.ID, p.Price, p.Kind, p.Economies, p.Period)
+	}
+	// Output:
+	// 80 products
+	// macro-gdp $0.13 catalog, 20 economies, 2015:2025
+	// macro-gdp-per-capita $0.13 catalog, 20 economies, 2015:2025
+	// macro-gdp-ppp $0.13 catalog, 20 economies, 2015:2025
+}
+
+func ExampleClient_Quote() {
+	store := reportstoretest.NewServer()
+	defer store.Close()
+	client, err := reportstore.New(reportstore.WithBaseURL(store.URL))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// The unpaid request: the store's 402 states the live price. Nothing is paid.
+	q, err := client.Quote(context.Background(), "macro-fdi", reportstore.FormatCSV)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("price:", q.Price, "=", q.Amount, "atomic USDC units")
+	fmt.Println("network:", q.Network)
+	fmt.Println("pay to:", q.PayTo)
+	// Output:
+	// price: $0.28 = 280000 atomic USDC units
+	// network: eip155:8453
+	// pay to: 0x7E57000000000000000000000000000000005707
+}
+
+func ExampleClient_Report() {
+	store := reportstoretest.NewServer()
+	defer store.Close()
+
+	// A wallet funded in the fake store's ledger, paying at most 0.50 USDC per report.
+	signer, err := x402.NewPrivateKeySigner(testKey)
+	if err != nil {
+		log.Fatal(err)
+	}
+	payer, err := x402.NewPayer(signer, x402.Policy{MaxPerPayment: big.NewInt(500_000)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	store.Facilitator().Fund(payer.Address(), big.NewInt(1_000_000))
+
+	client, err := reportstore.New(
+		reportstore.WithBaseURL(store.URL),
+		reportstore.WithPayer(payer),
+		reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	report, err := client.Report(context.Background(), "macro-gini", reportstore.FormatCSV)
+	if err != nil {
+		log.Fatal(err)
+	}
+	records, err := report.Records()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(records), "records")
+	for _, r := range records[:4] {
+		if r.Value == nil {
+			fmt.Println(r.Economy, r.Year, r.Indicator, "(no data)")
+			continue
+		}
+		fmt.Println(r.Economy, r.Year, r.Indicator, *r.Value)
+	}
+	fmt.Println("settled:", report.Receipt.Success, "on", report.Receipt.Network)
+	fmt.Println("spent:", payer.Spent(), "atomic USDC units")
+	fmt.Println("store balance:", store.Facilitator().Balance(reportstoretest.DefaultPayTo))
+	// Output:
+	// 110 records
+	// US 2015 SI.POV.GINI (no data)
+	// US 2016 SI.POV.GINI (no data)
+	// US 2017 SI.POV.GINI 46.52
+	// US 2018 SI.POV.GINI 46.82
+	// settled: true on eip155:8453
+	// spent: 250000 atomic USDC units
+	// store balance: 250000
+}
+
+func ExampleClient_OpenReport() {
+	price, err := reportstore.ParsePrice("$0.05")
+	if err != nil {
+		log.Fatal(err)
+	}
+	store := reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-stream", 10<<20, price))
+	defer store.Close()
+	signer, err := x402.NewPrivateKeySigner(testKey)
+	if err != nil {
+		log.Fatal(err)
+	}
+	payer, err := x402.NewPayer(signer, x402.Policy{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	store.Facilitator().Fund(payer.Address(), big.NewInt(1_000_000))
+	client, err := reportstore.New(reportstore.WithBaseURL(store.URL), reportstore.WithPayer(payer))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	stream, err := client.OpenReport(context.Background(), "macro-stream", reportstore.FormatCSV)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stream.Close()
+	fmt.Println("receipt before reading:", stream.Receipt.Success)
+	n, err := io.Copy(io.Discard, stream)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", payer.Spent(), "atomic USDC units")
+	// Output:
+	// receipt before reading: true
+	// streamed 10485742 bytes of text/csv for 50000 atomic USDC units
+}
+
+func ExampleParsePrice() {
+	for _, s := range []string{"0.130000", "$0.13", "0.095"} {
+		p, err := reportstore.ParsePrice(s)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(p, p.Decimal(), p.Atomic())
+	}
+	_, err := reportstore.ParsePrice("0.1234567")
+	fmt.Println(err)
+	// Output:
+	// $0.13 0.130000 130000
+	// $0.13 0.130000 130000
+	// $0.095 0.095000 95000
+	// reportstore: invalid price: more than 6 decimals
+}

@@ -1,0 +1,87 @@
+package reportstore_test
+
+import (
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/reportstore/reportstoretest"
+	"github.com/agentapis/sdk/x402"
+)
+
+// testKey is a well-known public test key (the second Hardhat development account); it holds
+// nothing anywhere but in the fake's ledger.
+const testKey = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+
+// startBalance is what each test's payer is funded with: 10 USDC.
+var startBalance = big.NewInt(10_000_000)
+
+// newStore starts a fake store for one test.
+func newStore(t testing.TB, opts ...reportstoretest.Option) *reportstoretest.Server {
+	t.Helper()
+	srv := reportstoretest.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// newPayer returns a payer with policy whose account the store's facilitator funds with
+// startBalance. Resends are quick, so that tests of dropped connections stay fast.
+func newPayer(t testing.TB, srv *reportstoretest.Server, policy x402.Policy) *x402.Payer {
+	t.Helper()
+	signer, err := x402.NewPrivateKeySigner(testKey)
+	require.NoError(t, err)
+	payer, err := x402.NewPayer(signer, policy, x402.WithResend(2, 1))
+	require.NoError(t, err)
+	srv.Facilitator().Fund(payer.Address(), startBalance)
+	return payer
+}
+
+// newClient returns a client of srv paying with payer (none when nil).
+func newClient(t testing.TB, srv *reportstoretest.Server, payer *x402.Payer, opts ...reportstore.Option) *reportstore.Client {
+	t.Helper()
+	all := []reportstore.Option{reportstore.WithBaseURL(srv.URL), reportstore.WithRetry(reportstore.RetryPolicy{MaxAttempts: 1})}
+	if payer != nil {
+		all = append(all, reportstore.WithPayer(payer))
+	}
+	c, err := reportstore.New(append(all, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+// usdc returns an amount of atomic USDC units as a *big.Int.
+func usdc(atomic int64) *big.Int { return big.NewInt(atomic) }
+
+// settledValues returns the amounts of the store's settlements, oldest first.
+func settledValues(srv *reportstoretest.Server) []int64 {
+	var out []int64
+	for _, s := range srv.Facilitator().Settlements() {
+		out = append(out, s.Value.Int64())
+	}
+	return out
+}
+
+// requireNoMoneyMoved checks that the store settled nothing and the payer's balance is whole.
+func requireNoMoneyMoved(t *testing.T, srv *reportstoretest.Server, payer *x402.Payer) {
+	t.Helper()
+	require.Empty(t, srv.Facilitator().Settlements())
+	require.Equal(t, startBalance.String(), srv.Facilitator().Balance(payer.Address()).String())
+	require.Equal(t, "0", srv.Facilitator().Balance(srv.PayTo()).String())
+	require.Equal(t, "0", payer.Spent().String())
+}
+
+// countingServer starts an httptest server that counts the requests it gets and answers 500.
+func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}

@@ -1,0 +1,45 @@
+package reportstore
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestKnownReportsIsTheDescriptionsTable(t *testing.T) {
+	t.Parallel()
+	ks := KnownReports()
+	require.Len(t, ks, 44)
+	ids := map[string]bool{}
+	for _, k := range ks {
+		assert.True(t, strings.HasPrefix(k.ID, "macro-"), k.ID)
+		assert.False(t, ids[k.ID], "duplicate %s", k.ID)
+		ids[k.ID] = true
+		assert.NotEmpty(t, k.Measures, k.ID)
+		if k.ID == "macro-tariffs" {
+			assert.Nil(t, k.Price, "not stated in the description")
+			assert.Zero(t, k.Economies)
+			continue
+		}
+		require.NotNil(t, k.Price, k.ID)
+		assert.True(t, k.Economies == 10 || k.Economies == 20, k.ID)
+	}
+	assert.Equal(t, KnownReport{ID: "macro-gdp", Measures: "GDP, current US$", Price: ks[0].Price, Economies: 20}, ks[0])
+	assert.Equal(t, "$0.13", ks[0].Price.String())
+	byID := map[string]KnownReport{}
+	for _, k := range ks {
+		byID[k.ID] = k
+	}
+	assert.Equal(t, "$0.28", byID["macro-current-account"].Price.String())
+	assert.Equal(t, "$0.07", byID["macro-patents"].Price.String())
+	assert.Equal(t, 10, byID["macro-gini"].Economies)
+
+	// The result is a copy: changing it leaves the table alone.
+	*ks[0].Price = Price{atomic: 1}
+	ks[1].ID = "changed"
+	again := KnownReports()
+	assert.Equal(t, "$0.13", again[0].Price.String())
+	assert.Equal(t, "macro-gdp-per-capita", again[1].ID)
+}

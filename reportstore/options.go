@@ -1,0 +1,88 @@
+package reportstore
+
+import (
+	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/x402"
+)
+
+// config is what the options of New configure.
+type config struct {
+	httpcore.Settings
+	payer *x402.Payer
+	payee string
+}
+
+// Option configures a Client; pass options to New.
+type Option = httpcore.Option[*config]
+
+// RetryPolicy says how often and how patiently the client retries a free request; see
+// WithRetry.
+type RetryPolicy = httpcore.RetryPolicy
+
+var (
+	// WithBaseURL sets the store's address, {base_url} in its API description (such as
+	// https://host or https://host/proxy); the store's paths (/catalog, /report/<id>, ...)
+	// carry no prefix and are added to it. Without it the REPORTSTORE_URL environment variable
+	// is used.
+	WithBaseURL = httpcore.WithBaseURL[*config]
+	// WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
+	// Transport, Timeout and Jar are used as they are, and the client is never changed. The
+	// payer of WithPayer wraps a copy of its Transport.
+	WithHTTPClient = httpcore.WithHTTPClient[*config]
+	// WithLogger sets a *slog.Logger that receives one metadata-only record per attempt
+	// (method, host, path, status, attempt, duration); logging is off by default. Payment
+	// headers, query strings and bodies are never logged.
+	WithLogger = httpcore.WithLogger[*config]
+	// WithRetry sets the retry policy of the free requests (Catalog, Preview, Start, Quote);
+	// zero fields keep their defaults and RetryPolicy{MaxAttempts: 1} turns retries off.
+	// Purchases are never retried by the client: a repeated purchase would pay again. (The
+	// payer itself re-sends a paid request with the same signed payment, which cannot settle
+	// twice; see x402.WithResend.)
+	WithRetry = httpcore.WithRetry[*config]
+	// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
+	// SDK's User-Agent.
+	WithUserAgent = httpcore.WithUserAgent[*config]
+)
+
+// WithPayer sets the x402 payer that pays for reports: Report, OpenReport and Fetch send
+// their requests through payer.RoundTripper, so each purchase pays the amount of its own most
+// recent 402 challenge, within the payer's policy (per-payment cap, total budget, allowed
+// payees and networks), and the payer's running total covers every purchase. Without a payer
+// a purchase fails with a *PaymentRequiredError and pays nothing. A nil payer is refused.
+func WithPayer(payer *x402.Payer) Option {
+	return func(c *config) error {
+		if payer == nil {
+			return &ValidationError{Field: "payer", Reason: "must not be nil"}
+		}
+		c.payer = payer
+		return nil
+	}
+}
+
+// WithExpectedPayee sets the only address the client agrees to pay: the store pays one fixed
+// address for every report. A challenge naming any other payTo is refused before anything is
+// signed, with a *PayeeMismatchError, by Quote and by every purchase. The address must be a
+// 0x-prefixed 20-byte hex address; letter case does not matter.
+func WithExpectedPayee(address string) Option {
+	return func(c *config) error {
+		if !isHexAddress(address) {
+			return &ValidationError{Field: "expected payee", Reason: "must be a 0x-prefixed 20-byte hex address"}
+		}
+		c.payee = address
+		return nil
+	}
+}
+
+// isHexAddress reports whether s is 0x followed by 40 hexadecimal digits.
+func isHexAddress(s string) bool {
+	if len(s) != 42 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}

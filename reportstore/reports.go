@@ -1,0 +1,415 @@
+package reportstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/x402"
+)
+
+// MaxReportBytes caps the body Report and Fetch read into memory. A larger report is paid
+// for but not returned: fetch it with OpenReport, which streams any size.
+const MaxReportBytes = httpcore.MaxResponseBytes
+
+// Quote is the store's live price for one request, read from its 402 challenge without
+// paying.
+type Quote struct {
+	// ID is the report id (for QuoteFetch, the last segment of the path).
+	ID string
+	// Path is the request path, such as "/report/macro-gdp".
+	Path string
+	// Format is the format asked for.
+	Format Format
+	// Price is Amount read as USDC (6 decimals).
+	Price Price
+	// Amount is the price in the asset's atomic units, as the challenge states it.
+	Amount *big.Int
+	// PayTo is the recipient of the payment.
+	PayTo string
+	// Network is the chain, in CAIP-2 form (such as "eip155:8453", Base mainnet).
+	Network string
+	// Asset is the token contract (USDC).
+	Asset string
+	// Scheme is the payment scheme ("exact").
+	Scheme string
+	// MaxTimeoutSeconds is how long the store allows for a payment.
+	MaxTimeoutSeconds int
+	// Challenge is the whole challenge, with every payment option the store offered; the
+	// fields above describe the first usable "exact" one.
+	Challenge *x402.PaymentRequired
+}
+
+// Quote asks the store for the live price of report id in format, without paying: it sends
+// the request unpaid (never through the payer) and reads the 402 challenge. An empty format
+// means FormatHTML. With WithExpectedPayee, a challenge naming another payee is a
+// *PayeeMismatchError.
+//
+// A quote is information only. Purchases never pay a quoted amount: each pays the amount of
+// its own most recent 402, which the store may have re-quoted since.
+func (c *Client) Quote(ctx context.Context, id string, format Format) (*Quote, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	return c.quote(ctx, id, httpcore.Path("report", id), formatQuery(nil, format), format.orDefault(), true)
+}
+
+// QuoteFetch asks the store for the live price of a product path, such as "/report/custom"
+// with its query, without paying; path and query are checked as Fetch checks them.
+func (c *Client) QuoteFetch(ctx context.Context, p string, query url.Values) (*Quote, error) {
+	escaped, err := checkPath(p)
+	if err != nil {
+		return nil, err
+	}
+	return c.quote(ctx, path.Base(p), escaped, query, Format(query.Get("format")).orDefault(), false)
+}
+
+// quote sends the unpaid request and reads its challenge. For a catalog report (isReport) a
+// 400 is the store's unsupported-format answer.
+func (c *Client) quote(ctx context.Context, id, p string, query url.Values, format Format, isReport bool) (*Quote, error) {
+	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format)}
+	resp, err := c.free.Stream(ctx, req)
+	if err == nil {
+		drain(resp)
+		return nil, fmt.Errorf("reportstore: GET %s: %w", p, ErrNoChallenge)
+	}
+	apiErr, ok := errorsAs[*APIError](err)
+	if !ok {
+		return nil, err
+	}
+	if apiErr.StatusCode == http.StatusBadRequest && isReport {
+		return nil, &UnsupportedFormatError{Format: format, Err: apiErr}
+	}
+	if apiErr.StatusCode != http.StatusPaymentRequired {
+		return nil, err
+	}
+	q, err := quoteFrom(apiErr, id, p, format)
+	if err != nil {
+		return nil, err
+	}
+	if c.payee != "" {
+		if foreign := foreignPayees(q.Challenge, c.payee); len(foreign) > 0 {
+			return nil, &PayeeMismatchError{Expected: c.payee, Got: foreign}
+		}
+	}
+	return q, nil
+}
+
+// quoteFrom reads the challenge of a 402 *APIError.
+func quoteFrom(apiErr *APIError, id, p string, format Format) (*Quote, error) {
+	resp := &http.Response{
+		StatusCode: apiErr.StatusCode,
+		Header:     apiErr.Header,
+		Body:       io.NopCloser(bytes.NewReader(apiErr.Body)),
+	}
+	pr, err := x402.ParsePaymentRequired(resp)
+	if err != nil {
+		return nil, fmt.Errorf("reportstore: GET %s: reading the 402 challenge: %w", p, err)
+	}
+	var chosen *x402.PaymentRequirements
+	for i := range pr.Accepts {
+		r := &pr.Accepts[i]
+		if r.Usable() && r.Scheme == x402.SchemeExact {
+			chosen = r
+			break
+		}
+	}
+	if chosen == nil {
+		reasons := make([]string, 0, len(pr.Accepts))
+		for i := range pr.Accepts {
+			r := &pr.Accepts[i]
+			why := r.Unusable
+			if why == "" {
+				why = fmt.Sprintf("scheme %q is not supported", r.Scheme)
+			}
+			reasons = append(reasons, fmt.Sprintf("accepts[%d]: %s", i, why))
+		}
+		return nil, fmt.Errorf("reportstore: GET %s: %w", p, &x402.NoUsableRequirementsError{Reasons: reasons})
+	}
+	price, err := PriceFromBig(chosen.Amount)
+	if err != nil {
+		return nil, fmt.Errorf("reportstore: GET %s: quoted amount: %w", p, err)
+	}
+	return &Quote{
+		ID:                id,
+		Path:              p,
+		Format:            format,
+		Price:             price,
+		Amount:            new(big.Int).Set(chosen.Amount),
+		PayTo:             chosen.PayTo,
+		Network:           chosen.Network,
+		Asset:             chosen.Asset,
+		Scheme:            chosen.Scheme,
+		MaxTimeoutSeconds: chosen.MaxTimeoutSeconds,
+		Challenge:         pr,
+	}, nil
+}
+
+// Report is a purchased report read into memory.
+type Report struct {
+	// ID is the report id (for Fetch, the last segment of the path).
+	ID string
+	// Path is the request path, such as "/report/macro-gdp".
+	Path string
+	// Format is the format asked for.
+	Format Format
+	// ContentType is the media type of the body, such as "text/csv", without parameters.
+	ContentType string
+	// Body is the report.
+	Body []byte
+	// Receipt is the settlement receipt of the payment (the PAYMENT-RESPONSE header); nil
+	// when the store sent none.
+	Receipt *x402.SettleResponse
+}
+
+// Report buys report id in format and returns it. An empty format means FormatHTML. The
+// request goes through the payer of WithPayer, which pays the amount of the store's 402
+// within its policy; see the package documentation for the errors of each failure.
+//
+// A body larger than MaxReportBytes is a *DeliveryError after payment; use OpenReport for
+// large reports.
+func (c *Client) Report(ctx context.Context, id string, format Format) (*Report, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	format = format.orDefault()
+	s, err := c.open(ctx, id, httpcore.Path("report", id), formatQuery(nil, format), format, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.readAll()
+}
+
+// Fetch buys any other product of the store by its path and query, such as the bespoke
+// "/report/custom" with query indicators=NY.GDP.MKTP.CD&countries=US,CN, or a bundle. The
+// path must start with "/" and carry no query or fragment of its own (give those in query).
+// It pays like Report; Report.Format is the query's format value, FormatHTML without one.
+func (c *Client) Fetch(ctx context.Context, p string, query url.Values) (*Report, error) {
+	escaped, err := checkPath(p)
+	if err != nil {
+		return nil, err
+	}
+	format := Format(query.Get("format")).orDefault()
+	s, err := c.open(ctx, path.Base(p), escaped, query, format, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.readAll()
+}
+
+// checkPath accepts a product path: absolute, without query, fragment, scheme, host or dot
+// segments. It returns the path escaped.
+func checkPath(p string) (string, error) {
+	switch {
+	case !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//"):
+		return "", invalid("path", `must start with a single "/"`)
+	case strings.ContainsAny(p, "?#"):
+		return "", invalid("path", "must not contain a query or fragment; pass the query separately")
+	case strings.ContainsFunc(p, func(r rune) bool { return r < 0x21 || r == 0x7f }):
+		return "", invalid("path", "must not contain spaces or control characters")
+	}
+	segs := strings.Split(p[1:], "/")
+	for _, s := range segs {
+		if s == "." || s == ".." {
+			return "", invalid("path", `must not contain "." or ".." segments`)
+		}
+	}
+	return httpcore.Path(segs...), nil
+}
+
+// ReportStream is a purchased report being read from the network. It is an io.ReadCloser
+// that reads the body as it arrives, without buffering it; the receipt and the headers are
+// available before the first Read. The caller must Close it.
+type ReportStream struct {
+	// ID is the report id (for Fetch-like paths, the last path segment).
+	ID string
+	// Path is the request path.
+	Path string
+	// Format is the format asked for.
+	Format Format
+	// ContentType is the media type of the body, without parameters.
+	ContentType string
+	// ContentLength is the body's length when the store announced it, else -1.
+	ContentLength int64
+	// Receipt is the settlement receipt of the payment; nil when the store sent none.
+	Receipt *x402.SettleResponse
+
+	body io.ReadCloser
+}
+
+// Read reads the next bytes of the report.
+func (s *ReportStream) Read(p []byte) (int, error) { return s.body.Read(p) }
+
+// Close closes the connection; reading the rest of the report is not needed.
+func (s *ReportStream) Close() error { return s.body.Close() }
+
+// OpenReport buys report id in format like Report, and returns the report as a stream: the
+// body is read from the network as the caller reads, so reports of any size use little
+// memory. The payment has settled by the time OpenReport returns; the caller must Close the
+// stream.
+func (c *Client) OpenReport(ctx context.Context, id string, format Format) (*ReportStream, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	format = format.orDefault()
+	return c.open(ctx, id, httpcore.Path("report", id), formatQuery(nil, format), format, true)
+}
+
+// open sends a purchase and returns the live 2xx response as a ReportStream. For a catalog
+// report (isReport) a 400 is the store's unsupported-format answer.
+func (c *Client) open(ctx context.Context, id, p string, query url.Values, format Format, isReport bool) (*ReportStream, error) {
+	rec := &payeeRecord{}
+	ctx = context.WithValue(ctx, payeeRecordKey{}, rec)
+	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format)}
+	resp, err := c.paid.Stream(ctx, req)
+	if err != nil {
+		return nil, purchaseError(err, rec, id, p, format, isReport)
+	}
+	receipt, _ := x402.ReceiptFrom(resp)
+	ct := resp.Header.Get("Content-Type")
+	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
+		ct = mt
+	}
+	return &ReportStream{
+		ID:            id,
+		Path:          p,
+		Format:        format,
+		ContentType:   ct,
+		ContentLength: resp.ContentLength,
+		Receipt:       receipt,
+		body:          resp.Body,
+	}, nil
+}
+
+// readAll reads the whole stream into a Report, at most MaxReportBytes.
+func (s *ReportStream) readAll() (*Report, error) {
+	defer s.Close()
+	body, err := io.ReadAll(io.LimitReader(s.body, MaxReportBytes+1))
+	if err == nil && len(body) > MaxReportBytes {
+		err = fmt.Errorf("report larger than %d bytes; use OpenReport to stream it", MaxReportBytes)
+	}
+	if err != nil {
+		return nil, &DeliveryError{Path: s.Path, Receipt: s.Receipt, Err: err}
+	}
+	return &Report{
+		ID:          s.ID,
+		Path:        s.Path,
+		Format:      s.Format,
+		ContentType: s.ContentType,
+		Body:        body,
+		Receipt:     s.Receipt,
+	}, nil
+}
+
+// DeliveryError reports a purchase whose payment went through (see Receipt) but whose report
+// could not be read in full: the connection failed during the body, or the body was larger
+// than MaxReportBytes.
+type DeliveryError struct {
+	// Path is the request path.
+	Path string
+	// Receipt is the settlement receipt of the payment; nil when the store sent none.
+	Receipt *x402.SettleResponse
+	// Err is the failure.
+	Err error
+}
+
+// Error names the path, the transaction and the failure.
+func (e *DeliveryError) Error() string {
+	tx := "no receipt"
+	if e.Receipt != nil {
+		tx = "transaction " + e.Receipt.Transaction
+	}
+	return fmt.Sprintf("reportstore: GET %s: paid (%s) but reading the report failed: %v", e.Path, tx, e.Err)
+}
+
+// Unwrap returns the failure.
+func (e *DeliveryError) Unwrap() error { return e.Err }
+
+// purchaseError turns the failure of a purchase into the package's errors: a payee refusal is
+// a *PayeeMismatchError, a 400 to a catalog report an *UnsupportedFormatError, a 402 that
+// nobody paid a *PaymentRequiredError, and an x402 refusal (policy, rejection, unconfirmed
+// payment) is returned with the request named, for errors.As.
+func purchaseError(err error, rec *payeeRecord, id, p string, format Format, isReport bool) error {
+	if rec.mismatch != nil {
+		if inner, ok := errorsAs[*PayeeMismatchError](err); !ok || inner != rec.mismatch {
+			rec.mismatch.Err = err // refused in the answer to a payment: keep the payer's error
+		}
+		return rec.mismatch
+	}
+	if apiErr, ok := errorsAs[*APIError](err); ok {
+		switch {
+		case apiErr.StatusCode == http.StatusBadRequest && isReport:
+			return &UnsupportedFormatError{Format: format, Err: apiErr}
+		case apiErr.StatusCode == http.StatusPaymentRequired:
+			q, qerr := quoteFrom(apiErr, id, p, format)
+			if qerr != nil {
+				q = nil
+			}
+			return &PaymentRequiredError{Quote: q, Err: apiErr}
+		}
+		return err
+	}
+	if payErr := paymentCause(err); payErr != nil {
+		return fmt.Errorf("reportstore: GET %s: %w", p, payErr)
+	}
+	return err
+}
+
+// paymentCause returns the x402 error inside err, or nil.
+func paymentCause(err error) error {
+	if e, ok := errorsAs[*x402.PolicyError](err); ok {
+		return e
+	}
+	if e, ok := errorsAs[*x402.NoUsableRequirementsError](err); ok {
+		return e
+	}
+	if e, ok := errorsAs[*x402.PaymentRejectedError](err); ok {
+		return e
+	}
+	if e, ok := errorsAs[*x402.PaymentUnconfirmedError](err); ok {
+		return e
+	}
+	if e, ok := errorsAs[*x402.FormatError](err); ok {
+		return e
+	}
+	if errors.Is(err, x402.ErrBodyNotReplayable) {
+		return x402.ErrBodyNotReplayable
+	}
+	return nil
+}
+
+// formatQuery adds the format parameter to q (a new one when nil); the empty format sends
+// none, which the store reads as html.
+func formatQuery(q url.Values, format Format) url.Values {
+	if q == nil {
+		q = url.Values{}
+	}
+	if format != "" {
+		q.Set("format", string(format))
+	}
+	return q
+}
+
+// acceptHeader returns the Accept header matching format, so that content negotiation never
+// contradicts the format parameter.
+func acceptHeader(format Format) http.Header {
+	accept := "*/*"
+	switch format.orDefault() {
+	case FormatHTML:
+		accept = "text/html"
+	case FormatJSON:
+		accept = "application/json"
+	case FormatCSV, FormatSummaryCSV:
+		accept = "text/csv"
+	}
+	return http.Header{"Accept": {accept}}
+}

@@ -1,0 +1,253 @@
+package reportstoretest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"math/big"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/x402"
+)
+
+// testKey is a well-known public test key (the second Hardhat development account).
+const testKey = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+
+// newServer starts a fake for one test.
+func newServer(t *testing.T, opts ...Option) *Server {
+	t.Helper()
+	s := NewServer(opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// payingClient returns an *http.Client paying from a wallet funded with 10 USDC in s.
+func payingClient(t *testing.T, s *Server) (*http.Client, *x402.Payer) {
+	t.Helper()
+	signer, err := x402.NewPrivateKeySigner(testKey)
+	require.NoError(t, err)
+	payer, err := x402.NewPayer(signer, x402.Policy{})
+	require.NoError(t, err)
+	s.Facilitator().Fund(payer.Address(), big.NewInt(10_000_000))
+	return &http.Client{Transport: payer.RoundTripper(nil)}, payer
+}
+
+// get fetches url with c and returns the status, content type and body.
+func get(t *testing.T, c *http.Client, url string) (int, string, string) {
+	t.Helper()
+	resp, err := c.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(body)
+}
+
+func TestEveryFormatIsMarkedSyntheticAndDeterministic(t *testing.T) {
+	t.Parallel()
+	a, b := newServer(t), newServer(t)
+	ca, _ := payingClient(t, a)
+	cb, _ := payingClient(t, b)
+	for format, marker := range map[string]string{
+		"html":        Notice,
+		"json":        `"synthetic":true`,
+		"csv":         ",synthetic\n",
+		"summary-csv": ",synthetic\n",
+	} {
+		status, ct, bodyA := get(t, ca, a.URL+"/report/macro-gdp?format="+format)
+		require.Equal(t, http.StatusOK, status, format)
+		assert.Equal(t, formats[format], ct)
+		assert.Contains(t, bodyA, marker, format)
+		_, _, bodyB := get(t, cb, b.URL+"/report/macro-gdp?format="+format)
+		assert.Equal(t, bodyA, bodyB, "same data on every server: %s", format)
+	}
+	status, ct, _ := get(t, ca, a.URL+"/report/macro-gdp")
+	assert.Equal(t, http.StatusOK, status)
+	assert.Equal(t, formats["html"], ct, "html is the default")
+	assert.Len(t, a.Facilitator().Settlements(), 5)
+}
+
+func TestFreeEndpoints(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	for _, path := range []string{"/catalog", "/start", "/preview/macro-gdp"} {
+		status, ct, body := get(t, http.DefaultClient, s.URL+path)
+		assert.Equal(t, http.StatusOK, status, path)
+		assert.Equal(t, "application/json", ct, path)
+		assert.True(t, json.Valid([]byte(body)), path)
+		assert.Contains(t, body, `"synthetic":true`, path)
+	}
+	var catalog struct {
+		Count    int `json:"count"`
+		Products []struct {
+			ID    string `json:"id"`
+			Kind  string `json:"kind"`
+			Price string `json:"price"`
+		} `json:"products"`
+	}
+	_, _, body := get(t, http.DefaultClient, s.URL+"/catalog")
+	require.NoError(t, json.Unmarshal([]byte(body), &catalog))
+	assert.Equal(t, 80, catalog.Count)
+	assert.Len(t, catalog.Products, 80)
+	assert.Equal(t, "0.130000", catalog.Products[0].Price)
+
+	for _, path := range []string{"/preview/custom", "/preview/nope", "/nothing", "/report/nope"} {
+		status, _, body := get(t, http.DefaultClient, s.URL+path)
+		assert.Equal(t, http.StatusNotFound, status, path)
+		assert.Contains(t, body, `"error":"not_found"`, path)
+	}
+	assert.Empty(t, s.Facilitator().Settlements())
+}
+
+func TestBadRequestsAreRefusedBeforePayment(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	c, payer := payingClient(t, s)
+	for path, code := range map[string]string{
+		"/report/macro-gdp?format=xml":                       "unsupported_format",
+		"/report/custom?indicators=":                         "invalid_parameter",
+		"/report/custom?indicators=NOPE":                     "invalid_parameter",
+		"/report/custom?indicators=SP.POP.TOTL&countries=XX": "invalid_parameter",
+	} {
+		status, _, body := get(t, c, s.URL+path)
+		assert.Equal(t, http.StatusBadRequest, status, path)
+		assert.Contains(t, body, `"error":"`+code+`"`, path)
+	}
+	assert.Empty(t, s.Facilitator().Settlements())
+	assert.Equal(t, "0", payer.Spent().String())
+}
+
+func TestChallengeCarriesThePriceAndPayee(t *testing.T) {
+	t.Parallel()
+	const payee = "0x5555555555555555555555555555555555555555"
+	price, err := reportstore.ParsePrice("0.42")
+	require.NoError(t, err)
+	s := newServer(t, WithPayTo(payee), WithPrice("macro-gdp", price))
+	resp, err := http.Get(s.URL + "/report/macro-gdp?format=csv")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
+	pr, err := x402.ParsePaymentRequired(resp)
+	require.NoError(t, err)
+	require.Len(t, pr.Accepts, 1)
+	r := pr.Accepts[0]
+	assert.Equal(t, "420000", r.Amount.String())
+	assert.Equal(t, payee, r.PayTo)
+	assert.Equal(t, x402.NetworkBase, r.Network)
+	assert.Equal(t, x402.USDCBase, r.Asset)
+	assert.Equal(t, payee, s.PayTo())
+	got, ok := s.Price("macro-gdp")
+	require.True(t, ok)
+	assert.Equal(t, price, got)
+	_, ok = s.Price("nope")
+	assert.False(t, ok)
+	assert.Panics(t, func() { s.SetPrice("nope", price) })
+}
+
+func TestBespokePriceGrowsWithIndicators(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	for query, want := range map[string]string{
+		"indicators=SP.POP.TOTL":                                  "200000",
+		"indicators=SP.POP.TOTL,NY.GDP.MKTP.CD,FP.CPI.TOTL.ZG":    "300000",
+		"indicators=" + strings.Join(s.allIndicators()[:30], ","): "950000",
+	} {
+		resp, err := http.Get(s.URL + "/report/custom?" + query)
+		require.NoError(t, err)
+		pr, err := x402.ParsePaymentRequired(resp)
+		resp.Body.Close()
+		require.NoError(t, err)
+		assert.Equal(t, want, pr.Accepts[0].Amount.String(), query)
+	}
+}
+
+func TestLargeReportHasTheAnnouncedLength(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int64{0, 35, 36, 84, 85, 1 << 20} {
+		var b strings.Builder
+		require.NoError(t, writeLarge(&b, size))
+		assert.Equal(t, largeLength(size), int64(b.Len()), size)
+		assert.LessOrEqual(t, int64(b.Len()), max(size, int64(len(largeHeader))))
+		assert.True(t, strings.HasPrefix(b.String(), largeHeader))
+	}
+	var b strings.Builder
+	require.NoError(t, writeLarge(&b, 1<<20))
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	assert.Equal(t, "US,2015,SYN.STREAM.000000,", lines[1][:26])
+	assert.Equal(t, "US,2025,SYN.STREAM.000000,", lines[11][:26])
+	assert.Equal(t, "CN,2015,SYN.STREAM.000000,", lines[12][:26])
+	assert.Equal(t, "US,2015,SYN.STREAM.000001,", lines[221][:26])
+	for _, l := range lines[1:] {
+		require.Len(t, l, largeRowLen-1)
+	}
+}
+
+func TestLatencyDelaysResponses(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, WithLatency(time.Hour))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/catalog", nil)
+	require.NoError(t, err)
+	_, err = http.DefaultClient.Do(req)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestSameSignedPaymentIsDeliveredAgainWithoutPayingAgain(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	_, payer := payingClient(t, s)
+	rec := &recordingTransport{next: http.DefaultTransport}
+	c := &http.Client{Transport: payer.RoundTripper(rec)}
+	status, _, first := get(t, c, s.URL+"/report/macro-gdp?format=csv")
+	header := rec.payment
+	require.Equal(t, http.StatusOK, status)
+	require.NotEmpty(t, header)
+
+	replay, err := http.NewRequest(http.MethodGet, s.URL+"/report/macro-gdp?format=csv", nil)
+	require.NoError(t, err)
+	replay.Header.Set(x402.HeaderPaymentSignature, header)
+	resp, err := http.DefaultClient.Do(replay)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	again, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Equal(t, first, string(again))
+	receipt, ok := x402.ReceiptFrom(resp)
+	require.True(t, ok)
+	assert.Equal(t, s.Facilitator().Settlements()[0].TxHash, receipt.Transaction)
+	assert.Len(t, s.Facilitator().Settlements(), 1)
+	assert.Equal(t, 1, s.Sales("macro-gdp"))
+
+	// For another target the same payment is not a replay: it is refused.
+	other, err := http.NewRequest(http.MethodGet, s.URL+"/report/macro-gdp?format=json", nil)
+	require.NoError(t, err)
+	other.Header.Set(x402.HeaderPaymentSignature, header)
+	resp2, err := http.DefaultClient.Do(other)
+	require.NoError(t, err)
+	resp2.Body.Close()
+	assert.Equal(t, http.StatusPaymentRequired, resp2.StatusCode)
+	assert.Len(t, s.Facilitator().Settlements(), 1)
+}
+
+// recordingTransport keeps the last PAYMENT-SIGNATURE sent through it.
+type recordingTransport struct {
+	next    http.RoundTripper
+	payment string
+}
+
+// RoundTrip records the payment header and sends req.
+func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if v := req.Header.Get(x402.HeaderPaymentSignature); v != "" {
+		rt.payment = v
+	}
+	return rt.next.RoundTrip(req)
+}

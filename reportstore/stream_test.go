@@ -1,0 +1,94 @@
+package reportstore_test
+
+import (
+	"context"
+	"io"
+	"math/big"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/reportstore/reportstoretest"
+	"github.com/agentapis/sdk/x402"
+)
+
+// largeSize is the size of the streamed report of the memory test and the benchmark.
+const largeSize = 200 << 20
+
+// heapGrowthLimit is how much more heap the streaming may hold than before it began.
+const heapGrowthLimit = 16 << 20
+
+// heapSampler is an io.Writer that discards what it gets and samples HeapInuse every
+// sampleEvery bytes.
+type heapSampler struct {
+	n, next int64
+	peak    uint64
+}
+
+const sampleEvery = 8 << 20
+
+func (h *heapSampler) Write(p []byte) (int, error) {
+	h.n += int64(len(p))
+	if h.n >= h.next {
+		h.next += sampleEvery
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		h.peak = max(h.peak, ms.HeapInuse)
+	}
+	return len(p), nil
+}
+
+func TestOpenReportStreamsInConstantMemory(t *testing.T) {
+	// Not parallel: the heap is measured for the whole process.
+	srv := newStore(t, reportstoretest.WithLargeReport("macro-stream", largeSize, mustParse(t, "0.13")))
+	payer := newPayer(t, srv, x402.Policy{})
+	c := newClient(t, srv, payer)
+
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+
+	s, err := c.OpenReport(context.Background(), "macro-stream", reportstore.FormatCSV)
+	require.NoError(t, err)
+	require.NotNil(t, s.Receipt, "the receipt comes before the body")
+	sink := &heapSampler{}
+	n, err := io.CopyBuffer(sink, s, make([]byte, 32<<10))
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+
+	assert.Equal(t, s.ContentLength, n)
+	assert.Greater(t, n, int64(largeSize-100))
+	growth := int64(sink.peak) - int64(before.HeapInuse)
+	t.Logf("streamed %d bytes; HeapInuse before %d, peak %d, growth %d", n, before.HeapInuse, sink.peak, growth)
+	assert.Less(t, growth, int64(heapGrowthLimit))
+	assert.Equal(t, []int64{130000}, settledValues(srv))
+}
+
+func BenchmarkOpenReport200MB(b *testing.B) {
+	price, err := reportstore.ParsePrice("0.01")
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := newStore(b, reportstoretest.WithLargeReport("macro-stream", largeSize, price))
+	payer := newPayer(b, srv, x402.Policy{})
+	srv.Facilitator().Fund(payer.Address(), big.NewInt(1_000_000_000))
+	c := newClient(b, srv, payer)
+	ctx := context.Background()
+	buf := make([]byte, 32<<10)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s, err := c.OpenReport(ctx, "macro-stream", reportstore.FormatCSV)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.CopyBuffer(io.Discard, s, buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = s.Close()
+		b.SetBytes(n)
+	}
+}
