@@ -210,6 +210,10 @@ func (c *Client) AllCharts(ctx context.Context, opts *ListOptions) iter.Seq2[Cha
 		o = *opts
 	}
 	return func(yield func(Chart, error) bool) {
+		if _, err := o.query(); err != nil {
+			yield(Chart{}, err)
+			return
+		}
 		page := max(o.Page, 1)
 		for {
 			o.Page = page

@@ -455,11 +455,15 @@ func TestAllChartsInvalidOptionsSendNothing(t *testing.T) {
 	c := newClient(t, srv)
 
 	var errs []error
-	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 201}) {
-		errs = append(errs, err)
+	for _, opts := range []chartdiff.ListOptions{{PageSize: 201}, {Page: -1}, {Order: "sideways"}} {
+		for _, err := range c.AllCharts(t.Context(), &opts) {
+			errs = append(errs, err)
+		}
 	}
-	require.Len(t, errs, 1)
+	require.Len(t, errs, 3)
 	assert.Equal(t, "pageSize", validationError(t, errs[0]).Field)
+	assert.Equal(t, "page", validationError(t, errs[1]).Field, "a negative page is refused, not read as page 1")
+	assert.Equal(t, "order", validationError(t, errs[2]).Field)
 	assert.Empty(t, srv.Requests())
 }
 

@@ -273,7 +273,7 @@ func (c *Client) UpdateKey(ctx context.Context, id KeyID, params UpdateKeyParams
 		return nil, err
 	}
 	if params.Name == nil && len(params.Scopes) == 0 && params.Lifetime == 0 {
-		return nil, invalid("update", "needs a name, scopes or a lifetime")
+		return nil, invalid("body", "needs a change of name, scopes or expires_in_days")
 	}
 	if err := checkScopes(params.Scopes); err != nil {
 		return nil, err

@@ -64,7 +64,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"update: nothing to change", func(ctx context.Context) error {
 			_, err := c.UpdateKey(ctx, "key_1", chartdiff.UpdateKeyParams{})
 			return err
-		}, "update"},
+		}, "body"},
 		{"update: unknown scope", func(ctx context.Context) error {
 			_, err := c.UpdateKey(ctx, "key_1", chartdiff.UpdateKeyParams{Scopes: []chartdiff.Scope{"charts:write"}})
 			return err

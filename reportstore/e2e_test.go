@@ -372,10 +372,9 @@ func TestPolicyPayToAllowListAlsoRefuses(t *testing.T) {
 
 func TestFailedSettlementMovesNoMoney(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := newStore(t, reportstoretest.WithFailedSettlements(1))
 	payer := newPayer(t, srv, x402.Policy{})
 	c := newClient(t, srv, payer)
-	srv.FailNextSettlement()
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	var rejected *x402.PaymentRejectedError
@@ -488,11 +487,17 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	}
 	assert.Equal(t, map[string]bool{"US": true, "CN": true}, economies)
 
-	b, err := c.Fetch(ctx, "/report/bundle", url.Values{"format": {"json"}})
+	b, err := c.Fetch(ctx, "/report/bundle", url.Values{"format": {"csv"}})
 	require.NoError(t, err)
-	payload, err := b.JSON()
+	assert.Equal(t, "bundle", b.ID)
+	bundled, err := b.Records()
 	require.NoError(t, err)
-	assert.Greater(t, len(payload.Indicators), 60)
+	indicators := map[string]bool{}
+	for _, rec := range bundled {
+		indicators[rec.Indicator] = true
+	}
+	assert.Greater(t, len(indicators), 60)
+	assert.Len(t, bundled, len(indicators)*20*11)
 
 	assert.Equal(t, []int64{250000, 950000}, settledValues(srv))
 

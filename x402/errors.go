@@ -61,6 +61,10 @@ type PolicyError struct {
 	Cause error
 }
 
+// RetryableError reports false: an HTTP retry layer must not send the request again, since
+// a malformed challenge stays malformed.
+func (e *FormatError) RetryableError() bool { return false }
+
 // Error names the rule, the amount and the limit.
 func (e *PolicyError) Error() string {
 	var b strings.Builder
@@ -80,6 +84,10 @@ func (e *PolicyError) Error() string {
 	}
 	return b.String()
 }
+
+// RetryableError reports false: an HTTP retry layer must not send the request again, since
+// the policy refuses the same quote again.
+func (e *PolicyError) RetryableError() bool { return false }
 
 // Unwrap returns the rule's sentinel and the hook's error, so errors.Is matches either.
 func (e *PolicyError) Unwrap() []error {
@@ -104,6 +112,10 @@ func (e *NoUsableRequirementsError) Error() string {
 	}
 	return "x402: no usable payment option: " + strings.Join(e.Reasons, "; ")
 }
+
+// RetryableError reports false: an HTTP retry layer must not send the request again, since
+// no entry will become payable by asking again.
+func (e *NoUsableRequirementsError) RetryableError() bool { return false }
 
 // ErrBodyNotReplayable reports a request answered with 402 whose body cannot be sent a second
 // time: it has a body but no GetBody. Requests built with http.NewRequest from a
@@ -144,6 +156,10 @@ func (e *PaymentRejectedError) Error() string {
 	return b.String()
 }
 
+// RetryableError reports false: an HTTP retry layer must not send the request again, since
+// another attempt would meet a new quote and sign a new payment.
+func (e *PaymentRejectedError) RetryableError() bool { return false }
+
 // Unwrap returns the reason a new quote was not paid, if any.
 func (e *PaymentRejectedError) Unwrap() error { return e.Requote }
 
@@ -165,6 +181,10 @@ type PaymentUnconfirmedError struct {
 func (e *PaymentUnconfirmedError) Error() string {
 	return fmt.Sprintf("x402: paid request failed after sending the payment; it may have settled (nonce %s): %v", e.Nonce, e.Err)
 }
+
+// RetryableError reports false: an HTTP retry layer must not send the request again, since
+// the payment may have settled, and another attempt would sign a new one.
+func (e *PaymentUnconfirmedError) RetryableError() bool { return false }
 
 // Unwrap returns the failure of the last attempt.
 func (e *PaymentUnconfirmedError) Unwrap() error { return e.Err }

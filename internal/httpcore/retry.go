@@ -2,6 +2,7 @@ package httpcore
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -28,10 +29,19 @@ func retryableStatus(code int) bool {
 	return false
 }
 
+// RetryableError is implemented by errors that a transport (such as the x402 payer) returns to
+// say whether the request may be sent again. An error reporting false ends the retries: for a
+// payment that was refused or whose outcome is unknown, another attempt would meet a new quote
+// and sign a new payment.
+type RetryableError interface {
+	error
+	RetryableError() bool
+}
+
 // shouldRetry decides whether an attempt that ended with resp or err is tried again. A request
 // that may not be repeated is never retried; the context ending stops at once with its error;
-// network errors are classified by go-retryablehttp (a certificate or redirect-loop failure is
-// final).
+// an error that says it is not retryable is final; other network errors are classified by
+// go-retryablehttp (a certificate or redirect-loop failure is final).
 func shouldRetry(ctx context.Context, repeatable bool, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -40,6 +50,10 @@ func shouldRetry(ctx context.Context, repeatable bool, resp *http.Response, err 
 		return false, nil
 	}
 	if err != nil {
+		var re RetryableError
+		if errors.As(err, &re) && !re.RetryableError() {
+			return false, nil
+		}
 		return retryablehttp.DefaultRetryPolicy(ctx, nil, err)
 	}
 	return retryableStatus(resp.StatusCode), nil

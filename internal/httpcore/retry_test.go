@@ -343,3 +343,35 @@ func TestContextDeadlineDuringRequest(t *testing.T) {
 	assert.Equal(t, 1, reqErr.Attempts, "a request cut by its context is not retried")
 	assert.False(t, errors.Is(err, context.Canceled))
 }
+
+// paymentError stands for a transport error such as a rejected payment.
+type paymentError struct{ retryable bool }
+
+func (e *paymentError) Error() string        { return "payment rejected" }
+func (e *paymentError) RetryableError() bool { return e.retryable }
+
+// roundTripFunc turns a function into an http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestTransportErrorThatRefusesRetryEndsRetries(t *testing.T) {
+	t.Parallel()
+	for _, retryable := range []bool{false, true} {
+		var calls atomic.Int32
+		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			calls.Add(1)
+			return nil, &paymentError{retryable: retryable}
+		})
+		c := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://store.test"),
+			WithHTTPClient[*testConfig](&http.Client{Transport: rt}), WithRetry[*testConfig](fastRetry))
+		_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/report/a"}, nil)
+		var pe *paymentError
+		require.ErrorAs(t, err, &pe, "the transport's error stays reachable")
+		want := int32(1)
+		if retryable {
+			want = int32(fastRetry.MaxAttempts)
+		}
+		assert.Equal(t, want, calls.Load(), "retryable=%v", retryable)
+	}
+}

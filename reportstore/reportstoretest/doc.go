@@ -15,7 +15,7 @@
 // Server.Facilitator.
 //
 // Faults and changes for tests: SetPrice and WithRequote re-quote prices between requests;
-// SetPayTo and WithPayTo change the payee; FailNextSettlement makes a settlement fail;
+// SetPayTo and WithPayTo change the payee; FailNextSettlement and WithFailedSettlements make settlements fail;
 // WithDroppedConnections and DropNextConnections close the connection after settling;
 // WithLatency delays every response; WithLargeReport adds a report of any size, generated
 // while it is streamed.

@@ -52,6 +52,7 @@ type Server struct {
 	drops     int
 	latency   time.Duration
 	delivered map[string]delivery // PAYMENT-SIGNATURE value -> what it paid for
+	failures  int                 // settlement failures to queue at start
 }
 
 // delivery is a settled purchase, kept so that the same signed payment sent again (after a
@@ -97,6 +98,12 @@ func WithLatency(d time.Duration) Option {
 // nothing more (unless drops remain, which drop it too).
 func WithDroppedConnections(n int) Option {
 	return func(s *Server) { s.drops = n }
+}
+
+// WithFailedSettlements makes the settlements of the next n payments fail, as
+// FailNextSettlement does once.
+func WithFailedSettlements(n int) Option {
+	return func(s *Server) { s.failures = n }
 }
 
 // WithLargeReport adds a catalog report id whose CSV (in every format) is a synthetic panel
@@ -146,6 +153,9 @@ func NewServer(opts ...Option) *Server {
 	}
 	if s.fac == nil {
 		s.fac = x402test.NewFacilitator()
+	}
+	for range s.failures {
+		s.FailNextSettlement()
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /catalog", s.catalog)

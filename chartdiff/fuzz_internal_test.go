@@ -1,0 +1,48 @@
+package chartdiff
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+)
+
+// FuzzResponseParsing feeds untrusted bodies and headers to the chart decoder and the
+// rate-limit header parser: neither may panic, a decoded value is nil exactly when its field
+// is absent or null, and no quota number is negative.
+func FuzzResponseParsing(f *testing.F) {
+	f.Add([]byte(`{"chart_id":1,"analyzed":true,"ref_const":0,"notes":0}`), "100", "0", "1800")
+	f.Add([]byte(`{"chart_id":4,"analyzed":false,"ref_const":null}`), "", "", "1767225600")
+	f.Add([]byte(`{"chart_id":"x"}`), "-1", "abc", "99999999999999999999")
+	f.Fuzz(func(t *testing.T, body []byte, limit, remaining, reset string) {
+		var ch Chart
+		if err := json.Unmarshal(body, &ch); err == nil {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(body, &m); err != nil {
+				t.Fatalf("a chart decoded from a body that is not an object: %v", err)
+			}
+			present := func(k string) bool { v, ok := m[k]; return ok && string(v) != "null" }
+			for key, isNil := range map[string]bool{
+				"ref_const": ch.RefConst == nil, "ref_official": ch.RefOfficial == nil, "ps_score": ch.PSScore == nil,
+				"nps": ch.NPS == nil, "notes": ch.Notes == nil, "difficulty": ch.Difficulty == nil,
+			} {
+				if present(key) == isNil {
+					t.Fatalf("%s: present=%t but nil=%t", key, present(key), isNil)
+				}
+			}
+			if !present("chart_id") || !present("analyzed") {
+				t.Fatal("a chart without chart_id or analyzed decoded")
+			}
+		}
+
+		h := http.Header{}
+		h.Set("X-Ratelimit-Limit", limit)
+		h.Set("Ratelimit-Remaining", remaining)
+		h.Set("X-Ratelimit-Reset", reset)
+		if rl := parseRateLimit(h); rl != nil {
+			if rl.Limit != nil && *rl.Limit < 0 || rl.Remaining != nil && *rl.Remaining < 0 || rl.Reset != nil && *rl.Reset < 0 {
+				t.Fatalf("negative quota value from %q %q %q", limit, remaining, reset)
+			}
+		}
+		_ = parseAllowedSort(limit + "," + remaining)
+	})
+}
