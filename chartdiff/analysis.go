@@ -32,12 +32,13 @@ func (c *Client) Analyze(ctx context.Context, chartID int) (*Analysis, error) {
 	if err := checkID("chart_id", chartID); err != nil {
 		return nil, err
 	}
-	req := &httpcore.Request{Method: http.MethodPost, Path: "/analyses", Body: map[string]int{"chart_id": chartID}}
+	// The busy loop below is the only repetition: the core sends each attempt once.
+	req := &httpcore.Request{Method: http.MethodPost, Path: "/analyses", Body: map[string]int{"chart_id": chartID}, NoRetry: true}
 	deadline := time.Now().Add(c.analyzeWait)
 	delay := busyBaseDelay
 	for attempt := 1; ; attempt++ {
 		var out Analysis
-		resp, err := c.do(ctx, c.once, req, &out)
+		resp, err := c.do(ctx, req, &out)
 		if err == nil {
 			out.Response = newResponse(resp)
 			out.Response.Attempts = attempt

@@ -37,11 +37,9 @@ const (
 
 // Client calls the chart difficulty API. It is safe for concurrent use.
 type Client struct {
-	// core sends every request but the analyses, with the retry policy of the options.
+	// core sends every request, with the retry policy of the options; analyses and key
+	// creation and rotation are sent once (httpcore.Request.NoRetry).
 	core *httpcore.Client
-	// once sends POST /analyses with no retry of its own: Analyze runs its own bounded loop
-	// on analysis_busy.
-	once *httpcore.Client
 	// analyzeWait bounds Analyze's retrying on analysis_busy.
 	analyzeWait time.Duration
 	// creds holds the credentials behind a pointer, so that printing a Client with %v or %+v
@@ -83,29 +81,20 @@ func New(opts ...Option) (*Client, error) {
 	if !cfg.waitSet {
 		cfg.analyzeWait = DefaultAnalyzeWait
 	}
-	if cfg.HTTPClient() == nil {
-		// One *http.Client (and connection pool) for both cores below.
-		cfg.SetHTTPClient(&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()})
-	}
 	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1"}
 	if cfg.apiKey != "" {
 		svc.Credentials = []httpcore.Credential{{Header: KeyHeader, Value: cfg.apiKey}}
+	}
+	if cfg.accountToken != "" {
+		// Only key management sends the token, but it is scrubbed from every error and log line.
+		svc.Secrets = []string{cfg.accountToken}
 	}
 	core, err := httpcore.NewClient(&cfg.Settings, svc)
 	if err != nil {
 		return nil, err
 	}
-	onceCfg := *cfg
-	if err := httpcore.WithRetry[*config](RetryPolicy{MaxAttempts: 1})(&onceCfg); err != nil {
-		return nil, err
-	}
-	once, err := httpcore.NewClient(&onceCfg.Settings, svc)
-	if err != nil {
-		return nil, err
-	}
 	return &Client{
 		core:        core,
-		once:        once,
 		analyzeWait: cfg.analyzeWait,
 		creds:       &credentials{apiKey: cfg.apiKey, accountToken: cfg.accountToken},
 	}, nil
@@ -125,10 +114,10 @@ func invalid(field, reason string) error {
 	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
 }
 
-// do sends req through core, decodes a 2xx body into out (when not nil) and returns the
+// do sends req, decodes a 2xx body into out (when not nil) and returns the
 // response's metadata. Failures become the package's typed errors (see classify).
-func (c *Client) do(ctx context.Context, core *httpcore.Client, req *httpcore.Request, out any) (*httpcore.Response, error) {
-	resp, err := core.Do(ctx, req, out)
+func (c *Client) do(ctx context.Context, req *httpcore.Request, out any) (*httpcore.Response, error) {
+	resp, err := c.core.Do(ctx, req, out)
 	if err != nil {
 		return nil, classify(err)
 	}
@@ -137,7 +126,7 @@ func (c *Client) do(ctx context.Context, core *httpcore.Client, req *httpcore.Re
 
 // get sends a GET with the client's default credentials.
 func (c *Client) get(ctx context.Context, path string, query url.Values, out any) (*httpcore.Response, error) {
-	return c.do(ctx, c.core, &httpcore.Request{Method: http.MethodGet, Path: path, Query: query}, out)
+	return c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: path, Query: query}, out)
 }
 
 // accountCredentials returns the per-request credentials of key management, or the typed

@@ -221,7 +221,7 @@ func (c *Client) ListKeys(ctx context.Context) (*KeyList, error) {
 		return nil, err
 	}
 	var out KeyList
-	resp, err := c.do(ctx, c.core, &httpcore.Request{Method: http.MethodGet, Path: "/keys", Credentials: creds}, &out)
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/keys", Credentials: creds}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +301,7 @@ func (c *Client) UpdateKey(ctx context.Context, id KeyID, params UpdateKeyParams
 	// The PATCH sets absolute values, so repeating it is harmless.
 	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: body, Credentials: creds, SafeToRetry: true}
 	var out keyAnswer
-	resp, err := c.do(ctx, c.core, req, &out)
+	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +345,7 @@ func (c *Client) DeleteKey(ctx context.Context, id KeyID) (*Key, error) {
 		return nil, err
 	}
 	var out keyAnswer
-	resp, err := c.do(ctx, c.core, &httpcore.Request{Method: http.MethodDelete, Path: httpcore.Path("keys", string(id)), Credentials: creds}, &out)
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodDelete, Path: httpcore.Path("keys", string(id)), Credentials: creds}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +383,8 @@ type secretAnswer struct {
 // the answer itself: a body that does not decode becomes a *DecodeError that quotes none of
 // the body, so that the plaintext cannot reach an error message.
 func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, out *secretAnswer) (*httpcore.Response, error) {
-	resp, err := c.do(ctx, c.once, req, nil)
+	req.NoRetry, req.SensitiveBody = true, true
+	resp, err := c.do(ctx, req, nil)
 	if err != nil {
 		return nil, err
 	}

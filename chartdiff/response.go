@@ -45,20 +45,10 @@ func newResponse(r *httpcore.Response) Response {
 	return Response{
 		StatusCode: r.StatusCode,
 		Header:     r.Header,
-		RequestID:  requestID(r.Header),
+		RequestID:  r.RequestID,
 		RateLimit:  parseRateLimit(r.Header),
 		Attempts:   r.Attempts,
 	}
-}
-
-// requestID returns the server's request identifier from the usual headers.
-func requestID(h http.Header) string {
-	for _, k := range []string{"X-Request-Id", "Request-Id"} {
-		if v := h.Get(k); v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // unixThreshold separates a reset given in seconds from one given as a Unix time: no window

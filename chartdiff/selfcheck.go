@@ -115,7 +115,7 @@ func (c *Client) SelfCheck(ctx context.Context) (*SelfCheckReport, error) {
 	probe := randomKey()
 	creds := []httpcore.Credential{{Header: KeyHeader, Value: probe}}
 	report := &SelfCheckReport{KeyHeader: KeyHeader}
-	resp, err := c.do(ctx, c.core, &httpcore.Request{Method: http.MethodGet, Path: "/charts/1", Credentials: creds}, nil)
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/charts/1", Credentials: creds}, nil)
 	switch {
 	case err == nil:
 		report.ProbeStatus = resp.StatusCode

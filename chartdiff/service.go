@@ -32,7 +32,7 @@ func (c *Client) Usage(ctx context.Context) (*Usage, error) {
 		req.Credentials = c.tokenCredentials()
 	}
 	var out Usage
-	resp, err := c.do(ctx, c.core, req, &out)
+	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (c *Client) meta(ctx context.Context, diag bool, creds []httpcore.Credentia
 		req.Query = url.Values{"diag": {"1"}}
 	}
 	var out Meta
-	resp, err := c.do(ctx, c.core, req, &out)
+	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (c *Client) meta(ctx context.Context, diag bool, creds []httpcore.Credentia
 func (c *Client) OpenAPI(ctx context.Context) (*OpenAPIDocument, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: "/openapi.json"}
 	var out OpenAPIDocument
-	resp, err := c.do(ctx, c.core, req, &out)
+	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ type Service struct {
 	PathPrefix string
 	// Credentials are sent with every request that does not bring its own.
 	Credentials []Credential
+	// Secrets are further values scrubbed from every error and log line of the client, such
+	// as a credential that only some requests carry.
+	Secrets []string
 	// DecodeError extracts the service's error code and message from an error body; when nil,
 	// DecodeErrorBody is used.
 	DecodeError func(body []byte) (code, message string)
@@ -97,6 +100,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	for _, cr := range svc.Credentials {
 		c.redact = c.redact.with(cr.Value)
 	}
+	c.redact = c.redact.with(svc.Secrets...)
 	return c, nil
 }
 
@@ -134,6 +138,8 @@ type Response struct {
 	Body []byte
 	// Attempts is how many times the request was sent.
 	Attempts int
+	// RequestID is the server's request identifier, when a response header carried one.
+	RequestID string
 }
 
 // Do sends req, retrying as the policy allows, and reads the whole response. A non-2xx final
@@ -158,7 +164,7 @@ func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, erro
 			return nil, c.decodeError(req, resp, red, body, err)
 		}
 	}
-	return &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: attempts}, nil
+	return &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: attempts, RequestID: requestID(resp.Header)}, nil
 }
 
 // Stream sends req like Do but returns the live 2xx response for the caller to read and close,
@@ -224,7 +230,7 @@ func (c *Client) send(ctx context.Context, req *Request) (*http.Response, int, r
 	}
 
 	a := &attemptLog{client: c, req: rreq.Request, redact: red}
-	repeatable := idempotentMethods[req.Method] || req.SafeToRetry
+	repeatable := (idempotentMethods[req.Method] || req.SafeToRetry) && !req.NoRetry
 	rc := &retryablehttp.Client{
 		HTTPClient:   c.guardedHTTPClient(creds),
 		RetryWaitMin: c.retry.BaseDelay,
@@ -346,13 +352,17 @@ func (c *Client) decodeError(req *Request, resp *http.Response, red redactor, bo
 	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
 		ct = mt
 	}
+	excerpt := red.text(Excerpt(body))
+	if req.SensitiveBody {
+		excerpt = fmt.Sprintf("(withheld: %d bytes that may hold a secret)", len(body))
+	}
 	return &DecodeError{
 		Service:     c.service.Name,
 		Method:      req.Method,
 		Path:        responsePath(req, resp),
 		StatusCode:  resp.StatusCode,
 		ContentType: ct,
-		Excerpt:     red.text(Excerpt(body)),
+		Excerpt:     excerpt,
 		Err:         errors.New(red.text(err.Error())),
 	}
 }

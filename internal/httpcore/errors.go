@@ -111,7 +111,8 @@ type DecodeError struct {
 	Path        string
 	StatusCode  int
 	ContentType string
-	// Excerpt is at most 200 bytes of the body, with known secrets scrubbed.
+	// Excerpt is at most 200 bytes of the body, with known secrets scrubbed, or a note that it
+	// was withheld for a request marked SensitiveBody.
 	Excerpt string
 	Err     error
 }

@@ -33,6 +33,12 @@ type Request struct {
 	// SafeToRetry marks a request whose method is not idempotent (POST, PATCH) as safe to
 	// repeat, so that it is retried like a GET.
 	SafeToRetry bool
+	// NoRetry sends the request once whatever its method, for requests whose repetition the
+	// caller handles itself (a paid request, a bounded polling loop, a key creation).
+	NoRetry bool
+	// SensitiveBody marks a response body that holds a secret (such as a newly created key): a
+	// body that does not decode is then reported without an excerpt.
+	SensitiveBody bool
 	// Credentials, when not nil, replace the client's credentials for this request; an empty
 	// non-nil slice sends the request anonymously.
 	Credentials []Credential

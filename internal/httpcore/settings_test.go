@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -208,4 +209,56 @@ func TestValidationErrorMessage(t *testing.T) {
 	t.Parallel()
 	err := &ValidationError{Service: "chartdiff", Field: "pageSize", Reason: "must be between 1 and 200"}
 	assert.Equal(t, "chartdiff: invalid pageSize: must be between 1 and 200", err.Error())
+}
+
+func TestNoRetrySendsOnce(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/report/a", NoRetry: true}, nil)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, int32(1), calls.Load())
+	assert.Equal(t, 1, apiErr.Attempts)
+}
+
+func TestResponseCarriesRequestID(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "req-42")
+		_, _ = io.WriteString(w, `{}`)
+	})
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL))
+	resp, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "req-42", resp.RequestID)
+}
+
+func TestServiceSecretsScrubbedAndSensitiveBodyWithheld(t *testing.T) {
+	t.Parallel()
+	const token = "account-token-0123456789"
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/keys" {
+			_, _ = io.WriteString(w, `{"plaintext":"sk-0123456789abcdef0123456789abcdef"`)
+			return
+		}
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"error":{"code":"bad","message":"token `+token+` refused"}}`)
+	})
+	c := newTestClient(t, Service{Secrets: []string{token}}, WithBaseURL[*testConfig](srv.URL))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), token)
+	assert.Contains(t, err.Error(), "token [REDACTED] refused")
+
+	var out map[string]string
+	_, err = c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/keys", SensitiveBody: true}, &out)
+	var decErr *DecodeError
+	require.ErrorAs(t, err, &decErr)
+	assert.NotContains(t, err.Error(), "sk-0123456789abcdef")
+	assert.Contains(t, decErr.Excerpt, "withheld")
 }
