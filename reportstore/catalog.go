@@ -39,8 +39,9 @@ type Product struct {
 	Price *Price
 	// PriceText is the entry's price as the store wrote it, "" when it gave none.
 	PriceText string
-	// Economies is the number of economies covered (10 or 20); 0 when the entry does not say.
-	Economies int
+	// Economies is the number of economies covered (10 or 20); nil when the entry does not
+	// say. An entry that lists its economies gives their count, so an empty list is 0, not nil.
+	Economies *int
 	// Period is the period covered, such as "2015:2025"; "" when the entry does not say.
 	Period string
 	// Kind is catalog, bespoke or bundle: the entry's own kind or type field when it has one,
@@ -192,18 +193,18 @@ func priceField(f fields, keys ...string) (*Price, string) {
 }
 
 // economiesField reads the number of economies covered: a number, a numeric string, or a
-// list of economies (counted).
-func economiesField(f fields) int {
+// list of economies (counted); nil when the entry gives none of these.
+func economiesField(f fields) *int {
 	keys := []string{"economies", "economiescovered", "economycount", "numeconomies", "countries", "countrycount"}
-	if n, ok := f.integer(keys...); ok {
+	if n := f.optInt(keys...); n != nil {
 		return n
 	}
 	if raw, ok := f.get(keys...); ok {
 		if items, ok := arrayItems(raw); ok {
-			return len(items)
+			return intRef(len(items))
 		}
 	}
-	return 0
+	return nil
 }
 
 // productKind decides the kind of a catalog entry (see Product.Kind).
@@ -238,8 +239,8 @@ func productKind(f fields, listKind ProductKind, id, path string) ProductKind {
 type Preview struct {
 	// ID is the report id that was asked for.
 	ID string
-	// Year is the year of the cross-section; 0 when the body does not say.
-	Year int
+	// Year is the year of the cross-section; nil when the body does not say.
+	Year *int
 	// Rows holds one row per economy.
 	Rows []PreviewRow
 	// Raw is the body as the store sent it, with every field this type does not name (such as
@@ -253,8 +254,9 @@ type PreviewRow struct {
 	Economy string
 	// Name is the economy's name; "" when the row does not give it.
 	Name string
-	// Year is the year of the value; 0 when neither the row nor the preview says.
-	Year int
+	// Year is the year of the value: the row's own, else the preview's; nil when neither
+	// says.
+	Year *int
 	// Indicator is the indicator code of Value; "" when the row does not give it.
 	Indicator string
 	// Value is the row's value; nil when it is absent (missing data is not 0).
@@ -306,7 +308,7 @@ func parsePreview(root json.RawMessage) (*Preview, error) {
 		if !isObj {
 			return nil, errors.New("body is neither a JSON array nor an object")
 		}
-		p.Year, _ = f.integer("year", "latestyear", "asof")
+		p.Year = f.optInt("year", "latestyear", "asof")
 		for _, k := range previewListKeys {
 			if items, ok = arrayItems(f[k]); ok {
 				break
@@ -332,8 +334,9 @@ func parsePreview(root json.RawMessage) (*Preview, error) {
 	return p, nil
 }
 
-// parsePreviewRow reads one row; only a row that is not a JSON object is an error.
-func parsePreviewRow(raw json.RawMessage, year int) (PreviewRow, error) {
+// parsePreviewRow reads one row, whose year defaults to the preview's year (nil when the
+// preview gives none); only a row that is not a JSON object is an error.
+func parsePreviewRow(raw json.RawMessage, year *int) (PreviewRow, error) {
 	f, ok := objectFields(raw)
 	if !ok {
 		return PreviewRow{}, errors.New("not a JSON object")
@@ -342,11 +345,11 @@ func parsePreviewRow(raw json.RawMessage, year int) (PreviewRow, error) {
 		Economy:   f.str("economy", "economycode", "countrycode", "country", "iso2", "iso3", "iso", "code"),
 		Name:      f.str("name", "economyname", "countryname"),
 		Indicator: f.str("indicator", "indicatorcode", "series"),
-		Year:      year,
+		Year:      f.optInt("year", "date"),
 		Raw:       clone(raw),
 	}
-	if y, ok := f.integer("year", "date"); ok {
-		r.Year = y
+	if r.Year == nil {
+		r.Year = cloneInt(year)
 	}
 	if v, ok := f.get("value", "latestvalue", "latest"); ok {
 		if n, ok := number(v); ok {
@@ -361,7 +364,7 @@ func parsePreviewRow(raw json.RawMessage, year int) (PreviewRow, error) {
 
 // rowsFromMap reads a preview given as an object of economy code to value (or to a row
 // object), sorted by economy code.
-func rowsFromMap(m map[string]json.RawMessage, year int) []PreviewRow {
+func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
 	codes := make([]string, 0, len(m))
 	for k := range m {
 		codes = append(codes, k)
@@ -372,7 +375,7 @@ func rowsFromMap(m map[string]json.RawMessage, year int) []PreviewRow {
 		raw := m[code]
 		row, err := parsePreviewRow(raw, year)
 		if err != nil {
-			row = PreviewRow{Year: year, Raw: clone(raw)}
+			row = PreviewRow{Year: cloneInt(year), Raw: clone(raw)}
 			if n, ok := number(raw); ok {
 				row.Value = &n
 			}

@@ -3,8 +3,10 @@ package reportstore_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/big"
 	"net/http"
@@ -130,6 +132,34 @@ func TestQuoteWithoutAChallenge(t *testing.T) {
 	_, err = c.Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	var fe *x402.FormatError
 	require.ErrorAs(t, err, &fe)
+}
+
+func TestQuoteNeedsAPositiveTimeout(t *testing.T) {
+	t.Parallel()
+	var body atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set(x402.HeaderPaymentRequired, base64.StdEncoding.EncodeToString([]byte(body.Load().(string))))
+		w.WriteHeader(http.StatusPaymentRequired)
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+
+	const entry = `{"x402Version":2,"accepts":[{"scheme":"exact","network":"eip155:8453","amount":"130000",` +
+		`"asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"` + reportstoretest.DefaultPayTo + `"` +
+		`,"extra":{"name":"USD Coin","version":"2"}%s}]}`
+	for _, timeout := range []string{``, `,"maxTimeoutSeconds":0`, `,"maxTimeoutSeconds":null`} {
+		body.Store(fmt.Sprintf(entry, timeout))
+		q, err := c.Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
+		var nu *x402.NoUsableRequirementsError
+		require.ErrorAs(t, err, &nu, "timeout %q: no quote with a 0 timeout", timeout)
+		assert.Nil(t, q)
+	}
+	body.Store(fmt.Sprintf(entry, `,"maxTimeoutSeconds":45`))
+	q, err := c.Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
+	require.NoError(t, err)
+	assert.Equal(t, 45, q.MaxTimeoutSeconds)
 }
 
 func TestPurchasesAreNotRetriedButFreeCallsAre(t *testing.T) {

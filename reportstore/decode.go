@@ -96,6 +96,28 @@ func (f fields) integer(keys ...string) (int, bool) {
 	return 0, false
 }
 
+// optInt returns the first of keys holding an integer (see integer), or nil when none does:
+// a count or year the body does not give is absent, never 0.
+func (f fields) optInt(keys ...string) *int {
+	n, ok := f.integer(keys...)
+	if !ok {
+		return nil
+	}
+	return &n
+}
+
+// intRef returns a pointer to n, for an optional count or year that is known.
+func intRef(n int) *int { return &n }
+
+// cloneInt returns a pointer to a copy of *p, or nil for nil, so that decoded values never
+// share an int.
+func cloneInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	return intRef(*p)
+}
+
 // isNull reports whether raw is JSON null (or empty).
 func isNull(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)

@@ -29,19 +29,19 @@ func TestParseCatalogShapes(t *testing.T) {
 		require.NotNil(t, ps[0].Price)
 		assert.Equal(t, int64(130000), ps[0].Price.Atomic())
 		assert.Equal(t, "0.13", ps[0].PriceText)
-		assert.Equal(t, 3, ps[0].Economies, "a list of economies is counted")
+		assert.Equal(t, intRef(3), ps[0].Economies, "a list of economies is counted")
 		assert.Equal(t, KindCatalog, ps[0].Kind)
 
 		assert.Equal(t, "bundle-all", ps[1].ID)
 		assert.Equal(t, "All reports", ps[1].Title)
 		assert.Equal(t, KindBundle, ps[1].Kind)
-		assert.Equal(t, 20, ps[1].Economies)
+		assert.Equal(t, intRef(20), ps[1].Economies, "a numeric string")
 		assert.Equal(t, int64(950000), ps[1].Price.Atomic())
 
 		assert.Equal(t, "macro-fx", ps[2].ID)
 		assert.Nil(t, ps[2].Price, "null price is absent, not $0")
 		assert.Empty(t, ps[2].PriceText)
-		assert.Zero(t, ps[2].Economies)
+		assert.Nil(t, ps[2].Economies, "not given, so absent rather than 0")
 		assert.Contains(t, string(ps[2].Raw), `"dataPoints": 220`)
 	})
 
@@ -52,9 +52,10 @@ func TestParseCatalogShapes(t *testing.T) {
 		require.Len(t, ps, 2)
 		assert.Equal(t, "Inflation", ps[0].Title)
 		assert.Equal(t, "$0.13", ps[0].Price.String())
-		assert.Equal(t, 20, ps[0].Economies)
+		assert.Equal(t, intRef(20), ps[0].Economies)
 		assert.Equal(t, "/report/macro-inflation", ps[0].Path)
 		assert.Equal(t, KindBespoke, ps[1].Kind, "inferred from the custom id")
+		assert.Nil(t, ps[1].Economies)
 		assert.Nil(t, ps[1].Price)
 		assert.Equal(t, "$0.20-$0.95", ps[1].PriceText)
 	})
@@ -66,12 +67,32 @@ func TestParseCatalogShapes(t *testing.T) {
 		require.Len(t, ps, 3)
 		assert.Equal(t, KindCatalog, ps[0].Kind)
 		assert.Equal(t, "$0.25", ps[0].Price.String(), "price object")
-		assert.Equal(t, 10, ps[0].Economies)
+		assert.Equal(t, intRef(10), ps[0].Economies)
 		assert.Equal(t, KindBespoke, ps[1].Kind, "from the bespoke list")
 		assert.Nil(t, ps[1].Price)
 		assert.Equal(t, "from $0.20", ps[1].PriceText)
 		assert.Equal(t, KindBundle, ps[2].Kind, "from the bundles list")
 		assert.Equal(t, "$0.54", ps[2].Price.String())
+	})
+
+	t.Run("economies absent, null, unreadable or zero", func(t *testing.T) {
+		t.Parallel()
+		ps, err := parseCatalog([]byte(`[
+			{"id": "a"},
+			{"id": "b", "economies": null},
+			{"id": "c", "economies": "many"},
+			{"id": "d", "economies": 0},
+			{"id": "e", "economies": []},
+			{"id": "f", "countryCount": "7"}
+		]`))
+		require.NoError(t, err)
+		require.Len(t, ps, 6)
+		assert.Nil(t, ps[0].Economies, "absent")
+		assert.Nil(t, ps[1].Economies, "null")
+		assert.Nil(t, ps[2].Economies, "not a number or a list")
+		assert.Equal(t, intRef(0), ps[3].Economies, "a stated 0 is kept")
+		assert.Equal(t, intRef(0), ps[4].Economies, "an empty list counts 0")
+		assert.Equal(t, intRef(7), ps[5].Economies)
 	})
 
 	t.Run("empty list is empty, not an error", func(t *testing.T) {
@@ -95,16 +116,16 @@ func TestParsePreviewShapes(t *testing.T) {
 
 	p, err := parsePreview(fixture(t, "preview_rows.json"))
 	require.NoError(t, err)
-	assert.Equal(t, 2024, p.Year)
+	assert.Equal(t, intRef(2024), p.Year)
 	require.Len(t, p.Rows, 3)
 	us, cn, jp := p.Rows[0], p.Rows[1], p.Rows[2]
 	assert.Equal(t, "US", us.Economy)
 	assert.Equal(t, "United States", us.Name)
-	assert.Equal(t, 2024, us.Year, "the preview's year")
+	assert.Equal(t, intRef(2024), us.Year, "the preview's year")
 	require.NotNil(t, us.Value)
 	assert.Equal(t, 27360935000000.0, *us.Value)
 	assert.Equal(t, "CN", cn.Economy)
-	assert.Equal(t, 2023, cn.Year, "the row's own year")
+	assert.Equal(t, intRef(2023), cn.Year, "the row's own year")
 	assert.Nil(t, cn.Value, `".." is a missing value`)
 	assert.Equal(t, "JP", jp.Economy)
 	require.Len(t, jp.Values, 2)
@@ -112,6 +133,11 @@ func TestParsePreviewShapes(t *testing.T) {
 	assert.Equal(t, 45.1, *jp.Values["NE.TRD.GNFS.ZS"])
 	assert.Nil(t, jp.Values["TG.VAL.TOTL.GD.ZS"])
 	assert.Contains(t, string(p.Raw), `"fields"`)
+	// Each row has its own year: changing one changes neither the preview nor another row.
+	require.NotNil(t, jp.Year)
+	*us.Year = 1999
+	assert.Equal(t, intRef(2024), p.Year)
+	assert.Equal(t, intRef(2024), jp.Year)
 
 	m, err := parsePreview(fixture(t, "preview_map.json"))
 	require.NoError(t, err)
@@ -123,13 +149,28 @@ func TestParsePreviewShapes(t *testing.T) {
 	require.NotNil(t, m.Rows[1].Value)
 	assert.Equal(t, 3.0, *m.Rows[1].Value)
 	assert.Equal(t, "us", m.Rows[2].Economy)
-	assert.Equal(t, 2025, m.Rows[2].Year)
+	assert.Equal(t, intRef(2025), m.Rows[2].Year, "a bare value has the preview's year")
+	assert.Equal(t, intRef(2025), m.Rows[1].Year, "a row object without a year has the preview's")
 
 	a, err := parsePreview(fixture(t, "preview_array.json"))
 	require.NoError(t, err)
 	require.Len(t, a.Rows, 1)
 	assert.Equal(t, "SP.POP.TOTL", a.Rows[0].Indicator)
-	assert.Zero(t, a.Year)
+	assert.Nil(t, a.Year, "an array body gives no preview year")
+	assert.Equal(t, intRef(2025), a.Rows[0].Year, "the row's own year")
+
+	n, err := parsePreview([]byte(`{"rows": [{"economy": "US", "value": 1}, {"economy": "CN", "year": null}, {"economy": "JP", "year": "later"}]}`))
+	require.NoError(t, err)
+	assert.Nil(t, n.Year, "absent rather than 0")
+	require.Len(t, n.Rows, 3)
+	for _, r := range n.Rows {
+		assert.Nil(t, r.Year, "%s: neither the row nor the preview says", r.Economy)
+	}
+	nm, err := parsePreview([]byte(`{"data": {"US": 1.5}}`))
+	require.NoError(t, err)
+	require.Len(t, nm.Rows, 1)
+	assert.Nil(t, nm.Year)
+	assert.Nil(t, nm.Rows[0].Year)
 
 	for _, bad := range []string{`{"title": "x"}`, `3`, `[3]`} {
 		_, err := parsePreview([]byte(bad))

@@ -40,9 +40,9 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 	gdp := byID["macro-gdp"]
 	require.NotNil(t, gdp.Price)
 	assert.Equal(t, "$0.13", gdp.Price.String())
-	assert.Equal(t, 20, gdp.Economies)
+	assert.Equal(t, intPtr(20), gdp.Economies)
 	assert.Equal(t, "/report/macro-gdp", gdp.Path)
-	assert.Equal(t, 10, byID["macro-debt"].Economies)
+	assert.Equal(t, intPtr(10), byID["macro-debt"].Economies)
 
 	// The live price, not the table's.
 	require.NotNil(t, byID["macro-fx"].Price)
@@ -77,12 +77,12 @@ func TestPreviewIsTheLatestYearForEachEconomy(t *testing.T) {
 	p, err := c.Preview(ctx, "macro-gdp")
 	require.NoError(t, err)
 	assert.Equal(t, "macro-gdp", p.ID)
-	assert.Equal(t, 2025, p.Year)
+	assert.Equal(t, intPtr(2025), p.Year)
 	require.Len(t, p.Rows, 20)
 	seen := map[string]bool{}
 	for _, r := range p.Rows {
 		seen[r.Economy] = true
-		assert.Equal(t, 2025, r.Year)
+		assert.Equal(t, intPtr(2025), r.Year)
 		assert.Equal(t, "NY.GDP.MKTP.CD", r.Indicator)
 		require.NotNil(t, r.Value, r.Economy)
 		assert.Greater(t, *r.Value, 0.0)

@@ -26,7 +26,11 @@ func ExampleClient_Catalog() {
 	}
 	fmt.Println(len(products), "products")
 	for _, p := range products[:3] {
-		fmt.Printf("%s %s %s, %d economies, %s\n", p.ID, p.Price, p.Kind, p.Economies, p.Period)
+		economies := "economies not stated" // Economies is nil when the store does not say.
+		if p.Economies != nil {
+			economies = fmt.Sprintf("%d economies", *p.Economies)
+		}
+		fmt.Printf("%s %s %s, %s, %s\n", p.ID, p.Price, p.Kind, economies, p.Period)
 	}
 	// Output:
 	// 80 products

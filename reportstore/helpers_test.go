@@ -56,6 +56,9 @@ func newClient(t testing.TB, srv *reportstoretest.Server, payer *x402.Payer, opt
 // usdc returns an amount of atomic USDC units as a *big.Int.
 func usdc(atomic int64) *big.Int { return big.NewInt(atomic) }
 
+// intPtr returns a pointer to n, to compare with the optional counts and years of the API.
+func intPtr(n int) *int { return &n }
+
 // settledValues returns the amounts of the store's settlements, oldest first.
 func settledValues(srv *reportstoretest.Server) []int64 {
 	var out []int64

@@ -20,13 +20,14 @@ func TestKnownReportsIsTheDescriptionsTable(t *testing.T) {
 		assert.NotEmpty(t, k.Measures, k.ID)
 		if k.ID == "macro-tariffs" {
 			assert.Nil(t, k.Price, "not stated in the description")
-			assert.Zero(t, k.Economies)
+			assert.Nil(t, k.Economies, "not stated in the description, so absent rather than 0")
 			continue
 		}
 		require.NotNil(t, k.Price, k.ID)
-		assert.True(t, k.Economies == 10 || k.Economies == 20, k.ID)
+		require.NotNil(t, k.Economies, k.ID)
+		assert.True(t, *k.Economies == 10 || *k.Economies == 20, k.ID)
 	}
-	assert.Equal(t, KnownReport{ID: "macro-gdp", Measures: "GDP, current US$", Price: ks[0].Price, Economies: 20}, ks[0])
+	assert.Equal(t, KnownReport{ID: "macro-gdp", Measures: "GDP, current US$", Price: ks[0].Price, Economies: intRef(20)}, ks[0])
 	assert.Equal(t, "$0.13", ks[0].Price.String())
 	byID := map[string]KnownReport{}
 	for _, k := range ks {
@@ -34,12 +35,15 @@ func TestKnownReportsIsTheDescriptionsTable(t *testing.T) {
 	}
 	assert.Equal(t, "$0.28", byID["macro-current-account"].Price.String())
 	assert.Equal(t, "$0.07", byID["macro-patents"].Price.String())
-	assert.Equal(t, 10, byID["macro-gini"].Economies)
+	require.NotNil(t, byID["macro-gini"].Economies)
+	assert.Equal(t, 10, *byID["macro-gini"].Economies)
 
 	// The result is a copy: changing it leaves the table alone.
 	*ks[0].Price = Price{atomic: 1}
+	*ks[0].Economies = 1
 	ks[1].ID = "changed"
 	again := KnownReports()
 	assert.Equal(t, "$0.13", again[0].Price.String())
+	assert.Equal(t, intRef(20), again[0].Economies)
 	assert.Equal(t, "macro-gdp-per-capita", again[1].ID)
 }

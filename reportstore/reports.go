@@ -42,7 +42,8 @@ type Quote struct {
 	Asset string
 	// Scheme is the payment scheme ("exact").
 	Scheme string
-	// MaxTimeoutSeconds is how long the store allows for a payment.
+	// MaxTimeoutSeconds is how long the store allows for a payment; always positive, since a
+	// payment option without a positive maxTimeoutSeconds is not usable and never quoted.
 	MaxTimeoutSeconds int
 	// Challenge is the whole challenge, with every payment option the store offered; the
 	// fields above describe the first usable "exact" one.

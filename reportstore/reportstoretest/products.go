@@ -167,14 +167,14 @@ func catalogProducts() []*product {
 			description: k.Measures + ". Synthetic data for testing.",
 			kind:        reportstore.KindCatalog,
 			indicators:  indicatorCodes[k.ID],
-			economies:   k.Economies,
+			economies:   len(economies),
 			price:       tariffsPrice,
 		}
 		if k.Price != nil {
 			p.price = *k.Price
 		}
-		if p.economies == 0 {
-			p.economies = len(economies)
+		if k.Economies != nil {
+			p.economies = *k.Economies
 		}
 		out = append(out, p)
 	}
