@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/agentapis/sdk/internal/httpcore"
@@ -260,7 +258,7 @@ func (c *Client) CreateKey(ctx context.Context, params *CreateKeyParams) (*Creat
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: body, Credentials: creds}
 	var out secretAnswer
-	resp, err := c.doSecret(ctx, req, &out)
+	resp, err := c.doSecret(ctx, req, &out, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -323,12 +321,14 @@ func (c *Client) RotateKey(ctx context.Context, id KeyID) (*RotatedKey, error) {
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("keys", string(id), "rotate"), Credentials: creds}
 	var out secretAnswer
-	resp, err := c.doSecret(ctx, req, &out)
+	resp, err := c.doSecret(ctx, req, &out, func() error {
+		if out.RevokedID == "" {
+			return errors.New(`rotation answer: field "revoked_id" is missing`)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	if out.RevokedID == "" {
-		return nil, c.secretDecodeError(req, resp, errors.New(`rotation answer: field "revoked_id" is missing`))
 	}
 	return &RotatedKey{Key: out.Key, Secret: APIKey{plaintext: out.Plaintext}, RevokedID: out.RevokedID, Response: newResponse(resp)}, nil
 }
@@ -380,40 +380,32 @@ type secretAnswer struct {
 }
 
 // doSecret sends a request whose answer holds a plaintext key, without retries, and decodes
-// the answer itself: a body that does not decode becomes a *DecodeError that quotes none of
-// the body, so that the plaintext cannot reach an error message.
-func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, out *secretAnswer) (*httpcore.Response, error) {
+// the answer into out, then runs check (when not nil) on it. A body that does not decode, or
+// that check refuses, becomes a *DecodeError that quotes none of the body, so that the
+// plaintext cannot reach an error message.
+func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, out *secretAnswer, check func() error) (*httpcore.Response, error) {
 	req.NoRetry, req.SensitiveBody = true, true
 	resp, err := c.do(ctx, req, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(bytes.TrimSpace(resp.Body), out); err != nil {
-		return nil, c.secretDecodeError(req, resp, errors.New("the answer is not the expected JSON object"))
-	}
-	if err := requireFields("key answer", resp.Body, "key", "plaintext"); err != nil {
-		return nil, c.secretDecodeError(req, resp, err)
-	}
-	if out.Plaintext == "" {
-		return nil, c.secretDecodeError(req, resp, errors.New(`key answer: field "plaintext" is empty`))
+	err = c.core.Decode(req, resp, func(body []byte) error {
+		if err := json.Unmarshal(bytes.TrimSpace(body), out); err != nil {
+			return errors.New("the answer is not the expected JSON object")
+		}
+		if err := requireFields("key answer", body, "key", "plaintext"); err != nil {
+			return err
+		}
+		if out.Plaintext == "" {
+			return errors.New(`key answer: field "plaintext" is empty`)
+		}
+		if check != nil {
+			return check()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return resp, nil
-}
-
-// secretDecodeError builds the *DecodeError of an answer that holds a plaintext key, without
-// an excerpt of the body.
-func (c *Client) secretDecodeError(req *httpcore.Request, resp *httpcore.Response, err error) error {
-	ct := resp.Header.Get("Content-Type")
-	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
-		ct = mt
-	}
-	return &DecodeError{
-		Service:     serviceName,
-		Method:      req.Method,
-		Path:        c.core.Root().EscapedPath() + req.Path,
-		StatusCode:  resp.StatusCode,
-		ContentType: ct,
-		Excerpt:     "(withheld: the answer holds a key; " + strconv.Itoa(len(resp.Body)) + " bytes)",
-		Err:         err,
-	}
 }

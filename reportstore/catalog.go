@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"sort"
 	"strings"
 
@@ -62,20 +61,7 @@ type Product struct {
 // "bundles"). A body with no list of products is a *DecodeError; an empty list is an empty
 // result.
 func (c *Client) Catalog(ctx context.Context) ([]Product, error) {
-	req := &httpcore.Request{Method: http.MethodGet, Path: "/catalog"}
-	resp, err := c.free.Do(ctx, req, nil)
-	if err != nil {
-		return nil, err
-	}
-	var root json.RawMessage
-	if err := c.free.DecodeJSON(req, resp, &root); err != nil {
-		return nil, err
-	}
-	products, err := parseCatalog(root)
-	if err != nil {
-		return nil, decodeFailure(req, resp, err)
-	}
-	return products, nil
+	return getFree(ctx, c, "/catalog", parseCatalog)
 }
 
 // Catalog list keys, in normalised form, and the kind their entries have by default.
@@ -279,18 +265,9 @@ func (c *Client) Preview(ctx context.Context, id string) (*Preview, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	req := &httpcore.Request{Method: http.MethodGet, Path: httpcore.Path("preview", id)}
-	resp, err := c.free.Do(ctx, req, nil)
+	p, err := getFree(ctx, c, httpcore.Path("preview", id), parsePreview)
 	if err != nil {
 		return nil, err
-	}
-	var root json.RawMessage
-	if err := c.free.DecodeJSON(req, resp, &root); err != nil {
-		return nil, err
-	}
-	p, err := parsePreview(root)
-	if err != nil {
-		return nil, decodeFailure(req, resp, err)
 	}
 	p.ID = id
 	return p, nil
@@ -423,20 +400,7 @@ type StartInfo struct {
 // Start returns the store's recommended first purchase with its runnable client code. The
 // call is free.
 func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
-	req := &httpcore.Request{Method: http.MethodGet, Path: "/start"}
-	resp, err := c.free.Do(ctx, req, nil)
-	if err != nil {
-		return nil, err
-	}
-	var root json.RawMessage
-	if err := c.free.DecodeJSON(req, resp, &root); err != nil {
-		return nil, err
-	}
-	s, err := parseStart(root)
-	if err != nil {
-		return nil, decodeFailure(req, resp, err)
-	}
-	return s, nil
+	return getFree(ctx, c, "/start", parseStart)
 }
 
 // parseStart reads a /start body: an object naming the recommended report (at the top level

@@ -1,9 +1,10 @@
 package reportstore
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -97,22 +98,24 @@ func invalid(field, reason string) error {
 	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
 }
 
-// decodeFailure builds the *DecodeError for a 2xx body whose JSON has none of the shapes the
-// lenient decoders accept.
-func decodeFailure(req *httpcore.Request, resp *httpcore.Response, err error) error {
-	ct := resp.Header.Get("Content-Type")
-	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
-		ct = mt
+// getFree sends the free GET of path and reads its JSON body with parse, which checks the
+// shape; a body that is not JSON, or that parse refuses, is a *DecodeError.
+func getFree[T any](ctx context.Context, c *Client, path string, parse func(json.RawMessage) (T, error)) (T, error) {
+	var out T
+	req := &httpcore.Request{Method: http.MethodGet, Path: path}
+	resp, err := c.free.Do(ctx, req, nil)
+	if err != nil {
+		return out, err
 	}
-	return &DecodeError{
-		Service:     serviceName,
-		Method:      req.Method,
-		Path:        req.Path,
-		StatusCode:  resp.StatusCode,
-		ContentType: ct,
-		Excerpt:     httpcore.Excerpt(resp.Body),
-		Err:         err,
-	}
+	err = c.free.Decode(req, resp, func(body []byte) error {
+		var root json.RawMessage
+		if err := json.Unmarshal(body, &root); err != nil {
+			return err
+		}
+		out, err = parse(root)
+		return err
+	})
+	return out, err
 }
 
 // itoa formats an index for error messages.

@@ -140,6 +140,8 @@ type Response struct {
 	Attempts int
 	// RequestID is the server's request identifier, when a response header carried one.
 	RequestID string
+	// path is the escaped path the response answered, for errors found while decoding it.
+	path string
 }
 
 // Do sends req, retrying as the policy allows, and reads the whole response. A non-2xx final
@@ -155,16 +157,18 @@ func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, erro
 	if readErr != nil {
 		return nil, c.requestError(req, attempts, red, readErr)
 	}
+	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: attempts,
+		RequestID: requestID(resp.Header), path: responsePath(req, resp)}
 	if len(body) > MaxResponseBytes {
-		return nil, c.decodeError(req, resp, red, body[:maxExcerptBytes],
-			fmt.Errorf("body exceeds %d bytes", MaxResponseBytes))
+		r.Body = body[:maxExcerptBytes]
+		return nil, c.decodeError(req, r, red, fmt.Errorf("body exceeds %d bytes", MaxResponseBytes))
 	}
 	if out != nil {
 		if err := json.Unmarshal(body, out); err != nil {
-			return nil, c.decodeError(req, resp, red, body, err)
+			return nil, c.decodeError(req, r, red, err)
 		}
 	}
-	return &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: attempts, RequestID: requestID(resp.Header)}, nil
+	return r, nil
 }
 
 // Stream sends req like Do but returns the live 2xx response for the caller to read and close,
@@ -174,12 +178,19 @@ func (c *Client) Stream(ctx context.Context, req *Request) (*http.Response, erro
 	return resp, err
 }
 
-// DecodeJSON decodes body into out like Do does, turning a failure into a *DecodeError for
-// the request; service packages use it for bodies they read themselves.
+// DecodeJSON decodes the body of resp into out like Do does, turning a failure into a
+// *DecodeError for the request.
 func (c *Client) DecodeJSON(req *Request, resp *Response, out any) error {
-	if err := json.Unmarshal(resp.Body, out); err != nil {
-		hr := &http.Response{StatusCode: resp.StatusCode, Header: resp.Header}
-		return c.decodeError(req, hr, c.redact.with(requestSecrets(req)...), resp.Body, err)
+	return c.Decode(req, resp, func(body []byte) error { return json.Unmarshal(body, out) })
+}
+
+// Decode runs parse on the body of resp, which Do returned for req, and turns its error into a
+// *DecodeError for the request: service packages use it for bodies whose shape they check
+// themselves. The error quotes the body only as Do would (scrubbed, and withheld for a
+// request marked SensitiveBody).
+func (c *Client) Decode(req *Request, resp *Response, parse func(body []byte) error) error {
+	if err := parse(resp.Body); err != nil {
+		return c.decodeError(req, resp, c.redact.with(requestSecrets(req)...), err)
 	}
 	return nil
 }
@@ -347,23 +358,30 @@ func requestID(h http.Header) string {
 }
 
 // decodeError builds the *DecodeError for a 2xx body that did not decode.
-func (c *Client) decodeError(req *Request, resp *http.Response, red redactor, body []byte, err error) *DecodeError {
+func (c *Client) decodeError(req *Request, resp *Response, red redactor, err error) *DecodeError {
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
 		ct = mt
 	}
-	excerpt := red.text(Excerpt(body))
+	excerpt := red.text(Excerpt(resp.Body))
 	if req.SensitiveBody {
-		excerpt = fmt.Sprintf("(withheld: %d bytes that may hold a secret)", len(body))
+		excerpt = fmt.Sprintf("(withheld: %d bytes that may hold a secret)", len(resp.Body))
+	}
+	path := resp.path
+	if path == "" {
+		path = responsePath(req, nil)
+	}
+	if msg := red.text(err.Error()); msg != err.Error() {
+		err = errors.New(msg) // the cause quoted a secret: keep only the scrubbed text
 	}
 	return &DecodeError{
 		Service:     c.service.Name,
 		Method:      req.Method,
-		Path:        responsePath(req, resp),
+		Path:        path,
 		StatusCode:  resp.StatusCode,
 		ContentType: ct,
 		Excerpt:     excerpt,
-		Err:         errors.New(red.text(err.Error())),
+		Err:         err,
 	}
 }
 

@@ -262,3 +262,26 @@ func TestServiceSecretsScrubbedAndSensitiveBodyWithheld(t *testing.T) {
 	assert.NotContains(t, err.Error(), "sk-0123456789abcdef")
 	assert.Contains(t, decErr.Excerpt, "withheld")
 }
+
+func TestDecodeWrapsParseFailures(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"items":"not a list"}`)
+	})
+	c := newTestClient(t, Service{PathPrefix: "/api/v1"}, WithBaseURL[*testConfig](srv.URL))
+	req := &Request{Method: http.MethodGet, Path: "/catalog"}
+	resp, err := c.Do(t.Context(), req, nil)
+	require.NoError(t, err)
+	shapeErr := errors.New("no list of products")
+	err = c.Decode(req, resp, func(body []byte) error {
+		assert.JSONEq(t, `{"items":"not a list"}`, string(body))
+		return shapeErr
+	})
+	var decErr *DecodeError
+	require.ErrorAs(t, err, &decErr)
+	assert.ErrorIs(t, err, shapeErr, "the parse error stays reachable")
+	assert.Equal(t, "/api/v1/catalog", decErr.Path, "the path the response answered")
+	assert.Equal(t, `{"items":"not a list"}`, decErr.Excerpt)
+	assert.NoError(t, c.Decode(req, resp, func([]byte) error { return nil }))
+}
