@@ -196,8 +196,9 @@ func (f *Facilitator) Settle(p *x402.PaymentPayload, req x402.PaymentRequirement
 	}
 	f.used[from][auth.Nonce] = true
 	tx := txHash(req.Network, payer, auth.Nonce)
+	payer = checksum(payer)
 	f.settlements = append(f.settlements, Settlement{
-		From:    checksum(payer),
+		From:    payer,
 		To:      checksum(auth.To),
 		Value:   new(big.Int).Set(auth.Value),
 		Nonce:   "0x" + hex.EncodeToString(auth.Nonce[:]),
@@ -210,7 +211,7 @@ func (f *Facilitator) Settle(p *x402.PaymentPayload, req x402.PaymentRequirement
 		Success:     true,
 		Transaction: tx,
 		Network:     req.Network,
-		Payer:       checksum(payer),
+		Payer:       payer,
 		Amount:      auth.Value.String(),
 	}, nil
 }
