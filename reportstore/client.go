@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -157,7 +156,7 @@ func (g *payeeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if rec, ok := req.Context().Value(payeeRecordKey{}).(*payeeRecord); ok {
 		rec.mismatch = mismatch
 	}
-	drain(resp)
+	httpcore.Drain(resp)
 	if req.Header.Get(x402.HeaderPaymentSignature) == "" && req.Header.Get(x402.HeaderPaymentV1) == "" {
 		return nil, mismatch
 	}
@@ -186,18 +185,6 @@ func foreignPayees(pr *x402.PaymentRequired, payee string) []string {
 		out = append(out, to)
 	}
 	return out
-}
-
-// maxDrainBytes is how much of an unwanted body drain reads.
-const maxDrainBytes = 64 << 10
-
-// drain reads a little of an unwanted body, so the connection can be reused, and closes it.
-func drain(resp *http.Response) {
-	if resp.Body == nil {
-		return
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrainBytes))
-	_ = resp.Body.Close()
 }
 
 // errorsAs is errors.As with a type parameter.

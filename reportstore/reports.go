@@ -80,7 +80,7 @@ func (c *Client) quote(ctx context.Context, id, p string, query url.Values, form
 	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format)}
 	resp, err := c.free.Stream(ctx, req)
 	if err == nil {
-		drain(resp)
+		httpcore.Drain(resp)
 		return nil, fmt.Errorf("reportstore: GET %s: %w", p, ErrNoChallenge)
 	}
 	apiErr, ok := errorsAs[*APIError](err)

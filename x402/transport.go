@@ -2,9 +2,10 @@ package x402
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"time"
+
+	"github.com/agentapis/sdk/internal/httpcore"
 )
 
 // RoundTripper returns an http.RoundTripper that pays for resources answering 402, sending
@@ -27,6 +28,11 @@ import (
 //   - any other answer (a 3xx, another 4xx) is returned, and the amount stays reserved, as
 //     the server may have settled the payment;
 //   - a receipt in the answer overrides the status: Success commits, a failure releases.
+//
+// Do not wrap the returned transport in a retry layer that repeats a request after a 5xx
+// answer or an error: the repeat would meet a new 402 and sign a new payment while the first
+// may have settled. Resending the same payment is done here (WithResend); the payment errors
+// report RetryableError() false for retry layers that ask, and the SDK's clients do.
 //
 // Requests that already carry a PAYMENT-SIGNATURE or X-PAYMENT header are passed through
 // untouched. One request is paid at most once (twice with AllowRequote).
@@ -56,7 +62,7 @@ func (t *payingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil && resp.Header.Get(HeaderPaymentRequired) == "" {
 		return resp, nil // a 402 without an x402 challenge is the caller's to handle
 	}
-	discard(resp)
+	httpcore.Drain(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +91,7 @@ func (t *payingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		again := rejected != nil
 		rejected = &PaymentRejectedError{Requirements: pay.req, Settlement: receipt}
 		next, perr := ParsePaymentRequired(resp)
-		discard(resp)
+		httpcore.Drain(resp)
 		if perr == nil {
 			rejected.Reason = next.Error
 		}
@@ -136,7 +142,7 @@ func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Respo
 			return resp, nil
 		}
 		if resp != nil {
-			discard(resp)
+			httpcore.Drain(resp)
 		}
 		if err := sleep(ctx, delay); err != nil {
 			return nil, t.unconfirmed(pay, err)
@@ -163,18 +169,6 @@ func paidRequest(req *http.Request, pay *payment) (*http.Request, error) {
 	}
 	paid.Header.Set(pay.header, pay.value)
 	return paid, nil
-}
-
-// maxDiscardBytes is how much of an unwanted body is read so the connection can be reused.
-const maxDiscardBytes = 64 << 10
-
-// discard drains a little of resp's body and closes it.
-func discard(resp *http.Response) {
-	if resp.Body == nil {
-		return
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDiscardBytes))
-	_ = resp.Body.Close()
 }
 
 // sleep waits for d or until ctx ends.
