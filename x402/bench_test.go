@@ -120,8 +120,17 @@ func BenchmarkSign(b *testing.B) {
 
 // BenchmarkGET compares one whole paid GET against an x402test paywall (402, sign, paid
 // request, verification without the signature check, settlement) with one free GET on the
-// same server (target: paid <= 2 free + 1.3 signatures).
+// same server (target: paid <= 2 free + 1.3 signatures, the signature being
+// BenchmarkSign/bare-crypto.Sign).
+//
+// The floor sub-benchmark is the least any x402 client and server can spend on the same
+// exchange with net/http: the same two round trips carrying header values of the sizes a
+// real payment uses (recorded from one paid GET and replayed byte for byte), plus one bare
+// crypto.Sign, and nothing else: no JSON, no base64, no policy, no verification, no
+// settlement. Comparing paid with floor shows what this package adds; comparing floor with the
+// target shows what the target leaves for it.
 func BenchmarkGET(b *testing.B) {
+	const hexKey = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 	f := x402test.NewFacilitator(x402test.WithoutSignatureCheck())
 	price := func(r *http.Request) *big.Int {
 		if r.URL.Path == "/free" {
@@ -131,7 +140,7 @@ func BenchmarkGET(b *testing.B) {
 	}
 	srv := httptest.NewServer(x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Price: price}, okHandler))
 	defer srv.Close()
-	signer, err := x402.NewPrivateKeySigner("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	signer, err := x402.NewPrivateKeySigner(hexKey)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -140,31 +149,116 @@ func BenchmarkGET(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	transport := &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute}
+	newTransport := func() *http.Transport {
+		return &http.Transport{MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute}
+	}
+	transport := newTransport()
 	defer transport.CloseIdleConnections()
-	client := &http.Client{Transport: payer.RoundTripper(transport)}
-	get := func(b *testing.B, url string) {
-		resp, err := client.Get(url)
+	recorded := &headerRecorder{next: transport}
+	client := &http.Client{Transport: payer.RoundTripper(recorded)}
+	get := func(b *testing.B, c *http.Client, req *http.Request) int {
+		resp, err := c.Do(req)
 		if err != nil {
 			b.Fatal(err)
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			b.Fatalf("status %d", resp.StatusCode)
+		return resp.StatusCode
+	}
+	newGET := func(b *testing.B, url string) *http.Request {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
+		return req
+	}
+	if status := get(b, client, newGET(b, srv.URL+"/paid")); status != http.StatusOK || !recorded.complete() {
+		b.Fatalf("recording a paid GET: status %d, headers %+v", status, recorded)
 	}
 	b.Run("paid", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			get(b, srv.URL+"/paid")
+			if status := get(b, client, newGET(b, srv.URL+"/paid")); status != http.StatusOK {
+				b.Fatalf("status %d", status)
+			}
 		}
 	})
 	b.Run("free", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			get(b, srv.URL+"/free")
+			if status := get(b, client, newGET(b, srv.URL+"/free")); status != http.StatusOK {
+				b.Fatalf("status %d", status)
+			}
 		}
+	})
+	b.Run("floor", func(b *testing.B) {
+		replay := httptest.NewServer(recorded.replayHandler())
+		defer replay.Close()
+		floorTransport := newTransport()
+		defer floorTransport.CloseIdleConnections()
+		plain := &http.Client{Transport: floorTransport}
+		key, err := crypto.HexToECDSA(hexKey)
+		if err != nil {
+			b.Fatal(err)
+		}
+		hash := crypto.Keccak256([]byte("fixed"))
+		b.ReportAllocs()
+		for b.Loop() {
+			if status := get(b, plain, newGET(b, replay.URL+"/paid")); status != http.StatusPaymentRequired {
+				b.Fatalf("unpaid status %d", status)
+			}
+			if _, err := crypto.Sign(hash, key); err != nil {
+				b.Fatal(err)
+			}
+			req := newGET(b, replay.URL+"/paid")
+			req.Header.Set(x402.HeaderPaymentSignature, recorded.payment)
+			if status := get(b, plain, req); status != http.StatusOK {
+				b.Fatalf("paid status %d", status)
+			}
+		}
+	})
+}
+
+// headerRecorder is a transport that keeps the x402 header values of the last paid exchange
+// through it, so that BenchmarkGET's floor can replay them.
+type headerRecorder struct {
+	next                        http.RoundTripper
+	challenge, payment, receipt string
+}
+
+// RoundTrip sends req and records its payment header and the answer's challenge or receipt.
+func (h *headerRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := h.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if v := req.Header.Get(x402.HeaderPaymentSignature); v != "" {
+		h.payment, h.receipt = v, resp.Header.Get(x402.HeaderPaymentResponse)
+	} else if v := resp.Header.Get(x402.HeaderPaymentRequired); v != "" {
+		h.challenge = v
+	}
+	return resp, nil
+}
+
+// complete reports whether a whole paid exchange was recorded.
+func (h *headerRecorder) complete() bool {
+	return h.challenge != "" && h.payment != "" && h.receipt != ""
+}
+
+// replayHandler answers as the paywall does, with the recorded values and no x402 work: a
+// 402 with the challenge to a request without a payment header, and okHandler's answer with
+// the receipt to one with it.
+func (h *headerRecorder) replayHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(x402.HeaderPaymentSignature) == "" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set(x402.HeaderPaymentRequired, h.challenge)
+			w.WriteHeader(http.StatusPaymentRequired)
+			_, _ = w.Write([]byte("{}"))
+			return
+		}
+		w.Header().Set(x402.HeaderPaymentResponse, h.receipt)
+		okHandler.ServeHTTP(w, r)
 	})
 }
 

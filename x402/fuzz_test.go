@@ -134,6 +134,7 @@ func FuzzParseSettleResponse(f *testing.F) {
 		}
 		v, err := x402.EncodeSettleResponse(s)
 		require.NoError(t, err)
+		require.Equal(t, encodingJSON(t, s), decodeStd(t, v), "the hand-written encoder differs from encoding/json")
 		back, err := x402.ParseSettleResponse(v)
 		require.NoError(t, err)
 		if len(s.Extensions) > 0 {

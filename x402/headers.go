@@ -114,15 +114,14 @@ func DecodePaymentRequired(headerValue string) (*PaymentRequired, error) {
 }
 
 // EncodeSettleResponse returns the value of the PAYMENT-RESPONSE header for a settlement
-// result, as a server sends it.
+// result, as a server sends it: standard base64 of the compact JSON that encoding/json writes
+// for s without HTML escaping. Extensions must be valid JSON when set.
 func EncodeSettleResponse(s *SettleResponse) (string, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
+	b, err := s.appendJSON(make([]byte, 0, 256))
+	if err != nil {
 		return "", err
 	}
-	return encodeHeaderValue(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+	return encodeHeaderValue(b), nil
 }
 
 // ParseSettleResponse reads a PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header value leniently

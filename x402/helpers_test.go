@@ -1,12 +1,15 @@
 package x402_test
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -131,4 +134,14 @@ func decodeStd(t testing.TB, v string) string {
 	b, err := base64.StdEncoding.Strict().DecodeString(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// encodingJSON returns the compact JSON encoding/json writes for v without HTML escaping.
+func encodingJSON(t testing.TB, v any) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode(v))
+	return strings.TrimSuffix(buf.String(), "\n")
 }

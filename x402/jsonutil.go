@@ -10,8 +10,8 @@ import (
 // This file holds the small JSON helpers that let the hot paths (a payment per request)
 // decode in one pass and encode without reflection.
 
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as with
-// encoding/json; HTML characters are not escaped.
+// appendJSONString appends s as a JSON string, byte for byte as encoding/json writes it with
+// HTML escaping off: invalid UTF-8 becomes U+FFFD, and U+2028 and U+2029 are escaped.
 func appendJSONString(dst []byte, s string) []byte {
 	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
@@ -29,6 +29,10 @@ func appendJSONString(dst []byte, s string) []byte {
 				dst = append(dst, '\\', 'r')
 			case c == '\t':
 				dst = append(dst, '\\', 't')
+			case c == '\b':
+				dst = append(dst, '\\', 'b')
+			case c == '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}

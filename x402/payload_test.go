@@ -260,3 +260,21 @@ func TestSettleResponseKeepsHTMLCharacters(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"success":false,"errorReason":"a<b&c","transaction":"","network":"eip155:8453","extensions":{"note":"<&>"}}`, decodeStd(t, v))
 }
+
+func TestEncodeSettleResponseWritesWhatEncodingJSONWrites(t *testing.T) {
+	t.Parallel()
+	for name, s := range map[string]*x402.SettleResponse{
+		"success":                {Success: true, Payer: "0x857b06519E91e3A54538791bDbb0E22373e36b66", Transaction: "0xabc", Network: "eip155:8453", Amount: "10000"},
+		"failure":                {ErrorReason: "insufficient_funds", ErrorMessage: "balance \"low\"\n\ttoo low", Network: "eip155:8453"},
+		"escapes":                {ErrorMessage: "\x00\x1f\u2028\u2029 é ☃ \xff<>&", Transaction: "", Network: ""},
+		"extensions with spaces": {Success: true, Transaction: "0x1", Network: "n", Extensions: json.RawMessage(` { "a" : [1, 2] , "b":"<x>" } `)},
+		"extensions null":        {Extensions: json.RawMessage(`null`)},
+	} {
+		v, err := x402.EncodeSettleResponse(s)
+		require.NoError(t, err, name)
+		assert.Equal(t, encodingJSON(t, s), decodeStd(t, v), name)
+	}
+
+	_, err := x402.EncodeSettleResponse(&x402.SettleResponse{Extensions: json.RawMessage(`{"a":`)})
+	assert.ErrorContains(t, err, "SettleResponse.Extensions")
+}

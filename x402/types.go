@@ -701,3 +701,36 @@ type SettleResponse struct {
 	// Extensions is the server's extensions object.
 	Extensions json.RawMessage `json:"extensions,omitempty"`
 }
+
+// appendJSON appends the compact JSON of s to dst, field for field as encoding/json writes
+// the struct with HTML escaping off; Extensions is validated and compacted as json.Marshal
+// does with a json.RawMessage.
+func (s *SettleResponse) appendJSON(dst []byte) ([]byte, error) {
+	optional := func(name, value string) {
+		if value != "" {
+			dst = append(dst, ',', '"')
+			dst = append(dst, name...)
+			dst = append(dst, '"', ':')
+			dst = appendJSONString(dst, value)
+		}
+	}
+	dst = append(dst, `{"success":`...)
+	dst = strconv.AppendBool(dst, s.Success)
+	optional("errorReason", s.ErrorReason)
+	optional("errorMessage", s.ErrorMessage)
+	optional("payer", s.Payer)
+	dst = append(dst, `,"transaction":`...)
+	dst = appendJSONString(dst, s.Transaction)
+	dst = append(dst, `,"network":`...)
+	dst = appendJSONString(dst, s.Network)
+	optional("amount", s.Amount)
+	if len(s.Extensions) > 0 {
+		var ext bytes.Buffer
+		if err := json.Compact(&ext, s.Extensions); err != nil {
+			return nil, fmt.Errorf("x402: SettleResponse.Extensions: %w", err)
+		}
+		dst = append(dst, `,"extensions":`...)
+		dst = append(dst, ext.Bytes()...)
+	}
+	return append(dst, '}'), nil
+}

@@ -1,6 +1,7 @@
 package x402test
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentapis/sdk/x402"
 )
@@ -29,7 +29,8 @@ type Facilitator struct {
 	balances    map[string]*big.Int          // lower-case address -> balance
 	used        map[string]map[[32]byte]bool // lower-case payer -> nonces
 	settlements []Settlement
-	failures    []string // reasons for the next settlements to fail
+	failures    []string          // reasons for the next settlements to fail
+	checksums   map[string]string // lower-case address -> EIP-55 form
 }
 
 // Settlement is one payment the facilitator settled.
@@ -66,10 +67,11 @@ func WithoutSignatureCheck() FacilitatorOption {
 // NewFacilitator returns an empty facilitator: no balances, no used nonces.
 func NewFacilitator(opts ...FacilitatorOption) *Facilitator {
 	f := &Facilitator{
-		now:      time.Now,
-		checkSig: true,
-		balances: make(map[string]*big.Int),
-		used:     make(map[string]map[[32]byte]bool),
+		now:       time.Now,
+		checkSig:  true,
+		balances:  make(map[string]*big.Int),
+		used:      make(map[string]map[[32]byte]bool),
+		checksums: make(map[string]string),
 	}
 	for _, opt := range opts {
 		opt(f)
@@ -195,11 +197,11 @@ func (f *Facilitator) Settle(p *x402.PaymentPayload, req x402.PaymentRequirement
 		f.used[from] = make(map[[32]byte]bool)
 	}
 	f.used[from][auth.Nonce] = true
-	tx := txHash(req.Network, payer, auth.Nonce)
-	payer = checksum(payer)
+	tx := txHash(req.Network, from, auth.Nonce)
+	payer = f.checksumLocked(from)
 	f.settlements = append(f.settlements, Settlement{
 		From:    payer,
-		To:      checksum(auth.To),
+		To:      f.checksumLocked(to),
 		Value:   new(big.Int).Set(auth.Value),
 		Nonce:   "0x" + hex.EncodeToString(auth.Nonce[:]),
 		TxHash:  tx,
@@ -216,13 +218,29 @@ func (f *Facilitator) Settle(p *x402.PaymentPayload, req x402.PaymentRequirement
 	}, nil
 }
 
-// txHash returns a deterministic fake transaction hash for a settlement.
+// txHash returns a deterministic fake transaction hash for a settlement by a lower-case
+// payer: a SHA-256 of the network, the payer and the nonce, as it identifies nothing on a
+// chain.
 func txHash(network, payer string, nonce [32]byte) string {
 	var n [8]byte
 	binary.BigEndian.PutUint64(n[:], uint64(len(network)))
-	h := crypto.Keccak256([]byte("x402test settlement"), n[:], []byte(network), []byte(strings.ToLower(payer)), nonce[:])
-	return "0x" + hex.EncodeToString(h)
+	h := sha256.New()
+	h.Write([]byte("x402test settlement"))
+	h.Write(n[:])
+	h.Write([]byte(network))
+	h.Write([]byte(payer))
+	h.Write(nonce[:])
+	var sum [sha256.Size]byte
+	return "0x" + hex.EncodeToString(h.Sum(sum[:0]))
 }
 
-// checksum returns the EIP-55 form of a hex address checked by x402.VerifyExact.
-func checksum(address string) string { return common.HexToAddress(address).Hex() }
+// checksumLocked returns the EIP-55 form of a lower-case hex address checked by
+// x402.VerifyExact, computing it once per address; f.mu must be held.
+func (f *Facilitator) checksumLocked(lower string) string {
+	if c, ok := f.checksums[lower]; ok {
+		return c
+	}
+	c := common.HexToAddress(lower).Hex()
+	f.checksums[lower] = c
+	return c
+}
