@@ -123,12 +123,13 @@ func BenchmarkSign(b *testing.B) {
 // same server (target: paid <= 2 free + 1.3 signatures, the signature being
 // BenchmarkSign/bare-crypto.Sign).
 //
-// The floor sub-benchmark is the least any x402 client and server can spend on the same
-// exchange with net/http: the same two round trips carrying header values of the sizes a
-// real payment uses (recorded from one paid GET and replayed byte for byte), plus one bare
-// crypto.Sign, and nothing else: no JSON, no base64, no policy, no verification, no
-// settlement. Comparing paid with floor shows what this package adds; comparing floor with the
-// target shows what the target leaves for it.
+// Two more sub-benchmarks bound what any x402 client and server can reach with net/http.
+// floor is the least they can spend on the same exchange: the same two round trips carrying
+// the header values of a real payment (recorded from one paid GET and replayed byte for byte),
+// plus one bare crypto.Sign, and nothing else: no JSON, no base64, no policy, no
+// verification, no settlement. free+sign+free is two free GETs with one bare crypto.Sign
+// between them, without the 402 and the payment headers. Comparing paid with floor shows what
+// this package adds; comparing both bounds with the target shows what the target leaves.
 func BenchmarkGET(b *testing.B) {
 	const hexKey = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
 	f := x402test.NewFacilitator(x402test.WithoutSignatureCheck())
@@ -191,17 +192,31 @@ func BenchmarkGET(b *testing.B) {
 			}
 		}
 	})
+	key, err := crypto.HexToECDSA(hexKey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hash := crypto.Keccak256([]byte("fixed"))
+	b.Run("free+sign+free", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if status := get(b, client, newGET(b, srv.URL+"/free")); status != http.StatusOK {
+				b.Fatalf("status %d", status)
+			}
+			if _, err := crypto.Sign(hash, key); err != nil {
+				b.Fatal(err)
+			}
+			if status := get(b, client, newGET(b, srv.URL+"/free")); status != http.StatusOK {
+				b.Fatalf("status %d", status)
+			}
+		}
+	})
 	b.Run("floor", func(b *testing.B) {
 		replay := httptest.NewServer(recorded.replayHandler())
 		defer replay.Close()
 		floorTransport := newTransport()
 		defer floorTransport.CloseIdleConnections()
 		plain := &http.Client{Transport: floorTransport}
-		key, err := crypto.HexToECDSA(hexKey)
-		if err != nil {
-			b.Fatal(err)
-		}
-		hash := crypto.Keccak256([]byte("fixed"))
 		b.ReportAllocs()
 		for b.Loop() {
 			if status := get(b, plain, newGET(b, replay.URL+"/paid")); status != http.StatusPaymentRequired {
