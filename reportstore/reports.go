@@ -247,8 +247,16 @@ type ReportStream struct {
 	body io.ReadCloser
 }
 
-// Read reads the next bytes of the report.
-func (s *ReportStream) Read(p []byte) (int, error) { return s.body.Read(p) }
+// Read reads the next bytes of the report. A failure other than io.EOF (the connection
+// broke, the context ended) is a *DeliveryError carrying the receipt, since the report was
+// paid for; errors.Is still finds its cause.
+func (s *ReportStream) Read(p []byte) (int, error) {
+	n, err := s.body.Read(p)
+	if err != nil && err != io.EOF {
+		err = &DeliveryError{Path: s.Path, Receipt: s.Receipt, Err: err}
+	}
+	return n, err
+}
 
 // Close closes the connection; reading the rest of the report is not needed.
 func (s *ReportStream) Close() error { return s.body.Close() }
@@ -294,11 +302,12 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 // readAll reads the whole stream into a Report, at most MaxReportBytes.
 func (s *ReportStream) readAll() (*Report, error) {
 	defer s.Close()
-	body, err := io.ReadAll(io.LimitReader(s.body, MaxReportBytes+1))
-	if err == nil && len(body) > MaxReportBytes {
-		err = fmt.Errorf("report larger than %d bytes; use OpenReport to stream it", MaxReportBytes)
-	}
+	body, err := io.ReadAll(io.LimitReader(s, MaxReportBytes+1))
 	if err != nil {
+		return nil, err // a *DeliveryError from Read
+	}
+	if len(body) > MaxReportBytes {
+		err = fmt.Errorf("report larger than %d bytes; use OpenReport to stream it", MaxReportBytes)
 		return nil, &DeliveryError{Path: s.Path, Receipt: s.Receipt, Err: err}
 	}
 	return &Report{

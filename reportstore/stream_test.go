@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math/big"
+	"net/http"
 	"runtime"
 	"testing"
 
@@ -91,4 +92,53 @@ func BenchmarkOpenReport200MB(b *testing.B) {
 		_ = s.Close()
 		b.SetBytes(n)
 	}
+}
+
+// breakingTransport cuts every 200 body it carries after its first cut bytes, as a dropped
+// connection would.
+type breakingTransport struct {
+	next http.RoundTripper
+	cut  int64
+}
+
+func (b breakingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusOK {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(io.LimitReader(resp.Body, b.cut), errReader{io.ErrUnexpectedEOF}), resp.Body}
+	}
+	return resp, err
+}
+
+// errReader fails every read with err.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+func TestBrokenDeliveryIsADeliveryErrorWithTheReceipt(t *testing.T) {
+	t.Parallel()
+	srv := newStore(t)
+	payer := newPayer(t, srv, x402.Policy{})
+	httpClient := &http.Client{Transport: breakingTransport{next: http.DefaultTransport, cut: 10}}
+	c := newClient(t, srv, payer, reportstore.WithHTTPClient(httpClient))
+	ctx := context.Background()
+
+	s, err := c.OpenReport(ctx, "macro-gdp", reportstore.FormatCSV)
+	require.NoError(t, err)
+	defer s.Close()
+	got, err := io.ReadAll(s)
+	assert.Len(t, got, 10, "the bytes before the cut are delivered")
+	var de *reportstore.DeliveryError
+	require.ErrorAs(t, err, &de)
+	require.NotNil(t, de.Receipt, "the payment went through")
+	assert.Equal(t, srv.Facilitator().Settlements()[0].TxHash, de.Receipt.Transaction)
+	assert.Equal(t, "/report/macro-gdp", de.Path)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+
+	_, err = c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+	require.ErrorAs(t, err, &de)
+	assert.ErrorIs(t, de.Err, io.ErrUnexpectedEOF, "wrapped once, not twice")
+	assert.Equal(t, srv.Facilitator().Settlements()[1].TxHash, de.Receipt.Transaction)
 }
