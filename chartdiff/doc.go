@@ -73,8 +73,10 @@
 // full-jitter backoff (WithRetry sets the policy). A Retry-After is honoured up to
 // RetryPolicy.MaxRetryAfter (30 s by default): the quotas here are hourly and daily, so a 429
 // usually asks for far more, and the client then retries after the capped wait and returns
-// the *RateLimitError once the attempts are spent. Callers that would rather fail at once on a
-// 429 set WithRetry(chartdiff.RetryPolicy{MaxAttempts: 1}) and read RetryAfter.
+// the *RateLimitError once the attempts are spent. Callers that would rather get the
+// *RateLimitError at once when the wait is longer than the cap set
+// WithRetry(chartdiff.RetryPolicy{StopOnLongRetryAfter: true}) and read RetryAfter; short
+// waits are still retried. RetryPolicy{MaxAttempts: 1} turns retries off altogether.
 //
 // POST /analyses is not retried by that policy: Analyze retries only 503 analysis_busy, within
 // the WithAnalyzeWait bound (30 s by default), honouring retry-after. CreateKey and RotateKey

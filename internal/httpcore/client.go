@@ -252,7 +252,8 @@ func (c *Client) send(ctx context.Context, req *Request) (*http.Response, int, r
 		},
 		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 			a.finish(ctx, resp, err)
-			return shouldRetry(ctx, repeatable, resp, err)
+			retry, err := shouldRetry(ctx, repeatable, resp, err)
+			return retry && !retryAfterTooLong(c.retry, resp), err
 		},
 		Backoff: func(_, _ time.Duration, retry int, resp *http.Response) time.Duration {
 			return retryWait(c.retry, retry, resp)

@@ -59,6 +59,16 @@ func shouldRetry(ctx context.Context, repeatable bool, resp *http.Response, err 
 	return retryableStatus(resp.StatusCode), nil
 }
 
+// retryAfterTooLong reports whether p gives up on resp because its Retry-After asks for a
+// longer wait than p.MaxRetryAfter.
+func retryAfterTooLong(p RetryPolicy, resp *http.Response) bool {
+	if !p.StopOnLongRetryAfter || resp == nil {
+		return false
+	}
+	d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	return ok && d > p.MaxRetryAfter
+}
+
 // retryWait returns how long to wait before retry number retry (0 for the first retry): the
 // server's Retry-After capped at MaxRetryAfter when the response carries one, or else a full
 // jitter draw in [0, min(MaxDelay, BaseDelay*2^retry)].

@@ -224,6 +224,39 @@ func TestRetryAfterCappedEndToEnd(t *testing.T) {
 	assert.Equal(t, 2, resp.Attempts)
 }
 
+func TestStopOnLongRetryAfterReturnsAtOnce(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if r.URL.Path == "/short" && calls.Load() == 1 {
+			w.Header().Set("Retry-After", "0")
+		} else {
+			w.Header().Set("Retry-After", "3600")
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	p := fastRetry
+	p.StopOnLongRetryAfter = true
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](p))
+
+	start := time.Now()
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/quota"}, nil)
+	var apiErr *APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
+	assert.Equal(t, time.Hour, apiErr.RetryAfter)
+	assert.Equal(t, 1, apiErr.Attempts, "no retry after a Retry-After beyond the cap")
+	assert.EqualValues(t, 1, calls.Load())
+	assert.Less(t, time.Since(start), DefaultMaxRetryAfter, "did not wait the capped Retry-After")
+
+	// A wait within the cap is still retried.
+	calls.Store(0)
+	_, err = c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/short"}, nil)
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 2, apiErr.Attempts)
+}
+
 func TestCancelledContextEndsBackoffWait(t *testing.T) {
 	t.Parallel()
 	answered := make(chan struct{}, 1)

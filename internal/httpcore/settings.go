@@ -23,6 +23,11 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 	// MaxRetryAfter caps the wait a server may ask for in Retry-After (default 30s).
 	MaxRetryAfter time.Duration
+	// StopOnLongRetryAfter ends the retries when a server asks in Retry-After for a longer
+	// wait than MaxRetryAfter: its error, with RetryAfter set, is returned at once, instead of
+	// after a capped wait the server would most likely refuse again (default false: retry
+	// after MaxRetryAfter).
+	StopOnLongRetryAfter bool
 }
 
 // Defaults of RetryPolicy.
