@@ -57,20 +57,8 @@ func (c *Client) Analyze(ctx context.Context, chartID int) (*Analysis, error) {
 		if time.Until(deadline) < wait {
 			return nil, err
 		}
-		if werr := sleep(ctx, wait); werr != nil {
+		if werr := httpcore.Sleep(ctx, wait); werr != nil {
 			return nil, fmt.Errorf("%s: %s %s: %w while waiting for a free analysis slot after %w", serviceName, req.Method, ae.Path, werr, err)
 		}
-	}
-}
-
-// sleep waits for d or until ctx ends, returning ctx's error in that case.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

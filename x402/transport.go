@@ -1,9 +1,7 @@
 package x402
 
 import (
-	"context"
 	"net/http"
-	"time"
 
 	"github.com/agentapis/sdk/internal/httpcore"
 )
@@ -144,7 +142,7 @@ func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Respo
 		if resp != nil {
 			httpcore.Drain(resp)
 		}
-		if err := sleep(ctx, delay); err != nil {
+		if err := httpcore.Sleep(ctx, delay); err != nil {
 			return nil, t.unconfirmed(pay, err)
 		}
 		delay *= 2
@@ -169,19 +167,4 @@ func paidRequest(req *http.Request, pay *payment) (*http.Request, error) {
 	}
 	paid.Header.Set(pay.header, pay.value)
 	return paid, nil
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
 }
