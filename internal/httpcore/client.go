@@ -331,7 +331,7 @@ func (c *Client) apiError(req *Request, resp *http.Response, attempts int, red r
 		Message:       red.text(msg),
 		RequestID:     requestID(resp.Header),
 		RetryAfter:    ra,
-		Header:        resp.Header,
+		Header:        red.header(resp.Header),
 		Body:          red.bytes(body),
 		BodyTruncated: truncated,
 		Attempts:      attempts,

@@ -38,11 +38,15 @@ type RetryableError interface {
 	RetryableError() bool
 }
 
-// shouldRetry decides whether an attempt that ended with resp or err is tried again. A request
-// that may not be repeated is never retried; the context ending stops at once with its error;
+// shouldRetry decides whether an attempt that ended with resp or err is tried again. A 2xx
+// answer is final, even when the context ended after it arrived (it may carry a payment
+// receipt). A request that may not be repeated is never retried; the context ending stops at once with its error;
 // an error that says it is not retryable is final; other network errors are classified by
 // go-retryablehttp (a certificate or redirect-loop failure is final).
 func shouldRetry(ctx context.Context, repeatable bool, resp *http.Response, err error) (bool, error) {
+	if err == nil && resp != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		return false, nil // an answer that arrived is kept, even when the context ended since
+	}
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}

@@ -408,3 +408,32 @@ func TestTransportErrorThatRefusesRetryEndsRetries(t *testing.T) {
 		assert.Equal(t, want, calls.Load(), "retryable=%v", retryable)
 	}
 }
+
+// cancelAfterAnswer is a transport that ends the request's context right after the answer
+// arrived, as a caller giving up at that moment would.
+type cancelAfterAnswer struct {
+	next   http.RoundTripper
+	cancel context.CancelFunc
+}
+
+func (c cancelAfterAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	c.cancel()
+	return resp, err
+}
+
+func TestAnswerKeptWhenTheContextEndsAfterItArrived(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Payment-Response", "receipt")
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	hc := &http.Client{Transport: cancelAfterAnswer{next: http.DefaultTransport, cancel: cancel}}
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithHTTPClient[*testConfig](hc))
+	resp, err := c.Stream(ctx, &Request{Method: http.MethodGet, Path: "/paid"})
+	require.NoError(t, err, "the 2xx answer arrived before the context ended: it is not lost")
+	defer resp.Body.Close()
+	assert.Equal(t, "receipt", resp.Header.Get("Payment-Response"))
+	assert.Error(t, ctx.Err())
+}

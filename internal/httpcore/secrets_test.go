@@ -184,3 +184,28 @@ func TestNoLoggerNoOutput(t *testing.T) {
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
 	require.Error(t, err)
 }
+
+func TestSecretsScrubbedInAnyLetterCaseAndFromKeptHeaders(t *testing.T) {
+	t.Parallel()
+	const token = "Tok-AbCdEf0123456789"
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo", "your token was "+strings.ToUpper(token))
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":"bad_token","message":"got ` + strings.ToLower(token) + `"}`))
+	})
+	c := newTestClient(t, Service{Credentials: []Credential{{Header: "X-Token", Value: token}}}, WithBaseURL[*testConfig](srv.URL))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
+	var ae *APIError
+	require.ErrorAs(t, err, &ae)
+	for _, form := range []string{fmt.Sprint(err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", ae), string(ae.Body), fmt.Sprint(ae.Header)} {
+		assert.NotContains(t, strings.ToLower(form), strings.ToLower(token))
+	}
+	assert.Contains(t, ae.Header.Get("X-Echo"), "[REDACTED]", "the header is kept, scrubbed")
+}
+
+func TestRedactorKeepsOffsetsAndNonASCII(t *testing.T) {
+	t.Parallel()
+	r := redactor{}.with("SeCrEt-123", "abc") // "abc" is too short to scrub
+	assert.Equal(t, "é [REDACTED] x [REDACTED] abc", r.text("é secret-123 x SECRET-123 abc"))
+	assert.Equal(t, "no secret here", r.text("no secret here"))
+}
