@@ -4,18 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/poll"
 )
 
-// Backoff of Analyze while the service is busy and sends no retry-after.
-const (
-	busyBaseDelay = 250 * time.Millisecond
-	busyMaxDelay  = 4 * time.Second
-)
+// busySchedule is Analyze's backoff while the service is busy and sends no retry-after:
+// from 250 ms, doubling, up to 4 s, each wait drawn in its upper half.
+var busySchedule = poll.Schedule{Min: 250 * time.Millisecond, Max: 4 * time.Second, Jitter: 0.5}
 
 // Analyze analyses a chart and stores its values in the shared cache, where every later query
 // sees them. A chart already analysed comes back at once with Cached true; otherwise the
@@ -33,32 +31,38 @@ func (c *Client) Analyze(ctx context.Context, chartID int) (*Analysis, error) {
 		return nil, err
 	}
 	// The busy loop below is the only repetition: the core sends each attempt once.
-	req := &httpcore.Request{Method: http.MethodPost, Path: "/analyses", Body: map[string]int{"chart_id": chartID}, NoRetry: true}
-	deadline := time.Now().Add(c.analyzeWait)
-	delay := busyBaseDelay
-	for attempt := 1; ; attempt++ {
-		var out Analysis
-		resp, err := c.do(ctx, req, &out)
+	req := &httpcore.Request{Method: http.MethodPost, Path: "/analyses", Body: httpcore.JSON(map[string]int{"chart_id": chartID}), NoRetry: true}
+	opts := poll.Options{Schedule: busySchedule, Timeout: c.analyzeWait}
+	if c.analyzeWait == 0 {
+		opts.MaxAttempts = 1
+	}
+	var out *Analysis
+	err := poll.Run(ctx, opts, func(ctx context.Context, attempt int) (bool, time.Duration, error) {
+		var a Analysis
+		resp, err := c.do(ctx, req, &a)
 		if err == nil {
-			out.Response = newResponse(resp)
-			out.Response.Attempts = attempt
-			return &out, nil
+			a.Response = newResponse(resp)
+			a.Response.Attempts = attempt
+			out = &a
+			return true, 0, nil
 		}
 		var ae *APIError
 		if !errors.Is(err, ErrAnalysisBusy) || !errors.As(err, &ae) {
-			return nil, err
+			return true, 0, err
 		}
 		ae.Attempts = attempt
-		wait := ae.RetryAfter
-		if wait <= 0 {
-			wait = delay/2 + rand.N(delay/2+1)
-			delay = min(2*delay, busyMaxDelay)
+		return false, ae.RetryAfter, err
+	})
+	var stopped *poll.StoppedError
+	if errors.As(err, &stopped) {
+		if errors.Is(stopped.Reason, poll.ErrTimeout) || errors.Is(stopped.Reason, poll.ErrMaxAttempts) {
+			return nil, stopped.Last // the busy error, with its attempt count
 		}
-		if time.Until(deadline) < wait {
-			return nil, err
+		if stopped.Last == nil {
+			return nil, fmt.Errorf("%s: %s /api/v1/analyses: %w", serviceName, req.Method, stopped.Reason)
 		}
-		if werr := httpcore.Sleep(ctx, wait); werr != nil {
-			return nil, fmt.Errorf("%s: %s %s: %w while waiting for a free analysis slot after %w", serviceName, req.Method, ae.Path, werr, err)
-		}
+		return nil, fmt.Errorf("%s: %s /api/v1/analyses: %w while waiting for a free analysis slot after %w",
+			serviceName, req.Method, stopped.Reason, stopped.Last)
 	}
+	return out, err
 }

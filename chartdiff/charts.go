@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/paging"
 )
 
 // SortField is a field GET /charts can sort by.
@@ -209,36 +210,25 @@ func (c *Client) AllCharts(ctx context.Context, opts *ListOptions) iter.Seq2[Cha
 	if opts != nil {
 		o = *opts
 	}
-	return func(yield func(Chart, error) bool) {
-		if _, err := o.query(); err != nil {
-			yield(Chart{}, err)
-			return
-		}
-		page := max(o.Page, 1)
-		for {
-			o.Page = page
-			p, err := c.Charts(ctx, &o)
-			if err != nil {
-				yield(Chart{}, err)
-				return
-			}
-			for _, ch := range p.Charts {
-				if !yield(ch, nil) {
-					return
-				}
-			}
-			size := p.PageSize
-			if size <= 0 {
-				size = o.PageSize
-			}
-			if size <= 0 {
-				size = DefaultPageSize
-			}
-			seen := (page-1)*size + len(p.Charts)
-			if len(p.Charts) == 0 || len(p.Charts) < size || seen >= p.Total {
-				return
-			}
-			page++
-		}
+	if _, err := o.query(); err != nil {
+		return func(yield func(Chart, error) bool) { yield(Chart{}, err) }
 	}
+	fetch := func(ctx context.Context, n int) (paging.Page[Chart], error) {
+		o := o
+		o.Page = n
+		p, err := c.Charts(ctx, &o)
+		if err != nil {
+			return paging.Page[Chart]{}, err
+		}
+		size := p.PageSize
+		if size <= 0 {
+			size = o.PageSize
+		}
+		if size <= 0 {
+			size = DefaultPageSize
+		}
+		seen := (n-1)*size + len(p.Charts)
+		return paging.Page[Chart]{Items: p.Charts, More: len(p.Charts) >= size && seen < p.Total}, nil
+	}
+	return paging.All(ctx, max(o.Page, 1), fetch, nil)
 }

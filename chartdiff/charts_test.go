@@ -467,15 +467,31 @@ func TestAllChartsInvalidOptionsSendNothing(t *testing.T) {
 	assert.Empty(t, srv.Requests())
 }
 
-func TestListDecodeRefusesMissingListField(t *testing.T) {
+func TestListDecodeFollowsTheTotal(t *testing.T) {
 	t.Parallel()
-	srv := serveFixture(t, http.StatusOK, "page_without_charts.json")
-	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
-	require.NoError(t, err)
+	decode := func(fixture string) (*chartdiff.ChartPage, error) {
+		srv := serveFixture(t, http.StatusOK, fixture)
+		c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+		require.NoError(t, err)
+		return c.Charts(t.Context(), nil)
+	}
+	page, err := decode("page_items.json")
+	require.NoError(t, err, "the list may be called items")
+	require.Len(t, page.Charts, 1)
+	assert.Equal(t, 1, page.Charts[0].ID)
+	assert.Equal(t, 3, page.Total)
 
-	page, err := c.Charts(t.Context(), nil)
-	assert.Nil(t, page)
-	var de *chartdiff.DecodeError
-	require.True(t, errors.As(err, &de), "a renamed list field must not read as an empty list: %v", err)
-	assert.Contains(t, de.Error(), `"charts" is missing`)
+	page, err = decode("page_null_charts.json")
+	require.NoError(t, err, "a null list with total 0 is an empty page")
+	assert.Equal(t, 0, page.Total)
+	assert.NotNil(t, page.Charts)
+	assert.Empty(t, page.Charts)
+
+	for _, fixture := range []string{"page_missing_list.json", "page_null_charts_total.json"} {
+		page, err = decode(fixture)
+		assert.Nil(t, page, fixture)
+		var de *chartdiff.DecodeError
+		require.True(t, errors.As(err, &de), "%s: a missing list while total says more must not read as empty: %v", fixture, err)
+		assert.Contains(t, de.Error(), "missing or null while total is", fixture)
+	}
 }

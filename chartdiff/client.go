@@ -5,7 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentapis/sdk/internal/httpcore"
@@ -47,9 +47,11 @@ type Client struct {
 	creds *credentials
 }
 
-// credentials are the client's secrets.
+// credentials are what the client knows of its secrets.
 type credentials struct {
-	apiKey       string
+	// apiKey reports whether the client sends an API key.
+	apiKey atomic.Bool
+	// accountToken is the web account token, "" for none.
 	accountToken string
 }
 
@@ -62,28 +64,30 @@ type credentials struct {
 func New(opts ...Option) (*Client, error) {
 	cfg := &config{}
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
-		return nil, err
+		return nil, fromCore(err)
 	}
-	if !cfg.baseURLSet {
-		if v := os.Getenv(EnvAPIKey); v != "" && !cfg.apiKeySet {
-			if err := checkAPIKey(EnvAPIKey, v); err != nil {
-				return nil, withService(err)
-			}
-			cfg.apiKey = v
+	env, err := cfg.LoadEnv(EnvURL, EnvAPIKey, EnvAccountToken)
+	if err != nil {
+		return nil, withService(fromCore(err))
+	}
+	if v, ok := env[EnvAPIKey]; ok && !cfg.apiKeySet {
+		if err := checkAPIKey(EnvAPIKey, v); err != nil {
+			return nil, withService(fromCore(err))
 		}
-		if v := os.Getenv(EnvAccountToken); v != "" && !cfg.tokenSet {
-			if err := checkAccountToken(EnvAccountToken, v); err != nil {
-				return nil, withService(err)
-			}
-			cfg.accountToken = v
+		cfg.apiKey = v
+	}
+	if v, ok := env[EnvAccountToken]; ok && !cfg.tokenSet {
+		if err := checkAccountToken(EnvAccountToken, v); err != nil {
+			return nil, withService(fromCore(err))
 		}
+		cfg.accountToken = v
 	}
 	if !cfg.waitSet {
 		cfg.analyzeWait = DefaultAnalyzeWait
 	}
 	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1"}
 	if cfg.apiKey != "" {
-		svc.Credentials = []httpcore.Credential{{Header: KeyHeader, Value: cfg.apiKey}}
+		svc.Credentials = []httpcore.Credential{keyCredential(cfg.apiKey)}
 	}
 	if cfg.accountToken != "" {
 		// Only key management sends the token, but it is scrubbed from every error and log line.
@@ -91,13 +95,30 @@ func New(opts ...Option) (*Client, error) {
 	}
 	core, err := httpcore.NewClient(&cfg.Settings, svc)
 	if err != nil {
-		return nil, err
+		return nil, fromCore(err)
 	}
-	return &Client{
-		core:        core,
-		analyzeWait: cfg.analyzeWait,
-		creds:       &credentials{apiKey: cfg.apiKey, accountToken: cfg.accountToken},
-	}, nil
+	c := &Client{core: core, analyzeWait: cfg.analyzeWait, creds: &credentials{accountToken: cfg.accountToken}}
+	c.creds.apiKey.Store(cfg.apiKey != "")
+	return c, nil
+}
+
+// SetAPIKey replaces the API key sent in x-phm-key from now on, such as the new key of
+// RotateKey; requests already under way keep the key they started with. The key must have
+// the form sk- and 32 hexadecimal characters.
+func (c *Client) SetAPIKey(key string) error {
+	if err := checkAPIKey("API key", key); err != nil {
+		return withService(fromCore(err))
+	}
+	if err := c.core.SetCredentials(keyCredential(key)); err != nil {
+		return fromCore(err)
+	}
+	c.creds.apiKey.Store(true)
+	return nil
+}
+
+// keyCredential is the API key as the header the service reads.
+func keyCredential(key string) httpcore.Credential {
+	return httpcore.Credential{Header: KeyHeader, Value: key}
 }
 
 // withService names the service in a *ValidationError built outside the options.

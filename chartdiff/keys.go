@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
@@ -95,19 +96,44 @@ type Key struct {
 	Response Response `json:"-"`
 }
 
-// UnmarshalJSON decodes a key record, keeps its raw object and refuses one without id.
+// UnmarshalJSON decodes a key record in one pass and keeps its raw object. The id (or
+// key_id) is required, as the API description names it; the other fields are optional, and a
+// value of an unexpected type is left zero (Raw keeps it).
 func (k *Key) UnmarshalJSON(b []byte) error {
-	type plain Key
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
+	var w keyWire
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := requireFields("key", b, "id"); err != nil {
-		return err
+	key, ok := w.key()
+	if !ok {
+		return missing("key", "id")
 	}
-	*k = Key(v)
-	k.Raw = append(json.RawMessage(nil), b...)
+	key.Raw = append(json.RawMessage(nil), b...)
+	*k = key
 	return nil
+}
+
+// keyWire is a key record as sent.
+type keyWire struct {
+	ID         opt[KeyID]     `json:"id"`
+	KeyID      opt[KeyID]     `json:"key_id"`
+	Name       opt[string]    `json:"name"`
+	Scopes     opt[[]Scope]   `json:"scopes"`
+	Mask       opt[string]    `json:"mask"`
+	Status     opt[KeyStatus] `json:"status"`
+	CreatedAt  opt[time.Time] `json:"created_at"`
+	ExpiresAt  opt[time.Time] `json:"expires_at"`
+	LastUsedAt opt[time.Time] `json:"last_used_at"`
+	RevokedAt  opt[time.Time] `json:"revoked_at"`
+}
+
+// key returns the record, and false when it has no id.
+func (w *keyWire) key() (Key, bool) {
+	id := w.ID.or(w.KeyID.or(""))
+	return Key{
+		ID: id, Name: w.Name.or(""), Scopes: w.Scopes.or(nil), Mask: w.Mask.or(""), Status: w.Status.or(""),
+		CreatedAt: w.CreatedAt.v, ExpiresAt: w.ExpiresAt.v, LastUsedAt: w.LastUsedAt.v, RevokedAt: w.RevokedAt.v,
+	}, id != ""
 }
 
 // KeyList is the answer of ListKeys.
@@ -118,27 +144,36 @@ type KeyList struct {
 	Response Response `json:"-"`
 }
 
-// UnmarshalJSON refuses an answer without keys, so that a changed field name is an error
-// rather than an empty list.
+// UnmarshalJSON decodes the list in one pass. It may be called keys, items or results; an
+// answer with none of them is refused, so that a renamed list never reads as an account
+// without keys (null or [] is an empty list).
 func (l *KeyList) UnmarshalJSON(b []byte) error {
-	type plain KeyList
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
+	var w struct {
+		Keys    field[[]Key] `json:"keys"`
+		Items   field[[]Key] `json:"items"`
+		Results field[[]Key] `json:"results"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := requireFields("key list", b, "keys"); err != nil {
-		return err
+	keys, ok := firstField(w.Keys, w.Items, w.Results)
+	if !ok {
+		return missing("key list", "keys")
 	}
-	*l = KeyList(v)
+	*l = KeyList{Keys: keys}
+	if l.Keys == nil {
+		l.Keys = []Key{}
+	}
 	return nil
 }
 
 // CreatedKey is the answer of CreateKey: the record and the plaintext, shown this once.
 type CreatedKey struct {
-	// Key is the new key's record.
+	// Key is the new key's record. It is zero (ID "") when the answer carried no record the
+	// client could read; Secret is set all the same.
 	Key Key
 	// Secret is the plaintext key. It prints as a mask; call Secret.Reveal to use it.
-	Secret APIKey
+	Secret sdk.Secret
 	// Response describes the HTTP response.
 	Response Response
 }
@@ -146,14 +181,37 @@ type CreatedKey struct {
 // RotatedKey is the answer of RotateKey: the new key, its plaintext (shown this once) and the
 // id of the old key, revoked at once.
 type RotatedKey struct {
-	// Key is the new key's record; it has the old key's scopes.
+	// Key is the new key's record; it has the old key's scopes. It is zero (ID "") when the
+	// answer carried no record the client could read; Secret is set all the same.
 	Key Key
 	// Secret is the new plaintext key. It prints as a mask; call Secret.Reveal to use it.
-	Secret APIKey
-	// RevokedID is the id of the old key.
+	Secret sdk.Secret
+	// RevokedID is the id of the old key: as the answer gives it, or else the id that was
+	// rotated.
 	RevokedID KeyID
 	// Response describes the HTTP response.
 	Response Response
+}
+
+// KeyAnswerError reports an answer of CreateKey or RotateKey in which the client found no
+// plaintext key. The key may have been created nonetheless (and, for a rotation, the old key
+// revoked): Body holds the whole answer, printed only as a mask; Reveal it to recover the key
+// by hand, and never log it.
+type KeyAnswerError struct {
+	// Operation is "CreateKey" or "RotateKey".
+	Operation string
+	// StatusCode is the answer's HTTP status (2xx).
+	StatusCode int
+	// Body is the raw answer, masked when printed.
+	Body sdk.Secret
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// Error says that no plaintext was found and how long the answer was; it never quotes it.
+func (e *KeyAnswerError) Error() string {
+	return fmt.Sprintf("%s: %s: no plaintext key found in the %d answer (%d bytes, kept in Body)",
+		serviceName, e.Operation, e.StatusCode, len(e.Body.Reveal()))
 }
 
 // CreateKeyParams are the parameters of CreateKey. Every field is optional.
@@ -256,13 +314,12 @@ func (c *Client) CreateKey(ctx context.Context, params *CreateKeyParams) (*Creat
 	if p.Lifetime > 0 {
 		body["expires_in_days"] = int(p.Lifetime)
 	}
-	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: body, Credentials: creds}
-	var out secretAnswer
-	resp, err := c.doSecret(ctx, req, &out, nil)
+	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: httpcore.JSON(body), Credentials: creds}
+	ans, err := c.doSecret(ctx, req, "CreateKey")
 	if err != nil {
 		return nil, err
 	}
-	return &CreatedKey{Key: out.Key, Secret: APIKey{plaintext: out.Plaintext}, Response: newResponse(resp)}, nil
+	return &CreatedKey{Key: ans.key, Secret: ans.secret, Response: ans.response}, nil
 }
 
 // UpdateKey changes an active key's name, scopes or expiry. It needs the account token.
@@ -297,7 +354,7 @@ func (c *Client) UpdateKey(ctx context.Context, id KeyID, params UpdateKeyParams
 		body["expires_in_days"] = int(params.Lifetime)
 	}
 	// The PATCH sets absolute values, so repeating it is harmless.
-	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: body, Credentials: creds, SafeToRetry: true}
+	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: httpcore.JSON(body), Credentials: creds, SafeToRetry: true}
 	var out keyAnswer
 	resp, err := c.do(ctx, req, &out)
 	if err != nil {
@@ -320,17 +377,15 @@ func (c *Client) RotateKey(ctx context.Context, id KeyID) (*RotatedKey, error) {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("keys", string(id), "rotate"), Credentials: creds}
-	var out secretAnswer
-	resp, err := c.doSecret(ctx, req, &out, func() error {
-		if out.RevokedID == "" {
-			return errors.New(`rotation answer: field "revoked_id" is missing`)
-		}
-		return nil
-	})
+	ans, err := c.doSecret(ctx, req, "RotateKey")
 	if err != nil {
 		return nil, err
 	}
-	return &RotatedKey{Key: out.Key, Secret: APIKey{plaintext: out.Plaintext}, RevokedID: out.RevokedID, Response: newResponse(resp)}, nil
+	revoked := ans.revokedID
+	if revoked == "" {
+		revoked = id
+	}
+	return &RotatedKey{Key: ans.key, Secret: ans.secret, RevokedID: revoked, Response: ans.response}, nil
 }
 
 // DeleteKey revokes a key at once and returns its final record. It needs the account token.
@@ -353,59 +408,109 @@ func (c *Client) DeleteKey(ctx context.Context, id KeyID) (*Key, error) {
 	return &out.Key, nil
 }
 
-// keyAnswer is the body of PATCH and DELETE /keys/{id}.
+// keyAnswer is the body of PATCH and DELETE /keys/{id}: the record under key (or record),
+// or the record itself.
 type keyAnswer struct {
-	Key Key `json:"key"`
+	Key Key
 }
 
-// UnmarshalJSON refuses an answer without key.
+// UnmarshalJSON decodes the answer in one pass and refuses one without a record.
 func (a *keyAnswer) UnmarshalJSON(b []byte) error {
-	type plain keyAnswer
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
+	var w struct {
+		keyWire
+		Key    opt[Key] `json:"key"`
+		Record opt[Key] `json:"record"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := requireFields("key answer", b, "key"); err != nil {
-		return err
+	switch {
+	case w.Key.v != nil:
+		a.Key = *w.Key.v
+	case w.Record.v != nil:
+		a.Key = *w.Record.v
+	default:
+		k, ok := w.keyWire.key()
+		if !ok {
+			return missing("key answer", "key")
+		}
+		k.Raw = append(json.RawMessage(nil), b...)
+		a.Key = k
 	}
-	*a = keyAnswer(v)
 	return nil
 }
 
-// secretAnswer is the body of POST /keys and POST /keys/{id}/rotate.
+// secretAnswer is what the client read in an answer of POST /keys or POST /keys/{id}/rotate.
 type secretAnswer struct {
-	Key       Key    `json:"key"`
-	Plaintext string `json:"plaintext"`
-	RevokedID KeyID  `json:"revoked_id"`
+	key       Key
+	secret    sdk.Secret
+	revokedID KeyID
+	response  Response
 }
 
-// doSecret sends a request whose answer holds a plaintext key, without retries, and decodes
-// the answer into out, then runs check (when not nil) on it. A body that does not decode, or
-// that check refuses, becomes a *DecodeError that quotes none of the body, so that the
-// plaintext cannot reach an error message.
-func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, out *secretAnswer, check func() error) (*httpcore.Response, error) {
+// plaintextPattern matches a plaintext key anywhere in an answer.
+var plaintextPattern = regexp.MustCompile(`sk-[0-9a-fA-F]{32}`)
+
+// doSecret sends a request whose answer holds a plaintext key, once (a repeat could create a
+// second key, or fail on a key the first attempt already revoked), and reads the answer
+// without ever losing the plaintext: it takes the key from plaintext (or api_key, secret, or
+// key when that is a string), or else from the first sk- and 32 hexadecimal characters found
+// anywhere in the body, and reads the record leniently from key, record or the answer itself.
+// An answer without any plaintext is a *KeyAnswerError holding the body, masked. No error
+// quotes the body.
+func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string) (*secretAnswer, error) {
 	req.NoRetry, req.SensitiveBody = true, true
 	resp, err := c.do(ctx, req, nil)
 	if err != nil {
 		return nil, err
 	}
-	err = c.core.Decode(req, resp, func(body []byte) error {
-		if err := json.Unmarshal(bytes.TrimSpace(body), out); err != nil {
-			return errors.New("the answer is not the expected JSON object")
-		}
-		if err := requireFields("key answer", body, "key", "plaintext"); err != nil {
-			return err
-		}
-		if out.Plaintext == "" {
-			return errors.New(`key answer: field "plaintext" is empty`)
-		}
-		if check != nil {
-			return check()
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	body := resp.Body
+	var w struct {
+		keyWire
+		Plaintext opt[string]          `json:"plaintext"`
+		APIKey    opt[json.RawMessage] `json:"api_key"`
+		Secret    opt[string]          `json:"secret"`
+		Key       opt[json.RawMessage] `json:"key"`
+		Record    opt[Key]             `json:"record"`
+		RevokedID opt[KeyID]           `json:"revoked_id"`
+		Revoked   opt[KeyID]           `json:"revokedId"`
+		OldID     opt[KeyID]           `json:"old_id"`
 	}
-	return resp, nil
+	isObject := json.Unmarshal(body, &w) == nil
+	plaintext := w.Plaintext.or(w.Secret.or(""))
+	for _, raw := range []*json.RawMessage{w.Key.v, w.APIKey.v} {
+		var s string
+		if plaintext == "" && raw != nil && json.Unmarshal(*raw, &s) == nil {
+			plaintext = s
+		}
+	}
+	if plaintext == "" {
+		plaintext = string(plaintextPattern.Find(body))
+	}
+	if plaintext == "" {
+		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: newResponse(resp)}
+	}
+	ans := &secretAnswer{secret: sdk.NewSecret(plaintext), response: newResponse(resp)}
+	if !isObject {
+		return ans, nil
+	}
+	ans.revokedID = w.RevokedID.or(w.Revoked.or(w.OldID.or("")))
+	for _, raw := range []*json.RawMessage{w.Key.v, w.APIKey.v} {
+		var k Key
+		if raw != nil && ans.key.ID == "" && json.Unmarshal(*raw, &k) == nil {
+			ans.key = k
+		}
+	}
+	if ans.key.ID == "" && w.Record.v != nil {
+		ans.key = *w.Record.v
+	}
+	if k, ok := w.keyWire.key(); ok && ans.key.ID == "" {
+		k.Raw = body // the record is the answer itself
+		ans.key = k
+	}
+	// Raw may hold the plaintext: keep only its mask there.
+	if bytes.Contains(ans.key.Raw, []byte(plaintext)) {
+		ans.key.Raw = bytes.ReplaceAll(ans.key.Raw, []byte(plaintext), []byte(ans.secret.String()))
+	}
+	return ans, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -312,20 +313,48 @@ func TestKeyScopesAreEnforced(t *testing.T) {
 	assert.NotEmpty(t, u.AccountID)
 }
 
-func TestCreatedKeyAnswerThatDoesNotDecodeHidesThePlaintext(t *testing.T) {
+func TestKeyAnswersOfAnotherShapeStillHandThePlaintext(t *testing.T) {
 	t.Parallel()
-	for _, fixture := range []string{"created_key_without_record.json", "created_key_not_json.txt"} {
+	for fixture, want := range map[string]struct{ plaintext, id string }{
+		"created_key_without_record.json": {"sk-0123456789abcdef0123456789abcdef", "key_flat"},
+		"created_key_not_json.txt":        {"sk-fedcba9876543210fedcba9876543210", ""},
+	} {
 		srv := serveFixture(t, http.StatusCreated, fixture)
 		c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAccountToken("hm_token_1"))
 		require.NoError(t, err)
-
 		created, err := c.CreateKey(t.Context(), nil)
-		assert.Nil(t, created)
-		var de *chartdiff.DecodeError
-		require.True(t, errors.As(err, &de), "%s: %v", fixture, err)
-		assert.NotContains(t, err.Error(), "sk-", fixture)
-		assert.NotContains(t, de.Excerpt, "sk-", fixture)
-		assert.Equal(t, http.StatusCreated, de.StatusCode)
+		require.NoError(t, err, fixture)
+		assert.Equal(t, want.plaintext, created.Secret.Reveal(), fixture)
+		assert.Equal(t, chartdiff.KeyID(want.id), created.Key.ID, fixture)
+		for _, printed := range []string{fmt.Sprint(created), fmt.Sprintf("%+v", created), fmt.Sprintf("%#v", created), string(created.Key.Raw)} {
+			assert.NotContains(t, printed, want.plaintext[3:], "%s: printing the answer never shows the key", fixture)
+		}
+	}
+
+	srv := serveFixture(t, http.StatusOK, "rotated_key_other_shape.json")
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAccountToken("hm_token_1"))
+	require.NoError(t, err)
+	rotated, err := c.RotateKey(t.Context(), "key_old")
+	require.NoError(t, err)
+	assert.Equal(t, "sk-abcdefabcdefabcdefabcdefabcdef01", rotated.Secret.Reveal(), "api_key holds the plaintext")
+	assert.Equal(t, chartdiff.KeyID("key_old"), rotated.RevokedID, "without revoked_id, the rotated id is the revoked one")
+	assert.Empty(t, rotated.Key.ID, "no record the client can read: the record is zero, the plaintext is kept")
+}
+
+func TestKeyAnswerWithoutPlaintextKeepsTheBodyMasked(t *testing.T) {
+	t.Parallel()
+	srv := serveFixture(t, http.StatusCreated, "created_key_no_plaintext.json")
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAccountToken("hm_token_1"))
+	require.NoError(t, err)
+	created, err := c.CreateKey(t.Context(), nil)
+	assert.Nil(t, created)
+	var kae *chartdiff.KeyAnswerError
+	require.True(t, errors.As(err, &kae), "%T: %v", err, err)
+	assert.Equal(t, "CreateKey", kae.Operation)
+	assert.Equal(t, http.StatusCreated, kae.StatusCode)
+	assert.Contains(t, kae.Body.Reveal(), "shown in the dashboard", "the raw answer is kept")
+	for _, printed := range []string{err.Error(), fmt.Sprint(err), fmt.Sprintf("%+v", kae), fmt.Sprintf("%#v", kae)} {
+		assert.NotContains(t, printed, "dashboard", "the body is masked when printed")
 	}
 }
 

@@ -1,6 +1,8 @@
 package chartdiff
 
 import (
+	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -10,9 +12,6 @@ import (
 // config is what the options of New configure.
 type config struct {
 	httpcore.Settings
-	// baseURLSet records that WithBaseURL was given, which turns off the credentials from the
-	// environment (see New).
-	baseURLSet   bool
 	apiKey       string
 	apiKeySet    bool
 	accountToken string
@@ -22,10 +21,7 @@ type config struct {
 }
 
 // Option configures a Client; pass options to New.
-type Option = httpcore.Option[*config]
-
-// RetryPolicy says how often and how patiently the client retries a request; see WithRetry.
-type RetryPolicy = httpcore.RetryPolicy
+type Option func(*config) error
 
 // DefaultAnalyzeWait is how long Analyze keeps retrying, by default, while every analysis slot
 // of the service is busy (503 analysis_busy).
@@ -36,36 +32,34 @@ const DefaultAnalyzeWait = 30 * time.Second
 // CHARTDIFF_URL environment variable is used. Giving WithBaseURL also stops the client from
 // reading CHARTDIFF_API_KEY and CHARTDIFF_ACCOUNT_TOKEN, so that an explicitly addressed server
 // never receives credentials that were meant for another.
-func WithBaseURL(rawURL string) Option {
-	return func(c *config) error {
-		if err := httpcore.WithBaseURL[*config](rawURL)(c); err != nil {
-			return err
-		}
-		c.baseURLSet = true
-		return nil
-	}
+func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
+
+// WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
+// Transport, Timeout and Jar are used as they are, and the client never closes its idle
+// connections. Without it the client uses its own transport, which keeps up to 100 idle
+// connections per host for concurrent use.
+func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
+
+// WithLogger sets a *slog.Logger that receives one metadata-only record per attempt
+// (service, method, host, path, status, attempt, duration); logging is off by default.
+func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
+
+// WithRetry sets the retry policy of the read requests (GET, DELETE) and of key updates;
+// zero fields keep their defaults and RetryPolicy{MaxAttempts: 1} turns retries off. Analyze
+// has its own bound, set with WithAnalyzeWait; key creation and rotation are never repeated.
+func WithRetry(p RetryPolicy) Option {
+	return Option(httpcore.WithRetry[*config](httpcore.RetryPolicy(p)))
 }
 
-var (
-	// WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
-	// Transport, Timeout and Jar are used as they are.
-	WithHTTPClient = httpcore.WithHTTPClient[*config]
-	// WithLogger sets a *slog.Logger that receives one metadata-only record per attempt
-	// (method, host, path, status, attempt, duration); logging is off by default.
-	WithLogger = httpcore.WithLogger[*config]
-	// WithRetry sets the retry policy of the read requests (GET, DELETE); zero fields keep their
-	// defaults and RetryPolicy{MaxAttempts: 1} turns retries off. Analyze has its own bound,
-	// set with WithAnalyzeWait.
-	WithRetry = httpcore.WithRetry[*config]
-	// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
-	// SDK's User-Agent.
-	WithUserAgent = httpcore.WithUserAgent[*config]
-)
+// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
+// SDK's User-Agent.
+func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }
 
 // WithAPIKey sets the API key, of the form sk- followed by 32 hexadecimal characters, sent in
 // the x-phm-key header of every request except key management. Without it (and without
 // CHARTDIFF_API_KEY) the client is anonymous and gets the anonymous quota. The key is never
 // sent in x-api-key or Authorization, which the service's gateway consumes or overwrites.
+// Client.SetAPIKey replaces it later.
 func WithAPIKey(key string) Option {
 	return func(c *config) error {
 		if err := checkAPIKey("API key", key); err != nil {
@@ -96,7 +90,7 @@ func WithAccountToken(token string) Option {
 func WithAnalyzeWait(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
-			return &ValidationError{Field: "analyze wait", Reason: "must not be negative"}
+			return &httpcore.ValidationError{Field: "analyze wait", Reason: "must not be negative"}
 		}
 		c.analyzeWait, c.waitSet = d, true
 		return nil
@@ -107,7 +101,7 @@ func WithAnalyzeWait(d time.Duration) Option {
 // field and never quotes the value.
 func checkAPIKey(field, key string) error {
 	if !isAPIKey(key) {
-		return &ValidationError{Field: field, Reason: "must be sk- followed by 32 hexadecimal characters"}
+		return &httpcore.ValidationError{Field: field, Reason: "must be sk- followed by 32 hexadecimal characters"}
 	}
 	return nil
 }
@@ -115,15 +109,14 @@ func checkAPIKey(field, key string) error {
 // isAPIKey reports whether s has the form sk-<32 hex>.
 func isAPIKey(s string) bool {
 	hex, ok := strings.CutPrefix(s, "sk-")
-	if !ok || len(hex) != 32 {
-		return false
-	}
-	for _, r := range hex {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F') {
-			return false
-		}
-	}
-	return true
+	return ok && len(hex) == 32 && isHex(hex)
+}
+
+// isHex reports whether s holds only hexadecimal digits.
+func isHex(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F')
+	})
 }
 
 // checkAccountToken refuses an empty token, one with control characters (it would break the
@@ -131,11 +124,11 @@ func isAPIKey(s string) bool {
 func checkAccountToken(field, token string) error {
 	switch {
 	case strings.TrimSpace(token) == "":
-		return &ValidationError{Field: field, Reason: "must not be empty"}
+		return &httpcore.ValidationError{Field: field, Reason: "must not be empty"}
 	case strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return &ValidationError{Field: field, Reason: "must not contain control characters"}
+		return &httpcore.ValidationError{Field: field, Reason: "must not contain control characters"}
 	case strings.HasPrefix(token, "sk-"):
-		return &ValidationError{Field: field, Reason: "an sk- API key is not an account token; use WithAPIKey for it"}
+		return &httpcore.ValidationError{Field: field, Reason: "an sk- API key is not an account token; use WithAPIKey for it"}
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func (c *Client) Stats(ctx context.Context) (*Stats, error) {
 // *MissingCredentialError (matching ErrAccountTokenRequired) and nothing is sent.
 func (c *Client) Usage(ctx context.Context) (*Usage, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: "/usage"}
-	if c.creds.apiKey == "" {
+	if !c.creds.apiKey.Load() {
 		if c.creds.accountToken == "" {
 			return nil, &MissingCredentialError{Operation: "Usage", Reason: "needs an API key (WithAPIKey) or an account token (WithAccountToken)"}
 		}

@@ -145,7 +145,7 @@ func TestOpenAPIListsEveryEndpoint(t *testing.T) {
 
 func TestOpenAPIRefusesANonContract(t *testing.T) {
 	t.Parallel()
-	srv := serveFixture(t, http.StatusOK, "page_without_charts.json")
+	srv := serveFixture(t, http.StatusOK, "page_items.json")
 	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
 	require.NoError(t, err)
 

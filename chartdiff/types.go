@@ -50,29 +50,53 @@ type Chart struct {
 	Response Response `json:"-"`
 }
 
-// UnmarshalJSON decodes a chart, keeps its raw object, and refuses one without chart_id or
-// analyzed: without them an absent value could not be told from a missing chart.
+// UnmarshalJSON decodes a chart in one pass, keeps its raw object, and refuses one without
+// chart_id or analyzed: without them an absent value could not be told from a missing chart.
 func (c *Chart) UnmarshalJSON(b []byte) error {
-	type plain Chart
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
+	var w chartWire
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := requireFields("chart", b, "chart_id", "analyzed"); err != nil {
+	ch, err := w.chart(b)
+	if err != nil {
 		return err
 	}
-	*c = Chart(p)
-	c.Raw = append(json.RawMessage(nil), b...)
+	*c = ch
 	return nil
+}
+
+// plainChart is Chart without its UnmarshalJSON method.
+type plainChart Chart
+
+// chartWire is a chart as sent: the two fields the decoder must see present are pointers,
+// shadowing the Chart fields of the same names.
+type chartWire struct {
+	plainChart
+	ID       *int  `json:"chart_id"`
+	Analyzed *bool `json:"analyzed"`
+}
+
+// chart checks the required fields and returns the chart, keeping raw as its Raw.
+func (w *chartWire) chart(raw []byte) (Chart, error) {
+	switch {
+	case w.ID == nil:
+		return Chart{}, missing("chart", "chart_id")
+	case w.Analyzed == nil:
+		return Chart{}, missing("chart", "analyzed")
+	}
+	c := Chart(w.plainChart)
+	c.ID, c.Analyzed = *w.ID, *w.Analyzed
+	c.Raw = append(json.RawMessage(nil), raw...)
+	return c, nil
 }
 
 // ChartPage is one page of GET /charts.
 type ChartPage struct {
 	// Total is the true number of charts matching the query, not the page size.
 	Total int `json:"total"`
-	// Page is the 1-based page number the service answered.
+	// Page is the 1-based page number the service answered; 0 when it did not say.
 	Page int `json:"page"`
-	// PageSize is the page size the service used.
+	// PageSize is the page size the service used; 0 when it did not say.
 	PageSize int `json:"pageSize"`
 	// Charts are the charts of the page.
 	Charts []Chart `json:"charts"`
@@ -82,19 +106,40 @@ type ChartPage struct {
 	Response Response `json:"-"`
 }
 
-// UnmarshalJSON decodes a page and refuses one without total or charts, so that a changed
-// field name is an error rather than an empty list.
+// UnmarshalJSON decodes a page in one pass. total is required. The list may be called
+// charts, items or results (the API description does not name it); when it is null or absent
+// it is an empty page if total is 0, and an error otherwise, so that a renamed list never
+// reads as an empty one.
 func (p *ChartPage) UnmarshalJSON(b []byte) error {
-	type plain ChartPage
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
+	var w struct {
+		Total         *int           `json:"total"`
+		Page          opt[int]       `json:"page"`
+		PageSize      opt[int]       `json:"pageSize"`
+		PageSizeSnake opt[int]       `json:"page_size"`
+		Charts        field[[]Chart] `json:"charts"`
+		Items         field[[]Chart] `json:"items"`
+		Results       field[[]Chart] `json:"results"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := requireFields("chart list", b, "total", "charts"); err != nil {
-		return err
+	if w.Total == nil {
+		return missing("chart list", "total")
 	}
-	*p = ChartPage(v)
+	list, _ := firstField(w.Charts, w.Items, w.Results)
+	if list == nil && *w.Total > 0 {
+		return fmt.Errorf("chart list: the list of charts (charts, items or results) is missing or null while total is %d", *w.Total)
+	}
+	*p = ChartPage{Total: *w.Total, Page: w.Page.or(0), PageSize: w.PageSize.or(w.PageSizeSnake.or(0)), Charts: list}
+	if p.Charts == nil {
+		p.Charts = []Chart{}
+	}
 	return nil
+}
+
+// missing is the decoding error of a field the API description names.
+func missing(what, field string) error {
+	return fmt.Errorf("%s: field %q is missing", what, field)
 }
 
 // Analysis is the result of Analyze.
@@ -107,21 +152,24 @@ type Analysis struct {
 	Response Response
 }
 
-// UnmarshalJSON decodes the flat analysis object: the chart's fields plus cached.
+// UnmarshalJSON decodes the flat analysis object in one pass: the chart's fields plus
+// cached, which is required.
 func (a *Analysis) UnmarshalJSON(b []byte) error {
-	if err := json.Unmarshal(b, &a.Chart); err != nil {
+	var w struct {
+		chartWire
+		Cached *bool `json:"cached"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := requireFields("analysis", b, "cached"); err != nil {
+	if w.Cached == nil {
+		return missing("analysis", "cached")
+	}
+	ch, err := w.chart(b)
+	if err != nil {
 		return err
 	}
-	var f struct {
-		Cached bool `json:"cached"`
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
-	}
-	a.Cached = f.Cached
+	a.Chart, a.Cached = ch, *w.Cached
 	return nil
 }
 
@@ -161,64 +209,164 @@ type CharterCharts struct {
 	Response Response `json:"-"`
 }
 
-// UnmarshalJSON decodes the author's charts and refuses an answer without charts, so that a
-// changed field name is an error rather than an empty list.
+// UnmarshalJSON decodes the author's charts in one pass. The list may be called charts,
+// items or results; an answer with none of them is refused, so that a renamed list never
+// reads as an author without charts (null or [] is an empty list). The other fields are
+// optional: uid (or id), pages_read, has_more.
 func (c *CharterCharts) UnmarshalJSON(b []byte) error {
-	type plain CharterCharts
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
+	var w struct {
+		UID       opt[int]       `json:"uid"`
+		ID        opt[int]       `json:"id"`
+		PagesRead opt[int]       `json:"pages_read"`
+		HasMore   opt[bool]      `json:"has_more"`
+		Charts    field[[]Chart] `json:"charts"`
+		Items     field[[]Chart] `json:"items"`
+		Results   field[[]Chart] `json:"results"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := requireFields("charter charts", b, "charts"); err != nil {
-		return err
+	list, ok := firstField(w.Charts, w.Items, w.Results)
+	if !ok {
+		return missing("charter charts", "charts")
 	}
-	*c = CharterCharts(v)
+	*c = CharterCharts{UID: w.UID.or(w.ID.or(0)), PagesRead: w.PagesRead.or(0), HasMore: w.HasMore.or(false), Charts: list}
+	if c.Charts == nil {
+		c.Charts = []Chart{}
+	}
 	return nil
 }
 
 // Player is a player's public profile from GET /players/{uid}; it never holds score details.
+// The API description names no field but stats, so every field is optional: a value that is
+// absent, or of another type than expected, is left zero (nil for the pointers) and Raw keeps
+// the whole answer.
 type Player struct {
-	// ID is the player's uid.
-	ID int `json:"id"`
+	// ID is the player's uid, read from id or uid; when the answer carries neither, it is the
+	// uid that was asked for.
+	ID int
 	// Name is the display name.
-	Name string `json:"name"`
-	// Avatar is the avatar's URL, when set.
-	Avatar string `json:"avatar"`
+	Name string
+	// Avatar is the avatar's URL, when set (sent as a string or as {"url": ...}).
+	Avatar string
 	// Badges are the player's badges.
-	Badges []string `json:"badges"`
+	Badges []string
 	// Language is the player's language setting.
-	Language string `json:"language"`
+	Language string
 	// Bio is the player's self-description.
-	Bio string `json:"bio"`
+	Bio string
 	// Exp is the experience points.
-	Exp *int `json:"exp"`
+	Exp *int
 	// RKS is the player's ranking score.
-	RKS *float64 `json:"rks"`
+	RKS *float64
 	// Joined is when the player registered.
-	Joined *time.Time `json:"joined"`
+	Joined *time.Time
 	// LastLogin is when the player last logged in.
-	LastLogin *time.Time `json:"last_login"`
+	LastLogin *time.Time
 	// Stats are the player's statistics; nil when the service could not fetch them (the call
 	// still succeeds).
-	Stats *PlayerStats `json:"stats"`
+	Stats *PlayerStats
 	// Raw is the response body.
-	Raw json.RawMessage `json:"-"`
+	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response Response
 }
 
-// UnmarshalJSON decodes a player and refuses an answer without id.
+// UnmarshalJSON decodes a player in one pass, leniently.
 func (p *Player) UnmarshalJSON(b []byte) error {
-	type plain Player
-	var v plain
-	if err := json.Unmarshal(b, &v); err != nil {
+	var w struct {
+		ID        opt[int]         `json:"id"`
+		UID       opt[int]         `json:"uid"`
+		Name      opt[string]      `json:"name"`
+		Avatar    opt[urlOrString] `json:"avatar"`
+		Badges    opt[[]string]    `json:"badges"`
+		Language  opt[string]      `json:"language"`
+		Bio       opt[string]      `json:"bio"`
+		Exp       opt[int]         `json:"exp"`
+		RKS       opt[float64]     `json:"rks"`
+		Joined    opt[time.Time]   `json:"joined"`
+		LastLogin opt[time.Time]   `json:"last_login"`
+		Stats     opt[PlayerStats] `json:"stats"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := requireFields("player", b, "id"); err != nil {
-		return err
+	*p = Player{
+		ID: w.ID.or(w.UID.or(0)), Name: w.Name.or(""), Avatar: string(w.Avatar.or("")),
+		Badges: w.Badges.or(nil), Language: w.Language.or(""), Bio: w.Bio.or(""),
+		Exp: w.Exp.v, RKS: w.RKS.v, Joined: w.Joined.v, LastLogin: w.LastLogin.v, Stats: w.Stats.v,
 	}
-	*p = Player(v)
 	return nil
+}
+
+// urlOrString is a URL sent either as a string or as an object {"url": ...}.
+type urlOrString string
+
+// UnmarshalJSON accepts both forms.
+func (u *urlOrString) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*u = urlOrString(s)
+		return nil
+	}
+	var o struct {
+		URL string `json:"url"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return err
+	}
+	*u = urlOrString(o.URL)
+	return nil
+}
+
+// opt is a value the API description does not show: set when the answer carried it with the
+// expected type, and otherwise left unset, without failing the answer (the raw body keeps
+// it).
+type opt[T any] struct{ v *T }
+
+// UnmarshalJSON sets the value when b decodes as a T and is not null.
+func (o *opt[T]) UnmarshalJSON(b []byte) error {
+	var v T
+	if string(b) != "null" && json.Unmarshal(b, &v) == nil {
+		o.v = &v
+	}
+	return nil
+}
+
+// or returns the value, or def when it is unset.
+func (o opt[T]) or(def T) T {
+	if o.v == nil {
+		return def
+	}
+	return *o.v
+}
+
+// field is a value whose presence matters: set records that the answer carried its key,
+// even as null. Its value decodes strictly.
+type field[T any] struct {
+	v   T
+	set bool
+}
+
+// UnmarshalJSON records the key and decodes the value (null leaves it zero).
+func (f *field[T]) UnmarshalJSON(b []byte) error {
+	f.set = true
+	if string(b) == "null" {
+		return nil
+	}
+	return json.Unmarshal(b, &f.v)
+}
+
+// firstField returns the value of the first of fields the answer carried, and whether any
+// was carried.
+func firstField[T any](fields ...field[T]) (T, bool) {
+	for _, f := range fields {
+		if f.set {
+			return f.v, true
+		}
+	}
+	var zero T
+	return zero, false
 }
 
 // PlayerStats are a player's statistics. The API description does not name their fields, so
@@ -357,20 +505,5 @@ func (d *OpenAPIDocument) UnmarshalJSON(b []byte) error {
 		d.Paths = append(d.Paths, p)
 	}
 	sort.Strings(d.Paths)
-	return nil
-}
-
-// requireFields returns an error naming the first of names that obj (a JSON object) lacks or
-// holds as null.
-func requireFields(what string, obj []byte, names ...string) error {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(obj, &m); err != nil {
-		return err
-	}
-	for _, n := range names {
-		if v, ok := m[n]; !ok || string(v) == "null" {
-			return fmt.Errorf("%s: field %q is missing", what, n)
-		}
-	}
 	return nil
 }

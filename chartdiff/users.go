@@ -39,6 +39,9 @@ func (c *Client) Charter(ctx context.Context, uid, maxPages int) (*CharterCharts
 	if err != nil {
 		return nil, err
 	}
+	if out.UID == 0 {
+		out.UID = uid // the answer did not name the author: it is the one asked for
+	}
 	out.Raw = resp.Body
 	out.Response = newResponse(resp)
 	return &out, nil
@@ -55,6 +58,9 @@ func (c *Client) Player(ctx context.Context, uid int) (*Player, error) {
 	resp, err := c.get(ctx, httpcore.Path("players", strconv.Itoa(uid)), nil, &out)
 	if err != nil {
 		return nil, err
+	}
+	if out.ID == 0 {
+		out.ID = uid // the answer did not name the player: it is the one asked for
 	}
 	out.Raw = resp.Body
 	out.Response = newResponse(resp)

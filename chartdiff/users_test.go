@@ -178,3 +178,32 @@ func TestPlayerNotFound(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
 	assert.NotErrorIs(t, err, chartdiff.ErrNotFound)
 }
+
+func TestPlayerDecodesLeniently(t *testing.T) {
+	t.Parallel()
+	srv := serveFixture(t, http.StatusOK, "player_uid.json")
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	p, err := c.Player(t.Context(), 7)
+	require.NoError(t, err, "a player answered with uid and no id is a player")
+	assert.Equal(t, 7, p.ID)
+	assert.Equal(t, "Mira", p.Name)
+	assert.Equal(t, "https://cdn.example/a/7.png", p.Avatar, "an avatar object gives its url")
+	require.NotNil(t, p.Exp)
+	assert.Equal(t, 0, *p.Exp, "a computed 0 is kept")
+	require.NotNil(t, p.RKS)
+	assert.InDelta(t, 15.21, *p.RKS, 1e-9)
+	require.NotNil(t, p.Joined)
+	assert.Equal(t, 2024, p.Joined.Year())
+	assert.Nil(t, p.Stats, "stats null: unavailable")
+
+	srv = serveFixture(t, http.StatusOK, "player_sparse.json")
+	c, err = chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	p, err = c.Player(t.Context(), 12)
+	require.NoError(t, err, "values of unexpected types do not fail the answer")
+	assert.Equal(t, 12, p.ID, "without id or uid the player is the one asked for")
+	assert.Nil(t, p.Exp, "an exp that is not a number is unknown, not 0")
+	assert.Nil(t, p.Joined)
+	assert.Contains(t, string(p.Raw), `"exp": "lots"`, "the raw answer keeps what was not read")
+}

@@ -36,7 +36,10 @@ type Client struct {
 func New(opts ...Option) (*Client, error) {
 	cfg := &config{}
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
-		return nil, err
+		return nil, fromCore(err)
+	}
+	if _, err := cfg.LoadEnv(EnvURL); err != nil {
+		return nil, fromCore(err)
 	}
 	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL}
 	base := cfg.HTTPClient()
@@ -53,7 +56,7 @@ func New(opts ...Option) (*Client, error) {
 	cfg.SetHTTPClient(&freeHC)
 	free, err := httpcore.NewClient(&cfg.Settings, svc)
 	if err != nil {
-		return nil, err
+		return nil, fromCore(err)
 	}
 
 	var paidRT http.RoundTripper = next
@@ -67,12 +70,12 @@ func New(opts ...Option) (*Client, error) {
 	paidHC := *base
 	paidHC.Transport = paidRT
 	paidCfg.SetHTTPClient(&paidHC)
-	if err := httpcore.WithRetry[*config](RetryPolicy{MaxAttempts: 1})(&paidCfg); err != nil {
-		return nil, err
+	if err := httpcore.WithRetry[*config](httpcore.RetryPolicy{MaxAttempts: 1})(&paidCfg); err != nil {
+		return nil, fromCore(err)
 	}
 	paid, err := httpcore.NewClient(&paidCfg.Settings, svc)
 	if err != nil {
-		return nil, err
+		return nil, fromCore(err)
 	}
 	return &Client{free: free, paid: paid, payee: cfg.payee}, nil
 }
@@ -104,7 +107,7 @@ func getFree[T any](ctx context.Context, c *Client, path string, parse func(json
 	req := &httpcore.Request{Method: http.MethodGet, Path: path}
 	resp, err := c.free.Do(ctx, req, nil)
 	if err != nil {
-		return out, err
+		return out, fromCore(err)
 	}
 	err = c.free.Decode(req, resp, func(body []byte) error {
 		var root json.RawMessage
@@ -114,7 +117,7 @@ func getFree[T any](ctx context.Context, c *Client, path string, parse func(json
 		out, err = parse(root)
 		return err
 	})
-	return out, err
+	return out, fromCore(err)
 }
 
 // itoa formats an index for error messages.

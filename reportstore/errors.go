@@ -4,27 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/agentapis/sdk/internal/httpcore"
 )
 
-// APIError is a failed response of the store: its HTTP status, the error code and message
-// the body carried (if any), the response header and up to 1 MiB of the body. Report
-// operations turn the statuses the API description defines into the more specific errors
-// below; errors.As still finds the *APIError inside them.
-type APIError = httpcore.APIError
-
-// ValidationError reports input refused before any request was sent (an empty report id, one
-// with "/", "?" or "#", a malformed payee address); Field names the parameter.
-type ValidationError = httpcore.ValidationError
-
-// DecodeError reports a successful response whose body could not be read as the expected
-// shape; it quotes at most 200 bytes of the body.
-type DecodeError = httpcore.DecodeError
-
-// RequestError reports a request that got no response: a network failure or the context
-// ending. errors.Is(err, context.Canceled) works through it.
-type RequestError = httpcore.RequestError
+//go:generate go run github.com/agentapis/sdk/internal/gentypes -service reportstore -types APIError,RetryPolicy
 
 // ErrUnsupportedFormat is matched (with errors.Is) by the error of a report request the store
 // answered with 400, which its API description reserves for an unsupported format value.

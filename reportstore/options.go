@@ -1,6 +1,9 @@
 package reportstore
 
 import (
+	"log/slog"
+	"net/http"
+
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/x402"
 )
@@ -13,36 +16,36 @@ type config struct {
 }
 
 // Option configures a Client; pass options to New.
-type Option = httpcore.Option[*config]
+type Option func(*config) error
 
-// RetryPolicy says how often and how patiently the client retries a free request; see
-// WithRetry.
-type RetryPolicy = httpcore.RetryPolicy
+// WithBaseURL sets the store's address, {base_url} in its API description (such as
+// https://host or https://host/proxy); the store's paths (/catalog, /report/<id>, ...) carry no
+// prefix and are added to it. Without it the REPORTSTORE_URL environment variable is used.
+func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
 
-var (
-	// WithBaseURL sets the store's address, {base_url} in its API description (such as
-	// https://host or https://host/proxy); the store's paths (/catalog, /report/<id>, ...)
-	// carry no prefix and are added to it. Without it the REPORTSTORE_URL environment variable
-	// is used.
-	WithBaseURL = httpcore.WithBaseURL[*config]
-	// WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
-	// Transport, Timeout and Jar are used as they are, and the client is never changed. The
-	// payer of WithPayer wraps a copy of its Transport.
-	WithHTTPClient = httpcore.WithHTTPClient[*config]
-	// WithLogger sets a *slog.Logger that receives one metadata-only record per attempt
-	// (method, host, path, status, attempt, duration); logging is off by default. Payment
-	// headers, query strings and bodies are never logged.
-	WithLogger = httpcore.WithLogger[*config]
-	// WithRetry sets the retry policy of the free requests (Catalog, Preview, Start, Quote);
-	// zero fields keep their defaults and RetryPolicy{MaxAttempts: 1} turns retries off.
-	// Purchases are never retried by the client: a repeated purchase would pay again. (The
-	// payer itself re-sends a paid request with the same signed payment, which cannot settle
-	// twice; see x402.WithResend.)
-	WithRetry = httpcore.WithRetry[*config]
-	// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
-	// SDK's User-Agent.
-	WithUserAgent = httpcore.WithUserAgent[*config]
-)
+// WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
+// Transport, Timeout and Jar are used as they are, the client is never changed, and its idle
+// connections are never closed. The payer of WithPayer wraps a copy of its Transport. Without
+// it the client uses its own transport, which keeps up to 100 idle connections per host.
+func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
+
+// WithLogger sets a *slog.Logger that receives one metadata-only record per attempt
+// (service, method, host, path, status, attempt, duration); logging is off by default.
+// Payment headers, query strings and bodies are never logged.
+func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
+
+// WithRetry sets the retry policy of the free requests (Catalog, Preview, Start, Quote);
+// zero fields keep their defaults and RetryPolicy{MaxAttempts: 1} turns retries off.
+// Purchases are never retried by the client: a repeated purchase would pay again. (The payer
+// itself may re-send a paid request with the same signed payment, which cannot settle twice;
+// see x402.WithResend.)
+func WithRetry(p RetryPolicy) Option {
+	return Option(httpcore.WithRetry[*config](httpcore.RetryPolicy(p)))
+}
+
+// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
+// SDK's User-Agent.
+func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }
 
 // WithPayer sets the x402 payer that pays for reports: Report, OpenReport and Fetch send
 // their requests through payer.RoundTripper, so each purchase pays the amount of its own most
@@ -52,7 +55,7 @@ var (
 func WithPayer(payer *x402.Payer) Option {
 	return func(c *config) error {
 		if payer == nil {
-			return &ValidationError{Field: "payer", Reason: "must not be nil"}
+			return &httpcore.ValidationError{Field: "payer", Reason: "must not be nil"}
 		}
 		c.payer = payer
 		return nil
@@ -66,7 +69,7 @@ func WithPayer(payer *x402.Payer) Option {
 func WithExpectedPayee(address string) Option {
 	return func(c *config) error {
 		if !isHexAddress(address) {
-			return &ValidationError{Field: "expected payee", Reason: "must be a 0x-prefixed 20-byte hex address"}
+			return &httpcore.ValidationError{Field: "expected payee", Reason: "must be a 0x-prefixed 20-byte hex address"}
 		}
 		c.payee = address
 		return nil

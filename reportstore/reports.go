@@ -79,6 +79,7 @@ func (c *Client) QuoteFetch(ctx context.Context, p string, query url.Values) (*Q
 func (c *Client) quote(ctx context.Context, id, p string, query url.Values, format Format, isReport bool) (*Quote, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format)}
 	resp, err := c.free.Stream(ctx, req)
+	err = fromCore(err)
 	if err == nil {
 		httpcore.Drain(resp)
 		return nil, fmt.Errorf("reportstore: GET %s: %w", p, ErrNoChallenge)
@@ -281,7 +282,7 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format)}
 	resp, err := c.paid.Stream(ctx, req)
 	if err != nil {
-		return nil, purchaseError(err, rec, id, p, format, isReport)
+		return nil, purchaseError(fromCore(err), rec, id, p, format, isReport)
 	}
 	receipt, _ := x402.ReceiptFrom(resp)
 	ct := resp.Header.Get("Content-Type")

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/poll"
 )
 
 // RoundTripper returns an http.RoundTripper that pays for resources answering 402, sending
@@ -142,7 +143,7 @@ func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Respo
 		if resp != nil {
 			httpcore.Drain(resp)
 		}
-		if err := httpcore.Sleep(ctx, delay); err != nil {
+		if err := poll.Real.Sleep(ctx, delay); err != nil {
 			return nil, t.unconfirmed(pay, err)
 		}
 		delay *= 2

@@ -1,9 +1,7 @@
 package httpcore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,11 +9,14 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/agentapis/sdk/internal/poll"
 )
 
 // MaxResponseBytes caps a successful response body read into memory by Do; a larger body is a
@@ -31,11 +32,12 @@ type Service struct {
 	// Name is the service's short name, used in errors, logs and the User-Agent.
 	Name string
 	// BaseURLEnv names the environment variable that supplies the base URL when no
-	// WithBaseURL option was given.
+	// WithBaseURL option was given (see LoadEnv).
 	BaseURLEnv string
 	// PathPrefix is added after the base URL's own path, such as "/api/v1".
 	PathPrefix string
-	// Credentials are sent with every request that does not bring its own.
+	// Credentials are sent with every request that does not bring its own, until
+	// SetCredentials replaces them.
 	Credentials []Credential
 	// Secrets are further values scrubbed from every error and log line of the client, such
 	// as a credential that only some requests carry.
@@ -43,17 +45,55 @@ type Service struct {
 	// DecodeError extracts the service's error code and message from an error body; when nil,
 	// DecodeErrorBody is used.
 	DecodeError func(body []byte) (code, message string)
+	// Decode reads every 2xx body, in place of encoding/json into the request's out value
+	// (which may be nil). A service whose successful answers can still mean failure (an
+	// envelope with ok false, a non-zero business code) returns a *Failure for them: the client
+	// turns it into an *APIError inside the retry loop, and retries when the Failure says the
+	// request was not acted upon. Any other error is reported as a *DecodeError. Decode runs
+	// once per body.
+	Decode func(body []byte, out any) error
+	// RequestsPerMinute paces every attempt the client sends, whatever the goroutine, so that
+	// no 60-second window holds more; 0 leaves the client unpaced. WithRequestsPerMinute
+	// overrides it.
+	RequestsPerMinute int
+	// Clock paces and times the client; nil means the wall clock. Tests use a fake one.
+	Clock poll.Clock
 }
 
-// Client sends requests to one service. It is safe for concurrent use.
+// Failure is what a Service's Decode returns for a 2xx answer that reports a failure in its
+// body. The client returns it to the caller as an *APIError carrying Code and Message.
+type Failure struct {
+	// Code is the service's machine-readable code, such as "501".
+	Code string
+	// Message is the service's text.
+	Message string
+	// Retry reports that the service did not act on the request (a rate limit, a busy
+	// moment), so it may be sent again whatever its method.
+	Retry bool
+	// RetryAfter is how long to wait before that retry; 0 uses the backoff.
+	RetryAfter time.Duration
+}
+
+// Error returns the code and the message.
+func (f *Failure) Error() string { return "failure " + f.Code + ": " + f.Message }
+
+// Client sends requests to one service. It is safe for concurrent use. It holds one retry
+// engine, built once, and one *http.Client whose idle connections it never closes.
 type Client struct {
-	service    Service
-	root       *url.URL
-	httpClient *http.Client
-	logger     *slog.Logger
-	retry      RetryPolicy
-	userAgent  string
-	redact     redactor
+	service   Service
+	root      *url.URL
+	engine    *retryablehttp.Client
+	logger    *slog.Logger
+	retry     RetryPolicy
+	backoff   poll.Schedule
+	userAgent string
+	creds     atomic.Pointer[[]Credential]
+	// redact knows every secret the client was ever given; credential changes add to it.
+	redact atomic.Pointer[redactor]
+	// headers lists every credential header name the client ever sent, for the redirect
+	// guard; guarded by mu, like every change of creds and redact.
+	headers atomic.Pointer[[]string]
+	mu      sync.Mutex
 }
 
 // NewClient checks the settings and credentials and returns a client for svc.
@@ -62,15 +102,6 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 		return &ValidationError{Service: svc.Name, Field: field, Reason: reason}
 	}
 	base := s.baseURL
-	if base == nil && svc.BaseURLEnv != "" {
-		if raw := os.Getenv(svc.BaseURLEnv); raw != "" {
-			u, err := parseBaseURL(raw)
-			if err != nil {
-				return nil, invalid(svc.BaseURLEnv, err.Error())
-			}
-			base = u
-		}
-	}
 	if base == nil {
 		reason := "not set: use WithBaseURL"
 		if svc.BaseURLEnv != "" {
@@ -85,23 +116,57 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	if err := validateCredentials(svc.Credentials); err != nil {
 		return nil, invalid("credential", err.Error())
 	}
-	hc := s.httpClient
-	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	if s.requestsPerMinute != nil {
+		svc.RequestsPerMinute = *s.requestsPerMinute
+	}
+	if svc.RequestsPerMinute < 0 {
+		return nil, invalid("requests per minute", "must not be negative")
+	}
+	if svc.Clock == nil {
+		svc.Clock = poll.Real
 	}
 	c := &Client{
-		service:    svc,
-		root:       root,
-		httpClient: hc,
-		logger:     s.logger,
-		retry:      s.retry.withDefaults(),
-		userAgent:  userAgent(s.userAgent, svc.Name),
+		service:   svc,
+		root:      root,
+		logger:    s.logger,
+		retry:     s.retry.withDefaults(),
+		userAgent: userAgent(s.userAgent, svc.Name),
 	}
-	for _, cr := range svc.Credentials {
-		c.redact = c.redact.with(cr.Value)
-	}
-	c.redact = c.redact.with(svc.Secrets...)
+	c.backoff = poll.Schedule{Min: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: 1}
+	red := redactor{}.with(svc.Secrets...)
+	c.redact.Store(&red)
+	c.headers.Store(&[]string{})
+	c.storeCredentials(svc.Credentials)
+	c.engine = c.newEngine(s.httpClient)
 	return c, nil
+}
+
+// SetCredentials replaces the credentials sent with every request that does not bring its
+// own, such as a key bought or rotated while the client runs; requests already under way
+// keep the credentials they started with. The new values are scrubbed from errors and logs
+// from now on, and the old ones still are.
+func (c *Client) SetCredentials(creds ...Credential) error {
+	if err := validateCredentials(creds); err != nil {
+		return &ValidationError{Service: c.service.Name, Field: "credential", Reason: err.Error()}
+	}
+	c.storeCredentials(creds)
+	return nil
+}
+
+// storeCredentials makes creds the default credentials and teaches the redactor and the
+// redirect guard about them.
+func (c *Client) storeCredentials(creds []Credential) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	own := append([]Credential(nil), creds...)
+	red := c.redact.Load().with(credentialValues(own)...)
+	c.redact.Store(&red)
+	headers := append([]string(nil), *c.headers.Load()...)
+	for _, cr := range own {
+		headers = append(headers, cr.Header)
+	}
+	c.headers.Store(&headers)
+	c.creds.Store(&own)
 }
 
 // validateCredentials refuses a credential without a header name, or whose value is too short
@@ -120,15 +185,24 @@ func validateCredentials(creds []Credential) error {
 	return nil
 }
 
+// credentialValues lists the secret values of creds.
+func credentialValues(creds []Credential) []string {
+	out := make([]string, 0, len(creds))
+	for _, cr := range creds {
+		out = append(out, cr.Value)
+	}
+	return out
+}
+
 // Root returns the service root: the base URL with the service's path prefix.
 func (c *Client) Root() *url.URL {
 	u := *c.root
 	return &u
 }
 
-// Redact scrubs every credential the client knows from s; service packages use it on any text
-// they put into an error.
-func (c *Client) Redact(s string) string { return c.redact.text(s) }
+// Redact scrubs every secret the client knows from s; service packages use it on any text
+// they put into an error of their own.
+func (c *Client) Redact(s string) string { return c.redact.Load().text(s) }
 
 // Response is a successful response read in full by Do.
 type Response struct {
@@ -144,173 +218,250 @@ type Response struct {
 	path string
 }
 
-// Do sends req, retrying as the policy allows, and reads the whole response. A non-2xx final
-// response is an *APIError; a 2xx body is decoded as JSON into out when out is not nil, and a
-// body that does not decode is a *DecodeError.
+// RateLimit reads the rate-limit headers of the response; nil when it had none.
+func (r *Response) RateLimit() *RateLimit { return ParseRateLimit(r.Header, time.Now()) }
+
+// Do sends req, retrying as the policy allows, reads the whole response and decodes a 2xx body
+// into out (which may be nil) with the service's Decode, or as JSON. A non-2xx final response
+// is an *APIError (a *RateLimitError for 429), a body that does not decode is a *DecodeError,
+// a Failure of the service's Decode is an *APIError with the failure's code, and a request
+// that got no answer is a *RequestError.
 func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, error) {
-	resp, attempts, red, err := c.send(ctx, req)
+	st, resp, err := c.send(ctx, req, out, false)
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	body, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
-	if readErr != nil {
-		return nil, c.requestError(req, attempts, red, readErr)
-	}
-	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: attempts,
-		RequestID: requestID(resp.Header), path: responsePath(req, resp)}
-	if len(body) > MaxResponseBytes {
-		r.Body = body[:maxExcerptBytes]
-		return nil, c.decodeError(req, r, red, fmt.Errorf("body exceeds %d bytes", MaxResponseBytes))
-	}
-	if out != nil {
-		if err := json.Unmarshal(body, out); err != nil {
-			return nil, c.decodeError(req, r, red, err)
-		}
-	}
-	return r, nil
+	resp.Body.Close()
+	return st.result, nil
 }
 
 // Stream sends req like Do but returns the live 2xx response for the caller to read and close,
 // without buffering its body. A non-2xx final response is an *APIError.
 func (c *Client) Stream(ctx context.Context, req *Request) (*http.Response, error) {
-	resp, _, _, err := c.send(ctx, req)
+	_, resp, err := c.send(ctx, req, nil, true)
 	return resp, err
-}
-
-// DecodeJSON decodes the body of resp into out like Do does, turning a failure into a
-// *DecodeError for the request.
-func (c *Client) DecodeJSON(req *Request, resp *Response, out any) error {
-	return c.Decode(req, resp, func(body []byte) error { return json.Unmarshal(body, out) })
 }
 
 // Decode runs parse on the body of resp, which Do returned for req, and turns its error into a
 // *DecodeError for the request: service packages use it for bodies whose shape they check
-// themselves. The error quotes the body only as Do would (scrubbed, and withheld for a
-// request marked SensitiveBody).
+// after Do. The error quotes the body only as Do would (scrubbed, and withheld for a request
+// marked SensitiveBody).
 func (c *Client) Decode(req *Request, resp *Response, parse func(body []byte) error) error {
 	if err := parse(resp.Body); err != nil {
-		return c.decodeError(req, resp, c.redact.with(requestSecrets(req)...), err)
+		return c.decodeError(req, resp, err)
 	}
 	return nil
 }
 
-// send performs the request with retries and returns the final 2xx response unread, or an
-// error. The redactor it returns knows the request's own credentials too.
-func (c *Client) send(ctx context.Context, req *Request) (*http.Response, int, redactor, error) {
-	red := c.redact.with(requestSecrets(req)...)
-	creds := c.service.Credentials
+// callKey is the context key of a request's *call.
+type callKey struct{}
+
+// call is the state of one request across its attempts. It travels in the request's context,
+// so that the client's single retry engine can serve every request at once.
+type call struct {
+	c       *Client
+	req     *Request
+	out     any
+	stream  bool
+	creds   []Credential
+	url     *url.URL
+	attempt int
+	began   time.Time
+	// logged is the last attempt written to the log, so each is written once.
+	logged int
+	// result is the 2xx response read and decoded by the response handler.
+	result *Response
+	// failure is the last Failure the service's Decode reported.
+	failure *Failure
+}
+
+// callOf returns the *call of a request's context.
+func callOf(ctx context.Context) *call {
+	st, _ := ctx.Value(callKey{}).(*call)
+	return st
+}
+
+// decodeFailure marks a 2xx body that did not decode, on its way through the retry engine.
+type decodeFailure struct{ err error }
+
+// Error returns the decoding failure.
+func (d *decodeFailure) Error() string { return d.err.Error() }
+
+// send performs the request with retries. It returns the call's state and the final 2xx
+// response (its body already read and decoded unless stream), or an error.
+func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (*call, *http.Response, error) {
+	creds := *c.creds.Load()
 	if req.Credentials != nil {
 		if err := validateCredentials(req.Credentials); err != nil {
-			return nil, 0, red, &ValidationError{Service: c.service.Name, Field: "credential", Reason: err.Error()}
+			return nil, nil, &ValidationError{Service: c.service.Name, Field: "credential", Reason: err.Error()}
 		}
 		creds = req.Credentials
 	}
 	u, err := resolve(c.root, req.Path, req.Query)
 	if err != nil {
-		return nil, 0, red, &ValidationError{Service: c.service.Name, Field: "path", Reason: err.Error()}
+		return nil, nil, &ValidationError{Service: c.service.Name, Field: "path", Reason: err.Error()}
 	}
-	var body []byte
-	if req.Body != nil {
-		if body, err = json.Marshal(req.Body); err != nil {
-			return nil, 0, red, fmt.Errorf("%s: encoding %s %s request body: %w", c.service.Name, req.Method, u.EscapedPath(), err)
-		}
-	}
-	var rawBody any
-	if body != nil {
-		rawBody = body
-	}
-	rreq, err := retryablehttp.NewRequestWithContext(ctx, req.Method, u.String(), rawBody)
+	raw, err := req.Body.rawBody()
 	if err != nil {
-		return nil, 0, red, &ValidationError{Service: c.service.Name, Field: "method", Reason: "not a valid HTTP method"}
+		return nil, nil, fmt.Errorf("%s: encoding %s %s request body: %w", c.service.Name, req.Method, u.EscapedPath(), err)
 	}
-	for k, vs := range req.Header {
-		for _, v := range vs {
-			rreq.Header.Add(k, v)
+	st := &call{c: c, req: req, out: out, stream: stream, creds: creds, url: u}
+	ctx = context.WithValue(ctx, callKey{}, st)
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, u.String(), nil)
+	if err != nil {
+		return nil, nil, &ValidationError{Service: c.service.Name, Field: "method", Reason: "not a valid HTTP method"}
+	}
+	rreq, err := retryablehttp.FromRequest(hreq)
+	if err != nil {
+		return nil, nil, c.requestError(req, 0, err)
+	}
+	if raw != nil {
+		if err := rreq.SetBody(raw); err != nil {
+			return nil, nil, c.requestError(req, 0, err)
+		}
+		if req.Body.open != nil && req.Body.length >= 0 {
+			rreq.ContentLength = req.Body.length
 		}
 	}
-	rreq.Header.Set("User-Agent", c.userAgent)
-	if rreq.Header.Get("Accept") == "" {
-		rreq.Header.Set("Accept", "application/json")
+	h := rreq.Header
+	for k, vs := range req.Header {
+		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
 	}
-	if body != nil && rreq.Header.Get("Content-Type") == "" {
-		rreq.Header.Set("Content-Type", "application/json")
+	h.Set("User-Agent", c.userAgent)
+	if h.Get("Accept") == "" {
+		h.Set("Accept", "application/json")
+	}
+	if raw != nil && h.Get("Content-Type") == "" && req.Body.contentType != "" {
+		h.Set("Content-Type", req.Body.contentType)
 	}
 	for _, cr := range creds {
-		rreq.Header.Set(cr.Header, cr.Prefix+cr.Value)
+		h.Set(cr.Header, cr.Prefix+cr.Value)
+	}
+	if !stream {
+		rreq.SetResponseHandler(st.handle)
 	}
 
-	a := &attemptLog{client: c, req: rreq.Request, redact: red}
-	repeatable := (idempotentMethods[req.Method] || req.SafeToRetry) && !req.NoRetry
-	rc := &retryablehttp.Client{
-		HTTPClient:   c.guardedHTTPClient(creds),
-		RetryWaitMin: c.retry.BaseDelay,
-		RetryWaitMax: c.retry.MaxDelay,
-		RetryMax:     c.retry.MaxAttempts - 1,
-		RequestLogHook: func(_ retryablehttp.Logger, _ *http.Request, i int) {
-			a.start(i + 1)
-		},
-		CheckRetry: func(ctx context.Context, resp *http.Response, err error) (bool, error) {
-			a.finish(ctx, resp, err)
-			retry, err := shouldRetry(ctx, repeatable, resp, err)
-			return retry && !retryAfterTooLong(c.retry, resp), err
-		},
-		Backoff: func(_, _ time.Duration, retry int, resp *http.Response) time.Duration {
-			return retryWait(c.retry, retry, resp)
-		},
-		ErrorHandler: func(resp *http.Response, err error, _ int) (*http.Response, error) {
-			return resp, err
-		},
-	}
-	resp, err := rc.Do(rreq)
+	resp, err := c.engine.Do(rreq)
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
 		}
-		return nil, a.attempt, red, c.requestError(req, a.attempt, red, err)
+		var f *Failure
+		var df *decodeFailure
+		switch {
+		case errors.As(err, &f):
+			return nil, nil, c.failureError(st, f)
+		case errors.As(err, &df):
+			return nil, nil, c.decodeError(req, st.result, df.err)
+		}
+		return nil, nil, c.requestError(req, st.attempt, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
-		return nil, a.attempt, red, c.apiError(req, resp, a.attempt, red)
+		return nil, nil, c.apiError(req, resp, st.attempt)
 	}
-	return resp, a.attempt, red, nil
+	return st, resp, nil
 }
 
-// requestSecrets lists the credential values a request brings of its own.
-func requestSecrets(req *Request) []string {
-	out := make([]string, 0, len(req.Credentials))
-	for _, cr := range req.Credentials {
-		out = append(out, cr.Value)
-	}
-	return out
-}
-
-// guardedHTTPClient returns a copy of the client's *http.Client whose redirect policy drops the
-// credential headers when a redirect leaves the original host or downgrades from https. Go
-// itself only drops Authorization and Cookie, not the custom headers these services use.
-func (c *Client) guardedHTTPClient(creds []Credential) *http.Client {
-	hc := *c.httpClient
-	next := c.httpClient.CheckRedirect
-	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		first := via[0].URL
-		if req.URL.Host != first.Host || (first.Scheme == "https" && req.URL.Scheme != "https") {
-			for _, cr := range creds {
-				req.Header.Del(cr.Header)
-			}
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= maxRedirects {
-			return fmt.Errorf("stopped after %d redirects", maxRedirects)
-		}
+// handle reads and decodes a 2xx answer inside the retry engine, so that a Failure in its
+// body can be retried like an error status. Other statuses are left to send.
+func (st *call) handle(resp *http.Response) error {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil
 	}
-	return &hc
+	body, err := readBody(resp.Body, resp.ContentLength, MaxResponseBytes+1)
+	resp.Body.Close()
+	resp.Body = http.NoBody
+	if err != nil {
+		return err // the connection failed during the body: a network error
+	}
+	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: st.attempt,
+		RequestID: requestID(resp.Header), path: responsePath(st.req, resp)}
+	st.result = r
+	if len(body) > MaxResponseBytes {
+		r.Body = body[:maxExcerptBytes]
+		return &decodeFailure{fmt.Errorf("body exceeds %d bytes", MaxResponseBytes)}
+	}
+	decode := st.c.service.Decode
+	switch {
+	case decode != nil:
+		err = decode(body, st.out)
+	case st.out != nil:
+		err = unmarshalJSON(body, st.out)
+	}
+	var f *Failure
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &f):
+		st.failure = f
+		return f
+	}
+	return &decodeFailure{err}
 }
 
-// apiError reads at most MaxErrorBodyBytes of a failed response and builds the *APIError.
-func (c *Client) apiError(req *Request, resp *http.Response, attempts int, red redactor) *APIError {
+// readBody reads at most limit bytes of r, in one allocation when the length is announced.
+func readBody(r io.Reader, length, limit int64) ([]byte, error) {
+	if length < 0 || length >= limit {
+		return io.ReadAll(io.LimitReader(r, limit))
+	}
+	buf := make([]byte, length, length+1)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return nil, err
+	}
+	// Read past the announced end, so that a longer body is noticed and the connection is
+	// released for reuse.
+	n, err := r.Read(buf[length : length+1])
+	if n > 0 {
+		rest, err := io.ReadAll(io.LimitReader(r, limit-length-1))
+		return append(buf[:length+1], rest...), err
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// failureError builds the *APIError for a Failure in a 2xx body.
+func (c *Client) failureError(st *call, f *Failure) *APIError {
+	red := c.redactorFor(st.req)
+	r := st.result
+	return &APIError{
+		Service:    c.service.Name,
+		Method:     st.req.Method,
+		Path:       r.path,
+		StatusCode: r.StatusCode,
+		Code:       red.text(f.Code),
+		Message:    red.text(f.Message),
+		RequestID:  r.RequestID,
+		RetryAfter: f.RetryAfter,
+		Header:     red.header(r.Header),
+		Body:       red.bytes(capBody(r.Body)),
+		Attempts:   st.attempt,
+	}
+}
+
+// capBody returns at most MaxErrorBodyBytes of b.
+func capBody(b []byte) []byte {
+	if len(b) > MaxErrorBodyBytes {
+		return b[:MaxErrorBodyBytes]
+	}
+	return b
+}
+
+// redactorFor returns the client's redactor, also scrubbing the request's own credentials.
+func (c *Client) redactorFor(req *Request) redactor {
+	red := *c.redact.Load()
+	if len(req.Credentials) > 0 {
+		red = red.with(credentialValues(req.Credentials)...)
+	}
+	return red
+}
+
+// apiError reads at most MaxErrorBodyBytes of a failed response and builds the *APIError, or
+// the *RateLimitError of a 429.
+func (c *Client) apiError(req *Request, resp *http.Response, attempts int) error {
+	red := c.redactorFor(req)
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes+1))
 	truncated := len(body) > MaxErrorBodyBytes
 	if truncated {
@@ -321,8 +472,9 @@ func (c *Client) apiError(req *Request, resp *http.Response, attempts int, red r
 		decode = DecodeErrorBody
 	}
 	code, msg := decode(body)
-	ra, _ := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	return &APIError{
+	now := c.service.Clock.Now()
+	ra, _ := parseRetryAfter(resp.Header.Get("Retry-After"), now)
+	e := &APIError{
 		Service:       c.service.Name,
 		Method:        req.Method,
 		Path:          responsePath(req, resp),
@@ -336,6 +488,10 @@ func (c *Client) apiError(req *Request, resp *http.Response, attempts int, red r
 		BodyTruncated: truncated,
 		Attempts:      attempts,
 	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		return &RateLimitError{APIError: e, RateLimit: ParseRateLimit(resp.Header, now)}
+	}
+	return e
 }
 
 // responsePath returns the escaped path the response answered, without its query; without a
@@ -359,7 +515,8 @@ func requestID(h http.Header) string {
 }
 
 // decodeError builds the *DecodeError for a 2xx body that did not decode.
-func (c *Client) decodeError(req *Request, resp *Response, red redactor, err error) *DecodeError {
+func (c *Client) decodeError(req *Request, resp *Response, err error) *DecodeError {
+	red := c.redactorFor(req)
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
 		ct = mt
@@ -387,14 +544,14 @@ func (c *Client) decodeError(req *Request, resp *Response, red redactor, err err
 }
 
 // requestError wraps a transport or context failure.
-func (c *Client) requestError(req *Request, attempts int, red redactor, err error) *RequestError {
+func (c *Client) requestError(req *Request, attempts int, err error) *RequestError {
 	return &RequestError{
 		Service:  c.service.Name,
 		Method:   req.Method,
 		Path:     responsePath(req, nil),
 		Attempts: attempts,
 		Err:      err,
-		msg:      errorText(err, red),
+		Detail:   errorText(err, c.redactorFor(req)),
 	}
 }
 
@@ -410,66 +567,4 @@ func errorText(err error, red redactor) string {
 		}
 	}
 	return red.text(msg)
-}
-
-// DecodeErrorBody extracts an error code and message from the common JSON error shapes:
-// {"error":{"code","message"}}, {"code","message"}, {"error":"<code>","message"} and
-// {"error":"<message>"}. A body that matches none gives empty strings.
-func DecodeErrorBody(body []byte) (code, message string) {
-	var env struct {
-		Error   json.RawMessage `json:"error"`
-		Code    json.RawMessage `json:"code"`
-		Message string          `json:"message"`
-		Detail  string          `json:"detail"`
-	}
-	if err := json.Unmarshal(bytes.TrimSpace(body), &env); err != nil {
-		return "", ""
-	}
-	message = env.Message
-	if message == "" {
-		message = env.Detail
-	}
-	code = scalarString(env.Code)
-	if len(env.Error) > 0 {
-		var nested struct {
-			Code    json.RawMessage `json:"code"`
-			Message string          `json:"message"`
-		}
-		if s := scalarString(env.Error); s != "" {
-			if code == "" && isCodeLike(s) {
-				code = s
-			} else if message == "" {
-				message = s
-			}
-		} else if json.Unmarshal(env.Error, &nested) == nil {
-			if c := scalarString(nested.Code); c != "" {
-				code = c
-			}
-			if nested.Message != "" {
-				message = nested.Message
-			}
-		}
-	}
-	return code, message
-}
-
-// isCodeLike reports whether s looks like a machine-readable code such as "invalid_api_key"
-// rather than a sentence.
-func isCodeLike(s string) bool {
-	return !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':')
-	})
-}
-
-// scalarString returns a JSON string's value or a JSON number's text, and "" for anything else.
-func scalarString(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
 }

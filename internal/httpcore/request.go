@@ -1,10 +1,14 @@
 package httpcore
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/hashicorp/go-retryablehttp"
 )
 
 // Credential is one authentication header of a service, such as
@@ -28,8 +32,9 @@ type Request struct {
 	Query url.Values
 	// Header holds extra request headers.
 	Header http.Header
-	// Body, when not nil, is encoded as the JSON request body.
-	Body any
+	// Body is the request body: JSON, bytes or a replayable reader (see [JSON], [Bytes] and
+	// [Reader]); the zero Body sends none.
+	Body Body
 	// SafeToRetry marks a request whose method is not idempotent (POST, PATCH) as safe to
 	// repeat, so that it is retried like a GET.
 	SafeToRetry bool
@@ -42,6 +47,48 @@ type Request struct {
 	// Credentials, when not nil, replace the client's credentials for this request; an empty
 	// non-nil slice sends the request anonymously.
 	Credentials []Credential
+}
+
+// Body is a request body and its content type. Every kind can be sent again for a retry.
+type Body struct {
+	contentType string
+	value       any                           // encoded as JSON when send reaches it
+	data        []byte                        // raw bytes
+	open        func() (io.ReadCloser, error) // a fresh reader per attempt
+	length      int64                         // of open's content; -1 when unknown
+}
+
+// JSON returns a body holding v encoded as JSON, sent as application/json.
+func JSON(v any) Body { return Body{contentType: "application/json", value: v} }
+
+// Bytes returns a body holding b as it is, sent with the given content type.
+func Bytes(b []byte, contentType string) Body { return Body{contentType: contentType, data: b} }
+
+// Reader returns a body read from a fresh reader for every attempt, like
+// http.Request.GetBody, of the given length (-1 when unknown), sent with the given content
+// type. open must return the same content each time.
+func Reader(open func() (io.ReadCloser, error), length int64, contentType string) Body {
+	return Body{contentType: contentType, open: open, length: length}
+}
+
+// WithContentType returns b sent with another content type, such as
+// "application/json;charset=UTF-8".
+func (b Body) WithContentType(contentType string) Body {
+	b.contentType = contentType
+	return b
+}
+
+// rawBody returns b in a form go-retryablehttp replays on every attempt, encoding JSON.
+func (b Body) rawBody() (any, error) {
+	switch {
+	case b.open != nil:
+		return retryablehttp.ReaderFunc(func() (io.Reader, error) { return b.open() }), nil
+	case b.data != nil:
+		return b.data, nil
+	case b.value != nil:
+		return json.Marshal(b.value)
+	}
+	return nil, nil
 }
 
 // Path joins segments into an escaped endpoint path, escaping each segment on its own so that

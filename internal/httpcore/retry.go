@@ -3,7 +3,6 @@ package httpcore
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -65,33 +64,12 @@ func shouldRetry(ctx context.Context, repeatable bool, resp *http.Response, err 
 
 // retryAfterTooLong reports whether p gives up on resp because its Retry-After asks for a
 // longer wait than p.MaxRetryAfter.
-func retryAfterTooLong(p RetryPolicy, resp *http.Response) bool {
+func retryAfterTooLong(p RetryPolicy, resp *http.Response, now time.Time) bool {
 	if !p.StopOnLongRetryAfter || resp == nil {
 		return false
 	}
-	d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), now)
 	return ok && d > p.MaxRetryAfter
-}
-
-// retryWait returns how long to wait before retry number retry (0 for the first retry): the
-// server's Retry-After capped at MaxRetryAfter when the response carries one, or else a full
-// jitter draw in [0, min(MaxDelay, BaseDelay*2^retry)].
-func retryWait(p RetryPolicy, retry int, resp *http.Response) time.Duration {
-	if resp != nil {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return min(d, p.MaxRetryAfter)
-		}
-	}
-	ceiling := p.MaxDelay
-	if retry < 32 {
-		if d := p.BaseDelay << retry; d > 0 && d < ceiling {
-			ceiling = d
-		}
-	}
-	if ceiling <= 0 {
-		return 0
-	}
-	return time.Duration(rand.Int64N(int64(ceiling) + 1))
 }
 
 // maxDuration is the longest time.Duration.

@@ -94,7 +94,7 @@ func TestPostRetriedOnlyWhenMarkedSafe(t *testing.T) {
 				w.WriteHeader(http.StatusServiceUnavailable)
 			})
 			c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
-			_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/analyses", Body: map[string]int{"chart_id": 42}, SafeToRetry: safe}, nil)
+			_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/analyses", Body: JSON(map[string]int{"chart_id": 42}), SafeToRetry: safe}, nil)
 			var apiErr *APIError
 			require.ErrorAs(t, err, &apiErr)
 			want := int32(1)
@@ -123,7 +123,7 @@ func TestNetworkErrorsRetriedForGetNotForPost(t *testing.T) {
 	assert.True(t, out.OK)
 	assert.Equal(t, 3, resp.Attempts)
 
-	_, err = c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/create", Body: struct{}{}}, nil)
+	_, err = c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/create", Body: JSON(struct{}{})}, nil)
 	var reqErr *RequestError
 	require.ErrorAs(t, err, &reqErr)
 	assert.Equal(t, 1, reqErr.Attempts)
@@ -133,22 +133,23 @@ func TestNetworkErrorsRetriedForGetNotForPost(t *testing.T) {
 
 func TestRetryAfterHonouredAndCapped(t *testing.T) {
 	t.Parallel()
-	p := RetryPolicy{}.withDefaults()
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"))
+	wait := func(n int, resp *http.Response) time.Duration { return c.backoffFor(0, 0, n, resp) }
 	mk := func(v string) *http.Response {
 		return &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {v}}}
 	}
-	assert.Equal(t, 2*time.Second, retryWait(p, 0, mk("2")))
-	assert.Equal(t, 2*time.Second, retryWait(p, 3, mk("2")), "Retry-After wins over the exponential backoff")
-	assert.Equal(t, DefaultMaxRetryAfter, retryWait(p, 0, mk("3600")))
-	assert.Equal(t, DefaultMaxRetryAfter, retryWait(p, 0, mk("99999999999999999999")))
-	custom := RetryPolicy{MaxRetryAfter: 5 * time.Second}.withDefaults()
-	assert.Equal(t, 5*time.Second, retryWait(custom, 0, mk("3600")))
+	assert.Equal(t, 2*time.Second, wait(0, mk("2")))
+	assert.Equal(t, 2*time.Second, wait(3, mk("2")), "Retry-After wins over the exponential backoff")
+	assert.Equal(t, DefaultMaxRetryAfter, wait(0, mk("3600")))
+	assert.Equal(t, DefaultMaxRetryAfter, wait(0, mk("99999999999999999999")))
+	custom := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"), WithRetry[*testConfig](RetryPolicy{MaxRetryAfter: 5 * time.Second}))
+	assert.Equal(t, 5*time.Second, custom.backoffFor(0, 0, 0, mk("3600")))
 
 	date := time.Now().Add(10 * time.Second).UTC().Format(http.TimeFormat)
-	got := retryWait(p, 0, mk(date))
+	got := wait(0, mk(date))
 	assert.Greater(t, got, 8*time.Second)
 	assert.LessOrEqual(t, got, 10*time.Second)
-	assert.Equal(t, time.Duration(0), retryWait(p, 0, mk(time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat))))
+	assert.Equal(t, time.Duration(0), wait(0, mk(time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat))))
 }
 
 func TestRetryAfterParse(t *testing.T) {
@@ -168,17 +169,18 @@ func TestRetryAfterParse(t *testing.T) {
 
 func TestFullJitterBackoffBounds(t *testing.T) {
 	t.Parallel()
-	p := RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}.withDefaults()
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"),
+		WithRetry[*testConfig](RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}))
 	seen := map[bool]bool{}
 	for i := 0; i < 2000; i++ {
-		d := retryWait(p, 2, nil)
+		d := c.backoffFor(0, 0, 2, nil)
 		require.GreaterOrEqual(t, d, time.Duration(0))
 		require.LessOrEqual(t, d, 400*time.Millisecond)
 		seen[d < 200*time.Millisecond] = true
 	}
 	assert.Len(t, seen, 2, "waits spread over the whole jitter range")
 	for i := 0; i < 200; i++ {
-		require.LessOrEqual(t, retryWait(p, 40, nil), time.Second, "MaxDelay caps large attempt numbers")
+		require.LessOrEqual(t, c.backoffFor(0, 0, 40, nil), time.Second, "MaxDelay caps large attempt numbers")
 	}
 }
 

@@ -97,7 +97,7 @@ func TestTokenNeverInErrorsOrLogs(t *testing.T) {
 	for _, path := range []string{"/unauthorized", "/busy", "/garbled", "/redirect"} {
 		var out map[string]any
 		collect(c.Do(t.Context(), &Request{Method: http.MethodGet, Path: path, Query: map[string][]string{"page": {"1"}}}, &out))
-		collect(c.Do(t.Context(), &Request{Method: http.MethodPost, Path: path, Body: map[string]string{"k": "v"}, Credentials: withAccount}, &out))
+		collect(c.Do(t.Context(), &Request{Method: http.MethodPost, Path: path, Body: JSON(map[string]string{"k": "v"}), Credentials: withAccount}, &out))
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
 	defer cancel()

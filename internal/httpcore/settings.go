@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 )
@@ -76,6 +77,8 @@ type Settings struct {
 	logger     *slog.Logger
 	retry      RetryPolicy
 	userAgent  string
+	// requestsPerMinute overrides Service.RequestsPerMinute when set.
+	requestsPerMinute *int
 }
 
 // settings returns s itself. The service configuration types embed Settings, so this method is
@@ -85,14 +88,16 @@ func (s *Settings) settings() *Settings { return s }
 // carrier is implemented by every configuration type that embeds Settings.
 type carrier interface{ settings() *Settings }
 
-// Option configures a client of one service. Service packages alias an instantiation of it:
+// Option configures a client of one service. Service packages declare their own option type
+// with the same underlying type and convert the shared options to it:
 //
-//	type Option = httpcore.Option[*config]
+//	type Option func(*config) error
+//	func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
 type Option[C carrier] func(C) error
 
 // Configure applies opts to cfg in order and returns the first error; a *ValidationError from
 // an option gets the service's name.
-func Configure[C carrier](service string, cfg C, opts []Option[C]) error {
+func Configure[C carrier, O ~func(C) error](service string, cfg C, opts []O) error {
 	for _, opt := range opts {
 		if opt == nil {
 			continue
@@ -106,6 +111,33 @@ func Configure[C carrier](service string, cfg C, opts []Option[C]) error {
 		}
 	}
 	return nil
+}
+
+// LoadEnv completes the settings from the environment: the base URL from the variable urlVar
+// when no WithBaseURL option gave one, and then, only when the base URL came from there, the
+// values of the secret variables that are set, returned by name. An explicitly addressed
+// server therefore never receives credentials that were meant for another. A malformed URL
+// in urlVar is a *ValidationError naming the variable.
+func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]string, error) {
+	if s.baseURL != nil || urlVar == "" {
+		return nil, nil
+	}
+	raw := os.Getenv(urlVar)
+	if raw == "" {
+		return nil, nil
+	}
+	u, err := parseBaseURL(raw)
+	if err != nil {
+		return nil, &ValidationError{Field: urlVar, Reason: err.Error()}
+	}
+	s.baseURL = u
+	secrets := make(map[string]string, len(secretVars))
+	for _, name := range secretVars {
+		if v := os.Getenv(name); v != "" {
+			secrets[name] = v
+		}
+	}
+	return secrets, nil
 }
 
 // HTTPClient returns the configured *http.Client, or nil when none was set.
@@ -186,6 +218,19 @@ func WithRetry[C carrier](p RetryPolicy) Option[C] {
 			return optionError("retry policy", err.Error())
 		}
 		c.settings().retry = p
+		return nil
+	}
+}
+
+// WithRequestsPerMinute paces the client: every attempt it sends, whatever the goroutine,
+// waits its turn so that no 60-second window holds more than n; 0 turns pacing off. It
+// overrides the service's own default.
+func WithRequestsPerMinute[C carrier](n int) Option[C] {
+	return func(c C) error {
+		if n < 0 {
+			return optionError("requests per minute", "must not be negative")
+		}
+		c.settings().requestsPerMinute = &n
 		return nil
 	}
 }

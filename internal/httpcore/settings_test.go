@@ -49,23 +49,32 @@ func TestNewClientNeedsBaseURL(t *testing.T) {
 	assert.Contains(t, err.Error(), "TESTSVC_URL")
 }
 
-func TestBaseURLFromEnvironmentAndOptionWins(t *testing.T) {
+func TestLoadEnvReadsURLAndSecretsOnlyTogether(t *testing.T) {
 	t.Setenv("TESTSVC_URL", "https://from-env.example/root")
-	c, err := NewClient(&Settings{}, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL", PathPrefix: "/v1"})
+	t.Setenv("TESTSVC_KEY", "key-from-env")
+	s := &Settings{}
+	secrets, err := s.LoadEnv("TESTSVC_URL", "TESTSVC_KEY", "TESTSVC_UNSET")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"TESTSVC_KEY": "key-from-env"}, secrets, "unset variables are left out")
+	c, err := NewClient(s, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL", PathPrefix: "/v1"})
 	require.NoError(t, err)
 	assert.Equal(t, "https://from-env.example/root/v1", c.Root().String())
 
 	cfg := &testConfig{}
 	require.NoError(t, Configure("testsvc", cfg, []testOption{WithBaseURL[*testConfig]("https://option.example")}))
+	secrets, err = cfg.LoadEnv("TESTSVC_URL", "TESTSVC_KEY")
+	require.NoError(t, err)
+	assert.Empty(t, secrets, "an explicitly addressed server never gets the environment's credentials")
 	c, err = NewClient(&cfg.Settings, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL"})
 	require.NoError(t, err)
-	assert.Equal(t, "https://option.example", c.Root().String())
+	assert.Equal(t, "https://option.example", c.Root().String(), "the option wins over the environment")
 
 	t.Setenv("TESTSVC_URL", "not a url")
-	_, err = NewClient(&Settings{}, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL"})
+	_, err = (&Settings{}).LoadEnv("TESTSVC_URL", "TESTSVC_KEY")
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "TESTSVC_URL", ve.Field)
+	assert.NotContains(t, err.Error(), "not a url")
 }
 
 func TestNewClientRefusesBadCredentials(t *testing.T) {
@@ -138,7 +147,7 @@ func TestBadRequestsRefusedBeforeSending(t *testing.T) {
 		var ve *ValidationError
 		require.ErrorAs(t, err, &ve, "request %+v", req.Path)
 	}
-	_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/x", Body: func() {}}, nil)
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/x", Body: JSON(func() {})}, nil)
 	require.Error(t, err)
 	assert.False(t, sent)
 }
@@ -168,20 +177,6 @@ func TestStreamReturnsLiveBody(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, "not_found", apiErr.Code)
 	assert.Equal(t, "no such report", apiErr.Message)
-}
-
-func TestAPIErrorMatchesCodeSentinels(t *testing.T) {
-	t.Parallel()
-	errInvalidChartID := NewCodeError("chartdiff", "invalid_chart_id")
-	errOther := NewCodeError("chartdiff", "invalid_uid")
-	errOtherService := NewCodeError("hosting", "invalid_chart_id")
-	err := error(&APIError{Service: "chartdiff", StatusCode: 400, Code: "invalid_chart_id"})
-	wrapped := errors.Join(errors.New("context"), err)
-	assert.ErrorIs(t, wrapped, errInvalidChartID)
-	assert.NotErrorIs(t, wrapped, errOther)
-	assert.NotErrorIs(t, wrapped, errOtherService)
-	assert.NotErrorIs(t, &APIError{Service: "chartdiff"}, NewCodeError("chartdiff", ""), "an error without a code matches no sentinel")
-	assert.Equal(t, "chartdiff: invalid_chart_id", errInvalidChartID.Error())
 }
 
 func TestDecodeErrorBodyShapes(t *testing.T) {

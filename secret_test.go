@@ -1,4 +1,4 @@
-package chartdiff
+package sdk
 
 import (
 	"bytes"
@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestAPIKeyPrintsOnlyAMask(t *testing.T) {
+func TestSecretPrintsOnlyAMask(t *testing.T) {
 	t.Parallel()
 	plain := "sk-0123456789abcdef0123456789abcdef"
-	k := APIKey{plaintext: plain}
+	k := NewSecret(plain)
 	holder := struct {
 		Name string
-		Key  APIKey
-		Ptr  *APIKey
+		Key  Secret
+		Ptr  *Secret
 	}{"n", k, &k}
 
 	assert.Equal(t, plain, k.Reveal())
@@ -30,7 +30,7 @@ func TestAPIKeyPrintsOnlyAMask(t *testing.T) {
 	}
 	out = append(out, fmt.Sprint(k), fmt.Sprintln(k, holder), fmt.Errorf("wrapped: %v", k).Error())
 	assert.Contains(t, fmt.Sprintf("%q", k), `"sk-…cdef"`)
-	assert.Contains(t, fmt.Sprintf("%#v", k), "chartdiff.APIKey(sk-…cdef)")
+	assert.Contains(t, fmt.Sprintf("%#v", k), "sdk.Secret(sk-…cdef)")
 
 	var text, js bytes.Buffer
 	slog.New(slog.NewTextHandler(&text, nil)).Info("key", "k", k, "holder", holder, "ptr", &k)
@@ -48,10 +48,12 @@ func TestAPIKeyPrintsOnlyAMask(t *testing.T) {
 	}
 }
 
-func TestAPIKeyMaskOfOddValues(t *testing.T) {
+func TestSecretMaskOfOtherValues(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, "", APIKey{}.String())
-	assert.True(t, APIKey{}.IsZero())
-	assert.Equal(t, "[REDACTED]", APIKey{plaintext: "not-a-key-but-secret"}.String(), "a value of another form is hidden whole")
-	assert.NotContains(t, fmt.Sprintf("%v", APIKey{plaintext: "not-a-key-but-secret"}), "secret")
+	assert.Equal(t, "", Secret{}.String())
+	assert.True(t, Secret{}.IsZero())
+	assert.Equal(t, "[REDACTED]", NewSecret("short-secret").String(), "a short value is hidden whole")
+	assert.Equal(t, "gp_…wxyz", NewSecret("gp_abcdefghijklmnopqrstuvwxyz").String())
+	assert.Equal(t, "…6789", NewSecret("abcdefghij0123456789").String(), "no prefix when none names the kind")
+	assert.Equal(t, "…6789", NewSecret("averylongprefix-0123456789").String(), "a dash far into the value is not a prefix")
 }

@@ -1,0 +1,76 @@
+package httpcore
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBodiesOfEveryKindAreSentAndReplayed(t *testing.T) {
+	t.Parallel()
+	type seen struct {
+		contentType string
+		length      int64
+		body        string
+	}
+	var calls atomic.Int32
+	got := make(chan seen, 16)
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Header.Get("Content-Type"), r.ContentLength, string(b)}
+		if calls.Add(1)%2 == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable) // every first attempt fails
+			return
+		}
+		_, _ = io.WriteString(w, `{}`)
+	})
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
+	opened := 0
+	reader := Reader(func() (io.ReadCloser, error) {
+		opened++
+		return io.NopCloser(strings.NewReader("streamed bytes")), nil
+	}, int64(len("streamed bytes")), "application/octet-stream")
+	cases := []struct {
+		body Body
+		want seen
+	}{
+		{JSON(map[string]string{"a": "<b>"}), seen{"application/json", 21, `{"a":"\u003cb\u003e"}`}},
+		{JSON(map[string]int{"n": 1}).WithContentType("application/json;charset=UTF-8"), seen{"application/json;charset=UTF-8", 7, `{"n":1}`}},
+		{Bytes([]byte{0, 1, 2, 0xff}, "image/png"), seen{"image/png", 4, "\x00\x01\x02\xff"}},
+		{reader, seen{"application/octet-stream", 14, "streamed bytes"}},
+	}
+	for _, tc := range cases {
+		_, err := c.Do(t.Context(), &Request{Method: http.MethodPut, Path: "/f", Body: tc.body}, nil)
+		require.NoError(t, err)
+		first, second := <-got, <-got
+		assert.Equal(t, tc.want, first)
+		assert.Equal(t, first, second, "the retry sends the same body")
+	}
+	assert.GreaterOrEqual(t, opened, 2, "a reader body is opened afresh for each attempt")
+
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/f"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, seen{"", 0, ""}, <-got, "the zero Body sends none and no content type")
+	<-got
+}
+
+func TestReadBodyNoticesALongerBody(t *testing.T) {
+	t.Parallel()
+	b, err := readBody(bytes.NewReader([]byte("0123456789")), 4, 100)
+	require.NoError(t, err)
+	assert.Equal(t, "0123456789", string(b), "bytes beyond the announced length are kept, not dropped")
+	b, err = readBody(bytes.NewReader([]byte("0123")), 4, 100)
+	require.NoError(t, err)
+	assert.Equal(t, "0123", string(b))
+	_, err = readBody(bytes.NewReader([]byte("01")), 4, 100)
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	b, err = readBody(bytes.NewReader(make([]byte, 50)), -1, 10)
+	require.NoError(t, err)
+	assert.Len(t, b, 10, "the limit caps an unannounced body")
+}

@@ -1,0 +1,179 @@
+package httpcore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/time/rate"
+
+	"github.com/agentapis/sdk/internal/poll"
+)
+
+// DefaultMaxIdleConnsPerHost is how many idle keep-alive connections per host the client's
+// default transport keeps: enough for 100 goroutines sharing one client to reuse their
+// connections instead of opening new ones (net/http's default keeps 2).
+const DefaultMaxIdleConnsPerHost = 100
+
+// DefaultTransport returns the transport a client uses when the caller gives no
+// *http.Client: net/http's default transport with DefaultMaxIdleConnsPerHost idle
+// connections per host.
+func DefaultTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = max(t.MaxIdleConns, DefaultMaxIdleConnsPerHost)
+	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	return t
+}
+
+// newEngine builds the client's one retry engine around a copy of hc (a client with
+// DefaultTransport when nil). The copy's transport paces the attempts and hides the idle
+// connection pool from go-retryablehttp, which would otherwise empty the caller's pool each
+// time it gives up; its redirect policy drops the credentials when a redirect leaves the
+// service's host.
+func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
+	var own http.Client
+	if hc != nil {
+		own = *hc
+	} else {
+		own.Transport = DefaultTransport()
+	}
+	next := own.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	t := &engineTransport{next: next}
+	if rpm := c.service.RequestsPerMinute; rpm > 0 {
+		t.pacer = newPacer(rpm, c.service.Clock)
+	}
+	own.Transport = t
+	own.CheckRedirect = c.guardRedirect(own.CheckRedirect)
+	return &retryablehttp.Client{
+		HTTPClient:   &own,
+		RetryWaitMin: c.retry.BaseDelay,
+		RetryWaitMax: c.retry.MaxDelay,
+		RetryMax:     c.retry.MaxAttempts - 1,
+		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, retry int) {
+			if st := callOf(req.Context()); st != nil {
+				st.attempt, st.began = retry+1, time.Now()
+			}
+		},
+		CheckRetry:   c.checkRetry,
+		Backoff:      c.backoffFor,
+		ErrorHandler: func(resp *http.Response, err error, _ int) (*http.Response, error) { return resp, err },
+	}
+}
+
+// engineTransport is the transport of the retry engine: it paces attempts and passes them
+// on. It has no CloseIdleConnections method on purpose.
+type engineTransport struct {
+	next  http.RoundTripper
+	pacer *pacer
+}
+
+// RoundTrip waits for the pacer, then sends req.
+func (t *engineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.pacer != nil {
+		if err := t.pacer.wait(req.Context()); err != nil {
+			return nil, err
+		}
+	}
+	return t.next.RoundTrip(req)
+}
+
+// pacer spaces attempts so that no 60-second window holds more than its limit: one token at
+// a time (burst 1), one token every minute/limit plus a millisecond, so even a window closed
+// at both ends holds at most limit attempts.
+type pacer struct {
+	limiter *rate.Limiter
+	clock   poll.Clock
+}
+
+// newPacer returns a pacer of perMinute attempts.
+func newPacer(perMinute int, clock poll.Clock) *pacer {
+	every := time.Minute/time.Duration(perMinute) + time.Millisecond
+	return &pacer{limiter: rate.NewLimiter(rate.Every(every), 1), clock: clock}
+}
+
+// wait blocks until the next attempt may go, or ctx ends.
+func (p *pacer) wait(ctx context.Context) error {
+	now := p.clock.Now()
+	r := p.limiter.ReserveN(now, 1)
+	if err := p.clock.Sleep(ctx, r.DelayFrom(now)); err != nil {
+		r.CancelAt(p.clock.Now())
+		return err
+	}
+	return nil
+}
+
+// guardRedirect returns the redirect policy of the engine: when a redirect leaves the
+// original host or downgrades from https, every credential header the client or the request
+// uses is dropped (Go itself drops only Authorization and Cookie); then next, or a limit of
+// 10 redirects, decides.
+func (c *Client) guardRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		if req.URL.Host != first.Host || (first.Scheme == "https" && req.URL.Scheme != "https") {
+			for _, h := range *c.headers.Load() {
+				req.Header.Del(h)
+			}
+			if st := callOf(req.Context()); st != nil {
+				for _, cr := range st.creds {
+					req.Header.Del(cr.Header)
+				}
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("stopped after %d redirects", maxRedirects)
+		}
+		return nil
+	}
+}
+
+// checkRetry is the engine's retry policy. It is called once when an attempt ends, and once
+// more with the response handler's error when a 2xx body reported a Failure or did not
+// decode.
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st := callOf(ctx)
+	var f *Failure
+	var df *decodeFailure
+	switch {
+	case errors.As(err, &f):
+		return f.Retry && !st.req.NoRetry && ctx.Err() == nil, nil
+	case errors.As(err, &df):
+		return false, nil
+	}
+	if st.logged < st.attempt {
+		st.logged = st.attempt
+		c.logAttempt(ctx, st, resp, err)
+	}
+	repeatable := (idempotentMethods[st.req.Method] || st.req.SafeToRetry) && !st.req.NoRetry
+	retry, err := shouldRetry(ctx, repeatable, resp, err)
+	return retry && !retryAfterTooLong(c.retry, resp, c.service.Clock.Now()), err
+}
+
+// backoffFor returns the wait before retry number retry (0 for the first retry): what the
+// server asked for, in its Retry-After header or in a Failure, capped at MaxRetryAfter;
+// otherwise the client's full-jitter schedule.
+func (c *Client) backoffFor(_, _ time.Duration, retry int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), c.service.Clock.Now()); ok {
+			return min(d, c.retry.MaxRetryAfter)
+		}
+		if resp.Request != nil {
+			if st := callOf(resp.Request.Context()); st != nil && st.failure != nil && st.failure.RetryAfter > 0 {
+				return min(st.failure.RetryAfter, c.retry.MaxRetryAfter)
+			}
+		}
+	}
+	return c.backoff.Delay(retry)
+}
+
+// unmarshalJSON decodes a 2xx body into out with encoding/json.
+func unmarshalJSON(body []byte, out any) error { return json.Unmarshal(body, out) }

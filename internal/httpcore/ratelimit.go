@@ -1,0 +1,76 @@
+package httpcore
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// RateLimit is the quota state a response reported in its rate-limit headers
+// (X-RateLimit-Limit, -Remaining, -Reset, or the unprefixed RateLimit-* of the IETF draft).
+// A field is nil when its header was absent: a nil Remaining is unknown, not 0.
+type RateLimit struct {
+	// Limit is the number of requests the window allows.
+	Limit *int
+	// Remaining is the number of requests left in the window.
+	Remaining *int
+	// Reset is the time until the window resets, from the moment the response was read. A
+	// reset sent as a Unix time is converted.
+	Reset *time.Duration
+}
+
+// unixThreshold separates a reset given in seconds from one given as a Unix time: no window
+// lasts longer than a year, and no Unix time of this century is below it.
+const unixThreshold = 365 * 24 * 3600
+
+// ParseRateLimit reads the rate-limit headers of h at time now; it returns nil when none is
+// present or none parses.
+func ParseRateLimit(h http.Header, now time.Time) *RateLimit {
+	if h == nil {
+		return nil
+	}
+	get := func(name string) (int64, bool) {
+		for _, prefix := range [...]string{"X-Ratelimit-", "Ratelimit-"} {
+			v := strings.TrimSpace(h.Get(prefix + name))
+			if v == "" {
+				continue
+			}
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+				return n, true
+			}
+		}
+		return 0, false
+	}
+	limit, hasLimit := get("Limit")
+	remaining, hasRemaining := get("Remaining")
+	reset, hasReset := get("Reset")
+	if !hasLimit && !hasRemaining && !hasReset {
+		return nil
+	}
+	rl := &RateLimit{}
+	if hasLimit {
+		v := int(min(limit, int64(maxInt)))
+		rl.Limit = &v
+	}
+	if hasRemaining {
+		v := int(min(remaining, int64(maxInt)))
+		rl.Remaining = &v
+	}
+	if hasReset {
+		var d time.Duration
+		switch {
+		case reset > unixThreshold:
+			d = max(time.Unix(reset, 0).Sub(now), 0)
+		case reset > maxSeconds:
+			d = maxDuration
+		default:
+			d = time.Duration(reset) * time.Second
+		}
+		rl.Reset = &d
+	}
+	return rl
+}
+
+// maxInt is the largest int.
+const maxInt = int(^uint(0) >> 1)
