@@ -81,6 +81,9 @@ func parseCatalog(root json.RawMessage) ([]Product, error) {
 	for _, l := range lists {
 		for i, raw := range l.items {
 			p, err := parseProduct(raw, l.kind)
+			if err == nil && p.ID == "" && p.Kind == KindCatalog {
+				err = errors.New(`field "id" is missing`) // the description names it for every report
+			}
 			if err != nil {
 				return nil, errors.New("catalog entry " + itoa(i) + ": " + err.Error())
 			}
@@ -149,6 +152,11 @@ func parseProduct(raw json.RawMessage, listKind ProductKind) (Product, error) {
 		Period:      f.str("period", "years", "coverageperiod"),
 		Path:        f.str("path", "url", "href", "endpoint"),
 		Raw:         clone(raw),
+	}
+	if p.ID == "" {
+		if id, ok := strings.CutPrefix(p.Path, "/report/"); ok && !strings.ContainsAny(id, "/?#") {
+			p.ID = id // the path names the report
+		}
 	}
 	p.Price, p.PriceText = priceField(f, "price", "priceusd", "usd", "pricedisplay", "cost")
 	p.Economies = economiesField(f)

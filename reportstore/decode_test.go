@@ -1,6 +1,7 @@
 package reportstore
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -248,4 +249,17 @@ func TestReportJSONNeedsTheJSONFormat(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1.0", p.SchemaVersion)
 	assert.Empty(t, p.Records)
+}
+
+func TestCatalogReportWithoutIDIsRefusedUnlessItsPathNamesIt(t *testing.T) {
+	t.Parallel()
+	products, err := parseCatalog(json.RawMessage(`{"reports": [{"title": "GDP", "path": "/report/macro-gdp"}, {"id": "custom", "path": "/report/custom"}]}`))
+	require.NoError(t, err)
+	assert.Equal(t, "macro-gdp", products[0].ID, "the path /report/<id> gives the id")
+	_, err = parseCatalog(json.RawMessage(`{"reports": [{"title": "GDP", "price": "$0.13"}]}`))
+	require.Error(t, err, "a report the description gives an id cannot come without one")
+	assert.Contains(t, err.Error(), `catalog entry 0: field "id" is missing`)
+	products, err = parseCatalog(json.RawMessage(`{"reports": [], "bundles": [{"title": "Everything", "price": "$0.95"}]}`))
+	require.NoError(t, err, "bespoke and bundle products are not described: no id is needed")
+	assert.Equal(t, KindBundle, products[0].Kind)
 }
