@@ -2,7 +2,9 @@ package chartdiff
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -53,7 +55,7 @@ type Chart struct {
 // UnmarshalJSON decodes a chart in one pass, keeps its raw object, and refuses one without
 // chart_id or analyzed: without them an absent value could not be told from a missing chart.
 func (c *Chart) UnmarshalJSON(b []byte) error {
-	var w chartWire
+	w := chartWire{ID: absentID}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
@@ -68,26 +70,58 @@ func (c *Chart) UnmarshalJSON(b []byte) error {
 // plainChart is Chart without its UnmarshalJSON method.
 type plainChart Chart
 
-// chartWire is a chart as sent: the two fields the decoder must see present are pointers,
-// shadowing the Chart fields of the same names.
+// absentID marks a chart_id the answer did not carry (or carried as null).
+const absentID = math.MinInt
+
+// chartWire is a chart as sent: the two fields the decoder must see present shadow the
+// Chart fields of the same names, in forms that tell absent from zero without allocating.
+// Start it with ID set to absentID.
 type chartWire struct {
 	plainChart
-	ID       *int  `json:"chart_id"`
-	Analyzed *bool `json:"analyzed"`
+	ID       int         `json:"chart_id"`
+	Analyzed presentBool `json:"analyzed"`
 }
 
 // chart checks the required fields and returns the chart, keeping raw as its Raw.
 func (w *chartWire) chart(raw []byte) (Chart, error) {
 	switch {
-	case w.ID == nil:
+	case w.ID == absentID:
 		return Chart{}, missing("chart", "chart_id")
-	case w.Analyzed == nil:
+	case w.Analyzed == absentBool:
 		return Chart{}, missing("chart", "analyzed")
 	}
 	c := Chart(w.plainChart)
-	c.ID, c.Analyzed = *w.ID, *w.Analyzed
+	c.ID, c.Analyzed = w.ID, w.Analyzed == trueBool
 	c.Raw = append(json.RawMessage(nil), raw...)
 	return c, nil
+}
+
+// presentBool is a JSON boolean that remembers whether it was sent.
+type presentBool uint8
+
+// The values of a presentBool.
+const (
+	absentBool presentBool = iota // not sent, or sent as null
+	falseBool
+	trueBool
+)
+
+// errNotBool is the error for a value that should be a boolean.
+var errNotBool = errors.New("expected a boolean")
+
+// UnmarshalJSON reads true, false or null.
+func (p *presentBool) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true":
+		*p = trueBool
+	case "false":
+		*p = falseBool
+	case "null":
+		*p = absentBool
+	default:
+		return errNotBool
+	}
+	return nil
 }
 
 // ChartPage is one page of GET /charts.
@@ -157,19 +191,20 @@ type Analysis struct {
 func (a *Analysis) UnmarshalJSON(b []byte) error {
 	var w struct {
 		chartWire
-		Cached *bool `json:"cached"`
+		Cached presentBool `json:"cached"`
 	}
+	w.ID = absentID
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if w.Cached == nil {
+	if w.Cached == absentBool {
 		return missing("analysis", "cached")
 	}
 	ch, err := w.chart(b)
 	if err != nil {
 		return err
 	}
-	a.Chart, a.Cached = ch, *w.Cached
+	a.Chart, a.Cached = ch, w.Cached == trueBool
 	return nil
 }
 

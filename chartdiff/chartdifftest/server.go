@@ -6,12 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +27,8 @@ type Server struct {
 	URL string
 
 	ts *httptest.Server
+	// conns counts the TCP connections the server accepted.
+	conns atomic.Int64
 
 	mu       sync.Mutex
 	cfg      config
@@ -126,10 +130,20 @@ func NewServer(opts ...Option) *Server {
 	} else {
 		s.defToken = cfg.accounts[0]
 	}
-	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.ts.Start()
 	s.URL = s.ts.URL
 	return s
 }
+
+// Connections returns how many TCP connections the server has accepted, so that tests and
+// benchmarks can check that a client reuses its connections.
+func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // Close releases held analyses and shuts the server down.
 func (s *Server) Close() {

@@ -87,7 +87,14 @@ type Client struct {
 	retry     RetryPolicy
 	backoff   poll.Schedule
 	userAgent string
-	creds     atomic.Pointer[[]Credential]
+	// handler is the engine's response handler, built once.
+	handler retryablehttp.ResponseHandlerFunc
+	// uaValue and acceptJSON are header values shared by every request (net/http never
+	// changes a request's header slices).
+	uaValue, acceptJSON []string
+	creds               atomic.Pointer[[]Credential]
+	// credValues holds the header values of creds, in the same order.
+	credValues atomic.Pointer[[][]string]
 	// redact knows every secret the client was ever given; credential changes add to it.
 	redact atomic.Pointer[redactor]
 	// headers lists every credential header name the client ever sent, for the redirect
@@ -133,6 +140,8 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 		userAgent: userAgent(s.userAgent, svc.Name),
 	}
 	c.backoff = poll.Schedule{Min: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: 1}
+	c.handler = c.handle
+	c.uaValue, c.acceptJSON = []string{c.userAgent}, []string{"application/json"}
 	red := redactor{}.with(svc.Secrets...)
 	c.redact.Store(&red)
 	c.headers.Store(&[]string{})
@@ -166,7 +175,19 @@ func (c *Client) storeCredentials(creds []Credential) {
 		headers = append(headers, cr.Header)
 	}
 	c.headers.Store(&headers)
+	values := make([][]string, len(own))
+	for i, cr := range own {
+		values[i] = []string{cr.Prefix + cr.Value}
+	}
+	c.credValues.Store(&values)
 	c.creds.Store(&own)
+}
+
+// validMethod reports whether m is a valid HTTP method: a non-empty token.
+func validMethod(m string) bool {
+	return m != "" && !strings.ContainsFunc(m, func(r rune) bool {
+		return r <= ' ' || r >= 0x7f || strings.ContainsRune(`()<>@,;:\"/[]?={}`, r)
+	})
 }
 
 // validateCredentials refuses a credential without a header name, or whose value is too short
@@ -232,7 +253,7 @@ func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, erro
 		return nil, err
 	}
 	resp.Body.Close()
-	return st.result, nil
+	return &st.result, nil
 }
 
 // Stream sends req like Do but returns the live 2xx response for the caller to read and close,
@@ -253,14 +274,13 @@ func (c *Client) Decode(req *Request, resp *Response, parse func(body []byte) er
 	return nil
 }
 
-// callKey is the context key of a request's *call.
-type callKey struct{}
-
-// call is the state of one request across its attempts. It travels in the request's context,
-// so that the client's single retry engine can serve every request at once.
+// call is the state of one request across its attempts. It is the request's context (the
+// caller's context with this state attached), so that the client's single retry engine can
+// serve every request at once.
 type call struct {
+	context.Context
 	c       *Client
-	req     *Request
+	req     Request
 	out     any
 	stream  bool
 	creds   []Credential
@@ -270,9 +290,20 @@ type call struct {
 	// logged is the last attempt written to the log, so each is written once.
 	logged int
 	// result is the 2xx response read and decoded by the response handler.
-	result *Response
+	result Response
 	// failure is the last Failure the service's Decode reported.
 	failure *Failure
+}
+
+// callKey is the context key under which a call finds itself.
+type callKey struct{}
+
+// Value returns the call for callKey, and otherwise what the caller's context holds.
+func (st *call) Value(key any) any {
+	if key == (callKey{}) {
+		return st
+	}
+	return st.Context.Value(key)
 }
 
 // callOf returns the *call of a request's context.
@@ -305,12 +336,36 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: encoding %s %s request body: %w", c.service.Name, req.Method, u.EscapedPath(), err)
 	}
-	st := &call{c: c, req: req, out: out, stream: stream, creds: creds, url: u}
-	ctx = context.WithValue(ctx, callKey{}, st)
-	hreq, err := http.NewRequestWithContext(ctx, req.Method, u.String(), nil)
-	if err != nil {
+	if ctx == nil {
+		return nil, nil, &ValidationError{Service: c.service.Name, Field: "context", Reason: "must not be nil"}
+	}
+	if !validMethod(req.Method) {
 		return nil, nil, &ValidationError{Service: c.service.Name, Field: "method", Reason: "not a valid HTTP method"}
 	}
+	st := &call{Context: ctx, c: c, req: *req, out: out, stream: stream, creds: creds, url: u}
+	h := make(http.Header, len(req.Header)+len(creds)+3)
+	for k, vs := range req.Header {
+		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
+	}
+	h["User-Agent"] = c.uaValue
+	if h.Get("Accept") == "" {
+		h["Accept"] = c.acceptJSON
+	}
+	if raw != nil && h.Get("Content-Type") == "" && req.Body.contentType != "" {
+		h.Set("Content-Type", req.Body.contentType)
+	}
+	if req.Credentials == nil {
+		values := *c.credValues.Load()
+		for i, cr := range creds {
+			h[http.CanonicalHeaderKey(cr.Header)] = values[i]
+		}
+	} else {
+		for _, cr := range creds {
+			h.Set(cr.Header, cr.Prefix+cr.Value)
+		}
+	}
+	hreq := (&http.Request{Method: req.Method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Host: u.Host}).WithContext(st)
 	rreq, err := retryablehttp.FromRequest(hreq)
 	if err != nil {
 		return nil, nil, c.requestError(req, 0, err)
@@ -323,22 +378,8 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 			rreq.ContentLength = req.Body.length
 		}
 	}
-	h := rreq.Header
-	for k, vs := range req.Header {
-		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
-	}
-	h.Set("User-Agent", c.userAgent)
-	if h.Get("Accept") == "" {
-		h.Set("Accept", "application/json")
-	}
-	if raw != nil && h.Get("Content-Type") == "" && req.Body.contentType != "" {
-		h.Set("Content-Type", req.Body.contentType)
-	}
-	for _, cr := range creds {
-		h.Set(cr.Header, cr.Prefix+cr.Value)
-	}
 	if !stream {
-		rreq.SetResponseHandler(st.handle)
+		rreq.SetResponseHandler(c.handler)
 	}
 
 	resp, err := c.engine.Do(rreq)
@@ -346,13 +387,11 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		if resp != nil {
 			resp.Body.Close()
 		}
-		var f *Failure
-		var df *decodeFailure
-		switch {
-		case errors.As(err, &f):
-			return nil, nil, c.failureError(st, f)
-		case errors.As(err, &df):
-			return nil, nil, c.decodeError(req, st.result, df.err)
+		switch e := err.(type) {
+		case *Failure:
+			return nil, nil, c.failureError(st, e)
+		case *decodeFailure:
+			return nil, nil, c.decodeError(req, &st.result, e.err)
 		}
 		return nil, nil, c.requestError(req, st.attempt, err)
 	}
@@ -363,39 +402,38 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 	return st, resp, nil
 }
 
-// handle reads and decodes a 2xx answer inside the retry engine, so that a Failure in its
-// body can be retried like an error status. Other statuses are left to send.
-func (st *call) handle(resp *http.Response) error {
+// handle is the engine's response handler: it reads and decodes a 2xx answer inside the
+// retry engine, so that a Failure in its body can be retried like an error status. Other
+// statuses are left to send.
+func (c *Client) handle(resp *http.Response) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil
 	}
+	st := callOf(resp.Request.Context())
 	body, err := readBody(resp.Body, resp.ContentLength, MaxResponseBytes+1)
 	resp.Body.Close()
 	resp.Body = http.NoBody
 	if err != nil {
 		return err // the connection failed during the body: a network error
 	}
-	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: st.attempt,
-		RequestID: requestID(resp.Header), path: responsePath(st.req, resp)}
-	st.result = r
+	st.result = Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: st.attempt,
+		RequestID: requestID(resp.Header), path: responsePath(&st.req, resp)}
 	if len(body) > MaxResponseBytes {
-		r.Body = body[:maxExcerptBytes]
+		st.result.Body = body[:maxExcerptBytes]
 		return &decodeFailure{fmt.Errorf("body exceeds %d bytes", MaxResponseBytes)}
 	}
-	decode := st.c.service.Decode
 	switch {
-	case decode != nil:
-		err = decode(body, st.out)
+	case c.service.Decode != nil:
+		err = c.service.Decode(body, st.out)
 	case st.out != nil:
 		err = unmarshalJSON(body, st.out)
 	}
-	var f *Failure
-	switch {
-	case err == nil:
+	switch e := err.(type) {
+	case nil:
 		return nil
-	case errors.As(err, &f):
-		st.failure = f
-		return f
+	case *Failure:
+		st.failure = e
+		return e
 	}
 	return &decodeFailure{err}
 }
@@ -424,8 +462,8 @@ func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 
 // failureError builds the *APIError for a Failure in a 2xx body.
 func (c *Client) failureError(st *call, f *Failure) *APIError {
-	red := c.redactorFor(st.req)
-	r := st.result
+	red := c.redactorFor(&st.req)
+	r := &st.result
 	return &APIError{
 		Service:    c.service.Name,
 		Method:     st.req.Method,

@@ -3,7 +3,6 @@ package httpcore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -74,14 +73,20 @@ type engineTransport struct {
 	pacer *pacer
 }
 
-// RoundTrip waits for the pacer, then sends req.
+// RoundTrip waits for the pacer, then sends req. The response's Request is req whenever the
+// caller's transport left it unset or set another request without the call's state, so that
+// the engine's hooks always find the call.
 func (t *engineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.pacer != nil {
 		if err := t.pacer.wait(req.Context()); err != nil {
 			return nil, err
 		}
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if resp != nil && (resp.Request == nil || callOf(resp.Request.Context()) == nil) {
+		resp.Request = req
+	}
+	return resp, err
 }
 
 // pacer spaces attempts so that no 60-second window holds more than its limit: one token at
@@ -141,12 +146,10 @@ func (c *Client) guardRedirect(next func(*http.Request, []*http.Request) error) 
 // decode.
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st := callOf(ctx)
-	var f *Failure
-	var df *decodeFailure
-	switch {
-	case errors.As(err, &f):
-		return f.Retry && !st.req.NoRetry && ctx.Err() == nil, nil
-	case errors.As(err, &df):
+	switch e := err.(type) {
+	case *Failure:
+		return e.Retry && !st.req.NoRetry && ctx.Err() == nil, nil
+	case *decodeFailure:
 		return false, nil
 	}
 	if st.logged < st.attempt {
@@ -175,5 +178,11 @@ func (c *Client) backoffFor(_, _ time.Duration, retry int, resp *http.Response) 
 	return c.backoff.Delay(retry)
 }
 
-// unmarshalJSON decodes a 2xx body into out with encoding/json.
-func unmarshalJSON(body []byte, out any) error { return json.Unmarshal(body, out) }
+// unmarshalJSON decodes a 2xx body into out with encoding/json, calling out's own
+// UnmarshalJSON directly when it has one (it validates the body itself), which spares a scan.
+func unmarshalJSON(body []byte, out any) error {
+	if u, ok := out.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(body)
+	}
+	return json.Unmarshal(body, out)
+}

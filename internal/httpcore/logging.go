@@ -30,7 +30,7 @@ func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, 
 	switch {
 	case err != nil:
 		level = slog.LevelWarn
-		attrs = append(attrs, slog.String("error", errorText(err, c.redactorFor(st.req))))
+		attrs = append(attrs, slog.String("error", errorText(err, c.redactorFor(&st.req))))
 	case resp != nil:
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
 		if resp.StatusCode >= 400 {

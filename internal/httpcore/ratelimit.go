@@ -48,28 +48,32 @@ func ParseRateLimit(h http.Header, now time.Time) *RateLimit {
 	if !hasLimit && !hasRemaining && !hasReset {
 		return nil
 	}
-	rl := &RateLimit{}
+	// One allocation holds the struct and the values its pointers point to.
+	a := &struct {
+		rl               RateLimit
+		limit, remaining int
+		reset            time.Duration
+	}{}
 	if hasLimit {
-		v := int(min(limit, int64(maxInt)))
-		rl.Limit = &v
+		a.limit = int(min(limit, int64(maxInt)))
+		a.rl.Limit = &a.limit
 	}
 	if hasRemaining {
-		v := int(min(remaining, int64(maxInt)))
-		rl.Remaining = &v
+		a.remaining = int(min(remaining, int64(maxInt)))
+		a.rl.Remaining = &a.remaining
 	}
 	if hasReset {
-		var d time.Duration
 		switch {
 		case reset > unixThreshold:
-			d = max(time.Unix(reset, 0).Sub(now), 0)
+			a.reset = max(time.Unix(reset, 0).Sub(now), 0)
 		case reset > maxSeconds:
-			d = maxDuration
+			a.reset = maxDuration
 		default:
-			d = time.Duration(reset) * time.Second
+			a.reset = time.Duration(reset) * time.Second
 		}
-		rl.Reset = &d
+		a.rl.Reset = &a.reset
 	}
-	return rl
+	return &a.rl
 }
 
 // maxInt is the largest int.

@@ -95,10 +95,19 @@ func (b Body) rawBody() (any, error) {
 // a "/", "?" or "#" inside one cannot change the endpoint: Path("repos", "a b", "files") is
 // "/repos/a%20b/files".
 func Path(segments ...string) string {
+	n := 0
+	for _, seg := range segments {
+		n += 1 + len(seg)
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for _, seg := range segments {
 		b.WriteByte('/')
-		b.WriteString(url.PathEscape(seg))
+		if escaped := url.PathEscape(seg); escaped != seg {
+			b.WriteString(escaped)
+			continue
+		}
+		b.WriteString(seg)
 	}
 	return b.String()
 }
@@ -113,6 +122,26 @@ var errDotSegment = errors.New(`endpoint path must not contain "." or ".." segme
 // endpoint path and the query, keeping any path the base URL has:
 // https://h/x + /report/a = https://h/x/report/a.
 func resolve(root *url.URL, endpoint string, query url.Values) (*url.URL, error) {
+	if plainPath(endpoint) {
+		// The common case, a path of unreserved characters without dot segments, needs no
+		// parsing: it is the same escaped and unescaped.
+		u := *root
+		u.Path = strings.TrimSuffix(root.Path, "/") + endpoint
+		if root.RawPath != "" {
+			u.RawPath = strings.TrimSuffix(root.RawPath, "/") + endpoint
+		}
+		if len(query) > 0 {
+			u.RawQuery = query.Encode()
+		}
+		u.Fragment, u.RawFragment = "", ""
+		return &u, nil
+	}
+	return resolveParsed(root, endpoint, query)
+}
+
+// resolveParsed is resolve for any endpoint: it parses the endpoint, refuses an absolute one
+// or one with dot segments, and merges its query with query.
+func resolveParsed(root *url.URL, endpoint string, query url.Values) (*url.URL, error) {
 	ep, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, errors.New("endpoint is not a valid path")
@@ -143,6 +172,31 @@ func resolve(root *url.URL, endpoint string, query url.Values) (*url.URL, error)
 	return &u, nil
 }
 
+// plainPath reports whether endpoint is "/" followed by segments of unreserved characters
+// (letters, digits, "-", "_", "~", and dots inside a segment) with no empty, "." or ".."
+// segment.
+func plainPath(endpoint string) bool {
+	if len(endpoint) < 2 || endpoint[0] != '/' {
+		return false
+	}
+	start := 1
+	for i := 1; i <= len(endpoint); i++ {
+		if i == len(endpoint) || endpoint[i] == '/' {
+			seg := endpoint[start:i]
+			if seg == "" || seg == "." || seg == ".." {
+				return false
+			}
+			start = i + 1
+			continue
+		}
+		c := endpoint[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
 // setEscapedPath sets both Path and RawPath of u from an escaped path.
 func setEscapedPath(u *url.URL, escaped string) error {
 	p, err := url.PathUnescape(escaped)
@@ -151,6 +205,9 @@ func setEscapedPath(u *url.URL, escaped string) error {
 	}
 	u.Path = p
 	u.RawPath = escaped
+	if escaped == p {
+		u.RawPath = "" // as net/url keeps it: only when the escaping is not the default one
+	}
 	return nil
 }
 

@@ -72,3 +72,25 @@ func TestParseBaseURLRefusals(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainPathsTakeTheFastJoinWithTheSameResult(t *testing.T) {
+	t.Parallel()
+	for _, ep := range []string{"/charts/7", "/api/ProductRequest", "/report/macro-gdp", "/a.b/c~d_e", "/v1/futures/index"} {
+		assert.True(t, plainPath(ep), ep)
+	}
+	for _, ep := range []string{"", "/", "charts", "/a//b", "/a/./b", "/a/../b", "/..", "/a%20b", "/a?b=1", "/a b", "//h/x", "/a/"} {
+		assert.False(t, plainPath(ep), ep)
+	}
+	for _, base := range []string{"https://h", "https://h/x/", "https://h/a%2Fb", "http://127.0.0.1:8080/p"} {
+		b, err := parseBaseURL(base)
+		require.NoError(t, err)
+		root, err := serviceRoot(b, "/api/v1")
+		require.NoError(t, err)
+		fast, err := resolve(root, "/charts/7", url.Values{"q": {"a b"}})
+		require.NoError(t, err)
+		slow, err := resolveParsed(root, "/charts/7", url.Values{"q": {"a b"}})
+		require.NoError(t, err)
+		assert.Equal(t, slow.String(), fast.String(), base)
+		assert.Equal(t, slow.Path, fast.Path, base)
+	}
+}
