@@ -1,0 +1,125 @@
+package sdk_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// readmePackages are the packages a README snippet may use, each with a name that keeps its
+// import used whatever the snippets use.
+var readmePackages = map[string]string{
+	"context":                                "context.Background",
+	"errors":                                 "errors.New",
+	"fmt":                                    "fmt.Sprint",
+	"io":                                     "io.EOF",
+	"log/slog":                               "slog.Default",
+	"math/big":                               "big.NewInt",
+	"net/http":                               "http.StatusOK",
+	"os":                                     "os.Getenv",
+	"strings":                                "strings.TrimSpace",
+	"time":                                   "time.Second",
+	"github.com/agentapis/sdk":               "sdk.NewSecret",
+	"github.com/agentapis/sdk/x402":          "x402.NewPayer",
+	"github.com/agentapis/sdk/x402/x402test": "x402test.NewFacilitator",
+	"github.com/agentapis/sdk/reportstore":   "reportstore.New",
+	"github.com/agentapis/sdk/reportstore/reportstoretest": "reportstoretest.NewServer",
+	"github.com/agentapis/sdk/chartdiff":                   "chartdiff.New",
+	"github.com/agentapis/sdk/chartdiff/chartdifftest":     "chartdifftest.NewServer",
+	"github.com/agentapis/sdk/hosting":                     "hosting.New",
+	"github.com/agentapis/sdk/hosting/hostingtest":         "hostingtest.NewServer",
+	"github.com/agentapis/sdk/productdata":                 "productdata.New",
+	"github.com/agentapis/sdk/productdata/productdatatest": "productdatatest.NewServer",
+	"github.com/agentapis/sdk/gpuprice":                    "gpuprice.New",
+	"github.com/agentapis/sdk/gpuprice/gpupricetest":       "gpupricetest.NewServer",
+}
+
+// TestReadmeCodeCompiles extracts every go block of README.md and compiles it with go vet in
+// a module that uses this one: a block that is a whole file (it starts with "package") as it
+// is, any other block as the body of a function that returns an error and is given ctx (a
+// context.Context) and payer (an *x402.Payer), the names the README's snippets share.
+func TestReadmeCodeCompiles(t *testing.T) {
+	blocks := goBlocks(t, "README.md")
+	require.NotEmpty(t, blocks)
+	root, err := filepath.Abs(".")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	mod := "module readmecheck\n\ngo 1.24.0\n\nrequire github.com/agentapis/sdk v0.0.0\n\nreplace github.com/agentapis/sdk => " + root + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644))
+	sum, err := os.ReadFile("go.sum")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+
+	var fragments strings.Builder
+	for i, b := range blocks {
+		if strings.HasPrefix(strings.TrimSpace(b.code), "package ") {
+			sub := filepath.Join(dir, fmt.Sprintf("file%d", i))
+			require.NoError(t, os.MkdirAll(sub, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(sub, "main.go"), []byte(b.code), 0o644))
+			continue
+		}
+		fmt.Fprintf(&fragments, "\n// README.md line %d\nfunc block%d(ctx context.Context, payer *x402.Payer) error {\n\t{\n%s\n\t}\n\treturn nil\n}\n", b.line, i, b.code)
+	}
+	var file strings.Builder
+	file.WriteString("package readmecheck\n\nimport (\n")
+	var guards strings.Builder
+	for path, name := range readmePackages {
+		if rel, ok := strings.CutPrefix(path, "github.com/agentapis/sdk/"); ok {
+			if _, err := os.Stat(rel); err != nil {
+				continue // a package this release does not have yet
+			}
+		}
+		fmt.Fprintf(&file, "\t%q\n", path)
+		fmt.Fprintf(&guards, "var _ = %s\n", name)
+	}
+	file.WriteString(")\n\n")
+	file.WriteString(guards.String())
+	file.WriteString(fragments.String())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "readme.go"), []byte(file.String()), 0o644))
+
+	cmd := exec.Command("go", "vet", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "a README snippet does not compile:\n%s\n--- generated file ---\n%s", out, file.String())
+}
+
+// block is one fenced go block of a Markdown file.
+type block struct {
+	line int
+	code string
+}
+
+// goBlocks returns the ```go blocks of the Markdown file at path.
+func goBlocks(t *testing.T, path string) []block {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []block
+	var cur *block
+	var code strings.Builder
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.TrimSpace(line) == "```go":
+			cur = &block{line: n + 1}
+			code.Reset()
+		case cur != nil && strings.TrimSpace(line) == "```":
+			cur.code = code.String()
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			code.WriteString(line)
+			code.WriteByte('\n')
+		}
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
