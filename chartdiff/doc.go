@@ -31,17 +31,31 @@
 // token, sent in x-hm-token instead of the key; without one these methods return a
 // *MissingCredentialError before any request. Usage accepts the key or the token.
 //
-// A new key's plaintext is shown once, by CreateKey or RotateKey, as an APIKey: it prints as a
-// mask everywhere (fmt, slog, JSON) and only APIKey.Reveal returns it. Credentials travel only
-// in headers and are scrubbed from every error and log line.
+// A new key's plaintext is shown once, by CreateKey or RotateKey, as an sdk.Secret: it prints
+// as a mask everywhere (fmt, slog, JSON) and only Reveal returns it. The client reads it from
+// any field of the answer, or finds it anywhere in the body (sk- and 32 hexadecimal
+// characters), so an answer of an unexpected shape never loses it; an answer with no plaintext
+// at all is a *KeyAnswerError that keeps the body, masked. SetAPIKey switches the client to
+// another key while it runs (after a rotation, say). Credentials travel only in headers and
+// are scrubbed from every error and log line.
 //
 // # Absent is not zero
 //
 // A chart that was never analysed has Analyzed false and nil value fields (RefConst,
 // RefOfficial, PSScore, NPS, Notes); a value the engine computed as 0 is a non-nil 0. The
 // same holds for every count whose field name the API description leaves open (Stats, Usage,
-// PlayerStats): nil means the service did not send it. A list answer without its list field
-// is a *DecodeError, never an empty list.
+// PlayerStats): nil means the service did not send it.
+//
+// # Decoding
+//
+// The fields the API description names are required: a chart without chart_id or analyzed,
+// an analysis without cached, a page without total, a key record without id are a
+// *DecodeError. Fields it does not name are read leniently, with the likely spellings (a
+// player's id or uid, an avatar as a URL or {"url": ...}, a list called charts, items or
+// results), and a value of an unexpected type is left unset rather than failing the answer;
+// Raw keeps every body. A list that is null or absent while total says 0 is an empty page; a
+// list missing while total says more is a *DecodeError, never an empty list. Each body is
+// decoded once.
 //
 // # Lists
 //
