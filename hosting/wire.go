@@ -18,8 +18,8 @@ import (
 
 // envelope is the {ok, error} part of every answer. A wire type embeds it.
 type envelope struct {
-	// OK is the envelope's ok: nil when it is absent or null.
-	OK *bool `json:"ok"`
+	// OK is the envelope's ok.
+	OK okFlag `json:"ok"`
 	// Error is the envelope's error: a text, or an object with a code and a message.
 	Error json.RawMessage `json:"error"`
 	// Code is a top-level code some services send beside the error text.
@@ -64,6 +64,35 @@ func (e *envelope) failure() (code, message string) {
 	return code, string(raw)
 }
 
+// okFlag is the envelope's ok: absent (or null), false or true.
+type okFlag uint8
+
+// The values of an okFlag.
+const (
+	okAbsent okFlag = iota
+	okFalse
+	okTrue
+)
+
+// errNotBool is the decoding error of an ok that is not a boolean.
+var errNotBool = errors.New(`envelope: field "ok" is not a boolean`)
+
+// UnmarshalJSON reads true, false or null; anything else (such as the string "true") is an
+// error, never taken for a failure or a success.
+func (f *okFlag) UnmarshalJSON(b []byte) error {
+	switch string(bytes.TrimSpace(b)) {
+	case "true":
+		*f = okTrue
+	case "false":
+		*f = okFalse
+	case "null":
+		*f = okAbsent
+	default:
+		return errNotBool
+	}
+	return nil
+}
+
 // errMissingOK is the decoding error of a 2xx body without the envelope's ok.
 var errMissingOK = errors.New(`envelope: field "ok" is missing`)
 
@@ -86,14 +115,14 @@ func decodeAnswer(body []byte, out any) error {
 	}
 	err := json.Unmarshal(body, a)
 	env := a.env()
-	if env.OK != nil && !*env.OK {
+	if env.OK == okFalse {
 		code, msg := env.failure()
 		return &httpcore.Failure{Code: code, Message: msg}
 	}
 	if err != nil {
 		return err
 	}
-	if env.OK == nil {
+	if env.OK == okAbsent {
 		return errMissingOK
 	}
 	return a.check()
@@ -104,7 +133,7 @@ func decodeAnswer(body []byte, out any) error {
 // nothing: the error then quotes the body.
 func decodeErrorBody(body []byte) (code, message string) {
 	var env envelope
-	if json.Unmarshal(body, &env) == nil && (env.OK != nil || len(env.Error) > 0) {
+	if json.Unmarshal(body, &env) == nil && (env.OK != okAbsent || len(env.Error) > 0) {
 		return env.failure()
 	}
 	return httpcore.DecodeErrorBody(body)
