@@ -103,7 +103,7 @@ func (s *Server) authenticate(c *call) *apiError {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	owner, ok := s.accounts[token]
-	if !ok || token == "" {
+	if !ok {
 		return &apiError{http.StatusUnauthorized, "invalid API token"}
 	}
 	c.owner = owner
@@ -179,7 +179,7 @@ func (c *commit) wire() commitJSON {
 
 // wire returns the deployment's record.
 func (s *Server) wireDeployment(r *repo, d *deployment) deploymentJSON {
-	return deploymentJSON{d.id, d.commit, d.message, timestamp(d.created), s.siteURL(r.name)}
+	return deploymentJSON{d.id, d.commit, d.message, timestamp(d.created), s.SiteURL(r.name)}
 }
 
 // listRepos answers GET /repos: the caller's repositories by name.

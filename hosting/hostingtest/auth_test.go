@@ -70,6 +70,8 @@ func TestAddAccount(t *testing.T) {
 
 	assert.Panics(t, func() { srv.AddAccount("", "x") })
 	assert.Panics(t, func() { srv.AddAccount("t", "") })
+	assert.Panics(t, func() { srv.AddAccount("with space", "x") })
+	assert.Panics(t, func() { srv.AddAccount("with\nnewline", "x") })
 	assert.Panics(t, func() { srv.AddAccount(token, "someone-else") })
 	assert.NotPanics(t, func() { srv.AddAccount(token, "late") })
 }

@@ -108,6 +108,6 @@
 //
 // Requests returns a record of each request (method, escaped path, credential headers
 // sent and used, body encoding of file writes, status; never a token), Stats counts writes,
-// commits, deployments, 401s and 403s, and File, Files, DeployedFile, Head, Deployments and
-// Owner read the state directly.
+// commits, deployments, 401s and 403s, and File, Files, DeployedFile, Head, Deployments,
+// Owner and SiteURL read the state directly.
 package hostingtest

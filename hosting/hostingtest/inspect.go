@@ -168,7 +168,7 @@ func (s *Server) Deployments(repo string) []Deployment {
 	}
 	out := make([]Deployment, 0, len(r.deployments))
 	for _, d := range r.deployments {
-		out = append(out, Deployment{d.id, d.commit, d.message, d.created, s.siteURL(r.name)})
+		out = append(out, Deployment{d.id, d.commit, d.message, d.created, s.SiteURL(r.name)})
 	}
 	return out
 }

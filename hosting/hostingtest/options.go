@@ -69,8 +69,14 @@ func WithWriteFailures(share float64, seed uint64) Option {
 }
 
 // WithMaxBodyBytes sets the largest request body the service accepts (default
-// DefaultMaxBodyBytes); a larger one is answered 413.
-func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBodyBytes = n } }
+// DefaultMaxBodyBytes; n <= 0 keeps it); a larger one is answered 413.
+func WithMaxBodyBytes(n int64) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxBodyBytes = n
+		}
+	}
+}
 
 // DefaultMaxBodyBytes is the largest request body the fake accepts unless WithMaxBodyBytes
 // says otherwise: 32 MiB.

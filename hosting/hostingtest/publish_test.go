@@ -130,6 +130,7 @@ func TestDeployAndServeTheSite(t *testing.T) {
 	srv := start(t, hostingtest.WithClock(fixedClock()))
 	createRepo(t, srv, "blog")
 	site := srv.URL + "/site/blog/"
+	assert.Equal(t, site, srv.SiteURL("blog"))
 
 	a := call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/blog/deploy", `{"message":"too early"}`)
 	assert.Equal(t, 409, a.status)
@@ -244,6 +245,7 @@ func TestSiteOfAPrivateRepositoryWithAnEscapedName(t *testing.T) {
 	mustOK(t, srv, "POST", "/api/v1/repos/my%20site/commit", `{"message":"m"}`)
 	a := mustOK(t, srv, "POST", "/api/v1/repos/my%20site/deploy", `{}`)
 	assert.Equal(t, srv.URL+"/site/my%20site/", a.body["preview_url"])
+	assert.Equal(t, a.body["preview_url"], srv.SiteURL("my site"))
 	resp, err := http.Get(a.body["preview_url"].(string))
 	require.NoError(t, err)
 	defer resp.Body.Close()

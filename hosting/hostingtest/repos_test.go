@@ -171,4 +171,8 @@ func TestBodyLimit(t *testing.T) {
 	_, stored := srv.File("r", "a.txt")
 	assert.False(t, stored)
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"small"}`)
+
+	unlimited := start(t, hostingtest.WithMaxBodyBytes(0))
+	createRepo(t, unlimited, "r")
+	mustOK(t, unlimited, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"`+strings.Repeat("x", 1<<20)+`"}`)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // apiPrefix is the path prefix of every API endpoint.
@@ -55,11 +56,12 @@ func (s *Server) Close() { s.ts.Close() }
 // Client returns an *http.Client for the server.
 func (s *Server) Client() *http.Client { return s.ts.Client() }
 
-// AddAccount lets token authenticate as owner from now on. It panics on an empty token or
-// owner, or on a token that already belongs to another owner.
+// AddAccount lets token authenticate as owner from now on. It panics on an empty owner, on
+// a token that is empty or holds whitespace or control characters (it could not travel in
+// a header), or on a token that already belongs to another owner.
 func (s *Server) AddAccount(token, owner string) {
-	if token == "" || owner == "" {
-		panic("hostingtest: AddAccount needs a token and an owner")
+	if owner == "" || token == "" || strings.IndexFunc(token, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		panic("hostingtest: AddAccount needs an owner and a token without whitespace or control characters")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -53,8 +53,9 @@ func contentType(name string) string {
 	return "application/octet-stream"
 }
 
-// siteURL returns the address of a repository's published site.
-func (s *Server) siteURL(name string) string {
+// SiteURL returns the address at which a repository's deployed files are published, the
+// preview_url of its deployments: URL + "/site/<name>/", the name escaped.
+func (s *Server) SiteURL(name string) string {
 	return s.URL + sitePrefix + url.PathEscape(name) + "/"
 }
 
