@@ -1,6 +1,8 @@
 package hosting
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,4 +42,20 @@ func TestFileEntryHashByLength(t *testing.T) {
 	assert.Empty(t, e.SHA, "a short sha is no hash the client can compare")
 	assert.NoError(t, e.UnmarshalJSON([]byte(`{"name":"a","type":"dir"}`)))
 	assert.True(t, e.IsDir())
+}
+
+func TestUploadErrorNamesTheFirstTwentyFilesAndUnwrapsEach(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("boom")
+	e := &UploadError{Repo: "site"}
+	for i := range 23 {
+		e.Files = append(e.Files, FileError{Path: fmt.Sprintf("f%02d.css", i), Op: "upload", Err: cause})
+	}
+	msg := e.Error()
+	assert.Contains(t, msg, `hosting: deploying repository "site": 23 file(s) failed, nothing committed; upload f00.css: boom`)
+	assert.Contains(t, msg, "upload f19.css: boom; and 3 more")
+	assert.NotContains(t, msg, "f20.css")
+	assert.ErrorIs(t, e, cause)
+	assert.Len(t, e.Unwrap(), 23)
+	assert.Equal(t, "f22.css", e.Paths()[22])
 }
