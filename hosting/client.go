@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agentapis/sdk/internal/httpcore"
@@ -50,8 +51,10 @@ type Client struct {
 type tokenState struct {
 	token string
 	// inTokenHeader reports that the token now goes in X-API-Token: a gateway was seen
-	// stripping Authorization.
+	// stripping Authorization. It is set only once the client's credentials say so.
 	inTokenHeader atomic.Bool
+	// switching serializes the switch to X-API-Token.
+	switching sync.Mutex
 }
 
 // counters are the client's statistics.
@@ -162,13 +165,19 @@ func answerOrNil(out answer) any {
 	return out
 }
 
-// useTokenHeader makes X-API-Token the header of the token for every later request.
+// useTokenHeader makes X-API-Token the header of the token for every later request. The
+// credentials change before the flag does, so that a request that sees the flag set never
+// goes out with Authorization (a request that starts in between is sent with X-API-Token
+// while believing it used Authorization, which costs at most one needless retry).
 func (c *Client) useTokenHeader() {
-	if c.auth.inTokenHeader.Swap(true) {
+	c.auth.switching.Lock()
+	defer c.auth.switching.Unlock()
+	if c.auth.inTokenHeader.Load() {
 		return
 	}
 	// The credential was valid when New accepted it, so SetCredentials cannot refuse it.
 	_ = c.core.SetCredentials(tokenHeader(c.auth.token))
+	c.auth.inTokenHeader.Store(true)
 }
 
 // statusOf returns the HTTP status of an error of the core, or 0 for an error without one.

@@ -100,6 +100,9 @@ type localFile struct {
 // listing every failed path; the repository then holds the files that were written, and
 // running DeployDir again sends only what is still missing or different.
 //
+// The commit and the deployment are made even when no file changed, so that a run after
+// a failed commit or deployment completes it.
+//
 // Whether a file is unchanged is decided by the repository's file list (GetRepo): a sha256 is
 // compared with the SHA-256 of the local bytes, a 40-digit sha with their git blob SHA-1
 // (sha1 of "blob <size>\x00" and the bytes) or their plain SHA-1; a size that differs means
