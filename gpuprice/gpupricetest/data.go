@@ -56,7 +56,7 @@ var platforms = []platform{
 	{"aws", "Amazon Web Services", "hyperscaler", "https://aws.amazon.com", 2.20},
 	{"azure", "Microsoft Azure", "hyperscaler", "https://azure.microsoft.com", 2.05},
 	{"gcp", "Google Cloud", "hyperscaler", "https://cloud.google.com", 1.95},
-	{"coreweave", "CoreWeave", "gpu-cloud", "https://www.coreweave.com", 1.45},
+	{"coreweave", "CoreWeave", "gpu-cloud", "https://www.coreweave.com", 1.25},
 	{"lambda", "Lambda", "gpu-cloud", "https://lambda.ai", 1.20},
 	{"runpod", "RunPod", "marketplace", "https://www.runpod.io", 1.10},
 	{"oracle", "Oracle Cloud", "hyperscaler", "https://www.oracle.com/cloud", 0},
@@ -88,10 +88,10 @@ const (
 )
 
 // onDemandPrice returns the on-demand price of model i on platform j of the table, in USD
-// per hour: the spot price times the platform's markup, nudged by up to 6% either way so
+// per hour: the spot price times the platform's markup, nudged by up to 10% either way so
 // that the cheapest platform differs between models.
 func onDemandPrice(i, j int) float64 {
-	nudge := 1 + float64((i*7+j*3)%5-2)*0.03
+	nudge := 1 + float64((i*4+j*7)%5-2)*0.05
 	return round(models[i].spot*platforms[j].markup*nudge, 2)
 }
 

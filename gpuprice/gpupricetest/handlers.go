@@ -247,8 +247,9 @@ type benchmark struct {
 	ChangePct float64 `json:"change_pct"`
 }
 
-// The limits of /v1/history's limit parameter.
+// The defaults and limits of /v1/history's parameters.
 const (
+	defaultHistoryDays  = 30
 	defaultHistoryLimit = 100
 	maxHistoryLimit     = 1000
 )
@@ -278,11 +279,17 @@ func (s *Server) history(r *http.Request, now time.Time) (int, any) {
 	if to.After(now) {
 		to = now
 	}
-	from, status, body := historyTime(q.Get("from"), "from", to.AddDate(0, 0, -30))
+	defaultFrom := to.AddDate(0, 0, -defaultHistoryDays)
+	if defaultFrom.Before(earliest) {
+		defaultFrom = earliest
+	}
+	from, status, body := historyTime(q.Get("from"), "from", defaultFrom)
 	if body != nil {
 		return status, body
 	}
 	switch {
+	case to.Before(earliest):
+		return fail(http.StatusBadRequest, "invalid_parameter", "to is before the start of the history, "+timestamp(earliest))
 	case from.After(to):
 		return fail(http.StatusBadRequest, "invalid_parameter", "from is after to")
 	case from.Before(earliest):

@@ -264,7 +264,12 @@ func TestHistory(t *testing.T) {
 	first, last := snaps[0]["price_usd_hr"].(float64), snaps[9]["price_usd_hr"].(float64)
 	assert.InDelta(t, (last-first)/first*100, bench[0]["change_pct"], 0.01)
 
-	for _, q := range []string{"limit=0", "limit=1001", "limit=ten", "from=yesterday", "from=2026-03-10&to=2026-03-01", "from=2025-01-01"} {
+	a = do(t, srv, http.MethodGet, "/v1/history?to=2025-03-20&limit=1000", "", key)
+	require.Equal(t, http.StatusOK, a.status, "without from, the range starts 30 days before to or at the start of the history")
+	assert.Equal(t, "2025-03-14T00:00:00Z", a.body["from"])
+	assert.EqualValues(t, 7*9*6, a.body["total"], "14 to 20 March 2025")
+
+	for _, q := range []string{"limit=0", "limit=1001", "limit=ten", "from=yesterday", "from=2026-03-10&to=2026-03-01", "from=2025-01-01", "to=2025-03-01"} {
 		a = do(t, srv, http.MethodGet, "/v1/history?"+q, "", key)
 		assert.Equal(t, http.StatusBadRequest, a.status, q)
 		assert.Equal(t, "invalid_parameter", a.code(), q)
@@ -316,14 +321,14 @@ func TestUnknownPathsAndMethods(t *testing.T) {
 func TestAKeyInTheURLIsRefusedAndNotLogged(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	a := get(t, srv, "/v1/gpus?model=H100&api_key=sk-secret-value")
+	a := get(t, srv, "/v1/gpus?model=H100&API_KEY=sk-secret-value")
 	assert.Equal(t, http.StatusBadRequest, a.status)
 	assert.Equal(t, "key_in_query", a.code())
 	do(t, srv, http.MethodGet, "/v1/gpus", "", "header-secret-value")
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2)
-	assert.Equal(t, []string{"REDACTED"}, reqs[0].Query["api_key"])
+	assert.Equal(t, []string{"REDACTED"}, reqs[0].Query["API_KEY"])
 	assert.Equal(t, []string{"H100"}, reqs[0].Query["model"])
 	assert.Equal(t, http.StatusBadRequest, reqs[0].Status)
 	assert.False(t, reqs[0].HasAPIKey)

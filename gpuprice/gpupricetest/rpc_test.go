@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	bin "github.com/gagliardetto/binary"
 	"github.com/gagliardetto/solana-go"
 	associatedtokenaccount "github.com/gagliardetto/solana-go/programs/associated-token-account"
 	memoprogram "github.com/gagliardetto/solana-go/programs/memo"
@@ -73,17 +72,15 @@ func TestTokenBalancesAndAccounts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, solana.TokenProgramID, info.Value.Owner)
 	var acc token.Account
-	require.NoError(t, bin.NewBinDecoder(info.Value.Data.GetBinary()).Decode(&acc))
+	require.NoError(t, c.GetAccountDataInto(t.Context(), srv.TreasuryATA(), &acc))
 	assert.Equal(t, gpupricetest.USDCMint, acc.Mint)
 	assert.Equal(t, srv.Treasury, acc.Owner)
 	assert.Zero(t, acc.Amount)
 	assert.Equal(t, token.Initialized, acc.State)
 	assert.EqualValues(t, 165, info.Value.Space)
 
-	info, err = c.GetAccountInfo(t.Context(), gpupricetest.USDCMint)
-	require.NoError(t, err)
 	var mint token.Mint
-	require.NoError(t, bin.NewBinDecoder(info.Value.Data.GetBinary()).Decode(&mint))
+	require.NoError(t, c.GetAccountDataInto(t.Context(), gpupricetest.USDCMint, &mint))
 	assert.EqualValues(t, 6, mint.Decimals)
 	assert.Equal(t, uint64(7_250_000), mint.Supply)
 

@@ -203,8 +203,16 @@ func (w *statusRecorder) WriteHeader(status int) {
 	w.ResponseWriter.WriteHeader(status)
 }
 
-// keyParams are query parameters that would carry an API key in the URL.
-var keyParams = []string{"api_key", "apikey", "key", "x-api-key"}
+// isKeyParam says whether a query parameter's name is one that would carry an API key in
+// the URL: api_key, apikey, key or x-api-key, in any letter case.
+func isKeyParam(name string) bool {
+	for _, p := range []string{"api_key", "apikey", "key", "x-api-key"} {
+		if strings.EqualFold(name, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // serveAPI is the pipeline every price API request goes through: record, CORS, injected
 // faults, routing, key in the URL, authentication, quota, then the endpoint.
@@ -241,9 +249,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(rec, http.StatusMethodNotAllowed, "method_not_allowed", r.URL.Path+" accepts "+ep.method+" only")
 		return
 	}
-	query := r.URL.Query()
-	for _, p := range keyParams {
-		if query.Has(p) {
+	for name := range r.URL.Query() {
+		if isKeyParam(name) {
 			writeError(rec, http.StatusBadRequest, "key_in_query", "API keys go in the X-API-Key header, never in the URL")
 			return
 		}
@@ -275,10 +282,8 @@ func (s *Server) takeFault(r *http.Request) *Fault {
 func (s *Server) record(r *http.Request, status int, now time.Time) {
 	query := r.URL.Query()
 	for name := range query {
-		for _, p := range keyParams {
-			if strings.EqualFold(name, p) {
-				query[name] = []string{"REDACTED"}
-			}
+		if isKeyParam(name) {
+			query[name] = []string{"REDACTED"}
 		}
 	}
 	s.mu.Lock()
