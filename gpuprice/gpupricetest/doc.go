@@ -59,7 +59,7 @@
 //   - GET /health: {status:"ok", service, version, time, last_refresh, models, platforms,
 //     futures_models, futures_platforms}.
 //   - POST /keys/redeem (WithRedeemPath moves it) with {"tx_signature":"<base58>"}: see
-//     Keys.
+//     Keys and quotas.
 //
 // Every error is {"error":{"code","message"}} with a machine-readable code: not_found (404),
 // method_not_allowed (405, with Allow), key_in_query (400: a query parameter named api_key,
@@ -74,7 +74,9 @@
 // Pro or Unlimited key. A key sent to any counted endpoint is checked and charged: an
 // unknown key is a 401 invalid_api_key and an expired one a 401 api_key_expired, on every
 // counted endpoint. /history without a key is a 401 api_key_required, and with a free key a
-// 403 plan_required. Refused requests count against nothing.
+// 403 plan_required. Requests refused for their key (401, 403), for a key in the URL or
+// for the quota (429) count against nothing; any other answer of a counted endpoint, a 404
+// unknown_model included, counts.
 //
 // A UTC day (of the fake's clock) allows 10 requests to a caller without a key (callers
 // are told apart by remote address, so the clients of one test share one quota), 10 to

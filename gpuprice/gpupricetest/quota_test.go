@@ -120,8 +120,19 @@ func TestRefusedRequestsAreNotCounted(t *testing.T) {
 		assert.Equal(t, http.StatusForbidden, do(t, srv, http.MethodGet, "/v1/history", "", free).status)
 		assert.Equal(t, http.StatusUnauthorized, get(t, srv, "/v1/history").status)
 	}
+	assert.Equal(t, http.StatusBadRequest, get(t, srv, "/v1/gpus?key=k").status)
 	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/gpus").status)
 	assert.Equal(t, http.StatusOK, do(t, srv, http.MethodGet, "/v1/gpus", "", free).status)
+}
+
+func TestAnAnswerOfACountedEndpointCountsEvenWhenItIsA404(t *testing.T) {
+	t.Parallel()
+	srv := start(t, gpupricetest.WithFreeQuota(2))
+	a := get(t, srv, "/v1/cheapest?model=H900")
+	assert.Equal(t, http.StatusNotFound, a.status)
+	assert.Equal(t, "1", a.header.Get("X-RateLimit-Remaining"))
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/gpus").status)
+	assert.Equal(t, http.StatusTooManyRequests, get(t, srv, "/v1/gpus").status)
 }
 
 func TestKeysExpireOnTheFakeClock(t *testing.T) {
