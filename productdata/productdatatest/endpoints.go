@@ -32,6 +32,9 @@ func failure(code int, message string) result {
 	return result{code: code, message: message, charge: true}
 }
 
+// refusal is a request the service turns down before executing it: nothing consumed.
+func refusal(code int, message string) result { return result{code: code, message: message} }
+
 // paramFailure is a parameter error (code 10): nothing executed, nothing consumed.
 func paramFailure(err error) result {
 	if pe := (*paramError)(nil); errors.As(err, &pe) {
@@ -119,7 +122,7 @@ func productRequest(s *Server, r *request) result {
 	}
 	parts := strings.Split(raw, ",")
 	if len(parts) > maxASINs {
-		return result{code: codeTooManyASINs, message: msgTooManyASINs}
+		return refusal(codeTooManyASINs, msgTooManyASINs)
 	}
 	var asins []string
 	for _, part := range parts {
@@ -154,7 +157,7 @@ func productRequest(s *Server, r *request) result {
 			return paramFailure(badParam("QueryTrendStartDt is after QueryTrendEndDt"))
 		}
 		if !withinTwoYears(from, r.now) {
-			return failure(codeTooOld, msgTooOld)
+			return refusal(codeTooOld, msgTooOld)
 		}
 	}
 	var out []productObject
@@ -213,7 +216,7 @@ func productTrend(s *Server, r *request) result {
 			return paramFailure(err)
 		}
 		if !withinTwoYears(from, r.now) {
-			return failure(codeTooOld, msgTooOld)
+			return refusal(codeTooOld, msgTooOld)
 		}
 	}
 	if strings.HasPrefix(asin, MissingASINPrefix) {
@@ -295,10 +298,10 @@ func categoryRequest(s *Server, r *request) result {
 			return paramFailure(badParam("QueryDate must be at least 2 days before today"))
 		}
 		if !withinTwoYears(start, r.now) {
-			return failure(codeTooOld, msgTooOld)
+			return refusal(codeTooOld, msgTooOld)
 		}
 		if noLookback[r.site.code] {
-			return result{code: codeUnsupported, message: "Historical look-back is not supported on this site"}
+			return refusal(codeUnsupported, "Historical look-back is not supported on this site")
 		}
 		list += ":" + start.Format(time.DateOnly) + ":" + end.Format(time.DateOnly)
 	}

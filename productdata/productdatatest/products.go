@@ -10,8 +10,8 @@ import (
 
 // Fixed ASINs and rules of the generated data set.
 const (
-	// MissingASINPrefix starts every ASIN that does not exist: product calls answer code 97
-	// for it and status queries report status 5.
+	// MissingASINPrefix starts every ASIN that does not exist: every call about it answers
+	// code 97, and the real-time status query reports status 5.
 	MissingASINPrefix = "B0NONE"
 	// FailingASINPrefix starts every ASIN whose asynchronous tasks fail: a real-time refresh
 	// ends with status 3 and code 98, a review collection with status 3 and code 98.

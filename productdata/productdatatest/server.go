@@ -48,10 +48,12 @@ type Server struct {
 }
 
 // Call is one request as the fake received and answered it. It never holds the
-// Authorization header's value.
+// Authorization header's value; a key a client sends anywhere else (the query, another
+// header, the body) is kept, so that a test can catch the leak.
 type Call struct {
 	// At is the fake's time when the request arrived.
-	At     time.Time
+	At time.Time
+	// Method is the HTTP method.
 	Method string
 	// Endpoint is the endpoint name as the path spelled it (the part after /api/).
 	Endpoint string
@@ -59,8 +61,8 @@ type Call struct {
 	Query url.Values
 	// Header holds the request headers without Authorization.
 	Header http.Header
-	// AuthScheme is the word before the first space of the Authorization header ("BasicAuth"
-	// when the client follows the service), empty when there is no such word.
+	// AuthScheme is the word of letters before the first space of the Authorization header
+	// ("BasicAuth" when the client follows the service), empty when there is no such word.
 	AuthScheme string
 	// Authorized reports whether the header carried an accepted key with the right scheme.
 	Authorized bool
@@ -233,9 +235,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c := Call{At: s.now(), Method: r.Method, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}
 	c.Header.Del("Authorization")
-	if scheme, _, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok {
-		c.AuthScheme = scheme
-	}
+	c.AuthScheme = schemeWord(r.Header.Get("Authorization"))
 	c.Endpoint, _ = strings.CutPrefix(r.URL.Path, "/api/")
 	out := s.process(r, body, &c)
 	s.calls = append(s.calls, c)
@@ -336,6 +336,18 @@ func (s *Server) finish(c *Call, a answer, code int, message string) answer {
 func (s *Server) authorized(header string) bool {
 	scheme, key, ok := strings.Cut(header, " ")
 	return ok && scheme == authScheme && s.keys[key]
+}
+
+// schemeWord returns the scheme word of an Authorization header: up to 20 letters before
+// the first space. Anything else might be the key itself, so it gives "".
+func schemeWord(header string) string {
+	word, _, ok := strings.Cut(header, " ")
+	if !ok || len(word) == 0 || len(word) > 20 || strings.IndexFunc(word, func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z')
+	}) >= 0 {
+		return ""
+	}
+	return word
 }
 
 // whitelisted checks the caller's address against the IP whitelist, when it is on.

@@ -76,6 +76,14 @@ func TestKeyErrorsAreCode401InHTTP200(t *testing.T) {
 		assert.Zero(t, consumed, name)
 		assert.NotContains(t, string(r.raw), productdatatest.DefaultKey, name)
 	}
+	for _, c := range srv.Calls() {
+		assert.NotContains(t, c.AuthScheme, productdatatest.DefaultKey)
+		assert.False(t, c.Authorized)
+	}
+	r := send(t, srv, req{endpoint: "ProductRequest", query: "domain=1", body: `{}`, header: map[string]string{"Authorization": productdatatest.DefaultKey + " BasicAuth"}})
+	r.failed(t, 401)
+	calls := srv.Calls()
+	assert.Empty(t, calls[len(calls)-1].AuthScheme, "a key in the place of the scheme is not recorded")
 	assert.Equal(t, productdatatest.DefaultRequests, srv.RequestLeft())
 }
 
@@ -263,6 +271,10 @@ func TestWhatConsumesUnits(t *testing.T) {
 		{"parameter error", "ProductRequest", 1, `{}`, 10, 0},
 		{"too many ASINs", "ProductRequest", 1, `{"asin":"` + strings.Repeat(asin+",", 10) + asin + `"}`, 15, 0},
 		{"not on this site", "ProductRequest", 201, `{"asin":"` + asin + `"}`, 16, 0},
+		{"older than two years", "ProductTrend", 1, `{"asin":"` + asin + `","dateRange":"20230101,20230201"}`, 23, 0},
+		{"look-back not on this site", "CategoryRequest", 11, `{"NodeId":"3743561","QueryDate":"2026-01-10","QueryDays":5}`, 16, 0},
+		{"status query finding nothing", "ProductRealtimeRequestStatusQuery", 1, `{"ASINs":["` + asin + `"]}`, 11, 1},
+		{"review query before collection", "ProductReviewsQuery", 1, `{"ASIN":"` + asin + `"}`, 13, 1},
 	} {
 		before := srv.RequestLeft()
 		r := post(t, srv, tc.endpoint, tc.domain, tc.body)
