@@ -323,15 +323,27 @@ func TestDefaultPerMinuteLimitIs200(t *testing.T) {
 
 func TestIPWhitelist(t *testing.T) {
 	t.Parallel()
-	closed := start(t, productdatatest.WithIPWhitelist())
-	r := post(t, closed, "ProductRequest", 1, `{"asin":"`+asin+`"}`)
-	assert.Contains(t, r.failed(t, 400), "whitelist")
-	_, consumed := r.units(t)
-	assert.Zero(t, consumed)
-	other := start(t, productdatatest.WithIPWhitelist("10.1.2.3"))
-	post(t, other, "ProductRequest", 1, `{"asin":"`+asin+`"}`).failed(t, 400)
-	local := start(t, productdatatest.WithIPWhitelist("10.1.2.3", "127.0.0.1"))
-	assert.Equal(t, 0, post(t, local, "ProductRequest", 1, `{"asin":"`+asin+`"}`).code(t))
+	for name, tc := range map[string]struct {
+		addresses []string
+		code      int
+	}{
+		"empty whitelist":          {nil, 400},
+		"other address":            {[]string{"10.1.2.3"}, 400},
+		"caller's address on list": {[]string{"10.1.2.3", "127.0.0.1"}, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := start(t, productdatatest.WithIPWhitelist(tc.addresses...))
+			r := post(t, srv, "ProductRequest", 1, `{"asin":"`+asin+`"}`)
+			if tc.code == 0 {
+				assert.Equal(t, 0, r.code(t))
+				return
+			}
+			assert.Contains(t, r.failed(t, tc.code), "whitelist")
+			_, consumed := r.units(t)
+			assert.Zero(t, consumed)
+		})
+	}
 }
 
 func TestExecutionFailures(t *testing.T) {
