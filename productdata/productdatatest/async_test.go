@@ -209,6 +209,44 @@ func TestReviewCollectionFlow(t *testing.T) {
 	post(t, srv, "ProductReviewsCollectionStatusQuery", 2, `{}`).failed(t, 11)
 }
 
+func TestReviewCollectionStarFilters(t *testing.T) {
+	t.Parallel()
+	srv := start(t)
+	var id string
+	post(t, srv, "ProductReviewsCollection", 1, `{"ASIN":"`+asin+`","Page":2,"Star":"10, 11"}`).ok(t, &id)
+	srv.Advance(productdatatest.DefaultTaskDuration)
+	var reviews []struct{ Star int }
+	post(t, srv, "ProductReviewsQuery", 1, `{"ASIN":"`+asin+`"}`).ok(t, &reviews)
+	require.Len(t, reviews, 40)
+	low, high := 0, 0
+	for _, rv := range reviews {
+		require.True(t, rv.Star >= 1 && rv.Star <= 5, rv.Star)
+		if rv.Star <= 3 {
+			low++
+		} else {
+			high++
+		}
+	}
+	assert.Equal(t, 20, low, "filter 10 gathers one to three stars")
+	assert.Equal(t, 20, high, "filter 11 gathers four and five stars")
+	var positive []struct{ Star int }
+	post(t, srv, "ProductReviewsQuery", 1, `{"ASIN":"`+asin+`","Star":11}`).ok(t, &positive)
+	assert.Len(t, positive, 20)
+	wantThrees := 0
+	for _, rv := range reviews {
+		if rv.Star == 3 {
+			wantThrees++
+		}
+	}
+	require.Positive(t, wantThrees, "the data set has three-star reviews here")
+	var threes []struct{ Star int }
+	post(t, srv, "ProductReviewsQuery", 1, `{"ASIN":"`+asin+`","Star":3}`).ok(t, &threes)
+	assert.Len(t, threes, wantThrees)
+	for _, rv := range threes {
+		assert.Equal(t, 3, rv.Star)
+	}
+}
+
 func TestReviewCollectionFailuresAndErrors(t *testing.T) {
 	t.Parallel()
 	const failing = productdatatest.FailingASINPrefix + "0002"

@@ -1,7 +1,6 @@
 package productdatatest
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -35,13 +34,9 @@ func failure(code int, message string) result {
 // refusal is a request the service turns down before executing it: nothing consumed.
 func refusal(code int, message string) result { return result{code: code, message: message} }
 
-// paramFailure is a parameter error (code 10): nothing executed, nothing consumed.
-func paramFailure(err error) result {
-	if pe := (*paramError)(nil); errors.As(err, &pe) {
-		return result{code: codeBadParams, message: pe.Error()}
-	}
-	return result{code: codeBadParams, message: "Request parameters error"}
-}
+// paramFailure is a parameter error (code 10): nothing executed, nothing consumed. The
+// error's text names the parameter.
+func paramFailure(err error) result { return result{code: codeBadParams, message: err.Error()} }
 
 // endpoint is an endpoint the fake serves.
 type endpoint struct {

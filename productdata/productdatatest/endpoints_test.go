@@ -347,6 +347,7 @@ func TestKeywordRequest(t *testing.T) {
 	post(t, srv, "KeywordRequest", 1, `{"Keyword":"  power   BANK "}`).ok(t, &same)
 	assert.Equal(t, k.SearchVolume, same.SearchVolume, "keywords match in any case and spacing")
 	post(t, srv, "KeywordRequest", 1, `{"Keyword":""}`).failed(t, 10)
+	assert.Contains(t, post(t, srv, "KeywordRequest", 1, `{"Keyword":"`+strings.Repeat("a", 201)+`"}`).failed(t, 10), "200 characters")
 	post(t, srv, "KeywordRequest", 1, `{"Keyword":"`+strings.ToUpper(productdatatest.NoDataKeyword)+`"}`).failed(t, 11)
 }
 
