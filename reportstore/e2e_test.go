@@ -383,7 +383,7 @@ func TestFailedSettlementMovesNoMoney(t *testing.T) {
 	assert.False(t, rejected.Settlement.Success)
 	assert.Equal(t, "unexpected_settle_error", rejected.Settlement.ErrorReason)
 	requireNoMoneyMoved(t, srv, payer)
-	assert.Equal(t, "0", payer.Reserved().String())
+	assert.Equal(t, "130000", payer.Reserved().String(), "the refused authorization counts until it expires")
 	assert.Equal(t, 0, srv.Sales("macro-gdp"))
 
 	// The next purchase goes through and pays once.
