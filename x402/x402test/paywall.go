@@ -41,6 +41,9 @@ type PaywallConfig struct {
 	// Fault, when set, decides for each request carrying a payment whether the paywall fails
 	// around settling it, to test clients against what networks and servers do.
 	Fault func(r *http.Request) Fault
+	// Settled, when set, is called once the payment of r settled, with the encoded receipt,
+	// before any Fault: a store books the sale there, whether or not the client hears of it.
+	Settled func(r *http.Request, receipt string)
 }
 
 // Fault is a failure of the paywall around the settlement of a paid request.
@@ -190,11 +193,15 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	receipt, err := pw.f.Settle(p, req)
+	enc, encErr := x402.EncodeSettleResponse(receipt)
+	if err == nil && pw.cfg.Settled != nil {
+		pw.cfg.Settled(r, enc)
+	}
 	if err == nil && fault != NoFault {
 		pw.fail(w, r, req, fault)
 		return
 	}
-	if enc, encErr := x402.EncodeSettleResponse(receipt); encErr == nil {
+	if encErr == nil {
 		w.Header().Set(pw.resp, enc)
 	}
 	if err != nil {
