@@ -58,7 +58,7 @@
 //   - WithExpectedPayee refuses any challenge whose payTo is another address, before the payer
 //     sees it, with a *PayeeMismatchError; the store pays one fixed address.
 //   - A payment the store refused before settling it is an *x402.PaymentRejectedError: no
-//     money moved, but the store still holds a signed authorization, so its amount stays
+//     money moved as far as the store says, but it still holds a signed authorization, so its amount stays
 //     counted in the payer's budget (Reserved) until the authorization expires.
 //   - A payment that settled without the report being delivered (a success receipt on an
 //     error answer) is an *x402.PaymentSettledError carrying the receipt: the money moved

@@ -389,21 +389,22 @@ func purchaseError(err error, rec *payeeRecord, id, p string, format Format, isR
 	return err
 }
 
-// paymentCause returns the x402 error inside err, or nil.
+// paymentCause returns the x402 error inside err, or nil. The outcome of a payment comes
+// first: a rejection may carry the policy's refusal of a re-quote inside it.
 func paymentCause(err error) error {
-	if e, ok := errorsAs[*x402.PolicyError](err); ok {
-		return e
-	}
-	if e, ok := errorsAs[*x402.NoUsableRequirementsError](err); ok {
-		return e
-	}
-	if e, ok := errorsAs[*x402.PaymentRejectedError](err); ok {
+	if e, ok := errorsAs[*x402.PaymentSettledError](err); ok {
 		return e
 	}
 	if e, ok := errorsAs[*x402.PaymentUnconfirmedError](err); ok {
 		return e
 	}
-	if e, ok := errorsAs[*x402.PaymentSettledError](err); ok {
+	if e, ok := errorsAs[*x402.PaymentRejectedError](err); ok {
+		return e
+	}
+	if e, ok := errorsAs[*x402.PolicyError](err); ok {
+		return e
+	}
+	if e, ok := errorsAs[*x402.NoUsableRequirementsError](err); ok {
 		return e
 	}
 	if e, ok := errorsAs[*x402.FormatError](err); ok {

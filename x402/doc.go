@@ -52,8 +52,8 @@
 //   - *PaymentSettledError: a success receipt came with an error answer. The money moved and
 //     is committed; the resource was not delivered, and a redirect is not followed.
 //   - *PaymentRejectedError: the server refused the payment before settling it (a 402 or a
-//     4xx, with nothing in doubt). No money moved, but the server holds a valid
-//     authorization, so the amount stays counted (Payer.Reserved) until it expires. With
+//     4xx, with nothing in doubt). No money moved as far as the server says, but it
+//     holds a valid authorization, so the amount stays counted (Payer.Reserved) until it expires. With
 //     Policy.AllowRequote a new quote in the refusal is paid once more, within the policy.
 //   - *PaymentUnconfirmedError: the outcome is unknown (no answer, a final 5xx, a redirect,
 //     the context ending, or any answer after an earlier attempt of the same payment was in
