@@ -2,6 +2,11 @@ package x402_test
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"io"
 	"math/big"
 	"net/http"
@@ -340,6 +345,15 @@ func BenchmarkClientWork(b *testing.B) {
 			}
 		}
 	})
+	b.Run("floor", func(b *testing.B) {
+		b.ReportAllocs()
+		header := challenge.Header.Get(x402.HeaderPaymentRequired)
+		for b.Loop() {
+			if err := clientWorkFloor(header, receipt, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("bare-crypto.Sign", func(b *testing.B) {
 		b.ReportAllocs()
 		hash := crypto.Keccak256([]byte("fixed"))
@@ -349,4 +363,86 @@ func BenchmarkClientWork(b *testing.B) {
 			}
 		}
 	})
+}
+
+// floorEntry, floorChallenge, floorPayload and floorReceipt are the x402 messages as plain
+// structs for encoding/json, without raw bytes, leniency or checks.
+type (
+	floorEntry struct {
+		Scheme            string            `json:"scheme"`
+		Network           string            `json:"network"`
+		Amount            string            `json:"amount"`
+		Asset             string            `json:"asset"`
+		PayTo             string            `json:"payTo"`
+		MaxTimeoutSeconds int               `json:"maxTimeoutSeconds"`
+		Extra             map[string]string `json:"extra"`
+	}
+	floorChallenge struct {
+		X402Version int                                         `json:"x402Version"`
+		Error       string                                      `json:"error"`
+		Resource    struct{ URL, Description, MimeType string } `json:"resource"`
+		Accepts     []floorEntry                                `json:"accepts"`
+	}
+	floorPayload struct {
+		X402Version int        `json:"x402Version"`
+		Accepted    floorEntry `json:"accepted"`
+		Payload     struct {
+			Signature     string            `json:"signature"`
+			Authorization map[string]string `json:"authorization"`
+		} `json:"payload"`
+	}
+	floorReceipt struct {
+		Success     bool   `json:"success"`
+		Transaction string `json:"transaction"`
+		Network     string `json:"network"`
+		Payer       string `json:"payer"`
+	}
+)
+
+// clientWorkFloor is the least the client's side of one paid request can do with
+// encoding/json: decode the challenge in one pass into plain structs, draw a nonce, compute
+// the EIP-712 digest and sign it, encode the payment, decode the receipt. It keeps no raw
+// bytes, applies no policy, checks no value and keeps no accounts.
+func clientWorkFloor(challenge, receipt string, key *ecdsa.PrivateKey) error {
+	raw, err := base64.StdEncoding.DecodeString(challenge)
+	if err != nil {
+		return err
+	}
+	var c floorChallenge
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return err
+	}
+	e := c.Accepts[0]
+	amount, _ := new(big.Int).SetString(e.Amount, 10)
+	var nonce [32]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return err
+	}
+	now := time.Now().Unix()
+	auth := x402.Authorization{From: "0x857b06519E91e3A54538791bDbb0E22373e36b66", To: e.PayTo, Value: amount,
+		ValidAfter: big.NewInt(now - 600), ValidBefore: big.NewInt(now + int64(e.MaxTimeoutSeconds)), Nonce: nonce}
+	req := x402.PaymentRequirements{Network: e.Network, Asset: e.Asset, Extra: map[string]any{"name": e.Extra["name"], "version": e.Extra["version"]}}
+	digest, err := x402.DigestFor(&req, &auth)
+	if err != nil {
+		return err
+	}
+	sig, err := crypto.Sign(digest[:], key)
+	if err != nil {
+		return err
+	}
+	p := floorPayload{X402Version: 2, Accepted: e}
+	p.Payload.Signature = "0x" + hex.EncodeToString(sig)
+	p.Payload.Authorization = map[string]string{"from": auth.From, "to": auth.To, "value": e.Amount,
+		"validAfter": auth.ValidAfter.String(), "validBefore": auth.ValidBefore.String(), "nonce": "0x" + hex.EncodeToString(nonce[:])}
+	enc, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_ = base64.StdEncoding.EncodeToString(enc)
+	raw, err = base64.StdEncoding.DecodeString(receipt)
+	if err != nil {
+		return err
+	}
+	var r floorReceipt
+	return json.Unmarshal(raw, &r)
 }

@@ -66,7 +66,7 @@ func decodeHeaderValue(v string) ([]byte, error) {
 // EncodePaymentPayload returns the value of the PAYMENT-SIGNATURE (v1: X-PAYMENT) header for
 // p: standard base64, with padding, of its compact JSON.
 func EncodePaymentPayload(p *PaymentPayload) (string, error) {
-	b, err := p.appendJSON(make([]byte, 0, 1024))
+	b, err := p.MarshalJSON()
 	if err != nil {
 		return "", err
 	}
@@ -91,7 +91,7 @@ func DecodePaymentPayload(headerValue string) (*PaymentPayload, error) {
 // EncodePaymentRequired returns the value of the PAYMENT-REQUIRED header for a challenge, as
 // a server sends it.
 func EncodePaymentRequired(p *PaymentRequired) (string, error) {
-	b, err := p.appendJSON(make([]byte, 0, 512))
+	b, err := p.MarshalJSON()
 	if err != nil {
 		return "", err
 	}
@@ -117,7 +117,10 @@ func DecodePaymentRequired(headerValue string) (*PaymentRequired, error) {
 // result, as a server sends it: standard base64 of the compact JSON that encoding/json writes
 // for s without HTML escaping. Extensions must be valid JSON when set.
 func EncodeSettleResponse(s *SettleResponse) (string, error) {
-	b, err := s.appendJSON(make([]byte, 0, 256))
+	if len(s.Extensions) > 0 && !json.Valid(s.Extensions) {
+		return "", errors.New("x402: SettleResponse.Extensions is not valid JSON")
+	}
+	b, err := marshalCompact(s)
 	if err != nil {
 		return "", err
 	}

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
-	"strconv"
 )
 
 // SchemeExact is the payment scheme this package signs and verifies: a fixed amount paid with
@@ -26,25 +26,11 @@ type ResourceInfo struct {
 
 // MarshalJSON writes Raw when it is set, and the fields otherwise.
 func (r ResourceInfo) MarshalJSON() ([]byte, error) {
-	return r.appendJSON(nil), nil
-}
-
-// appendJSON appends Raw, or the fields, to dst.
-func (r *ResourceInfo) appendJSON(dst []byte) []byte {
 	if len(r.Raw) > 0 {
-		return append(dst, r.Raw...)
+		return r.Raw, nil
 	}
-	dst = append(dst, `{"url":`...)
-	dst = appendJSONString(dst, r.URL)
-	if r.Description != "" {
-		dst = append(dst, `,"description":`...)
-		dst = appendJSONString(dst, r.Description)
-	}
-	if r.MimeType != "" {
-		dst = append(dst, `,"mimeType":`...)
-		dst = appendJSONString(dst, r.MimeType)
-	}
-	return append(dst, '}')
+	type plain ResourceInfo // the fields, without this method
+	return marshalCompact(plain(r))
 }
 
 // UnmarshalJSON decodes the fields and keeps the object's bytes in Raw.
@@ -112,14 +98,18 @@ func (r *PaymentRequirements) TokenDomain() (name, version string, ok bool) {
 
 // MarshalJSON writes Raw when it is set, and the v2 form of the fields otherwise.
 func (r PaymentRequirements) MarshalJSON() ([]byte, error) {
-	return r.appendJSON(nil, 2)
+	w, err := r.wire(2)
+	if err != nil {
+		return nil, err
+	}
+	return marshalCompact(w)
 }
 
 // UnmarshalJSON decodes an entry of either protocol version, keeps its bytes in Raw and
 // marks it Unusable when its values are unusable. Only a value that is not a JSON object is
 // an error.
 func (r *PaymentRequirements) UnmarshalJSON(b []byte) error {
-	parsed, err := parseRequirements(b, 0)
+	parsed, err := parseRequirements(bytes.Clone(b), 0)
 	if err != nil {
 		return err
 	}
@@ -127,140 +117,129 @@ func (r *PaymentRequirements) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendJSON appends Raw when it is set, and otherwise the fields in the wire form of the
-// given protocol version.
-func (r *PaymentRequirements) appendJSON(dst []byte, version int) ([]byte, error) {
+// requirementsV2 is the v2 wire form of an entry written from its fields.
+type requirementsV2 struct {
+	Scheme            string         `json:"scheme"`
+	Network           string         `json:"network"`
+	Amount            string         `json:"amount"`
+	Asset             string         `json:"asset"`
+	PayTo             string         `json:"payTo"`
+	MaxTimeoutSeconds int            `json:"maxTimeoutSeconds"`
+	Extra             map[string]any `json:"extra,omitempty"`
+}
+
+// requirementsV1 is the v1 wire form of an entry written from its fields.
+type requirementsV1 struct {
+	Scheme            string          `json:"scheme"`
+	Network           string          `json:"network"`
+	MaxAmountRequired string          `json:"maxAmountRequired"`
+	Resource          string          `json:"resource"`
+	Description       string          `json:"description"`
+	MimeType          string          `json:"mimeType"`
+	OutputSchema      json.RawMessage `json:"outputSchema,omitempty"`
+	PayTo             string          `json:"payTo"`
+	MaxTimeoutSeconds int             `json:"maxTimeoutSeconds"`
+	Asset             string          `json:"asset"`
+	Extra             map[string]any  `json:"extra,omitempty"`
+}
+
+// wire returns what encoding/json writes for the entry in the given protocol version: Raw
+// when it is set, the fields otherwise.
+func (r *PaymentRequirements) wire(version int) (any, error) {
 	if len(r.Raw) > 0 {
-		return append(dst, r.Raw...), nil
+		return r.Raw, nil
 	}
 	if r.Amount == nil {
 		return nil, errors.New("x402: PaymentRequirements.Amount is nil")
 	}
-	field := func(name, value string) {
-		dst = append(dst, ',', '"')
-		dst = append(dst, name...)
-		dst = append(dst, '"', ':')
-		dst = appendJSONString(dst, value)
-	}
-	dst = append(dst, `{"scheme":`...)
-	dst = appendJSONString(dst, r.Scheme)
-	field("network", r.Network)
 	if version == 1 {
-		field("maxAmountRequired", r.Amount.String())
-		field("resource", r.Resource)
-		field("description", r.Description)
-		field("mimeType", r.MimeType)
-		if len(r.OutputSchema) > 0 {
-			dst = append(dst, `,"outputSchema":`...)
-			dst = append(dst, r.OutputSchema...)
-		}
-		field("payTo", r.PayTo)
-		dst = append(dst, `,"maxTimeoutSeconds":`...)
-		dst = strconv.AppendInt(dst, int64(r.MaxTimeoutSeconds), 10)
-		field("asset", r.Asset)
-	} else {
-		field("amount", r.Amount.String())
-		field("asset", r.Asset)
-		field("payTo", r.PayTo)
-		dst = append(dst, `,"maxTimeoutSeconds":`...)
-		dst = strconv.AppendInt(dst, int64(r.MaxTimeoutSeconds), 10)
+		return requirementsV1{Scheme: r.Scheme, Network: r.Network, MaxAmountRequired: r.Amount.String(),
+			Resource: r.Resource, Description: r.Description, MimeType: r.MimeType, OutputSchema: r.OutputSchema,
+			PayTo: r.PayTo, MaxTimeoutSeconds: r.MaxTimeoutSeconds, Asset: r.Asset, Extra: r.Extra}, nil
 	}
-	if len(r.Extra) > 0 {
-		var err error
-		dst = append(dst, `,"extra":`...)
-		if dst, err = appendJSONObject(dst, r.Extra); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, '}'), nil
+	return requirementsV2{Scheme: r.Scheme, Network: r.Network, Amount: r.Amount.String(), Asset: r.Asset,
+		PayTo: r.PayTo, MaxTimeoutSeconds: r.MaxTimeoutSeconds, Extra: r.Extra}, nil
 }
 
 // errNotObject is the error for an accepts entry that is not a JSON object.
 var errNotObject = errors.New("not a JSON object")
 
-// requirementsWire is an accepts entry as sent, each field kept raw so that a field of the
-// wrong type makes only this entry unusable.
-type requirementsWire struct {
-	Scheme            json.RawMessage `json:"scheme"`
-	Network           json.RawMessage `json:"network"`
-	Amount            json.RawMessage `json:"amount"`
-	MaxAmountRequired json.RawMessage `json:"maxAmountRequired"`
-	Asset             json.RawMessage `json:"asset"`
-	PayTo             json.RawMessage `json:"payTo"`
-	MaxTimeoutSeconds json.RawMessage `json:"maxTimeoutSeconds"`
-	Extra             json.RawMessage `json:"extra"`
-	Resource          json.RawMessage `json:"resource"`
-	Description       json.RawMessage `json:"description"`
-	MimeType          json.RawMessage `json:"mimeType"`
+// requirementsIn is an accepts entry as sent, read in one pass. A member of the wrong type
+// makes only this entry unusable: encoding/json reports it and goes on with the others.
+type requirementsIn struct {
+	Scheme            string          `json:"scheme"`
+	Network           string          `json:"network"`
+	Amount            *string         `json:"amount"`
+	MaxAmountRequired *string         `json:"maxAmountRequired"`
+	Asset             string          `json:"asset"`
+	PayTo             string          `json:"payTo"`
+	MaxTimeoutSeconds *int64          `json:"maxTimeoutSeconds"`
+	Extra             map[string]any  `json:"extra"`
+	Resource          string          `json:"resource"`
+	Description       string          `json:"description"`
+	MimeType          string          `json:"mimeType"`
 	OutputSchema      json.RawMessage `json:"outputSchema"`
 }
 
 // parseRequirements reads one accepts entry of the given protocol version (0: detect from the
-// amount field). Only a value that is not a JSON object is an error; every other problem marks
-// the entry Unusable and the fields that could be read are kept.
+// amount member), keeping raw, which the caller hands over, as the entry's Raw. Only a value
+// that is not a JSON object is an error; every other problem marks the entry Unusable and the
+// members that could be read are kept.
 func parseRequirements(raw []byte, version int) (PaymentRequirements, error) {
 	raw = bytes.TrimSpace(raw)
-	var w requirementsWire
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &w) != nil {
+	if len(raw) == 0 || raw[0] != '{' {
 		return PaymentRequirements{}, errNotObject
 	}
-	r := PaymentRequirements{Raw: append(json.RawMessage(nil), raw...)}
+	var w requirementsIn
+	err := json.Unmarshal(raw, &w)
+	var typeErr *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &typeErr) {
+		return PaymentRequirements{}, errNotObject
+	}
+	r := PaymentRequirements{Raw: raw, Scheme: w.Scheme, Network: w.Network, Asset: w.Asset, PayTo: w.PayTo,
+		Extra: w.Extra, Resource: w.Resource, Description: w.Description, MimeType: w.MimeType}
 	note := func(format string, args ...any) {
 		if r.Unusable == "" {
 			r.Unusable = fmt.Sprintf(format, args...)
 		}
 	}
-	str := func(key string, v json.RawMessage, required bool) string {
-		if !present(v) {
-			if required {
-				note("%s is missing", key)
-			}
-			return ""
-		}
-		s, ok := jsonString(v)
-		if !ok {
-			note("%s must be a string", key)
-		}
-		return s
+	if typeErr != nil {
+		note("%s must be %s", typeErr.Field, expectedKind(typeErr.Field))
 	}
-
-	r.Scheme = str("scheme", w.Scheme, true)
-	r.Network = str("network", w.Network, true)
+	required := func(key, v string) {
+		if v == "" {
+			note("%s is missing", key)
+		}
+	}
+	required("scheme", r.Scheme)
+	required("network", r.Network)
 	amountKey, amount := "amount", w.Amount
-	if version == 1 || (version == 0 && len(w.Amount) == 0) {
+	if version == 1 || (version == 0 && w.Amount == nil && (typeErr == nil || typeErr.Field != "amount")) {
 		amountKey, amount = "maxAmountRequired", w.MaxAmountRequired
 	}
-	if s := str(amountKey, amount, true); s != "" {
-		n, err := parseUint256(s)
+	switch {
+	case amount == nil:
+		note("%s is missing", amountKey)
+	default:
+		n, err := parseUint256(*amount)
 		if err != nil {
 			note("%s %v", amountKey, err)
 		} else {
 			r.Amount = n
 		}
-	} else if present(amount) {
-		note("%s %v", amountKey, errNotDecimal)
 	}
-	r.Asset = str("asset", w.Asset, true)
-	r.PayTo = str("payTo", w.PayTo, true)
-	switch n, ok := jsonInt(w.MaxTimeoutSeconds, 32); {
-	case !present(w.MaxTimeoutSeconds):
+	required("asset", r.Asset)
+	required("payTo", r.PayTo)
+	switch t := w.MaxTimeoutSeconds; {
+	case t == nil:
 		note("maxTimeoutSeconds is missing")
-	case !ok || n <= 0:
+	case *t <= 0 || *t > math.MaxInt32:
 		note("maxTimeoutSeconds must be a positive integer")
 	default:
-		r.MaxTimeoutSeconds = int(n)
+		r.MaxTimeoutSeconds = int(*t)
 	}
-	if present(w.Extra) {
-		if err := json.Unmarshal(w.Extra, &r.Extra); err != nil || r.Extra == nil {
-			r.Extra = nil
-			note("extra must be an object")
-		}
-	}
-	r.Resource = str("resource", w.Resource, false)
-	r.Description = str("description", w.Description, false)
-	r.MimeType = str("mimeType", w.MimeType, false)
 	if present(w.OutputSchema) {
-		r.OutputSchema = append(json.RawMessage(nil), w.OutputSchema...)
+		r.OutputSchema = w.OutputSchema
 	}
 
 	switch {
@@ -284,6 +263,22 @@ func parseRequirements(raw []byte, version int) (PaymentRequirements, error) {
 		}
 	}
 	return r, nil
+}
+
+// expectedKind names what an entry's member must be, for the reason of an unusable entry.
+func expectedKind(member string) string {
+	switch member {
+	case "maxTimeoutSeconds":
+		return "a positive integer"
+	case "extra":
+		return "an object"
+	}
+	return "a string"
+}
+
+// present reports whether a member was sent with a value other than null.
+func present(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null"
 }
 
 // PaymentRequired is the challenge of a 402 response: in v2 the decoded PAYMENT-REQUIRED
@@ -334,7 +329,7 @@ func (p *PaymentRequired) decode(b []byte) error {
 		out.Extensions = w.Extensions
 	}
 	out.Accepts = make([]PaymentRequirements, 0, len(*w.Accepts))
-	for _, raw := range *w.Accepts {
+	for _, raw := range *w.Accepts { // each a copy of its own, which the entry keeps as Raw
 		r, err := parseRequirements(raw, out.X402Version)
 		if err != nil {
 			r = PaymentRequirements{Raw: raw, Unusable: "entry is " + err.Error()}
@@ -348,37 +343,24 @@ func (p *PaymentRequired) decode(b []byte) error {
 // MarshalJSON encodes the challenge in the wire form of its X402Version; entries with Raw set
 // are written unchanged.
 func (p PaymentRequired) MarshalJSON() ([]byte, error) {
-	return p.appendJSON(make([]byte, 0, 512))
-}
-
-// appendJSON appends the wire form of p to dst.
-func (p *PaymentRequired) appendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"x402Version":`...)
-	dst = strconv.AppendInt(dst, int64(p.X402Version), 10)
-	if p.Error != "" {
-		dst = append(dst, `,"error":`...)
-		dst = appendJSONString(dst, p.Error)
-	}
-	if p.Resource != nil {
-		dst = append(dst, `,"resource":`...)
-		dst = p.Resource.appendJSON(dst)
-	}
-	dst = append(dst, `,"accepts":[`...)
+	w := challengeOut{X402Version: p.X402Version, Error: p.Error, Resource: p.Resource,
+		Accepts: make([]any, len(p.Accepts)), Extensions: p.Extensions}
 	for i := range p.Accepts {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
 		var err error
-		if dst, err = p.Accepts[i].appendJSON(dst, p.X402Version); err != nil {
+		if w.Accepts[i], err = p.Accepts[i].wire(p.X402Version); err != nil {
 			return nil, err
 		}
 	}
-	dst = append(dst, ']')
-	if len(p.Extensions) > 0 {
-		dst = append(dst, `,"extensions":`...)
-		dst = append(dst, p.Extensions...)
-	}
-	return append(dst, '}'), nil
+	return marshalCompact(w)
+}
+
+// challengeOut is the wire form of a challenge.
+type challengeOut struct {
+	X402Version int             `json:"x402Version"`
+	Error       string          `json:"error,omitempty"`
+	Resource    *ResourceInfo   `json:"resource,omitempty"`
+	Accepts     []any           `json:"accepts"`
+	Extensions  json.RawMessage `json:"extensions,omitempty"`
 }
 
 // Authorization is the EIP-3009 TransferWithAuthorization message the payer signs: it lets
@@ -396,30 +378,33 @@ type Authorization struct {
 // MarshalJSON writes the wire form: addresses and a 0x nonce as strings, numbers as decimal
 // strings.
 func (a Authorization) MarshalJSON() ([]byte, error) {
-	return a.appendJSON(nil)
+	w, err := a.wire()
+	if err != nil {
+		return nil, err
+	}
+	return marshalCompact(w)
 }
 
-// appendJSON appends the wire form of a to dst.
-func (a *Authorization) appendJSON(dst []byte) ([]byte, error) {
+// authorizationOut is the wire form of an authorization.
+type authorizationOut struct {
+	From        string `json:"from"`
+	To          string `json:"to"`
+	Value       string `json:"value"`
+	ValidAfter  string `json:"validAfter"`
+	ValidBefore string `json:"validBefore"`
+	Nonce       string `json:"nonce"`
+}
+
+// wire checks a and returns its wire form.
+func (a *Authorization) wire() (authorizationOut, error) {
 	if !fitsUint256(a.Value) || !fitsUint256(a.ValidAfter) || !fitsUint256(a.ValidBefore) {
-		return nil, errors.New("x402: authorization value, validAfter and validBefore must be uint256 values")
+		return authorizationOut{}, errors.New("x402: authorization value, validAfter and validBefore must be uint256 values")
 	}
 	if !isHexAddress(a.From) || !isHexAddress(a.To) {
-		return nil, errors.New("x402: authorization from and to must be hex addresses")
+		return authorizationOut{}, errors.New("x402: authorization from and to must be hex addresses")
 	}
-	dst = append(dst, `{"from":"`...)
-	dst = append(dst, a.From...)
-	dst = append(dst, `","to":"`...)
-	dst = append(dst, a.To...)
-	dst = append(dst, `","value":"`...)
-	dst = a.Value.Append(dst, 10)
-	dst = append(dst, `","validAfter":"`...)
-	dst = a.ValidAfter.Append(dst, 10)
-	dst = append(dst, `","validBefore":"`...)
-	dst = a.ValidBefore.Append(dst, 10)
-	dst = append(dst, `","nonce":"`...)
-	dst = appendHex(dst, a.Nonce[:])
-	return append(dst, `"}`...), nil
+	return authorizationOut{From: a.From, To: a.To, Value: a.Value.String(), ValidAfter: a.ValidAfter.String(),
+		ValidBefore: a.ValidBefore.String(), Nonce: string(appendHex(nil, a.Nonce[:]))}, nil
 }
 
 // UnmarshalJSON reads the wire form strictly: every field present, addresses as 0x hex,
@@ -490,19 +475,26 @@ type ExactPayload struct {
 
 // MarshalJSON writes the signature as 0x hex and the authorization in its wire form.
 func (e ExactPayload) MarshalJSON() ([]byte, error) {
-	return e.appendJSON(nil)
-}
-
-// appendJSON appends the wire form of e to dst.
-func (e *ExactPayload) appendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"signature":"`...)
-	dst = appendHex(dst, e.Signature)
-	dst = append(dst, `","authorization":`...)
-	dst, err := e.Authorization.appendJSON(dst)
+	w, err := e.wire()
 	if err != nil {
 		return nil, err
 	}
-	return append(dst, '}'), nil
+	return marshalCompact(w)
+}
+
+// exactOut is the wire form of an EVM "exact" payload.
+type exactOut struct {
+	Signature     string           `json:"signature"`
+	Authorization authorizationOut `json:"authorization"`
+}
+
+// wire checks e and returns its wire form.
+func (e *ExactPayload) wire() (exactOut, error) {
+	auth, err := e.Authorization.wire()
+	if err != nil {
+		return exactOut{}, err
+	}
+	return exactOut{Signature: string(appendHex(nil, e.Signature)), Authorization: auth}, nil
 }
 
 // UnmarshalJSON reads a payload with a 0x-hex signature and a complete authorization.
@@ -580,47 +572,68 @@ func (p *PaymentPayload) network() string {
 	return p.Accepted.Network
 }
 
-// MarshalJSON writes the compact wire form of the payload's version. In v2 the accepted entry,
-// the resource and the extensions are written exactly as received when they carry raw bytes
-// (EncodePaymentPayload keeps them byte for byte; json.Marshal re-compacts and HTML-escapes
-// what MarshalJSON returns, which changes bytes but not meaning).
+// MarshalJSON writes the compact wire form of the payload's version. In v2 the accepted entry
+// is written byte for byte as the server sent it, and the resource and the extensions as
+// received when they carry raw bytes; EncodePaymentPayload keeps them so, while json.Marshal
+// compacts and HTML-escapes what MarshalJSON returns, which changes bytes but not meaning.
 func (p PaymentPayload) MarshalJSON() ([]byte, error) {
-	return p.appendJSON(make([]byte, 0, 1024))
-}
-
-// appendJSON appends the wire form of p to dst.
-func (p *PaymentPayload) appendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"x402Version":`...)
-	dst = strconv.AppendInt(dst, int64(p.X402Version), 10)
-	switch p.X402Version {
-	case 1:
-		dst = append(dst, `,"scheme":`...)
-		dst = appendJSONString(dst, p.Scheme)
-		dst = append(dst, `,"network":`...)
-		dst = appendJSONString(dst, p.Network)
-	case 2:
-		if p.Resource != nil {
-			dst = append(dst, `,"resource":`...)
-			dst = p.Resource.appendJSON(dst)
-		}
-		dst = append(dst, `,"accepted":`...)
-		var err error
-		if dst, err = p.Accepted.appendJSON(dst, 2); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, fmt.Errorf("x402: unsupported x402Version %d", p.X402Version)
-	}
-	dst = append(dst, `,"payload":`...)
-	dst, err := p.Payload.appendJSON(dst)
+	w, err := p.wire()
 	if err != nil {
 		return nil, err
 	}
-	if p.X402Version == 2 && len(p.Extensions) > 0 {
-		dst = append(dst, `,"extensions":`...)
-		dst = append(dst, p.Extensions...)
+	raw, ok := w.Accepted.(json.RawMessage)
+	if !ok {
+		return marshalCompact(w)
 	}
-	return append(dst, '}'), nil
+	// encoding/json would compact the server's entry, so it goes in between the members
+	// before it and those after it, each part encoded by encoding/json.
+	head, err := marshalCompact(payloadOut{X402Version: w.X402Version, Resource: w.Resource})
+	if err != nil {
+		return nil, err
+	}
+	tail, err := marshalCompact(payloadOut{Payload: w.Payload, Extensions: w.Extensions})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(head)+len(raw)+len(tail)+len(`,"accepted":,`))
+	out = append(out, head[:len(head)-1]...) // without its closing brace
+	out = append(out, `,"accepted":`...)
+	out = append(out, raw...)
+	out = append(out, ',')
+	return append(out, tail[1:]...), nil // without its opening brace
+}
+
+// payloadOut is the wire form of a payment payload: scheme and network in v1; resource,
+// accepted and extensions in v2. Every member may be left out, so that MarshalJSON can
+// encode the members around a raw accepted entry on their own.
+type payloadOut struct {
+	X402Version int             `json:"x402Version,omitempty"`
+	Scheme      string          `json:"scheme,omitempty"`
+	Network     string          `json:"network,omitempty"`
+	Resource    *ResourceInfo   `json:"resource,omitempty"`
+	Accepted    any             `json:"accepted,omitempty"`
+	Payload     *exactOut       `json:"payload,omitempty"`
+	Extensions  json.RawMessage `json:"extensions,omitempty"`
+}
+
+// wire checks p and returns its wire form.
+func (p *PaymentPayload) wire() (payloadOut, error) {
+	w := payloadOut{X402Version: p.X402Version}
+	switch p.X402Version {
+	case 1:
+		w.Scheme, w.Network = p.Scheme, p.Network
+	case 2:
+		accepted, err := p.Accepted.wire(2)
+		if err != nil {
+			return w, err
+		}
+		w.Resource, w.Accepted, w.Extensions = p.Resource, accepted, p.Extensions
+	default:
+		return w, fmt.Errorf("x402: unsupported x402Version %d", p.X402Version)
+	}
+	payload, err := p.Payload.wire()
+	w.Payload = &payload
+	return w, err
 }
 
 // UnmarshalJSON reads a v1 or v2 payload of the EVM "exact" scheme.
@@ -657,7 +670,7 @@ func (p *PaymentPayload) decode(b []byte) error {
 		if !present(w.Accepted) {
 			return errors.New("accepted is missing")
 		}
-		acc, err := parseRequirements(w.Accepted, 2)
+		acc, err := parseRequirements(w.Accepted, 2) // a copy of its own, kept as Raw
 		if err != nil {
 			return fmt.Errorf("accepted is %w", err)
 		}
@@ -702,35 +715,14 @@ type SettleResponse struct {
 	Extensions json.RawMessage `json:"extensions,omitempty"`
 }
 
-// appendJSON appends the compact JSON of s to dst, field for field as encoding/json writes
-// the struct with HTML escaping off; Extensions is validated and compacted as json.Marshal
-// does with a json.RawMessage.
-func (s *SettleResponse) appendJSON(dst []byte) ([]byte, error) {
-	optional := func(name, value string) {
-		if value != "" {
-			dst = append(dst, ',', '"')
-			dst = append(dst, name...)
-			dst = append(dst, '"', ':')
-			dst = appendJSONString(dst, value)
-		}
+// marshalCompact encodes v as compact JSON as the reference implementations write it
+// (JavaScript's JSON.stringify): without HTML escaping and without a trailing newline.
+func marshalCompact(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
 	}
-	dst = append(dst, `{"success":`...)
-	dst = strconv.AppendBool(dst, s.Success)
-	optional("errorReason", s.ErrorReason)
-	optional("errorMessage", s.ErrorMessage)
-	optional("payer", s.Payer)
-	dst = append(dst, `,"transaction":`...)
-	dst = appendJSONString(dst, s.Transaction)
-	dst = append(dst, `,"network":`...)
-	dst = appendJSONString(dst, s.Network)
-	optional("amount", s.Amount)
-	if len(s.Extensions) > 0 {
-		var ext bytes.Buffer
-		if err := json.Compact(&ext, s.Extensions); err != nil {
-			return nil, fmt.Errorf("x402: SettleResponse.Extensions: %w", err)
-		}
-		dst = append(dst, `,"extensions":`...)
-		dst = append(dst, ext.Bytes()...)
-	}
-	return append(dst, '}'), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
