@@ -168,6 +168,7 @@ func TestFaultSoak(t *testing.T) {
 			}
 			assert.LessOrEqual(t, ledger.Cmp(big.NewInt(maxTotal)), 0, "the total settled stays within MaxTotal")
 			counted := new(big.Int).Add(payer.Spent(), payer.Reserved())
+			t.Logf("settled %d payments, %s in all (MaxTotal %d); Spent %s, Reserved %s", len(f.Settlements()), ledger, maxTotal, payer.Spent(), payer.Reserved())
 			assert.GreaterOrEqual(t, counted.Cmp(ledger), 0, "spent plus reserved covers every settlement: %s < %s", counted, ledger)
 			assert.LessOrEqual(t, payer.Spent().Cmp(ledger), 0, "nothing is counted as spent that did not settle")
 			assert.Positive(t, outcomes["ok"], "some fetches went through")
