@@ -152,7 +152,7 @@ func unwrapBody(body []byte) ([]byte, error) {
 	case trimmed[0] == '{':
 		return trimmed, nil
 	case bytes.HasPrefix(trimmed, gzipMagic):
-		return inflate(trimmed)
+		return inflate(trimmed, maxInflated)
 	case trimmed[0] == '"':
 		var s string
 		if err := json.Unmarshal(trimmed, &s); err != nil {
@@ -194,21 +194,21 @@ func inflateBase64(b []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("base64 of gzip: %w", err)
 	}
-	return inflate(raw[:n])
+	return inflate(raw[:n], maxInflated)
 }
 
-// inflate decompresses a gzip stream of at most maxInflated bytes.
-func inflate(b []byte) ([]byte, error) {
+// inflate decompresses a gzip stream, refusing one that inflates past limit bytes.
+func inflate(b []byte, limit int) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxInflated+1))
+	out, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("gzip: %w", err)
 	}
-	if len(out) > maxInflated {
-		return nil, fmt.Errorf("gzip: decompressed body exceeds %d bytes", maxInflated)
+	if len(out) > limit {
+		return nil, fmt.Errorf("gzip: decompressed body exceeds %d bytes", limit)
 	}
 	return bytes.TrimSpace(out), nil
 }
