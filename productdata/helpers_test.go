@@ -153,3 +153,6 @@ func product(asin string, salesPrice, monthly int) map[string]any {
 	return map[string]any{"ASIN": asin, "Title": "Item " + asin, "SalesPrice": salesPrice, "Price": salesPrice + 200,
 		"ListingSalesVolumeOfMonth": monthly, "Ratings": 4.6, "RatingsCount": 1200, "Brand": "Acme"}
 }
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }
