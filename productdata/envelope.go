@@ -63,9 +63,44 @@ func (e *envelope) meta(resp *httpcore.Response) Meta {
 type wireEnvelope struct {
 	Code            json.RawMessage `json:"Code"`
 	Message         json.RawMessage `json:"Message"`
-	Data            json.RawMessage `json:"Data"`
+	Data            dataField       `json:"Data"`
 	RequestLeft     lenientInt      `json:"RequestLeft"`
 	RequestConsumed lenientInt      `json:"RequestConsumed"`
+}
+
+// dataField is the envelope's Data. When the answer sends a Code of 0 before Data, as the
+// service does, Data is decoded into target while the envelope is read, in the same pass;
+// otherwise it is only kept, and parseEnvelope decodes it once the Code is known. Either way
+// Data is never decoded for a failure.
+type dataField struct {
+	// code is the envelope's Code as far as read.
+	code *json.RawMessage
+	// target receives Data; nil keeps it only as raw.
+	target any
+	// raw is Data as sent; decoded reports that it went into target already, with err.
+	raw     json.RawMessage
+	decoded bool
+	err     error
+}
+
+// UnmarshalJSON keeps Data and, after a Code of 0, decodes it into target (unless it is a
+// base64-of-gzip string, which parseEnvelope unwraps first). It never fails the envelope: a
+// decoding error is reported after the Code check.
+func (d *dataField) UnmarshalJSON(b []byte) error {
+	d.raw = append(json.RawMessage(nil), b...)
+	if d.target != nil && d.code != nil && string(*d.code) == "0" && !isPacked(d.raw) {
+		d.decoded, d.err = true, decodeInto(d.raw, d.target)
+	}
+	return nil
+}
+
+// decodeInto decodes valid JSON into target, calling target's own UnmarshalJSON directly when
+// it has one, which spares encoding/json a second scan of the value.
+func decodeInto(data json.RawMessage, target any) error {
+	if u, ok := target.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(data)
+	}
+	return json.Unmarshal(data, target)
 }
 
 // lenientInt is an integer the API description does not show: set when the answer carried
@@ -90,14 +125,15 @@ type parsed struct {
 
 // parseEnvelope reads a body: a JSON envelope, or one sent as base64 of gzip (or as bare
 // gzip), with Data itself possibly sent as a base64-of-gzip string. Code is required and must
-// be an integer; Data is required when Code is 0; RequestLeft and RequestConsumed are read
-// when present.
-func parseEnvelope(body []byte) (parsed, error) {
+// be an integer; Data is required when Code is 0, and is then decoded into target (when not
+// nil); RequestLeft and RequestConsumed are read when present.
+func parseEnvelope(body []byte, target any) (parsed, error) {
 	body, err := unwrapBody(body)
 	if err != nil {
 		return parsed{}, err
 	}
 	var w wireEnvelope
+	w.Data.code, w.Data.target = &w.Code, target
 	if err := json.Unmarshal(body, &w); err != nil {
 		return parsed{}, fmt.Errorf("envelope: %w", err)
 	}
@@ -111,13 +147,20 @@ func parseEnvelope(body []byte) (parsed, error) {
 	if p.code != 0 {
 		return p, nil // Data is not read when Code reports a failure
 	}
-	if len(w.Data) == 0 {
+	switch {
+	case len(w.Data.raw) == 0:
 		return p, errors.New(`envelope: field "Data" is missing`)
+	case w.Data.decoded:
+		p.data = w.Data.raw
+		return p, w.Data.err
 	}
-	if p.data, err = unwrapData(w.Data); err != nil {
+	if p.data, err = unwrapData(w.Data.raw); err != nil {
 		return p, err
 	}
-	return p, nil
+	if target == nil {
+		return p, nil
+	}
+	return p, decodeInto(p.data, target)
 }
 
 // messageText returns Message as text: a string's value, "" for null or absent, and the JSON
@@ -166,10 +209,15 @@ func unwrapBody(body []byte) ([]byte, error) {
 	return inflateBase64(trimmed)
 }
 
+// isPacked reports whether Data is a JSON string holding base64 of gzip.
+func isPacked(data json.RawMessage) bool {
+	return len(data) >= 6 && data[0] == '"' && bytes.HasPrefix(data[1:], gzipBase64)
+}
+
 // unwrapData returns Data as JSON: a string holding base64 of gzip is decoded, anything else
 // is returned as it is.
 func unwrapData(data json.RawMessage) (json.RawMessage, error) {
-	if len(data) < 6 || data[0] != '"' || !bytes.HasPrefix(data[1:], gzipBase64) {
+	if !isPacked(data) {
 		return data, nil
 	}
 	var s string
@@ -218,7 +266,12 @@ func inflate(b []byte, limit int) ([]byte, error) {
 // per-minute limit, which the service answers without acting) and decodes Data into the
 // request's *envelope.
 func (c *Client) decode(body []byte, out any) error {
-	p, err := parseEnvelope(body)
+	env, _ := out.(*envelope)
+	var target any
+	if env != nil {
+		target = env.data
+	}
+	p, err := parseEnvelope(body, target)
 	c.usage.record(p.units)
 	if err != nil {
 		return err
@@ -230,15 +283,10 @@ func (c *Client) decode(body []byte, out any) error {
 		}
 		return f
 	}
-	env, _ := out.(*envelope)
-	if env == nil {
-		return nil
+	if env != nil {
+		env.raw, env.message, env.units = p.data, p.message, p.units
 	}
-	env.raw, env.message, env.units = p.data, p.message, p.units
-	if env.data == nil {
-		return nil
-	}
-	return json.Unmarshal(p.data, env.data)
+	return nil
 }
 
 // decodeErrorBody reads the code and message of a non-2xx answer: the service's envelope in

@@ -50,12 +50,12 @@ func TestParseEnvelopeReadsEveryForm(t *testing.T) {
 		"surrounding whitespace": {"\n " + plain + "\n", `{"ASIN":"B0CVM8TXHP"}`},
 	}
 	for name, tc := range cases {
-		p, err := parseEnvelope([]byte(tc.body))
+		p, err := parseEnvelope([]byte(tc.body), nil)
 		require.NoError(t, err, name)
 		assert.Equal(t, 0, p.code, name)
 		assert.JSONEq(t, tc.data, string(p.data), name)
 	}
-	p, err := parseEnvelope([]byte(plain))
+	p, err := parseEnvelope([]byte(plain), nil)
 	require.NoError(t, err)
 	require.NotNil(t, p.units.Left)
 	assert.Equal(t, 1052670, *p.units.Left)
@@ -65,13 +65,13 @@ func TestParseEnvelopeReadsEveryForm(t *testing.T) {
 func TestParseEnvelopeChecksCodeBeforeData(t *testing.T) {
 	t.Parallel()
 	// A failure with a Data that would not decode: the code is what counts.
-	p, err := parseEnvelope([]byte(`{"code":11,"message":"No data available","data":"H4sI-not-base64"}`))
+	p, err := parseEnvelope([]byte(`{"code":11,"message":"No data available","data":"H4sI-not-base64"}`), nil)
 	require.NoError(t, err)
 	assert.Equal(t, 11, p.code)
 	assert.Equal(t, "No data available", p.message)
 	assert.Nil(t, p.data, "Data is not read when Code is not 0")
 
-	p, err = parseEnvelope([]byte(`{"code":-1,"message":{"detail":"x"}}`))
+	p, err = parseEnvelope([]byte(`{"code":-1,"message":{"detail":"x"}}`), nil)
 	require.NoError(t, err)
 	assert.Equal(t, -1, p.code)
 	assert.Equal(t, `{"detail":"x"}`, p.message, "a message that is not a string is kept as its JSON")
@@ -94,7 +94,7 @@ func TestParseEnvelopeRefusesWhatTheSpecRulesOut(t *testing.T) {
 		"Data gzip not JSON":   `{"Code":0,"Data":"` + base64.StdEncoding.EncodeToString(gzipped(t, "not json")) + `"}`,
 	}
 	for name, body := range cases {
-		_, err := parseEnvelope([]byte(body))
+		_, err := parseEnvelope([]byte(body), nil)
 		assert.Error(t, err, name)
 	}
 }
@@ -139,7 +139,7 @@ func FuzzParseEnvelope(f *testing.F) {
 	f.Add([]byte(`{"Code":0,"Data":"` + base64.StdEncoding.EncodeToString(gzipped(f, `{"a":1}`)) + `"}`))
 	f.Add([]byte(`{"Code":501,"Message":"per minute"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p, err := parseEnvelope(body)
+		p, err := parseEnvelope(body, nil)
 		if err != nil {
 			return
 		}
@@ -179,3 +179,40 @@ func TestDecodeTurnsCodesIntoFailures(t *testing.T) {
 
 // ptr returns a pointer to v.
 func ptr[T any](v T) *T { return &v }
+
+// spy is a Data target that records what it was given.
+type spy struct {
+	got []string
+	err error
+}
+
+// UnmarshalJSON records b.
+func (s *spy) UnmarshalJSON(b []byte) error {
+	s.got = append(s.got, string(b))
+	return s.err
+}
+
+func TestDataIsDecodedOnceAndOnlyAfterACodeOfZero(t *testing.T) {
+	t.Parallel()
+	packed := base64.StdEncoding.EncodeToString(gzipped(t, `{"a":2}`))
+	for body, want := range map[string][]string{
+		`{"Code":0,"Data":{"a":1}}`:               {`{"a":1}`},
+		`{"Data":{"a":1},"Code":0}`:               {`{"a":1}`},
+		`{"Data":{"a":1},"Code":11}`:              nil,
+		`{"Code":11,"Data":{"a":1}}`:              nil,
+		`{"code":0,"data":"` + packed + `"}`:      {`{"a":2}`},
+		`{"Data":"` + packed + `","Code":0}`:      {`{"a":2}`},
+		`{"Code":0,"Data":null}`:                  {`null`},
+		`{"RequestLeft":1,"Code":0,"Data":[1,2]}`: {`[1,2]`},
+	} {
+		var s spy
+		_, err := parseEnvelope([]byte(body), &s)
+		require.NoError(t, err, body)
+		assert.Equal(t, want, s.got, body)
+	}
+	s := spy{err: errors.New("bad product")}
+	_, err := parseEnvelope([]byte(`{"Code":0,"Data":{"a":1}}`), &s)
+	require.ErrorContains(t, err, "bad product")
+	_, err = parseEnvelope([]byte(`{"Data":{"a":1},"Code":0}`), &s)
+	require.ErrorContains(t, err, "bad product")
+}

@@ -122,7 +122,7 @@ func (p *productsData) UnmarshalJSON(b []byte) error {
 		return nil
 	case strings.HasPrefix(trimmed, "{"):
 		var one Product
-		if err := json.Unmarshal(b, &one); err != nil {
+		if err := one.UnmarshalJSON(b); err != nil {
 			return err
 		}
 		*p = productsData{one}

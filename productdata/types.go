@@ -1,6 +1,7 @@
 package productdata
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -240,18 +241,22 @@ type Series []Point
 
 // UnmarshalJSON pairs a flat [date, value, ...] list; anything else leaves the series nil.
 func (s *Series) UnmarshalJSON(b []byte) error {
-	var flat []json.RawMessage
+	var flat []any
 	if json.Unmarshal(b, &flat) != nil || len(flat)%2 != 0 {
 		return nil
 	}
 	out := make(Series, 0, len(flat)/2)
 	for i := 0; i < len(flat); i += 2 {
-		date, ok := scalarText(flat[i])
+		date, ok := anyText(flat[i])
 		if !ok || date == "" {
 			return nil
 		}
 		v := math.NaN()
-		if string(flat[i+1]) != "null" && json.Unmarshal(flat[i+1], &v) != nil {
+		switch x := flat[i+1].(type) {
+		case float64:
+			v = x
+		case nil:
+		default:
 			return nil
 		}
 		out = append(out, Point{Date: date, Value: v})
@@ -296,7 +301,7 @@ func (r *required[T]) UnmarshalJSON(b []byte) error {
 	switch {
 	case string(b) == "null":
 		r.state = null
-	case json.Unmarshal(b, &r.v) == nil:
+	case decodeScalar(b, &r.v):
 		r.state = present
 	default:
 		r.state = wrongType
@@ -324,10 +329,46 @@ type maybe[T any] struct{ v *T }
 // UnmarshalJSON sets the value when b decodes as a T and is not null.
 func (m *maybe[T]) UnmarshalJSON(b []byte) error {
 	var v T
-	if string(b) != "null" && json.Unmarshal(b, &v) == nil {
+	if string(b) != "null" && decodeScalar(b, &v) {
 		m.v = &v
 	}
 	return nil
+}
+
+// decodeScalar decodes one JSON value b (already checked to be valid JSON by the decoder that
+// handed it over) into v, reporting whether it had v's type. Integers, floats, booleans and
+// strings without escapes are read directly, sparing encoding/json's second scan of the value.
+func decodeScalar[T any](b []byte, v *T) bool {
+	switch p := any(v).(type) {
+	case *int:
+		n, err := strconv.Atoi(string(b))
+		*p = n
+		return err == nil
+	case *float64:
+		if len(b) == 0 || b[0] == '"' || b[0] == 't' || b[0] == 'f' || b[0] == 'n' {
+			return false
+		}
+		f, err := strconv.ParseFloat(string(b), 64)
+		*p = f
+		return err == nil
+	case *bool:
+		*p = string(b) == "true"
+		return *p || string(b) == "false"
+	case *string:
+		if s, ok := plainString(b); ok {
+			*p = s
+			return true
+		}
+	}
+	return json.Unmarshal(b, v) == nil
+}
+
+// plainString returns the value of a JSON string without escapes.
+func plainString(b []byte) (string, bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' || bytes.IndexByte(b[1:len(b)-1], '\\') >= 0 {
+		return "", false
+	}
+	return string(b[1 : len(b)-1]), true
 }
 
 // textList is a list of texts that may arrive with numbers among them (sizes, node ids); a
@@ -336,20 +377,48 @@ type textList []string
 
 // UnmarshalJSON reads a list of strings and numbers.
 func (t *textList) UnmarshalJSON(b []byte) error {
-	var items []json.RawMessage
+	var plain []string
+	if json.Unmarshal(b, &plain) == nil {
+		*t = plain // the usual case: strings only
+		return nil
+	}
+	var items []any
 	if json.Unmarshal(b, &items) != nil {
 		return nil
 	}
+	out, ok := texts(items)
+	if ok {
+		*t = out
+	}
+	return nil
+}
+
+// texts returns the text of each item (strings as they are, numbers in JSON form, null as
+// ""), and false when an item is of another kind.
+func texts(items []any) ([]string, bool) {
 	out := make([]string, 0, len(items))
 	for _, item := range items {
-		s, ok := scalarText(item)
+		s, ok := anyText(item)
 		if !ok {
-			return nil
+			return nil, false
 		}
 		out = append(out, s)
 	}
-	*t = out
-	return nil
+	return out, true
+}
+
+// anyText returns a decoded JSON scalar as text: a string as it is, a number in its shortest
+// form (20241101, 7.9), null as "".
+func anyText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case nil:
+		return "", true
+	}
+	return "", false
 }
 
 // rankList is BsrCategory as sent, [[name, node id, rank], ...]; a value that is not such a
@@ -358,9 +427,19 @@ type rankList []CategoryRank
 
 // UnmarshalJSON reads the entries, each a list of at least a name and a node id.
 func (r *rankList) UnmarshalJSON(b []byte) error {
-	var rows []textList
+	var rows [][]string
 	if json.Unmarshal(b, &rows) != nil {
-		return nil
+		var mixed [][]any
+		if json.Unmarshal(b, &mixed) != nil {
+			return nil
+		}
+		rows = make([][]string, len(mixed))
+		for i, items := range mixed {
+			var ok bool
+			if rows[i], ok = texts(items); !ok {
+				return nil
+			}
+		}
 	}
 	out := make([]CategoryRank, 0, len(rows))
 	for _, row := range rows {
