@@ -214,7 +214,7 @@ type Keyword struct {
 // plainKeyword is Keyword without its UnmarshalJSON method.
 type plainKeyword Keyword
 
-// UnmarshalJSON decodes a keyword in one pass, leniently.
+// UnmarshalJSON decodes a keyword in one pass, leniently, and keeps its raw object.
 func (k *Keyword) UnmarshalJSON(b []byte) error {
 	var w struct {
 		plainKeyword
@@ -227,6 +227,7 @@ func (k *Keyword) UnmarshalJSON(b []byte) error {
 	}
 	*k = Keyword(w.plainKeyword)
 	k.SearchVolume, k.CPC, k.ProductCount = w.SearchVolume.v, w.CPC.v, w.ProductCount.v
+	k.Raw = append(json.RawMessage(nil), b...)
 	return nil
 }
 
@@ -252,6 +253,6 @@ func (c *Client) Keyword(ctx context.Context, domain Domain, keyword string) (*K
 	if out == nil {
 		return nil, &NotFoundError{Endpoint: EndpointKeywordRequest, Domain: domain, Missing: []string{keyword}, Meta: env.meta(resp)}
 	}
-	out.Raw, out.Meta = env.raw, env.meta(resp)
+	out.Meta = env.meta(resp)
 	return out, nil
 }

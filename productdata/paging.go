@@ -56,26 +56,28 @@ func (c *Client) Pages(ctx context.Context, endpoint Endpoint, domain Domain, pa
 	if err != nil {
 		return failing[*Page](err)
 	}
-	var previous json.RawMessage
-	fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
-		p := maps.Clone(params)
-		if p == nil {
-			p = Params{}
+	return func(yield func(*Page, error) bool) {
+		var previous json.RawMessage // per iteration: the sequence may be ranged over again
+		fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
+			p := maps.Clone(params)
+			if p == nil {
+				p = Params{}
+			}
+			p[pageParam] = n
+			env := &envelope{}
+			resp, err := c.call(ctx, endpoint, domain, p, env)
+			if err != nil {
+				return paging.Page[*Page]{}, err
+			}
+			if emptyData(env.raw) || (previous != nil && bytes.Equal(previous, env.raw)) {
+				return paging.Page[*Page]{}, nil
+			}
+			previous = env.raw
+			page := &Page{Number: n, Data: env.raw, Meta: env.meta(resp)}
+			return paging.Page[*Page]{Items: []*Page{page}, More: true}, nil
 		}
-		p[pageParam] = n
-		env := &envelope{}
-		resp, err := c.call(ctx, endpoint, domain, p, env)
-		if err != nil {
-			return paging.Page[*Page]{}, err
-		}
-		if emptyData(env.raw) || (previous != nil && bytes.Equal(previous, env.raw)) {
-			return paging.Page[*Page]{}, nil
-		}
-		previous = env.raw
-		page := &Page{Number: n, Data: env.raw, Meta: env.meta(resp)}
-		return paging.Page[*Page]{Items: []*Page{page}, More: true}, nil
+		paging.All(ctx, first, fetch, isNoMoreData)(yield)
 	}
-	return paging.All(ctx, first, fetch, isNoMoreData)
 }
 
 // firstPage returns the page number params holds under pageParam (in any letter case), or 1.

@@ -118,3 +118,23 @@ func TestPagesYieldsAFailureOnceAndStops(t *testing.T) {
 	assert.Equal(t, 1, pages)
 	assert.Equal(t, 1, errs)
 }
+
+func TestPagesCanBeRangedOverAgain(t *testing.T) {
+	t.Parallel()
+	srv := newAPI(t, nil, func(r received) reply {
+		if pageNumber(r, "Page") == 2 {
+			return fail(11, "No data available")
+		}
+		return ok(t, []any{"only page"}, 1, 1)
+	})
+	pages := newClient(t, srv).Pages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil, "")
+	for range 2 {
+		n := 0
+		for _, err := range pages {
+			require.NoError(t, err)
+			n++
+		}
+		assert.Equal(t, 1, n, "the second run starts afresh")
+	}
+	assert.Len(t, srv.requests(), 4)
+}
