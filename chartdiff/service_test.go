@@ -155,3 +155,32 @@ func TestOpenAPIRefusesANonContract(t *testing.T) {
 	require.ErrorAs(t, err, &de)
 	assert.Contains(t, err.Error(), "not an OpenAPI document")
 }
+
+func TestUndescribedBodiesDecodeLeniently(t *testing.T) {
+	t.Parallel()
+	var s chartdiff.Stats
+	require.NoError(t, json.Unmarshal([]byte(`{"charts_stored": "many", "charts_analyzed": 0, "coverage": 0.5, "engine_version": 3}`), &s),
+		"a field of an unexpected type does not fail the answer")
+	assert.Nil(t, s.ChartsStored, "a value that is not a number is unknown, not 0")
+	require.NotNil(t, s.ChartsAnalyzed)
+	assert.Equal(t, 0, *s.ChartsAnalyzed)
+	assert.Equal(t, 0.5, *s.Coverage)
+	assert.Empty(t, s.EngineVersion)
+
+	var u chartdiff.Usage
+	require.NoError(t, json.Unmarshal([]byte(`{"account_id": 42, "limits": {"requests_per_hour": 1000, "analyses_per_day": "200"}, "keys": [{"id": 7, "requests_total": 3}]}`), &u))
+	assert.Equal(t, "42", u.AccountID)
+	require.NotNil(t, u.Limits)
+	assert.Equal(t, 1000, *u.Limits.RequestsPerHour)
+	assert.Nil(t, u.Limits.AnalysesPerDay)
+	require.Len(t, u.Keys, 1)
+	assert.Equal(t, chartdiff.KeyID("7"), u.Keys[0].ID)
+
+	var m chartdiff.Meta
+	require.NoError(t, json.Unmarshal([]byte(`{"service": "phm", "version": 2, "diag": {"headers": {"x-phm-key": 35}}}`), &m))
+	assert.Equal(t, "phm", m.Service)
+	assert.Empty(t, m.Version)
+	n, ok := m.Diag.HeaderLength("X-PHM-KEY")
+	assert.True(t, ok)
+	assert.Equal(t, 35, n)
+}

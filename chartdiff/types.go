@@ -542,3 +542,102 @@ func (d *OpenAPIDocument) UnmarshalJSON(b []byte) error {
 	sort.Strings(d.Paths)
 	return nil
 }
+
+// UnmarshalJSON decodes the statistics leniently: the API description names none of their
+// fields, so a value of an unexpected type is left unset (Raw keeps it).
+func (s *Stats) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ChartsStored   opt[int]     `json:"charts_stored"`
+		ChartsAnalyzed opt[int]     `json:"charts_analyzed"`
+		Coverage       opt[float64] `json:"coverage"`
+		ActiveUsers    opt[int]     `json:"active_users"`
+		EngineVersion  opt[string]  `json:"engine_version"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*s = Stats{ChartsStored: w.ChartsStored.v, ChartsAnalyzed: w.ChartsAnalyzed.v, Coverage: w.Coverage.v,
+		ActiveUsers: w.ActiveUsers.v, EngineVersion: w.EngineVersion.or("")}
+	return nil
+}
+
+// UnmarshalJSON decodes a player's statistics leniently, as Stats.
+func (s *PlayerStats) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Records         opt[int]     `json:"records"`
+		ChartsPlayed    opt[int]     `json:"charts_played"`
+		FullCombos      opt[int]     `json:"full_combos"`
+		AverageAccuracy opt[float64] `json:"average_accuracy"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*s = PlayerStats{Records: w.Records.v, ChartsPlayed: w.ChartsPlayed.v, FullCombos: w.FullCombos.v, AverageAccuracy: w.AverageAccuracy.v}
+	return nil
+}
+
+// UnmarshalJSON decodes the usage leniently, as Stats.
+func (u *Usage) UnmarshalJSON(b []byte) error {
+	var w struct {
+		AccountID     opt[KeyID]       `json:"account_id"`
+		RequestsTotal opt[int]         `json:"requests_total"`
+		AnalysesTotal opt[int]         `json:"analyses_total"`
+		Limits        opt[UsageLimits] `json:"limits"`
+		Keys          opt[[]KeyUsage]  `json:"keys"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*u = Usage{AccountID: string(w.AccountID.or("")), RequestsTotal: w.RequestsTotal.v, AnalysesTotal: w.AnalysesTotal.v,
+		Limits: w.Limits.v, Keys: w.Keys.or(nil)}
+	return nil
+}
+
+// UnmarshalJSON decodes the limits leniently, as Stats.
+func (l *UsageLimits) UnmarshalJSON(b []byte) error {
+	var w struct {
+		RequestsPerHour          opt[int] `json:"requests_per_hour"`
+		AnalysesPerDay           opt[int] `json:"analyses_per_day"`
+		AnonymousRequestsPerHour opt[int] `json:"anonymous_requests_per_hour"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*l = UsageLimits{RequestsPerHour: w.RequestsPerHour.v, AnalysesPerDay: w.AnalysesPerDay.v, AnonymousRequestsPerHour: w.AnonymousRequestsPerHour.v}
+	return nil
+}
+
+// UnmarshalJSON decodes a key's usage leniently, as Stats.
+func (k *KeyUsage) UnmarshalJSON(b []byte) error {
+	var w struct {
+		ID               opt[KeyID]     `json:"id"`
+		Name             opt[string]    `json:"name"`
+		Status           opt[KeyStatus] `json:"status"`
+		RequestsTotal    opt[int]       `json:"requests_total"`
+		AnalysesTotal    opt[int]       `json:"analyses_total"`
+		RequestsThisHour opt[int]       `json:"requests_this_hour"`
+		AnalysesToday    opt[int]       `json:"analyses_today"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*k = KeyUsage{ID: w.ID.or(""), Name: w.Name.or(""), Status: w.Status.or(""), RequestsTotal: w.RequestsTotal.v,
+		AnalysesTotal: w.AnalysesTotal.v, RequestsThisHour: w.RequestsThisHour.v, AnalysesToday: w.AnalysesToday.v}
+	return nil
+}
+
+// UnmarshalJSON decodes the build information leniently, as Stats.
+func (m *Meta) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Service       opt[string]      `json:"service"`
+		Version       opt[string]      `json:"version"`
+		Build         opt[string]      `json:"build"`
+		EngineVersion opt[string]      `json:"engine_version"`
+		Diag          opt[Diagnostics] `json:"diag"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = Meta{Service: w.Service.or(""), Version: w.Version.or(""), Build: w.Build.or(""), EngineVersion: w.EngineVersion.or(""), Diag: w.Diag.v}
+	return nil
+}

@@ -28,6 +28,8 @@ type Client struct {
 	paid *httpcore.Client
 	// payee is the address of WithExpectedPayee, "" for none.
 	payee string
+	// payer is the payer of WithPayer, nil for none; Quote asks it whether it would pay.
+	payer *x402.Payer
 }
 
 // New returns a client configured by opts. The base URL comes from WithBaseURL or else from
@@ -77,7 +79,7 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fromCore(err)
 	}
-	return &Client{free: free, paid: paid, payee: cfg.payee}, nil
+	return &Client{free: free, paid: paid, payee: cfg.payee, payer: cfg.payer}, nil
 }
 
 // checkID refuses a report id that is empty or would change the request path or query.

@@ -19,10 +19,16 @@
 //
 // A purchase is paid by an [x402.Payer], which signs an EIP-3009 USDC authorisation within
 // the limits of its [x402.Policy]: a cap per payment, a total budget, the allowed payees and
-// networks. The client sends purchases through the payer's RoundTripper:
+// networks. The client sends purchases through the payer's RoundTripper. Always set a total
+// budget and pin the store's address, so that a program left alone can spend no more than
+// MaxTotal, and only at the store:
 //
 //	signer, err := x402.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
-//	payer, err := x402.NewPayer(signer, x402.Policy{MaxPerPayment: big.NewInt(500_000)}) // 0.50 USDC
+//	payer, err := x402.NewPayer(signer, x402.Policy{
+//		MaxPerPayment: big.NewInt(500_000),   // 0.50 USDC per report
+//		MaxTotal:      big.NewInt(5_000_000), // 5 USDC in all
+//		PayTo:         []string{storeAddress},
+//	})
 //	client, err := reportstore.New(
 //		reportstore.WithPayer(payer),
 //		reportstore.WithExpectedPayee(storeAddress),
@@ -30,33 +36,49 @@
 //	report, err := client.Report(ctx, "macro-gdp", reportstore.FormatCSV)
 //	records, err := report.Records()
 //
-// Quote reads the live price of a report from the store's 402 challenge without paying.
-// Report buys a report into memory (up to MaxReportBytes) with its settlement receipt;
-// OpenReport buys it as a stream of any size, with the receipt available before the first
-// read; Fetch buys any other product by path, such as /report/custom with its query.
-// Report.JSON decodes FormatJSON into a ReportPayload, and Report.Records (or ScanRecords on
-// a stream) parses FormatCSV into typed rows whose missing values are nil, never 0.
+// Quote reads the live price of a report from the store's 402 challenge without paying, and
+// says in Quote.Refusal why the payer would refuse it. Report buys a report into memory (up
+// to MaxReportBytes) with its settlement receipt; OpenReport buys it as a stream of any size,
+// with the receipt available before the first read; Fetch buys any other product by path,
+// such as /report/custom with its query. Report.JSON decodes FormatJSON into a
+// ReportPayload, and Report.Records (or ScanRecords on a stream) parses FormatCSV into typed
+// rows whose missing values are nil, never 0.
 //
 // # Money safety
+//
+// The payer's Budget counts every signed authorization until it is settled or expires, so
+// MaxTotal bounds what can leave the wallet whatever the network or the store does. What
+// each failure of a purchase means for the money:
 //
 //   - Every purchase pays the amount of its own most recent 402: the store re-quotes prices on
 //     every request, and a quote or a catalog price is never paid from memory.
 //   - The payer's policy is applied before anything is signed. A refusal is an
 //     *x402.PolicyError (errors.Is with x402.ErrAmountOverCap, x402.ErrBudgetExceeded,
-//     x402.ErrPayToNotAllowed) and nothing is paid.
+//     x402.ErrPayToNotAllowed, x402.ErrOriginNotAllowed) and nothing is signed or paid.
 //   - WithExpectedPayee refuses any challenge whose payTo is another address, before the payer
 //     sees it, with a *PayeeMismatchError; the store pays one fixed address.
-//   - A payment the store refused or failed to settle is an *x402.PaymentRejectedError; no
-//     money moved and the payer's budget is given back.
-//   - A paid request that got no answer is an *x402.PaymentUnconfirmedError: the payment may
-//     have settled, and its amount stays reserved in the payer's budget. The payer re-sends
-//     the same signed payment a few times first (x402.WithResend), which cannot settle twice.
+//   - A payment the store refused before settling it is an *x402.PaymentRejectedError: no
+//     money moved as far as the store says, but it still holds a signed authorization, so its amount stays
+//     counted in the payer's budget (Reserved) until the authorization expires.
+//   - A payment that settled without the report being delivered (a success receipt on an
+//     error answer) is an *x402.PaymentSettledError carrying the receipt: the money moved
+//     and counts as spent.
+//   - A paid request whose outcome is unknown (no answer, a 5xx, a redirect, the context
+//     ending) is an *x402.PaymentUnconfirmedError: the payment may have settled, and its
+//     amount stays reserved until Budget.Resolve says otherwise or it expires. The payer
+//     re-sends the same signed payment a few times first (x402.WithResend), which cannot
+//     settle twice.
+//   - A report paid for but not read in full (the connection broke during the body, the
+//     context ended) is a *DeliveryError carrying the receipt.
+//   - A redirect is never followed after a payment, and a request redirected to another
+//     origin is not paid (see x402.Policy.RedirectOrigins).
 //   - Purchases are never retried by the client (WithRetry applies to the free operations
-//     only), since a new request would be a new payment.
+//     only), since a new request would be a new payment. None of the payment errors is
+//     retryable.
 //   - Without WithPayer, a purchase is a *PaymentRequiredError carrying the quote; nothing is
 //     paid.
-//   - The payer's key is never sent, logged or quoted in an error; WithLogger records request
-//     metadata only.
+//   - The payer's key and the signed payment are never sent elsewhere, logged or quoted in
+//     an error; WithLogger records request metadata only.
 //
 // # Errors
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -383,7 +384,7 @@ func TestFailedSettlementMovesNoMoney(t *testing.T) {
 	assert.False(t, rejected.Settlement.Success)
 	assert.Equal(t, "unexpected_settle_error", rejected.Settlement.ErrorReason)
 	requireNoMoneyMoved(t, srv, payer)
-	assert.Equal(t, "0", payer.Reserved().String())
+	assert.Equal(t, "130000", payer.Reserved().String(), "the refused authorization counts until it expires")
 	assert.Equal(t, 0, srv.Sales("macro-gdp"))
 
 	// The next purchase goes through and pays once.
@@ -394,7 +395,7 @@ func TestFailedSettlementMovesNoMoney(t *testing.T) {
 
 func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
+	srv := newStore(t, reportstoretest.WithDroppedConnections(1), reportstoretest.WithReplayedDeliveries())
 	payer := newPayer(t, srv, x402.Policy{})
 	c := newClient(t, srv, payer)
 
@@ -406,6 +407,24 @@ func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 	assert.Equal(t, []int64{130000}, settledValues(srv))
 	assert.Equal(t, "130000", payer.Spent().String())
 	assert.Equal(t, "0", payer.Reserved().String())
+}
+
+func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
+	t.Parallel()
+	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
+	payer := newPayer(t, srv, x402.Policy{})
+	c := newClient(t, srv, payer)
+
+	// The resent payment meets a 402 (its nonce is used): after a dropped connection that is
+	// no proof the money did not move, so the amount stays reserved and nothing is re-quoted.
+	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
+	var unconfirmed *x402.PaymentUnconfirmedError
+	require.ErrorAs(t, err, &unconfirmed)
+	assert.Equal(t, http.StatusPaymentRequired, unconfirmed.StatusCode)
+	assert.Contains(t, unconfirmed.Reason, "nonce")
+	assert.Equal(t, []int64{130000}, settledValues(srv))
+	assert.Equal(t, "0", payer.Spent().String())
+	assert.Equal(t, "130000", payer.Reserved().String())
 }
 
 func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {

@@ -65,12 +65,17 @@ func ExampleClient_Report() {
 	store := reportstoretest.NewServer()
 	defer store.Close()
 
-	// A wallet funded in the fake store's ledger, paying at most 0.50 USDC per report.
+	// A wallet funded in the fake store's ledger, paying at most 0.50 USDC per report and
+	// 1 USDC in all, to the store's address only.
 	signer, err := x402.NewPrivateKeySigner(testKey)
 	if err != nil {
 		log.Fatal(err)
 	}
-	payer, err := x402.NewPayer(signer, x402.Policy{MaxPerPayment: big.NewInt(500_000)})
+	payer, err := x402.NewPayer(signer, x402.Policy{
+		MaxPerPayment: big.NewInt(500_000),
+		MaxTotal:      big.NewInt(1_000_000),
+		PayTo:         []string{reportstoretest.DefaultPayTo},
+	})
 	if err != nil {
 		log.Fatal(err)
 	}

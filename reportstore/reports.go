@@ -45,15 +45,24 @@ type Quote struct {
 	// MaxTimeoutSeconds is how long the store allows for a payment; always positive, since a
 	// payment option without a positive maxTimeoutSeconds is not usable and never quoted.
 	MaxTimeoutSeconds int
-	// Challenge is the whole challenge, with every payment option the store offered; the
-	// fields above describe the first usable "exact" one.
+	// Challenge is the whole challenge, with every payment option the store offered. The
+	// fields above describe the option the client's payer would pay; without a payer, or when
+	// the payer would refuse every option, the first usable "exact" one.
 	Challenge *x402.PaymentRequired
+	// Refusal is why the client's payer would refuse to pay this quote (a *x402.PolicyError,
+	// such as a price above MaxPerPayment, a payee not in Policy.PayTo or a network not in
+	// Policy.Networks, or a *x402.NoUsableRequirementsError); nil when it would pay it, or
+	// when the client has no payer. The budget is not checked: whether it has room depends on
+	// the payments in flight when the report is bought.
+	Refusal error
 }
 
 // Quote asks the store for the live price of report id in format, without paying: it sends
 // the request unpaid (never through the payer) and reads the 402 challenge. An empty format
 // means FormatHTML. With WithExpectedPayee, a challenge naming another payee is a
 // *PayeeMismatchError.
+//
+// The quote says whether the client's payer would pay it: see Quote.Refusal.
 //
 // A quote is information only. Purchases never pay a quoted amount: each pays the amount of
 // its own most recent 402, which the store may have re-quoted since.
@@ -94,7 +103,7 @@ func (c *Client) quote(ctx context.Context, id, p string, query url.Values, form
 	if apiErr.StatusCode != http.StatusPaymentRequired {
 		return nil, err
 	}
-	q, err := quoteFrom(apiErr, id, p, format)
+	q, err := quoteFrom(apiErr, id, p, format, c.payer)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +115,9 @@ func (c *Client) quote(ctx context.Context, id, p string, query url.Values, form
 	return q, nil
 }
 
-// quoteFrom reads the challenge of a 402 *APIError.
-func quoteFrom(apiErr *APIError, id, p string, format Format) (*Quote, error) {
+// quoteFrom reads the challenge of a 402 *APIError, and the option payer (when not nil)
+// would pay.
+func quoteFrom(apiErr *APIError, id, p string, format Format, payer *x402.Payer) (*Quote, error) {
 	resp := &http.Response{
 		StatusCode: apiErr.StatusCode,
 		Header:     apiErr.Header,
@@ -118,11 +128,14 @@ func quoteFrom(apiErr *APIError, id, p string, format Format) (*Quote, error) {
 		return nil, fmt.Errorf("reportstore: GET %s: reading the 402 challenge: %w", p, err)
 	}
 	var chosen *x402.PaymentRequirements
+	var refusal error
+	if payer != nil {
+		chosen, refusal = payer.Evaluate(pr)
+	}
 	for i := range pr.Accepts {
 		r := &pr.Accepts[i]
-		if r.Usable() && r.Scheme == x402.SchemeExact {
+		if chosen == nil && r.Usable() && r.Scheme == x402.SchemeExact {
 			chosen = r
-			break
 		}
 	}
 	if chosen == nil {
@@ -153,6 +166,7 @@ func quoteFrom(apiErr *APIError, id, p string, format Format) (*Quote, error) {
 		Scheme:            chosen.Scheme,
 		MaxTimeoutSeconds: chosen.MaxTimeoutSeconds,
 		Challenge:         pr,
+		Refusal:           refusal,
 	}, nil
 }
 
@@ -361,7 +375,7 @@ func purchaseError(err error, rec *payeeRecord, id, p string, format Format, isR
 		case apiErr.StatusCode == http.StatusBadRequest && isReport:
 			return &UnsupportedFormatError{Format: format, Err: apiErr}
 		case apiErr.StatusCode == http.StatusPaymentRequired:
-			q, qerr := quoteFrom(apiErr, id, p, format)
+			q, qerr := quoteFrom(apiErr, id, p, format, nil)
 			if qerr != nil {
 				q = nil
 			}
@@ -375,18 +389,22 @@ func purchaseError(err error, rec *payeeRecord, id, p string, format Format, isR
 	return err
 }
 
-// paymentCause returns the x402 error inside err, or nil.
+// paymentCause returns the x402 error inside err, or nil. The outcome of a payment comes
+// first: a rejection may carry the policy's refusal of a re-quote inside it.
 func paymentCause(err error) error {
-	if e, ok := errorsAs[*x402.PolicyError](err); ok {
+	if e, ok := errorsAs[*x402.PaymentSettledError](err); ok {
 		return e
 	}
-	if e, ok := errorsAs[*x402.NoUsableRequirementsError](err); ok {
+	if e, ok := errorsAs[*x402.PaymentUnconfirmedError](err); ok {
 		return e
 	}
 	if e, ok := errorsAs[*x402.PaymentRejectedError](err); ok {
 		return e
 	}
-	if e, ok := errorsAs[*x402.PaymentUnconfirmedError](err); ok {
+	if e, ok := errorsAs[*x402.PolicyError](err); ok {
+		return e
+	}
+	if e, ok := errorsAs[*x402.NoUsableRequirementsError](err); ok {
 		return e
 	}
 	if e, ok := errorsAs[*x402.FormatError](err); ok {

@@ -23,6 +23,15 @@ const validAfterSkew = 600
 // crypto/rand, validAfter = now-600 and validBefore = now+r.MaxTimeoutSeconds, signed under
 // the EIP-712 domain {extra.name, extra.version, chain id of r.Network, r.Asset}.
 func SignExact(signer Signer, pr *PaymentRequired, r *PaymentRequirements, now time.Time) (*PaymentPayload, error) {
+	if r == nil {
+		return nil, errors.New("x402: SignExact needs a signer, a challenge and an entry")
+	}
+	return signExact(signer, pr, r, now, time.Duration(r.MaxTimeoutSeconds)*time.Second)
+}
+
+// signExact is SignExact with the authorization valid for validity (whole seconds, at most
+// r.MaxTimeoutSeconds) instead of the server's maxTimeoutSeconds.
+func signExact(signer Signer, pr *PaymentRequired, r *PaymentRequirements, now time.Time, validity time.Duration) (*PaymentPayload, error) {
 	switch {
 	case signer == nil || pr == nil || r == nil:
 		return nil, errors.New("x402: SignExact needs a signer, a challenge and an entry")
@@ -32,7 +41,7 @@ func SignExact(signer Signer, pr *PaymentRequired, r *PaymentRequirements, now t
 		return nil, fmt.Errorf("x402: cannot sign for scheme %q", r.Scheme)
 	case !fitsUint256(r.Amount):
 		return nil, errors.New("x402: cannot sign for this entry: amount missing or out of range")
-	case r.MaxTimeoutSeconds <= 0:
+	case r.MaxTimeoutSeconds <= 0 || validity < time.Second:
 		return nil, errors.New("x402: cannot sign for this entry: maxTimeoutSeconds must be positive")
 	case pr.X402Version != 1 && pr.X402Version != 2:
 		return nil, fmt.Errorf("x402: unsupported x402Version %d", pr.X402Version)
@@ -51,7 +60,7 @@ func SignExact(signer Signer, pr *PaymentRequired, r *PaymentRequirements, now t
 		To:          r.PayTo,
 		Value:       new(big.Int).Set(r.Amount),
 		ValidAfter:  big.NewInt(max(unix-validAfterSkew, 0)),
-		ValidBefore: big.NewInt(unix + int64(r.MaxTimeoutSeconds)),
+		ValidBefore: big.NewInt(unix + int64(validity/time.Second)),
 	}
 	if _, err := rand.Read(auth.Nonce[:]); err != nil {
 		return nil, fmt.Errorf("x402: reading a random nonce: %w", err)

@@ -12,6 +12,7 @@
 //	payer, err := x402.NewPayer(signer, x402.Policy{
 //		MaxPerPayment: big.NewInt(250_000),    // $0.25 per request (USDC has 6 decimals)
 //		MaxTotal:      big.NewInt(10_000_000), // $10 for the life of the payer
+//		PayTo:         []string{sellerAddress}, // pay no one else
 //	})
 //	if err != nil { ... }
 //	client := &http.Client{Transport: payer.RoundTripper(nil)}
@@ -31,34 +32,60 @@
 //     reserved against MaxTotal, then Policy.Approve, if set, sees the quote. A refusal at
 //     any step is a *PolicyError or a *NoUsableRequirementsError, and nothing is signed.
 //  4. The authorization is signed: value = amount, a random 32-byte nonce, validAfter =
-//     now-600, validBefore = now+maxTimeoutSeconds, under the domain {extra.name,
-//     extra.version, chain id, asset}.
+//     now-600, validBefore = now+maxTimeoutSeconds (at most Policy.MaxValidity, 10 minutes
+//     by default, whatever the server asks), under the domain {extra.name, extra.version,
+//     chain id, asset}. What is signed is the entry the policy checked, not anything the
+//     approval hook was shown.
 //  5. The request is sent again with the payment, its body replayed through GetBody, the
-//     chosen entry echoed byte for byte as "accepted".
-//  6. A 2xx answer commits the reservation: Payer.Spent grows. A second 402 releases it and
-//     is a *PaymentRejectedError with the server's reason; it is paid again only once, and
-//     only with Policy.AllowRequote and a new quote that passes the policy. A network
-//     failure or a 5xx answer is retried with the same signed payment, which cannot settle
-//     twice; if no clear answer comes, the amount stays reserved (see Payer.Reserved), since
-//     the payment may have settled.
+//     chosen entry echoed byte for byte as "accepted". The paid request is sent only as
+//     often as the payer decides: net/http cannot re-send it on its own.
+//  6. The answer settles what happened to the money; see the next section.
 //
-// The ledger is shared by all requests of a Payer and is safe for concurrent use: however
-// many goroutines pay at once, committed plus reserved never passes MaxTotal.
+// # What each outcome means for the money
+//
+// A signed authorization is money out of the door until it expires: the payee can settle it
+// any time before validBefore. So the payer's Budget counts it from the moment it is
+// signed, and nothing a server says releases it early. Every outcome after a payment left is
+// a 2xx answer or one of these typed errors, none of which is retryable:
+//
+//   - a 2xx answer: the payment is committed (Payer.Spent); ReceiptFrom reads the receipt.
+//   - *PaymentSettledError: a success receipt came with an error answer. The money moved and
+//     is committed; the resource was not delivered, and a redirect is not followed.
+//   - *PaymentRejectedError: the server refused the payment before settling it (a 402 or a
+//     4xx, with nothing in doubt). No money moved as far as the server says, but it
+//     holds a valid authorization, so the amount stays counted (Payer.Reserved) until it expires. With
+//     Policy.AllowRequote a new quote in the refusal is paid once more, within the policy.
+//   - *PaymentUnconfirmedError: the outcome is unknown (no answer, a final 5xx, a redirect,
+//     the context ending, or any answer after an earlier attempt of the same payment was in
+//     doubt). The payment may have settled; the amount stays counted until Budget.Resolve is
+//     told the outcome or the authorization expires. It is never re-quoted.
+//
+// Before giving up on a network failure or a 5xx, the payer sends the same signed payment
+// again (WithResend), which cannot settle twice. Payer.Outstanding lists what the budget
+// holds: nonce, amount, payee, expiry and resource of each authorization.
+//
+// A Budget is shared by every request of a Payer and is safe for concurrent use: however
+// many goroutines pay at once, committed plus held never passes MaxTotal. It can be shared
+// with other payment rails too (WithBudget), so that one cap covers every way a program
+// pays.
 //
 // # Money safety
 //
 // Amounts are big integers in the token's atomic units, never floats. The default policy
 // pays at most 1 USDC per request, on Base mainnet, in USDC only. A Policy without MaxTotal
-// has no total cap: set one for unattended use. Every quote is fresh: the payer pays the
-// amount of the latest 402, never a remembered price.
+// has no total cap, and one without PayTo pays any payee: set both for unattended use. Every
+// quote is fresh: the payer pays the amount of the latest 402, never a remembered price. A
+// request that an HTTP redirect brought to another origin is paid only when
+// Policy.RedirectOrigins lists it.
 //
 // Private keys never appear in errors or logs: a PrivateKeySigner prints as its address.
-// Signatures never appear in errors. Signer is an interface, so a hardware wallet or a key
-// management service can sign instead of a key in memory.
+// Signatures and payment headers never appear in errors, even when a server echoes them.
+// Signer is an interface, so a hardware wallet or a key management service can sign instead
+// of a key in memory.
 //
 // An outer retry layer (such as the retry loop of an SDK client built on top of this
 // transport) must not retry a request that failed with one of this package's errors: each
-// retry would be a new quote and a new payment.
+// retry would be a new quote and a new payment. The errors say so through RetryableError.
 //
 // # Serving and verifying
 //

@@ -45,13 +45,18 @@ var (
 	ErrPayToNotAllowed = errors.New("x402: recipient not in the allowed list")
 	// ErrNotApproved reports a quote the Policy.Approve hook refused.
 	ErrNotApproved = errors.New("x402: payment not approved")
+	// ErrOriginNotAllowed reports a payment asked for by an origin the request was
+	// redirected to, which Policy.RedirectOrigins does not list.
+	ErrOriginNotAllowed = errors.New("x402: payment asked for after a redirect to another origin")
 )
 
 // PolicyError reports a payment the policy refused. Nothing was signed.
 type PolicyError struct {
 	// Rule is the sentinel of the rule that refused: ErrAmountOverCap, ErrBudgetExceeded,
-	// ErrPayToNotAllowed or ErrNotApproved.
+	// ErrPayToNotAllowed, ErrNotApproved or ErrOriginNotAllowed.
 	Rule error
+	// Origin is the origin that asked for payment (ErrOriginNotAllowed only).
+	Origin string
 	// Requirements is the accepts entry that was refused.
 	Requirements PaymentRequirements
 	// Limit is the cap (ErrAmountOverCap) or the budget left (ErrBudgetExceeded), in atomic
@@ -77,6 +82,9 @@ func (e *PolicyError) Error() string {
 	}
 	if errors.Is(e.Rule, ErrPayToNotAllowed) {
 		fmt.Fprintf(&b, ", payTo %s", e.Requirements.PayTo)
+	}
+	if e.Origin != "" {
+		fmt.Fprintf(&b, ", origin %s", e.Origin)
 	}
 	if e.Cause != nil {
 		b.WriteString(": ")
@@ -122,19 +130,26 @@ func (e *NoUsableRequirementsError) RetryableError() bool { return false }
 // *bytes.Buffer, *bytes.Reader or *strings.Reader have GetBody. Nothing was signed.
 var ErrBodyNotReplayable = errors.New("x402: request body cannot be re-sent for payment (set http.Request.GetBody)")
 
-// PaymentRejectedError reports that the server answered a paid request with another 402: it
-// refused the payment, or settling it failed. The reservation was released unless the
-// server's receipt says the payment settled, or an earlier attempt of the same payment ended
-// without an answer.
+// PaymentRejectedError reports that the server refused a paid request: it answered with
+// another 402 (it refused the payment, or settling it failed), or with another failure status
+// and no settlement receipt, and nothing about the payment was in doubt. No money moved as
+// far as the server says, but the payee still holds the signed authorization until it
+// expires: its amount stays counted against the budget until then (see Budget). The payer
+// pays a new quote only with Policy.AllowRequote, once.
 type PaymentRejectedError struct {
 	// Requirements is the accepts entry that was paid.
 	Requirements PaymentRequirements
+	// StatusCode is the status of the server's answer (402, or another 4xx).
+	StatusCode int
 	// Reason is the error field of the server's new challenge, such as
-	// "invalid_exact_evm_payload_authorization_valid_after".
+	// "invalid_exact_evm_payload_authorization_valid_after", or a short excerpt of the body of
+	// another failure status; any part of the payment is scrubbed from it.
 	Reason string
 	// Settlement is the server's PAYMENT-RESPONSE receipt, when it sent one (usually with
 	// Success false and an ErrorReason).
 	Settlement *SettleResponse
+	// Nonce is the EIP-3009 nonce of the refused authorization, 0x hex.
+	Nonce string
 	// Requote is why the server's new quote was not paid, when Policy.AllowRequote is set.
 	Requote error
 }
@@ -143,6 +158,9 @@ type PaymentRejectedError struct {
 func (e *PaymentRejectedError) Error() string {
 	var b strings.Builder
 	b.WriteString("x402: payment rejected by the server")
+	if e.StatusCode != 0 && e.StatusCode != 402 {
+		fmt.Fprintf(&b, " (status %d)", e.StatusCode)
+	}
 	if e.Reason != "" {
 		fmt.Fprintf(&b, ": %q", httpcore.Excerpt([]byte(e.Reason)))
 	}
@@ -163,9 +181,12 @@ func (e *PaymentRejectedError) RetryableError() bool { return false }
 // Unwrap returns the reason a new quote was not paid, if any.
 func (e *PaymentRejectedError) Unwrap() error { return e.Requote }
 
-// PaymentUnconfirmedError reports a paid request that got no answer (a network failure or the
-// context ending) after the payment was sent. The server may have settled it: the amount stays
-// reserved against Policy.MaxTotal, and Nonce identifies the authorization on chain.
+// PaymentUnconfirmedError reports a paid request whose outcome is unknown: no answer came (a
+// network failure, the context ending), the answer was a 5xx or a redirect, or the answer
+// came to a request the transport had sent more than once, or after an attempt of the same
+// payment ended in doubt. The server may have settled it: the amount stays counted against
+// the budget until resolved (see Budget.Resolve), and Nonce identifies the authorization on
+// chain.
 type PaymentUnconfirmedError struct {
 	// Requirements is the accepts entry that was paid.
 	Requirements PaymentRequirements
@@ -173,13 +194,30 @@ type PaymentUnconfirmedError struct {
 	Payer string
 	// Nonce is the EIP-3009 nonce of the authorization, 0x hex.
 	Nonce string
-	// Err is the failure of the last attempt.
+	// StatusCode is the status of the last answer, 0 when none came.
+	StatusCode int
+	// Reason is the server's reason when its last answer gave one (a new challenge's error
+	// field, or a short excerpt of a failure body); any part of the payment is scrubbed.
+	Reason string
+	// Err is the failure of the last attempt, when it got no answer.
 	Err error
 }
 
 // Error says the payment's outcome is unknown and names the nonce to look up.
 func (e *PaymentUnconfirmedError) Error() string {
-	return fmt.Sprintf("x402: paid request failed after sending the payment; it may have settled (nonce %s): %v", e.Nonce, e.Err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "x402: outcome of the payment unknown; it may have settled (nonce %s)", e.Nonce)
+	if e.StatusCode != 0 {
+		fmt.Fprintf(&b, ": status %d", e.StatusCode)
+	}
+	if e.Reason != "" {
+		fmt.Fprintf(&b, ": %q", httpcore.Excerpt([]byte(e.Reason)))
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
 }
 
 // RetryableError reports false: an HTTP retry layer must not send the request again, since
@@ -188,6 +226,34 @@ func (e *PaymentUnconfirmedError) RetryableError() bool { return false }
 
 // Unwrap returns the failure of the last attempt.
 func (e *PaymentUnconfirmedError) Unwrap() error { return e.Err }
+
+// PaymentSettledError reports a payment the server settled (its receipt says so) without
+// delivering the resource: it answered with a redirect or a failure status. The money is
+// spent: the amount is committed. The redirect is not followed, since the next hop could ask
+// to be paid again.
+type PaymentSettledError struct {
+	// Requirements is the accepts entry that was paid.
+	Requirements PaymentRequirements
+	// StatusCode is the status of the answer.
+	StatusCode int
+	// Location is the answer's Location header, for a redirect.
+	Location string
+	// Receipt is the settlement receipt.
+	Receipt *SettleResponse
+}
+
+// Error names the status and the settlement transaction.
+func (e *PaymentSettledError) Error() string {
+	msg := fmt.Sprintf("x402: payment settled (transaction %s) but the answer was status %d", e.Receipt.Transaction, e.StatusCode)
+	if e.Location != "" {
+		msg += ", a redirect that was not followed"
+	}
+	return msg
+}
+
+// RetryableError reports false: the payment is spent, and sending the request again would pay
+// again.
+func (e *PaymentSettledError) RetryableError() bool { return false }
 
 // VerifyError reports a payment payload that does not satisfy its requirements. Reason is the
 // reference facilitator's code (see the Reason constants), so a server can return it as is.

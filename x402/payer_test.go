@@ -294,23 +294,35 @@ func TestBodyWithoutGetBodyCannotBePaid(t *testing.T) {
 	assert.Zero(t, payer.Reserved().Sign())
 }
 
-func TestRejectedPaymentIsReleased(t *testing.T) {
+func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	t.Parallel()
-	// The payer's address was never funded: the facilitator refuses the payment.
-	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-	payer, signer, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: big.NewInt(100)})
+	// The payer's address was never funded: the facilitator refuses the payment. The payee
+	// still holds a valid authorization, so its amount stays counted until it expires.
+	clock := &fakeNow{t: time.Now()}
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), MaxTimeoutSeconds: 60}, nil)
+	payer, signer, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: big.NewInt(100)}, x402.WithClock(clock.now))
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
 	assert.Equal(t, x402.ReasonInsufficientBalance, rej.Reason)
+	assert.Equal(t, http.StatusPaymentRequired, rej.StatusCode)
 	assert.Nil(t, rej.Settlement)
 	assert.Equal(t, big.NewInt(100), rej.Requirements.Amount)
 	assert.Equal(t, int64(1), signer.n.Load(), "a rejection is not paid again")
 	assert.Zero(t, payer.Spent().Sign())
-	assert.Zero(t, payer.Reserved().Sign(), "the reservation is released")
+	assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused authorization is still valid: it counts")
+	out := payer.Outstanding()
+	require.Len(t, out, 1)
+	assert.Equal(t, x402.HoldRefused, out[0].State)
+	assert.Equal(t, rej.Nonce, out[0].ID)
 
-	// The released budget can be used again.
 	s.f.Fund(signer.Address(), big.NewInt(100))
+	_, _, err = get(t, client, s.srv.URL+"/x")
+	assert.ErrorIs(t, err, x402.ErrBudgetExceeded, "the budget has no room while the authorization can be used")
+	assert.Equal(t, int64(1), signer.n.Load())
+
+	clock.add(60*time.Second + x402.ExpiryMargin + time.Second)
+	assert.Zero(t, payer.Reserved().Sign(), "once it has expired, it is released")
 	_, _, err = get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
 	assert.Equal(t, big.NewInt(100), payer.Spent())
@@ -330,7 +342,7 @@ func TestFailedSettlementCarriesTheReceipt(t *testing.T) {
 	assert.Equal(t, "insufficient_funds", rej.Settlement.ErrorReason)
 	assert.Contains(t, err.Error(), "insufficient_funds")
 	assert.Zero(t, payer.Spent().Sign())
-	assert.Zero(t, payer.Reserved().Sign())
+	assert.Equal(t, big.NewInt(100), payer.Reserved(), "a refused authorization counts until it expires")
 	assert.Equal(t, big.NewInt(1000), s.f.Balance(payer.Address()))
 }
 
@@ -358,7 +370,7 @@ func TestRequote(t *testing.T) {
 		assert.NoError(t, rej.Requote)
 		assert.Equal(t, int64(1), signer.n.Load())
 		assert.Zero(t, payer.Spent().Sign())
-		assert.Zero(t, payer.Reserved().Sign())
+		assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused authorization counts until it expires")
 	})
 	t.Run("paid once with AllowRequote", func(t *testing.T) {
 		t.Parallel()
@@ -374,6 +386,7 @@ func TestRequote(t *testing.T) {
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Equal(t, int64(2), signer.n.Load())
 		assert.Equal(t, big.NewInt(120), payer.Spent(), "the most recent quote is paid, and only it")
+		assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused first authorization still counts")
 		require.Len(t, quotes, 2)
 		assert.False(t, quotes[0].Requote)
 		assert.True(t, quotes[1].Requote)
@@ -390,7 +403,7 @@ func TestRequote(t *testing.T) {
 		assert.ErrorIs(t, err, x402.ErrAmountOverCap)
 		assert.Equal(t, int64(1), signer.n.Load())
 		assert.Zero(t, payer.Spent().Sign())
-		assert.Zero(t, payer.Reserved().Sign())
+		assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused first authorization still counts")
 	})
 	t.Run("rejected twice", func(t *testing.T) {
 		t.Parallel()
@@ -405,7 +418,7 @@ func TestRequote(t *testing.T) {
 		assert.Equal(t, int64(2), signer.n.Load(), "a re-quote is paid at most once")
 		assert.Len(t, s.payments.all(), 2)
 		assert.Zero(t, payer.Spent().Sign())
-		assert.Zero(t, payer.Reserved().Sign())
+		assert.Equal(t, big.NewInt(101+102), payer.Reserved(), "both refused authorizations count until they expire")
 	})
 }
 
@@ -449,20 +462,23 @@ func TestServerErrorResendsTheSamePayment(t *testing.T) {
 func TestServerErrorAfterSettlementKeepsTheReservation(t *testing.T) {
 	t.Parallel()
 	// The server settles the payment, then fails; the resent payment is refused because its
-	// nonce was used. The money is gone, so the payer must keep counting it.
+	// nonce was used. The money is gone, so the payer must keep counting it, and must not
+	// call that refusal a rejection.
 	f := x402test.NewFacilitator()
 	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100)}, okHandler)
 	srv := httptest.NewServer(flaky(1, http.StatusInternalServerError, true, paywall))
 	t.Cleanup(srv.Close)
-	payer, signer, client := newPayer(t, f, 1000, x402.Policy{MaxTotal: big.NewInt(150)}, x402.WithResend(1, time.Millisecond))
+	payer, signer, client := newPayer(t, f, 1000, x402.Policy{MaxTotal: big.NewInt(150), AllowRequote: true}, x402.WithResend(1, time.Millisecond))
 
 	_, _, err := get(t, client, srv.URL+"/x")
-	var rej *x402.PaymentRejectedError
-	require.ErrorAs(t, err, &rej)
-	assert.Equal(t, x402.ReasonNonceAlreadyUsed, rej.Reason)
-	assert.Equal(t, int64(1), signer.n.Load())
+	var ue *x402.PaymentUnconfirmedError
+	require.ErrorAs(t, err, &ue, "an answer after an attempt in doubt is in doubt too")
+	assert.Equal(t, http.StatusPaymentRequired, ue.StatusCode)
+	assert.Equal(t, x402.ReasonNonceAlreadyUsed, ue.Reason)
+	assert.Equal(t, int64(1), signer.n.Load(), "a 402 after an attempt in doubt is never re-quoted")
 	assert.Len(t, f.Settlements(), 1)
 	assert.Equal(t, big.NewInt(100), payer.Reserved(), "an outcome in doubt stays reserved")
+	assert.Equal(t, x402.HoldInDoubt, payer.Outstanding()[0].State)
 
 	// The reserved amount still counts against the budget.
 	_, _, err = get(t, client, srv.URL+"/x")
@@ -470,16 +486,18 @@ func TestServerErrorAfterSettlementKeepsTheReservation(t *testing.T) {
 	assert.Equal(t, int64(1), signer.n.Load())
 }
 
-func TestFinalServerErrorIsReturnedAndKeepsTheReservation(t *testing.T) {
+func TestFinalServerErrorIsInDoubt(t *testing.T) {
 	t.Parallel()
 	f := x402test.NewFacilitator()
 	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100)}, okHandler)
 	srv := httptest.NewServer(flaky(10, http.StatusBadGateway, false, paywall))
 	t.Cleanup(srv.Close)
 	payer, signer, client := newPayer(t, f, 1000, x402.Policy{}, x402.WithResend(1, time.Millisecond))
-	resp, _, err := get(t, client, srv.URL+"/x")
-	require.NoError(t, err)
-	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	resp, err := client.Get(srv.URL + "/x")
+	assert.Nil(t, resp, "a 5xx after a payment is never handed back as a plain answer")
+	var ue *x402.PaymentUnconfirmedError
+	require.ErrorAs(t, err, &ue)
+	assert.Equal(t, http.StatusBadGateway, ue.StatusCode)
 	assert.Equal(t, int64(1), signer.n.Load())
 	assert.Zero(t, payer.Spent().Sign())
 	assert.Equal(t, big.NewInt(100), payer.Reserved())

@@ -6,11 +6,16 @@ import (
 	"math/big"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // DefaultMaxPerPayment is the per-payment cap of a Policy that sets none: 1 USDC, in atomic
 // units (6 decimals).
 const DefaultMaxPerPayment = 1_000_000
+
+// DefaultMaxValidity is the longest an authorization stays valid when Policy.MaxValidity is
+// not set.
+const DefaultMaxValidity = 10 * time.Minute
 
 // Policy bounds what a Payer may pay. It is checked before anything is signed; a refusal is a
 // *PolicyError or a *NoUsableRequirementsError and nothing is signed.
@@ -35,13 +40,25 @@ type Policy struct {
 	// knows (Base, Base Sepolia).
 	Assets []string
 	// AllowRequote lets the payer pay once more when the server answers a paid request with a
-	// new 402 whose quote passes the policy. Without it, that answer is a
-	// *PaymentRejectedError.
+	// clean new 402 (nothing about the first payment in doubt) whose quote passes the policy.
+	// Without it, that answer is a *PaymentRejectedError. The refused first authorization
+	// stays counted against MaxTotal until it expires: both count.
 	AllowRequote bool
+	// MaxValidity caps how long a signed authorization stays valid (default
+	// DefaultMaxValidity): validBefore is now plus the smaller of the server's
+	// maxTimeoutSeconds and MaxValidity, so a server cannot make the payer sign an
+	// authorization usable for years.
+	MaxValidity time.Duration
+	// RedirectOrigins lists the origins (scheme://host[:port], such as
+	// "https://cdn.example") a request may be paid at after an HTTP redirect took it there
+	// from another origin. A request is always paid on the origin it was sent to; without
+	// this list, a redirect to another origin that asks for payment is refused with
+	// ErrOriginNotAllowed and nothing is signed.
+	RedirectOrigins []string
 	// Approve, when set, sees every quote that passed the other rules, with its amount already
-	// reserved, and may refuse it by returning an error. It runs on the request's goroutine
-	// with the request's context, so it may be called concurrently; a slow hook holds its
-	// reservation meanwhile.
+	// reserved, and may refuse it by returning an error. It gets a copy: changing the quote
+	// changes nothing that is signed. It runs on the request's goroutine with the request's
+	// context, so it may be called concurrently; a slow hook holds its reservation meanwhile.
 	Approve func(ctx context.Context, q Quote) error
 }
 
@@ -65,6 +82,8 @@ type Quote struct {
 type rules struct {
 	maxPer       *big.Int
 	maxTotal     *big.Int
+	maxValidity  time.Duration
+	origins      map[string]bool            // normalised origins allowed after a redirect
 	payTo        map[string]bool            // lower-case addresses; nil allows any
 	assets       map[string]map[string]bool // CAIP-2 network -> lower-case assets
 	allowRequote bool
@@ -73,7 +92,25 @@ type rules struct {
 
 // newRules checks p and returns its normalised form.
 func newRules(p Policy) (*rules, error) {
-	r := &rules{allowRequote: p.AllowRequote, approve: p.Approve}
+	r := &rules{allowRequote: p.AllowRequote, approve: p.Approve, maxValidity: p.MaxValidity}
+	switch {
+	case p.MaxValidity < 0:
+		return nil, invalid("Policy.MaxValidity", "must not be negative")
+	case p.MaxValidity == 0:
+		r.maxValidity = DefaultMaxValidity
+	case p.MaxValidity < time.Second:
+		return nil, invalid("Policy.MaxValidity", "must be at least one second")
+	}
+	for _, o := range p.RedirectOrigins {
+		origin, ok := parseOrigin(o)
+		if !ok {
+			return nil, invalid("Policy.RedirectOrigins", "each entry must be an origin such as https://host or https://host:8443")
+		}
+		if r.origins == nil {
+			r.origins = make(map[string]bool)
+		}
+		r.origins[origin] = true
+	}
 	switch {
 	case p.MaxPerPayment == nil:
 		r.maxPer = big.NewInt(DefaultMaxPerPayment)
@@ -182,4 +219,37 @@ func (ru *rules) choose(pr *PaymentRequired) (*PaymentRequirements, error) {
 		return nil, refusal
 	}
 	return nil, &NoUsableRequirementsError{Reasons: reasons}
+}
+
+// parseOrigin normalises an origin written as scheme://host[:port] (lower case, default
+// ports dropped); it reports false for anything else.
+func parseOrigin(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", false
+	}
+	return originOf(u), true
+}
+
+// originOf returns the origin of u: lower-case scheme and host, and the port unless it is the
+// scheme's default.
+func originOf(u *url.URL) string {
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		return scheme + "://" + host + ":" + port
+	}
+	return scheme + "://" + host
+}
+
+// validity returns how long an authorization for r may stay valid: the server's
+// maxTimeoutSeconds, capped by the policy.
+func (ru *rules) validity(r *PaymentRequirements) time.Duration {
+	return min(time.Duration(r.MaxTimeoutSeconds)*time.Second, ru.maxValidity)
 }

@@ -1,7 +1,13 @@
 package x402
 
 import (
+	"context"
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+	"time"
 
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
@@ -14,24 +20,38 @@ import (
 // header, and no x402 v1 body) is returned as it is; an unreadable PAYMENT-REQUIRED header is
 // a *FormatError. On a challenge, the payer chooses an accepts entry, applies the policy
 // (refusals are a *PolicyError or a *NoUsableRequirementsError, and nothing is signed),
-// reserves the amount, signs once, and sends the request again with the payment header, its
-// body replayed through GetBody (a body without GetBody is ErrBodyNotReplayable). Then:
+// reserves the amount in its Budget, signs once, and sends the request again with the
+// payment header, its body replayed through GetBody (a body without GetBody is
+// ErrBodyNotReplayable). A request that an HTTP redirect brought to another origin than the
+// one it was sent to is paid only when Policy.RedirectOrigins lists that origin.
+//
+// Every outcome after the payment left is a 2xx answer or a typed error, and says what it
+// means for the money:
 //
 //   - a 2xx answer commits the payment and is returned; ReceiptFrom reads its receipt;
-//   - a network failure or a 5xx answer is retried with the same signed payment (see
-//     WithResend); if no clear answer ever comes, the amount stays reserved, and a network
-//     failure is a *PaymentUnconfirmedError;
-//   - another 402 releases the reservation and is a *PaymentRejectedError carrying the
-//     server's reason; it is paid again (once) only with Policy.AllowRequote and a new quote
-//     that passes the policy;
-//   - any other answer (a 3xx, another 4xx) is returned, and the amount stays reserved, as
-//     the server may have settled the payment;
-//   - a receipt in the answer overrides the status: Success commits, a failure releases.
+//   - a receipt with Success true on any other status commits the payment and is a
+//     *PaymentSettledError: the resource was not delivered, and a redirect is not followed;
+//   - a clean refusal (a 402, or another 4xx without a success receipt, while nothing about
+//     the payment was in doubt) is a *PaymentRejectedError; the authorization stays counted
+//     until it expires, since the payee still holds it. With Policy.AllowRequote a new 402
+//     quote that passes the policy is paid once more;
+//   - anything that leaves the outcome unknown is a *PaymentUnconfirmedError, and the amount
+//     stays counted until resolved: no answer (a network failure, the context ending), a
+//     5xx, a redirect, or any answer after an attempt of the same payment was in doubt or
+//     after the underlying transport sent the paid request more than once.
+//
+// The payer itself may send the same signed payment again after a network failure or a 5xx
+// (see WithResend); the same authorization cannot settle twice. It keeps net/http from
+// re-sending a paid request on its own (a reused keep-alive connection the server closed):
+// the paid request's body cannot be replayed by the transport, and the request headers the
+// transport writes are counted through net/http/httptrace, so that a re-send by a transport
+// that does it anyway is noticed and treated as in doubt. A transport that writes requests
+// without reporting to httptrace must not re-send them.
 //
 // Do not wrap the returned transport in a retry layer that repeats a request after a 5xx
 // answer or an error: the repeat would meet a new 402 and sign a new payment while the first
-// may have settled. Resending the same payment is done here (WithResend); the payment errors
-// report RetryableError() false for retry layers that ask, and the SDK's clients do.
+// may have settled. The payment errors report RetryableError() false for retry layers that
+// ask, and the SDK's clients do.
 //
 // Requests that already carry a PAYMENT-SIGNATURE or X-PAYMENT header are passed through
 // untouched. One request is paid at most once (twice with AllowRequote).
@@ -65,9 +85,35 @@ func (t *payingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := t.p.checkOrigin(req); err != nil {
+		return nil, err
+	}
 	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
 		return nil, ErrBodyNotReplayable
 	}
+	return t.pay(req, pr)
+}
+
+// checkOrigin refuses to pay a request that an HTTP redirect brought to another origin than
+// the one it was sent to, unless the policy lists that origin.
+func (p *Payer) checkOrigin(req *http.Request) error {
+	if req.Response == nil || req.URL == nil {
+		return nil
+	}
+	first := req
+	for first.Response != nil && first.Response.Request != nil && first.Response.Request.URL != nil {
+		first = first.Response.Request
+	}
+	origin := originOf(req.URL)
+	if origin == originOf(first.URL) || p.rules.origins[origin] {
+		return nil
+	}
+	return &PolicyError{Rule: ErrOriginNotAllowed, Origin: origin}
+}
+
+// pay pays challenge pr for req, once, or twice when the server re-quotes and the policy
+// allows it.
+func (t *payingTransport) pay(req *http.Request, pr *PaymentRequired) (*http.Response, error) {
 	ctx := req.Context()
 	var rejected *PaymentRejectedError
 	for {
@@ -79,30 +125,168 @@ func (t *payingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			return nil, err
 		}
-		resp, err := t.sendPaid(req, pay)
-		if err != nil {
-			return nil, err
+		resp, ref, err := t.sendPaid(req, pay)
+		if ref == nil {
+			return resp, err
 		}
-		receipt := t.p.settle(pay, resp)
-		if resp.StatusCode != http.StatusPaymentRequired {
-			return resp, nil
-		}
+		// A clean refusal: pay a new quote once, when the policy allows it.
 		again := rejected != nil
-		rejected = &PaymentRejectedError{Requirements: pay.req, Settlement: receipt}
-		next, perr := ParsePaymentRequired(resp)
-		httpcore.Drain(resp)
-		if perr == nil {
-			rejected.Reason = next.Error
-		}
+		rejected = ref.err
 		switch {
 		case again || !t.p.rules.allowRequote:
 			return nil, rejected
-		case perr != nil:
-			rejected.Requote = perr
+		case ref.next == nil:
+			rejected.Requote = ref.nextErr
 			return nil, rejected
 		}
-		pr = next
+		pr = ref.next
 	}
+}
+
+// refusal is a clean refusal of a paid request: its error, and the server's new challenge
+// when it sent a readable one.
+type refusal struct {
+	err     *PaymentRejectedError
+	next    *PaymentRequired
+	nextErr error
+}
+
+// sent is what became of one payment's attempts.
+type sent struct {
+	resp  *http.Response // the last answer, nil when none came
+	err   error          // the last attempt's failure, when no answer came
+	doubt bool           // an attempt ended without a clear answer, or was sent twice
+	left  bool           // the payment was handed to the transport at least once
+}
+
+// sendPaid sends req with the payment, again with the same payment after a network failure
+// or a 5xx as WithResend allows, and books the outcome in the payment's hold. It returns the
+// 2xx answer to hand to the caller, the typed error of an outcome that is settled or in
+// doubt, or the refusal of a clean refusal.
+func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Response, *refusal, error) {
+	s := t.attempts(req, pay)
+	if !s.left {
+		pay.hold.discard() // the signed authorization never left this process
+		return nil, nil, s.err
+	}
+	if s.resp == nil {
+		pay.hold.InDoubt()
+		return nil, nil, t.unconfirmed(pay, 0, "", s.err)
+	}
+	resp := s.resp
+	receipt, hasReceipt := ReceiptFrom(resp)
+	status := resp.StatusCode
+	switch {
+	case status >= 200 && status <= 299:
+		pay.hold.Commit() // delivered: the payment went through
+		return resp, nil, nil
+	case hasReceipt && receipt.Success:
+		pay.hold.Commit()
+		location := resp.Header.Get("Location")
+		httpcore.Drain(resp)
+		return nil, nil, &PaymentSettledError{Requirements: pay.req, StatusCode: status, Location: pay.scrub(location), Receipt: receipt}
+	case status >= 500, status >= 300 && status <= 399, s.doubt:
+		pay.hold.InDoubt()
+		return nil, nil, t.unconfirmed(pay, status, t.reason(resp, pay), nil)
+	}
+	pay.hold.Refused()
+	ref := &refusal{err: &PaymentRejectedError{Requirements: pay.req, StatusCode: status, Nonce: pay.nonce}}
+	if hasReceipt {
+		ref.err.Settlement = scrubReceipt(receipt, pay)
+	}
+	if status != http.StatusPaymentRequired {
+		ref.err.Reason = t.reason(resp, pay)
+		return nil, ref, nil
+	}
+	ref.next, ref.nextErr = ParsePaymentRequired(resp)
+	httpcore.Drain(resp)
+	if ref.nextErr == nil {
+		ref.err.Reason = pay.scrub(ref.next.Error)
+	}
+	return nil, ref, nil
+}
+
+// attempts sends the paid request until an answer that is not a 5xx comes, or the resends
+// allowed are spent.
+func (t *payingTransport) attempts(req *http.Request, pay *payment) sent {
+	var s sent
+	opts := poll.Options{
+		Schedule:    poll.Schedule{Min: t.p.resendDelay},
+		MaxAttempts: 1,
+	}
+	if repeatableMethods[req.Method] {
+		opts.MaxAttempts = 1 + t.p.resends
+	}
+	err := poll.Run(req.Context(), opts, func(_ context.Context, n int) (bool, time.Duration, error) {
+		// An authorization about to expire is not sent again: the server would refuse it.
+		if n > 1 && t.p.now().Unix()+validBeforeMargin > pay.expires {
+			return true, 0, nil
+		}
+		if s.resp != nil {
+			httpcore.Drain(s.resp) // the 5xx of the previous attempt
+			s.resp = nil
+		}
+		var writes atomic.Int32
+		paid, err := paidRequest(req, pay, &writes)
+		if err != nil {
+			s.err = err
+			return true, 0, nil
+		}
+		s.left = true
+		resp, err := t.next.RoundTrip(paid)
+		if writes.Load() > 1 {
+			s.doubt = true // the transport sent the paid request more than once on its own
+		}
+		if err != nil {
+			s.err, s.doubt = err, true
+			return false, 0, err
+		}
+		s.err, s.resp = nil, resp
+		if resp.StatusCode >= 500 {
+			s.doubt = true
+			return false, 0, errors.New(resp.Status)
+		}
+		return true, 0, nil
+	})
+	var stopped *poll.StoppedError
+	if errors.As(err, &stopped) && s.resp == nil && s.err == nil {
+		s.err = stopped.Reason // the context ended before the first attempt
+	}
+	return s
+}
+
+// reason reads a short excerpt of a failure answer, with the payment scrubbed, and closes it.
+func (t *payingTransport) reason(resp *http.Response, pay *payment) string {
+	if pr, err := ParsePaymentRequired(resp); err == nil && resp.StatusCode == http.StatusPaymentRequired {
+		httpcore.Drain(resp)
+		return pay.scrub(pr.Error)
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
+	httpcore.Drain(resp)
+	return httpcore.Excerpt([]byte(pay.scrub(string(b)))) // scrubbed whole, then cut
+}
+
+// maxReasonBytes caps the failure body read for an error's reason: enough to hold an echoed
+// payment header whole, so it is scrubbed before the excerpt is cut.
+const maxReasonBytes = 16 << 10
+
+// scrubReceipt returns a copy of r with the payment scrubbed from its texts.
+func scrubReceipt(r *SettleResponse, pay *payment) *SettleResponse {
+	c := *r
+	c.ErrorReason, c.ErrorMessage = pay.scrub(r.ErrorReason), pay.scrub(r.ErrorMessage)
+	return &c
+}
+
+// unconfirmed returns the error for a payment whose outcome is unknown; its amount stays
+// counted.
+func (t *payingTransport) unconfirmed(pay *payment, status int, reason string, err error) error {
+	if err != nil {
+		if msg := pay.scrub(err.Error()); msg != err.Error() {
+			err = errors.New(msg) // the failure quoted the payment: keep only the scrubbed text
+		}
+	}
+	return &PaymentUnconfirmedError{Requirements: pay.req, Payer: t.p.signer.Address(), Nonce: pay.nonce,
+		StatusCode: status, Reason: reason, Err: err}
 }
 
 // repeatableMethods are the methods a paid request may be sent again with.
@@ -111,61 +295,33 @@ var repeatableMethods = map[string]bool{
 	http.MethodTrace: true, http.MethodPut: true, http.MethodDelete: true,
 }
 
-// sendPaid sends req with the payment, again with the same payment after a network failure or
-// a 5xx as WithResend allows. It returns the first clear answer, or the last 5xx; a network
-// failure after the payment left is a *PaymentUnconfirmedError. A failure before anything was
-// sent releases the reservation.
-func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Response, error) {
-	ctx := req.Context()
-	delay := t.p.resendDelay
-	for attempt := 0; ; attempt++ {
-		paid, err := paidRequest(req, pay)
-		if err != nil {
-			if attempt == 0 {
-				pay.res.release()
-				return nil, err
-			}
-			return nil, t.unconfirmed(pay, err)
-		}
-		resp, err := t.next.RoundTrip(paid)
-		if err == nil && resp.StatusCode < 500 {
-			return resp, nil
-		}
-		pay.inDoubt = true
-		stop := attempt >= t.p.resends || !repeatableMethods[req.Method] ||
-			t.p.now().Unix()+validBeforeMargin > pay.expires
-		if stop {
-			if err != nil {
-				return nil, t.unconfirmed(pay, err)
-			}
-			return resp, nil
-		}
-		if resp != nil {
-			httpcore.Drain(resp)
-		}
-		if err := poll.Real.Sleep(ctx, delay); err != nil {
-			return nil, t.unconfirmed(pay, err)
-		}
-		delay *= 2
-	}
-}
+// unreplayable is the empty body of a paid request that has none: net/http re-sends a
+// request on its own only when it can replay its body, and this one it cannot (it has no
+// GetBody), so a paid request is never sent twice behind the payer's back. net/http sends
+// it as a request without a body.
+type unreplayable struct{}
 
-// unconfirmed returns the error for a payment whose outcome is unknown; its amount stays
-// reserved.
-func (t *payingTransport) unconfirmed(pay *payment, err error) error {
-	return &PaymentUnconfirmedError{Requirements: pay.req, Payer: t.p.signer.Address(), Nonce: pay.nonce, Err: err}
-}
+// Read reports the end of the empty body.
+func (unreplayable) Read([]byte) (int, error) { return 0, io.EOF }
 
-// paidRequest returns a copy of req carrying the payment header, with a fresh body.
-func paidRequest(req *http.Request, pay *payment) (*http.Request, error) {
-	paid := req.Clone(req.Context())
+// Close does nothing.
+func (unreplayable) Close() error { return nil }
+
+// paidRequest returns a copy of req carrying the payment header, with a fresh body the
+// transport cannot replay, and a trace that counts the request headers written into writes.
+func paidRequest(req *http.Request, pay *payment, writes *atomic.Int32) (*http.Request, error) {
+	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{WroteHeaders: func() { writes.Add(1) }})
+	paid := req.Clone(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		body, err := req.GetBody()
 		if err != nil {
 			return nil, err
 		}
 		paid.Body = body
+	} else {
+		paid.Body, paid.ContentLength = unreplayable{}, 0
 	}
+	paid.GetBody = nil
 	paid.Header.Set(pay.header, pay.value)
 	return paid, nil
 }

@@ -143,6 +143,9 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	c.handler = c.handle
 	c.uaValue, c.acceptJSON = []string{c.userAgent}, []string{"application/json"}
 	red := redactor{}.with(svc.Secrets...)
+	for _, s := range svc.Secrets {
+		observeSecrets([]Credential{{Value: s}})
+	}
 	c.redact.Store(&red)
 	c.headers.Store(&[]string{})
 	c.storeCredentials(svc.Credentials)
@@ -165,6 +168,7 @@ func (c *Client) SetCredentials(creds ...Credential) error {
 // storeCredentials makes creds the default credentials and teaches the redactor and the
 // redirect guard about them.
 func (c *Client) storeCredentials(creds []Credential) {
+	observeSecrets(creds)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	own := append([]Credential(nil), creds...)
@@ -250,7 +254,7 @@ func (r *Response) RateLimit() *RateLimit { return ParseRateLimit(r.Header, time
 func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, error) {
 	st, resp, err := c.send(ctx, req, out, false)
 	if err != nil {
-		return nil, err
+		return nil, observeError(err)
 	}
 	resp.Body.Close()
 	return &st.result, nil
@@ -260,7 +264,7 @@ func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, erro
 // without buffering its body. A non-2xx final response is an *APIError.
 func (c *Client) Stream(ctx context.Context, req *Request) (*http.Response, error) {
 	_, resp, err := c.send(ctx, req, nil, true)
-	return resp, err
+	return resp, observeError(err)
 }
 
 // Decode runs parse on the body of resp, which Do returned for req, and turns its error into a
@@ -269,7 +273,7 @@ func (c *Client) Stream(ctx context.Context, req *Request) (*http.Response, erro
 // marked SensitiveBody).
 func (c *Client) Decode(req *Request, resp *Response, parse func(body []byte) error) error {
 	if err := parse(resp.Body); err != nil {
-		return c.decodeError(req, resp, err)
+		return observeError(c.decodeError(req, resp, err))
 	}
 	return nil
 }
@@ -323,6 +327,7 @@ func (d *decodeFailure) Error() string { return d.err.Error() }
 func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (*call, *http.Response, error) {
 	creds := *c.creds.Load()
 	if req.Credentials != nil {
+		observeSecrets(req.Credentials)
 		if err := validateCredentials(req.Credentials); err != nil {
 			return nil, nil, &ValidationError{Service: c.service.Name, Field: "credential", Reason: err.Error()}
 		}

@@ -11,7 +11,8 @@ import (
 // attempt of a request: service, method, host, path, status or error, attempt and duration.
 // It never logs header values, the query string or a body.
 func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, err error) {
-	if c.logger == nil {
+	logger := c.observedLogger()
+	if logger == nil {
 		return
 	}
 	u := st.url
@@ -37,5 +38,5 @@ func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, 
 			level = slog.LevelWarn
 		}
 	}
-	c.logger.LogAttrs(ctx, level, "http request", attrs...)
+	logger.LogAttrs(ctx, level, "http request", attrs...)
 }

@@ -102,3 +102,8 @@ func asciiLower(s string) string {
 	}
 	return s
 }
+
+// Scrub returns s with every one of secrets (those of at least 4 bytes) replaced by
+// [REDACTED], whatever the letter case of their ASCII letters: packages that build errors
+// outside a Client (such as the x402 payer, with a payment's signature) use it.
+func Scrub(s string, secrets ...string) string { return redactor{}.with(secrets...).text(s) }

@@ -209,3 +209,8 @@ func TestRedactorKeepsOffsetsAndNonASCII(t *testing.T) {
 	assert.Equal(t, "é [REDACTED] x [REDACTED] abc", r.text("é secret-123 x SECRET-123 abc"))
 	assert.Equal(t, "no secret here", r.text("no secret here"))
 }
+
+func TestScrubIgnoresCaseAndShortValues(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "sig [REDACTED] and [REDACTED], id", Scrub("sig 0xABCDEF0123 and 0xabcdef0123, id", "0xAbCdEf0123", "id"))
+}

@@ -1,10 +1,12 @@
 package reportstoretest
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -44,19 +46,21 @@ type Server struct {
 	products []*product
 	byID     map[string]*product
 
-	mu        sync.Mutex
-	prices    map[string]reportstore.Price
-	payTo     string
-	requote   func(id string, sales int, current reportstore.Price) reportstore.Price
-	sales     map[string]int
-	drops     int
-	latency   time.Duration
-	delivered map[string]delivery // PAYMENT-SIGNATURE value -> what it paid for
-	failures  int                 // settlement failures to queue at start
+	mu          sync.Mutex
+	prices      map[string]reportstore.Price
+	payTo       string
+	requote     func(id string, sales int, current reportstore.Price) reportstore.Price
+	sales       map[string]int
+	faults      []x402test.Fault // faults of the next paid requests, in order
+	latency     time.Duration
+	replays     bool                // deliver a replayed payment again instead of refusing it
+	delivered   map[string]delivery // PAYMENT-SIGNATURE value -> what it paid for
+	failures    int                 // settlement failures to queue at start
+	onChallenge []func()            // run once, each after the next challenge is sent
 }
 
-// delivery is a settled purchase, kept so that the same signed payment sent again (after a
-// dropped connection) gets the report again without paying twice, as the real store does.
+// delivery is a settled purchase, kept (with WithReplayedDeliveries) so that the same signed
+// payment sent again gets the report again without paying twice.
 type delivery struct {
 	target  string // path and query
 	receipt string // PAYMENT-RESPONSE value
@@ -94,10 +98,29 @@ func WithLatency(d time.Duration) Option {
 
 // WithDroppedConnections makes the store close the connection without answering the next n
 // paid requests after settling their payment: the money moves but the client gets no
-// response. The same signed payment sent again is answered with the report and settles
-// nothing more (unless drops remain, which drop it too).
+// response. The same signed payment sent again is refused (its nonce is used), as the
+// reference x402 server does, unless WithReplayedDeliveries is given.
 func WithDroppedConnections(n int) Option {
-	return func(s *Server) { s.drops = n }
+	return func(s *Server) {
+		for range n {
+			s.faults = append(s.faults, x402test.FaultDropAfterSettle)
+		}
+	}
+}
+
+// WithFaults makes the next paid requests fail as faults say, one fault per paid request, in
+// order (see x402test.Fault: a 503 before settling; a 500, a dropped connection, a 402 or a
+// stall after settling). x402test.NoFault lets a paid request through.
+func WithFaults(faults ...x402test.Fault) Option {
+	return func(s *Server) { s.faults = append(s.faults, faults...) }
+}
+
+// WithReplayedDeliveries makes the store answer a payment it already settled, sent again for
+// the same path and query, with the report again and no new charge (the real store records
+// such deliveries as replayed_signature). Without it a replayed payment is refused with a
+// 402, as the reference x402 server refuses a used nonce.
+func WithReplayedDeliveries() Option {
+	return func(s *Server) { s.replays = true }
 }
 
 // WithFailedSettlements makes the settlements of the next n payments fail, as
@@ -209,6 +232,22 @@ func (s *Server) SetPrice(id string, p reportstore.Price) {
 	s.prices[id] = p
 }
 
+// QueueFaults adds faults for the next paid requests, as WithFaults does.
+func (s *Server) QueueFaults(faults ...x402test.Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, faults...)
+}
+
+// AfterNextChallenge runs f once, right after the store sends its next 402 challenge: a test
+// changes the price or the payee there (SetPrice, SetPayTo), so that the payment made for
+// that challenge meets a new quote.
+func (s *Server) AfterNextChallenge(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onChallenge = append(s.onChallenge, f)
+}
+
 // FailNextSettlement makes the settlement of the next payment fail (reason
 // "unexpected_settle_error"): the store answers 402 with a failed receipt and no money moves.
 func (s *Server) FailNextSettlement() { s.fac.FailNextSettle("unexpected_settle_error") }
@@ -216,9 +255,11 @@ func (s *Server) FailNextSettlement() { s.fac.FailNextSettle("unexpected_settle_
 // DropNextConnections makes the store drop the connection after settling each of the next n
 // payments; see WithDroppedConnections.
 func (s *Server) DropNextConnections(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.drops = n
+	faults := make([]x402test.Fault, n)
+	for i := range faults {
+		faults[i] = x402test.FaultDropAfterSettle
+	}
+	s.QueueFaults(faults...)
 }
 
 // Sales returns how many times product id was sold (settled payments).
@@ -398,8 +439,8 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	target := r.URL.RequestURI()
 	sig := r.Header.Get(x402.HeaderPaymentSignature)
 	if d, ok := s.replayed(sig, target); ok {
-		if s.takeDrop() {
-			hangUp(w)
+		if s.nextFault() == x402test.FaultDropAfterSettle {
+			x402test.HangUp(w)
 			return
 		}
 		w.Header().Set(x402.HeaderPaymentResponse, d.receipt)
@@ -409,24 +450,51 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	payTo := s.payTo
 	s.mu.Unlock()
-	gate := &gateWriter{ResponseWriter: w, drop: s.takeDrop}
+	var fault x402test.Fault
+	if sig != "" {
+		fault = s.nextFault()
+	}
+	gate := &gateWriter{ResponseWriter: w, challenged: s.challenged}
 	paywall := x402test.NewPaywall(s.fac, x402test.PaywallConfig{
 		PayTo:       payTo,
 		Price:       func(*http.Request) *big.Int { return price.Big() },
 		Description: p.title,
 		MimeType:    strings.Split(contentType, ";")[0],
+		Fault:       func(*http.Request) x402test.Fault { return fault },
+		Settled: func(_ *http.Request, receipt string) {
+			s.sold(p.id, sig, target, receipt)
+		},
 	}, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusOK) // paid: the body follows once the payment settled
 	}))
 	paywall.ServeHTTP(gate, r)
 	if gate.status != http.StatusOK {
-		return // challenged or refused; the paywall answered
-	}
-	s.sold(p.id, sig, target, w.Header().Get(x402.HeaderPaymentResponse))
-	if gate.dropped {
-		return
+		return // challenged, refused or failed; the paywall answered (or hung up)
 	}
 	s.send(w, p, rep, format, contentType)
+}
+
+// nextFault takes the fault of the next paid request from the queue.
+func (s *Server) nextFault() x402test.Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.faults) == 0 {
+		return x402test.NoFault
+	}
+	f := s.faults[0]
+	s.faults = s.faults[1:]
+	return f
+}
+
+// challenged runs the functions AfterNextChallenge queued, once a challenge was sent.
+func (s *Server) challenged() {
+	s.mu.Lock()
+	fs := s.onChallenge
+	s.onChallenge = nil
+	s.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
 }
 
 // reportFor returns what product p serves for the query, and its current price. The bespoke
@@ -521,7 +589,8 @@ func (s *Server) send(w http.ResponseWriter, p *product, rep *report, format, co
 	_, _ = w.Write(body)
 }
 
-// replayed returns the delivery of a payment already settled for the same target.
+// replayed returns the delivery of a payment already settled for the same target, when the
+// store delivers replayed payments again (WithReplayedDeliveries).
 func (s *Server) replayed(sig, target string) (delivery, bool) {
 	if sig == "" {
 		return delivery{}, false
@@ -529,7 +598,7 @@ func (s *Server) replayed(sig, target string) (delivery, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.delivered[sig]
-	return d, ok && d.target == target
+	return d, ok && s.replays && d.target == target
 }
 
 // sold books a settled sale: the delivery for replays, the sale count and the re-quote.
@@ -543,30 +612,16 @@ func (s *Server) sold(id, sig, target, receipt string) {
 	}
 }
 
-// takeDrop reports whether this settled payment's connection is to be dropped, using up one
-// of the configured drops.
-func (s *Server) takeDrop() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.drops > 0 {
-		s.drops--
-		return true
-	}
-	return false
-}
-
 // gateWriter sits between the paywall and the client. It records the status the paywall
 // answers, and a 200 (written only after the payment settled) is held back: the report
-// handler writes the body itself, or drops the connection when drop says so.
+// handler writes the body itself. It tells the store when a challenge went out.
 type gateWriter struct {
 	http.ResponseWriter
-	drop    func() bool
-	status  int
-	dropped bool
+	challenged func()
+	status     int
 }
 
-// WriteHeader records the status; on a settled payment it either drops the connection or
-// leaves the status line to the report handler.
+// WriteHeader records the status and passes any status but 200 through.
 func (g *gateWriter) WriteHeader(code int) {
 	if g.status != 0 {
 		return
@@ -574,21 +629,15 @@ func (g *gateWriter) WriteHeader(code int) {
 	g.status = code
 	if code != http.StatusOK {
 		g.ResponseWriter.WriteHeader(code)
-		return
 	}
-	if g.drop() {
-		g.dropped = true
-		hangUp(g.ResponseWriter)
+	if code == http.StatusPaymentRequired {
+		g.challenged()
 	}
 }
 
-// hangUp closes the connection of w without answering.
-func hangUp(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-		}
-	}
+// Hijack hands the connection over, for a fault that drops it.
+func (g *gateWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(g.ResponseWriter).Hijack()
 }
 
 // Write passes a challenge's body through and swallows the paywall's (empty) body of a paid

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/x402test"
 )
 
 // testKey is a well-known public test key (the second Hardhat development account).
@@ -202,7 +203,7 @@ func TestLatencyDelaysResponses(t *testing.T) {
 
 func TestSameSignedPaymentIsDeliveredAgainWithoutPayingAgain(t *testing.T) {
 	t.Parallel()
-	s := newServer(t)
+	s := newServer(t, WithReplayedDeliveries())
 	_, payer := payingClient(t, s)
 	rec := &recordingTransport{next: http.DefaultTransport}
 	c := &http.Client{Transport: payer.RoundTripper(rec)}
@@ -236,6 +237,54 @@ func TestSameSignedPaymentIsDeliveredAgainWithoutPayingAgain(t *testing.T) {
 	resp2.Body.Close()
 	assert.Equal(t, http.StatusPaymentRequired, resp2.StatusCode)
 	assert.Len(t, s.Facilitator().Settlements(), 1)
+}
+
+func TestReplayedPaymentIsRefusedByDefault(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	_, payer := payingClient(t, s)
+	rec := &recordingTransport{next: http.DefaultTransport}
+	c := &http.Client{Transport: payer.RoundTripper(rec)}
+	status, _, _ := get(t, c, s.URL+"/report/macro-gdp?format=csv")
+	require.Equal(t, http.StatusOK, status)
+
+	replay, err := http.NewRequest(http.MethodGet, s.URL+"/report/macro-gdp?format=csv", nil)
+	require.NoError(t, err)
+	replay.Header.Set(x402.HeaderPaymentSignature, rec.payment)
+	resp, err := http.DefaultClient.Do(replay)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
+	assert.Len(t, s.Facilitator().Settlements(), 1)
+	assert.Equal(t, 1, s.Sales("macro-gdp"))
+}
+
+func TestFaultsAfterSettlingStillBookTheSale(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, WithFaults(x402test.FaultErrorAfterSettle))
+	_, payer := payingClient(t, s)
+	raw := &http.Client{Transport: payer.RoundTripper(nil)}
+	resp, err := raw.Get(s.URL + "/report/macro-gdp?format=csv")
+	if err == nil {
+		resp.Body.Close()
+	}
+	require.Error(t, err, "a 500 after paying is an error of the paying transport")
+	assert.Len(t, s.Facilitator().Settlements(), 1)
+	assert.Equal(t, 1, s.Sales("macro-gdp"), "the money moved, so the store booked the sale")
+}
+
+func TestAfterNextChallengeRunsOnceAfterTheChallenge(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	calls := 0
+	s.AfterNextChallenge(func() { calls++ })
+	for range 2 {
+		resp, err := http.Get(s.URL + "/report/macro-gdp?format=csv")
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
+	}
+	assert.Equal(t, 1, calls)
 }
 
 // recordingTransport keeps the last PAYMENT-SIGNATURE sent through it.

@@ -38,7 +38,35 @@ type PaywallConfig struct {
 	// PAYMENT-REQUIRED and reads PAYMENT-SIGNATURE; 1 sends it as the JSON body and reads
 	// X-PAYMENT.
 	ProtocolVersion int
+	// Fault, when set, decides for each request carrying a payment whether the paywall fails
+	// around settling it, to test clients against what networks and servers do.
+	Fault func(r *http.Request) Fault
+	// Settled, when set, is called once the payment of r settled, with the encoded receipt,
+	// before any Fault: a store books the sale there, whether or not the client hears of it.
+	Settled func(r *http.Request, receipt string)
 }
+
+// Fault is a failure of the paywall around the settlement of a paid request.
+type Fault int
+
+// The faults a PaywallConfig.Fault can ask for.
+const (
+	// NoFault answers the paid request normally.
+	NoFault Fault = iota
+	// FaultErrorBeforeSettle answers 503 without verifying or settling: no money moves.
+	FaultErrorBeforeSettle
+	// FaultErrorAfterSettle settles the payment, then answers 500 without a receipt.
+	FaultErrorAfterSettle
+	// FaultDropAfterSettle settles the payment, then closes the connection without an
+	// answer.
+	FaultDropAfterSettle
+	// FaultChallengeAfterSettle settles the payment, then answers 402 with a fresh challenge
+	// and no receipt, as if it had refused it.
+	FaultChallengeAfterSettle
+	// FaultStallAfterSettle settles the payment, then holds the request until the client
+	// gives up.
+	FaultStallAfterSettle
+)
 
 // Challenge reasons the paywall sends in the error field of its 402, besides the
 // facilitator's codes.
@@ -134,6 +162,14 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pw.challenge(w, r, req, ReasonPaymentRequired)
 		return
 	}
+	fault := NoFault
+	if pw.cfg.Fault != nil {
+		fault = pw.cfg.Fault(r)
+	}
+	if fault == FaultErrorBeforeSettle {
+		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		return
+	}
 	p, err := x402.DecodePaymentPayload(value)
 	switch {
 	case err != nil:
@@ -157,7 +193,15 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	receipt, err := pw.f.Settle(p, req)
-	if enc, encErr := x402.EncodeSettleResponse(receipt); encErr == nil {
+	enc, encErr := x402.EncodeSettleResponse(receipt)
+	if err == nil && pw.cfg.Settled != nil {
+		pw.cfg.Settled(r, enc)
+	}
+	if err == nil && fault != NoFault {
+		pw.fail(w, r, req, fault)
+		return
+	}
+	if encErr == nil {
 		w.Header().Set(pw.resp, enc)
 	}
 	if err != nil {
@@ -165,6 +209,30 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.flush(w)
+}
+
+// fail answers a paid request whose payment settled as fault says.
+func (pw *paywall) fail(w http.ResponseWriter, r *http.Request, req x402.PaymentRequirements, fault Fault) {
+	switch fault {
+	case FaultErrorAfterSettle:
+		http.Error(w, "internal error", http.StatusInternalServerError)
+	case FaultDropAfterSettle:
+		HangUp(w)
+	case FaultChallengeAfterSettle:
+		pw.challenge(w, r, req, ReasonPaymentRequired)
+	case FaultStallAfterSettle:
+		<-r.Context().Done()
+	}
+}
+
+// HangUp closes the connection of w without answering, as a server that crashed or a proxy
+// that gave up would.
+func HangUp(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+		}
+	}
 }
 
 // requirements returns what the paywall asks for r at price.

@@ -114,15 +114,16 @@ func TestPaywallWithPayer(t *testing.T) {
 	assert.Equal(t, big.NewInt(150), f.Balance(signer.Address()))
 	assert.Equal(t, big.NewInt(750), f.Balance(shopAddress))
 
-	// The fourth payment is beyond the balance: the facilitator refuses, the handler does not
-	// run, and the payer's reservation is released.
+	// The fourth payment is beyond the balance: the facilitator refuses and the handler does
+	// not run. The payee still holds the signed authorization, so the payer counts it until
+	// it expires.
 	_, err = client.Get(srv.URL + "/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
 	assert.Equal(t, x402.ReasonInsufficientBalance, rej.Reason)
 	assert.Equal(t, int64(3), calls.Load())
 	assert.Equal(t, big.NewInt(750), payer.Spent())
-	assert.Zero(t, payer.Reserved().Sign())
+	assert.Equal(t, big.NewInt(250), payer.Reserved())
 }
 
 func TestPaywallDoesNotSettleFailedResponses(t *testing.T) {
@@ -136,16 +137,17 @@ func TestPaywallDoesNotSettleFailedResponses(t *testing.T) {
 	payer, err := x402.NewPayer(signer, x402.Policy{})
 	require.NoError(t, err)
 	client := &http.Client{Transport: payer.RoundTripper(nil)}
-	resp, err := client.Get(srv.URL + "/missing")
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	// A failure answer to a paid request is an error, not a plain answer, and carries the
+	// server's text.
+	_, err = client.Get(srv.URL + "/missing")
+	var rej *x402.PaymentRejectedError
+	require.ErrorAs(t, err, &rej)
+	assert.Equal(t, http.StatusNotFound, rej.StatusCode)
+	assert.Nil(t, rej.Settlement)
 	assert.Equal(t, int64(1), calls.Load())
-	_, ok := x402.ReceiptFrom(resp)
-	assert.False(t, ok)
 	assert.Empty(t, f.Settlements())
 	assert.Equal(t, big.NewInt(1000), f.Balance(signer.Address()))
-	// Without a receipt the payer cannot know the payment was not settled: it stays reserved.
+	// The payee still holds a valid authorization: it stays counted until it expires.
 	assert.Zero(t, payer.Spent().Sign())
 	assert.Equal(t, big.NewInt(250), payer.Reserved())
 }

@@ -1,0 +1,335 @@
+package gpupricetest
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+)
+
+// Server is an in-memory GPU price API and a Solana JSON-RPC node on two local httptest
+// servers sharing one state: keys bought on the node are redeemed on the API. It is safe for
+// concurrent use.
+type Server struct {
+	// URL is the price API's base URL, {gpu_api_url}; the endpoints are under URL + "/v1".
+	URL string
+	// RPCURL is the address of the fake Solana JSON-RPC node, for rpc.New.
+	RPCURL string
+	// Treasury is the wallet that key payments must reach (its USDC associated token
+	// account, TreasuryATA, receives them).
+	Treasury solana.PublicKey
+
+	api *httptest.Server
+	rpc *httptest.Server
+
+	mu       sync.Mutex
+	cfg      config
+	offset   time.Duration
+	keys     map[string]*apiKey
+	usage    map[usageKey]int
+	redeemed map[solana.Signature]bool
+	requests []Request
+	faults   []Fault
+	chain    *chain
+	rpcCalls map[string]int
+	routes   map[string]endpoint
+}
+
+// Request is a request the price API received. It never holds the API key itself.
+type Request struct {
+	Method string
+	Path   string
+	// Query is the parsed query string; the value of a parameter that looks like an API key
+	// (api_key, apikey, key, x-api-key) is replaced by "REDACTED".
+	Query url.Values
+	// Status is the HTTP status of the answer.
+	Status int
+	// HasAPIKey says whether the request carried an X-API-Key header.
+	HasAPIKey bool
+	// Time is the fake's time when the request arrived.
+	Time time.Time
+}
+
+// Fault is a one-shot error answer of the price API, injected with Server.InjectFault.
+type Fault struct {
+	// Method and Path select the request (Path is the full path, such as "/v1/gpus"); an
+	// empty field matches any.
+	Method, Path string
+	// Status is the HTTP status of the answer.
+	Status int
+	// Code and Message go into the error body.
+	Code, Message string
+	// RetryAfter, when positive, is sent as Retry-After in seconds.
+	RetryAfter int
+}
+
+// NewServer starts a fake configured by opts. Close it when done.
+func NewServer(opts ...Option) *Server {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := &Server{
+		cfg:      cfg,
+		keys:     map[string]*apiKey{},
+		usage:    map[usageKey]int{},
+		redeemed: map[solana.Signature]bool{},
+		rpcCalls: map[string]int{},
+	}
+	for _, k := range cfg.keys {
+		if k.key == "" || !k.plan.known() {
+			panic("gpupricetest: WithKey: an empty key or an unknown plan " + strconv.Quote(string(k.plan)))
+		}
+		s.keys[k.key] = &apiKey{plan: k.plan, expires: k.expires}
+	}
+	if cfg.treasury != nil {
+		s.Treasury = *cfg.treasury
+	} else {
+		s.Treasury = solana.NewWallet().PublicKey()
+	}
+	s.routes = s.endpoints()
+	s.chain = newChain(s.now(), cfg.mints)
+	if cfg.treasuryATA {
+		s.chain.fund(USDCMint, s.Treasury, 0)
+	}
+	s.api = httptest.NewServer(http.HandlerFunc(s.serveAPI))
+	s.rpc = httptest.NewServer(http.HandlerFunc(s.serveRPC))
+	s.URL, s.RPCURL = s.api.URL, s.rpc.URL
+	return s
+}
+
+// Close shuts both servers down.
+func (s *Server) Close() {
+	s.api.Close()
+	s.rpc.Close()
+}
+
+// now returns the fake's time; the caller holds the lock or is NewServer.
+func (s *Server) now() time.Time { return s.cfg.clock().Add(s.offset).UTC() }
+
+// Now returns the fake's current time.
+func (s *Server) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.now()
+}
+
+// Advance moves the fake's clock forward by d: quota days roll over, keys expire, and the
+// node produces a block every 400 ms, so that blockhashes expire after 60 s.
+func (s *Server) Advance(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offset += d
+}
+
+// InjectFault makes the next price API request matching f get f's error answer before any
+// other check (it counts against no quota). Faults queue up in order.
+func (s *Server) InjectFault(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, f)
+}
+
+// Requests returns every request the price API received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// CountRequests returns how many price API requests had the method and the path (such as
+// "/v1/history"); an empty method matches any.
+func (s *Server) CountRequests(method, path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.requests {
+		if (method == "" || r.Method == method) && r.Path == path {
+			n++
+		}
+	}
+	return n
+}
+
+// access says who may call an endpoint and whether the call counts against a quota.
+type access int
+
+const (
+	// public endpoints check no key and count against no quota.
+	public access = iota
+	// free endpoints count against the caller's quota.
+	free
+	// paid endpoints need a Pro or Unlimited key and count against its quota.
+	paid
+)
+
+// endpoint is an operation of the price API.
+type endpoint struct {
+	method string
+	access access
+	handle func(s *Server, r *http.Request, now time.Time) (int, any)
+}
+
+// endpoints returns the operations by path.
+func (s *Server) endpoints() map[string]endpoint {
+	return map[string]endpoint{
+		"/v1/health":             {http.MethodGet, public, (*Server).health},
+		"/v1/gpus":               {http.MethodGet, free, (*Server).gpus},
+		"/v1/cheapest":           {http.MethodGet, free, (*Server).cheapest},
+		"/v1/platforms":          {http.MethodGet, free, (*Server).platformDirectory},
+		"/v1/futures/index":      {http.MethodGet, free, (*Server).futuresIndex},
+		"/v1/futures/components": {http.MethodGet, free, (*Server).futuresComponents},
+		"/v1/exchange/book":      {http.MethodGet, free, (*Server).orderBook},
+		"/v1/history":            {http.MethodGet, paid, (*Server).history},
+		s.cfg.redeemPath:         {http.MethodPost, public, (*Server).redeem},
+	}
+}
+
+// statusRecorder keeps the status an answer was sent with.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader records the status and sends it.
+func (w *statusRecorder) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
+// isKeyParam says whether a query parameter's name is one that would carry an API key in
+// the URL: api_key, apikey, key or x-api-key, in any letter case.
+func isKeyParam(name string) bool {
+	for _, p := range []string{"api_key", "apikey", "key", "x-api-key"} {
+		if strings.EqualFold(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// serveAPI is the pipeline every price API request goes through: record, CORS, injected
+// faults, routing, key in the URL, authentication, quota, then the endpoint.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.mu.Lock()
+	now := s.now()
+	s.mu.Unlock()
+	defer func() { s.record(r, rec.status, now) }()
+
+	h := rec.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
+	if r.Method == http.MethodOptions {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, X-API-Key")
+		rec.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if f := s.takeFault(r); f != nil {
+		if f.RetryAfter > 0 {
+			h.Set("Retry-After", strconv.Itoa(f.RetryAfter))
+		}
+		writeError(rec, f.Status, f.Code, f.Message)
+		return
+	}
+	ep, ok := s.routes[r.URL.Path]
+	if !ok {
+		writeError(rec, http.StatusNotFound, "not_found", "no endpoint at "+r.URL.Path)
+		return
+	}
+	if r.Method != ep.method {
+		h.Set("Allow", ep.method)
+		writeError(rec, http.StatusMethodNotAllowed, "method_not_allowed", r.URL.Path+" accepts "+ep.method+" only")
+		return
+	}
+	for name := range r.URL.Query() {
+		if isKeyParam(name) {
+			writeError(rec, http.StatusBadRequest, "key_in_query", "API keys go in the X-API-Key header, never in the URL")
+			return
+		}
+	}
+	if ep.access != public {
+		if status, body := s.admit(rec, r, ep.access, now); body != nil {
+			writeJSON(rec, status, body)
+			return
+		}
+	}
+	status, body := ep.handle(s, r, now)
+	writeJSON(rec, status, body)
+}
+
+// takeFault removes and returns the first injected fault matching r, or nil.
+func (s *Server) takeFault(r *http.Request) *Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.faults {
+		if (f.Method == "" || f.Method == r.Method) && (f.Path == "" || f.Path == r.URL.Path) {
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+			return &f
+		}
+	}
+	return nil
+}
+
+// record adds r to the request log.
+func (s *Server) record(r *http.Request, status int, now time.Time) {
+	query := r.URL.Query()
+	for name := range query {
+		if isKeyParam(name) {
+			query[name] = []string{"REDACTED"}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, Request{
+		Method:    r.Method,
+		Path:      r.URL.Path,
+		Query:     query,
+		Status:    status,
+		HasAPIKey: r.Header.Get("X-API-Key") != "",
+		Time:      now,
+	})
+}
+
+// errorBody is the JSON body of every error answer of the price API.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+// errorDetail is the error object inside errorBody.
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Plan, DailyQuota and ResetAt are set on a 429 only.
+	Plan       Plan   `json:"plan,omitempty"`
+	DailyQuota int    `json:"daily_quota,omitempty"`
+	ResetAt    string `json:"reset_at,omitempty"`
+}
+
+// fail returns an error answer for a handler.
+func fail(status int, code, message string) (int, any) {
+	return status, errorBody{errorDetail{Code: code, Message: message}}
+}
+
+// writeError sends an error answer.
+func writeError(w http.ResponseWriter, status int, code, message string) {
+	status, body := fail(status, code, message)
+	writeJSON(w, status, body)
+}
+
+// writeJSON sends v as a JSON body.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// timestamp formats t as the API does: RFC 3339 in UTC, whole seconds.
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,0 +1,209 @@
+package hosting
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// CommitParams are the parameters of Commit.
+type CommitParams struct {
+	// Message is the commit message. Required.
+	Message string
+	// Branch is the branch to commit to; "" lets the service choose (the API description
+	// accepts a commit with only a message and does not say which branch it takes).
+	Branch string
+}
+
+// commitBody is the JSON body of POST /repos/<name>/commit.
+type commitBody struct {
+	Message string `json:"message"`
+	Branch  string `json:"branch,omitempty"`
+}
+
+// commitAnswer is the answer of POST /repos/<name>/commit: the commit under commit, data or
+// result (an object or an id), or at the top level. None of it is required.
+type commitAnswer struct {
+	envelope
+	commitWire
+	Commit loose[commitValue] `json:"commit"`
+	Data   loose[commitValue] `json:"data"`
+	Result loose[commitValue] `json:"result"`
+}
+
+// check accepts any payload: the API description does not show it.
+func (*commitAnswer) check() error { return nil }
+
+// Commit records the repository's written files as a commit. The returned Commit holds what the
+// service sent (ID is "" when it sent no id), and the message and branch that were sent for
+// those it did not. Committing is not retried: a repeat would make a second commit.
+func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Commit, error) {
+	if err := checkRepoName("name", repo); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, invalid("message", "must not be empty: the parameters are nil")
+	}
+	if err := checkLabel("message", p.Message, true); err != nil {
+		return nil, err
+	}
+	if err := checkLabel("branch", p.Branch, false); err != nil {
+		return nil, err
+	}
+	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "commit"),
+		Body: httpcore.JSON(commitBody{Message: p.Message, Branch: p.Branch})}
+	var a commitAnswer
+	resp, err := c.do(ctx, req, &a)
+	if err != nil {
+		return nil, err
+	}
+	w := &a.commitWire
+	if v, ok := first(a.Commit, a.Data, a.Result); ok {
+		w = &v.commitWire
+	}
+	cm := w.commit(resp.Body)
+	if cm.Message == "" {
+		cm.Message = p.Message
+	}
+	if cm.Branch == "" {
+		cm.Branch = p.Branch
+	}
+	cm.Response = newResponse(resp)
+	return &cm, nil
+}
+
+// DeployParams are the parameters of Deploy.
+type DeployParams struct {
+	// Commit is the commit to deploy; "" lets the service choose (the API description accepts
+	// a deployment with only a message and does not say which commit it takes).
+	Commit string
+	// Message describes the deployment. Required.
+	Message string
+}
+
+// deployBody is the JSON body of POST /repos/<name>/deploy.
+type deployBody struct {
+	Commit  string `json:"commit,omitempty"`
+	Message string `json:"message"`
+}
+
+// deployAnswer is the answer of POST /repos/<name>/deploy: the deployment under deployment,
+// data or result, or at the top level, with preview_url in either place. preview_url is
+// required.
+type deployAnswer struct {
+	envelope
+	deploymentWire
+	Deployment loose[Deployment] `json:"deployment"`
+	Data       loose[Deployment] `json:"data"`
+	Result     loose[Deployment] `json:"result"`
+	merged     Deployment
+}
+
+// check merges the nested deployment with the top-level members and requires preview_url.
+func (a *deployAnswer) check() error {
+	top := a.deploymentWire.deployment(nil)
+	d, ok := first(a.Deployment, a.Data, a.Result)
+	if !ok {
+		d = top
+	}
+	for _, f := range []struct {
+		dst *string
+		alt string
+	}{
+		{&d.ID, top.ID}, {&d.Commit, top.Commit}, {&d.Message, top.Message}, {&d.PreviewURL, top.PreviewURL}, {&d.Status, top.Status},
+	} {
+		if *f.dst == "" {
+			*f.dst = f.alt
+		}
+	}
+	if d.CreatedAt == nil {
+		d.CreatedAt = top.CreatedAt
+	}
+	if d.PreviewURL == "" {
+		return missing("deployment", "preview_url")
+	}
+	a.merged = d
+	return nil
+}
+
+// Deploy publishes a commit of the repository as its site and returns the deployment, whose
+// PreviewURL is always set (an answer without preview_url is a *DecodeError). Deploying is not
+// retried: a repeat would make a second deployment.
+func (c *Client) Deploy(ctx context.Context, repo string, p *DeployParams) (*Deployment, error) {
+	if err := checkRepoName("name", repo); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, invalid("message", "must not be empty: the parameters are nil")
+	}
+	if err := checkLabel("message", p.Message, true); err != nil {
+		return nil, err
+	}
+	if err := checkLabel("commit", p.Commit, false); err != nil {
+		return nil, err
+	}
+	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "deploy"),
+		Body: httpcore.JSON(deployBody{Commit: p.Commit, Message: p.Message})}
+	var a deployAnswer
+	resp, err := c.do(ctx, req, &a)
+	if err != nil {
+		return nil, err
+	}
+	d := a.merged
+	d.Raw = resp.Body
+	d.Response = newResponse(resp)
+	return &d, nil
+}
+
+// DeploymentList is the answer of Deployments.
+type DeploymentList struct {
+	// Deployments are the repository's deployment records, in the service's order.
+	Deployments []Deployment
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// deploymentListAnswer is the answer of GET /repos/<name>/deployments. The list may be called
+// deployments, items, results or data; an answer without any of them is refused (null is an
+// empty list).
+type deploymentListAnswer struct {
+	envelope
+	Deployments present[[]Deployment] `json:"deployments"`
+	Items       present[[]Deployment] `json:"items"`
+	Results     present[[]Deployment] `json:"results"`
+	Data        loose[[]Deployment]   `json:"data"`
+	list        []Deployment
+}
+
+// check finds the list.
+func (a *deploymentListAnswer) check() error {
+	list, ok := firstPresent(a.Deployments, a.Items, a.Results)
+	if !ok && a.Data.set {
+		list, ok = a.Data.v, true
+	}
+	if !ok {
+		return missing("deployment list", "deployments")
+	}
+	if list == nil {
+		list = []Deployment{}
+	}
+	a.list = list
+	return nil
+}
+
+// Deployments returns the deployment records of repository repo.
+func (c *Client) Deployments(ctx context.Context, repo string) (*DeploymentList, error) {
+	if err := checkRepoName("name", repo); err != nil {
+		return nil, err
+	}
+	var a deploymentListAnswer
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: httpcore.Path("repos", repo, "deployments")}, &a)
+	if err != nil {
+		return nil, err
+	}
+	return &DeploymentList{Deployments: a.list, Raw: resp.Body, Response: newResponse(resp)}, nil
+}

@@ -1,0 +1,247 @@
+package hosting
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// FileWrite is the answer of PutFile. The API description does not show the answer's members:
+// Size and SHA are set when the service sent them.
+type FileWrite struct {
+	// Path is the file's path in the repository.
+	Path string
+	// Encoding is how the content was sent (see ContentEncoding).
+	Encoding Encoding
+	// Method is the method that stored the file: PUT, or POST when a CDN blocked the PUT.
+	Method string
+	// Size is the stored length in bytes; nil when not sent.
+	Size *int64
+	// SHA is the hexadecimal SHA-1 the service gives for the content; "" when not sent.
+	SHA string
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// fileWriteAnswer is the answer of a file write: the entry under file, data or result, or at
+// the top level. None of it is required.
+type fileWriteAnswer struct {
+	envelope
+	fileEntryWire
+	File   loose[FileEntry] `json:"file"`
+	Data   loose[FileEntry] `json:"data"`
+	Result loose[FileEntry] `json:"result"`
+}
+
+// check accepts any payload: the API description does not show it.
+func (*fileWriteAnswer) check() error { return nil }
+
+// entry returns the written file's entry as the answer gives it.
+func (a *fileWriteAnswer) entry(path string) FileEntry {
+	if e, ok := first(a.File, a.Data, a.Result); ok {
+		return e
+	}
+	return a.fileEntryWire.entry(path, nil)
+}
+
+// PutFile creates or replaces the file at path in repository repo with data. path may be
+// nested ("assets/img/logo.png"); each segment is escaped in the address. The content goes as
+// text or as Base64 as ContentEncoding decides.
+//
+// The write is a PUT, retried like any idempotent request. When a CDN or firewall answers the
+// PUT with a 403 HTML block page, PutFile sends the write once more as a POST to the same
+// address with content_base64, as the API description advises; the remedy is logged and
+// counted in Stats. The written file joins the next commit.
+func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*FileWrite, error) {
+	if err := checkRepoName("name", repo); err != nil {
+		return nil, err
+	}
+	if err := checkPath("path", path); err != nil {
+		return nil, err
+	}
+	return c.putFile(ctx, repo, path, data)
+}
+
+// putFile is PutFile after validation.
+func (c *Client) putFile(ctx context.Context, repo, path string, data []byte) (*FileWrite, error) {
+	enc := ContentEncoding(path, data)
+	endpoint := httpcore.Path(pathSegments(repo, path)...)
+	req := &httpcore.Request{Method: http.MethodPut, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data))}
+	var a fileWriteAnswer
+	resp, err := c.do(ctx, req, &a)
+	if isBlockPage(err) {
+		c.stats.blockedPutRetries.Add(1)
+		c.logRemedy(ctx, "POST with content_base64 after a 403 block page to PUT", req.Method, err)
+		enc = EncodingBase64
+		// A file write sets the file's content, whatever was there: repeating it is safe.
+		req = &httpcore.Request{Method: http.MethodPost, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data)), SafeToRetry: true}
+		a = fileWriteAnswer{}
+		resp, err = c.do(ctx, req, &a)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e := a.entry(path)
+	return &FileWrite{Path: path, Encoding: enc, Method: req.Method, Size: e.Size, SHA: e.SHA, Raw: resp.Body, Response: newResponse(resp)}, nil
+}
+
+// isBlockPage reports whether err is a 403 answered with an HTML page instead of the service's
+// JSON envelope: the block page of a CDN or firewall.
+func isBlockPage(err error) bool {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusForbidden {
+		return false
+	}
+	if mt, _, perr := mime.ParseMediaType(ae.Header.Get("Content-Type")); perr == nil {
+		switch {
+		case mt == "text/html", mt == "application/xhtml+xml":
+			return true
+		case mt == "application/json", strings.HasSuffix(mt, "+json"):
+			return false
+		}
+	}
+	body := bytes.TrimSpace(ae.Body)
+	return len(body) > 0 && body[0] == '<'
+}
+
+// File is a file read by GetFile.
+type File struct {
+	// Path is the file's path in the repository.
+	Path string
+	// Content is the file's bytes, decoded from whichever member carried them.
+	Content []byte
+	// Encoding is how the answer carried the content.
+	Encoding Encoding
+	// Size is the length the service gives; nil when not sent.
+	Size *int64
+	// SHA is the hexadecimal SHA-1 the service gives; "" when not sent.
+	SHA string
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// fileContentFields are a file's entry and its content: content (text, or Base64 when
+// encoding says "base64") or content_base64.
+type fileContentFields struct {
+	fileEntryWire
+	Content            loose[string] `json:"content"`
+	ContentBase64      loose[string] `json:"content_base64"`
+	ContentBase64Camel loose[string] `json:"contentBase64"`
+	Encoding           loose[string] `json:"encoding"`
+}
+
+// hasContent reports whether f carries the content.
+func (f *fileContentFields) hasContent() bool {
+	return f.Content.set || f.ContentBase64.set || f.ContentBase64Camel.set
+}
+
+// content decodes the content, reporting how it was carried.
+func (f *fileContentFields) content() ([]byte, Encoding, error) {
+	if b64, ok := first(f.ContentBase64, f.ContentBase64Camel); ok {
+		b, err := decodeBase64(b64)
+		return b, EncodingBase64, err
+	}
+	if strings.EqualFold(f.Encoding.v, "base64") {
+		b, err := decodeBase64(f.Content.v)
+		return b, EncodingBase64, err
+	}
+	return []byte(f.Content.v), EncodingText, nil
+}
+
+// filePart is a nested object of GetFile's answer.
+type filePart struct{ fileContentFields }
+
+// UnmarshalJSON reads an object.
+func (p *filePart) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &p.fileContentFields) }
+
+// fileAnswer is the answer of GET /repos/<name>/files/<path>: the content at the top level
+// or inside file, data or result. The content is required.
+type fileAnswer struct {
+	envelope
+	fileContentFields
+	File   loose[filePart] `json:"file"`
+	Data   loose[filePart] `json:"data"`
+	Result loose[filePart] `json:"result"`
+	part   *fileContentFields
+	data   []byte
+	enc    Encoding
+}
+
+// check finds and decodes the content.
+func (a *fileAnswer) check() error {
+	for _, l := range []loose[filePart]{a.File, a.Data, a.Result} {
+		if l.set && l.v.hasContent() {
+			a.part = &l.v.fileContentFields
+			break
+		}
+	}
+	if a.part == nil {
+		if !a.hasContent() {
+			return missing("file", "content")
+		}
+		a.part = &a.fileContentFields
+	}
+	var err error
+	a.data, a.enc, err = a.part.content()
+	return err
+}
+
+// GetFile reads the file at path in repository repo and returns its bytes, whether the
+// service sent them as text or as Base64.
+func (c *Client) GetFile(ctx context.Context, repo, path string) (*File, error) {
+	if err := checkRepoName("name", repo); err != nil {
+		return nil, err
+	}
+	if err := checkPath("path", path); err != nil {
+		return nil, err
+	}
+	var a fileAnswer
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: httpcore.Path(pathSegments(repo, path)...)}, &a)
+	if err != nil {
+		return nil, err
+	}
+	e := a.part.entry(path, nil)
+	return &File{Path: path, Content: a.data, Encoding: a.enc, Size: e.Size, SHA: e.SHA, Raw: resp.Body, Response: newResponse(resp)}, nil
+}
+
+// Deletion is the answer of DeleteFile.
+type Deletion struct {
+	// Path is the deleted file's path.
+	Path string
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// DeleteFile deletes the file at path in repository repo; the deletion joins the next commit.
+// It is retried like any idempotent request, so a retry after a lost answer may meet the
+// service's error for a file that is already gone.
+func (c *Client) DeleteFile(ctx context.Context, repo, path string) (*Deletion, error) {
+	if err := checkRepoName("name", repo); err != nil {
+		return nil, err
+	}
+	if err := checkPath("path", path); err != nil {
+		return nil, err
+	}
+	return c.deleteFile(ctx, repo, path)
+}
+
+// deleteFile is DeleteFile after validation.
+func (c *Client) deleteFile(ctx context.Context, repo, path string) (*Deletion, error) {
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodDelete, Path: httpcore.Path(pathSegments(repo, path)...)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Deletion{Path: path, Raw: resp.Body, Response: newResponse(resp)}, nil
+}

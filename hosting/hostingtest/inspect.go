@@ -1,0 +1,174 @@
+package hostingtest
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// The credential headers a Request names.
+const (
+	// AuthAuthorization is the Authorization header (Bearer scheme).
+	AuthAuthorization = "authorization"
+	// AuthAPIToken is the X-API-Token header.
+	AuthAPIToken = "x-api-token"
+	// AuthNone means that no credential reached the service.
+	AuthNone = ""
+)
+
+// Request is the record of one request the fake received. It never holds a token value.
+type Request struct {
+	// Method is the HTTP method.
+	Method string
+	// Path is the path as sent, still escaped, without the query. A token found in it is
+	// replaced by "[token]".
+	Path string
+	// AuthHeaders lists the credential headers the client sent, before any gateway:
+	// AuthAuthorization, AuthAPIToken, both or none.
+	AuthHeaders []string
+	// Auth is the header the service read the token from, after the gateway: AuthAuthorization,
+	// AuthAPIToken, or AuthNone when no credential reached it (site requests and requests
+	// the CDN blocked included).
+	Auth string
+	// Encoding is, for a PUT or POST of a file, which members its JSON body had: "content",
+	// "content_base64", "content+content_base64", or "" for neither (and for other requests).
+	Encoding string
+	// Status is the HTTP status of the answer; 0 when the client went away first.
+	Status int
+	// Blocked is true when the CDN firewall answered the request with its block page.
+	Blocked bool
+	// TokenInURL is true when a known token appeared in the request's URL, path or query.
+	TokenInURL bool
+}
+
+// Stats counts what the fake did.
+type Stats struct {
+	// Requests counts every request received, API and site.
+	Requests int
+	// PutWrites and PostWrites count the file writes stored, by method.
+	PutWrites, PostWrites int
+	// FailedWrites counts the file writes failed by WithWriteFailures.
+	FailedWrites int
+	// Deletes counts the files deleted.
+	Deletes int
+	// Commits counts the commits made.
+	Commits int
+	// Deploys counts the deployments made.
+	Deploys int
+	// Unauthorized counts the 401 answers.
+	Unauthorized int
+	// Forbidden counts the 403 answers; the fake sends 403 only as a CDN block page.
+	Forbidden int
+}
+
+// Deployment is a deployment record, as Server.Deployments returns it.
+type Deployment struct {
+	// ID is the deployment's id.
+	ID string
+	// Commit is the id of the deployed commit.
+	Commit string
+	// Message is the deploy request's message ("" when it had none).
+	Message string
+	// CreatedAt is when the deployment was made, on the fake's clock.
+	CreatedAt time.Time
+	// PreviewURL is the address of the published site.
+	PreviewURL string
+}
+
+// Requests returns the record of every request received so far, in the order the answers
+// were completed.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		r.AuthHeaders = slices.Clone(r.AuthHeaders)
+		out[i] = r
+	}
+	return out
+}
+
+// Stats returns the counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Owner returns the owner of a repository.
+func (s *Server) Owner(repo string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repo]
+	if r == nil {
+		return "", false
+	}
+	return r.owner, true
+}
+
+// File returns a copy of a working file of a repository (as written, before any commit).
+// Repository names are unique across owners, so no owner is needed.
+func (s *Server) File(repo, path string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repo]
+	if r == nil || r.files[path] == nil {
+		return nil, false
+	}
+	return slices.Clone(r.files[path].data), true
+}
+
+// Files returns the paths of a repository's working files in order; nil for an unknown
+// repository.
+func (s *Server) Files(repo string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repo]
+	if r == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(r.files))
+}
+
+// DeployedFile returns a copy of a file of a repository's latest deployment: what
+// /site/<repo>/<path> serves.
+func (s *Server) DeployedFile(repo, path string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repo]
+	if r == nil {
+		return nil, false
+	}
+	b, ok := r.deployedFile(path)
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(b.data), true
+}
+
+// Head returns the commit id at the head of a branch of a repository; false when the
+// repository or the branch does not exist or the branch has no commits yet.
+func (s *Server) Head(repo, branch string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repo]
+	if r == nil || r.branches[branch] == "" {
+		return "", false
+	}
+	return r.branches[branch], true
+}
+
+// Deployments returns a repository's deployments, oldest first.
+func (s *Server) Deployments(repo string) []Deployment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repo]
+	if r == nil {
+		return nil
+	}
+	out := make([]Deployment, 0, len(r.deployments))
+	for _, d := range r.deployments {
+		out = append(out, Deployment{d.id, d.commit, d.message, d.created, s.SiteURL(r.name)})
+	}
+	return out
+}

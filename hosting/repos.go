@@ -1,0 +1,332 @@
+package hosting
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// RepoList is the answer of ListRepos.
+type RepoList struct {
+	// Repos are the caller's repositories, in the service's order.
+	Repos []Repo
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// repoListAnswer is the answer of GET /repos. The list may be called repos, repositories,
+// items, results or data; an answer without any of them is refused, so that a renamed list
+// never reads as an account without repositories (null is an empty list).
+type repoListAnswer struct {
+	envelope
+	Repos        present[[]Repo] `json:"repos"`
+	Repositories present[[]Repo] `json:"repositories"`
+	Items        present[[]Repo] `json:"items"`
+	Results      present[[]Repo] `json:"results"`
+	Data         loose[[]Repo]   `json:"data"`
+	list         []Repo
+}
+
+// check finds the list.
+func (a *repoListAnswer) check() error {
+	list, ok := firstPresent(a.Repos, a.Repositories, a.Items, a.Results)
+	if !ok && a.Data.set {
+		list, ok = a.Data.v, true
+	}
+	if !ok {
+		return missing("repository list", "repos")
+	}
+	if list == nil {
+		list = []Repo{}
+	}
+	a.list = list
+	return nil
+}
+
+// ListRepos returns the repositories of the token's account.
+func (c *Client) ListRepos(ctx context.Context) (*RepoList, error) {
+	var a repoListAnswer
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/repos"}, &a)
+	if err != nil {
+		return nil, err
+	}
+	return &RepoList{Repos: a.list, Raw: resp.Body, Response: newResponse(resp)}, nil
+}
+
+// CreateRepoParams are the parameters of CreateRepo.
+type CreateRepoParams struct {
+	// Name is the repository's name, also the site's name in /site/<name>: one path segment,
+	// not "." or "..", without "/", backslash or control characters. Required.
+	Name string
+	// Description is free text; "" sends none.
+	Description string
+	// Visibility defaults to Public, the value the API description uses.
+	Visibility Visibility
+}
+
+// createRepoBody is the JSON body of POST /repos.
+type createRepoBody struct {
+	Name        string     `json:"name"`
+	Description string     `json:"description,omitempty"`
+	Visibility  Visibility `json:"visibility"`
+}
+
+// repoAnswer is the answer of POST /repos: the repository under repo, repository, data or
+// result, or at the top level. None of it is required.
+type repoAnswer struct {
+	envelope
+	repoWire
+	Repo       loose[Repo] `json:"repo"`
+	Repository loose[Repo] `json:"repository"`
+	Data       loose[Repo] `json:"data"`
+	Result     loose[Repo] `json:"result"`
+}
+
+// check accepts any payload: the API description does not show it.
+func (*repoAnswer) check() error { return nil }
+
+// CreateRepo creates a repository in the token's account. The API description does not show
+// the answer: the returned Repo holds what the service sent, and the name, description and
+// visibility that were sent for those it did not send. Creating is not retried (a repeat
+// could find the name taken by the first attempt).
+func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, error) {
+	if p == nil {
+		return nil, invalid("name", "must not be empty: the parameters are nil")
+	}
+	if err := checkRepoName("name", p.Name); err != nil {
+		return nil, err
+	}
+	vis := p.Visibility
+	if vis == "" {
+		vis = Public
+	}
+	if err := checkLabel("visibility", string(vis), true); err != nil {
+		return nil, err
+	}
+	body := createRepoBody{Name: p.Name, Description: p.Description, Visibility: vis}
+	var a repoAnswer
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodPost, Path: "/repos", Body: httpcore.JSON(body)}, &a)
+	if err != nil {
+		return nil, err
+	}
+	repo, ok := first(a.Repo, a.Repository, a.Data, a.Result)
+	if !ok {
+		repo = a.repoWire.repo(nil)
+	}
+	repo.Raw = resp.Body
+	repo.Response = newResponse(resp)
+	if repo.Name == "" {
+		repo.Name = p.Name
+	}
+	if repo.Description == "" {
+		repo.Description = p.Description
+	}
+	if repo.Visibility == "" {
+		repo.Visibility = vis
+	}
+	return &repo, nil
+}
+
+// repoInfoMembers are the members of a repository's information the API description names:
+// the file list (files, file_list or tree), the branches and the head (head or
+// head_commit).
+type repoInfoMembers struct {
+	Files      present[fileList]   `json:"files"`
+	FileList   present[fileList]   `json:"file_list"`
+	Tree       present[fileList]   `json:"tree"`
+	Branches   present[branchList] `json:"branches"`
+	Head       present[commitRef]  `json:"head"`
+	HeadCommit present[commitRef]  `json:"head_commit"`
+}
+
+// repoInfoFields are a repository's record and its information, as one object.
+type repoInfoFields struct {
+	repoWire
+	repoInfoMembers
+}
+
+// repoInfoPart is a nested object of GetRepo's answer that may hold the record and the
+// information, or a repository's bare name.
+type repoInfoPart struct {
+	repoInfoFields
+	raw json.RawMessage
+}
+
+// UnmarshalJSON reads an object, or a bare name.
+func (p *repoInfoPart) UnmarshalJSON(b []byte) error {
+	p.raw = keepRaw(b)
+	var name string
+	if json.Unmarshal(b, &name) == nil {
+		p.Name = loose[string]{v: name, set: true}
+		return nil
+	}
+	return json.Unmarshal(b, &p.repoInfoFields)
+}
+
+// repoInfoAnswer is the answer of GET /repos/<name>. The members may sit at the top level or
+// inside repo, repository, data or result; the file list, the branches and the head are
+// required wherever they are (null is an empty list, or no head yet).
+type repoInfoAnswer struct {
+	envelope
+	repoInfoFields
+	Repo       loose[repoInfoPart] `json:"repo"`
+	Repository loose[repoInfoPart] `json:"repository"`
+	Data       loose[repoInfoPart] `json:"data"`
+	Result     loose[repoInfoPart] `json:"result"`
+	info       RepoInfo
+}
+
+// check finds the members and builds the information.
+func (a *repoInfoAnswer) check() error {
+	parts := []*repoInfoFields{&a.repoInfoFields}
+	for _, l := range []loose[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
+		if l.set {
+			parts = append(parts, &l.v.repoInfoFields)
+		}
+	}
+	var files fileList
+	var branches branchList
+	var head commitRef
+	var haveFiles, haveBranches, haveHead bool
+	for _, p := range parts {
+		if !haveFiles {
+			files, haveFiles = firstPresent(p.Files, p.FileList, p.Tree)
+		}
+		if !haveBranches {
+			branches, haveBranches = firstPresent(p.Branches)
+		}
+		if !haveHead {
+			head, haveHead = firstPresent(p.Head, p.HeadCommit)
+		}
+	}
+	switch {
+	case !haveFiles:
+		return missing("repository", "files")
+	case !haveBranches:
+		return missing("repository", "branches")
+	case !haveHead:
+		return missing("repository", "head")
+	}
+	a.info = RepoInfo{Files: files, Branches: branches, Head: string(head)}
+	if a.info.Files == nil {
+		a.info.Files = []FileEntry{}
+	}
+	if a.info.Branches == nil {
+		a.info.Branches = []Branch{}
+	}
+	for _, l := range []loose[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
+		if l.set && (l.v.Name.set || l.v.Slug.set) {
+			a.info.Repo = l.v.repo(l.v.raw)
+			return nil
+		}
+	}
+	a.info.Repo = a.repoWire.repo(nil)
+	return nil
+}
+
+// GetRepo returns a repository's information: its record, file list, branches and head.
+// Files lists the files as written (the service's file list), each with the size and hash the
+// service gives.
+func (c *Client) GetRepo(ctx context.Context, name string) (*RepoInfo, error) {
+	if err := checkRepoName("name", name); err != nil {
+		return nil, err
+	}
+	var a repoInfoAnswer
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: httpcore.Path("repos", name)}, &a)
+	if err != nil {
+		return nil, err
+	}
+	info := a.info
+	if info.Repo.Name == "" {
+		info.Repo.Name = name
+	}
+	info.Raw = resp.Body
+	info.Response = newResponse(resp)
+	return &info, nil
+}
+
+// BranchParams are the parameters of CreateBranch.
+type BranchParams struct {
+	// Branch is the new branch's name. Required.
+	Branch string
+	// From is the branch or commit it starts from; "" lets the service choose (the API
+	// description does not say which).
+	From string
+}
+
+// branchBody is the JSON body of POST /repos/<name>/branches.
+type branchBody struct {
+	Branch string `json:"branch"`
+	From   string `json:"from,omitempty"`
+}
+
+// branchAnswer is the answer of POST /repos/<name>/branches: the branch under branch, data or
+// result (an object or a name), or at the top level. None of it is required.
+type branchAnswer struct {
+	envelope
+	branchWire
+	Branch loose[Branch] `json:"branch"`
+	Data   loose[Branch] `json:"data"`
+	Result loose[Branch] `json:"result"`
+}
+
+// check accepts any payload: the API description does not show it.
+func (*branchAnswer) check() error { return nil }
+
+// CreateBranch creates a branch of repository repo. The returned Branch holds what the service
+// sent, and the name that was sent when it sent none. Creating is not retried.
+func (c *Client) CreateBranch(ctx context.Context, repo string, p *BranchParams) (*Branch, error) {
+	if err := checkRepoName("name", repo); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, invalid("branch", "must not be empty: the parameters are nil")
+	}
+	if err := checkLabel("branch", p.Branch, true); err != nil {
+		return nil, err
+	}
+	if err := checkLabel("from", p.From, false); err != nil {
+		return nil, err
+	}
+	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "branches"),
+		Body: httpcore.JSON(branchBody{Branch: p.Branch, From: p.From})}
+	var a branchAnswer
+	resp, err := c.do(ctx, req, &a)
+	if err != nil {
+		return nil, err
+	}
+	br, ok := first(a.Branch, a.Data, a.Result)
+	if !ok {
+		br = a.branchWire.branch(nil)
+	}
+	if br.Name == "" {
+		br.Name = p.Branch
+	}
+	br.Raw = resp.Body
+	br.Response = newResponse(resp)
+	return &br, nil
+}
+
+// SiteURL returns the address of repository name's published site: /site/<name>/ on the
+// service's address (the base URL without the /api/v1 prefix, keeping any path of its own).
+// The trailing slash makes the relative links of the site's index.html resolve inside it.
+func (c *Client) SiteURL(name string) (string, error) {
+	if err := checkRepoName("name", name); err != nil {
+		return "", err
+	}
+	u := c.core.Root()
+	base := strings.TrimSuffix(strings.TrimSuffix(u.EscapedPath(), "/"), "/api/v1")
+	site := base + httpcore.Path("site", name) + "/"
+	unescaped, err := url.PathUnescape(site)
+	if err != nil {
+		return "", invalid("base URL", "has an invalid escape")
+	}
+	u.Path, u.RawPath = unescaped, site
+	return u.String(), nil
+}

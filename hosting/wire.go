@@ -1,0 +1,227 @@
+package hosting
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// The API description names only the envelope (ok, error), preview_url and the members of
+// a repository's information; every other shape of an answer is "not shown". The wire types
+// of this file read those shapes leniently: a member of a guessed name is optional, several
+// likely spellings are accepted, a value of an unexpected type is left unset rather than
+// failing the answer, and the raw body is kept beside the decoded values. Each body is
+// decoded once, in one pass, into a wire type that carries the envelope too.
+
+// envelope is the {ok, error} part of every answer. A wire type embeds it.
+type envelope struct {
+	// OK is the envelope's ok.
+	OK okFlag `json:"ok"`
+	// Error is the envelope's error: a text, or an object with a code and a message.
+	Error json.RawMessage `json:"error"`
+	// Code is a top-level code some services send beside the error text.
+	Code loose[idText] `json:"code"`
+}
+
+// env returns e; wire types get it by embedding envelope.
+func (e *envelope) env() *envelope { return e }
+
+// answer is the wire type of one kind of answer: the envelope plus the payload, whose members
+// the API description names checked by check.
+type answer interface {
+	env() *envelope
+	check() error
+}
+
+// failure returns the code and the text of an envelope's error: a text is the message, an
+// object gives its code and message (or error, or detail).
+func (e *envelope) failure() (code, message string) {
+	code = string(e.Code.v)
+	raw := bytes.TrimSpace(e.Error)
+	if len(raw) == 0 || string(raw) == "null" {
+		return code, ""
+	}
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return code, text
+	}
+	var obj struct {
+		Code    loose[idText] `json:"code"`
+		Message loose[string] `json:"message"`
+		Error   loose[string] `json:"error"`
+		Detail  loose[string] `json:"detail"`
+	}
+	if json.Unmarshal(raw, &obj) == nil {
+		if c := string(obj.Code.v); c != "" {
+			code = c
+		}
+		message, _ = first(obj.Message, obj.Error, obj.Detail)
+		return code, message
+	}
+	return code, string(raw)
+}
+
+// okFlag is the envelope's ok: absent (or null), false or true.
+type okFlag uint8
+
+// The values of an okFlag.
+const (
+	okAbsent okFlag = iota
+	okFalse
+	okTrue
+)
+
+// errNotBool is the decoding error of an ok that is not a boolean.
+var errNotBool = errors.New(`envelope: field "ok" is not a boolean`)
+
+// UnmarshalJSON reads true, false or null; anything else (such as the string "true") is an
+// error, never taken for a failure or a success.
+func (f *okFlag) UnmarshalJSON(b []byte) error {
+	switch string(bytes.TrimSpace(b)) {
+	case "true":
+		*f = okTrue
+	case "false":
+		*f = okFalse
+	case "null":
+		*f = okAbsent
+	default:
+		return errNotBool
+	}
+	return nil
+}
+
+// errMissingOK is the decoding error of a 2xx body without the envelope's ok.
+var errMissingOK = errors.New(`envelope: field "ok" is missing`)
+
+// bareAnswer is the answer of a request whose payload the client does not read.
+type bareAnswer struct{ envelope }
+
+// check accepts any payload.
+func (*bareAnswer) check() error { return nil }
+
+// decodeAnswer is the service's Decode: it reads every 2xx body, once, into out (an answer,
+// or nil for an envelope alone). ok false is a failure, whatever the payload holds; a body
+// without ok, or whose payload lacks a member the API description names, does not decode.
+func decodeAnswer(body []byte, out any) error {
+	a, ok := out.(answer)
+	if !ok {
+		if out != nil {
+			return fmt.Errorf("internal: %T is not an answer type", out)
+		}
+		a = &bareAnswer{}
+	}
+	err := json.Unmarshal(body, a)
+	env := a.env()
+	if env.OK == okFalse {
+		code, msg := env.failure()
+		return &httpcore.Failure{Code: code, Message: msg}
+	}
+	if err != nil {
+		return err
+	}
+	if env.OK == okAbsent {
+		return errMissingOK
+	}
+	return a.check()
+}
+
+// decodeErrorBody is the service's DecodeError: it reads a non-2xx body's envelope, and
+// otherwise the common JSON error shapes. A body that is not JSON (an HTML page) gives
+// nothing: the error then quotes the body.
+func decodeErrorBody(body []byte) (code, message string) {
+	var env envelope
+	if json.Unmarshal(body, &env) == nil && (env.OK != okAbsent || len(env.Error) > 0) {
+		return env.failure()
+	}
+	return httpcore.DecodeErrorBody(body)
+}
+
+// loose is a member whose name the API description does not show: set when the answer carried
+// it with the expected type, and otherwise left unset without failing the answer (the raw body
+// keeps it). null leaves it unset.
+type loose[T any] struct {
+	v   T
+	set bool
+}
+
+// UnmarshalJSON sets the value when b decodes as a T and is not null.
+func (l *loose[T]) UnmarshalJSON(b []byte) error {
+	if isNull(b) {
+		return nil
+	}
+	var v T
+	if json.Unmarshal(b, &v) == nil {
+		l.v, l.set = v, true
+	}
+	return nil
+}
+
+// first returns the value of the first of vals that is set, and whether one was.
+func first[T any](vals ...loose[T]) (T, bool) {
+	for _, l := range vals {
+		if l.set {
+			return l.v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// present is a member whose presence matters: set records that the answer carried its name,
+// even with null (which leaves the value zero). A value of another type fails the answer.
+type present[T any] struct {
+	v   T
+	set bool
+}
+
+// UnmarshalJSON records the member and decodes its value strictly.
+func (p *present[T]) UnmarshalJSON(b []byte) error {
+	p.set = true
+	if isNull(b) {
+		return nil
+	}
+	return json.Unmarshal(b, &p.v)
+}
+
+// firstPresent returns the first of vals whose member was carried, and whether one was.
+func firstPresent[T any](vals ...present[T]) (T, bool) {
+	for _, p := range vals {
+		if p.set {
+			return p.v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// isNull reports whether b is the JSON null.
+func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
+
+// idText is an identifier sent as a JSON string or number.
+type idText string
+
+// UnmarshalJSON accepts a string or a number.
+func (t *idText) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*t = idText(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("expected a string or a number")
+	}
+	*t = idText(n.String())
+	return nil
+}
+
+// missing is the decoding error of a member the API description names.
+func missing(what, member string) error {
+	return fmt.Errorf("%s: field %q is missing", what, member)
+}
+
+// keepRaw returns a copy of b, for a value decoded from a larger body.
+func keepRaw(b []byte) json.RawMessage { return append(json.RawMessage(nil), b...) }

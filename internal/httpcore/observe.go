@@ -1,0 +1,56 @@
+package httpcore
+
+import (
+	"log/slog"
+	"sync/atomic"
+)
+
+// Observer sees what every client of the process logs, returns and sends as a credential. A
+// test suite installs one (see internal/secretscan) to check that no secret ever reaches a
+// log line or an error; nothing else uses it, and without one the clients behave exactly as
+// configured.
+type Observer struct {
+	// Logger receives the records of clients that have no logger of their own.
+	Logger *slog.Logger
+	// Error sees every error a client returns.
+	Error func(error)
+	// Secret sees every credential value a client is given or sends.
+	Secret func(value string)
+}
+
+// observer is the installed Observer, or nil.
+var observer atomic.Pointer[Observer]
+
+// Observe installs o for the whole process and returns a function that removes it.
+func Observe(o *Observer) (undo func()) {
+	observer.Store(o)
+	return func() { observer.CompareAndSwap(o, nil) }
+}
+
+// observedLogger returns the client's logger, or the observer's when the client has none.
+func (c *Client) observedLogger() *slog.Logger {
+	if c.logger != nil {
+		return c.logger
+	}
+	if o := observer.Load(); o != nil {
+		return o.Logger
+	}
+	return nil
+}
+
+// observeError shows err to the observer, if any, and returns it.
+func observeError(err error) error {
+	if o := observer.Load(); o != nil && o.Error != nil && err != nil {
+		o.Error(err)
+	}
+	return err
+}
+
+// observeSecrets shows credential values to the observer, if any.
+func observeSecrets(creds []Credential) {
+	if o := observer.Load(); o != nil && o.Secret != nil {
+		for _, cr := range creds {
+			o.Secret(cr.Value)
+		}
+	}
+}

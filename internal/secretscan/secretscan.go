@@ -1,0 +1,152 @@
+// Package secretscan checks that a test suite never lets a secret reach a log line or an
+// error string. A package's TestMain runs its suite through Main: every client of the suite
+// then logs at debug level into the scanner (the clients that have no logger of their own),
+// every error a client returns is rendered with Error, %v, %+v and %#v, and every credential
+// a client is given or sends is remembered as a secret, as is anything the tests add with
+// Add (private keys, signatures, tokens a fake issued). After the suite, any secret found in
+// a log line or an error rendering, in any letter case, fails the run.
+package secretscan
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// minSecretLen is the shortest value scanned for: shorter ones would match ordinary text.
+const minSecretLen = 8
+
+// Scanner collects secrets, log lines and error renderings. It is safe for concurrent use.
+type Scanner struct {
+	mu      sync.Mutex
+	secrets map[string]bool // lower case
+	logs    bytes.Buffer
+	errs    []string
+}
+
+// New returns a scanner that already knows secrets.
+func New(secrets ...string) *Scanner {
+	s := &Scanner{secrets: make(map[string]bool)}
+	s.Add(secrets...)
+	return s
+}
+
+// Add remembers values as secrets; values shorter than 8 bytes are ignored.
+func (s *Scanner) Add(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range values {
+		if len(v) >= minSecretLen {
+			s.secrets[strings.ToLower(v)] = true
+		}
+	}
+}
+
+// Logger returns a logger writing every record, from debug level up, into the scanner, for
+// clients a test configures with a logger of its own.
+func (s *Scanner) Logger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(writerFunc(s.writeLog), &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// writeLog appends a log record.
+func (s *Scanner) writeLog(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logs.Write(p)
+}
+
+// Record renders err every way a caller may print it.
+func (s *Scanner) Record(err error) {
+	if err == nil {
+		return
+	}
+	rendered := strings.Join([]string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)}, "\n")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.errs = append(s.errs, rendered)
+}
+
+// Findings lists, for every secret found, where it was found (without quoting it).
+func (s *Scanner) Findings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	logs := strings.ToLower(s.logs.String())
+	var out []string
+	for secret := range s.secrets {
+		masked := mask(secret)
+		if i := strings.Index(logs, secret); i >= 0 {
+			out = append(out, fmt.Sprintf("secret %s in a log line: %s", masked, lineAround(logs, i, secret)))
+		}
+		for _, e := range s.errs {
+			if i := strings.Index(strings.ToLower(e), secret); i >= 0 {
+				out = append(out, fmt.Sprintf("secret %s in an error: %s", masked, lineAround(strings.ToLower(e), i, secret)))
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Counts reports how many secrets, log bytes and errors the scanner holds, so a suite can
+// check that the scan saw something.
+func (s *Scanner) Counts() (secrets, logBytes, errs int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.secrets), s.logs.Len(), len(s.errs)
+}
+
+// Main runs the suite with s installed as the HTTP core's observer, then reports every
+// finding and returns a failing exit code when there is one. Use it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(secretscan.Main(m, scan)) }
+//
+// A run that measures benchmarks (-test.bench) runs without the observer, whose logging
+// would be measured with them.
+func Main(m *testing.M, s *Scanner) int {
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		return m.Run()
+	}
+	undo := httpcore.Observe(&httpcore.Observer{Logger: s.Logger(), Error: s.Record, Secret: func(v string) { s.Add(v) }})
+	code := m.Run()
+	undo()
+	if findings := s.Findings(); len(findings) > 0 {
+		fmt.Fprintln(os.Stderr, "secret scan: secrets reached logs or errors:")
+		for _, f := range findings {
+			fmt.Fprintln(os.Stderr, "  "+f)
+		}
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// mask shows the first and last two characters of a secret.
+func mask(s string) string {
+	if len(s) < 8 {
+		return "[…]"
+	}
+	return s[:2] + "…" + s[len(s)-2:]
+}
+
+// lineAround returns up to 60 bytes around a finding at i, with the secret itself masked.
+func lineAround(text string, i int, secret string) string {
+	start, end := max(i-30, 0), min(i+len(secret)+30, len(text))
+	return strings.ReplaceAll(text[start:end], secret, mask(secret))
+}
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func([]byte) (int, error)
+
+// Write calls f.
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

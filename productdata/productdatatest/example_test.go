@@ -1,0 +1,99 @@
+package productdatatest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"log"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agentapis/sdk/productdata/productdatatest"
+)
+
+// envelopeOf posts body to an endpoint of the fake on the US site and decodes the answer.
+func envelopeOf(srv *productdatatest.Server, endpoint, body string, data any) (code, left int) {
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/api/"+endpoint+"?domain=1", strings.NewReader(body))
+	if err != nil {
+		log.Fatal(err)
+	}
+	req.Header.Set("Authorization", "BasicAuth "+productdatatest.DefaultKey)
+	req.Header.Set("Content-Type", "application/json;charset=UTF-8")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var env struct {
+		RequestLeft int
+		Code        int
+		Data        json.RawMessage
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		log.Fatal(err)
+	}
+	if env.Code == 0 && data != nil {
+		if err := json.Unmarshal(env.Data, data); err != nil {
+			log.Fatal(err)
+		}
+	}
+	return env.Code, env.RequestLeft
+}
+
+func ExampleNewServer() {
+	srv := productdatatest.NewServer(productdatatest.WithClock(func() time.Time {
+		return time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	}))
+	defer srv.Close()
+
+	var products []struct {
+		ASIN                      string
+		Title                     string
+		SalesPrice                int // US cents
+		ListingSalesVolumeOfMonth int
+	}
+	code, left := envelopeOf(srv, "ProductRequest", `{"asin":"B0CVM8TXHP","Trend":2}`, &products)
+	p := products[0]
+	fmt.Println(code, left, p.ASIN, p.Title)
+	fmt.Printf("$%d.%02d, %d sold in 30 days\n", p.SalesPrice/100, p.SalesPrice%100, p.ListingSalesVolumeOfMonth)
+
+	pages := 0
+	for page := 1; ; page++ {
+		code, _ := envelopeOf(srv, "CategoryProducts", fmt.Sprintf(`{"NodeId":"3743561","Page":%d}`, page), nil)
+		if code == 11 { // no more data
+			break
+		}
+		pages++
+	}
+	fmt.Println(pages, "pages,", srv.RequestLeft(), "requests left")
+	// Output:
+	// 0 6499 B0CVM8TXHP Zenvolt Smart Food Storage Box, 2025 Edition
+	// $60.47, 467 sold in 30 days
+	// 3 pages, 6495 requests left
+}
+
+func ExampleWithTaskDuration() {
+	start := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	srv := productdatatest.NewServer(
+		productdatatest.WithClock(func() time.Time { return start }),
+		productdatatest.WithTaskDuration(20*time.Second),
+	)
+	defer srv.Close()
+
+	var taskID string
+	envelopeOf(srv, "ProductReviewsCollection", `{"ASIN":"B0CVM8TXHP","Page":2}`, &taskID)
+	for range 3 {
+		var status []string
+		code, _ := envelopeOf(srv, "ProductReviewsCollectionStatusQuery", `{}`, &status)
+		fmt.Println(srv.Now().Sub(start), code, status)
+		srv.Advance(10 * time.Second)
+	}
+	var reviews []struct{ Star int }
+	code, left := envelopeOf(srv, "ProductReviewsQuery", `{"ASIN":"B0CVM8TXHP"}`, &reviews)
+	fmt.Println("task", taskID, "code", code, len(reviews), "reviews,", left, "requests left")
+	// Output:
+	// 0s 0 [B0CVM8TXHP:0:--]
+	// 10s 0 [B0CVM8TXHP:0:--]
+	// 20s 0 [B0CVM8TXHP:1:2026-03-02 09:30:20]
+	// task 1 code 0 20 reviews, 6495 requests left
+}

@@ -1,0 +1,423 @@
+package productdatatest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// maxBody is the most of a request body the fake reads.
+const maxBody = 1 << 20
+
+// authScheme is the scheme word of the Authorization header, literally.
+const authScheme = "BasicAuth"
+
+// Server is an in-memory product-data API on a local httptest server. It is safe for
+// concurrent use.
+type Server struct {
+	// URL is the server's base URL, {data_api_url}; the endpoints are under URL + "/api/".
+	URL string
+
+	ts *httptest.Server
+
+	mu         sync.Mutex
+	cfg        config
+	keys       map[string]bool
+	offset     time.Duration
+	created    time.Time
+	left       int
+	window     []time.Time // admitted calls of the last minute
+	calls      []Call
+	executed   int
+	failNext   int
+	httpFaults []int
+	drops      int
+	tasks      []*task
+	latest     map[taskKey]*task
+	nextTaskID int
+}
+
+// Call is one request as the fake received and answered it. It never holds the
+// Authorization header's value; a key a client sends anywhere else (the query, another
+// header, the body) is kept, so that a test can catch the leak.
+type Call struct {
+	// At is the fake's time when the request arrived.
+	At time.Time
+	// Method is the HTTP method.
+	Method string
+	// Endpoint is the endpoint name as the path spelled it (the part after /api/).
+	Endpoint string
+	// Query holds the query parameters as sent, domain among them.
+	Query url.Values
+	// Header holds the request headers without Authorization.
+	Header http.Header
+	// AuthScheme is the word of letters before the first space of the Authorization header
+	// ("BasicAuth" when the client follows the service), empty when there is no such word.
+	AuthScheme string
+	// Authorized reports whether the header carried an accepted key with the right scheme.
+	Authorized bool
+	// Body is the request body, at most 1 MiB of it.
+	Body []byte
+	// Params are the body's top-level members as sent (the spelling of their names kept);
+	// nil when the body was not read as a JSON object.
+	Params map[string]json.RawMessage
+	// Domain is the site code the call was served for; 0 when it had none that was valid.
+	Domain int
+	// Status is the HTTP status of the answer; 0 when the connection was dropped.
+	Status int
+	// Code is the business code of the answer's envelope; 0 for answers without one (see
+	// Status).
+	Code int
+	// Consumed is the request units the call consumed.
+	Consumed int
+}
+
+// NewServer starts a fake configured by opts. Close it when done.
+func NewServer(opts ...Option) *Server {
+	cfg := config{
+		requests:      DefaultRequests,
+		clock:         time.Now,
+		taskDuration:  DefaultTaskDuration,
+		taskDurations: map[string]time.Duration{},
+		perMinute:     DefaultPerMinuteLimit,
+		costs:         map[string]int{},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if len(cfg.keys) == 0 {
+		cfg.keys = []string{DefaultKey}
+	}
+	s := &Server{
+		cfg:     cfg,
+		keys:    map[string]bool{},
+		created: cfg.clock(),
+		left:    cfg.requests,
+		latest:  map[taskKey]*task{},
+	}
+	for _, k := range cfg.keys {
+		s.keys[k] = true
+	}
+	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.ts.URL
+	return s
+}
+
+// Close shuts the server down.
+func (s *Server) Close() { s.ts.Close() }
+
+// Client returns an *http.Client for the server.
+func (s *Server) Client() *http.Client { return s.ts.Client() }
+
+// now returns the fake's time.
+func (s *Server) now() time.Time { return s.cfg.clock().Add(s.offset) }
+
+// Now returns the fake's current time.
+func (s *Server) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.now()
+}
+
+// Advance moves the fake's clock forward by d, on top of the clock WithClock set.
+func (s *Server) Advance(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.offset += d
+}
+
+// RequestLeft returns the account's request-unit balance.
+func (s *Server) RequestLeft() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.left
+}
+
+// SetRequestLeft sets the account's request-unit balance.
+func (s *Server) SetRequestLeft(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.left = max(n, 0)
+}
+
+// Calls returns every request received so far, in order.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+// CallCount returns how many requests named the endpoint (in any letter case); an empty
+// endpoint counts every request.
+func (s *Server) CallCount(endpoint string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.calls {
+		if endpoint == "" || strings.EqualFold(c.Endpoint, endpoint) {
+			n++
+		}
+	}
+	return n
+}
+
+// FailNext makes the next n calls that would execute fail with code -1, consuming nothing.
+func (s *Server) FailNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failNext += max(n, 0)
+}
+
+// FailNextHTTP makes the next n requests, whatever they are, get an HTTP status (such as 502)
+// with a short text body, before any other check; nothing is executed or consumed.
+func (s *Server) FailNextHTTP(status, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.httpFaults = append(s.httpFaults, status)
+	}
+}
+
+// DropNext makes the fake close the connection of the next n requests without answering,
+// before any other check; nothing is executed or consumed.
+func (s *Server) DropNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drops += max(n, 0)
+}
+
+// reply is what the pipeline sends back.
+type reply interface{ send(http.ResponseWriter) }
+
+// plainReply is an answer without an envelope.
+type plainReply struct {
+	status int
+	text   string
+	header http.Header
+}
+
+func (p plainReply) send(w http.ResponseWriter) {
+	for k, v := range p.header {
+		w.Header()[k] = v
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(p.status)
+	_, _ = io.WriteString(w, p.text)
+}
+
+// dropReply closes the connection without an answer.
+type dropReply struct{}
+
+func (dropReply) send(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// serve records a request, runs it through the pipeline, and sends the answer outside the
+// lock.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	s.mu.Lock()
+	c := Call{At: s.now(), Method: r.Method, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}
+	c.Header.Del("Authorization")
+	c.AuthScheme = schemeWord(r.Header.Get("Authorization"))
+	c.Endpoint, _ = strings.CutPrefix(r.URL.Path, "/api/")
+	out := s.process(r, body, &c)
+	s.calls = append(s.calls, c)
+	s.mu.Unlock()
+	out.send(w)
+}
+
+// process is the pipeline: faults, routing, key, IP whitelist, per-minute limit, content
+// type, body, domain, endpoint availability, balance, then the endpoint.
+func (s *Server) process(r *http.Request, body []byte, c *Call) reply {
+	if s.drops > 0 {
+		s.drops--
+		return dropReply{}
+	}
+	if len(s.httpFaults) > 0 {
+		c.Status, s.httpFaults = s.httpFaults[0], s.httpFaults[1:]
+		return plainReply{status: c.Status, text: http.StatusText(c.Status)}
+	}
+	name, isAPI := strings.CutPrefix(r.URL.Path, "/api/")
+	ep := endpoints[strings.ToLower(name)]
+	if !isAPI || strings.ContainsAny(name, "/_") || ep == nil && !closedEndpoints[strings.ToLower(name)] {
+		c.Status = http.StatusNotFound
+		return plainReply{status: c.Status, text: "Not Found"}
+	}
+	if r.Method != http.MethodPost {
+		c.Status = http.StatusMethodNotAllowed
+		return plainReply{status: c.Status, text: "Method Not Allowed", header: http.Header{"Allow": {http.MethodPost}}}
+	}
+	a := answer{status: http.StatusOK, left: s.left, lowercase: s.cfg.lowercase, gzipBody: s.cfg.gzipBody.covers(name)}
+	now := c.At
+	if c.Authorized = s.authorized(r.Header.Get("Authorization")); !c.Authorized {
+		a.left = 0
+		if s.cfg.http401 {
+			a.status = http.StatusUnauthorized
+		}
+		return s.finish(c, a, codeNotOpen, msgBadKey)
+	}
+	if !s.whitelisted(r.RemoteAddr) {
+		return s.finish(c, a, codeIPNotAllowed, msgIPNotAllowed)
+	}
+	if !s.admit(now) {
+		return s.finish(c, a, codePerMinuteLimit, msgPerMinuteLimit)
+	}
+	if !jsonContentType(r.Header.Get("Content-Type")) {
+		return s.finish(c, a, codeBadParams, "Request parameters error: Content-Type must be application/json;charset=UTF-8")
+	}
+	p, raw, err := parseParams(body)
+	c.Params = raw
+	if err != nil {
+		return s.finish(c, a, codeBadParams, err.Error())
+	}
+	st, problem := s.domainOf(r.URL.Query(), p)
+	if problem != "" {
+		return s.finish(c, a, codeNotOpen, "Endpoint not open: "+problem)
+	}
+	c.Domain = st.code
+	a.lowercase = a.lowercase || st.platform.lowercaseErrors()
+	a.gzipBody = a.gzipBody || st.platform.encodesBody()
+	a.gzipData = s.cfg.gzipData.covers(name)
+	a.walmart = st.platform == walmart
+	switch {
+	case ep == nil:
+		return s.finish(c, a, codeNotOpen, msgNotOpen)
+	case !slices.Contains(ep.platforms, st.platform) && st.platform.hasUnsupportedCode():
+		return s.finish(c, a, codeUnsupported, msgUnsupported)
+	case !slices.Contains(ep.platforms, st.platform):
+		return s.finish(c, a, codeNotOpen, msgNotOpen)
+	}
+	cost, ok := s.cfg.costs[strings.ToLower(ep.name)]
+	if !ok {
+		cost = 1
+	}
+	if s.left < cost {
+		return s.finish(c, a, codeNoRequestsLeft, msgNoRequestsLeft)
+	}
+	s.executed++
+	if s.failNext > 0 || s.cfg.failEvery > 0 && s.executed%s.cfg.failEvery == 0 {
+		s.failNext = max(s.failNext-1, 0)
+		return s.finish(c, a, codeFailed, msgFailed)
+	}
+	res := ep.handle(s, &request{site: st, p: p, now: now})
+	if res.charge {
+		s.left -= cost
+		a.consumed = cost
+	}
+	a.left, a.data = s.left, res.data
+	return s.finish(c, a, res.code, res.message)
+}
+
+// finish completes an answer and the call's record.
+func (s *Server) finish(c *Call, a answer, code int, message string) answer {
+	a.code, a.message = code, message
+	c.Status, c.Code, c.Consumed = a.status, code, a.consumed
+	return a
+}
+
+// authorized checks an Authorization header: "BasicAuth", one space, an accepted key.
+func (s *Server) authorized(header string) bool {
+	scheme, key, ok := strings.Cut(header, " ")
+	return ok && scheme == authScheme && s.keys[key]
+}
+
+// schemeWord returns the scheme word of an Authorization header: up to 20 letters before
+// the first space. Anything else might be the key itself, so it gives "".
+func schemeWord(header string) string {
+	word, _, ok := strings.Cut(header, " ")
+	if !ok || len(word) == 0 || len(word) > 20 || strings.IndexFunc(word, func(r rune) bool {
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z')
+	}) >= 0 {
+		return ""
+	}
+	return word
+}
+
+// whitelisted checks the caller's address against the IP whitelist, when it is on.
+func (s *Server) whitelisted(remoteAddr string) bool {
+	if !s.cfg.whitelistOn {
+		return true
+	}
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	return slices.Contains(s.cfg.whitelist, host)
+}
+
+// admit counts a call against the per-minute limit: a call at t counts until t+60s. It
+// reports false, counting nothing, when the limit is reached.
+func (s *Server) admit(now time.Time) bool {
+	s.window = slices.DeleteFunc(s.window, func(t time.Time) bool { return !t.After(now.Add(-time.Minute)) })
+	if s.cfg.perMinute > 0 && len(s.window) >= s.cfg.perMinute {
+		return false
+	}
+	s.window = append(s.window, now)
+	return true
+}
+
+// jsonContentType accepts application/json with no parameter but a UTF-8 charset.
+func jsonContentType(value string) bool {
+	mt, ps, err := mime.ParseMediaType(value)
+	if err != nil || mt != "application/json" {
+		return false
+	}
+	for k, v := range ps {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return false
+		}
+	}
+	return true
+}
+
+// domainOf reads the site code from the query and the body; problem says what is wrong with
+// them.
+func (s *Server) domainOf(query url.Values, p params) (st site, problem string) {
+	var code int
+	var inQuery, found bool
+	switch q := query["domain"]; {
+	case len(q) > 1:
+		return site{}, "domain is given more than once in the query"
+	case len(q) == 1:
+		n, err := strconv.Atoi(q[0])
+		if err != nil {
+			return site{}, fmt.Sprintf("domain %q in the query is not a site code", q[0])
+		}
+		code, inQuery, found = n, true, true
+	}
+	if p.has("domain") {
+		var n int
+		if err := json.Unmarshal(p["domain"], &n); err != nil {
+			return site{}, "domain in the body is not an integer site code"
+		}
+		if inQuery && n != code {
+			return site{}, fmt.Sprintf("domain %d in the query differs from domain %d in the body", code, n)
+		}
+		code, found = n, true
+	}
+	if !found {
+		return site{}, "domain is required"
+	}
+	st, ok := sites[code]
+	if !ok {
+		return site{}, fmt.Sprintf("domain %d is not a site code of the service", code)
+	}
+	return st, ""
+}
