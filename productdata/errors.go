@@ -116,6 +116,25 @@ func (e *NotFoundError) Error() string {
 // Is matches ErrNotFound.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
+// notFound builds the *NotFoundError of a lookup answered without the data. Its Meta keeps the
+// answer's message and headers with the client's keys scrubbed, as an *APIError keeps them: an
+// error may be printed whole (%#v), and a gateway may echo the Authorization header.
+func (c *Client) notFound(endpoint Endpoint, domain Domain, missing []string, meta Meta) *NotFoundError {
+	meta.Message = c.core.Redact(meta.Message)
+	if meta.Response.Header != nil {
+		h := make(http.Header, len(meta.Response.Header))
+		for k, vs := range meta.Response.Header {
+			scrubbed := make([]string, len(vs))
+			for i, v := range vs {
+				scrubbed[i] = c.core.Redact(v)
+			}
+			h[k] = scrubbed
+		}
+		meta.Response.Header = h
+	}
+	return &NotFoundError{Endpoint: endpoint, Domain: domain, Missing: missing, Meta: meta}
+}
+
 // TaskStatus is the state of an asynchronous task as its status query reports it.
 type TaskStatus int
 

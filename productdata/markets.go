@@ -251,7 +251,7 @@ func (c *Client) Keyword(ctx context.Context, domain Domain, keyword string) (*K
 		return nil, err
 	}
 	if out == nil {
-		return nil, &NotFoundError{Endpoint: EndpointKeywordRequest, Domain: domain, Missing: []string{keyword}, Meta: env.meta(resp)}
+		return nil, c.notFound(EndpointKeywordRequest, domain, []string{keyword}, env.meta(resp))
 	}
 	out.Meta = env.meta(resp)
 	return out, nil

@@ -185,7 +185,7 @@ func (c *Client) Product(ctx context.Context, domain Domain, asin string) (*Prod
 	}
 	i := indexOfASIN(list.Products, asin)
 	if i < 0 {
-		return nil, &NotFoundError{Endpoint: EndpointProductRequest, Domain: domain, Missing: []string{asin}, Meta: list.Meta}
+		return nil, c.notFound(EndpointProductRequest, domain, []string{asin}, list.Meta)
 	}
 	p := list.Products[i]
 	p.Meta = list.Meta

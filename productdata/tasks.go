@@ -242,7 +242,9 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q ReviewColl
 			return true, err
 		}
 		out.Meta = env.meta(resp)
+		// The id reaches results, progress and errors: scrub a key a server may have echoed.
 		t.taskID, _ = scalarText(id)
+		t.taskID = c.core.Redact(t.taskID)
 		out.TaskID = t.taskID
 		if n, err := strconv.ParseInt(t.taskID, 10, 64); err == nil && n <= 0 {
 			t.status = TaskFailed
