@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"strings"
 	"time"
@@ -153,8 +154,10 @@ func (f *listField[T]) UnmarshalJSON(b []byte) error {
 }
 
 // decodeList reads Data that is a list of T, null (an empty list), or an object holding the
-// list under Products, Reviews or Items (in any letter case); an object with none of them is
-// refused.
+// list under Products, Reviews or Items (in any letter case). A total beside the list (Total,
+// TotalCount or Count) is checked against it: a list that is null or absent while the total
+// says 0 is empty, and one that is null or absent while the total says more is refused, as is
+// an object with no list and no total, so that a renamed list never reads as an empty one.
 func decodeList[T any](b []byte, what string) ([]T, error) {
 	trimmed := strings.TrimSpace(string(b))
 	var out []T
@@ -166,23 +169,37 @@ func decodeList[T any](b []byte, what string) ([]T, error) {
 		}
 	default:
 		var w struct {
-			Products listField[T] `json:"Products"`
-			Reviews  listField[T] `json:"Reviews"`
-			Items    listField[T] `json:"Items"`
+			Products   listField[T] `json:"Products"`
+			Reviews    listField[T] `json:"Reviews"`
+			Items      listField[T] `json:"Items"`
+			Total      maybe[int]   `json:"Total"`
+			TotalCount maybe[int]   `json:"TotalCount"`
+			Count      maybe[int]   `json:"Count"`
 		}
 		if err := json.Unmarshal(b, &w); err != nil {
 			return nil, err
 		}
+		total := w.Total.v
+		if total == nil {
+			total = w.TotalCount.v
+		}
+		if total == nil {
+			total = w.Count.v
+		}
+		list := &w.Products
+		if !list.set {
+			list = &w.Reviews
+		}
+		if !list.set {
+			list = &w.Items
+		}
 		switch {
-		case w.Products.set:
-			out = w.Products.v
-		case w.Reviews.set:
-			out = w.Reviews.v
-		case w.Items.set:
-			out = w.Items.v
-		default:
+		case list.v == nil && total != nil && *total > 0:
+			return nil, fmt.Errorf("%s: Data says %d in total but holds no list (Products, Reviews or Items)", what, *total)
+		case !list.set && total == nil:
 			return nil, errors.New(what + ": Data holds no list (Products, Reviews or Items)")
 		}
+		out = list.v
 	}
 	if out == nil {
 		out = []T{}

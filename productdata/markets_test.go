@@ -2,6 +2,7 @@ package productdata_test
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,6 +43,35 @@ func TestCategoryRefusesAListItCannotFind(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, cat.Products)
 	assert.Empty(t, cat.Products, "a null list the service named is empty")
+}
+
+func TestProductListsCheckTheTotalBesideThem(t *testing.T) {
+	t.Parallel()
+	var answers = []map[string]any{
+		{"Total": 37, "Products": nil},
+		{"TotalCount": 2},
+		{"Total": 0},
+		{"Count": 0, "Products": nil},
+		{"Total": 2, "Products": []any{product("B0CVM8TXHP", 3999, 9300), product("B0D3DL6PXQ", 2599, 800)}},
+	}
+	var i atomic.Int32
+	srv := newAPI(t, nil, func(r received) reply { return ok(t, answers[i.Add(1)-1], 1, 5) })
+	c := newClient(t, srv)
+	q := productdata.CategoryQuery{NodeId: "3743561"}
+
+	_, err := c.Category(t.Context(), productdata.AmazonUS, q)
+	assert.ErrorContains(t, decodeError(t, err), "Data says 37 in total but holds no list")
+	_, err = c.Category(t.Context(), productdata.AmazonUS, q)
+	assert.ErrorContains(t, decodeError(t, err), "Data says 2 in total but holds no list")
+	for range 2 {
+		cat, err := c.Category(t.Context(), productdata.AmazonUS, q)
+		require.NoError(t, err, "a total of 0 beside a null or absent list is an empty list")
+		assert.NotNil(t, cat.Products)
+		assert.Empty(t, cat.Products)
+	}
+	cat, err := c.Category(t.Context(), productdata.AmazonUS, q)
+	require.NoError(t, err)
+	assert.Len(t, cat.Products, 2)
 }
 
 func TestCategoryHistoryAndValidation(t *testing.T) {
