@@ -72,6 +72,8 @@
 // fields it does not show are optional: a nil pointer, "" or nil slice when the answer did not
 // carry them or carried another type, never a false 0; Raw keeps every object as sent. A
 // product lookup answered with no product (the service charges for it) is a *NotFoundError.
+// A list of products or reviews that is null, or absent beside a total of 0, is empty; one
+// that is null or absent while a total beside it says more is a *DecodeError.
 // Trends arrive flat ([date, value, date, value, ...]) and decode as a Series of Points.
 //
 // # Paging
