@@ -283,3 +283,18 @@ func TestTasksBelongToTheirSite(t *testing.T) {
 	post(t, srv, "ProductReviewsQuery", 3, `{"ASIN":"`+asin+`"}`).ok(t, &reviews)
 	assert.Len(t, reviews, 10, "one page of 10 by default")
 }
+
+func TestReviewCollectionStatusUsesTheServiceDay(t *testing.T) {
+	t.Parallel()
+	// 20:00 UTC on 2 March is 04:00 on 3 March in UTC+8, the service's zone.
+	evening := time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC)
+	srv := start(t, productdatatest.WithClock(func() time.Time { return evening }), productdatatest.WithTaskDuration(0))
+	var id string
+	post(t, srv, "ProductReviewsCollection", 1, `{"ASIN":"`+asin+`"}`).ok(t, &id)
+
+	var listed []string
+	post(t, srv, "ProductReviewsCollectionStatusQuery", 1, `{"QueryDate":"2026-03-03"}`).ok(t, &listed)
+	assert.Equal(t, []string{asin + ":1:2026-03-02 20:00:00"}, listed)
+	post(t, srv, "ProductReviewsCollectionStatusQuery", 1, `{"QueryDate":"2026-03-02"}`).failed(t, 11)
+	assert.Equal(t, listed, reviewStatuses(t, srv), "the default date is today in UTC+8")
+}

@@ -188,8 +188,9 @@
 //     refresh tasks included [fake]. The task gathers 10 reviews per page per star filter
 //     [service].
 //   - ProductReviewsCollectionStatusQuery {QueryDate: yyyy-MM-dd, default today} [service]:
-//     the status strings of the collections started on the site that UTC day, in the order they
-//     started [service form]; code 11 when there are none [fake].
+//     the status strings of the collections started on the site that day in the service's
+//     time zone, UTC+8 (China Standard Time) [fake: the zone is not published], in the order
+//     they started [service form]; code 11 when there are none [fake].
 //   - ProductReviewsQuery {ASIN, Page, Star: 1 to 5, 10 or 11} [service]: up to 100 reviews a
 //     page [service] of the latest collection, newest first, each {ReviewId, Title, Content,
 //     Star, IsVerified, ReviewDate, ReviewerName, HelpfulCount, ImageUrls, CollectedAt}

@@ -223,20 +223,31 @@ func reviewsCollection(s *Server, r *request) result {
 	return success(t.id)
 }
 
+// serviceZone is the service's time zone (China Standard Time), in which a review
+// collection's QueryDate is the day it was created.
+var serviceZone = time.FixedZone("UTC+8", 8*60*60)
+
+// serviceDay returns the day of t in the service's zone, as a date in UTC (the form
+// params.date returns).
+func serviceDay(t time.Time) time.Time {
+	y, m, d := t.In(serviceZone).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
 // reviewsStatus is ProductReviewsCollectionStatusQuery {QueryDate}: the status strings of the
-// site's review collections created on that day (default: today), in creation order; code 11
-// when there are none.
+// site's review collections created on that day of the service's zone (default: today), in
+// creation order; code 11 when there are none.
 func reviewsStatus(s *Server, r *request) result {
 	date, ok, err := r.p.date("QueryDate", time.DateOnly, "yyyy-MM-dd")
 	if err != nil {
 		return paramFailure(err)
 	}
 	if !ok {
-		date = day(r.now)
+		date = serviceDay(r.now)
 	}
 	var out []string
 	for _, t := range s.tasks {
-		if t.kind == reviewTask && t.site == r.site.code && day(t.created).Equal(date) {
+		if t.kind == reviewTask && t.site == r.site.code && serviceDay(t.created).Equal(date) {
 			out = append(out, t.statusString(r.now))
 		}
 	}

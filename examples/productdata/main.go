@@ -1,0 +1,171 @@
+// Command productdata walks through the product-data API on the Amazon US site: it looks up a
+// product, pages through a category's products, collects a product's reviews (polling the
+// collection until it is done, with progress output), reads the reviews, and prints the
+// request units the calls used.
+//
+// It runs offline against the in-memory fake by default, whose review collections take
+// 1.5 seconds:
+//
+//	go run ./examples/productdata
+//
+// With PRODUCTDATA_URL and PRODUCTDATA_KEY set it calls that service instead. Every call is
+// charged to the account, and a real review collection takes minutes or more, longer than the
+// 90-second wait the client allows by default: the example then reports that the collection is
+// still running.
+//
+//	PRODUCTDATA_URL=https://standardapi.sorftime.com PRODUCTDATA_KEY=... go run ./examples/productdata
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/agentapis/sdk/productdata"
+	"github.com/agentapis/sdk/productdata/productdatatest"
+)
+
+// settings say which service to use and what to look up.
+type settings struct {
+	baseURL string
+	key     string
+	asin    string
+	node    string
+	// poll bounds the wait for the review collection; nil takes the client's defaults.
+	poll *productdata.PollOptions
+}
+
+// offlineTask is how long the fake takes to collect reviews.
+const offlineTask = 1500 * time.Millisecond
+
+func main() {
+	asin := flag.String("asin", "B0CVM8TXHP", "ASIN of the product to look up and collect reviews of")
+	node := flag.String("node", "3743561", "node id of the category to page through")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	s := settings{baseURL: os.Getenv(productdata.EnvURL), key: os.Getenv(productdata.EnvKey), asin: *asin, node: *node}
+	if err := run(ctx, os.Stdout, s); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run performs the walk-through, writing what happens to out.
+func run(ctx context.Context, out io.Writer, s settings) error {
+	if s.baseURL == "" || s.key == "" {
+		srv := productdatatest.NewServer(productdatatest.WithTaskDuration(offlineTask))
+		defer srv.Close()
+		s.baseURL, s.key = srv.URL, productdatatest.DefaultKey
+		// Poll the quick fake more often than a real service would deserve.
+		s.poll = &productdata.PollOptions{MinDelay: 500 * time.Millisecond, MaxDelay: 2 * time.Second, Timeout: 20 * time.Second}
+		fmt.Fprintln(out, "offline: using the in-memory fake (set PRODUCTDATA_URL and PRODUCTDATA_KEY for a live service)")
+	}
+	client, err := productdata.New(productdata.WithBaseURL(s.baseURL), productdata.WithKey(s.key))
+	if err != nil {
+		return err
+	}
+
+	// 1. One product on the US site: SalesPrice is the price after coupon, in cents, and
+	// ListingSalesVolumeOfMonth the units sold in the last 30 days.
+	p, err := client.Product(ctx, productdata.AmazonUS, s.asin)
+	if errors.Is(err, productdata.ErrUnauthorized) {
+		return fmt.Errorf("the service refused the key or the site: %w", err)
+	}
+	if err != nil {
+		return fmt.Errorf("looking up %s: %w", s.asin, err)
+	}
+	fmt.Fprintf(out, "product %s: %s\n", p.ASIN, p.Title)
+	fmt.Fprintf(out, "  %s, %s sold in 30 days", cents(p.SalesPrice), sales(p.ListingSalesVolumeOfMonth))
+	if p.Ratings != nil && p.RatingsCount != nil {
+		fmt.Fprintf(out, ", rated %.1f by %d", *p.Ratings, *p.RatingsCount)
+	}
+	fmt.Fprintf(out, " (%s)\n", units(p.Meta.Units))
+
+	// 2. Page through a category, best sellers first. Each page is one request; the loop ends
+	// without an error at the service's "no more data" code.
+	count, before := 0, client.Usage().Calls
+	var top []productdata.Product
+	for item, err := range client.CategoryProducts(ctx, productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: s.node}) {
+		if err != nil {
+			return fmt.Errorf("paging category %s: %w", s.node, err)
+		}
+		count++
+		if len(top) < 3 {
+			top = append(top, item)
+		}
+	}
+	fmt.Fprintf(out, "category %s: %d products in %d requests; best sellers:\n", s.node, count, client.Usage().Calls-before)
+	for i, item := range top {
+		fmt.Fprintf(out, "  %d. %s %s, %s sold in 30 days\n", i+1, item.ASIN, cents(item.SalesPrice), sales(item.ListingSalesVolumeOfMonth))
+	}
+
+	// 3. Collect the product's reviews, two pages of about ten, and wait for the collection.
+	// Every status query is a request, so the client asks rarely; Progress shows each wait.
+	opts := productdata.PollOptions{}
+	if s.poll != nil {
+		opts = *s.poll
+	}
+	opts.Progress = func(tp productdata.TaskProgress) {
+		fmt.Fprintf(out, "  collection %s: %d status queries so far, next in %s\n", tp.TaskID, tp.Polls, tp.Wait.Round(time.Millisecond))
+	}
+	task, err := client.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: s.asin, Pages: 2}, &opts)
+	switch {
+	case errors.Is(err, productdata.ErrAlreadyExists):
+		fmt.Fprintln(out, "reviews were collected less than two hours ago; reading those")
+	case errors.Is(err, productdata.ErrTaskRunning):
+		return fmt.Errorf("the collection is still running; read the reviews later: %w", err)
+	case err != nil:
+		return fmt.Errorf("collecting reviews of %s: %w", s.asin, err)
+	default:
+		fmt.Fprintf(out, "collection %s done after %d status queries in %s\n", task.TaskID, task.Polls, task.Elapsed.Round(100*time.Millisecond))
+	}
+	reviews, stars := 0, [6]int{}
+	for r, err := range client.Reviews(ctx, productdata.AmazonUS, productdata.ReviewQuery{ASIN: s.asin}) {
+		if err != nil {
+			return fmt.Errorf("reading reviews of %s: %w", s.asin, err)
+		}
+		if reviews == 0 {
+			fmt.Fprintf(out, "newest review: %q\n", r.Title)
+		}
+		reviews++
+		if r.Star != nil && *r.Star >= 1 && *r.Star <= 5 {
+			stars[*r.Star]++
+		}
+	}
+	fmt.Fprintf(out, "%d reviews: %d five-star, %d four, %d three, %d two, %d one\n", reviews, stars[5], stars[4], stars[3], stars[2], stars[1])
+
+	// 4. Request units: each answer says what it consumed and what is left; the client adds
+	// them up and counts every request it sent, status queries included.
+	u := client.Usage()
+	left := "unknown"
+	if u.Left != nil {
+		left = fmt.Sprint(*u.Left)
+	}
+	fmt.Fprintf(out, "requests sent: %d (status queries included); units consumed: %d; units left: %s\n", u.Calls, u.Consumed, left)
+	return nil
+}
+
+// cents writes an amount in cents as dollars.
+func cents(n int) string { return fmt.Sprintf("$%d.%02d", n/100, n%100) }
+
+// sales writes a sales figure, which the service gives as -1 when it cannot estimate it.
+func sales(n int) string {
+	if n == productdata.Unknown {
+		return "an unknown number"
+	}
+	return fmt.Sprint(n)
+}
+
+// units writes the request units an answer reported.
+func units(u productdata.Units) string {
+	if u.Consumed == nil || u.Left == nil {
+		return "request units not reported"
+	}
+	return fmt.Sprintf("%d request unit consumed, %d left", *u.Consumed, *u.Left)
+}

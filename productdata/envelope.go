@@ -1,0 +1,304 @@
+package productdata
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// perMinuteWait is how long the service asks a caller to wait after its per-minute limit
+// (code 501, "retry in 1 minute"); the retry policy's MaxRetryAfter caps it (30 s by default).
+const perMinuteWait = time.Minute
+
+// codeRateLimited is the business code of the per-minute limit, the one failure the service
+// answers without acting on the request.
+const codeRateLimited = 501
+
+// Units is what one answer said about the account's request units. Neither field is part of
+// the API description, so each is nil when the answer did not carry it.
+type Units struct {
+	// Left is the number of request units left on the account (RequestLeft).
+	Left *int
+	// Consumed is the number of units this call consumed (RequestConsumed).
+	Consumed *int
+}
+
+// Meta describes one successful answer of the service: its message, its request units and
+// its HTTP response. Every result of the client carries one.
+type Meta struct {
+	// Message is the envelope's Message, usually empty on success.
+	Message string
+	// Units are the answer's RequestLeft and RequestConsumed.
+	Units Units
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// envelope receives a successful answer: Decode fills it and decodes Data into data.
+type envelope struct {
+	// data is where Data is decoded; nil keeps it only as raw.
+	data any
+	// raw is Data as sent, after any gzip and base64 were undone.
+	raw     json.RawMessage
+	message string
+	units   Units
+}
+
+// meta returns the answer's Meta, with resp's details.
+func (e *envelope) meta(resp *httpcore.Response) Meta {
+	return Meta{Message: e.message, Units: e.units, Response: newResponse(resp)}
+}
+
+// wireEnvelope is the envelope as sent. encoding/json matches its keys in any letter case,
+// so the PascalCase of successful answers and the camelCase of some platforms' errors
+// ({"code":11,"message":"No data available"}) both decode.
+type wireEnvelope struct {
+	Code            json.RawMessage `json:"Code"`
+	Message         json.RawMessage `json:"Message"`
+	Data            dataField       `json:"Data"`
+	RequestLeft     lenientInt      `json:"RequestLeft"`
+	RequestConsumed lenientInt      `json:"RequestConsumed"`
+}
+
+// dataField is the envelope's Data. When the answer sends a Code of 0 before Data, as the
+// service does, Data is decoded into target while the envelope is read, in the same pass;
+// otherwise it is only kept, and parseEnvelope decodes it once the Code is known. Either way
+// Data is never decoded for a failure.
+type dataField struct {
+	// code is the envelope's Code as far as read.
+	code *json.RawMessage
+	// target receives Data; nil keeps it only as raw.
+	target any
+	// raw is Data as sent; decoded reports that it went into target already, with err.
+	raw     json.RawMessage
+	decoded bool
+	err     error
+}
+
+// UnmarshalJSON keeps Data and, after a Code of 0, decodes it into target (unless it is a
+// base64-of-gzip string, which parseEnvelope unwraps first). It never fails the envelope: a
+// decoding error is reported after the Code check.
+func (d *dataField) UnmarshalJSON(b []byte) error {
+	d.raw = append(json.RawMessage(nil), b...)
+	if d.target != nil && d.code != nil && string(*d.code) == "0" && !isPacked(d.raw) {
+		d.decoded, d.err = true, decodeInto(d.raw, d.target)
+	}
+	return nil
+}
+
+// decodeInto decodes valid JSON into target, calling target's own UnmarshalJSON directly when
+// it has one, which spares encoding/json a second scan of the value.
+func decodeInto(data json.RawMessage, target any) error {
+	if u, ok := target.(json.Unmarshaler); ok {
+		return u.UnmarshalJSON(data)
+	}
+	return json.Unmarshal(data, target)
+}
+
+// lenientInt is an integer the API description does not show: set when the answer carried
+// one, left unset (never failing the answer) otherwise.
+type lenientInt struct{ v *int }
+
+// UnmarshalJSON keeps an integer and ignores anything else.
+func (l *lenientInt) UnmarshalJSON(b []byte) error {
+	if n, err := strconv.Atoi(string(b)); err == nil {
+		l.v = &n
+	}
+	return nil
+}
+
+// parsed is an envelope read from a body.
+type parsed struct {
+	code    int
+	message string
+	data    json.RawMessage
+	units   Units
+}
+
+// parseEnvelope reads a body: a JSON envelope, or one sent as base64 of gzip (or as bare
+// gzip), with Data itself possibly sent as a base64-of-gzip string. Code is required and must
+// be an integer; Data is required when Code is 0, and is then decoded into target (when not
+// nil); RequestLeft and RequestConsumed are read when present.
+func parseEnvelope(body []byte, target any) (parsed, error) {
+	body, err := unwrapBody(body)
+	if err != nil {
+		return parsed{}, err
+	}
+	var w wireEnvelope
+	w.Data.code, w.Data.target = &w.Code, target
+	if err := json.Unmarshal(body, &w); err != nil {
+		return parsed{}, fmt.Errorf("envelope: %w", err)
+	}
+	p := parsed{message: messageText(w.Message), units: Units{Left: w.RequestLeft.v, Consumed: w.RequestConsumed.v}}
+	if len(w.Code) == 0 || string(w.Code) == "null" {
+		return p, errors.New(`envelope: field "Code" is missing`)
+	}
+	if p.code, err = strconv.Atoi(string(w.Code)); err != nil {
+		return p, fmt.Errorf(`envelope: field "Code" is not an integer: %.40s`, w.Code)
+	}
+	if p.code != 0 {
+		return p, nil // Data is not read when Code reports a failure
+	}
+	switch {
+	case len(w.Data.raw) == 0:
+		return p, errors.New(`envelope: field "Data" is missing`)
+	case w.Data.decoded:
+		p.data = w.Data.raw
+		return p, w.Data.err
+	}
+	if p.data, err = unwrapData(w.Data.raw); err != nil {
+		return p, err
+	}
+	if target == nil {
+		return p, nil
+	}
+	return p, decodeInto(p.data, target)
+}
+
+// messageText returns Message as text: a string's value, "" for null or absent, and the JSON
+// text of anything else.
+func messageText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// gzipMagic starts every gzip stream; gzipBase64 is how base64 writes it.
+var (
+	gzipMagic  = []byte{0x1f, 0x8b}
+	gzipBase64 = []byte("H4sI")
+)
+
+// maxInflated caps a decompressed body, so that a small compressed one cannot exhaust memory.
+const maxInflated = httpcore.MaxResponseBytes
+
+// unwrapBody returns the JSON of a body, undoing the base64-of-gzip (optionally quoted as a
+// JSON string) or bare gzip some answers arrive in.
+func unwrapBody(body []byte) ([]byte, error) {
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		return nil, errors.New("envelope: empty body")
+	case trimmed[0] == '{':
+		return trimmed, nil
+	case bytes.HasPrefix(trimmed, gzipMagic):
+		return inflate(trimmed, maxInflated)
+	case trimmed[0] == '"':
+		var s string
+		if err := json.Unmarshal(trimmed, &s); err != nil {
+			return nil, fmt.Errorf("envelope: %w", err)
+		}
+		trimmed = []byte(s)
+	}
+	if !bytes.HasPrefix(trimmed, gzipBase64) {
+		return nil, errors.New("envelope: body is neither a JSON object nor base64 of gzip")
+	}
+	return inflateBase64(trimmed)
+}
+
+// isPacked reports whether Data is a JSON string holding base64 of gzip.
+func isPacked(data json.RawMessage) bool {
+	return len(data) >= 6 && data[0] == '"' && bytes.HasPrefix(data[1:], gzipBase64)
+}
+
+// unwrapData returns Data as JSON: a string holding base64 of gzip is decoded, anything else
+// is returned as it is.
+func unwrapData(data json.RawMessage) (json.RawMessage, error) {
+	if !isPacked(data) {
+		return data, nil
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("envelope: Data: %w", err)
+	}
+	out, err := inflateBase64([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("envelope: Data: %w", err)
+	}
+	if !json.Valid(out) {
+		return nil, errors.New("envelope: Data: the decompressed text is not JSON")
+	}
+	return out, nil
+}
+
+// inflateBase64 decodes standard base64 (padded or not, line breaks allowed) and then gzip.
+func inflateBase64(b []byte) ([]byte, error) {
+	b = bytes.TrimRight(bytes.Join(bytes.Fields(b), nil), "=")
+	raw := make([]byte, base64.RawStdEncoding.DecodedLen(len(b)))
+	n, err := base64.RawStdEncoding.Decode(raw, b)
+	if err != nil {
+		return nil, fmt.Errorf("base64 of gzip: %w", err)
+	}
+	return inflate(raw[:n], maxInflated)
+}
+
+// inflate decompresses a gzip stream, refusing one that inflates past limit bytes.
+func inflate(b []byte, limit int) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	if len(out) > limit {
+		return nil, fmt.Errorf("gzip: decompressed body exceeds %d bytes", limit)
+	}
+	return bytes.TrimSpace(out), nil
+}
+
+// decode is the client's Service.Decode: it reads the envelope of every 2xx answer, counts its
+// request units, turns a non-zero Code into a *httpcore.Failure (retried only for the
+// per-minute limit, which the service answers without acting) and decodes Data into the
+// request's *envelope.
+func (c *Client) decode(body []byte, out any) error {
+	env, _ := out.(*envelope)
+	var target any
+	if env != nil {
+		target = env.data
+	}
+	p, err := parseEnvelope(body, target)
+	c.usage.record(p.units)
+	if err != nil {
+		return err
+	}
+	if p.code != 0 {
+		f := &httpcore.Failure{Code: strconv.Itoa(p.code), Message: p.message}
+		if p.code == codeRateLimited {
+			f.Retry, f.RetryAfter = true, perMinuteWait
+		}
+		return f
+	}
+	if env != nil {
+		env.raw, env.message, env.units = p.data, p.message, p.units
+	}
+	return nil
+}
+
+// decodeErrorBody reads the code and message of a non-2xx answer: the service's envelope in
+// either letter case, and otherwise the common JSON error shapes.
+func decodeErrorBody(body []byte) (code, message string) {
+	if b, err := unwrapBody(body); err == nil {
+		var w wireEnvelope
+		if json.Unmarshal(b, &w) == nil {
+			if n, err := strconv.Atoi(string(w.Code)); err == nil {
+				return strconv.Itoa(n), messageText(w.Message)
+			}
+		}
+	}
+	return httpcore.DecodeErrorBody(body)
+}

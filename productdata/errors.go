@@ -1,0 +1,257 @@
+package productdata
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+//go:generate go run github.com/agentapis/sdk/internal/gentypes -service productdata -types APIError,RateLimitError,Response,RetryPolicy -codes -ratelimit-sentinel ErrRateLimited
+
+// Sentinels for the service's business codes, matched with errors.Is against any error the
+// client returns. The service reports failures as a non-zero Code inside HTTP 200; the client
+// returns them as an *APIError with StatusCode 200, the code (as text, such as "401") and the
+// service's Message. Codes follow the service's common table (Amazon; Shopee, Walmart and 1688
+// use the same numbers); TikTok defines codes 11 to 399 per endpoint, so read Message there.
+//
+//	if errors.Is(err, productdata.ErrUnauthorized) { ... check the key and the domain ... }
+var (
+	// ErrNoMoreData (code 11, "no data available"): paging went past the last page, or the
+	// query has no data. The iterators of this package end cleanly on it.
+	ErrNoMoreData = codeError("no more data", "11")
+	// ErrTaskRunning (codes 20 and 21, real-time data of some or all products is still being
+	// calculated; 99, a real-time fetch or collection is under way, about five minutes): ask
+	// again later. RefreshProduct and CollectReviews poll through it, and a *WaitError whose
+	// wait ended before the task did matches it too.
+	ErrTaskRunning = codeError("task still running", "20", "21", "99")
+	// ErrUnauthorized (code 401, endpoint not open to the account or not in its plan, also
+	// given for a wrong or missing domain; 400, the caller's IP is not whitelisted; 402, no
+	// permission to view the data; TikTok's 9, access restricted; and an HTTP 401, a key the
+	// gateway refused): check the key and the domain first.
+	ErrUnauthorized = codeError("unauthorized", "401", "400", "402", "9")
+	// ErrQuotaExhausted (code 4, not enough credit points; 500, the month's requests are used
+	// up; 502, the day's; 694, not enough requests left or the API not activated for the
+	// account): wait for the reset or buy more. Never retried.
+	ErrQuotaExhausted = codeError("request quota exhausted", "4", "500", "502", "694")
+	// ErrRateLimited (code 501, the per-minute limit; and every HTTP 429, as a *RateLimitError):
+	// the client retries code 501 within its retry policy, waiting the capped minute the service
+	// asks for, then returns it.
+	ErrRateLimited = codeError("per-minute request limit reached", "501")
+	// ErrNotFound (code 97, the ASIN or product does not exist; 13, the first page of reviews
+	// does not exist): a *NotFoundError, for a product lookup answered with no product, matches
+	// it too.
+	ErrNotFound = codeError("not found", "97", "13")
+	// ErrInvalidParams (code 10, a parameter is wrong; 14, more than 100 ASINs; 15, more than
+	// 10 ASINs in a query; 17, more than 30 ASINs to collect; 18, more than 20 task details; 19,
+	// only sub-categories are supported; 22, only one ASIN may be monitored; 23, data older
+	// than two years; 24, monthly history is not supported).
+	ErrInvalidParams = codeError("invalid parameters", "10", "14", "15", "17", "18", "19", "22", "23", "24")
+	// ErrUnsupported (code 16): the endpoint does not exist on this site.
+	ErrUnsupported = codeError("endpoint not supported on this site", "16")
+	// ErrAlreadyExists (code 12, the data already exists, such as a review collection repeated
+	// within two hours; 106, already subscribed).
+	ErrAlreadyExists = codeError("already exists", "12", "106")
+	// ErrTaskFailed (code 98, a real-time fetch or collection failed; 503, the service could not
+	// register the task at this time): a *TaskError whose status query reports a failure
+	// matches it too.
+	ErrTaskFailed = codeError("task failed", "98", "503")
+	// ErrExecutionFailed (code -1): the service failed to execute the request; Message says why.
+	ErrExecutionFailed = codeError("execution failed", "-1")
+)
+
+// Reasons a wait for an asynchronous task ended before the task did, matched with errors.Is
+// on a *WaitError (which also matches ErrTaskRunning).
+var (
+	// ErrWaitTimeout means PollOptions.Timeout passed.
+	ErrWaitTimeout = errors.New(serviceName + ": task wait timed out")
+	// ErrPollLimit means PollOptions.MaxPolls status queries were made.
+	ErrPollLimit = errors.New(serviceName + ": task poll limit reached")
+)
+
+// codeSentinels maps each business code to its sentinel; APIError.Is reads it.
+var codeSentinels = map[string]error{}
+
+// codeError returns a sentinel for codes and records it in codeSentinels.
+func codeError(text string, codes ...string) error {
+	err := errors.New(serviceName + ": " + text)
+	for _, code := range codes {
+		codeSentinels[code] = err
+	}
+	return err
+}
+
+// AuthError is an HTTP 401 answer: the gateway refused the key (or the caller) before the
+// service read the request, whatever code its body carried. errors.Is(err, ErrUnauthorized)
+// matches it; errors.As finds the *APIError through it.
+type AuthError struct {
+	*APIError
+}
+
+// Unwrap returns the *APIError.
+func (e *AuthError) Unwrap() error { return e.APIError }
+
+// Is matches ErrUnauthorized.
+func (e *AuthError) Is(target error) bool { return target == ErrUnauthorized }
+
+// NotFoundError reports a lookup that succeeded (Code 0, and charged) without the data asked
+// for: the service returns no data for an ASIN that does not exist or whose listing is gone.
+// errors.Is(err, ErrNotFound) matches it.
+type NotFoundError struct {
+	// Endpoint and Domain identify the request.
+	Endpoint Endpoint
+	Domain   Domain
+	// Missing names what did not come back: ASINs, or a keyword.
+	Missing []string
+	// Meta describes the answer, with the request units it consumed.
+	Meta Meta
+}
+
+// Error names the missing products.
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("%s: %s on %s: no data for %s", serviceName, e.Endpoint, e.Domain, strings.Join(e.Missing, ", "))
+}
+
+// Is matches ErrNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// notFound builds the *NotFoundError of a lookup answered without the data. Its Meta keeps the
+// answer's message and headers with the client's keys scrubbed, as an *APIError keeps them: an
+// error may be printed whole (%#v), and a gateway may echo the Authorization header.
+func (c *Client) notFound(endpoint Endpoint, domain Domain, missing []string, meta Meta) *NotFoundError {
+	meta.Message = c.core.Redact(meta.Message)
+	if meta.Response.Header != nil {
+		h := make(http.Header, len(meta.Response.Header))
+		for k, vs := range meta.Response.Header {
+			scrubbed := make([]string, len(vs))
+			for i, v := range vs {
+				scrubbed[i] = c.core.Redact(v)
+			}
+			h[k] = scrubbed
+		}
+		meta.Response.Header = h
+	}
+	return &NotFoundError{Endpoint: endpoint, Domain: domain, Missing: missing, Meta: meta}
+}
+
+// TaskStatus is the state of an asynchronous task as its status query reports it.
+type TaskStatus int
+
+// The states of a real-time product fetch or a review collection, as their status queries
+// write them ("<ASIN>:<status>:<finish time>").
+const (
+	TaskPending   TaskStatus = 0 // still running
+	TaskDone      TaskStatus = 1 // finished; the finish time is set
+	TaskFailed    TaskStatus = 3 // the fetch or collection failed
+	TaskNoCredit  TaskStatus = 4 // the account has not enough credit points
+	TaskNoProduct TaskStatus = 5 // the ASIN does not exist
+)
+
+// TaskError reports an asynchronous task that its status query says ended without success.
+// errors.Is matches ErrTaskFailed (TaskFailed), ErrQuotaExhausted (TaskNoCredit) or
+// ErrNotFound (TaskNoProduct). A state the package does not know is waited through, not
+// reported.
+type TaskError struct {
+	// Endpoint is the request that started the task.
+	Endpoint Endpoint
+	// ASIN is the product of the task; TaskID is the task's id, when the service gave one.
+	ASIN   string
+	TaskID string
+	// Status is the state the status query reported.
+	Status TaskStatus
+	// Polls is the number of status queries made.
+	Polls int
+}
+
+// Error names the task and its state.
+func (e *TaskError) Error() string {
+	what := fmt.Sprintf("ended in state %d", int(e.Status))
+	switch e.Status {
+	case TaskFailed:
+		what = "failed"
+	case TaskNoCredit:
+		what = "stopped: not enough credit points"
+	case TaskNoProduct:
+		what = "stopped: the ASIN does not exist"
+	}
+	return fmt.Sprintf("%s: %s task for %s %s after %d polls", serviceName, e.Endpoint, e.ASIN, what, e.Polls)
+}
+
+// Is matches the sentinel of the task's state.
+func (e *TaskError) Is(target error) bool {
+	switch e.Status {
+	case TaskNoCredit:
+		return target == ErrQuotaExhausted
+	case TaskNoProduct:
+		return target == ErrNotFound
+	}
+	return target == ErrTaskFailed
+}
+
+// WaitError reports a wait for an asynchronous task that ended while the task was still
+// running: the time limit passed, the poll limit was reached, or the context ended. The task
+// itself may still finish and be charged; its result can be fetched later. errors.Is matches
+// ErrTaskRunning, Reason (ErrWaitTimeout, ErrPollLimit, context.Canceled or
+// context.DeadlineExceeded) and Last.
+type WaitError struct {
+	// Endpoint is the request that started the task.
+	Endpoint Endpoint
+	// ASIN is the product of the task; TaskID is the task's id, when the service gave one.
+	ASIN   string
+	TaskID string
+	// Polls is the number of status queries made.
+	Polls int
+	// Elapsed is the time from the request that started the task.
+	Elapsed time.Duration
+	// Reason is why the wait ended.
+	Reason error
+	// Last is the error of the last status query, when it failed in a way worth another try;
+	// nil when it only reported "still running".
+	Last error
+}
+
+// Error names the task, the reason and the last error.
+func (e *WaitError) Error() string {
+	msg := fmt.Sprintf("%s: %s task for %s still running after %d polls in %s: %v",
+		serviceName, e.Endpoint, e.ASIN, e.Polls, e.Elapsed.Round(time.Millisecond), e.Reason)
+	if e.Last != nil {
+		msg += ": last poll: " + e.Last.Error()
+	}
+	return msg
+}
+
+// Is matches ErrTaskRunning.
+func (e *WaitError) Is(target error) bool { return target == ErrTaskRunning }
+
+// Unwrap returns the reason and the last error.
+func (e *WaitError) Unwrap() []error {
+	if e.Last == nil {
+		return []error{e.Reason}
+	}
+	return []error{e.Reason, e.Last}
+}
+
+// classify returns err with the core's error types replaced by the package's, and an HTTP 401
+// as an *AuthError.
+func classify(err error) error {
+	err = fromCore(err)
+	if ae, ok := err.(*APIError); ok && ae.StatusCode == http.StatusUnauthorized {
+		return &AuthError{APIError: ae}
+	}
+	return err
+}
+
+// invalid returns the *ValidationError for a refused parameter.
+func invalid(field, reason string) error {
+	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
+}
+
+// withService names the service in a *ValidationError built by an option.
+func withService(err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) && ve.Service == "" {
+		ve.Service = serviceName
+	}
+	return err
+}

@@ -1,0 +1,13 @@
+package productdata_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/agentapis/sdk/internal/secretscan"
+)
+
+// scan checks that no account key the suite uses ever reaches a log line or an error string.
+var scan = secretscan.New()
+
+func TestMain(m *testing.M) { os.Exit(secretscan.Main(m, scan)) }

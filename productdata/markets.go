@@ -1,0 +1,275 @@
+package productdata
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// CategoryQuery is the input of CategoryRequest.
+type CategoryQuery struct {
+	// NodeId is the category's node id, from CategoryTree or a product's BsrCategory.
+	NodeId string
+	// QueryStart and QueryDate ask for the combined top 100 of a past period (3 to 40 days,
+	// within two years) instead of today's (five units for every three days); QueryDate is the
+	// period's last day and QueryStart needs it.
+	QueryStart, QueryDate time.Time
+	// QueryDays is the older form of a past period: the QueryDays days up to QueryDate.
+	QueryDays int
+}
+
+// categoryBody is CategoryRequest's body.
+type categoryBody struct {
+	NodeID     string `json:"NodeId"`
+	QueryStart string `json:"QueryStart,omitempty"`
+	QueryDate  string `json:"QueryDate,omitempty"`
+	QueryDays  int    `json:"QueryDays,omitempty"`
+}
+
+// body validates q and returns CategoryRequest's body.
+func (q *CategoryQuery) body() (*categoryBody, error) {
+	if err := checkNodeID(q.NodeId); err != nil {
+		return nil, err
+	}
+	b := &categoryBody{NodeID: q.NodeId, QueryDays: q.QueryDays}
+	switch {
+	case q.QueryDays < 0:
+		return nil, invalid("QueryDays", "must not be negative")
+	case !q.QueryStart.IsZero() && q.QueryDate.IsZero():
+		return nil, invalid("QueryStart", "needs QueryDate, the period's last day")
+	case q.QueryDate.Before(q.QueryStart):
+		return nil, invalid("QueryDate", "is before QueryStart")
+	}
+	if !q.QueryStart.IsZero() {
+		b.QueryStart = q.QueryStart.Format(dateLayout)
+	}
+	if !q.QueryDate.IsZero() {
+		b.QueryDate = q.QueryDate.Format(dateLayout)
+	}
+	return b, nil
+}
+
+// checkNodeID refuses an empty node id and one with spaces or control characters.
+func checkNodeID(id string) error {
+	if id == "" || strings.ContainsFunc(id, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return invalid("NodeId", "must be a category node id such as 3743561")
+	}
+	return nil
+}
+
+// Category is the answer of CategoryRequest: the category's best sellers.
+type Category struct {
+	// Products are the top 100 (for a past period, the period's daily top 100 combined by
+	// parent ASIN).
+	Products []Product
+	// Raw is Data as sent.
+	Raw json.RawMessage
+	// Meta describes the answer.
+	Meta Meta
+}
+
+// Category returns the best sellers of an Amazon category with CategoryRequest (five units for
+// today's list). q is validated before any request.
+func (c *Client) Category(ctx context.Context, domain Domain, q CategoryQuery) (*Category, error) {
+	if err := checkAmazon(domain, "Category"); err != nil {
+		return nil, err
+	}
+	body, err := q.body()
+	if err != nil {
+		return nil, err
+	}
+	var data productPage
+	env := &envelope{data: &data}
+	resp, err := c.call(ctx, EndpointCategoryRequest, domain, body, env)
+	if err != nil {
+		return nil, err
+	}
+	return &Category{Products: data.products, Raw: env.raw, Meta: env.meta(resp)}, nil
+}
+
+// CategoryProductsQuery is the input of CategoryProducts.
+type CategoryProductsQuery struct {
+	// NodeId is the category's node id.
+	NodeId string
+	// Range is how many products, by monthly sales, the listing covers (beyond the top 100); 0
+	// leaves it to the service.
+	Range int
+}
+
+// categoryProductsBody is one page's body of CategoryProducts.
+type categoryProductsBody struct {
+	NodeID string `json:"NodeId"`
+	Page   int    `json:"Page"`
+	Range  int    `json:"Range,omitempty"`
+}
+
+// CategoryProducts iterates over the products of an Amazon category, by monthly sales, page
+// by page (up to 100 products a page, five units a page), fetching each page when the loop
+// reaches it; breaking out of the loop sends no further request. It ends cleanly at the
+// service's "no more data" code or after an empty page; any other error is yielded once.
+func (c *Client) CategoryProducts(ctx context.Context, domain Domain, q CategoryProductsQuery) iter.Seq2[Product, error] {
+	err := checkAmazon(domain, "CategoryProducts")
+	if err == nil {
+		err = checkNodeID(q.NodeId)
+	}
+	if err == nil && q.Range < 0 {
+		err = invalid("Range", "must not be negative")
+	}
+	if err != nil {
+		return failing[Product](err)
+	}
+	body := func(page int) any { return &categoryProductsBody{NodeID: q.NodeId, Page: page, Range: q.Range} }
+	return pagedItems(c, ctx, EndpointCategoryProducts, domain, body, func(p *productPage) []Product { return p.products })
+}
+
+// productPage is Data holding products: the list itself, or an object with the list under
+// Products (or Items); null is an empty list. An object with neither is refused, so that a
+// renamed list never reads as an empty one.
+type productPage struct{ products []Product }
+
+// UnmarshalJSON reads the list in one pass.
+func (p *productPage) UnmarshalJSON(b []byte) error {
+	list, err := decodeList[Product](b, "product list")
+	p.products = list
+	return err
+}
+
+// listField is a list whose presence matters: set records that the answer carried its key,
+// even as null.
+type listField[T any] struct {
+	v   []T
+	set bool
+}
+
+// UnmarshalJSON records the key and decodes the list strictly.
+func (f *listField[T]) UnmarshalJSON(b []byte) error {
+	f.set = true
+	return json.Unmarshal(b, &f.v)
+}
+
+// decodeList reads Data that is a list of T, null (an empty list), or an object holding the
+// list under Products, Reviews or Items (in any letter case). A total beside the list (Total,
+// TotalCount or Count) is checked against it: a list that is null or absent while the total
+// says 0 is empty, and one that is null or absent while the total says more is refused, as is
+// an object with no list and no total, so that a renamed list never reads as an empty one.
+func decodeList[T any](b []byte, what string) ([]T, error) {
+	trimmed := strings.TrimSpace(string(b))
+	var out []T
+	switch {
+	case trimmed == "null":
+	case strings.HasPrefix(trimmed, "["):
+		if err := json.Unmarshal(b, &out); err != nil {
+			return nil, err
+		}
+	default:
+		var w struct {
+			Products   listField[T] `json:"Products"`
+			Reviews    listField[T] `json:"Reviews"`
+			Items      listField[T] `json:"Items"`
+			Total      maybe[int]   `json:"Total"`
+			TotalCount maybe[int]   `json:"TotalCount"`
+			Count      maybe[int]   `json:"Count"`
+		}
+		if err := json.Unmarshal(b, &w); err != nil {
+			return nil, err
+		}
+		total := w.Total.v
+		if total == nil {
+			total = w.TotalCount.v
+		}
+		if total == nil {
+			total = w.Count.v
+		}
+		list := &w.Products
+		if !list.set {
+			list = &w.Reviews
+		}
+		if !list.set {
+			list = &w.Items
+		}
+		switch {
+		case list.v == nil && total != nil && *total > 0:
+			return nil, fmt.Errorf("%s: Data says %d in total but holds no list (Products, Reviews or Items)", what, *total)
+		case !list.set && total == nil:
+			return nil, errors.New(what + ": Data holds no list (Products, Reviews or Items)")
+		}
+		out = list.v
+	}
+	if out == nil {
+		out = []T{}
+	}
+	return out, nil
+}
+
+// Keyword is the answer of KeywordRequest: a search term's volume, cost per click and history.
+// The API description does not show these fields; each is nil or "" when the answer did not
+// carry it, and Raw holds Data as sent.
+type Keyword struct {
+	// Keyword is the search term.
+	Keyword string `json:"Keyword"`
+	// SearchVolume is the average monthly search volume.
+	SearchVolume *int `json:"SearchVolume,omitempty"`
+	// CPC is the cost per click, in the site's smallest money unit.
+	CPC *int `json:"CPC,omitempty"`
+	// ProductCount is the number of products in the search results.
+	ProductCount *int `json:"ProductCount,omitempty"`
+	// SearchVolumeTrend and CPCTrend are monthly histories ([202010, value, ...]).
+	SearchVolumeTrend Series `json:"SearchVolumeTrend,omitempty"`
+	CPCTrend          Series `json:"CPCTrend,omitempty"`
+	// Raw is Data as sent.
+	Raw json.RawMessage `json:"-"`
+	// Meta describes the answer.
+	Meta Meta `json:"-"`
+}
+
+// plainKeyword is Keyword without its UnmarshalJSON method.
+type plainKeyword Keyword
+
+// UnmarshalJSON decodes a keyword in one pass, leniently, and keeps its raw object.
+func (k *Keyword) UnmarshalJSON(b []byte) error {
+	var w struct {
+		plainKeyword
+		SearchVolume maybe[int] `json:"SearchVolume"`
+		CPC          maybe[int] `json:"CPC"`
+		ProductCount maybe[int] `json:"ProductCount"`
+	}
+	if err := lenientUnmarshal(b, &w); err != nil {
+		return err
+	}
+	*k = Keyword(w.plainKeyword)
+	k.SearchVolume, k.CPC, k.ProductCount = w.SearchVolume.v, w.CPC.v, w.ProductCount.v
+	k.Raw = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// maxKeywordLen bounds a keyword, in characters.
+const maxKeywordLen = 200
+
+// Keyword returns a search term's data on an Amazon site with KeywordRequest (one unit). A
+// term the service answers with no data (Code 0 and null Data) is a *NotFoundError; code 11 an
+// *APIError matching ErrNoMoreData.
+func (c *Client) Keyword(ctx context.Context, domain Domain, keyword string) (*Keyword, error) {
+	if err := checkAmazon(domain, "Keyword"); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(keyword) == "" || !utf8.ValidString(keyword) || utf8.RuneCountInString(keyword) > maxKeywordLen {
+		return nil, invalid("Keyword", "must be valid UTF-8 text of 1 to 200 characters")
+	}
+	var out *Keyword
+	env := &envelope{data: &out}
+	resp, err := c.call(ctx, EndpointKeywordRequest, domain, map[string]string{"Keyword": keyword}, env)
+	if err != nil {
+		return nil, err
+	}
+	if out == nil {
+		return nil, c.notFound(EndpointKeywordRequest, domain, []string{keyword}, env.meta(resp))
+	}
+	out.Meta = env.meta(resp)
+	return out, nil
+}

@@ -1,0 +1,141 @@
+package productdata
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"maps"
+
+	"github.com/agentapis/sdk/internal/paging"
+)
+
+// Params are request parameters by the names the service documents, for Pages (Call takes
+// any struct or map).
+type Params map[string]any
+
+// DefaultPageParam is the page-number parameter of most paged endpoints (KeywordQuery calls
+// it PageIndex).
+const DefaultPageParam = "Page"
+
+// Page is one page of a paged endpoint, as Pages yields it.
+type Page struct {
+	// Number is the page number sent, from 1.
+	Number int
+	// Data is the page's Data as sent, after any gzip and base64 were undone.
+	Data json.RawMessage
+	// Meta describes the answer, with the request units it consumed.
+	Meta Meta
+}
+
+// Pages iterates over the pages of a paged endpoint (such as CategoryProducts, ProductSearch,
+// AsinSalesVolume, ProductReviewsQuery or KeywordQuery), sending params with the page number
+// in pageParam ("" means DefaultPageParam), from 1 or from the number params already holds
+// there. Each page is fetched when the loop reaches it, and each is charged: breaking out of
+// the loop sends no further request.
+//
+//	for page, err := range client.Pages(ctx, productdata.EndpointProductSearch, productdata.AmazonUS,
+//		productdata.Params{"Brand": "anker"}, "") {
+//		if err != nil { return err }
+//		...
+//	}
+//
+// The iteration ends cleanly at the service's "no more data" code (ErrNoMoreData), after a
+// page whose Data is null or an empty list or object, and before a page identical to the one
+// before it (a server that ignores the page number would otherwise be paid forever). Any
+// other error is yielded once and ends it; invalid input is yielded before any request.
+func (c *Client) Pages(ctx context.Context, endpoint Endpoint, domain Domain, params Params, pageParam string) iter.Seq2[*Page, error] {
+	if pageParam == "" {
+		pageParam = DefaultPageParam
+	}
+	first, err := firstPage(params, pageParam)
+	if err == nil {
+		err = endpoint.check(domain)
+	}
+	if err != nil {
+		return failing[*Page](err)
+	}
+	return func(yield func(*Page, error) bool) {
+		var previous json.RawMessage // per iteration: the sequence may be ranged over again
+		fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
+			p := maps.Clone(params)
+			if p == nil {
+				p = Params{}
+			}
+			p[pageParam] = n
+			env := &envelope{}
+			resp, err := c.call(ctx, endpoint, domain, p, env)
+			if err != nil {
+				return paging.Page[*Page]{}, err
+			}
+			if emptyData(env.raw) || (previous != nil && bytes.Equal(previous, env.raw)) {
+				return paging.Page[*Page]{}, nil
+			}
+			previous = env.raw
+			page := &Page{Number: n, Data: env.raw, Meta: env.meta(resp)}
+			return paging.Page[*Page]{Items: []*Page{page}, More: true}, nil
+		}
+		paging.All(ctx, first, fetch, isNoMoreData)(yield)
+	}
+}
+
+// firstPage returns the page number params holds under pageParam (in any letter case), or 1.
+func firstPage(params Params, pageParam string) (int, error) {
+	for k, v := range params {
+		if !equalFoldASCII(k, pageParam) {
+			continue
+		}
+		if k != pageParam {
+			return 0, invalid(pageParam, "is also given as "+quoteShort(k)+"; use one spelling")
+		}
+		n, ok := v.(int)
+		if !ok || n < 1 {
+			return 0, invalid(pageParam, "must be an int of 1 or more")
+		}
+		return n, nil
+	}
+	return 1, nil
+}
+
+// emptyData reports whether Data is null, [] or {}.
+func emptyData(data json.RawMessage) bool {
+	d := bytes.TrimSpace(data)
+	switch len(d) {
+	case 0:
+		return true
+	case 4:
+		return string(d) == "null"
+	}
+	if len(d) < 2 || (d[0] != '[' && d[0] != '{') {
+		return false
+	}
+	return len(bytes.TrimSpace(d[1:len(d)-1])) == 0
+}
+
+// isNoMoreData reports the end of a paged list.
+func isNoMoreData(err error) bool { return errors.Is(err, ErrNoMoreData) }
+
+// pagedItems iterates over the items of a paged endpoint whose Data decodes into a list of T:
+// body returns the request body of page n, and list the items of a decoded page. It ends at
+// ErrNoMoreData or after an empty page, like Pages.
+func pagedItems[T any, L any](c *Client, ctx context.Context, endpoint Endpoint, domain Domain,
+	body func(page int) any, list func(*L) []T) iter.Seq2[T, error] {
+	fetch := func(ctx context.Context, n int) (paging.Page[T], error) {
+		var data L
+		if _, err := c.call(ctx, endpoint, domain, body(n), &envelope{data: &data}); err != nil {
+			return paging.Page[T]{}, err
+		}
+		items := list(&data)
+		return paging.Page[T]{Items: items, More: len(items) > 0}, nil
+	}
+	return paging.All(ctx, 1, fetch, isNoMoreData)
+}
+
+// failing returns an iterator that yields err alone.
+func failing[T any](err error) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		yield(zero, err)
+	}
+}

@@ -1,0 +1,303 @@
+package productdata
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+)
+
+// MaxASINs is the most ASINs one ProductRequest takes; each is charged.
+const MaxASINs = 10
+
+// asinLen is the length of an ASIN: ten letters and digits.
+const asinLen = 10
+
+// ProductQuery is the input of ProductRequest.
+type ProductQuery struct {
+	// ASINs are the products, 1 to MaxASINs, without repeats; each is charged.
+	ASINs []string
+	// NoTrend leaves the trends out of the answer (Trend 2); by default they are included.
+	NoTrend bool
+	// TrendStart and TrendEnd ask for the trends of that period instead of the recent 15 days
+	// (QueryTrendStartDt, QueryTrendEndDt); more than 15 days costs two units per ASIN.
+	// TrendEnd needs TrendStart.
+	TrendStart, TrendEnd time.Time
+}
+
+// productRequestBody is ProductRequest's body. The API description names the parameter asin,
+// which the service reads in any letter case.
+type productRequestBody struct {
+	ASIN              string `json:"asin"`
+	Trend             int    `json:"Trend,omitempty"`
+	QueryTrendStartDt string `json:"QueryTrendStartDt,omitempty"`
+	QueryTrendEndDt   string `json:"QueryTrendEndDt,omitempty"`
+}
+
+// dateLayout is the service's date format.
+const dateLayout = "2006-01-02"
+
+// body validates q and returns ProductRequest's body.
+func (q *ProductQuery) body() (*productRequestBody, error) {
+	switch n := len(q.ASINs); {
+	case n == 0:
+		return nil, invalid("asin", "at least one ASIN is needed")
+	case n > MaxASINs:
+		return nil, invalid("asin", "at most 10 ASINs per request")
+	}
+	seen := make(map[string]bool, len(q.ASINs))
+	for _, a := range q.ASINs {
+		if err := checkASIN("asin", a); err != nil {
+			return nil, err
+		}
+		if seen[strings.ToUpper(a)] {
+			return nil, invalid("asin", a+" is listed twice (each ASIN is charged)")
+		}
+		seen[strings.ToUpper(a)] = true
+	}
+	b := &productRequestBody{ASIN: strings.Join(q.ASINs, ",")}
+	switch {
+	case q.NoTrend && (!q.TrendStart.IsZero() || !q.TrendEnd.IsZero()):
+		return nil, invalid("Trend", "a trend period was given with NoTrend")
+	case q.NoTrend:
+		b.Trend = 2
+	case q.TrendStart.IsZero() && !q.TrendEnd.IsZero():
+		return nil, invalid("QueryTrendEndDt", "needs QueryTrendStartDt")
+	case !q.TrendEnd.IsZero() && q.TrendEnd.Before(q.TrendStart):
+		return nil, invalid("QueryTrendEndDt", "is before QueryTrendStartDt")
+	}
+	if !q.TrendStart.IsZero() {
+		b.QueryTrendStartDt = q.TrendStart.Format(dateLayout)
+	}
+	if !q.TrendEnd.IsZero() {
+		b.QueryTrendEndDt = q.TrendEnd.Format(dateLayout)
+	}
+	return b, nil
+}
+
+// checkASIN refuses anything but ten ASCII letters and digits. The message quotes the value:
+// an ASIN is not a secret.
+func checkASIN(field, asin string) error {
+	if len(asin) != asinLen || !isAlnum(asin) {
+		return invalid(field, "ASIN "+quoteShort(asin)+" is not ten letters and digits")
+	}
+	return nil
+}
+
+// isAlnum reports whether s holds only ASCII letters and digits.
+func isAlnum(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	})
+}
+
+// quoteShort quotes at most 20 bytes of s.
+func quoteShort(s string) string {
+	if len(s) > 20 {
+		s = s[:20] + "..."
+	}
+	return `"` + strings.ToValidUTF8(s, "?") + `"`
+}
+
+// ProductList is the answer of ProductRequest for several ASINs.
+type ProductList struct {
+	// Products are the products the answer held, in its order.
+	Products []Product
+	// Missing lists the ASINs asked for that the answer did not hold: they do not exist or
+	// their listing is gone. They are charged all the same.
+	Missing []string
+	// Meta describes the answer.
+	Meta Meta
+}
+
+// productsData is the Data of ProductRequest: one ProductObject, a list of them, or null.
+type productsData []Product
+
+// UnmarshalJSON reads an object as a list of one.
+func (p *productsData) UnmarshalJSON(b []byte) error {
+	switch trimmed := strings.TrimSpace(string(b)); {
+	case trimmed == "null":
+		*p = nil
+		return nil
+	case strings.HasPrefix(trimmed, "{"):
+		var one Product
+		if err := one.UnmarshalJSON(b); err != nil {
+			return err
+		}
+		*p = productsData{one}
+		return nil
+	}
+	return json.Unmarshal(b, (*[]Product)(p))
+}
+
+// Products looks up 1 to MaxASINs Amazon products with ProductRequest, one unit per ASIN
+// (two with a trend period of more than 15 days). ASINs the answer does not hold are listed
+// in Missing: the service charges for them and returns nothing. Only Amazon sites are
+// accepted; q is validated before any request.
+func (c *Client) Products(ctx context.Context, domain Domain, q ProductQuery) (*ProductList, error) {
+	if err := checkAmazon(domain, "Products"); err != nil {
+		return nil, err
+	}
+	body, err := q.body()
+	if err != nil {
+		return nil, err
+	}
+	var data productsData
+	env := &envelope{data: &data}
+	resp, err := c.call(ctx, EndpointProductRequest, domain, body, env)
+	if err != nil {
+		return nil, err
+	}
+	out := &ProductList{Products: []Product(data), Meta: env.meta(resp)}
+	if out.Products == nil {
+		out.Products = []Product{}
+	}
+	for _, asin := range q.ASINs {
+		if indexOfASIN(out.Products, asin) < 0 {
+			out.Missing = append(out.Missing, asin)
+		}
+	}
+	return out, nil
+}
+
+// indexOfASIN returns the index of the product with asin (in any letter case), or -1.
+func indexOfASIN(products []Product, asin string) int {
+	for i := range products {
+		if strings.EqualFold(products[i].ASIN, asin) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Product looks up one Amazon product by ASIN with ProductRequest (one unit), trends of the
+// recent 15 days included. A product the service has no data for (Code 0 with no product, as
+// it answers for an ASIN that does not exist; charged) is a *NotFoundError, and code 97 an
+// *APIError: both match ErrNotFound.
+func (c *Client) Product(ctx context.Context, domain Domain, asin string) (*Product, error) {
+	if err := checkAmazon(domain, "Product"); err != nil {
+		return nil, err
+	}
+	list, err := c.Products(ctx, domain, ProductQuery{ASINs: []string{asin}})
+	if err != nil {
+		return nil, err
+	}
+	i := indexOfASIN(list.Products, asin)
+	if i < 0 {
+		return nil, c.notFound(EndpointProductRequest, domain, []string{asin}, list.Meta)
+	}
+	p := list.Products[i]
+	p.Meta = list.Meta
+	return &p, nil
+}
+
+// ProductTrendQuery is the input of ProductTrend.
+type ProductTrendQuery struct {
+	// ASIN is the product.
+	ASIN string
+	// From and To bound the period (dateRange, "yyyyMMdd,yyyyMMdd"); both or neither. Without
+	// them the service's default period applies.
+	From, To time.Time
+	// TrendType selects the trend (trendType); 0 leaves it to the service.
+	TrendType int
+}
+
+// productTrendBody is ProductTrend's body, in the parameter names the service documents.
+type productTrendBody struct {
+	ASIN      string `json:"asin"`
+	DateRange string `json:"dateRange,omitempty"`
+	TrendType int    `json:"trendType,omitempty"`
+}
+
+// compactDate is the date format of dateRange.
+const compactDate = "20060102"
+
+// body validates q and returns ProductTrend's body.
+func (q *ProductTrendQuery) body() (*productTrendBody, error) {
+	if err := checkASIN("asin", q.ASIN); err != nil {
+		return nil, err
+	}
+	b := &productTrendBody{ASIN: q.ASIN, TrendType: q.TrendType}
+	switch {
+	case q.TrendType < 0:
+		return nil, invalid("trendType", "must not be negative")
+	case q.From.IsZero() != q.To.IsZero():
+		return nil, invalid("dateRange", "needs both From and To")
+	case q.To.Before(q.From):
+		return nil, invalid("dateRange", "To is before From")
+	case !q.From.IsZero():
+		b.DateRange = q.From.Format(compactDate) + "," + q.To.Format(compactDate)
+	}
+	return b, nil
+}
+
+// ProductTrend is the answer of ProductTrend: the product's history, one Series per trend.
+type ProductTrend struct {
+	// Trends holds each trend of the answer under its field name, such as "PriceTrend" or
+	// "SalesVolumeTrend"; a Data that is a single flat list is held under "Trend".
+	Trends map[string]Series
+	// Raw is Data as sent.
+	Raw json.RawMessage
+	// Meta describes the answer.
+	Meta Meta
+}
+
+// errNoTrend is the decoding error of a trend answer without any trend.
+var errNoTrend = errors.New(`product trend: Data holds no trend (a field ending in "Trend" with a flat [date, value, ...] list)`)
+
+// UnmarshalJSON reads Data: an object whose fields ending in "Trend" are flat lists, or one
+// flat list. An answer with no trend in either form is refused, so that a changed shape never
+// reads as a product without history; null is an empty trend.
+func (t *ProductTrend) UnmarshalJSON(b []byte) error {
+	trimmed := strings.TrimSpace(string(b))
+	t.Trends = map[string]Series{}
+	switch {
+	case trimmed == "null":
+		return nil
+	case strings.HasPrefix(trimmed, "["):
+		var s Series
+		if err := json.Unmarshal(b, &s); err != nil || (s == nil && trimmed != "[]") {
+			return errNoTrend
+		}
+		t.Trends["Trend"] = s
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	for name, raw := range fields {
+		if !strings.HasSuffix(strings.ToLower(name), "trend") {
+			continue
+		}
+		var s Series
+		if err := json.Unmarshal(raw, &s); err == nil && (s != nil || string(raw) == "[]") {
+			t.Trends[name] = s
+		}
+	}
+	if len(t.Trends) == 0 && len(fields) > 0 {
+		return errNoTrend
+	}
+	return nil
+}
+
+// ProductTrend returns the history of an Amazon product with ProductTrend (one unit): price,
+// sales, rank and the other trends the service keeps. q is validated before any request.
+func (c *Client) ProductTrend(ctx context.Context, domain Domain, q ProductTrendQuery) (*ProductTrend, error) {
+	if err := checkAmazon(domain, "ProductTrend"); err != nil {
+		return nil, err
+	}
+	body, err := q.body()
+	if err != nil {
+		return nil, err
+	}
+	var out ProductTrend
+	env := &envelope{data: &out}
+	resp, err := c.call(ctx, EndpointProductTrend, domain, body, env)
+	if err != nil {
+		return nil, err
+	}
+	out.Raw, out.Meta = env.raw, env.meta(resp)
+	return &out, nil
+}

@@ -1,0 +1,187 @@
+package productdata_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/productdata"
+)
+
+// lockedBuffer is a log destination safe for concurrent writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write appends p.
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns what was written.
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// assertNoSecret fails when err, rendered in any of the ways a caller may print it, holds one
+// of keys in any letter case; it also hands err to the suite's scanner.
+func assertNoSecret(t *testing.T, err error, keys ...string) {
+	t.Helper()
+	require.Error(t, err)
+	scan.Record(err)
+	for _, text := range []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)} {
+		for _, key := range keys {
+			assert.NotContains(t, strings.ToLower(text), strings.ToLower(key), "the key leaked into an error rendering of %T", err)
+		}
+	}
+}
+
+// echoingAPI is a server that repeats the key it receives everywhere it can: in messages of
+// business codes, in HTTP error bodies and headers, in the fields of successful answers and in
+// the headers of successful answers. What it does depends on the endpoint and the ASIN.
+func echoingAPI(t *testing.T) *api {
+	return newAPI(t, nil, func(r received) reply {
+		auth := r.Header.Get("Authorization")
+		key := strings.TrimPrefix(auth, productdata.AuthScheme+" ")
+		upper := strings.ToUpper(key)
+		echo := http.Header{"X-Echo-Authorization": {auth}, "X-Debug": {"key=" + upper}}
+		envelope := func(code any, message string, data any) string {
+			b, _ := json.Marshal(map[string]any{"Code": code, "Message": message, "Data": data, "RequestLeft": 10, "RequestConsumed": 1})
+			return string(b)
+		}
+		asin, _ := r.Body["asin"].(string)
+		if asin == "" {
+			asin, _ = r.Body["ASIN"].(string)
+		}
+		switch r.Endpoint {
+		case "ProductReviewsCollection":
+			return reply{header: echo, body: envelope(0, "", key)} // the task id echoes the key
+		case "ProductReviewsCollectionStatusQuery":
+			return reply{header: echo, body: envelope(501, "per-minute limit for "+auth, nil)}
+		case "ProductRealtimeRequest":
+			return reply{header: echo, body: envelope(98, "fetch failed for account "+key, nil)}
+		}
+		switch asin {
+		case "B0AUTH0401":
+			return reply{status: http.StatusUnauthorized, header: http.Header{"Www-Authenticate": {auth}},
+				body: envelope(401, "invalid Account-SK: "+auth, nil)}
+		case "B0CODE0401":
+			return reply{header: echo, body: envelope(401, "Endpoint not open: invalid Account-SK "+key, nil)}
+		case "B0LOWER401":
+			b, _ := json.Marshal(map[string]any{"code": 401, "message": "no such key " + strings.ToLower(key)})
+			return reply{header: echo, body: string(b)}
+		case "B0SERVER50":
+			return reply{status: http.StatusServiceUnavailable, header: echo, body: "upstream failed for Authorization: " + auth}
+		case "B0BADCODE0":
+			return reply{header: echo, body: envelope(key, "", nil)}
+		case "B0BADDATA0":
+			return reply{header: echo, body: envelope(0, "", []any{map[string]any{"ASIN": key, "Title": auth}})}
+		case "B0NOTJSON0":
+			return reply{header: echo, body: "<html>key " + key + "</html>"}
+		case "B0MISSING0":
+			return reply{header: echo, body: envelope(0, "", []any{})}
+		}
+		return reply{status: http.StatusTeapot, body: "unexpected " + r.Endpoint}
+	})
+}
+
+func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
+	t.Parallel()
+	srv := echoingAPI(t)
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := newClient(t, srv, productdata.WithLogger(logger),
+		productdata.WithRetry(productdata.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
+	ctx := t.Context()
+
+	for _, tc := range []struct {
+		asin  string
+		check func(t *testing.T, err error)
+	}{
+		{"B0AUTH0401", func(t *testing.T, err error) {
+			require.ErrorIs(t, err, productdata.ErrUnauthorized)
+			assert.Equal(t, http.StatusUnauthorized, apiError(t, err).StatusCode)
+		}},
+		{"B0CODE0401", func(t *testing.T, err error) { require.ErrorIs(t, err, productdata.ErrUnauthorized) }},
+		{"B0LOWER401", func(t *testing.T, err error) { require.ErrorIs(t, err, productdata.ErrUnauthorized) }},
+		{"B0SERVER50", func(t *testing.T, err error) {
+			ae := apiError(t, err)
+			assert.Equal(t, http.StatusServiceUnavailable, ae.StatusCode)
+			assert.Equal(t, 2, ae.Attempts)
+		}},
+		{"B0BADCODE0", func(t *testing.T, err error) { decodeError(t, err) }},
+		{"B0BADDATA0", func(t *testing.T, err error) { decodeError(t, err) }},
+		{"B0NOTJSON0", func(t *testing.T, err error) { decodeError(t, err) }},
+		{"B0MISSING0", func(t *testing.T, err error) {
+			var nf *productdata.NotFoundError
+			require.ErrorAs(t, err, &nf)
+			assert.Equal(t, []string{"B0MISSING0"}, nf.Missing)
+		}},
+	} {
+		_, err := c.Product(ctx, productdata.AmazonUS, tc.asin)
+		tc.check(t, err)
+		assertNoSecret(t, err, testKey)
+	}
+
+	// A review collection whose task id and status messages echo the key: the wait ends
+	// with a *WaitError holding the last status error.
+	_, err := c.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP"},
+		&productdata.PollOptions{MinDelay: time.Millisecond, MaxPolls: 1})
+	var we *productdata.WaitError
+	require.ErrorAs(t, err, &we)
+	require.ErrorIs(t, err, productdata.ErrRateLimited)
+	assertNoSecret(t, err, testKey)
+
+	_, err = c.RefreshProduct(ctx, productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, nil)
+	require.ErrorIs(t, err, productdata.ErrTaskFailed)
+	assertNoSecret(t, err, testKey)
+
+	// A key set later is kept out of errors too, and so is the one it replaced.
+	const newKey = "n3wk3yn3wk3yn3wk3yn3wk3yn3wk3y00"
+	require.NoError(t, c.SetKey(newKey))
+	_, err = c.Product(ctx, productdata.AmazonUS, "B0CODE0401")
+	require.ErrorIs(t, err, productdata.ErrUnauthorized)
+	assertNoSecret(t, err, testKey, newKey)
+
+	// The key travelled in the Authorization header only: never in a URL, never in the body.
+	reqs := srv.requests()
+	require.Len(t, reqs, 14, "8 lookups (one retried), a collection and its status query, a refresh, a lookup")
+	for _, r := range reqs {
+		key := strings.TrimPrefix(r.Header.Get("Authorization"), productdata.AuthScheme+" ")
+		require.Contains(t, []string{testKey, newKey}, key)
+		assert.NotContains(t, strings.ToLower(r.Path+"?"+r.Query.Encode()), strings.ToLower(key))
+		body, _ := json.Marshal(r.Body)
+		assert.NotContains(t, string(body), key)
+	}
+	text := logs.String()
+	assert.Contains(t, text, `"path":"/api/ProductRequest"`, "the client logged its requests")
+	for _, key := range []string{testKey, newKey} {
+		assert.NotContains(t, strings.ToLower(text), strings.ToLower(key))
+	}
+}
+
+func TestKeyNeverReachesValidationErrors(t *testing.T) {
+	t.Parallel()
+	const key = "bad key with spaces 0123456789abcdef"
+	_, err := productdata.New(productdata.WithBaseURL("https://example.invalid"), productdata.WithKey(key))
+	var ve *productdata.ValidationError
+	require.True(t, errors.As(err, &ve))
+	assert.Equal(t, "key", ve.Field)
+	scan.Add(key)
+	assertNoSecret(t, err, key)
+}

@@ -1,0 +1,377 @@
+package productdata
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// serviceZone is the time zone of the service's dates (China Standard Time): a review
+// collection's status is queried by the date the task was created there.
+var serviceZone = time.FixedZone("UTC+8", 8*60*60)
+
+// MaxUpdateHours is the largest RefreshQuery.Update.
+const MaxUpdateHours = 120
+
+// RefreshQuery is the input of RefreshProduct.
+type RefreshQuery struct {
+	// ASIN is the product.
+	ASIN string
+	// Update is the age, in hours (1 to 120), beyond which the service fetches the product
+	// afresh; a product updated more recently comes back at once, free. 0 leaves the service's
+	// default of 24.
+	Update int
+}
+
+// realtimeBody is ProductRealtimeRequest's body.
+type realtimeBody struct {
+	ASIN   string `json:"ASIN"`
+	Update int    `json:"Update,omitempty"`
+}
+
+// realtimeStatusBody is ProductRealtimeRequestStatusQuery's body.
+type realtimeStatusBody struct {
+	ASINs []string `json:"ASINs"`
+}
+
+// freshProduct is the Data of ProductRealtimeRequest: the product when the service sends it,
+// nothing otherwise.
+type freshProduct struct{ p *Product }
+
+// UnmarshalJSON decodes an object as a Product (strictly) and ignores anything else.
+func (f *freshProduct) UnmarshalJSON(b []byte) error {
+	if !strings.HasPrefix(strings.TrimSpace(string(b)), "{") {
+		return nil
+	}
+	f.p = new(Product)
+	return json.Unmarshal(b, f.p)
+}
+
+// RefreshProduct makes sure an Amazon product's data is at most q.Update hours old and returns
+// it. It sends ProductRealtimeRequest (one credit point when the service must fetch the
+// product, two on AmazonJP; free when the data is recent enough); when the service answers
+// that the fetch is under way (code 99), it polls ProductRealtimeRequestStatusQuery on the
+// schedule of o (nil for the defaults) until the fetch is done, and then reads the product
+// with ProductRequest (one unit).
+//
+// A fetch that fails is a *TaskError; a wait that ends first (PollOptions.Timeout, MaxPolls,
+// or ctx) is a *WaitError matching ErrTaskRunning, and the fetch may still complete: read the
+// product later with Product. The starting request is sent once (it is not repeated on a
+// network error); status queries that meet the per-minute limit or a network failure are
+// tried again on the schedule.
+func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q RefreshQuery, o *PollOptions) (*Product, error) {
+	if err := checkAmazon(domain, "RefreshProduct"); err != nil {
+		return nil, err
+	}
+	if err := checkASIN("ASIN", q.ASIN); err != nil {
+		return nil, err
+	}
+	if q.Update < 0 || q.Update > MaxUpdateHours {
+		return nil, invalid("Update", "must be 1 to 120 hours, or 0 for the service's default")
+	}
+	opts, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	t := &task{endpoint: EndpointProductRealtimeRequest, asin: q.ASIN}
+	var fresh *Product
+	start := func(ctx context.Context) (bool, error) {
+		var data freshProduct
+		env := &envelope{data: &data}
+		resp, err := c.call(ctx, EndpointProductRealtimeRequest, domain, &realtimeBody{ASIN: q.ASIN, Update: q.Update}, env)
+		switch {
+		case errors.Is(err, ErrTaskRunning):
+			return false, nil
+		case err != nil:
+			return true, err
+		}
+		t.status = TaskDone
+		if data.p != nil && strings.EqualFold(data.p.ASIN, q.ASIN) {
+			fresh = data.p
+			fresh.Meta = env.meta(resp)
+		}
+		return true, nil
+	}
+	check := func(ctx context.Context) (bool, error) {
+		var states statusList
+		_, err := c.call(ctx, EndpointProductRealtimeRequestStatusQuery, domain, &realtimeStatusBody{ASINs: []string{q.ASIN}}, &envelope{data: &states})
+		if err != nil {
+			again, report := pollable(ctx, err)
+			return !again, report
+		}
+		done, _, err := t.settle(states)
+		return done, err
+	}
+	if err := c.await(ctx, opts, t, start, check); err != nil {
+		return nil, err
+	}
+	if fresh != nil {
+		return fresh, nil
+	}
+	return c.Product(ctx, domain, q.ASIN)
+}
+
+// Review collection limits.
+const (
+	// MaxReviewPages is the most pages (about 10 reviews each) one collection takes per star.
+	MaxReviewPages = 10
+)
+
+// Star filters of reviews, beside the star counts 1 to 5.
+const (
+	// StarNegative selects the 1- to 3-star reviews.
+	StarNegative = 10
+	// StarPositive selects the 4- and 5-star reviews.
+	StarPositive = 11
+)
+
+// validStar reports whether s is a star filter: 1 to 5, StarNegative or StarPositive.
+func validStar(s int) bool { return (s >= 1 && s <= 5) || s == StarNegative || s == StarPositive }
+
+// ReviewCollection is the input of CollectReviews.
+type ReviewCollection struct {
+	// ASIN is the product.
+	ASIN string
+	// Pages is the number of pages to collect (Page, about 10 reviews each), 1 to 10; 0
+	// leaves the service's default of 1.
+	Pages int
+	// MostRecent collects the most recent reviews (CollectType 1) instead of the top ones.
+	MostRecent bool
+	// Stars collects Pages pages for each filter given (1 to 5, StarNegative, StarPositive);
+	// none collects without a filter. Every page is charged: 10 collected reviews cost two
+	// credit points.
+	Stars []int
+}
+
+// reviewsCollectionBody is ProductReviewsCollection's body.
+type reviewsCollectionBody struct {
+	ASIN        string `json:"ASIN"`
+	Page        int    `json:"Page,omitempty"`
+	CollectType int    `json:"CollectType,omitempty"`
+	Star        string `json:"Star,omitempty"`
+}
+
+// body validates q and returns ProductReviewsCollection's body.
+func (q *ReviewCollection) body() (*reviewsCollectionBody, error) {
+	if err := checkASIN("ASIN", q.ASIN); err != nil {
+		return nil, err
+	}
+	if q.Pages < 0 || q.Pages > MaxReviewPages {
+		return nil, invalid("Page", "must be 1 to 10, or 0 for the service's default")
+	}
+	b := &reviewsCollectionBody{ASIN: q.ASIN, Page: q.Pages}
+	if q.MostRecent {
+		b.CollectType = 1
+	}
+	stars := make([]string, 0, len(q.Stars))
+	for i, s := range q.Stars {
+		if !validStar(s) {
+			return nil, invalid("Star", "each must be 1 to 5, 10 (negative) or 11 (positive)")
+		}
+		if slices.Contains(q.Stars[:i], s) {
+			return nil, invalid("Star", strconv.Itoa(s)+" is listed twice (each is collected and charged)")
+		}
+		stars = append(stars, strconv.Itoa(s))
+	}
+	b.Star = strings.Join(stars, ",")
+	return b, nil
+}
+
+// reviewsStatusBody is ProductReviewsCollectionStatusQuery's body: the service lists the
+// collections created on QueryDate; ASIN narrows the list where the service supports it.
+type reviewsStatusBody struct {
+	QueryDate string `json:"QueryDate"`
+	ASIN      string `json:"ASIN"`
+}
+
+// ReviewTask is a finished review collection, whose reviews Reviews then reads.
+type ReviewTask struct {
+	// ASIN is the product.
+	ASIN string
+	// TaskID is the collection's id as the service returned it.
+	TaskID string
+	// QueryDate is the service's date (UTC+8) the collection was created on, yyyy-MM-dd, as
+	// its status query takes it.
+	QueryDate string
+	// FinishedAt is the finish time the status query reported, as it wrote it.
+	FinishedAt string
+	// Polls is the number of status queries made; Elapsed the time from the starting request.
+	Polls   int
+	Elapsed time.Duration
+	// Meta describes the answer of the request that started the collection.
+	Meta Meta
+}
+
+// CollectReviews collects an Amazon product's reviews and waits until the collection is done:
+// it sends ProductReviewsCollection (charged in credit points per page collected), then polls
+// ProductReviewsCollectionStatusQuery on the schedule of o (nil for the defaults). Read the
+// reviews with Reviews afterwards.
+//
+// The service takes from minutes to days to collect, and refuses to collect the same product
+// again within two hours (ErrAlreadyExists: read the reviews collected before). A collection
+// that fails is a *TaskError; a wait that ends first is a *WaitError matching ErrTaskRunning,
+// and the collection goes on: poll again later with Call, or read the reviews when done. The
+// starting request is sent once.
+func (c *Client) CollectReviews(ctx context.Context, domain Domain, q ReviewCollection, o *PollOptions) (*ReviewTask, error) {
+	if err := checkAmazon(domain, "CollectReviews"); err != nil {
+		return nil, err
+	}
+	body, err := q.body()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	t := &task{endpoint: EndpointProductReviewsCollection, asin: q.ASIN}
+	out := &ReviewTask{ASIN: q.ASIN}
+	begin := c.clock.Now()
+	start := func(ctx context.Context) (bool, error) {
+		out.QueryDate = c.clock.Now().In(serviceZone).Format(dateLayout)
+		var id json.RawMessage
+		env := &envelope{data: &id}
+		resp, err := c.call(ctx, EndpointProductReviewsCollection, domain, body, env)
+		if err != nil {
+			return true, err
+		}
+		out.Meta = env.meta(resp)
+		// The id reaches results, progress and errors: scrub a key a server may have echoed.
+		t.taskID, _ = scalarText(id)
+		t.taskID = c.core.Redact(t.taskID)
+		out.TaskID = t.taskID
+		if n, err := strconv.ParseInt(t.taskID, 10, 64); err == nil && n <= 0 {
+			t.status = TaskFailed
+			return true, &TaskError{Endpoint: t.endpoint, ASIN: t.asin, TaskID: t.taskID, Status: TaskFailed}
+		}
+		return false, nil
+	}
+	check := func(ctx context.Context) (bool, error) {
+		var states statusList
+		_, err := c.call(ctx, EndpointProductReviewsCollectionStatusQuery, domain,
+			&reviewsStatusBody{QueryDate: out.QueryDate, ASIN: q.ASIN}, &envelope{data: &states})
+		if err != nil {
+			again, report := pollable(ctx, err)
+			return !again, report
+		}
+		done, finished, err := t.settle(states)
+		out.FinishedAt = finished
+		return done, err
+	}
+	if err := c.await(ctx, opts, t, start, check); err != nil {
+		return nil, err
+	}
+	out.Polls, out.Elapsed = t.polls, c.clock.Now().Sub(begin)
+	return out, nil
+}
+
+// ReviewQuery is the input of Reviews.
+type ReviewQuery struct {
+	// ASIN is the product.
+	ASIN string
+	// Star keeps the reviews of one filter: 1 to 5, StarNegative or StarPositive; 0 keeps all.
+	Star int
+}
+
+// reviewsQueryBody is one page's body of ProductReviewsQuery.
+type reviewsQueryBody struct {
+	ASIN string `json:"ASIN"`
+	Page int    `json:"Page"`
+	Star int    `json:"Star,omitempty"`
+}
+
+// Reviews iterates over the collected reviews of an Amazon product with ProductReviewsQuery,
+// page by page (up to 100 reviews a page, each page charged), fetching each page when the loop
+// reaches it; breaking out of the loop sends no further request. It ends cleanly at the "no
+// more data" code or after an empty page; any other error (such as ErrNotFound when nothing
+// was collected) is yielded once.
+func (c *Client) Reviews(ctx context.Context, domain Domain, q ReviewQuery) iter.Seq2[Review, error] {
+	err := checkAmazon(domain, "Reviews")
+	if err == nil {
+		err = checkASIN("ASIN", q.ASIN)
+	}
+	if err == nil && q.Star != 0 && !validStar(q.Star) {
+		err = invalid("Star", "must be 1 to 5, 10 (negative), 11 (positive) or 0 for all")
+	}
+	if err != nil {
+		return failing[Review](err)
+	}
+	body := func(page int) any { return &reviewsQueryBody{ASIN: q.ASIN, Page: page, Star: q.Star} }
+	return pagedItems(c, ctx, EndpointProductReviewsQuery, domain, body, func(p *reviewPage) []Review { return p.reviews })
+}
+
+// reviewPage is Data holding reviews: the list itself or an object with the list under
+// Reviews (or Items); null is an empty list.
+type reviewPage struct{ reviews []Review }
+
+// UnmarshalJSON reads the list in one pass.
+func (p *reviewPage) UnmarshalJSON(b []byte) error {
+	list, err := decodeList[Review](b, "review list")
+	p.reviews = list
+	return err
+}
+
+// Review is one collected review. The API description does not show its fields, so each is
+// optional, the likely spellings are accepted (Star or Rating, ReviewDate or Date, Content or
+// Review, ReviewId or Id), and Raw holds the object as sent.
+type Review struct {
+	// ReviewId is the review's id.
+	ReviewId string `json:"ReviewId,omitempty"`
+	// Title and Content are the review's title and text.
+	Title   string `json:"Title,omitempty"`
+	Content string `json:"Content,omitempty"`
+	// Star is the rating, 1 to 5.
+	Star *int `json:"Star,omitempty"`
+	// IsVerified reports a verified purchase.
+	IsVerified *bool `json:"IsVerified,omitempty"`
+	// ReviewDate is the review's date, yyyy-MM-dd.
+	ReviewDate string `json:"ReviewDate,omitempty"`
+	// ReviewerName is the reviewer's name.
+	ReviewerName string `json:"ReviewerName,omitempty"`
+	// HelpfulCount is the number of "helpful" votes.
+	HelpfulCount *int `json:"HelpfulCount,omitempty"`
+	// ImageUrls lists the review's images.
+	ImageUrls []string `json:"ImageUrls,omitempty"`
+	// CollectedAt is when the service collected the review.
+	CollectedAt string `json:"CollectedAt,omitempty"`
+	// Raw is the review's JSON object as sent.
+	Raw json.RawMessage `json:"-"`
+}
+
+// plainReview is Review without its UnmarshalJSON method.
+type plainReview Review
+
+// UnmarshalJSON decodes a review in one pass, leniently.
+func (r *Review) UnmarshalJSON(b []byte) error {
+	var w struct {
+		plainReview
+		ID           string      `json:"Id"`
+		Review       string      `json:"Review"`
+		Date         string      `json:"Date"`
+		Star         maybe[int]  `json:"Star"`
+		Rating       maybe[int]  `json:"Rating"`
+		IsVerified   maybe[bool] `json:"IsVerified"`
+		HelpfulCount maybe[int]  `json:"HelpfulCount"`
+		ImageUrls    textList    `json:"ImageUrls"`
+	}
+	if err := lenientUnmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = Review(w.plainReview)
+	r.ReviewId = cmp.Or(r.ReviewId, w.ID)
+	r.Content = cmp.Or(r.Content, w.Review)
+	r.ReviewDate = cmp.Or(r.ReviewDate, w.Date)
+	r.Star = w.Star.v
+	if r.Star == nil {
+		r.Star = w.Rating.v
+	}
+	r.IsVerified, r.HelpfulCount, r.ImageUrls = w.IsVerified.v, w.HelpfulCount.v, w.ImageUrls
+	r.Raw = append(json.RawMessage(nil), b...)
+	return nil
+}
