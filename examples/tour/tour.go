@@ -26,6 +26,7 @@ type step struct {
 var steps = []step{
 	{svcReportstore, "browse the report catalog, quote a report and buy it under the spending cap", (*session).reportstoreStep},
 	{svcHosting, "deploy a small site and fetch it back", (*session).hostingStep},
+	{svcProductdata, "look up a product and run a review collection to the end", (*session).productdataStep},
 	{svcChartdiff, "analyse a chart and page through the hardest charts", (*session).chartdiffStep},
 }
 

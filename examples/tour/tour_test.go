@@ -55,6 +55,18 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	assert.Contains(t, h.SiteURL, "/site/"+h.Repo)
 	assert.NotEmpty(t, h.Deployment)
 
+	pd := stepDetail[*productdataResult](t, rep, svcProductdata)
+	assert.Equal(t, tourASIN, pd.ASIN)
+	assert.NotEmpty(t, pd.Title)
+	assert.Positive(t, pd.SalesPrice)
+	assert.NotEmpty(t, pd.TaskID)
+	assert.Positive(t, pd.Polls)
+	assert.Positive(t, pd.Reviews)
+	// Every product-data answer of the fake consumes one unit; the session's total is this
+	// step's.
+	assert.Equal(t, pd.Calls, pd.Units)
+	assert.Equal(t, pd.Units, rep.Units)
+
 	cd := stepDetail[*chartdiffResult](t, rep, svcChartdiff)
 	assert.NotZero(t, cd.RefConst)
 	assert.Len(t, cd.Hardest, 120)
@@ -63,7 +75,7 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	assert.Positive(t, rep.Requests)
 	text := out.String()
 	assert.Contains(t, text, "total: spent "+rep.Spent.String())
-	assert.Contains(t, text, "of 3 steps succeeded")
+	assert.Contains(t, text, "of 4 steps succeeded")
 	assert.NotContains(t, text, "FAILED")
 }
 
