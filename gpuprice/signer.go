@@ -55,7 +55,9 @@ func (s *PrivateKeySigner) SignMessage(message []byte) (solana.Signature, error)
 }
 
 // String shows the public key only.
-func (s *PrivateKeySigner) String() string { return "gpuprice.PrivateKeySigner(" + s.pub.String() + ")" }
+func (s *PrivateKeySigner) String() string {
+	return "gpuprice.PrivateKeySigner(" + s.pub.String() + ")"
+}
 
 // Format prints String for every verb, so that no verb shows the private key.
 func (s *PrivateKeySigner) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, s.String()) }
