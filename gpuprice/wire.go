@@ -211,15 +211,12 @@ func noList(what string, names ...string) error {
 	return fmt.Errorf("%s: no list found (looked for %s)", what, strings.Join(names, ", "))
 }
 
-// checkList applies the rule for a list the answer may leave out: absent with a count or
-// total above 0 is an error, absent with one of 0 is empty, and absent with neither is an
-// error, so that a renamed list never reads as an empty one.
+// checkList applies the rule for a list the answer may leave out or send as null: absent
+// (or null) with a count or total above 0 is an error, with one of 0 is empty, and with
+// neither is an error, so that a renamed list never reads as an empty one.
 func checkList[T any](what string, items []T, found bool, count *int, names ...string) ([]T, error) {
 	switch {
-	case found:
-		if items == nil {
-			items = []T{}
-		}
+	case found && items != nil:
 		return items, nil
 	case count != nil && *count == 0:
 		return []T{}, nil
