@@ -398,3 +398,22 @@ func TestRedeemKeyPathIsConfigurable(t *testing.T) {
 	assert.Equal(t, 1, srv.CountRequests(http.MethodPost, "/v1/billing/redeem"))
 	assert.False(t, srv.Requests()[0].HasAPIKey)
 }
+
+func TestRPCErrorsNeverQuoteTheNodeURL(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	const access = "rpc-access-key-5f3e9a"
+	scan.Add(access)
+	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL("http://127.0.0.1:1/v2/"+access+"?api-key="+access))
+	require.NoError(t, err)
+	payer, _ := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	re := asError[*gpuprice.RPCError](t, err)
+	assert.Equal(t, "getTokenAccountBalance", re.Method)
+	for _, text := range []string{err.Error(), sprintf("%+v", err), sprintf("%#v", err), re.Err.Error()} {
+		assert.NotContains(t, text, access)
+	}
+	assertBudget(t, budget, 0, 0)
+}
