@@ -41,7 +41,7 @@ func TestFreeKeyIsForbiddenAndUnknownKeyUnauthorized(t *testing.T) {
 	unknown := "gpk_0000000000000000000000000000000000000000"
 	scan.Add(unknown)
 	c2 := newClient(t, srv, gpuprice.WithAPIKey(unknown))
-	_, err = c2.GPUs(t.Context(), nil)
+	_, err = c2.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrUnauthorized)
 	require.ErrorIs(t, err, gpuprice.ErrInvalidAPIKey)
 	assert.False(t, errorsIs(err, gpuprice.ErrForbidden))
@@ -50,7 +50,7 @@ func TestFreeKeyIsForbiddenAndUnknownKeyUnauthorized(t *testing.T) {
 // errorsIs is errors.Is, for assertions that expect false.
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
 
-func TestKeyTravelsOnlyInItsHeaderAndOnlyWhereItCounts(t *testing.T) {
+func TestKeyTravelsOnlyInItsHeaderAndOnlyWhereItIsNeeded(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	key := issueKey(srv, gpupricetest.PlanPro)
@@ -66,17 +66,41 @@ func TestKeyTravelsOnlyInItsHeaderAndOnlyWhereItCounts(t *testing.T) {
 
 	_, err := c.GPUs(t.Context(), nil)
 	require.NoError(t, err)
+	_, err = c.Cheapest(t.Context(), "H100")
+	require.NoError(t, err)
 	_, err = c.History(t.Context(), nil)
 	require.NoError(t, err)
 	_, err = c.Health(t.Context())
 	require.NoError(t, err)
 	reqs := srv.Requests()
+	require.Len(t, reqs, 4)
+	assert.False(t, reqs[0].HasAPIKey, "a free endpoint needs no key")
+	assert.False(t, reqs[1].HasAPIKey, "a free endpoint needs no key")
+	assert.True(t, reqs[2].HasAPIKey, "history needs the key")
+	assert.False(t, reqs[3].HasAPIKey, "health is public")
+	require.Len(t, seen, 4)
+	assert.Empty(t, seen[0].Values(gpuprice.KeyHeader))
+	assert.Equal(t, key, seen[2].Get(gpuprice.KeyHeader))
+	assert.Empty(t, seen[2].Values("Authorization"))
+}
+
+func TestKeyOnFreeEndpointsWhenAsked(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	key := issueKey(srv, gpupricetest.PlanPro)
+	c := newClient(t, srv, gpuprice.WithAPIKey(key), gpuprice.WithKeyOnFreeEndpoints())
+
+	_, err := c.GPUs(t.Context(), nil)
+	require.NoError(t, err)
+	_, err = c.OrderBook(t.Context(), "")
+	require.NoError(t, err)
+	_, err = c.Health(t.Context())
+	require.NoError(t, err)
+	reqs := srv.Requests()
 	require.Len(t, reqs, 3)
-	assert.True(t, reqs[0].HasAPIKey, "a counted endpoint gets the key, for the plan's quota")
+	assert.True(t, reqs[0].HasAPIKey, "counted against the plan's quota")
 	assert.True(t, reqs[1].HasAPIKey)
 	assert.False(t, reqs[2].HasAPIKey, "health is public")
-	assert.Equal(t, key, seen[0].Get("X-API-Key"))
-	assert.Empty(t, seen[0].Values("Authorization"))
 }
 
 // recorder is a transport that shows each request to f, then sends it.

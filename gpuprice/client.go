@@ -45,6 +45,8 @@ type Client struct {
 	nodeURL        string
 	redeemPath     string
 	confirmTimeout time.Duration
+	// keyOnFree sends the key to the free endpoints too (WithKeyOnFreeEndpoints).
+	keyOnFree bool
 }
 
 // New returns a client configured by opts.
@@ -84,7 +86,7 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fromCore(err)
 	}
-	c := &Client{core: core, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout}
+	c := &Client{core: core, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout, keyOnFree: cfg.keyOnFree}
 	c.hasKey.Store(cfg.apiKey != "")
 	switch {
 	case cfg.rpcClient != nil:
@@ -131,11 +133,18 @@ func invalid(field, reason string) error {
 	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
 }
 
-// get sends a GET of path (below /v1) with the client's key, when it has one, and decodes
-// the answer into out.
+// get sends a GET of path (below /v1) and decodes the answer into out. The client's key goes
+// only to History, unless WithKeyOnFreeEndpoints asked for it everywhere.
 func (c *Client) get(ctx context.Context, path string, query url.Values, out any) (*httpcore.Response, error) {
-	return c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/v1" + path, Query: query}, out)
+	req := &httpcore.Request{Method: http.MethodGet, Path: "/v1" + path, Query: query}
+	if path != historyPath && !c.keyOnFree {
+		req.Credentials = anonymous
+	}
+	return c.do(ctx, req, out)
 }
+
+// historyPath is the one endpoint that needs the API key.
+const historyPath = "/history"
 
 // do sends req and decodes a 2xx body into out; failures become the package's typed errors.
 func (c *Client) do(ctx context.Context, req *httpcore.Request, out any) (*httpcore.Response, error) {

@@ -30,8 +30,10 @@
 // # Keys and quotas
 //
 // The free endpoints need no key; /v1/history needs the X-API-Key of a Pro or Unlimited key.
-// The client sends its key, in X-API-Key only, to every counted endpoint (the key's plan sets
-// their daily quota) and never to /v1/health, to the redemption or to the Solana node.
+// The client sends its key, in X-API-Key only, to History and nowhere else: not to the free
+// endpoints, /v1/health, the redemption or the Solana node. WithKeyOnFreeEndpoints also sends
+// it to the free price endpoints, for a service that counts them against the key's plan
+// (1,000 a day for Pro) rather than the free tier's 10.
 // History without a key is a *MissingKeyError before any request; 401 and 403 answers are
 // *AuthError (ErrUnauthorized, ErrForbidden, and the code's sentinel). SetAPIKey switches keys
 // while requests run.

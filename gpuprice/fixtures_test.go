@@ -41,9 +41,11 @@ func TestFixtureCheapest(t *testing.T) {
 	assert.Equal(t, 9, *p.Response.RateLimit.Remaining)
 }
 
-func TestFixtureGPUsWithAKey(t *testing.T) {
+func TestFixtureGPUsWithTheKeyOnFreeEndpoints(t *testing.T) {
 	t.Parallel()
-	c, e := fixtureClient(t, "gpus.json", gpuprice.WithAPIKey(fixtureKey))
+	// The recorded request carries the key, as WithKeyOnFreeEndpoints sends it, and the answer
+	// counts it against the Pro plan's 1,000 a day.
+	c, e := fixtureClient(t, "gpus.json", gpuprice.WithAPIKey(fixtureKey), gpuprice.WithKeyOnFreeEndpoints())
 	tab, err := c.GPUs(t.Context(), &gpuprice.GPUFilter{Model: "A100-80GB", Platform: "aws"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, e.Calls())

@@ -208,7 +208,7 @@ func (c *Client) History(ctx context.Context, opts *HistoryOptions) (*History, e
 		}
 	}
 	var out History
-	resp, err := c.get(ctx, "/history", q, &out)
+	resp, err := c.get(ctx, historyPath, q, &out)
 	if err != nil {
 		return nil, err
 	}

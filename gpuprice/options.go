@@ -17,6 +17,7 @@ type config struct {
 	httpcore.Settings
 	apiKey         string
 	apiKeySet      bool
+	keyOnFree      bool
 	rpcURL         string
 	rpcClient      *rpc.Client
 	redeemPath     string
@@ -60,14 +61,25 @@ func WithRetry(p RetryPolicy) Option {
 	return Option(httpcore.WithRetry[*config](httpcore.RetryPolicy(p)))
 }
 
+// WithKeyOnFreeEndpoints sends the API key to the free price endpoints as well (GPUs,
+// Cheapest, Platforms, the futures index and components, the order book), for a service that
+// counts those requests against the key's plan (1,000 a day for Pro) rather than the free
+// tier's 10. By default the key travels only where the API requires it: History.
+func WithKeyOnFreeEndpoints() Option {
+	return func(c *config) error {
+		c.keyOnFree = true
+		return nil
+	}
+}
+
 // WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
 // SDK's User-Agent.
 func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }
 
-// WithAPIKey sets the API key of a paid plan, sent in the X-API-Key header to the endpoints
-// that count requests (it lifts their daily quota to the plan's) and required by History. It
-// is never sent to /v1/health, to the redemption operation or to the Solana node. SetAPIKey,
-// BuyKey and RedeemKey replace it later.
+// WithAPIKey sets the API key of a paid plan, sent in the X-API-Key header to History, the
+// one endpoint that needs it (and, with WithKeyOnFreeEndpoints, to the free price endpoints
+// too). It is never sent to /v1/health, to the redemption operation or to the Solana node.
+// SetAPIKey, BuyKey and RedeemKey replace it later.
 func WithAPIKey(key string) Option {
 	return func(c *config) error {
 		if err := checkAPIKey("API key", key); err != nil {
