@@ -38,6 +38,7 @@ var readmePackages = map[string]string{
 	"github.com/agentapis/sdk/productdata/productdatatest": "productdatatest.NewServer",
 	"github.com/agentapis/sdk/gpuprice":                    "gpuprice.New",
 	"github.com/agentapis/sdk/gpuprice/gpupricetest":       "gpupricetest.NewServer",
+	"github.com/gagliardetto/solana-go":                    "solana.MustPublicKeyFromBase58",
 }
 
 // TestReadmeCodeCompiles extracts every go block of README.md and compiles it with go vet in

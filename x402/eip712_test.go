@@ -105,7 +105,9 @@ func newSigner(t testing.TB) *x402.PrivateKeySigner {
 	t.Helper()
 	k, err := crypto.GenerateKey()
 	require.NoError(t, err)
-	s, err := x402.NewPrivateKeySigner(hex.EncodeToString(crypto.FromECDSA(k)))
+	key := hex.EncodeToString(crypto.FromECDSA(k))
+	scan.Add(key)
+	s, err := x402.NewPrivateKeySigner(key)
 	require.NoError(t, err)
 	return s
 }

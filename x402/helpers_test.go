@@ -3,6 +3,7 @@ package x402_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"math/big"
@@ -32,7 +33,9 @@ type countingSigner struct {
 
 func (c *countingSigner) SignDigest(d [32]byte) ([]byte, error) {
 	c.n.Add(1)
-	return c.Signer.SignDigest(d)
+	sig, err := c.Signer.SignDigest(d)
+	scan.Add(hex.EncodeToString(sig))
+	return sig, err
 }
 
 // headerLog records the payment headers a server received.
@@ -104,7 +107,19 @@ func newPayer(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Po
 	}
 	p, err := x402.NewPayer(signer, policy, opts...)
 	require.NoError(t, err)
-	return p, signer, &http.Client{Transport: p.RoundTripper(nil)}
+	return p, signer, &http.Client{Transport: scanningTransport{p.RoundTripper(scanningTransport{http.DefaultTransport})}}
+}
+
+// scanningTransport hands the secret scan every payment header it sends and every error it
+// returns: inside the payer it sees the payments, outside it sees the payer's errors.
+type scanningTransport struct{ next http.RoundTripper }
+
+// RoundTrip sends req, recording its payment header and the error.
+func (s scanningTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	scan.Add(req.Header.Get(x402.HeaderPaymentSignature), req.Header.Get(x402.HeaderPaymentV1))
+	resp, err := s.next.RoundTrip(req)
+	scan.Record(err)
+	return resp, err
 }
 
 // get sends a GET to url with c and returns the status and body.

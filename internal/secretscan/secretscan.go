@@ -79,21 +79,42 @@ func (s *Scanner) Findings() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	logs := strings.ToLower(s.logs.String())
+	// The errors, lowered once and joined by a line no secret can span.
+	errs := strings.ToLower(strings.Join(s.errs, "\n\x00\n"))
+	inLogs, inErrs := s.find(logs), s.find(errs)
 	var out []string
 	for secret := range s.secrets {
 		masked := mask(secret)
-		if i := strings.Index(logs, secret); i >= 0 {
+		if i, ok := inLogs[secret]; ok {
 			out = append(out, fmt.Sprintf("secret %s in a log line: %s", masked, lineAround(logs, i, secret)))
 		}
-		for _, e := range s.errs {
-			if i := strings.Index(strings.ToLower(e), secret); i >= 0 {
-				out = append(out, fmt.Sprintf("secret %s in an error: %s", masked, lineAround(strings.ToLower(e), i, secret)))
-				break
-			}
+		if i, ok := inErrs[secret]; ok {
+			out = append(out, fmt.Sprintf("secret %s in an error: %s", masked, lineAround(errs, i, secret)))
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// find returns, for every secret that occurs in text, the offset of its first occurrence. It
+// reads text once: each window of minSecretLen bytes is looked up among the secrets'
+// prefixes, and only the secrets with that prefix are compared further, so thousands of
+// secrets (one signature per payment) cost no more than a few.
+func (s *Scanner) find(text string) map[string]int {
+	byPrefix := make(map[string][]string)
+	for secret := range s.secrets {
+		p := secret[:minSecretLen]
+		byPrefix[p] = append(byPrefix[p], secret)
+	}
+	found := make(map[string]int)
+	for i := 0; i+minSecretLen <= len(text); i++ {
+		for _, secret := range byPrefix[text[i:i+minSecretLen]] {
+			if _, seen := found[secret]; !seen && strings.HasPrefix(text[i:], secret) {
+				found[secret] = i
+			}
+		}
+	}
+	return found
 }
 
 // Counts reports how many secrets, log bytes and errors the scanner holds, so a suite can

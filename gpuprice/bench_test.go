@@ -1,0 +1,88 @@
+package gpuprice_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+)
+
+// floorCheapest is what a hand-written client would decode: the fields the API description
+// names.
+type floorCheapest struct {
+	Model              string             `json:"model"`
+	BestPlatform       string             `json:"best_platform"`
+	BestPriceUSDHr     float64            `json:"best_price_usd_hr"`
+	SavingPctVsDearest float64            `json:"saving_pct_vs_dearest"`
+	AllOnDemand        map[string]float64 `json:"all_on_demand"`
+}
+
+// floorGet is the hand-written GET of the cheapest H100: net/http and encoding/json only.
+func floorGet(hc *http.Client, base, key string) error {
+	req, err := http.NewRequest(http.MethodGet, base+"/v1/cheapest?model=H100", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set(gpuprice.KeyHeader, key)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var p floorCheapest
+	return json.NewDecoder(resp.Body).Decode(&p)
+}
+
+// BenchmarkCheapest compares Client.Cheapest with the hand-written floor on the same fake,
+// with an Unlimited key so that no quota interferes.
+//
+//	go test -run='^$' -bench=Cheapest -benchmem -count=10 ./gpuprice
+func BenchmarkCheapest(b *testing.B) {
+	srv := gpupricetest.NewServer()
+	b.Cleanup(srv.Close)
+	key := srv.IssueKey(gpupricetest.PlanUnlimited, srv.Now().AddDate(1, 0, 0))
+	b.Run("sdk", func(b *testing.B) {
+		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.Cheapest(b.Context(), "H100"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("floor", func(b *testing.B) {
+		hc := &http.Client{}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := floorGet(hc, srv.URL, key); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkBuildKeyPayment measures building and signing a Pro payment offline.
+func BenchmarkBuildKeyPayment(b *testing.B) {
+	payer, err := gpuprice.NewPrivateKeySigner(solana.NewWallet().PrivateKey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: solana.NewWallet().PublicKey()}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := gpuprice.BuildKeyPayment(p, solana.Hash{1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

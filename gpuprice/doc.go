@@ -1,0 +1,71 @@
+// Package gpuprice is a client for the GPU price API: a neutral on-demand price index of 9
+// GPU models on 6 platforms, the cheapest price per model, a platform directory, a compute
+// futures index normalised to H100 equivalents with its components, a spot order book, and,
+// for paid plans, the snapshot history and market benchmarks. It also buys the paid plans'
+// keys with a USDC payment on Solana.
+//
+//	client, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example")) // {gpu_api_url}; /v1 is added
+//	best, err := client.Cheapest(ctx, "H100")
+//	fmt.Println(best.BestPlatform, best.BestPriceUSDHr, best.SavingPctVsDearest)
+//
+// Package gpupricetest is an in-memory fake of the API and of a Solana node, for tests.
+//
+// # Configuration and environment
+//
+// New takes options: WithBaseURL, WithAPIKey, WithHTTPClient, WithLogger, WithRetry,
+// WithUserAgent, WithRPCURL, WithRPCClient, WithRedeemPath and WithConfirmTimeout. Without
+// WithBaseURL the base URL comes from GPUPRICE_URL, and then GPUPRICE_API_KEY supplies the
+// key; with WithBaseURL the environment's key is ignored. The Solana node comes from
+// WithRPCClient, WithRPCURL or SOLANA_RPC_URL, and is used by BuyKey only.
+//
+// # Decoding
+//
+// The API description shows one body, the cheapest price: its five members are required, and
+// an answer without one is a *DecodeError. Every other body is read leniently: members under
+// their likely spellings (price_usd_hr, usd_per_hour, price...), numbers also as text, times
+// as RFC 3339, dates or Unix seconds, a value that was not sent left nil rather than 0, and
+// the raw JSON kept in each value's Raw. A list the client cannot find at all is a
+// *DecodeError, never an empty result; a count of 0 without a list is empty.
+//
+// # Keys and quotas
+//
+// The free endpoints need no key; /v1/history needs the X-API-Key of a Pro or Unlimited key.
+// The client sends its key, in X-API-Key only, to History and nowhere else: not to the free
+// endpoints, /v1/health, the redemption or the Solana node. WithKeyOnFreeEndpoints also sends
+// it to the free price endpoints, for a service that counts them against the key's plan
+// (1,000 a day for Pro) rather than the free tier's 10.
+// History without a key is a *MissingKeyError before any request; 401 and 403 answers are
+// *AuthError (ErrUnauthorized, ErrForbidden, and the code's sentinel). SetAPIKey switches keys
+// while requests run.
+//
+// Every result carries a Response with the rate-limit headers. A used-up daily quota (a 429,
+// or a quota code in any error body) is a *RateLimitError matching ErrRateLimited, whose
+// RateLimit.Reset is always set: from the headers, else from a reset time in the body, else
+// the next midnight UTC. It is not retried before it resets: the client fills a 429's missing
+// Retry-After with that reset and always stops on a Retry-After longer than
+// RetryPolicy.MaxRetryAfter, so RetryAfter tells the caller when to try again.
+//
+// # Buying a key
+//
+// A Pro key costs 5 USDC (memo "API-PRO"), an Unlimited key 19 USDC (memo "API-ULTRA"), for
+// one month. BuildKeyPayment signs the payment offline: a TransferChecked of exactly the
+// price in USDC from the payer's associated token account to the treasury's, and a Memo
+// instruction whose data is exactly the plan's memo (built by hand: solana-go's memo builder
+// prefixes a length byte), optionally after an idempotent creation of the treasury's USDC
+// account. The treasury has no default: the caller names it in KeyPurchase.Treasury.
+//
+// BuyKey does the whole purchase: it reserves the price in KeyPurchase.Budget (an
+// *x402.Budget, so one limit bounds the x402 payments and this one; a budget of its own
+// without a limit when none is given), reads the USDC balance (short: nothing is sent),
+// signs, sends with preflight, waits until the transaction is "confirmed", redeems the
+// signature, and switches the client to the new key. The budget follows the money: given back
+// when nothing was sent; counted until the blockhash expires when the node refused the
+// transaction or it failed on chain; counted until Budget.Resolve when its outcome is unknown
+// (ErrPaymentInDoubt); spent once confirmed, even when the redemption then fails
+// (ErrNotRedeemed: redeem the PaymentError's signature again with RedeemKey).
+//
+// A Signer holds the payer's key: PrivateKeySigner prints only its public key, and the
+// private key never travels, only signatures. The issued key and the transaction signature
+// are sdk.Secret values, printed as masks; the signature, which redeems a key until it is
+// used, never appears in an error text.
+package gpuprice

@@ -1,0 +1,312 @@
+package gpuprice
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+//go:generate go run github.com/agentapis/sdk/internal/gentypes -service gpuprice -types APIError,RateLimitError,Response,RetryPolicy -codes -ratelimit-sentinel ErrRateLimited
+
+// Sentinels for the failures a caller branches on, matched with errors.Is against any error
+// the client returns. The API description shows no error body, so the codes below are the
+// likely ones (those of package gpupricetest); the status sentinels ErrUnauthorized,
+// ErrForbidden and ErrRateLimited match whatever code the service sends.
+var (
+	// ErrUnauthorized matches every 401 answer: the key is missing, unknown or expired.
+	ErrUnauthorized = errors.New(serviceName + ": unauthorized")
+	// ErrForbidden matches every 403 answer: the key's plan does not include the endpoint.
+	ErrForbidden = errors.New(serviceName + ": forbidden")
+	// ErrRateLimited matches every *RateLimitError: a 429, or a quota error in any body.
+	ErrRateLimited = errors.New(serviceName + ": daily quota used up")
+
+	// ErrKeyRequired (401 api_key_required): History needs a Pro or Unlimited key. The client
+	// returns a *MissingKeyError matching it, without a request, when it has no key.
+	ErrKeyRequired = codeError("api_key_required")
+	// ErrInvalidAPIKey (401 invalid_api_key): the service does not know the key.
+	ErrInvalidAPIKey = codeError("invalid_api_key")
+	// ErrKeyExpired (401 api_key_expired): the key's month is over.
+	ErrKeyExpired = codeError("api_key_expired")
+	// ErrPlanRequired (403 plan_required): a free key asked for a paid endpoint.
+	ErrPlanRequired = codeError("plan_required")
+	// ErrUnknownModel (404 unknown_model): no such GPU model in the data set.
+	ErrUnknownModel = codeError("unknown_model")
+	// ErrUnknownPlatform (404 unknown_platform): no such platform in the data set.
+	ErrUnknownPlatform = codeError("unknown_platform")
+	// ErrInvalidParameter (400 invalid_parameter): a query parameter was refused.
+	ErrInvalidParameter = codeError("invalid_parameter")
+
+	// ErrTxNotFound (404 tx_not_found): the service has not seen the transaction.
+	ErrTxNotFound = codeError("tx_not_found")
+	// ErrTxNotConfirmed (409 tx_not_confirmed): the transaction is not confirmed yet; redeem
+	// it again later.
+	ErrTxNotConfirmed = codeError("tx_not_confirmed")
+	// ErrAlreadyRedeemed (409 already_redeemed): a key was already issued for the transaction.
+	ErrAlreadyRedeemed = codeError("already_redeemed")
+	// ErrTxFailed (422 tx_failed): the transaction failed on chain.
+	ErrTxFailed = codeError("tx_failed")
+	// ErrNoTransfer (422 no_transfer): the transaction moved no USDC to the treasury.
+	ErrNoTransfer = codeError("no_transfer")
+	// ErrWrongMint (422 wrong_mint): the transaction moved a token other than USDC.
+	ErrWrongMint = codeError("wrong_mint")
+	// ErrWrongDestination (422 wrong_destination): the transfer did not reach the treasury.
+	ErrWrongDestination = codeError("wrong_destination")
+	// ErrWrongMemo (422 wrong_memo): the memo is not exactly one plan's memo.
+	ErrWrongMemo = codeError("wrong_memo")
+	// ErrInsufficientAmount (422 insufficient_amount): less than the plan's price was paid.
+	ErrInsufficientAmount = codeError("insufficient_amount")
+)
+
+// codeSentinels maps each error code of the service to its sentinel; APIError.Is reads it.
+var codeSentinels = map[string]error{}
+
+// codeError returns the sentinel of code and records it in codeSentinels.
+func codeError(code string) error {
+	err := errors.New(serviceName + ": " + code)
+	codeSentinels[code] = err
+	return err
+}
+
+// quotaCodes are error codes that report a used-up quota, whatever the status that carries
+// them: the API description does not show the quota error.
+var quotaCodes = map[string]bool{
+	"rate_limit_exceeded": true, "rate_limited": true, "quota_exceeded": true,
+	"daily_quota_exceeded": true, "daily_limit_exceeded": true, "too_many_requests": true,
+	"limit_exceeded": true, "request_limit_exceeded": true,
+}
+
+// AuthError is a 401 or 403 answer. errors.Is matches ErrUnauthorized (401) or ErrForbidden
+// (403), and the sentinel of the service's code.
+type AuthError struct {
+	*APIError
+}
+
+// Unwrap returns the *APIError, so that errors.As finds it.
+func (e *AuthError) Unwrap() error { return e.APIError }
+
+// Is matches the status sentinel of the answer.
+func (e *AuthError) Is(target error) bool {
+	return target == ErrUnauthorized && e.StatusCode == http.StatusUnauthorized ||
+		target == ErrForbidden && e.StatusCode == http.StatusForbidden
+}
+
+// MissingKeyError reports a call that needs an API key the client does not have. It is
+// returned before any request; errors.Is(err, ErrKeyRequired) matches it.
+type MissingKeyError struct {
+	// Operation names the method, such as "History".
+	Operation string
+}
+
+// Error names the operation and how to give a key.
+func (e *MissingKeyError) Error() string {
+	return serviceName + ": " + e.Operation + " needs the X-API-Key of a Pro or Unlimited plan: use WithAPIKey, " +
+		EnvAPIKey + ", SetAPIKey or BuyKey"
+}
+
+// Is matches ErrKeyRequired.
+func (e *MissingKeyError) Is(target error) bool { return target == ErrKeyRequired }
+
+// classify returns err with the core's error types replaced by the package's: 401 and 403
+// answers become *AuthError, and a quota answer a *RateLimitError whose RateLimit.Reset is
+// always set (see quotaReset).
+func classify(err error) error {
+	err = fromCore(err)
+	switch e := err.(type) {
+	case *RateLimitError:
+		e.RateLimit = withReset(e.RateLimit, e.APIError, time.Now())
+		return e
+	case *APIError:
+		if quotaCodes[strings.ToLower(e.Code)] {
+			return &RateLimitError{APIError: e, RateLimit: withReset((*RateLimit)(httpcore.ParseRateLimit(e.Header, time.Now())), e, time.Now())}
+		}
+		if e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden {
+			return &AuthError{APIError: e}
+		}
+	}
+	return err
+}
+
+// withReset returns rl (a new RateLimit when nil) with Reset set: from the rate-limit headers
+// when they had it, else from a reset time in the error body, else until the next UTC
+// midnight, when the daily quotas of the plans start again.
+func withReset(rl *RateLimit, e *APIError, now time.Time) *RateLimit {
+	if rl == nil {
+		rl = &RateLimit{}
+	}
+	if rl.Reset == nil {
+		d := quotaReset(e.Body, now).Sub(now)
+		rl.Reset = &d
+	}
+	return rl
+}
+
+// quotaReset returns the time the quota of a refused request resets: a reset time in the
+// body ({"error":{"reset_at"}}, or reset_at, resets_at, reset at the top), or the next UTC
+// midnight.
+func quotaReset(body []byte, now time.Time) time.Time {
+	type resetFields struct {
+		ResetAt  opt[timestamp] `json:"reset_at"`
+		ResetsAt opt[timestamp] `json:"resets_at"`
+		Reset    opt[timestamp] `json:"reset"`
+	}
+	var b struct {
+		resetFields
+		Error opt[resetFields] `json:"error"`
+	}
+	if json.Unmarshal(body, &b) == nil {
+		inner := resetFields{}
+		if b.Error.v != nil {
+			inner = *b.Error.v
+		}
+		if t := times(inner.ResetAt, inner.ResetsAt, inner.Reset, b.ResetAt, b.ResetsAt, b.Reset); t != nil && t.After(now) {
+			return *t
+		}
+	}
+	return nextMidnightUTC(now)
+}
+
+// nextMidnightUTC returns the first midnight UTC after now.
+func nextMidnightUTC(now time.Time) time.Time {
+	y, m, d := now.UTC().Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+}
+
+// PaymentOutcome says where a key payment stands after BuyKey failed past the signing.
+type PaymentOutcome int
+
+// The outcomes of a payment that did not end with a key.
+const (
+	// PaymentRejected: the Solana node refused the transaction before it landed (its
+	// simulation failed). Nothing moved; the budget counts the amount until the blockhash
+	// expires, since nothing a server says releases a signed payment early.
+	PaymentRejected PaymentOutcome = iota + 1
+	// PaymentFailed: the transaction landed with an error. Nothing moved; the budget counts
+	// the amount until the blockhash expires.
+	PaymentFailed
+	// PaymentInDoubt: the node did not answer, or the transaction was not confirmed in time.
+	// It may still land: the budget counts the amount until Budget.Resolve. Look the
+	// signature up on chain, then redeem it or resolve it.
+	PaymentInDoubt
+	// PaymentExpired: the node had not seen the transaction when its blockhash expired, so
+	// it can no longer land. Nothing moved; the budget counts the amount until the
+	// blockhash's expiry passes.
+	PaymentExpired
+	// PaymentNotRedeemed: the payment is confirmed (and spent in the budget) but the
+	// redemption failed. Call RedeemKey with the signature again.
+	PaymentNotRedeemed
+)
+
+// String names the outcome.
+func (o PaymentOutcome) String() string {
+	switch o {
+	case PaymentRejected:
+		return "rejected by the node"
+	case PaymentFailed:
+		return "failed on chain"
+	case PaymentInDoubt:
+		return "in doubt"
+	case PaymentExpired:
+		return "expired before it landed"
+	case PaymentNotRedeemed:
+		return "paid but not redeemed"
+	}
+	return "unknown"
+}
+
+// Sentinels of the payment outcomes, matched with errors.Is on a *PaymentError.
+var (
+	// ErrPaymentRefused matches PaymentRejected, PaymentFailed and PaymentExpired: no money
+	// moved.
+	ErrPaymentRefused = errors.New(serviceName + ": the key payment did not go through")
+	// ErrPaymentInDoubt matches PaymentInDoubt: the payment may still land.
+	ErrPaymentInDoubt = errors.New(serviceName + ": the key payment's outcome is unknown")
+	// ErrNotRedeemed matches PaymentNotRedeemed: paid, but no key yet.
+	ErrNotRedeemed = errors.New(serviceName + ": the key payment went through but was not redeemed")
+)
+
+// PaymentError reports a key purchase that failed after its transaction was signed. It
+// carries the transaction signature, so that the caller can look the payment up on chain,
+// redeem it again (RedeemKey) or resolve it in the budget. Its text never shows the
+// signature, which redeems a key until it is used.
+type PaymentError struct {
+	// Outcome says where the payment stands.
+	Outcome PaymentOutcome
+	// Signature is the transaction's signature (base58), printed as a mask; Reveal gives it.
+	Signature sdk.Secret
+	// Plan is the plan paid for.
+	Plan Plan
+	// Err is the cause: the node's or the service's error, or the wait's.
+	Err error
+}
+
+// Error names the outcome and the cause.
+func (e *PaymentError) Error() string {
+	msg := serviceName + ": buying a " + string(e.Plan) + " key: payment " + e.Outcome.String()
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the cause.
+func (e *PaymentError) Unwrap() error { return e.Err }
+
+// Is matches the sentinel of the outcome.
+func (e *PaymentError) Is(target error) bool {
+	switch target {
+	case ErrPaymentRefused:
+		return e.Outcome == PaymentRejected || e.Outcome == PaymentFailed || e.Outcome == PaymentExpired
+	case ErrPaymentInDoubt:
+		return e.Outcome == PaymentInDoubt
+	case ErrNotRedeemed:
+		return e.Outcome == PaymentNotRedeemed
+	}
+	return false
+}
+
+// ErrInsufficientFunds matches an *InsufficientFundsError.
+var ErrInsufficientFunds = errors.New(serviceName + ": the payer's USDC balance is below the plan's price")
+
+// InsufficientFundsError reports a purchase refused because the payer's USDC account holds
+// less than the plan's price. Nothing was signed or sent.
+type InsufficientFundsError struct {
+	// Have is the balance, in atomic USDC units (6 decimals); 0 when the account does not
+	// exist.
+	Have uint64
+	// Need is the plan's price, in atomic USDC units.
+	Need uint64
+}
+
+// Error names both amounts.
+func (e *InsufficientFundsError) Error() string {
+	return serviceName + ": the payer holds " + formatUSDC(e.Have) + " USDC, the plan costs " + formatUSDC(e.Need) + " USDC"
+}
+
+// Is matches ErrInsufficientFunds.
+func (e *InsufficientFundsError) Is(target error) bool { return target == ErrInsufficientFunds }
+
+// RPCError reports a failure of the Solana JSON-RPC node: an error answer (Code and Message
+// are the node's) or no answer (Code 0). Its text never holds the node's URL, which may
+// carry an access key.
+type RPCError struct {
+	// Method is the JSON-RPC method, such as "sendTransaction".
+	Method string
+	// Code and Message are the node's JSON-RPC error; Code is 0 when the node gave none.
+	Code    int
+	Message string
+	// Err is the cause.
+	Err error
+}
+
+// Error names the method and the node's error.
+func (e *RPCError) Error() string {
+	return serviceName + ": Solana RPC " + e.Method + ": " + e.Message
+}
+
+// Unwrap returns the cause.
+func (e *RPCError) Unwrap() error { return e.Err }

@@ -1,0 +1,124 @@
+package gpuprice_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+)
+
+// noRetry turns the read retries off, so that a test sees each answer as the fake sent it.
+var noRetry = gpuprice.RetryPolicy{MaxAttempts: 1}
+
+// t0 is the fixed time of the fakes' clocks.
+var t0 = time.Date(2026, 3, 14, 15, 30, 0, 0, time.UTC)
+
+// startFake starts a fake at t0 for one test.
+func startFake(t *testing.T, opts ...gpupricetest.Option) *gpupricetest.Server {
+	t.Helper()
+	all := append([]gpupricetest.Option{gpupricetest.WithClock(func() time.Time { return t0 })}, opts...)
+	srv := gpupricetest.NewServer(all...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// newClient returns a client of srv and its node without read retries; opts come after the
+// defaults.
+func newClient(t *testing.T, srv *gpupricetest.Server, opts ...gpuprice.Option) *gpuprice.Client {
+	t.Helper()
+	all := append([]gpuprice.Option{gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(srv.RPCURL), gpuprice.WithRetry(noRetry)}, opts...)
+	c, err := gpuprice.New(all...)
+	require.NoError(t, err)
+	return c
+}
+
+// newPayer returns a fresh wallet's signer funded with usdc atomic units on srv; the
+// private key is known to the secret scan.
+func newPayer(t *testing.T, srv *gpupricetest.Server, usdc uint64) (*gpuprice.PrivateKeySigner, solana.PrivateKey) {
+	t.Helper()
+	key := solana.NewWallet().PrivateKey
+	scan.Add(key.String())
+	if usdc > 0 {
+		srv.FundUSDC(key.PublicKey(), usdc)
+	}
+	s, err := gpuprice.NewPrivateKeySigner(key)
+	require.NoError(t, err)
+	return s, key
+}
+
+// issueKey issues a key of plan on srv, valid for a month, known to the secret scan.
+func issueKey(srv *gpupricetest.Server, plan gpupricetest.Plan) string {
+	key := srv.IssueKey(plan, t0.AddDate(0, 1, 0))
+	scan.Add(key)
+	return key
+}
+
+// asError returns err as a *T, failing the test when it is not one.
+func asError[T error](t *testing.T, err error) T {
+	t.Helper()
+	var target T
+	require.True(t, errors.As(err, &target), "want %T, got %T: %v", target, err, err)
+	return target
+}
+
+// rpcMethod returns the JSON-RPC method of a request body (a single call).
+func rpcMethod(body []byte) string {
+	var call struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &call)
+	return call.Method
+}
+
+// faultyNode is a transport to the fake node that fails one JSON-RPC method: after
+// forwarding the call (the node acted on it; the answer is lost) or instead of it.
+type faultyNode struct {
+	method  string
+	forward bool
+	calls   atomic.Int32
+}
+
+// errDropped is the transport error of a dropped call.
+var errDropped = errors.New("connection reset by peer")
+
+// RoundTrip forwards req, failing the chosen method.
+func (f *faultyNode) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	if rpcMethod(body) != f.method {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	f.calls.Add(1)
+	if f.forward {
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	return nil, errDropped
+}
+
+// nodeThrough returns a solana-go client of srv's node whose calls go through rt.
+func nodeThrough(srv *gpupricetest.Server, rt http.RoundTripper) *rpc.Client {
+	return rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(srv.RPCURL, &jsonrpc.RPCClientOpts{HTTPClient: &http.Client{Transport: rt}}))
+}
+
+// sprintf is fmt.Sprintf, named so that vet does not check the verbs a test loops over.
+var sprintf = fmt.Sprintf

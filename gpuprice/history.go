@@ -1,0 +1,217 @@
+package gpuprice
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// HistoryOptions narrow the snapshot history. The API description does not show the
+// parameters of /v1/history; these are sent under the names the price endpoints use (model,
+// platform) and the usual ones of a time range (from, to as RFC 3339, limit). A zero field is
+// not sent.
+type HistoryOptions struct {
+	// Model is a GPU model such as "H100".
+	Model string
+	// Platform is a platform such as "aws".
+	Platform string
+	// From and To bound the snapshots' times.
+	From, To time.Time
+	// Limit caps the number of snapshots; 0 leaves it to the service.
+	Limit int
+}
+
+// History is the snapshot history and the market benchmarks of GET /v1/history.
+type History struct {
+	// Snapshots are the recorded prices, as the service ordered them.
+	Snapshots []Snapshot
+	// Benchmarks sum up each model's prices over the range; nil when the answer carried none.
+	Benchmarks []Benchmark
+	// From and To are the range the service answered, when it said.
+	From, To *time.Time
+	// Interval is the spacing of the snapshots, such as "1d", when the service said.
+	Interval string
+	// Total is how many snapshots the range holds, when the service said; Truncated reports
+	// that Snapshots holds fewer (a limit applied).
+	Total     *int
+	Truncated *bool
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// Snapshot is one recorded price.
+type Snapshot struct {
+	// Timestamp is when the price was recorded.
+	Timestamp *time.Time
+	// Model and Platform say whose price it is.
+	Model, Platform string
+	// USDPerHour is the price in USD per GPU-hour; nil when the snapshot had none.
+	USDPerHour *float64
+	// Raw is the snapshot as the service sent it.
+	Raw json.RawMessage
+}
+
+// UnmarshalJSON reads a snapshot under the likely spellings of its members.
+func (s *Snapshot) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Timestamp  opt[timestamp] `json:"timestamp"`
+		Time       opt[timestamp] `json:"time"`
+		Date       opt[timestamp] `json:"date"`
+		TS         opt[timestamp] `json:"ts"`
+		Model      opt[text]      `json:"model"`
+		GPU        opt[text]      `json:"gpu"`
+		Platform   opt[text]      `json:"platform"`
+		Provider   opt[text]      `json:"provider"`
+		PriceUSDHr opt[number]    `json:"price_usd_hr"`
+		USDPerHour opt[number]    `json:"usd_per_hour"`
+		USDHr      opt[number]    `json:"usd_hr"`
+		Price      opt[number]    `json:"price"`
+		Value      opt[number]    `json:"value"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*s = Snapshot{
+		Timestamp:  times(w.Timestamp, w.Time, w.Date, w.TS),
+		Model:      texts(w.Model, w.GPU),
+		Platform:   texts(w.Platform, w.Provider),
+		USDPerHour: floats(w.PriceUSDHr, w.USDPerHour, w.USDHr, w.Price, w.Value),
+		Raw:        keepRaw(b),
+	}
+	return nil
+}
+
+// Benchmark sums up one model's prices over the history's range. A value the service did
+// not send is nil.
+type Benchmark struct {
+	// Model is the GPU model.
+	Model string
+	// Samples is the number of snapshots summed up.
+	Samples *int
+	// MinUSDHr, MaxUSDHr and MeanUSDHr are the lowest, highest and mean price in USD per
+	// GPU-hour.
+	MinUSDHr, MaxUSDHr, MeanUSDHr *float64
+	// ChangePct is the change of the price over the range, in percent.
+	ChangePct *float64
+	// Raw is the benchmark as the service sent it.
+	Raw json.RawMessage
+}
+
+// UnmarshalJSON reads a benchmark under the likely spellings of its members.
+func (m *Benchmark) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Model     opt[text]    `json:"model"`
+		GPU       opt[text]    `json:"gpu"`
+		Samples   opt[integer] `json:"samples"`
+		Count     opt[integer] `json:"count"`
+		MinUSDHr  opt[number]  `json:"min_usd_hr"`
+		Min       opt[number]  `json:"min"`
+		MaxUSDHr  opt[number]  `json:"max_usd_hr"`
+		Max       opt[number]  `json:"max"`
+		MeanUSDHr opt[number]  `json:"mean_usd_hr"`
+		Mean      opt[number]  `json:"mean"`
+		AvgUSDHr  opt[number]  `json:"avg_usd_hr"`
+		Avg       opt[number]  `json:"avg"`
+		ChangePct opt[number]  `json:"change_pct"`
+		Change    opt[number]  `json:"change_percent"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = Benchmark{
+		Model:     texts(w.Model, w.GPU),
+		Samples:   ints(w.Samples, w.Count),
+		MinUSDHr:  floats(w.MinUSDHr, w.Min),
+		MaxUSDHr:  floats(w.MaxUSDHr, w.Max),
+		MeanUSDHr: floats(w.MeanUSDHr, w.Mean, w.AvgUSDHr, w.Avg),
+		ChangePct: floats(w.ChangePct, w.Change),
+		Raw:       keepRaw(b),
+	}
+	return nil
+}
+
+// UnmarshalJSON reads the history: the snapshots under snapshots, history, data, items or
+// results (a total of 0 with no list is empty; no list otherwise is an error), the
+// benchmarks under benchmarks or benchmark, and the range's members.
+func (h *History) UnmarshalJSON(b []byte) error {
+	var w struct {
+		From       opt[timestamp]  `json:"from"`
+		To         opt[timestamp]  `json:"to"`
+		Interval   opt[text]       `json:"interval"`
+		Total      opt[integer]    `json:"total"`
+		Count      opt[integer]    `json:"count"`
+		Truncated  opt[bool]       `json:"truncated"`
+		Snapshots  list[Snapshot]  `json:"snapshots"`
+		History    list[Snapshot]  `json:"history"`
+		Data       list[Snapshot]  `json:"data"`
+		Items      list[Snapshot]  `json:"items"`
+		Results    list[Snapshot]  `json:"results"`
+		Benchmarks list[Benchmark] `json:"benchmarks"`
+		Benchmark  list[Benchmark] `json:"benchmark"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	snaps, found := firstList(w.Snapshots, w.History, w.Data, w.Items, w.Results)
+	total := ints(w.Total)
+	snaps, err := checkList("history", snaps, found, ints(w.Total, w.Count), "snapshots", "history", "data", "items", "results")
+	if err != nil {
+		return err
+	}
+	benchmarks, _ := firstList(w.Benchmarks, w.Benchmark)
+	*h = History{
+		Snapshots:  snaps,
+		Benchmarks: benchmarks,
+		From:       times(w.From),
+		To:         times(w.To),
+		Interval:   texts(w.Interval),
+		Total:      total,
+		Truncated:  first(w.Truncated),
+		Raw:        keepRaw(b),
+	}
+	return nil
+}
+
+// History returns the snapshot history and market benchmarks (GET /v1/history), which need
+// the key of a Pro or Unlimited plan. Without a key it returns a *MissingKeyError (matching
+// ErrKeyRequired) before any request; a free or unknown key is an *AuthError.
+func (c *Client) History(ctx context.Context, opts *HistoryOptions) (*History, error) {
+	if !c.hasKey.Load() {
+		return nil, &MissingKeyError{Operation: "History"}
+	}
+	q := url.Values{}
+	if opts != nil {
+		if err := setName(q, "model", opts.Model); err != nil {
+			return nil, err
+		}
+		if err := setName(q, "platform", opts.Platform); err != nil {
+			return nil, err
+		}
+		switch {
+		case opts.Limit < 0:
+			return nil, invalid("limit", "must not be negative")
+		case !opts.From.IsZero() && !opts.To.IsZero() && opts.From.After(opts.To):
+			return nil, invalid("from", "must not be after to")
+		}
+		if !opts.From.IsZero() {
+			q.Set("from", opts.From.UTC().Format(time.RFC3339))
+		}
+		if !opts.To.IsZero() {
+			q.Set("to", opts.To.UTC().Format(time.RFC3339))
+		}
+		if opts.Limit > 0 {
+			q.Set("limit", strconv.Itoa(opts.Limit))
+		}
+	}
+	var out History
+	resp, err := c.get(ctx, historyPath, q, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Response = newResponse(resp)
+	return &out, nil
+}

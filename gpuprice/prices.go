@@ -1,0 +1,492 @@
+package gpuprice
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// GPUFilter narrows the on-demand price table; an empty field does not filter.
+type GPUFilter struct {
+	// Model is a GPU model such as "H100" (the query parameter model).
+	Model string
+	// Platform is a platform such as "aws" (the query parameter platform).
+	Platform string
+}
+
+// PriceTable is the on-demand price table of GET /v1/gpus: a price per model and platform.
+type PriceTable struct {
+	// Prices are the rows of the table.
+	Prices []Price
+	// UpdatedAt is when the service last refreshed the table, when it said.
+	UpdatedAt *time.Time
+	// Currency and Unit are the currency and time unit of the prices, when the service
+	// named them (such as "USD" and "hour").
+	Currency, Unit string
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response, rate-limit headers included.
+	Response Response
+}
+
+// Price is the on-demand price of one GPU model on one platform.
+type Price struct {
+	// Model is the GPU model, such as "H100".
+	Model string
+	// Platform is the platform, such as "aws".
+	Platform string
+	// USDPerHour is the on-demand price in USD per GPU-hour; nil when the row had none.
+	USDPerHour *float64
+	// VRAMGB is the GPU's memory in GB, when the row said.
+	VRAMGB *float64
+	// UpdatedAt is when the price was last refreshed, when the row said.
+	UpdatedAt *time.Time
+	// Raw is the row as the service sent it.
+	Raw json.RawMessage
+}
+
+// UnmarshalJSON reads a row under the likely spellings of its members.
+func (p *Price) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Model        opt[text]      `json:"model"`
+		GPU          opt[text]      `json:"gpu"`
+		GPUModel     opt[text]      `json:"gpu_model"`
+		Platform     opt[text]      `json:"platform"`
+		Provider     opt[text]      `json:"provider"`
+		PriceUSDHr   opt[number]    `json:"price_usd_hr"`
+		USDPerHour   opt[number]    `json:"usd_per_hour"`
+		USDHr        opt[number]    `json:"usd_hr"`
+		PricePerHour opt[number]    `json:"price_per_hour"`
+		OnDemand     opt[number]    `json:"on_demand_usd_hr"`
+		Price        opt[number]    `json:"price"`
+		VRAMGB       opt[number]    `json:"vram_gb"`
+		VRAM         opt[number]    `json:"vram"`
+		UpdatedAt    opt[timestamp] `json:"updated_at"`
+		Timestamp    opt[timestamp] `json:"timestamp"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = Price{
+		Model:      texts(w.Model, w.GPU, w.GPUModel),
+		Platform:   texts(w.Platform, w.Provider),
+		USDPerHour: floats(w.PriceUSDHr, w.USDPerHour, w.USDHr, w.PricePerHour, w.OnDemand, w.Price),
+		VRAMGB:     floats(w.VRAMGB, w.VRAM),
+		UpdatedAt:  times(w.UpdatedAt, w.Timestamp),
+		Raw:        keepRaw(b),
+	}
+	return nil
+}
+
+// UnmarshalJSON reads the table: an object with the list under prices, gpus, data, items or
+// results (a count of 0 with no list is an empty table), or a bare list. An answer in which
+// no list is found is an error, never an empty table.
+func (t *PriceTable) UnmarshalJSON(b []byte) error {
+	if bareArray(b) {
+		var rows []Price
+		if err := json.Unmarshal(b, &rows); err != nil {
+			return err
+		}
+		*t = PriceTable{Prices: rows, Raw: keepRaw(b)}
+		return nil
+	}
+	var w struct {
+		UpdatedAt opt[timestamp] `json:"updated_at"`
+		Updated   opt[timestamp] `json:"last_updated"`
+		Timestamp opt[timestamp] `json:"timestamp"`
+		Currency  opt[text]      `json:"currency"`
+		Unit      opt[text]      `json:"unit"`
+		Count     opt[integer]   `json:"count"`
+		Total     opt[integer]   `json:"total"`
+		Prices    list[Price]    `json:"prices"`
+		GPUs      list[Price]    `json:"gpus"`
+		Data      list[Price]    `json:"data"`
+		Items     list[Price]    `json:"items"`
+		Results   list[Price]    `json:"results"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	rows, found := firstList(w.Prices, w.GPUs, w.Data, w.Items, w.Results)
+	rows, err := checkList("price table", rows, found, ints(w.Count, w.Total), "prices", "gpus", "data", "items", "results")
+	if err != nil {
+		return err
+	}
+	*t = PriceTable{
+		Prices:    rows,
+		UpdatedAt: times(w.UpdatedAt, w.Updated, w.Timestamp),
+		Currency:  texts(w.Currency),
+		Unit:      texts(w.Unit),
+		Raw:       keepRaw(b),
+	}
+	return nil
+}
+
+// GPUs returns the on-demand price table (GET /v1/gpus), narrowed by filter (nil for the
+// whole table).
+func (c *Client) GPUs(ctx context.Context, filter *GPUFilter) (*PriceTable, error) {
+	q := url.Values{}
+	if filter != nil {
+		if err := setName(q, "model", filter.Model); err != nil {
+			return nil, err
+		}
+		if err := setName(q, "platform", filter.Platform); err != nil {
+			return nil, err
+		}
+	}
+	var out PriceTable
+	resp, err := c.get(ctx, "/gpus", q, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// maxNameLen bounds a model or platform name.
+const maxNameLen = 100
+
+// setName sets the query parameter param to a model or platform name, when not empty,
+// refusing one that cannot be a name.
+func setName(q url.Values, param, name string) error {
+	if name == "" {
+		return nil
+	}
+	if err := checkName(param, name); err != nil {
+		return err
+	}
+	q.Set(param, name)
+	return nil
+}
+
+// checkName refuses a blank name, one with control characters and a very long one.
+func checkName(field, name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return invalid(field, "must not be blank")
+	case len(name) > maxNameLen:
+		return invalid(field, "is longer than 100 bytes")
+	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return invalid(field, "must not contain control characters")
+	}
+	return nil
+}
+
+// CheapestPrice is the best on-demand price of one GPU model, from GET /v1/cheapest, in the
+// shape the API description shows. Every member is required.
+type CheapestPrice struct {
+	// Model is the GPU model.
+	Model string
+	// BestPlatform is the platform with the lowest price.
+	BestPlatform string
+	// BestPriceUSDHr is that price, in USD per GPU-hour.
+	BestPriceUSDHr float64
+	// SavingPctVsDearest is the saving of the best price against the dearest platform, in
+	// percent.
+	SavingPctVsDearest float64
+	// AllOnDemand maps every platform to its on-demand price in USD per GPU-hour.
+	AllOnDemand map[string]float64
+	// Raw is the object as the service sent it.
+	Raw json.RawMessage
+	// Response describes the HTTP response, for a price returned by Client.Cheapest; zero
+	// inside a list.
+	Response Response
+}
+
+// UnmarshalJSON reads the object and refuses one that lacks a member the API description
+// names, or carries one of another type.
+func (p *CheapestPrice) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Model              *string             `json:"model"`
+		BestPlatform       *string             `json:"best_platform"`
+		BestPriceUSDHr     *float64            `json:"best_price_usd_hr"`
+		SavingPctVsDearest *float64            `json:"saving_pct_vs_dearest"`
+		AllOnDemand        *map[string]float64 `json:"all_on_demand"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	switch {
+	case w.Model == nil:
+		return missing("cheapest price", "model")
+	case w.BestPlatform == nil:
+		return missing("cheapest price", "best_platform")
+	case w.BestPriceUSDHr == nil:
+		return missing("cheapest price", "best_price_usd_hr")
+	case w.SavingPctVsDearest == nil:
+		return missing("cheapest price", "saving_pct_vs_dearest")
+	case w.AllOnDemand == nil:
+		return missing("cheapest price", "all_on_demand")
+	}
+	*p = CheapestPrice{
+		Model:              *w.Model,
+		BestPlatform:       *w.BestPlatform,
+		BestPriceUSDHr:     *w.BestPriceUSDHr,
+		SavingPctVsDearest: *w.SavingPctVsDearest,
+		AllOnDemand:        *w.AllOnDemand,
+		Raw:                keepRaw(b),
+	}
+	return nil
+}
+
+// Cheapest returns the best on-demand price of model, such as "H100" (GET
+// /v1/cheapest?model=). An empty model is a *ValidationError; CheapestAll lists every model.
+func (c *Client) Cheapest(ctx context.Context, model string) (*CheapestPrice, error) {
+	if model == "" {
+		return nil, invalid("model", "is required; CheapestAll lists every model")
+	}
+	q := url.Values{}
+	if err := setName(q, "model", model); err != nil {
+		return nil, err
+	}
+	var out CheapestPrice
+	resp, err := c.get(ctx, "/cheapest", q, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// CheapestList is the best price of every model, from GET /v1/cheapest without a model.
+type CheapestList struct {
+	// Prices holds one best price per model; each has every member the API description
+	// names.
+	Prices []CheapestPrice
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// UnmarshalJSON reads a bare list, or an object with the list under cheapest, models, data,
+// items or results (a count of 0 with no list is empty).
+func (l *CheapestList) UnmarshalJSON(b []byte) error {
+	if bareArray(b) {
+		var all []CheapestPrice
+		if err := json.Unmarshal(b, &all); err != nil {
+			return err
+		}
+		*l = CheapestList{Prices: all, Raw: keepRaw(b)}
+		return nil
+	}
+	var w struct {
+		Count    opt[integer]        `json:"count"`
+		Cheapest list[CheapestPrice] `json:"cheapest"`
+		Models   list[CheapestPrice] `json:"models"`
+		Data     list[CheapestPrice] `json:"data"`
+		Items    list[CheapestPrice] `json:"items"`
+		Results  list[CheapestPrice] `json:"results"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	all, found := firstList(w.Cheapest, w.Models, w.Data, w.Items, w.Results)
+	all, err := checkList("cheapest prices", all, found, ints(w.Count), "cheapest", "models", "data", "items", "results")
+	if err != nil {
+		return err
+	}
+	*l = CheapestList{Prices: all, Raw: keepRaw(b)}
+	return nil
+}
+
+// CheapestAll returns the best on-demand price of every model (GET /v1/cheapest without a
+// model; the API description shows only the one-model answer, so the list is read
+// leniently while each price is read strictly).
+func (c *Client) CheapestAll(ctx context.Context) (*CheapestList, error) {
+	var out CheapestList
+	resp, err := c.get(ctx, "/cheapest", nil, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// PlatformDirectory is the platform directory of GET /v1/platforms.
+type PlatformDirectory struct {
+	// Platforms are the platforms the indexes cover.
+	Platforms []Platform
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// Platform is a GPU cloud or marketplace the indexes cover.
+type Platform struct {
+	// ID is the platform's identifier as the other endpoints spell it, such as "aws".
+	ID string
+	// Name is its display name.
+	Name string
+	// Kind is its kind, such as "hyperscaler" or "marketplace", when the service said.
+	Kind string
+	// Website is its address, when the service said.
+	Website string
+	// OnDemandIndex reports whether it is in the on-demand price table; nil when unknown.
+	OnDemandIndex *bool
+	// FuturesIndex reports whether it is in the futures index; nil when unknown.
+	FuturesIndex *bool
+	// Models are the GPU models it quotes, when the service listed them.
+	Models []string
+	// Raw is the entry as the service sent it.
+	Raw json.RawMessage
+}
+
+// UnmarshalJSON reads an object under the likely spellings of its members, or a bare name.
+func (p *Platform) UnmarshalJSON(b []byte) error {
+	var name string
+	if json.Unmarshal(b, &name) == nil {
+		*p = Platform{ID: name, Name: name, Raw: keepRaw(b)}
+		return nil
+	}
+	var w struct {
+		ID            opt[text]     `json:"id"`
+		Slug          opt[text]     `json:"slug"`
+		Key           opt[text]     `json:"key"`
+		Name          opt[text]     `json:"name"`
+		Kind          opt[text]     `json:"kind"`
+		Type          opt[text]     `json:"type"`
+		Website       opt[text]     `json:"website"`
+		URL           opt[text]     `json:"url"`
+		OnDemandIndex opt[bool]     `json:"on_demand_index"`
+		OnDemand      opt[bool]     `json:"on_demand"`
+		FuturesIndex  opt[bool]     `json:"futures_index"`
+		Futures       opt[bool]     `json:"futures"`
+		Models        opt[[]string] `json:"models"`
+		GPUs          opt[[]string] `json:"gpus"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = Platform{
+		ID:            texts(w.ID, w.Slug, w.Key, w.Name),
+		Name:          texts(w.Name, w.ID, w.Slug),
+		Kind:          texts(w.Kind, w.Type),
+		Website:       texts(w.Website, w.URL),
+		OnDemandIndex: first(w.OnDemandIndex, w.OnDemand),
+		FuturesIndex:  first(w.FuturesIndex, w.Futures),
+		Models:        firstOr(w.Models, w.GPUs),
+		Raw:           keepRaw(b),
+	}
+	return nil
+}
+
+// UnmarshalJSON reads a bare list, or an object with the list under platforms, data, items
+// or results (a count of 0 with no list is empty).
+func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
+	if bareArray(b) {
+		var all []Platform
+		if err := json.Unmarshal(b, &all); err != nil {
+			return err
+		}
+		*d = PlatformDirectory{Platforms: all, Raw: keepRaw(b)}
+		return nil
+	}
+	var w struct {
+		Count     opt[integer]   `json:"count"`
+		Total     opt[integer]   `json:"total"`
+		Platforms list[Platform] `json:"platforms"`
+		Data      list[Platform] `json:"data"`
+		Items     list[Platform] `json:"items"`
+		Results   list[Platform] `json:"results"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	all, found := firstList(w.Platforms, w.Data, w.Items, w.Results)
+	all, err := checkList("platform directory", all, found, ints(w.Count, w.Total), "platforms", "data", "items", "results")
+	if err != nil {
+		return err
+	}
+	*d = PlatformDirectory{Platforms: all, Raw: keepRaw(b)}
+	return nil
+}
+
+// Platforms returns the platform directory (GET /v1/platforms).
+func (c *Client) Platforms(ctx context.Context) (*PlatformDirectory, error) {
+	var out PlatformDirectory
+	resp, err := c.get(ctx, "/platforms", nil, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Response = newResponse(resp)
+	return &out, nil
+}
+
+// Health is the service status of GET /v1/health.
+type Health struct {
+	// Status is the service's status, such as "ok"; a body of plain text is taken whole.
+	Status string
+	// Service and Version name the service and its version, when it said.
+	Service, Version string
+	// Time is the service's clock, when it said.
+	Time *time.Time
+	// LastRefresh is when the data were last refreshed, when the service said.
+	LastRefresh *time.Time
+	// Raw is the response body.
+	Raw json.RawMessage
+	// Response describes the HTTP response.
+	Response Response
+}
+
+// UnmarshalJSON reads an object under the likely spellings of its members ({"ok": true}
+// reads as status "ok"), or a body of plain text such as "OK".
+func (h *Health) UnmarshalJSON(b []byte) error {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		var s string
+		if json.Unmarshal(trimmed, &s) != nil {
+			s = string(trimmed)
+		}
+		*h = Health{Status: s, Raw: keepRaw(b)}
+		return nil
+	}
+	var w struct {
+		Status      opt[text]      `json:"status"`
+		State       opt[text]      `json:"state"`
+		OK          opt[bool]      `json:"ok"`
+		Service     opt[text]      `json:"service"`
+		Name        opt[text]      `json:"name"`
+		Version     opt[text]      `json:"version"`
+		Time        opt[timestamp] `json:"time"`
+		Timestamp   opt[timestamp] `json:"timestamp"`
+		LastRefresh opt[timestamp] `json:"last_refresh"`
+		LastUpdated opt[timestamp] `json:"last_updated"`
+		UpdatedAt   opt[timestamp] `json:"updated_at"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	status := texts(w.Status, w.State)
+	if status == "" && w.OK.v != nil {
+		status = map[bool]string{true: "ok", false: "error"}[*w.OK.v]
+	}
+	*h = Health{
+		Status:      status,
+		Service:     texts(w.Service, w.Name),
+		Version:     texts(w.Version),
+		Time:        times(w.Time, w.Timestamp),
+		LastRefresh: times(w.LastRefresh, w.LastUpdated, w.UpdatedAt),
+		Raw:         keepRaw(b),
+	}
+	return nil
+}
+
+// Health returns the service status (GET /v1/health). The endpoint is public: the API key is
+// not sent.
+func (c *Client) Health(ctx context.Context) (*Health, error) {
+	var out Health
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/v1/health", Credentials: anonymous}, &out)
+	if err != nil {
+		return nil, err
+	}
+	out.Response = newResponse(resp)
+	return &out, nil
+}

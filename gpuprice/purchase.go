@@ -1,0 +1,271 @@
+package gpuprice
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/x402"
+)
+
+// PaymentRail names the Solana rail in a budget's outstanding payments.
+const PaymentRail = "solana"
+
+// slotTime is a conservative length of a Solana block, used to estimate when a blockhash
+// expires (blocks take about 400 ms; a longer estimate keeps a refused payment counted
+// longer, never shorter).
+const slotTime = 600 * time.Millisecond
+
+// unknownExpiry is how long a signed payment counts as usable when the node did not say
+// when its blockhash expires.
+const unknownExpiry = 2 * time.Minute
+
+// confirmSchedule spaces the confirmation checks of BuyKey.
+var confirmSchedule = poll.Schedule{Min: 400 * time.Millisecond, Max: 2 * time.Second, Factor: 1.5, Jitter: 0.2}
+
+// redeemSchedule spaces the redemptions BuyKey repeats while the service has not yet seen
+// the confirmed payment.
+var redeemSchedule = poll.Schedule{Min: time.Second, Max: 4 * time.Second, Factor: 2, Jitter: 0.2}
+
+// redeemAttempts bounds those redemptions.
+const redeemAttempts = 5
+
+// BuyKey buys a key of p.Plan with a USDC payment on Solana, redeems it, makes the client send
+// the key from now on, and returns it with its plan, expiry and the payment's signature.
+//
+// In order: the plan's price is reserved in p.Budget (a refusal is the budget's
+// *x402.PolicyError, matching x402.ErrBudgetExceeded, and nothing is signed); the payer's USDC
+// balance is read over RPC (short: an *InsufficientFundsError, and nothing is sent); a recent
+// blockhash is fetched and the transaction of BuildKeyPayment is built and signed; it is sent
+// with preflight, and its status is polled until it is confirmed (commitment "confirmed")
+// or the WithConfirmTimeout bound passes; then it is redeemed with RedeemKey.
+//
+// Money is accounted in the budget as x402 payments are: a failure before the transaction
+// is handed to the node gives the reservation back; once it may have left, the amount stays
+// counted. A node that refuses the transaction, or a transaction that fails on chain, is a
+// *PaymentError (ErrPaymentRefused) and the amount counts until the blockhash expires; no
+// answer or no confirmation in time is a *PaymentError (ErrPaymentInDoubt) that counts until
+// the caller resolves it (x402.Budget.Resolve with the signature); a confirmed payment is
+// spent, and a redemption that fails after it is a *PaymentError (ErrNotRedeemed) carrying
+// the signature for RedeemKey.
+func (c *Client) BuyKey(ctx context.Context, p *KeyPurchase) (*Key, error) {
+	amount, memo, err := p.terms()
+	if err != nil {
+		return nil, err
+	}
+	if c.node == nil {
+		return nil, invalid("RPC URL", "not set: use WithRPCURL, WithRPCClient or the "+EnvRPCURL+" environment variable")
+	}
+	budget := p.Budget
+	if budget == nil {
+		if budget, err = x402.NewBudget(nil); err != nil {
+			return nil, err
+		}
+	}
+	hold, err := budget.Reserve(price(amount))
+	if err != nil {
+		return nil, err
+	}
+	tx, lastValid, expires, err := c.preparePayment(ctx, p, amount, memo)
+	if err != nil {
+		_ = hold.Release() // nothing was handed to the node: the reservation is given back
+		return nil, err
+	}
+	sig := tx.Signatures[0]
+	hold.Signed(x402.Signature{ID: sig.String(), Rail: PaymentRail, PayTo: p.Treasury.String(), Expires: expires,
+		Resource: "gpuprice key " + string(p.Plan)})
+	fail := func(outcome PaymentOutcome, cause error) error {
+		return &PaymentError{Outcome: outcome, Signature: sdk.NewSecret(sig.String()), Plan: p.Plan, Err: cause}
+	}
+
+	if _, err := c.node.SendTransactionWithOpts(ctx, tx, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed}); err != nil {
+		rerr := c.rpcError("sendTransaction", err)
+		if rerr.Code != 0 {
+			hold.Refused() // the node answered no; the signed transaction still counts until it expires
+			return nil, fail(PaymentRejected, rerr)
+		}
+		hold.InDoubt() // no answer: the transaction may have reached the cluster
+		return nil, fail(PaymentInDoubt, rerr)
+	}
+	switch err := c.confirm(ctx, sig, lastValid); {
+	case errors.Is(err, errFailedOnChain):
+		hold.Refused()
+		return nil, fail(PaymentFailed, err)
+	case errors.Is(err, errExpired):
+		hold.Refused()
+		return nil, fail(PaymentExpired, err)
+	case err != nil:
+		hold.InDoubt()
+		return nil, fail(PaymentInDoubt, err)
+	}
+	hold.Commit()
+
+	key, err := c.redeemConfirmed(ctx, sig.String())
+	if err != nil {
+		return key, fail(PaymentNotRedeemed, err)
+	}
+	return key, nil
+}
+
+// preparePayment checks the payer's balance, fetches a blockhash and builds the signed
+// transaction, and returns it with the last block height and the time at which its
+// blockhash can still land. Nothing is sent.
+func (c *Client) preparePayment(ctx context.Context, p *KeyPurchase, amount uint64, memo string) (*solana.Transaction, uint64, time.Time, error) {
+	have, err := c.usdcBalance(ctx, p.Payer.PublicKey())
+	if err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	if have < amount {
+		return nil, 0, time.Time{}, &InsufficientFundsError{Have: have, Need: amount}
+	}
+	bh, err := c.node.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	if err != nil {
+		return nil, 0, time.Time{}, c.rpcError("getLatestBlockhash", err)
+	}
+	if bh == nil || bh.Value == nil || bh.Value.Blockhash.IsZero() {
+		return nil, 0, time.Time{}, &RPCError{Method: "getLatestBlockhash", Message: "the node returned no blockhash"}
+	}
+	expires := time.Now().Add(unknownExpiry)
+	if height, err := c.node.GetBlockHeight(ctx, rpc.CommitmentConfirmed); err == nil && bh.Value.LastValidBlockHeight >= height {
+		expires = time.Now().Add(time.Duration(bh.Value.LastValidBlockHeight-height+1) * slotTime)
+	}
+	tx, err := buildPayment(p, amount, memo, bh.Value.Blockhash)
+	if err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	return tx, bh.Value.LastValidBlockHeight, expires, nil
+}
+
+// codeInvalidParams is the JSON-RPC code a node answers for an account it does not have.
+const codeInvalidParams = -32602
+
+// usdcBalance returns the USDC balance of owner's associated token account: 0 when the
+// account does not exist.
+func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint64, error) {
+	ata, _, err := solana.FindAssociatedTokenAddress(owner, USDCMint)
+	if err != nil {
+		return 0, errors.New(serviceName + ": deriving the payer's USDC account: " + err.Error())
+	}
+	res, err := c.node.GetTokenAccountBalance(ctx, ata, rpc.CommitmentConfirmed)
+	if err != nil {
+		rerr := c.rpcError("getTokenAccountBalance", err)
+		if rerr.Code == codeInvalidParams && strings.Contains(strings.ToLower(rerr.Message), "could not find account") {
+			return 0, nil
+		}
+		return 0, rerr
+	}
+	if res == nil || res.Value == nil {
+		return 0, nil
+	}
+	if res.Value.Decimals != USDCDecimals {
+		return 0, &RPCError{Method: "getTokenAccountBalance", Message: "the payer's USDC account reports " +
+			strconv.Itoa(int(res.Value.Decimals)) + " decimals, not 6"}
+	}
+	have, err := strconv.ParseUint(res.Value.Amount, 10, 64)
+	if err != nil {
+		return 0, &RPCError{Method: "getTokenAccountBalance", Message: "the balance is not a whole number of atomic units"}
+	}
+	return have, nil
+}
+
+// errFailedOnChain marks a transaction whose status carries an error.
+var errFailedOnChain = errors.New("the transaction failed on chain")
+
+// errExpired marks a transaction the node had not seen when its blockhash expired: it can no
+// longer land.
+var errExpired = errors.New("the blockhash expired before the transaction landed")
+
+// confirm polls the status of sig until it is confirmed or finalized (nil), failed on chain
+// (errFailedOnChain), unseen past lastValid, the last block height of its blockhash
+// (errExpired), or the confirmation bound passes (a *poll.StoppedError).
+func (c *Client) confirm(ctx context.Context, sig solana.Signature, lastValid uint64) error {
+	return poll.Run(ctx, poll.Options{Schedule: confirmSchedule, Timeout: c.confirmTimeout},
+		func(ctx context.Context, _ int) (bool, time.Duration, error) {
+			res, err := c.node.GetSignatureStatuses(ctx, false, sig)
+			if err != nil {
+				return false, 0, c.rpcError("getSignatureStatuses", err)
+			}
+			if res == nil || len(res.Value) == 0 || res.Value[0] == nil {
+				height, err := c.node.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
+				if err == nil && height > lastValid {
+					return true, 0, errExpired
+				}
+				return false, 0, nil // not seen yet
+			}
+			st := res.Value[0]
+			if st.Err != nil {
+				return true, 0, errors.Join(errFailedOnChain, errors.New("status error: "+describe(st.Err)))
+			}
+			switch st.ConfirmationStatus {
+			case rpc.ConfirmationStatusConfirmed, rpc.ConfirmationStatusFinalized:
+				return true, 0, nil
+			}
+			return false, 0, nil
+		})
+}
+
+// redeemConfirmed redeems a confirmed payment, repeating the redemption (on the shared poll
+// loop) while the service has not seen the payment or its confirmation yet.
+func (c *Client) redeemConfirmed(ctx context.Context, sig string) (*Key, error) {
+	var key *Key
+	err := poll.Run(ctx, poll.Options{Schedule: redeemSchedule, MaxAttempts: redeemAttempts, Timeout: c.confirmTimeout},
+		func(ctx context.Context, _ int) (bool, time.Duration, error) {
+			var err error
+			key, err = c.RedeemKey(ctx, sig)
+			if errors.Is(err, ErrTxNotConfirmed) || errors.Is(err, ErrTxNotFound) {
+				return false, 0, err
+			}
+			return true, 0, err
+		})
+	return key, err
+}
+
+// rpcError converts an error of the solana-go client into an *RPCError whose texts hold no
+// URL: solana-go quotes the node's URL, which may carry an access key.
+func (c *Client) rpcError(method string, err error) *RPCError {
+	var je *jsonrpc.RPCError
+	if errors.As(err, &je) {
+		return &RPCError{Method: method, Code: je.Code, Message: c.scrubURL(je.Message), Err: errors.New(c.scrubURL(je.Message))}
+	}
+	msg := c.scrubURL(err.Error())
+	cause := errors.New(msg)
+	for _, ctxErr := range []error{context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, ctxErr) {
+			cause = ctxErr
+		}
+	}
+	return &RPCError{Method: method, Message: msg, Err: cause}
+}
+
+// urlPattern finds URLs in an error text.
+var urlPattern = regexp.MustCompile(`(?i)\b(?:https?|wss?)://[^\s"']+`)
+
+// scrubURL removes the node's URL, and any other URL, from s.
+func (c *Client) scrubURL(s string) string {
+	if c.nodeURL != "" {
+		s = strings.ReplaceAll(s, c.nodeURL, "[rpc url]")
+	}
+	return urlPattern.ReplaceAllString(s, "[rpc url]")
+}
+
+// describe renders a transaction error of a status, such as {"InstructionError":[0,{"Custom":1}]}.
+func describe(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "unreadable error"
+	}
+	return string(b)
+}

@@ -1,0 +1,419 @@
+package gpuprice_test
+
+import (
+	"math/big"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/programs/token"
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/x402"
+)
+
+// budgetOf returns a budget of limit atomic USDC units.
+func budgetOf(t *testing.T, limit int64) *x402.Budget {
+	t.Helper()
+	b, err := x402.NewBudget(big.NewInt(limit))
+	require.NoError(t, err)
+	return b
+}
+
+// assertBudget checks what a budget has spent and still holds.
+func assertBudget(t *testing.T, b *x402.Budget, spent, reserved int64) {
+	t.Helper()
+	assert.Equal(t, big.NewInt(spent).String(), b.Spent().String(), "spent")
+	assert.Equal(t, big.NewInt(reserved).String(), b.Reserved().String(), "reserved")
+}
+
+// purchase returns a Pro purchase of payer to srv's treasury, drawing on budget.
+func purchase(srv *gpupricetest.Server, payer gpuprice.Signer, budget *x402.Budget) *gpuprice.KeyPurchase {
+	return &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget}
+}
+
+func TestBuyKeySucceedsOnceAndCannotBeRedeemedTwice(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, key := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+
+	bought, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.NoError(t, err)
+	scan.Add(bought.Key.Reveal(), bought.TxSignature.Reveal())
+
+	assert.Equal(t, gpuprice.PlanPro, bought.Plan)
+	require.NotNil(t, bought.ExpiresAt)
+	assert.Equal(t, t0.AddDate(0, 1, 0), *bought.ExpiresAt)
+	assert.True(t, strings.HasPrefix(bought.Key.Reveal(), "gpk_"))
+	plan, _, ok := srv.KeyPlan(bought.Key.Reveal())
+	require.True(t, ok, "the fake issued the key")
+	assert.Equal(t, gpupricetest.PlanPro, plan)
+	assert.Equal(t, uint64(3_000_000), srv.USDCBalance(key.PublicKey()))
+	assert.Equal(t, uint64(5_000_000), srv.USDCBalance(srv.Treasury))
+	assert.Equal(t, []string{"API-PRO"}, memoTexts(srv))
+	assertBudget(t, budget, 5_000_000, 0)
+	assert.Empty(t, budget.Outstanding())
+	assert.Equal(t, 201, bought.Response.StatusCode)
+
+	// The key is sent from now on: History works without another option.
+	h, err := c.History(t.Context(), &gpuprice.HistoryOptions{Limit: 1})
+	require.NoError(t, err)
+	assert.Len(t, h.Snapshots, 1)
+
+	// The same signature cannot be redeemed twice.
+	_, err = c.RedeemKey(t.Context(), bought.TxSignature.Reveal())
+	require.ErrorIs(t, err, gpuprice.ErrAlreadyRedeemed)
+	assert.Equal(t, http.StatusConflict, asError[*gpuprice.APIError](t, err).StatusCode)
+	assert.NotContains(t, err.Error(), bought.TxSignature.Reveal())
+
+	// Printing the key shows only its mask.
+	assert.NotContains(t, sprintf("%v %+v %#v", bought, *bought, bought.Key), bought.Key.Reveal())
+}
+
+// memoTexts returns the memos that landed on srv.
+func memoTexts(srv *gpupricetest.Server) []string {
+	var out []string
+	for _, m := range srv.Memos() {
+		out = append(out, string(m.Data))
+	}
+	return out
+}
+
+func TestBuyKeyWithShortBalanceSendsNothing(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, key := newPayer(t, srv, 4_999_999)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.ErrorIs(t, err, gpuprice.ErrInsufficientFunds)
+	short := asError[*gpuprice.InsufficientFundsError](t, err)
+	assert.Equal(t, uint64(4_999_999), short.Have)
+	assert.Equal(t, uint64(5_000_000), short.Need)
+	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was sent")
+	assert.Empty(t, srv.Transactions())
+	assert.Equal(t, uint64(4_999_999), srv.USDCBalance(key.PublicKey()))
+	assertBudget(t, budget, 0, 0)
+	assert.Empty(t, budget.Outstanding())
+}
+
+func TestBuyKeyWithoutAUSDCAccountSendsNothing(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, _ := newPayer(t, srv, 0)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	short := asError[*gpuprice.InsufficientFundsError](t, err)
+	assert.Zero(t, short.Have)
+	assert.Zero(t, srv.RPCCalls()["sendTransaction"])
+	assertBudget(t, budget, 0, 0)
+}
+
+func TestBuyKeyOverBudgetIsRefusedBeforeAnything(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, _ := newPayer(t, srv, 50_000_000)
+	budget := budgetOf(t, 10_000_000)
+	held, err := budget.Reserve(big.NewInt(6_000_000)) // an x402 payment under way on the same budget
+	require.NoError(t, err)
+
+	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.ErrorIs(t, err, x402.ErrBudgetExceeded)
+	asError[*x402.PolicyError](t, err)
+	assert.Empty(t, srv.RPCCalls(), "not even the balance was read")
+	assertBudget(t, budget, 0, 6_000_000)
+
+	require.NoError(t, held.Release())
+	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.NoError(t, err, "the same budget allows it once the other payment is gone")
+	assertBudget(t, budget, 5_000_000, 0)
+}
+
+func TestBuyKeyReleasesTheBudgetWhenBuildingFails(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	_, key := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, failingSigner{key.PublicKey()}, budget))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "signing the payment")
+	assert.Zero(t, srv.RPCCalls()["sendTransaction"])
+	assertBudget(t, budget, 0, 0)
+	assert.Empty(t, budget.Outstanding())
+}
+
+// failingSigner is a wallet whose signing device refuses.
+type failingSigner struct{ pub solana.PublicKey }
+
+func (s failingSigner) PublicKey() solana.PublicKey { return s.pub }
+func (failingSigner) SignMessage([]byte) (solana.Signature, error) {
+	return solana.Signature{}, errDropped
+}
+
+func TestBuyKeyWhenTheSendIsDroppedIsInDoubt(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	node := &faultyNode{method: "sendTransaction", forward: true}
+	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node)))
+	payer, key := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
+	pe := asError[*gpuprice.PaymentError](t, err)
+	assert.Equal(t, gpuprice.PaymentInDoubt, pe.Outcome)
+	require.Len(t, srv.Transactions(), 1)
+	assert.Equal(t, srv.Transactions()[0].Signature.String(), pe.Signature.Reveal(), "the error carries the signature")
+	assert.NotContains(t, err.Error(), pe.Signature.Reveal())
+	assert.Equal(t, uint64(3_000_000), srv.USDCBalance(key.PublicKey()), "the payment did land")
+
+	// The amount stays counted, signed and in doubt, until the caller resolves it.
+	assertBudget(t, budget, 0, 5_000_000)
+	out := budget.Outstanding()
+	require.Len(t, out, 1)
+	assert.Equal(t, x402.HoldInDoubt, out[0].State)
+	assert.Equal(t, pe.Signature.Reveal(), out[0].ID)
+	assert.Equal(t, "solana", out[0].Rail)
+	assert.Equal(t, srv.Treasury.String(), out[0].PayTo)
+	assert.Equal(t, "gpuprice key pro", out[0].Resource)
+	assert.True(t, out[0].Expires.After(time.Now()))
+
+	// The caller looks the payment up on chain, then redeems it with the signature.
+	sig := solana.MustSignatureFromBase58(pe.Signature.Reveal())
+	status, err := rpc.New(srv.RPCURL).GetSignatureStatuses(t.Context(), false, sig)
+	require.NoError(t, err)
+	require.NotNil(t, status.Value[0])
+	assert.Equal(t, rpc.ConfirmationStatusConfirmed, status.Value[0].ConfirmationStatus)
+	k, err := c.RedeemKey(t.Context(), pe.Signature.Reveal())
+	require.NoError(t, err)
+	scan.Add(k.Key.Reveal())
+	require.NoError(t, budget.Resolve(pe.Signature.Reveal(), true))
+	assertBudget(t, budget, 5_000_000, 0)
+}
+
+func TestBuyKeyWhenTheNodeIsUnreachableBeforeSendingReleases(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	node := &faultyNode{method: "getLatestBlockhash"}
+	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node)))
+	payer, _ := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	re := asError[*gpuprice.RPCError](t, err)
+	assert.Equal(t, "getLatestBlockhash", re.Method)
+	assert.NotContains(t, err.Error(), srv.RPCURL, "the node's URL is not quoted")
+	assert.NotContains(t, sprintf("%#v", err), srv.RPCURL)
+	assertBudget(t, budget, 0, 0)
+	assert.Zero(t, srv.RPCCalls()["sendTransaction"])
+}
+
+func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, gpupricetest.WithConfirmAfter(1_000_000))
+	c := newClient(t, srv, gpuprice.WithConfirmTimeout(time.Second))
+	payer, _ := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
+	pe := asError[*gpuprice.PaymentError](t, err)
+	assert.Equal(t, gpuprice.PaymentInDoubt, pe.Outcome)
+	assert.GreaterOrEqual(t, srv.RPCCalls()["getSignatureStatuses"], 2, "it polled")
+	assertBudget(t, budget, 0, 5_000_000)
+	require.Len(t, budget.Outstanding(), 1)
+	assert.Equal(t, x402.HoldInDoubt, budget.Outstanding()[0].State)
+	assert.Zero(t, srv.CountRequests(http.MethodPost, gpupricetest.DefaultRedeemPath), "not redeemed before it is confirmed")
+}
+
+func TestBuyKeyRejectedByTheNodeStaysCountedUntilItExpires(t *testing.T) {
+	t.Parallel()
+	// Without the treasury's USDC account the transfer fails in the node's simulation.
+	srv := startFake(t, gpupricetest.WithTreasuryATA(false))
+	c := newClient(t, srv)
+	payer, key := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.ErrorIs(t, err, gpuprice.ErrPaymentRefused)
+	pe := asError[*gpuprice.PaymentError](t, err)
+	assert.Equal(t, gpuprice.PaymentRejected, pe.Outcome)
+	re := asError[*gpuprice.RPCError](t, err)
+	assert.Equal(t, -32002, re.Code)
+	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()), "nothing moved")
+	assertBudget(t, budget, 0, 5_000_000)
+	require.Len(t, budget.Outstanding(), 1)
+	assert.Equal(t, x402.HoldRefused, budget.Outstanding()[0].State, "counted until its blockhash expires")
+
+	// The same purchase creating the account goes through.
+	p := purchase(srv, payer, budget)
+	p.CreateTreasuryAccount = true
+	bought, err := c.BuyKey(t.Context(), p)
+	require.NoError(t, err)
+	scan.Add(bought.Key.Reveal())
+	assert.True(t, srv.TokenAccountExists(srv.TreasuryATA()))
+	assertBudget(t, budget, 5_000_000, 5_000_000)
+}
+
+func TestBuyKeyWithoutANode(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	payer, _ := newPayer(t, srv, 8_000_000)
+	_, err = c.BuyKey(t.Context(), purchase(srv, payer, nil))
+	assert.Equal(t, "RPC URL", asError[*gpuprice.ValidationError](t, err).Field)
+}
+
+func TestBuyKeyWithoutABudgetStillAccounts(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, _ := newPayer(t, srv, 19_000_000)
+	p := purchase(srv, payer, nil)
+	p.Plan = gpuprice.PlanUnlimited
+
+	bought, err := c.BuyKey(t.Context(), p)
+	require.NoError(t, err)
+	scan.Add(bought.Key.Reveal())
+	assert.Equal(t, gpuprice.PlanUnlimited, bought.Plan)
+	assert.Equal(t, []string{"API-ULTRA"}, memoTexts(srv))
+	assert.Equal(t, uint64(19_000_000), srv.USDCBalance(srv.Treasury))
+}
+
+func TestBuyKeyRedemptionFailureCarriesTheSignature(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, _ := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+	srv.InjectFault(gpupricetest.Fault{Method: http.MethodPost, Path: gpupricetest.DefaultRedeemPath, Status: http.StatusInternalServerError, Code: "internal", Message: "database down"})
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.ErrorIs(t, err, gpuprice.ErrNotRedeemed)
+	pe := asError[*gpuprice.PaymentError](t, err)
+	assert.Equal(t, http.StatusInternalServerError, asError[*gpuprice.APIError](t, err).StatusCode)
+	assertBudget(t, budget, 5_000_000, 0) // confirmed: the money is spent
+
+	k, err := c.RedeemKey(t.Context(), pe.Signature.Reveal())
+	require.NoError(t, err, "redeeming again with the signature gets the key")
+	scan.Add(k.Key.Reveal())
+	assert.Equal(t, gpuprice.PlanPro, k.Plan)
+}
+
+// payWrongly sends a USDC transfer of amount to the wallet to with the memo, outside the
+// SDK, and returns its signature once confirmed.
+func payWrongly(t *testing.T, srv *gpupricetest.Server, payer solana.PrivateKey, to solana.PublicKey, amount uint64, memo string) string {
+	t.Helper()
+	node := rpc.New(srv.RPCURL)
+	from, _, err := solana.FindAssociatedTokenAddress(payer.PublicKey(), gpuprice.USDCMint)
+	require.NoError(t, err)
+	dst, _, err := solana.FindAssociatedTokenAddress(to, gpuprice.USDCMint)
+	require.NoError(t, err)
+	bh, err := node.GetLatestBlockhash(t.Context(), rpc.CommitmentConfirmed)
+	require.NoError(t, err)
+	ixs := []solana.Instruction{
+		token.NewTransferCheckedInstruction(amount, 6, from, gpuprice.USDCMint, dst, payer.PublicKey(), nil).Build(),
+		solana.NewInstruction(solana.MemoProgramID, solana.AccountMetaSlice{solana.Meta(payer.PublicKey()).SIGNER()}, []byte(memo)),
+	}
+	tx, err := solana.NewTransaction(ixs, bh.Value.Blockhash, solana.TransactionPayer(payer.PublicKey()))
+	require.NoError(t, err)
+	_, err = tx.Sign(func(solana.PublicKey) *solana.PrivateKey { return &payer })
+	require.NoError(t, err)
+	sig, err := node.SendTransaction(t.Context(), tx)
+	require.NoError(t, err)
+	_, err = node.GetSignatureStatuses(t.Context(), false, sig)
+	require.NoError(t, err)
+	scan.Add(sig.String())
+	return sig.String()
+}
+
+func TestRedeemRefusesWrongPayments(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	_, payer := newPayer(t, srv, 100_000_000)
+	other := solana.NewWallet().PublicKey()
+	srv.FundUSDC(other, 0) // its USDC account exists
+
+	for _, tc := range []struct {
+		name   string
+		to     solana.PublicKey
+		amount uint64
+		memo   string
+		want   error
+	}{
+		{"wrong memo", srv.Treasury, 5_000_000, "\aAPI-PRO", gpuprice.ErrWrongMemo},
+		{"wrong amount", srv.Treasury, 4_000_000, "API-PRO", gpuprice.ErrInsufficientAmount},
+		{"unlimited paid at the pro price", srv.Treasury, 5_000_000, "API-ULTRA", gpuprice.ErrInsufficientAmount},
+		{"wrong treasury", other, 5_000_000, "API-PRO", gpuprice.ErrWrongDestination},
+	} {
+		sig := payWrongly(t, srv, payer, tc.to, tc.amount, tc.memo)
+		_, err := c.RedeemKey(t.Context(), sig)
+		require.ErrorIs(t, err, tc.want, tc.name)
+		ae := asError[*gpuprice.APIError](t, err)
+		assert.Equal(t, http.StatusUnprocessableEntity, ae.StatusCode, tc.name)
+		assert.NotContains(t, err.Error(), sig, tc.name)
+	}
+	_, err := c.History(t.Context(), nil)
+	require.ErrorIs(t, err, gpuprice.ErrKeyRequired, "no key was installed")
+}
+
+func TestRedeemKeyValidatesTheSignature(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	valid := solana.Signature{7, 7, 7}.String()
+	for _, sig := range []string{"", "0OIl", strings.Repeat("1", 20), "1" + valid, solana.PublicKey{1}.String(), valid + " "} {
+		_, err := c.RedeemKey(t.Context(), sig)
+		assert.Equal(t, "tx_signature", asError[*gpuprice.ValidationError](t, err).Field, sig)
+	}
+	assert.Empty(t, srv.Requests())
+}
+
+func TestRedeemKeyPathIsConfigurable(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t, gpupricetest.WithRedeemPath("/v1/billing/redeem"))
+	c := newClient(t, srv, gpuprice.WithRedeemPath("/v1/billing/redeem"))
+	_, key := newPayer(t, srv, 5_000_000)
+	sig := payWrongly(t, srv, key, srv.Treasury, 5_000_000, "API-PRO")
+
+	k, err := c.RedeemKey(t.Context(), sig)
+	require.NoError(t, err)
+	scan.Add(k.Key.Reveal())
+	assert.Equal(t, 1, srv.CountRequests(http.MethodPost, "/v1/billing/redeem"))
+	assert.False(t, srv.Requests()[0].HasAPIKey)
+}
+
+func TestRPCErrorsNeverQuoteTheNodeURL(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	const access = "rpc-access-key-5f3e9a"
+	scan.Add(access)
+	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL("http://127.0.0.1:1/v2/"+access+"?api-key="+access))
+	require.NoError(t, err)
+	payer, _ := newPayer(t, srv, 8_000_000)
+	budget := budgetOf(t, 10_000_000)
+
+	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	re := asError[*gpuprice.RPCError](t, err)
+	assert.Equal(t, "getTokenAccountBalance", re.Method)
+	for _, text := range []string{err.Error(), sprintf("%+v", err), sprintf("%#v", err), re.Err.Error()} {
+		assert.NotContains(t, text, access)
+	}
+	assertBudget(t, budget, 0, 0)
+}

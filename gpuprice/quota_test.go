@@ -1,0 +1,107 @@
+package gpuprice_test
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+)
+
+// untilMidnight returns the time from now to the next midnight UTC.
+func untilMidnight() time.Duration {
+	now := time.Now().UTC()
+	return time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(now)
+}
+
+func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
+	t.Parallel()
+	srv := gpupricetest.NewServer() // the wall clock: the quota resets at the next real midnight
+	t.Cleanup(srv.Close)
+	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL)) // the default retry policy
+	require.NoError(t, err)
+
+	for i := range gpupricetest.DefaultFreeQuota {
+		p, err := c.Cheapest(t.Context(), "H100")
+		require.NoError(t, err, "request %d", i+1)
+		require.NotNil(t, p.Response.RateLimit)
+		assert.Equal(t, gpupricetest.DefaultFreeQuota-i-1, *p.Response.RateLimit.Remaining)
+	}
+	began := time.Now()
+	_, err = c.FuturesIndex(t.Context())
+	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
+	rl := asError[*gpuprice.RateLimitError](t, err)
+	assert.Less(t, time.Since(began), 5*time.Second, "returned at once, not retried")
+	assert.Equal(t, 1, rl.Attempts)
+	assert.Equal(t, 1, srv.CountRequests(http.MethodGet, "/v1/futures/index"))
+	assert.Equal(t, http.StatusTooManyRequests, rl.StatusCode)
+	assert.Equal(t, "rate_limit_exceeded", rl.Code)
+	require.NotNil(t, rl.RateLimit)
+	require.NotNil(t, rl.RateLimit.Reset)
+	assert.InDelta(t, untilMidnight().Seconds(), rl.RateLimit.Reset.Seconds(), 5)
+	assert.InDelta(t, untilMidnight().Seconds(), rl.RetryAfter.Seconds(), 5)
+}
+
+func TestQuotaWithoutHeadersResetsAtMidnightUTC(t *testing.T) {
+	t.Parallel()
+	srv := gpupricetest.NewServer(gpupricetest.WithoutRateLimitHeaders(), gpupricetest.WithFreeQuota(1))
+	t.Cleanup(srv.Close)
+	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+
+	g, err := c.GPUs(t.Context(), nil)
+	require.NoError(t, err)
+	assert.Nil(t, g.Response.RateLimit, "no headers, no quota state")
+	_, err = c.GPUs(t.Context(), nil)
+	rl := asError[*gpuprice.RateLimitError](t, err)
+	assert.Equal(t, 1, rl.Attempts, "not retried before the reset")
+	require.NotNil(t, rl.RateLimit)
+	require.NotNil(t, rl.RateLimit.Reset)
+	assert.InDelta(t, untilMidnight().Seconds(), rl.RateLimit.Reset.Seconds(), 5)
+}
+
+func TestQuotaResetFromHeadersWins(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	reset := time.Now().Add(time.Hour).Unix()
+	mt.RegisterResponder(http.MethodGet, "https://gpu.example/v1/gpus", func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewStringResponse(http.StatusTooManyRequests, `{"error":{"code":"rate_limit_exceeded","message":"daily quota"}}`)
+		r.Header.Set("X-RateLimit-Limit", "10")
+		r.Header.Set("X-RateLimit-Remaining", "0")
+		r.Header.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
+		return r, nil
+	})
+	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
+	require.NoError(t, err)
+
+	_, err = c.GPUs(t.Context(), nil)
+	rl := asError[*gpuprice.RateLimitError](t, err)
+	require.NotNil(t, rl.RateLimit.Reset)
+	assert.InDelta(t, time.Hour.Seconds(), rl.RateLimit.Reset.Seconds(), 5)
+	assert.Equal(t, 10, *rl.RateLimit.Limit)
+	assert.Equal(t, 0, *rl.RateLimit.Remaining)
+	assert.Equal(t, 1, mt.GetTotalCallCount(), "a reset an hour away is not waited for")
+}
+
+func TestQuotaErrorInAnotherStatusIsARateLimitError(t *testing.T) {
+	t.Parallel()
+	mt := httpmock.NewMockTransport()
+	resetAt := time.Now().Add(3 * time.Hour).UTC().Truncate(time.Second)
+	mt.RegisterResponder(http.MethodGet, "https://gpu.example/v1/futures/index",
+		httpmock.NewStringResponder(http.StatusForbidden, `{"error":{"code":"quota_exceeded","message":"10 requests a day","reset_at":"`+resetAt.Format(time.RFC3339)+`"}}`))
+	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
+	require.NoError(t, err)
+
+	_, err = c.FuturesIndex(t.Context())
+	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
+	rl := asError[*gpuprice.RateLimitError](t, err)
+	assert.Equal(t, http.StatusForbidden, rl.StatusCode)
+	require.NotNil(t, rl.RateLimit.Reset)
+	assert.InDelta(t, (3 * time.Hour).Seconds(), rl.RateLimit.Reset.Seconds(), 5, "the body's reset_at")
+}

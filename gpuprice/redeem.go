@@ -1,0 +1,140 @@
+package gpuprice
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// Key is an API key issued for a payment, by RedeemKey or BuyKey.
+type Key struct {
+	// Key is the API key, printed as a mask; Reveal gives it, to store it right away.
+	Key sdk.Secret
+	// Plan is the key's plan, when the service said.
+	Plan Plan
+	// ExpiresAt is when the key stops working (a month after it was issued), when the
+	// service said.
+	ExpiresAt *time.Time
+	// TxSignature is the signature of the payment the key was issued for, printed as a mask.
+	TxSignature sdk.Secret
+	// Response describes the HTTP response of the redemption.
+	Response Response
+}
+
+// keyAnswer is the redemption's answer. The API description does not show it: the key is
+// read from api_key, apiKey, key or token, at the top or inside data. Its raw body is not
+// kept: it holds the key in plain text.
+type keyAnswer struct {
+	key     string
+	plan    Plan
+	expires *time.Time
+}
+
+// keyFields are the members of a redemption answer, under their likely spellings.
+type keyFields struct {
+	APIKey    opt[string]    `json:"api_key"`
+	APIKeyCC  opt[string]    `json:"apiKey"`
+	Key       opt[string]    `json:"key"`
+	Token     opt[string]    `json:"token"`
+	Plan      opt[text]      `json:"plan"`
+	Tier      opt[text]      `json:"tier"`
+	ExpiresAt opt[timestamp] `json:"expires_at"`
+	Expires   opt[timestamp] `json:"expires"`
+	Expiry    opt[timestamp] `json:"expiry"`
+	Until     opt[timestamp] `json:"valid_until"`
+}
+
+// errNoKey is the decoding error of a redemption answer that carries no key.
+var errNoKey = errors.New("redemption: the answer carries no API key (looked for api_key, apiKey, key, token)")
+
+// UnmarshalJSON reads the key, its plan and its expiry; an answer without a key is an error.
+func (a *keyAnswer) UnmarshalJSON(b []byte) error {
+	var w struct {
+		keyFields
+		Data opt[keyFields] `json:"data"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	f := w.keyFields
+	if w.Data.v != nil && first(f.APIKey, f.APIKeyCC, f.Key, f.Token) == nil {
+		f = *w.Data.v
+	}
+	key := first(f.APIKey, f.APIKeyCC, f.Key, f.Token)
+	if key == nil || strings.TrimSpace(*key) == "" {
+		return errNoKey
+	}
+	*a = keyAnswer{
+		key:     *key,
+		plan:    Plan(strings.ToLower(texts(f.Plan, f.Tier))),
+		expires: times(f.ExpiresAt, f.Expires, f.Expiry, f.Until),
+	}
+	return nil
+}
+
+// redeemRequest is the body of the redemption.
+type redeemRequest struct {
+	TxSignature string `json:"tx_signature"`
+}
+
+// RedeemKey exchanges the signature of a confirmed payment for an API key (by default POST
+// /v1/keys/redeem with {"tx_signature": ...}; see WithRedeemPath) and makes the client send
+// that key from now on. The operation is public: the client's own key is not sent.
+//
+// A signature that is not the base58 text of 64 bytes is a *ValidationError before any
+// request. The request is sent once: a redemption whose answer was lost could have issued
+// the key, and repeating it would be refused as already redeemed. Refusals match the
+// sentinels ErrTxNotFound, ErrTxNotConfirmed (redeem again later), ErrAlreadyRedeemed,
+// ErrTxFailed, ErrWrongMemo, ErrInsufficientAmount, ErrWrongDestination, ErrWrongMint and
+// ErrNoTransfer. The signature never appears in an error.
+func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error) {
+	if _, err := solana.SignatureFromBase58(txSignature); err != nil {
+		return nil, invalid("tx_signature", "must be the base58 text of a 64-byte transaction signature")
+	}
+	var ans keyAnswer
+	resp, err := c.do(ctx, &httpcore.Request{
+		Method:        http.MethodPost,
+		Path:          c.redeemPath,
+		Body:          httpcore.JSON(redeemRequest{TxSignature: txSignature}),
+		NoRetry:       true,
+		SensitiveBody: true,
+		Credentials:   anonymous,
+	}, &ans)
+	if err != nil {
+		return nil, scrubSignature(err, txSignature)
+	}
+	key := &Key{Key: sdk.NewSecret(ans.key), Plan: ans.plan, ExpiresAt: ans.expires,
+		TxSignature: sdk.NewSecret(txSignature), Response: newResponse(resp)}
+	if err := c.SetAPIKey(ans.key); err != nil {
+		return key, errors.New(serviceName + ": the issued key was returned but cannot be sent in a header: " + err.Error())
+	}
+	return key, nil
+}
+
+// signatureMask replaces a transaction signature quoted by an error.
+const signatureMask = "[tx signature]"
+
+// scrubSignature removes the transaction signature from the texts of an *APIError (and of
+// the *APIError inside a *RateLimitError or *AuthError) and of a *DecodeError: a signature
+// redeems a key until it is used, so it is kept out of error texts like a credential.
+func scrubSignature(err error, sig string) error {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		ae.Code = strings.ReplaceAll(ae.Code, sig, signatureMask)
+		ae.Message = strings.ReplaceAll(ae.Message, sig, signatureMask)
+		ae.Body = []byte(strings.ReplaceAll(string(ae.Body), sig, signatureMask))
+	}
+	var de *DecodeError
+	if errors.As(err, &de) {
+		de.Excerpt = strings.ReplaceAll(de.Excerpt, sig, signatureMask)
+	}
+	return err
+}

@@ -1,0 +1,67 @@
+package gpuprice
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/gagliardetto/solana-go"
+)
+
+// Signer is the wallet that pays for a key: it names its public key and signs a
+// transaction's message with ed25519. The private key never leaves it; only signatures do.
+// A hardware wallet or a key management service can implement it.
+type Signer interface {
+	// PublicKey returns the wallet's address; it owns the USDC account the payment comes
+	// from and pays the transaction fee.
+	PublicKey() solana.PublicKey
+	// SignMessage returns the ed25519 signature of message, the serialized transaction
+	// message.
+	SignMessage(message []byte) (solana.Signature, error)
+}
+
+// PrivateKeySigner is a Signer holding an ed25519 private key in memory. Printing it with
+// any fmt verb or through slog shows only its public key.
+type PrivateKeySigner struct {
+	key solana.PrivateKey
+	pub solana.PublicKey
+}
+
+// NewPrivateKeySigner returns a signer of key, a 64-byte Solana private key (such as
+// solana.NewWallet().PrivateKey). An invalid key is a *ValidationError that does not quote it.
+func NewPrivateKeySigner(key solana.PrivateKey) (*PrivateKeySigner, error) {
+	if err := key.Validate(); err != nil {
+		return nil, invalid("private key", "not a valid 64-byte ed25519 Solana private key")
+	}
+	own := append(solana.PrivateKey(nil), key...)
+	return &PrivateKeySigner{key: own, pub: own.PublicKey()}, nil
+}
+
+// PrivateKeySignerFromBase58 returns a signer of a private key written in base58, as Solana
+// wallets export it. An invalid key is a *ValidationError that does not quote it.
+func PrivateKeySignerFromBase58(key string) (*PrivateKeySigner, error) {
+	k, err := solana.PrivateKeyFromBase58(key)
+	if err != nil {
+		return nil, invalid("private key", "not the base58 text of a 64-byte ed25519 Solana private key")
+	}
+	return NewPrivateKeySigner(k)
+}
+
+// PublicKey returns the wallet's address.
+func (s *PrivateKeySigner) PublicKey() solana.PublicKey { return s.pub }
+
+// SignMessage signs message with the private key.
+func (s *PrivateKeySigner) SignMessage(message []byte) (solana.Signature, error) {
+	return s.key.Sign(message)
+}
+
+// String shows the public key only.
+func (s *PrivateKeySigner) String() string {
+	return "gpuprice.PrivateKeySigner(" + s.pub.String() + ")"
+}
+
+// Format prints String for every verb, so that no verb shows the private key.
+func (s *PrivateKeySigner) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, s.String()) }
+
+// LogValue makes slog record String.
+func (s *PrivateKeySigner) LogValue() slog.Value { return slog.StringValue(s.String()) }

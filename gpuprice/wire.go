@@ -1,0 +1,233 @@
+package gpuprice
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The API description shows one body, the cheapest price; every other shape is "not shown".
+// The wire types of this package read those shapes leniently: each member is optional, the
+// likely spellings are accepted (price_usd_hr, usd_per_hour, price...), a value of an
+// unexpected type is left unset rather than failing the answer, and the raw JSON is kept
+// beside the decoded values. A list the client cannot find at all is an error, never an
+// empty result.
+
+// opt is a member whose name the API description does not show: set when the answer carried
+// it with the expected type, left unset otherwise (null included) without failing the answer.
+type opt[T any] struct{ v *T }
+
+// UnmarshalJSON sets the value when b decodes as a T and is not null.
+func (o *opt[T]) UnmarshalJSON(b []byte) error {
+	if isNull(b) {
+		return nil
+	}
+	var v T
+	if json.Unmarshal(b, &v) == nil {
+		o.v = &v
+	}
+	return nil
+}
+
+// first returns the value of the first of opts that is set, or nil.
+func first[T any](opts ...opt[T]) *T {
+	for _, o := range opts {
+		if o.v != nil {
+			return o.v
+		}
+	}
+	return nil
+}
+
+// firstOr returns the value of the first of opts that is set, or the zero value.
+func firstOr[T any](opts ...opt[T]) T {
+	if v := first(opts...); v != nil {
+		return *v
+	}
+	var zero T
+	return zero
+}
+
+// list is a member holding a list whose presence matters: set records that the answer
+// carried its name (null leaves the list empty). Its elements decode strictly, so that a
+// list of the wrong shape fails rather than reading as empty.
+type list[T any] struct {
+	v   []T
+	set bool
+}
+
+// UnmarshalJSON records the member and decodes its elements.
+func (l *list[T]) UnmarshalJSON(b []byte) error {
+	l.set = true
+	if isNull(b) {
+		return nil
+	}
+	return json.Unmarshal(b, &l.v)
+}
+
+// firstList returns the first of lists the answer carried, and whether one was.
+func firstList[T any](lists ...list[T]) ([]T, bool) {
+	for _, l := range lists {
+		if l.set {
+			return l.v, true
+		}
+	}
+	return nil, false
+}
+
+// number is a JSON number, also accepted as a numeric string ("2.84").
+type number float64
+
+// UnmarshalJSON reads a number or a string holding one.
+func (n *number) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		b = []byte(strings.TrimSpace(s))
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return errNotNumber
+	}
+	*n = number(f)
+	return nil
+}
+
+// errNotNumber is the decoding error of a value that should be a number.
+var errNotNumber = errors.New("expected a number")
+
+// floats returns the first set of opts as a *float64.
+func floats(opts ...opt[number]) *float64 {
+	if v := first(opts...); v != nil {
+		f := float64(*v)
+		return &f
+	}
+	return nil
+}
+
+// integer is a whole number, also accepted as a numeric string.
+type integer int
+
+// UnmarshalJSON reads a whole number or a string holding one.
+func (n *integer) UnmarshalJSON(b []byte) error {
+	var f number
+	if err := f.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	if f != number(int(f)) {
+		return errNotNumber
+	}
+	*n = integer(f)
+	return nil
+}
+
+// ints returns the first set of opts as an *int.
+func ints(opts ...opt[integer]) *int {
+	if v := first(opts...); v != nil {
+		i := int(*v)
+		return &i
+	}
+	return nil
+}
+
+// text is a string, also accepted as a number (an identifier sent either way).
+type text string
+
+// UnmarshalJSON reads a string or a number.
+func (t *text) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		*t = text(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("expected a string or a number")
+	}
+	*t = text(n.String())
+	return nil
+}
+
+// texts returns the first set of opts as a string, "" when none is.
+func texts(opts ...opt[text]) string { return string(firstOr(opts...)) }
+
+// timestamp is a time sent as RFC 3339 text, a date (2026-01-31), or Unix seconds or
+// milliseconds.
+type timestamp time.Time
+
+// UnmarshalJSON reads the forms above.
+func (t *timestamp) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		for _, layout := range []string{time.RFC3339Nano, time.DateOnly, "2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05"} {
+			if v, err := time.Parse(layout, s); err == nil {
+				*t = timestamp(v.UTC())
+				return nil
+			}
+		}
+		return fmt.Errorf("not a time: %q", s)
+	}
+	var n number
+	if err := n.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	secs := float64(n)
+	if secs > 1e12 { // milliseconds
+		secs /= 1000
+	}
+	*t = timestamp(time.Unix(0, int64(secs*float64(time.Second))).UTC())
+	return nil
+}
+
+// times returns the first set of opts as a *time.Time.
+func times(opts ...opt[timestamp]) *time.Time {
+	if v := first(opts...); v != nil {
+		tm := time.Time(*v)
+		return &tm
+	}
+	return nil
+}
+
+// isNull reports whether b is the JSON null.
+func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
+
+// keepRaw returns a copy of b, for a value decoded from a larger body.
+func keepRaw(b []byte) json.RawMessage { return append(json.RawMessage(nil), b...) }
+
+// missing is the decoding error of a member the API description names.
+func missing(what, member string) error {
+	return fmt.Errorf("%s: field %q is missing", what, member)
+}
+
+// noList is the decoding error of an answer in which no spelling of a list was found.
+func noList(what string, names ...string) error {
+	return fmt.Errorf("%s: no list found (looked for %s)", what, strings.Join(names, ", "))
+}
+
+// checkList applies the rule for a list the answer may leave out or send as null: absent
+// (or null) with a count or total above 0 is an error, with one of 0 is empty, and with
+// neither is an error, so that a renamed list never reads as an empty one.
+func checkList[T any](what string, items []T, found bool, count *int, names ...string) ([]T, error) {
+	switch {
+	case found && items != nil:
+		return items, nil
+	case count != nil && *count == 0:
+		return []T{}, nil
+	case count != nil:
+		return nil, fmt.Errorf("%s: the answer counts %d but carries no list (looked for %s)", what, *count, strings.Join(names, ", "))
+	}
+	return nil, noList(what, names...)
+}
+
+// bareArray reports whether b is a JSON array (a list sent without an object around it).
+func bareArray(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) > 0 && b[0] == '['
+}

@@ -1,0 +1,14 @@
+package x402_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/agentapis/sdk/internal/secretscan"
+)
+
+// scan checks that no private key, signature or payment header the suite uses ever reaches
+// an error string: the payer's errors (see scanningTransport) and the core's logs and errors.
+var scan = secretscan.New()
+
+func TestMain(m *testing.M) { os.Exit(secretscan.Main(m, scan)) }
