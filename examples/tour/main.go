@@ -14,8 +14,11 @@
 // A service switches to its live endpoint when its URL variable is set (REPORTSTORE_URL,
 // HOSTING_URL, PRODUCTDATA_URL, GPUPRICE_URL, CHARTDIFF_URL), with its credential variables
 // (HOSTING_TOKEN, PRODUCTDATA_KEY, GPUPRICE_API_KEY, CHARTDIFF_API_KEY). The tour never
-// spends real money unless -live-payments is given together with a wallet key
-// (TOUR_EVM_KEY for x402, TOUR_SOLANA_KEY for Solana) and a cap (-cap).
+// spends real money unless -live-payments is given together with a cap (-cap) and a wallet
+// key: TOUR_EVM_KEY (hex) for the report purchase over x402, with REPORTSTORE_PAY_TO pinning
+// the store's payee; TOUR_SOLANA_KEY (base58) for the key purchase on Solana, with
+// SOLANA_RPC_URL and GPUPRICE_TREASURY, the service's treasury wallet. Both purchases draw on
+// one budget of -cap (6.00 USDC by default offline, enough for a report and a Pro key).
 //
 //	go run ./examples/tour -only reportstore,chartdiff -v
 //
@@ -36,7 +39,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "comma-separated services to run (default all): "+strings.Join(serviceNames, ","))
 	flag.BoolVar(&o.verbose, "v", false, "log the metadata of every request (method, host, path, status, duration)")
 	flag.BoolVar(&o.livePayments, "live-payments", false, "let live services be paid for (needs a wallet key and -cap)")
-	flag.StringVar(&o.cap, "cap", "", "most the session may spend in USDC, such as 1.00 (default 1.00 offline; required with -live-payments)")
+	flag.StringVar(&o.cap, "cap", "", "most the session may spend in USDC, such as 6.00 (default "+defaultCap+" offline; required with -live-payments)")
 	flag.Parse()
 	o.logOutput = os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -20,8 +20,11 @@ const (
 	envReportstorePT = "REPORTSTORE_PAY_TO"
 )
 
-// tourReport is the report the tour buys.
-const tourReport = "macro-gdp"
+// tourReport is the report the tour buys, and reportCap the most it pays for one report.
+const (
+	tourReport = "macro-gdp"
+	reportCap  = "0.50"
+)
 
 // reportstoreResult is what the reportstore step did.
 type reportstoreResult struct {
@@ -68,7 +71,11 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", envEVMKey, err)
 		}
-		policy := x402.Policy{MaxPerPayment: s.cap.Big()}
+		perReport, err := reportstore.ParsePrice(reportCap)
+		if err != nil {
+			return nil, err
+		}
+		policy := x402.Policy{MaxPerPayment: perReport.Big()}
 		if payTo != "" {
 			policy.PayTo = []string{payTo}
 			opts = append(opts, reportstore.WithExpectedPayee(payTo))
@@ -106,7 +113,7 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 		return res, fmt.Errorf("quoting %s: %w", tourReport, err)
 	}
 	res.Quoted = q.Price
-	s.printf("quote for %s: %s to %s on %s (session cap %s)", tourReport, q.Price, q.PayTo, q.Network, s.cap)
+	s.printf("quote for %s: %s to %s on %s (at most $%s a report, %s for the session)", tourReport, q.Price, q.PayTo, q.Network, reportCap, s.cap)
 	if q.Refusal != nil {
 		return res, fmt.Errorf("the payer would refuse this quote: %w", q.Refusal)
 	}

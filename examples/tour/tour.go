@@ -13,7 +13,7 @@ import (
 )
 
 // defaultCap is the session's spending cap when -cap is not given.
-const defaultCap = "1.00"
+const defaultCap = "6.00"
 
 // step is one service's part of the tour.
 type step struct {
@@ -27,6 +27,7 @@ var steps = []step{
 	{svcReportstore, "browse the report catalog, quote a report and buy it under the spending cap", (*session).reportstoreStep},
 	{svcHosting, "deploy a small site and fetch it back", (*session).hostingStep},
 	{svcProductdata, "look up a product and run a review collection to the end", (*session).productdataStep},
+	{svcGPUPrice, "print the cheapest GPUs and buy a Pro key with USDC on Solana", (*session).gpupriceStep},
 	{svcChartdiff, "analyse a chart and page through the hardest charts", (*session).chartdiffStep},
 }
 

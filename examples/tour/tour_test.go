@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
+	"github.com/agentapis/sdk/x402"
 )
 
 // offline is an environment with no variable set: every service runs against its fake.
@@ -46,8 +48,6 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	assert.True(t, rs.Bought)
 	assert.Positive(t, rs.Rows)
 	assert.NotEmpty(t, rs.Transaction)
-	// The purchase is the only payment so far: the budget committed exactly its price.
-	assert.Equal(t, rs.Quoted, rep.Spent)
 	assert.True(t, rep.Reserved.IsZero())
 
 	h := stepDetail[*hostingResult](t, rep, svcHosting)
@@ -67,6 +67,19 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	assert.Equal(t, pd.Calls, pd.Units)
 	assert.Equal(t, pd.Units, rep.Units)
 
+	gp := stepDetail[*gpupriceResult](t, rep, svcGPUPrice)
+	assert.Equal(t, tourGPU, gp.Model)
+	assert.NotEmpty(t, gp.Platform)
+	assert.Positive(t, gp.USDPerHour)
+	assert.True(t, gp.Bought)
+	assert.Equal(t, gpuprice.PlanPro, gp.Plan)
+	assert.NotEmpty(t, gp.Signature)
+	assert.Positive(t, gp.Snapshots)
+	assert.NotContains(t, out.String(), gp.Signature, "the signature redeems a key: printed masked")
+
+	// One budget took both payments: the report's price and the Pro key's 5 USDC.
+	assert.Equal(t, rs.Quoted.Atomic()+5_000_000, rep.Spent.Atomic())
+
 	cd := stepDetail[*chartdiffResult](t, rep, svcChartdiff)
 	assert.NotZero(t, cd.RefConst)
 	assert.Len(t, cd.Hardest, 120)
@@ -75,7 +88,7 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	assert.Positive(t, rep.Requests)
 	text := out.String()
 	assert.Contains(t, text, "total: spent "+rep.Spent.String())
-	assert.Contains(t, text, "of 4 steps succeeded")
+	assert.Contains(t, text, "of 5 steps succeeded")
 	assert.NotContains(t, text, "FAILED")
 }
 
@@ -116,6 +129,24 @@ func TestTourCapBoundsThePurchase(t *testing.T) {
 	assert.True(t, rep.Spent.IsZero())
 	assert.True(t, rep.Reserved.IsZero())
 	assert.Contains(t, out.String(), "FAILED")
+}
+
+func TestOneBudgetBoundsBothRails(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	// A cap that covers the report but not the key as well: the key purchase is refused
+	// before anything is signed, and only the report is spent.
+	rep, err := run(context.Background(), &out, options{only: "gpuprice,reportstore", cap: "1.00"}, offline)
+	require.NoError(t, err)
+	assert.False(t, rep.OK())
+	rs := stepDetail[*reportstoreResult](t, rep, svcReportstore)
+	require.Len(t, rep.Steps, 2)
+	gp := rep.Steps[1]
+	require.Equal(t, svcGPUPrice, gp.Service)
+	require.ErrorIs(t, gp.Err, x402.ErrBudgetExceeded)
+	assert.False(t, gp.Detail.(*gpupriceResult).Bought)
+	assert.Equal(t, rs.Quoted, rep.Spent)
+	assert.True(t, rep.Reserved.IsZero())
 }
 
 func TestLiveStoreWithoutLivePaymentsIsOnlyQuoted(t *testing.T) {
