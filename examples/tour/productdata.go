@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentapis/sdk/productdata"
+	"github.com/agentapis/sdk/productdata/productdatatest"
+)
+
+// tourASIN is the product the tour looks up and collects reviews of.
+const tourASIN = "B0CVM8TXHP"
+
+// productdataResult is what the productdata step did.
+type productdataResult struct {
+	ASIN  string
+	Title string
+	// SalesPrice is the product's price after coupon, in cents.
+	SalesPrice int
+	// TaskID and Polls describe the review collection; Polls counts its status queries.
+	TaskID string
+	Polls  int
+	// Reviews is the number of reviews read after the collection.
+	Reviews int
+	// Calls and Units are the requests the client sent and the request units they consumed.
+	Calls, Units int64
+}
+
+// productdataStep looks up a product on the Amazon US site and runs a review collection to the
+// end, showing each wait, then reads the reviews.
+func (s *session) productdataStep(ctx context.Context) (any, error) {
+	opts := []productdata.Option{productdata.WithHTTPClient(s.httpClient()), productdata.WithLogger(s.logger)}
+	poll := &productdata.PollOptions{}
+	if !s.live(productdata.EnvURL) {
+		srv := productdatatest.NewServer(productdatatest.WithTaskDuration(1500 * time.Millisecond))
+		s.closeLater(srv.Close)
+		opts = append(opts, productdata.WithBaseURL(srv.URL), productdata.WithKey(productdatatest.DefaultKey))
+		// The fake collects in 1.5 s: ask more often than a real service would deserve.
+		poll = &productdata.PollOptions{MinDelay: 500 * time.Millisecond, MaxDelay: 2 * time.Second, Timeout: 20 * time.Second}
+	}
+	client, err := productdata.New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	res := &productdataResult{}
+	defer func() {
+		u := client.Usage()
+		res.Calls, res.Units = u.Calls, u.Consumed
+		s.units.Add(res.Units)
+	}()
+
+	p, err := client.Product(ctx, productdata.AmazonUS, tourASIN)
+	if err != nil {
+		return res, fmt.Errorf("looking up %s: %w", tourASIN, err)
+	}
+	res.ASIN, res.Title, res.SalesPrice = p.ASIN, p.Title, p.SalesPrice
+	s.printf("product %s: %q at $%d.%02d", p.ASIN, p.Title, p.SalesPrice/100, p.SalesPrice%100)
+
+	poll.Progress = func(tp productdata.TaskProgress) {
+		s.printf("review collection %s: %d status queries so far, next in %s", tp.TaskID, tp.Polls, tp.Wait.Round(time.Millisecond))
+	}
+	task, err := client.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: tourASIN, Pages: 2}, poll)
+	switch {
+	case errors.Is(err, productdata.ErrAlreadyExists):
+		s.printf("reviews were collected less than two hours ago; reading those")
+	case err != nil:
+		return res, fmt.Errorf("collecting reviews of %s: %w", tourASIN, err)
+	default:
+		res.TaskID, res.Polls = task.TaskID, task.Polls
+		s.printf("review collection %s done after %d status queries in %s", task.TaskID, task.Polls, task.Elapsed.Round(100*time.Millisecond))
+	}
+	for _, err := range client.Reviews(ctx, productdata.AmazonUS, productdata.ReviewQuery{ASIN: tourASIN}) {
+		if err != nil {
+			return res, fmt.Errorf("reading reviews of %s: %w", tourASIN, err)
+		}
+		res.Reviews++
+	}
+	if res.Reviews == 0 {
+		return res, fmt.Errorf("the collection of %s gave no review", tourASIN)
+	}
+	u := client.Usage()
+	s.printf("read %d reviews; %d requests, %d request units consumed", res.Reviews, u.Calls, u.Consumed)
+	return res, nil
+}

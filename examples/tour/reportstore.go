@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/reportstore/reportstoretest"
+	"github.com/agentapis/sdk/x402"
+)
+
+// Environment variables of the reportstore step's live mode, besides reportstore.EnvURL.
+const (
+	envEVMKey        = "TOUR_EVM_KEY"
+	envReportstorePT = "REPORTSTORE_PAY_TO"
+)
+
+// tourReport is the report the tour buys, and reportCap the most it pays for one report.
+const (
+	tourReport = "macro-gdp"
+	reportCap  = "0.50"
+)
+
+// reportstoreResult is what the reportstore step did.
+type reportstoreResult struct {
+	// Products is the number of catalog entries.
+	Products int
+	// Quoted is the price the store quoted for the report.
+	Quoted reportstore.Price
+	// Bought reports whether the report was bought (a live store without -live-payments is
+	// only quoted).
+	Bought bool
+	// Rows is the number of rows of the bought report.
+	Rows int
+	// Transaction is the settlement's transaction hash from the receipt.
+	Transaction string
+}
+
+// reportstoreStep browses the catalog, quotes a report and buys it under the session's cap,
+// paying from the session's budget.
+func (s *session) reportstoreStep(ctx context.Context) (any, error) {
+	opts := []reportstore.Option{reportstore.WithHTTPClient(s.httpClient()), reportstore.WithLogger(s.logger)}
+	key, payTo := s.env(envEVMKey), s.env(envReportstorePT)
+	var store *reportstoretest.Server
+	if s.live(reportstore.EnvURL) {
+		opts = append(opts, reportstore.WithBaseURL(s.env(reportstore.EnvURL)))
+	} else {
+		store = reportstoretest.NewServer()
+		s.closeLater(store.Close)
+		opts = append(opts, reportstore.WithBaseURL(store.URL))
+		payTo = store.PayTo()
+		k, err := crypto.GenerateKey()
+		if err != nil {
+			return nil, err
+		}
+		key = hex.EncodeToString(crypto.FromECDSA(k))
+	}
+	pay := store != nil || s.opts.livePayments
+	if pay && key == "" {
+		return nil, fmt.Errorf("-live-payments: set %s to the hex key of a wallet holding USDC on Base", envEVMKey)
+	}
+
+	var payer *x402.Payer
+	if pay {
+		signer, err := x402.NewPrivateKeySigner(key)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", envEVMKey, err)
+		}
+		perReport, err := reportstore.ParsePrice(reportCap)
+		if err != nil {
+			return nil, err
+		}
+		policy := x402.Policy{MaxPerPayment: perReport.Big()}
+		if payTo != "" {
+			policy.PayTo = []string{payTo}
+			opts = append(opts, reportstore.WithExpectedPayee(payTo))
+		}
+		payer, err = x402.NewPayer(signer, policy, x402.WithBudget(s.budget))
+		if err != nil {
+			return nil, err
+		}
+		if store != nil {
+			// The throwaway wallet holds five times the cap: the cap, not the balance, bounds
+			// what the tour may spend.
+			store.Facilitator().Fund(payer.Address(), new(big.Int).Mul(s.cap.Big(), big.NewInt(5)))
+		}
+		opts = append(opts, reportstore.WithPayer(payer))
+	}
+	client, err := reportstore.New(opts...)
+	if err != nil {
+		return nil, err
+	}
+
+	res := &reportstoreResult{}
+	products, err := client.Catalog(ctx)
+	if err != nil {
+		return res, fmt.Errorf("browsing the catalog: %w", err)
+	}
+	res.Products = len(products)
+	if len(products) == 0 {
+		return res, errors.New("the catalog lists no product")
+	}
+	first := products[0]
+	s.printf("catalog: %d products, such as %q (%s) at %s", len(products), first.Title, first.ID, priceText(first))
+
+	q, err := client.Quote(ctx, tourReport, reportstore.FormatCSV)
+	if err != nil {
+		return res, fmt.Errorf("quoting %s: %w", tourReport, err)
+	}
+	res.Quoted = q.Price
+	s.printf("quote for %s: %s to %s on %s (at most $%s a report, %s for the session)", tourReport, q.Price, q.PayTo, q.Network, reportCap, s.cap)
+	if q.Refusal != nil {
+		return res, fmt.Errorf("the payer would refuse this quote: %w", q.Refusal)
+	}
+	if !pay {
+		s.printf("not buying from a live store: that needs -live-payments, %s and -cap", envEVMKey)
+		return res, nil
+	}
+
+	report, err := client.Report(ctx, tourReport, reportstore.FormatCSV)
+	if err != nil {
+		return res, fmt.Errorf("buying %s: %w", tourReport, err)
+	}
+	records, err := report.Records()
+	if err != nil {
+		return res, err
+	}
+	res.Bought, res.Rows = true, len(records)
+	if len(records) == 0 {
+		return res, fmt.Errorf("the report %s came back without rows", tourReport)
+	}
+	r := records[0]
+	value := "(no data)"
+	if r.Value != nil {
+		value = fmt.Sprintf("%g", *r.Value)
+	}
+	s.printf("bought %s: %d rows of CSV, first %s %d %s = %s", tourReport, len(records), r.Economy, r.Year, r.Indicator, value)
+	if report.Receipt == nil {
+		return res, errors.New("the store sent no settlement receipt")
+	}
+	res.Transaction = report.Receipt.Transaction
+	s.printf("receipt: transaction %s on %s, paid by %s", report.Receipt.Transaction, report.Receipt.Network, report.Receipt.Payer)
+	return res, nil
+}
+
+// priceText writes a catalog entry's price.
+func priceText(p reportstore.Product) string {
+	switch {
+	case p.Price != nil:
+		return p.Price.String()
+	case p.PriceText != "":
+		return p.PriceText
+	default:
+		return "no listed price"
+	}
+}

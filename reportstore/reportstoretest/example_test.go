@@ -1,0 +1,48 @@
+package reportstoretest_test
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/reportstore/reportstoretest"
+	"github.com/agentapis/sdk/x402"
+)
+
+// A test buys from the fake store with a real payer: fund the payer in the store's
+// facilitator, then read the sale and the settlement back from the fake.
+func ExampleNewServer() {
+	ctx := context.Background()
+	store := reportstoretest.NewServer(reportstoretest.WithPrice("macro-gdp", mustPrice("0.25")))
+	defer store.Close()
+
+	signer, _ := x402.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000)) // $1.00
+	payer, _ := x402.NewPayer(signer, x402.Policy{MaxTotal: big.NewInt(500_000), PayTo: []string{store.PayTo()}})
+	client, _ := reportstore.New(reportstore.WithBaseURL(store.URL), reportstore.WithPayer(payer))
+
+	report, err := client.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(report.ContentType, report.Receipt.Success)
+	fmt.Println("sales:", store.Sales("macro-gdp"))
+	fmt.Println("settled:", len(store.Facilitator().Settlements()), store.Facilitator().Settlements()[0].Value)
+	fmt.Println("spent:", payer.Spent())
+	// Output:
+	// text/csv true
+	// sales: 1
+	// settled: 1 250000
+	// spent: 250000
+}
+
+// mustPrice parses a price written in dollars.
+func mustPrice(s string) reportstore.Price {
+	p, err := reportstore.ParsePrice(s)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
