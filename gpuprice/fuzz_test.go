@@ -1,0 +1,169 @@
+package gpuprice_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gagliardetto/solana-go"
+	"github.com/gagliardetto/solana-go/rpc"
+	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
+
+	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/x402"
+)
+
+// FuzzDecodeBodies feeds any bytes to every body decoder of the price API. None panics, and
+// a body that decodes keeps itself whole in Raw and never reads as an empty list it did not
+// hold: a list type that decodes has a non-nil list.
+func FuzzDecodeBodies(f *testing.F) {
+	for _, seed := range []string{
+		`{"model":"H100","best_platform":"lambda","best_price_usd_hr":2.84,"saving_pct_vs_dearest":50.6,"all_on_demand":{"lambda":2.84}}`,
+		`{"prices":[{"model":"H100","platform":"aws","usd_per_hour":4.1}],"updated_at":"2026-11-01T00:00:00Z"}`,
+		`[{"model":"A100","price":1.2}]`,
+		`{"platforms":["aws",{"id":"gcp","name":"Google Cloud"}]}`,
+		`{"symbol":"GCFI","value":2.74,"bid":2.73,"ask":2.75,"spread":0.02,"components":[{"platform":"aws","weight":0.1}]}`,
+		`{"bids":[[2.7,10]],"asks":[{"price":2.8,"quantity":5}],"matches":[{"price":2.75}]}`,
+		`{"snapshots":[{"timestamp":"2026-11-01T00:00:00Z","usd_per_hour":2.9}],"benchmarks":[{"model":"H100","score":1}]}`,
+		`{"count":0}`, `null`, `"\xff\xfe"`, `{"prices":null,"count":3}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		check := func(name string, v any, raw func() json.RawMessage, list func() bool) {
+			if err := json.Unmarshal(body, v); err != nil {
+				return
+			}
+			if r := raw(); r != nil && !bytes.Equal(bytes.TrimSpace(r), bytes.TrimSpace(body)) {
+				t.Fatalf("%s: Raw %q is not the body %q", name, r, body)
+			}
+			if list != nil && !list() {
+				t.Fatalf("%s decoded %q with a nil list", name, body)
+			}
+		}
+		var cp gpuprice.CheapestPrice
+		check("CheapestPrice", &cp, func() json.RawMessage { return cp.Raw }, nil)
+		var cl gpuprice.CheapestList
+		check("CheapestList", &cl, func() json.RawMessage { return cl.Raw }, nil)
+		var pt gpuprice.PriceTable
+		check("PriceTable", &pt, func() json.RawMessage { return pt.Raw }, func() bool { return pt.Prices != nil })
+		var pd gpuprice.PlatformDirectory
+		check("PlatformDirectory", &pd, func() json.RawMessage { return pd.Raw }, nil)
+		var fi gpuprice.FuturesIndex
+		check("FuturesIndex", &fi, func() json.RawMessage { return fi.Raw }, nil)
+		var fc gpuprice.FuturesComponents
+		check("FuturesComponents", &fc, func() json.RawMessage { return fc.Raw }, nil)
+		var ob gpuprice.OrderBook
+		check("OrderBook", &ob, func() json.RawMessage { return ob.Raw }, nil)
+		var h gpuprice.History
+		check("History", &h, func() json.RawMessage { return h.Raw }, nil)
+	})
+}
+
+// FuzzNodeAnswers puts any bytes in the Solana node's answers to the two calls whose
+// content BuyKey reads and judges (the payer's USDC balance and the transaction's status),
+// the others coming from the fake node. Whatever the node says, BuyKey does not panic, its
+// error is typed and never quotes the payer's private key, and the budget follows the money:
+// a failure before the transaction was sent leaves nothing spent or reserved, one after it
+// keeps the price counted, and a success spends exactly the price.
+func FuzzNodeAnswers(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":{"amount":"9000000","decimals":6,"uiAmountString":"9"}}}`),
+		[]byte(`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":[{"slot":1,"confirmations":null,"err":null,"confirmationStatus":"confirmed"}]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":{"amount":"1","decimals":6}}}`), []byte(`{}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":{"amount":"9000000","decimals":9}}}`), []byte(`null`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":{"amount":"99999999999999999999","decimals":6}}}`),
+		[]byte(`{"jsonrpc":"2.0","id":1,"result":{"context":{"slot":1},"value":[{"slot":1,"err":{"InstructionError":[0,"Custom"]},"confirmationStatus":"confirmed"}]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"could not find account"}}`), []byte("\xff"))
+
+	srv := gpupricetest.NewServer()
+	f.Cleanup(srv.Close)
+	key := solana.NewWallet().PrivateKey
+	srv.FundUSDC(key.PublicKey(), 100_000_000)
+	payer, err := gpuprice.NewPrivateKeySigner(key)
+	if err != nil {
+		f.Fatal(err)
+	}
+	const price = 5_000_000
+
+	// One node for the whole run; each input sets the two answers it serves (inputs run one at
+	// a time in a fuzzing process).
+	var answers atomic.Pointer[[2][]byte]
+	// One connection pool for every input: a client per input would open connections faster
+	// than closed ones free their ports.
+	pool := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req, _ := io.ReadAll(r.Body)
+		a := answers.Load()
+		switch {
+		case bytes.Contains(req, []byte(`"getTokenAccountBalance"`)):
+			_, _ = w.Write(a[0])
+		case bytes.Contains(req, []byte(`"getSignatureStatuses"`)):
+			_, _ = w.Write(a[1])
+		default:
+			resp, err := pool.Post(srv.RPCURL, "application/json", bytes.NewReader(req))
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer resp.Body.Close()
+			w.WriteHeader(resp.StatusCode)
+			_, _ = io.Copy(w, resp.Body)
+		}
+	}))
+	f.Cleanup(node.Close)
+	nodeClient := rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(node.URL, &jsonrpc.RPCClientOpts{HTTPClient: pool}))
+
+	f.Fuzz(func(t *testing.T, balance, status []byte) {
+		answers.Store(&[2][]byte{balance, status})
+		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCClient(nodeClient), gpuprice.WithHTTPClient(pool),
+			gpuprice.WithRetry(gpuprice.RetryPolicy{MaxAttempts: 1}), gpuprice.WithConfirmTimeout(50*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		budget, err := x402.NewBudget(big.NewInt(10 * price))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := c.BuyKey(t.Context(), &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
+		spent, reserved := budget.Spent().Int64(), budget.Reserved().Int64()
+		if err == nil {
+			if k == nil || spent != price || reserved != 0 {
+				t.Fatalf("a purchase succeeded with key %v, spent %d, reserved %d", k, spent, reserved)
+			}
+			return
+		}
+		rendered := fmt.Sprintf("%v %+v %#v", err, err, err)
+		if strings.Contains(rendered, key.String()) {
+			t.Fatal("the error quotes the payer's private key")
+		}
+		var (
+			pe  *gpuprice.PaymentError
+			re  *gpuprice.RPCError
+			ife *gpuprice.InsufficientFundsError
+			ae  *gpuprice.APIError
+			de  *gpuprice.DecodeError
+		)
+		switch {
+		case errors.As(err, &pe):
+			if spent+reserved != price {
+				t.Fatalf("a payment that left (%v) counts %d spent + %d reserved, not the price", pe.Outcome, spent, reserved)
+			}
+		case errors.As(err, &re), errors.As(err, &ife), errors.As(err, &ae), errors.As(err, &de):
+			if spent != 0 || reserved != 0 {
+				t.Fatalf("nothing was sent (%v), yet %d spent and %d reserved", err, spent, reserved)
+			}
+		default:
+			t.Fatalf("untyped error %T: %v", err, err)
+		}
+	})
+}
