@@ -2,7 +2,6 @@ package chartdiff
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -119,20 +118,6 @@ func (c *Client) SetAPIKey(key string) error {
 // keyCredential is the API key as the header the service reads.
 func keyCredential(key string) httpcore.Credential {
 	return httpcore.Credential{Header: KeyHeader, Value: key}
-}
-
-// withService names the service in a *ValidationError built outside the options.
-func withService(err error) error {
-	var ve *ValidationError
-	if errors.As(err, &ve) && ve.Service == "" {
-		ve.Service = serviceName
-	}
-	return err
-}
-
-// invalid returns the *ValidationError for a refused parameter.
-func invalid(field, reason string) error {
-	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
 }
 
 // do sends req, decodes a 2xx body into out (when not nil) and returns the

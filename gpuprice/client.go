@@ -2,7 +2,6 @@ package gpuprice
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"os"
@@ -118,20 +117,6 @@ func keyCredential(key string) httpcore.Credential {
 // anonymous are the credentials of a request that must not carry the key: an empty,
 // non-nil list.
 var anonymous = []httpcore.Credential{}
-
-// withService names the service in a *ValidationError built outside the options.
-func withService(err error) error {
-	var ve *ValidationError
-	if errors.As(err, &ve) && ve.Service == "" {
-		ve.Service = serviceName
-	}
-	return err
-}
-
-// invalid returns the *ValidationError for a refused parameter.
-func invalid(field, reason string) error {
-	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
-}
 
 // get sends a GET of path (below /v1) and decodes the answer into out. The client's key goes
 // only to History, unless WithKeyOnFreeEndpoints asked for it everywhere.

@@ -1,7 +1,6 @@
 package hosting
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -68,18 +67,4 @@ func (e *UploadError) Paths() []string {
 		out[i] = f.Path
 	}
 	return out
-}
-
-// withService names the service in a *ValidationError built outside the options.
-func withService(err error) error {
-	var ve *ValidationError
-	if errors.As(err, &ve) && ve.Service == "" {
-		ve.Service = serviceName
-	}
-	return err
-}
-
-// invalid returns the *ValidationError for a refused parameter.
-func invalid(field, reason string) error {
-	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
 }

@@ -241,17 +241,3 @@ func classify(err error) error {
 	}
 	return err
 }
-
-// invalid returns the *ValidationError for a refused parameter.
-func invalid(field, reason string) error {
-	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
-}
-
-// withService names the service in a *ValidationError built by an option.
-func withService(err error) error {
-	var ve *ValidationError
-	if errors.As(err, &ve) && ve.Service == "" {
-		ve.Service = serviceName
-	}
-	return err
-}

@@ -3,6 +3,7 @@
 package productdata
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -139,6 +140,21 @@ type ValidationError struct {
 
 // Error names the field and why it was refused.
 func (e *ValidationError) Error() string { return (*httpcore.ValidationError)(e).Error() }
+
+// invalid returns the *ValidationError for a refused parameter.
+func invalid(field, reason string) error {
+	return &ValidationError{Service: "productdata", Field: field, Reason: reason}
+}
+
+// withService names the service in a *ValidationError built without it, such as one an
+// option returned.
+func withService(err error) error {
+	var ve *ValidationError
+	if errors.As(err, &ve) && ve.Service == "" {
+		ve.Service = "productdata"
+	}
+	return err
+}
 
 // DecodeError reports a successful answer of the productdata service whose body could not be
 // read as the expected shape, such as one lacking a field the API description names.

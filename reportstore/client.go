@@ -97,11 +97,6 @@ func checkID(id string) error {
 	return nil
 }
 
-// invalid returns the *ValidationError for a refused parameter.
-func invalid(field, reason string) error {
-	return &ValidationError{Service: serviceName, Field: field, Reason: reason}
-}
-
 // getFree sends the free GET of path and reads its JSON body with parse, which checks the
 // shape; a body that is not JSON, or that parse refuses, is a *DecodeError.
 func getFree[T any](ctx context.Context, c *Client, path string, parse func(json.RawMessage) (T, error)) (T, error) {
