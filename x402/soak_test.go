@@ -49,10 +49,14 @@ type soakStore struct {
 	mu        sync.Mutex
 	paid      map[string]int // fetch -> paid requests seen
 	fetchOf   map[string]int // nonce -> fetch
+	// giveUp holds, for each stalled fetch in flight, the cancel of its context: the store
+	// calls it once the payment settled, so the client gives up after settlement however
+	// slowly the machine runs.
+	giveUp map[int]context.CancelFunc
 }
 
 func newSoakStore(f *x402test.Facilitator) *soakStore {
-	s := &soakStore{f: f, paid: map[string]int{}, fetchOf: map[string]int{}}
+	s := &soakStore{f: f, paid: map[string]int{}, fetchOf: map[string]int{}, giveUp: map[int]context.CancelFunc{}}
 	fault := func(r *http.Request) x402test.Fault {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		switch n % 10 {
@@ -65,8 +69,20 @@ func newSoakStore(f *x402test.Facilitator) *soakStore {
 		}
 		return x402test.NoFault
 	}
+	settled := func(r *http.Request, _ string) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		if n%10 != soakStallAfterSettle {
+			return
+		}
+		s.mu.Lock()
+		cancel := s.giveUp[n]
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	}
 	paywall := func(payTo string, price int64) http.Handler {
-		return x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: payTo, Amount: big.NewInt(price), MaxTimeoutSeconds: 300, Fault: fault}, okHandler)
+		return x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: payTo, Amount: big.NewInt(price), MaxTimeoutSeconds: 300, Fault: fault, Settled: settled}, okHandler)
 	}
 	s.base, s.requoted, s.expensive, s.foreign = paywall(shopAddress, 100), paywall(shopAddress, 150), paywall(shopAddress, 1000), paywall(foreignPayee, 100)
 	return s
@@ -137,7 +153,7 @@ func TestFaultSoak(t *testing.T) {
 						if n >= fetches {
 							return
 						}
-						outcome, err := soakFetch(client, srv.URL, n)
+						outcome, err := soakFetch(client, store, srv.URL, n)
 						mu.Lock()
 						outcomes[outcome]++
 						if err != nil {
@@ -179,12 +195,20 @@ func TestFaultSoak(t *testing.T) {
 
 // soakFetch runs fetch n and names its outcome; err is non-nil only for a failure that is not
 // one of the payer's typed errors.
-func soakFetch(client *http.Client, base string, n int) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	if n%10 == soakStallAfterSettle {
-		ctx, cancel = context.WithTimeout(context.Background(), 200*time.Millisecond)
-	}
+func soakFetch(client *http.Client, store *soakStore, base string, n int) (string, error) {
+	// A generous bound: only the stalled fetches give up, when the store says it settled.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if n%10 == soakStallAfterSettle {
+		store.mu.Lock()
+		store.giveUp[n] = cancel
+		store.mu.Unlock()
+		defer func() {
+			store.mu.Lock()
+			delete(store.giveUp, n)
+			store.mu.Unlock()
+		}()
+	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/item?n=%d", base, n), nil)
 	resp, err := client.Do(req)
 	if err == nil {
