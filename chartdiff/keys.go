@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // Scope is a permission of an API key.
@@ -57,18 +59,16 @@ type KeyID string
 
 // UnmarshalJSON accepts a JSON string or a JSON number.
 func (id *KeyID) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*id = KeyID(s)
-		return nil
+	var t lenient.Text
+	if err := t.UnmarshalJSON(b); err != nil {
+		return errNotKeyID
 	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("key id must be a string or a number")
-	}
-	*id = KeyID(n.String())
+	*id = KeyID(t)
 	return nil
 }
+
+// errNotKeyID is the decoding error of a key id that is neither a string nor a number.
+var errNotKeyID = errors.New("key id must be a string or a number")
 
 // Key is an API key's record, without its plaintext (the service keeps only a hash and a mask).
 type Key struct {
@@ -115,24 +115,24 @@ func (k *Key) UnmarshalJSON(b []byte) error {
 
 // keyWire is a key record as sent.
 type keyWire struct {
-	ID         opt[KeyID]     `json:"id"`
-	KeyID      opt[KeyID]     `json:"key_id"`
-	Name       opt[string]    `json:"name"`
-	Scopes     opt[[]Scope]   `json:"scopes"`
-	Mask       opt[string]    `json:"mask"`
-	Status     opt[KeyStatus] `json:"status"`
-	CreatedAt  opt[time.Time] `json:"created_at"`
-	ExpiresAt  opt[time.Time] `json:"expires_at"`
-	LastUsedAt opt[time.Time] `json:"last_used_at"`
-	RevokedAt  opt[time.Time] `json:"revoked_at"`
+	ID         lenient.Opt[KeyID]     `json:"id"`
+	KeyID      lenient.Opt[KeyID]     `json:"key_id"`
+	Name       lenient.Opt[string]    `json:"name"`
+	Scopes     lenient.Opt[[]Scope]   `json:"scopes"`
+	Mask       lenient.Opt[string]    `json:"mask"`
+	Status     lenient.Opt[KeyStatus] `json:"status"`
+	CreatedAt  lenient.Opt[time.Time] `json:"created_at"`
+	ExpiresAt  lenient.Opt[time.Time] `json:"expires_at"`
+	LastUsedAt lenient.Opt[time.Time] `json:"last_used_at"`
+	RevokedAt  lenient.Opt[time.Time] `json:"revoked_at"`
 }
 
 // key returns the record, and false when it has no id.
 func (w *keyWire) key() (Key, bool) {
-	id := w.ID.or(w.KeyID.or(""))
+	id := w.ID.Or(w.KeyID.Or(""))
 	return Key{
-		ID: id, Name: w.Name.or(""), Scopes: w.Scopes.or(nil), Mask: w.Mask.or(""), Status: w.Status.or(""),
-		CreatedAt: w.CreatedAt.v, ExpiresAt: w.ExpiresAt.v, LastUsedAt: w.LastUsedAt.v, RevokedAt: w.RevokedAt.v,
+		ID: id, Name: w.Name.Or(""), Scopes: w.Scopes.Or(nil), Mask: w.Mask.Or(""), Status: w.Status.Or(""),
+		CreatedAt: w.CreatedAt.Ptr(), ExpiresAt: w.ExpiresAt.Ptr(), LastUsedAt: w.LastUsedAt.Ptr(), RevokedAt: w.RevokedAt.Ptr(),
 	}, id != ""
 }
 
@@ -149,14 +149,14 @@ type KeyList struct {
 // without keys (null or [] is an empty list).
 func (l *KeyList) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Keys    field[[]Key] `json:"keys"`
-		Items   field[[]Key] `json:"items"`
-		Results field[[]Key] `json:"results"`
+		Keys    lenient.Field[[]Key] `json:"keys"`
+		Items   lenient.Field[[]Key] `json:"items"`
+		Results lenient.Field[[]Key] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	keys, ok := firstField(w.Keys, w.Items, w.Results)
+	keys, ok := lenient.FirstField(w.Keys, w.Items, w.Results)
 	if !ok {
 		return missing("key list", "keys")
 	}
@@ -418,25 +418,22 @@ type keyAnswer struct {
 func (a *keyAnswer) UnmarshalJSON(b []byte) error {
 	var w struct {
 		keyWire
-		Key    opt[Key] `json:"key"`
-		Record opt[Key] `json:"record"`
+		Key    lenient.Opt[Key] `json:"key"`
+		Record lenient.Opt[Key] `json:"record"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	switch {
-	case w.Key.v != nil:
-		a.Key = *w.Key.v
-	case w.Record.v != nil:
-		a.Key = *w.Record.v
-	default:
-		k, ok := w.keyWire.key()
-		if !ok {
-			return missing("key answer", "key")
-		}
-		k.Raw = append(json.RawMessage(nil), b...)
+	if k, ok := lenient.First(w.Key, w.Record); ok {
 		a.Key = k
+		return nil
 	}
+	k, ok := w.keyWire.key()
+	if !ok {
+		return missing("key answer", "key")
+	}
+	k.Raw = append(json.RawMessage(nil), b...)
+	a.Key = k
 	return nil
 }
 
@@ -467,20 +464,20 @@ func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string)
 	body := resp.Body
 	var w struct {
 		keyWire
-		Plaintext opt[string]          `json:"plaintext"`
-		APIKey    opt[json.RawMessage] `json:"api_key"`
-		Secret    opt[string]          `json:"secret"`
-		Key       opt[json.RawMessage] `json:"key"`
-		Record    opt[Key]             `json:"record"`
-		RevokedID opt[KeyID]           `json:"revoked_id"`
-		Revoked   opt[KeyID]           `json:"revokedId"`
-		OldID     opt[KeyID]           `json:"old_id"`
+		Plaintext lenient.Opt[string]          `json:"plaintext"`
+		APIKey    lenient.Opt[json.RawMessage] `json:"api_key"`
+		Secret    lenient.Opt[string]          `json:"secret"`
+		Key       lenient.Opt[json.RawMessage] `json:"key"`
+		Record    lenient.Opt[Key]             `json:"record"`
+		RevokedID lenient.Opt[KeyID]           `json:"revoked_id"`
+		Revoked   lenient.Opt[KeyID]           `json:"revokedId"`
+		OldID     lenient.Opt[KeyID]           `json:"old_id"`
 	}
 	isObject := json.Unmarshal(body, &w) == nil
-	plaintext := w.Plaintext.or(w.Secret.or(""))
-	for _, raw := range []*json.RawMessage{w.Key.v, w.APIKey.v} {
+	plaintext := w.Plaintext.Or(w.Secret.Or(""))
+	for _, o := range []lenient.Opt[json.RawMessage]{w.Key, w.APIKey} {
 		var s string
-		if plaintext == "" && raw != nil && json.Unmarshal(*raw, &s) == nil {
+		if raw, ok := o.Get(); plaintext == "" && ok && json.Unmarshal(raw, &s) == nil {
 			plaintext = s
 		}
 	}
@@ -494,15 +491,15 @@ func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string)
 	if !isObject {
 		return ans, nil
 	}
-	ans.revokedID = w.RevokedID.or(w.Revoked.or(w.OldID.or("")))
-	for _, raw := range []*json.RawMessage{w.Key.v, w.APIKey.v} {
+	ans.revokedID = w.RevokedID.Or(w.Revoked.Or(w.OldID.Or("")))
+	for _, o := range []lenient.Opt[json.RawMessage]{w.Key, w.APIKey} {
 		var k Key
-		if raw != nil && ans.key.ID == "" && json.Unmarshal(*raw, &k) == nil {
+		if raw, ok := o.Get(); ok && ans.key.ID == "" && json.Unmarshal(raw, &k) == nil {
 			ans.key = k
 		}
 	}
-	if ans.key.ID == "" && w.Record.v != nil {
-		ans.key = *w.Record.v
+	if rec, ok := w.Record.Get(); ans.key.ID == "" && ok {
+		ans.key = rec
 	}
 	if k, ok := w.keyWire.key(); ok && ans.key.ID == "" {
 		k.Raw = body // the record is the answer itself

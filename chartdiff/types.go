@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // Chart is a chart with the difficulty values stored for it.
@@ -146,13 +148,13 @@ type ChartPage struct {
 // reads as an empty one.
 func (p *ChartPage) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Total         *int           `json:"total"`
-		Page          opt[int]       `json:"page"`
-		PageSize      opt[int]       `json:"pageSize"`
-		PageSizeSnake opt[int]       `json:"page_size"`
-		Charts        field[[]Chart] `json:"charts"`
-		Items         field[[]Chart] `json:"items"`
-		Results       field[[]Chart] `json:"results"`
+		Total         *int                   `json:"total"`
+		Page          lenient.Opt[int]       `json:"page"`
+		PageSize      lenient.Opt[int]       `json:"pageSize"`
+		PageSizeSnake lenient.Opt[int]       `json:"page_size"`
+		Charts        lenient.Field[[]Chart] `json:"charts"`
+		Items         lenient.Field[[]Chart] `json:"items"`
+		Results       lenient.Field[[]Chart] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -160,11 +162,11 @@ func (p *ChartPage) UnmarshalJSON(b []byte) error {
 	if w.Total == nil {
 		return missing("chart list", "total")
 	}
-	list, _ := firstField(w.Charts, w.Items, w.Results)
+	list, _ := lenient.FirstField(w.Charts, w.Items, w.Results)
 	if list == nil && *w.Total > 0 {
 		return fmt.Errorf("chart list: the list of charts (charts, items or results) is missing or null while total is %d", *w.Total)
 	}
-	*p = ChartPage{Total: *w.Total, Page: w.Page.or(0), PageSize: w.PageSize.or(w.PageSizeSnake.or(0)), Charts: list}
+	*p = ChartPage{Total: *w.Total, Page: w.Page.Or(0), PageSize: w.PageSize.Or(w.PageSizeSnake.Or(0)), Charts: list}
 	if p.Charts == nil {
 		p.Charts = []Chart{}
 	}
@@ -250,22 +252,22 @@ type CharterCharts struct {
 // optional: uid (or id), pages_read, has_more.
 func (c *CharterCharts) UnmarshalJSON(b []byte) error {
 	var w struct {
-		UID       opt[int]       `json:"uid"`
-		ID        opt[int]       `json:"id"`
-		PagesRead opt[int]       `json:"pages_read"`
-		HasMore   opt[bool]      `json:"has_more"`
-		Charts    field[[]Chart] `json:"charts"`
-		Items     field[[]Chart] `json:"items"`
-		Results   field[[]Chart] `json:"results"`
+		UID       lenient.Opt[int]       `json:"uid"`
+		ID        lenient.Opt[int]       `json:"id"`
+		PagesRead lenient.Opt[int]       `json:"pages_read"`
+		HasMore   lenient.Opt[bool]      `json:"has_more"`
+		Charts    lenient.Field[[]Chart] `json:"charts"`
+		Items     lenient.Field[[]Chart] `json:"items"`
+		Results   lenient.Field[[]Chart] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	list, ok := firstField(w.Charts, w.Items, w.Results)
+	list, ok := lenient.FirstField(w.Charts, w.Items, w.Results)
 	if !ok {
 		return missing("charter charts", "charts")
 	}
-	*c = CharterCharts{UID: w.UID.or(w.ID.or(0)), PagesRead: w.PagesRead.or(0), HasMore: w.HasMore.or(false), Charts: list}
+	*c = CharterCharts{UID: w.UID.Or(w.ID.Or(0)), PagesRead: w.PagesRead.Or(0), HasMore: w.HasMore.Or(false), Charts: list}
 	if c.Charts == nil {
 		c.Charts = []Chart{}
 	}
@@ -310,26 +312,26 @@ type Player struct {
 // UnmarshalJSON decodes a player in one pass, leniently.
 func (p *Player) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID        opt[int]         `json:"id"`
-		UID       opt[int]         `json:"uid"`
-		Name      opt[string]      `json:"name"`
-		Avatar    opt[urlOrString] `json:"avatar"`
-		Badges    opt[[]string]    `json:"badges"`
-		Language  opt[string]      `json:"language"`
-		Bio       opt[string]      `json:"bio"`
-		Exp       opt[int]         `json:"exp"`
-		RKS       opt[float64]     `json:"rks"`
-		Joined    opt[time.Time]   `json:"joined"`
-		LastLogin opt[time.Time]   `json:"last_login"`
-		Stats     opt[PlayerStats] `json:"stats"`
+		ID        lenient.Opt[int]         `json:"id"`
+		UID       lenient.Opt[int]         `json:"uid"`
+		Name      lenient.Opt[string]      `json:"name"`
+		Avatar    lenient.Opt[urlOrString] `json:"avatar"`
+		Badges    lenient.Opt[[]string]    `json:"badges"`
+		Language  lenient.Opt[string]      `json:"language"`
+		Bio       lenient.Opt[string]      `json:"bio"`
+		Exp       lenient.Opt[int]         `json:"exp"`
+		RKS       lenient.Opt[float64]     `json:"rks"`
+		Joined    lenient.Opt[time.Time]   `json:"joined"`
+		LastLogin lenient.Opt[time.Time]   `json:"last_login"`
+		Stats     lenient.Opt[PlayerStats] `json:"stats"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	*p = Player{
-		ID: w.ID.or(w.UID.or(0)), Name: w.Name.or(""), Avatar: string(w.Avatar.or("")),
-		Badges: w.Badges.or(nil), Language: w.Language.or(""), Bio: w.Bio.or(""),
-		Exp: w.Exp.v, RKS: w.RKS.v, Joined: w.Joined.v, LastLogin: w.LastLogin.v, Stats: w.Stats.v,
+		ID: w.ID.Or(w.UID.Or(0)), Name: w.Name.Or(""), Avatar: string(w.Avatar.Or("")),
+		Badges: w.Badges.Or(nil), Language: w.Language.Or(""), Bio: w.Bio.Or(""),
+		Exp: w.Exp.Ptr(), RKS: w.RKS.Ptr(), Joined: w.Joined.Ptr(), LastLogin: w.LastLogin.Ptr(), Stats: w.Stats.Ptr(),
 	}
 	return nil
 }
@@ -352,56 +354,6 @@ func (u *urlOrString) UnmarshalJSON(b []byte) error {
 	}
 	*u = urlOrString(o.URL)
 	return nil
-}
-
-// opt is a value the API description does not show: set when the answer carried it with the
-// expected type, and otherwise left unset, without failing the answer (the raw body keeps
-// it).
-type opt[T any] struct{ v *T }
-
-// UnmarshalJSON sets the value when b decodes as a T and is not null.
-func (o *opt[T]) UnmarshalJSON(b []byte) error {
-	var v T
-	if string(b) != "null" && json.Unmarshal(b, &v) == nil {
-		o.v = &v
-	}
-	return nil
-}
-
-// or returns the value, or def when it is unset.
-func (o opt[T]) or(def T) T {
-	if o.v == nil {
-		return def
-	}
-	return *o.v
-}
-
-// field is a value whose presence matters: set records that the answer carried its key,
-// even as null. Its value decodes strictly.
-type field[T any] struct {
-	v   T
-	set bool
-}
-
-// UnmarshalJSON records the key and decodes the value (null leaves it zero).
-func (f *field[T]) UnmarshalJSON(b []byte) error {
-	f.set = true
-	if string(b) == "null" {
-		return nil
-	}
-	return json.Unmarshal(b, &f.v)
-}
-
-// firstField returns the value of the first of fields the answer carried, and whether any
-// was carried.
-func firstField[T any](fields ...field[T]) (T, bool) {
-	for _, f := range fields {
-		if f.set {
-			return f.v, true
-		}
-	}
-	var zero T
-	return zero, false
 }
 
 // PlayerStats are a player's statistics. The API description does not name their fields, so
@@ -547,97 +499,97 @@ func (d *OpenAPIDocument) UnmarshalJSON(b []byte) error {
 // fields, so a value of an unexpected type is left unset (Raw keeps it).
 func (s *Stats) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ChartsStored   opt[int]     `json:"charts_stored"`
-		ChartsAnalyzed opt[int]     `json:"charts_analyzed"`
-		Coverage       opt[float64] `json:"coverage"`
-		ActiveUsers    opt[int]     `json:"active_users"`
-		EngineVersion  opt[string]  `json:"engine_version"`
+		ChartsStored   lenient.Opt[int]     `json:"charts_stored"`
+		ChartsAnalyzed lenient.Opt[int]     `json:"charts_analyzed"`
+		Coverage       lenient.Opt[float64] `json:"coverage"`
+		ActiveUsers    lenient.Opt[int]     `json:"active_users"`
+		EngineVersion  lenient.Opt[string]  `json:"engine_version"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*s = Stats{ChartsStored: w.ChartsStored.v, ChartsAnalyzed: w.ChartsAnalyzed.v, Coverage: w.Coverage.v,
-		ActiveUsers: w.ActiveUsers.v, EngineVersion: w.EngineVersion.or("")}
+	*s = Stats{ChartsStored: w.ChartsStored.Ptr(), ChartsAnalyzed: w.ChartsAnalyzed.Ptr(), Coverage: w.Coverage.Ptr(),
+		ActiveUsers: w.ActiveUsers.Ptr(), EngineVersion: w.EngineVersion.Or("")}
 	return nil
 }
 
 // UnmarshalJSON decodes a player's statistics leniently, as Stats.
 func (s *PlayerStats) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Records         opt[int]     `json:"records"`
-		ChartsPlayed    opt[int]     `json:"charts_played"`
-		FullCombos      opt[int]     `json:"full_combos"`
-		AverageAccuracy opt[float64] `json:"average_accuracy"`
+		Records         lenient.Opt[int]     `json:"records"`
+		ChartsPlayed    lenient.Opt[int]     `json:"charts_played"`
+		FullCombos      lenient.Opt[int]     `json:"full_combos"`
+		AverageAccuracy lenient.Opt[float64] `json:"average_accuracy"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*s = PlayerStats{Records: w.Records.v, ChartsPlayed: w.ChartsPlayed.v, FullCombos: w.FullCombos.v, AverageAccuracy: w.AverageAccuracy.v}
+	*s = PlayerStats{Records: w.Records.Ptr(), ChartsPlayed: w.ChartsPlayed.Ptr(), FullCombos: w.FullCombos.Ptr(), AverageAccuracy: w.AverageAccuracy.Ptr()}
 	return nil
 }
 
 // UnmarshalJSON decodes the usage leniently, as Stats.
 func (u *Usage) UnmarshalJSON(b []byte) error {
 	var w struct {
-		AccountID     opt[KeyID]       `json:"account_id"`
-		RequestsTotal opt[int]         `json:"requests_total"`
-		AnalysesTotal opt[int]         `json:"analyses_total"`
-		Limits        opt[UsageLimits] `json:"limits"`
-		Keys          opt[[]KeyUsage]  `json:"keys"`
+		AccountID     lenient.Opt[KeyID]       `json:"account_id"`
+		RequestsTotal lenient.Opt[int]         `json:"requests_total"`
+		AnalysesTotal lenient.Opt[int]         `json:"analyses_total"`
+		Limits        lenient.Opt[UsageLimits] `json:"limits"`
+		Keys          lenient.Opt[[]KeyUsage]  `json:"keys"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*u = Usage{AccountID: string(w.AccountID.or("")), RequestsTotal: w.RequestsTotal.v, AnalysesTotal: w.AnalysesTotal.v,
-		Limits: w.Limits.v, Keys: w.Keys.or(nil)}
+	*u = Usage{AccountID: string(w.AccountID.Or("")), RequestsTotal: w.RequestsTotal.Ptr(), AnalysesTotal: w.AnalysesTotal.Ptr(),
+		Limits: w.Limits.Ptr(), Keys: w.Keys.Or(nil)}
 	return nil
 }
 
 // UnmarshalJSON decodes the limits leniently, as Stats.
 func (l *UsageLimits) UnmarshalJSON(b []byte) error {
 	var w struct {
-		RequestsPerHour          opt[int] `json:"requests_per_hour"`
-		AnalysesPerDay           opt[int] `json:"analyses_per_day"`
-		AnonymousRequestsPerHour opt[int] `json:"anonymous_requests_per_hour"`
+		RequestsPerHour          lenient.Opt[int] `json:"requests_per_hour"`
+		AnalysesPerDay           lenient.Opt[int] `json:"analyses_per_day"`
+		AnonymousRequestsPerHour lenient.Opt[int] `json:"anonymous_requests_per_hour"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*l = UsageLimits{RequestsPerHour: w.RequestsPerHour.v, AnalysesPerDay: w.AnalysesPerDay.v, AnonymousRequestsPerHour: w.AnonymousRequestsPerHour.v}
+	*l = UsageLimits{RequestsPerHour: w.RequestsPerHour.Ptr(), AnalysesPerDay: w.AnalysesPerDay.Ptr(), AnonymousRequestsPerHour: w.AnonymousRequestsPerHour.Ptr()}
 	return nil
 }
 
 // UnmarshalJSON decodes a key's usage leniently, as Stats.
 func (k *KeyUsage) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID               opt[KeyID]     `json:"id"`
-		Name             opt[string]    `json:"name"`
-		Status           opt[KeyStatus] `json:"status"`
-		RequestsTotal    opt[int]       `json:"requests_total"`
-		AnalysesTotal    opt[int]       `json:"analyses_total"`
-		RequestsThisHour opt[int]       `json:"requests_this_hour"`
-		AnalysesToday    opt[int]       `json:"analyses_today"`
+		ID               lenient.Opt[KeyID]     `json:"id"`
+		Name             lenient.Opt[string]    `json:"name"`
+		Status           lenient.Opt[KeyStatus] `json:"status"`
+		RequestsTotal    lenient.Opt[int]       `json:"requests_total"`
+		AnalysesTotal    lenient.Opt[int]       `json:"analyses_total"`
+		RequestsThisHour lenient.Opt[int]       `json:"requests_this_hour"`
+		AnalysesToday    lenient.Opt[int]       `json:"analyses_today"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*k = KeyUsage{ID: w.ID.or(""), Name: w.Name.or(""), Status: w.Status.or(""), RequestsTotal: w.RequestsTotal.v,
-		AnalysesTotal: w.AnalysesTotal.v, RequestsThisHour: w.RequestsThisHour.v, AnalysesToday: w.AnalysesToday.v}
+	*k = KeyUsage{ID: w.ID.Or(""), Name: w.Name.Or(""), Status: w.Status.Or(""), RequestsTotal: w.RequestsTotal.Ptr(),
+		AnalysesTotal: w.AnalysesTotal.Ptr(), RequestsThisHour: w.RequestsThisHour.Ptr(), AnalysesToday: w.AnalysesToday.Ptr()}
 	return nil
 }
 
 // UnmarshalJSON decodes the build information leniently, as Stats.
 func (m *Meta) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Service       opt[string]      `json:"service"`
-		Version       opt[string]      `json:"version"`
-		Build         opt[string]      `json:"build"`
-		EngineVersion opt[string]      `json:"engine_version"`
-		Diag          opt[Diagnostics] `json:"diag"`
+		Service       lenient.Opt[string]      `json:"service"`
+		Version       lenient.Opt[string]      `json:"version"`
+		Build         lenient.Opt[string]      `json:"build"`
+		EngineVersion lenient.Opt[string]      `json:"engine_version"`
+		Diag          lenient.Opt[Diagnostics] `json:"diag"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*m = Meta{Service: w.Service.or(""), Version: w.Version.or(""), Build: w.Build.or(""), EngineVersion: w.EngineVersion.or(""), Diag: w.Diag.v}
+	*m = Meta{Service: w.Service.Or(""), Version: w.Version.Or(""), Build: w.Build.Or(""), EngineVersion: w.EngineVersion.Or(""), Diag: w.Diag.Ptr()}
 	return nil
 }

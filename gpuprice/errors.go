@@ -9,6 +9,8 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 //go:generate go run github.com/agentapis/sdk/internal/gentypes -service gpuprice -types APIError,RateLimitError,Response,RetryPolicy -codes -ratelimit-sentinel ErrRateLimited
@@ -150,19 +152,16 @@ func withReset(rl *RateLimit, e *APIError, now time.Time) *RateLimit {
 // midnight.
 func quotaReset(body []byte, now time.Time) time.Time {
 	type resetFields struct {
-		ResetAt  opt[timestamp] `json:"reset_at"`
-		ResetsAt opt[timestamp] `json:"resets_at"`
-		Reset    opt[timestamp] `json:"reset"`
+		ResetAt  lenient.Opt[timestamp] `json:"reset_at"`
+		ResetsAt lenient.Opt[timestamp] `json:"resets_at"`
+		Reset    lenient.Opt[timestamp] `json:"reset"`
 	}
 	var b struct {
 		resetFields
-		Error opt[resetFields] `json:"error"`
+		Error lenient.Opt[resetFields] `json:"error"`
 	}
 	if json.Unmarshal(body, &b) == nil {
-		inner := resetFields{}
-		if b.Error.v != nil {
-			inner = *b.Error.v
-		}
+		inner, _ := b.Error.Get()
 		if t := times(inner.ResetAt, inner.ResetsAt, inner.Reset, b.ResetAt, b.ResetsAt, b.Reset); t != nil && t.After(now) {
 			return *t
 		}

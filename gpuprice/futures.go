@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net/url"
 	"time"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // FuturesIndex is the live compute futures index of GET /v1/futures/index: the price of an
@@ -39,32 +41,32 @@ type FuturesIndex struct {
 // UnmarshalJSON reads the index under the likely spellings of its members.
 func (x *FuturesIndex) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Symbol         opt[text]      `json:"symbol"`
-		Ticker         opt[text]      `json:"ticker"`
-		Name           opt[text]      `json:"name"`
-		Value          opt[number]    `json:"value"`
-		Index          opt[number]    `json:"index"`
-		IndexValue     opt[number]    `json:"index_value"`
-		Level          opt[number]    `json:"level"`
-		Price          opt[number]    `json:"price"`
-		Bid            opt[number]    `json:"bid"`
-		BestBid        opt[number]    `json:"best_bid"`
-		Ask            opt[number]    `json:"ask"`
-		BestAsk        opt[number]    `json:"best_ask"`
-		Spread         opt[number]    `json:"spread"`
-		SpreadBPS      opt[number]    `json:"spread_bps"`
-		Currency       opt[text]      `json:"currency"`
-		Unit           opt[text]      `json:"unit"`
-		Basis          opt[text]      `json:"basis"`
-		Platforms      opt[integer]   `json:"platforms"`
-		PlatformCount  opt[integer]   `json:"platform_count"`
-		Models         opt[integer]   `json:"models"`
-		ModelCount     opt[integer]   `json:"model_count"`
-		Timestamp      opt[timestamp] `json:"timestamp"`
-		Time           opt[timestamp] `json:"time"`
-		UpdatedAt      opt[timestamp] `json:"updated_at"`
-		PlatformsCount opt[integer]   `json:"platforms_count"`
-		ModelsCount    opt[integer]   `json:"models_count"`
+		Symbol         lenient.Opt[lenient.Text] `json:"symbol"`
+		Ticker         lenient.Opt[lenient.Text] `json:"ticker"`
+		Name           lenient.Opt[lenient.Text] `json:"name"`
+		Value          lenient.Opt[number]       `json:"value"`
+		Index          lenient.Opt[number]       `json:"index"`
+		IndexValue     lenient.Opt[number]       `json:"index_value"`
+		Level          lenient.Opt[number]       `json:"level"`
+		Price          lenient.Opt[number]       `json:"price"`
+		Bid            lenient.Opt[number]       `json:"bid"`
+		BestBid        lenient.Opt[number]       `json:"best_bid"`
+		Ask            lenient.Opt[number]       `json:"ask"`
+		BestAsk        lenient.Opt[number]       `json:"best_ask"`
+		Spread         lenient.Opt[number]       `json:"spread"`
+		SpreadBPS      lenient.Opt[number]       `json:"spread_bps"`
+		Currency       lenient.Opt[lenient.Text] `json:"currency"`
+		Unit           lenient.Opt[lenient.Text] `json:"unit"`
+		Basis          lenient.Opt[lenient.Text] `json:"basis"`
+		Platforms      lenient.Opt[integer]      `json:"platforms"`
+		PlatformCount  lenient.Opt[integer]      `json:"platform_count"`
+		Models         lenient.Opt[integer]      `json:"models"`
+		ModelCount     lenient.Opt[integer]      `json:"model_count"`
+		Timestamp      lenient.Opt[timestamp]    `json:"timestamp"`
+		Time           lenient.Opt[timestamp]    `json:"time"`
+		UpdatedAt      lenient.Opt[timestamp]    `json:"updated_at"`
+		PlatformsCount lenient.Opt[integer]      `json:"platforms_count"`
+		ModelsCount    lenient.Opt[integer]      `json:"models_count"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -137,23 +139,23 @@ type Component struct {
 // UnmarshalJSON reads a component under the likely spellings of its members.
 func (c *Component) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Model          opt[text]    `json:"model"`
-		GPU            opt[text]    `json:"gpu"`
-		SpotPriceUSDHr opt[number]  `json:"spot_price_usd_hr"`
-		SpotUSDHr      opt[number]  `json:"spot_usd_hr"`
-		SpotPrice      opt[number]  `json:"spot_price"`
-		PriceUSDHr     opt[number]  `json:"price_usd_hr"`
-		Price          opt[number]  `json:"price"`
-		H100Equivalent opt[number]  `json:"h100_equivalent"`
-		H100e          opt[number]  `json:"h100e"`
-		H100Ratio      opt[number]  `json:"h100_ratio"`
-		PerH100e       opt[number]  `json:"price_per_h100e_usd_hr"`
-		PerH100eShort  opt[number]  `json:"price_per_h100e"`
-		Normalized     opt[number]  `json:"normalized_price_usd_hr"`
-		Weight         opt[number]  `json:"weight"`
-		IndexWeight    opt[number]  `json:"index_weight"`
-		Platforms      opt[integer] `json:"platforms"`
-		PlatformCount  opt[integer] `json:"platform_count"`
+		Model          lenient.Opt[lenient.Text] `json:"model"`
+		GPU            lenient.Opt[lenient.Text] `json:"gpu"`
+		SpotPriceUSDHr lenient.Opt[number]       `json:"spot_price_usd_hr"`
+		SpotUSDHr      lenient.Opt[number]       `json:"spot_usd_hr"`
+		SpotPrice      lenient.Opt[number]       `json:"spot_price"`
+		PriceUSDHr     lenient.Opt[number]       `json:"price_usd_hr"`
+		Price          lenient.Opt[number]       `json:"price"`
+		H100Equivalent lenient.Opt[number]       `json:"h100_equivalent"`
+		H100e          lenient.Opt[number]       `json:"h100e"`
+		H100Ratio      lenient.Opt[number]       `json:"h100_ratio"`
+		PerH100e       lenient.Opt[number]       `json:"price_per_h100e_usd_hr"`
+		PerH100eShort  lenient.Opt[number]       `json:"price_per_h100e"`
+		Normalized     lenient.Opt[number]       `json:"normalized_price_usd_hr"`
+		Weight         lenient.Opt[number]       `json:"weight"`
+		IndexWeight    lenient.Opt[number]       `json:"index_weight"`
+		Platforms      lenient.Opt[integer]      `json:"platforms"`
+		PlatformCount  lenient.Opt[integer]      `json:"platform_count"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -182,19 +184,19 @@ func (f *FuturesComponents) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w struct {
-		Symbol     opt[text]       `json:"symbol"`
-		Timestamp  opt[timestamp]  `json:"timestamp"`
-		UpdatedAt  opt[timestamp]  `json:"updated_at"`
-		Count      opt[integer]    `json:"count"`
-		Components list[Component] `json:"components"`
-		Data       list[Component] `json:"data"`
-		Items      list[Component] `json:"items"`
-		Results    list[Component] `json:"results"`
+		Symbol     lenient.Opt[lenient.Text]  `json:"symbol"`
+		Timestamp  lenient.Opt[timestamp]     `json:"timestamp"`
+		UpdatedAt  lenient.Opt[timestamp]     `json:"updated_at"`
+		Count      lenient.Opt[integer]       `json:"count"`
+		Components lenient.Field[[]Component] `json:"components"`
+		Data       lenient.Field[[]Component] `json:"data"`
+		Items      lenient.Field[[]Component] `json:"items"`
+		Results    lenient.Field[[]Component] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	all, found := firstList(w.Components, w.Data, w.Items, w.Results)
+	all, found := lenient.FirstField(w.Components, w.Data, w.Items, w.Results)
 	all, err := checkList("futures components", all, found, ints(w.Count), "components", "data", "items", "results")
 	if err != nil {
 		return err
@@ -277,14 +279,14 @@ func (l *BookLevel) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w struct {
-		Price    opt[number]  `json:"price"`
-		Px       opt[number]  `json:"px"`
-		Quantity opt[number]  `json:"quantity"`
-		Qty      opt[number]  `json:"qty"`
-		Size     opt[number]  `json:"size"`
-		Amount   opt[number]  `json:"amount"`
-		Orders   opt[integer] `json:"orders"`
-		Count    opt[integer] `json:"count"`
+		Price    lenient.Opt[number]  `json:"price"`
+		Px       lenient.Opt[number]  `json:"px"`
+		Quantity lenient.Opt[number]  `json:"quantity"`
+		Qty      lenient.Opt[number]  `json:"qty"`
+		Size     lenient.Opt[number]  `json:"size"`
+		Amount   lenient.Opt[number]  `json:"amount"`
+		Orders   lenient.Opt[integer] `json:"orders"`
+		Count    lenient.Opt[integer] `json:"count"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -315,16 +317,16 @@ type Match struct {
 // price is an error.
 func (m *Match) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Price     opt[number]    `json:"price"`
-		Px        opt[number]    `json:"px"`
-		Quantity  opt[number]    `json:"quantity"`
-		Qty       opt[number]    `json:"qty"`
-		Size      opt[number]    `json:"size"`
-		Side      opt[text]      `json:"side"`
-		MatchedAt opt[timestamp] `json:"matched_at"`
-		Time      opt[timestamp] `json:"time"`
-		Timestamp opt[timestamp] `json:"timestamp"`
-		TS        opt[timestamp] `json:"ts"`
+		Price     lenient.Opt[number]       `json:"price"`
+		Px        lenient.Opt[number]       `json:"px"`
+		Quantity  lenient.Opt[number]       `json:"quantity"`
+		Qty       lenient.Opt[number]       `json:"qty"`
+		Size      lenient.Opt[number]       `json:"size"`
+		Side      lenient.Opt[lenient.Text] `json:"side"`
+		MatchedAt lenient.Opt[timestamp]    `json:"matched_at"`
+		Time      lenient.Opt[timestamp]    `json:"time"`
+		Timestamp lenient.Opt[timestamp]    `json:"timestamp"`
+		TS        lenient.Opt[timestamp]    `json:"ts"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -347,36 +349,36 @@ func (m *Match) UnmarshalJSON(b []byte) error {
 // neither bids nor asks is an error, never an empty book.
 func (o *OrderBook) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Market        opt[text]       `json:"market"`
-		Symbol        opt[text]       `json:"symbol"`
-		Model         opt[text]       `json:"model"`
-		Unit          opt[text]       `json:"unit"`
-		BestBid       opt[number]     `json:"best_bid"`
-		BestAsk       opt[number]     `json:"best_ask"`
-		Mid           opt[number]     `json:"mid"`
-		MidPrice      opt[number]     `json:"mid_price"`
-		Spread        opt[number]     `json:"spread"`
-		Bids          list[BookLevel] `json:"bids"`
-		Buys          list[BookLevel] `json:"buys"`
-		Asks          list[BookLevel] `json:"asks"`
-		Sells         list[BookLevel] `json:"sells"`
-		Offers        list[BookLevel] `json:"offers"`
-		RecentMatches list[Match]     `json:"recent_matches"`
-		Matches       list[Match]     `json:"matches"`
-		Trades        list[Match]     `json:"trades"`
-		RecentTrades  list[Match]     `json:"recent_trades"`
-		Timestamp     opt[timestamp]  `json:"timestamp"`
-		Time          opt[timestamp]  `json:"time"`
+		Market        lenient.Opt[lenient.Text]  `json:"market"`
+		Symbol        lenient.Opt[lenient.Text]  `json:"symbol"`
+		Model         lenient.Opt[lenient.Text]  `json:"model"`
+		Unit          lenient.Opt[lenient.Text]  `json:"unit"`
+		BestBid       lenient.Opt[number]        `json:"best_bid"`
+		BestAsk       lenient.Opt[number]        `json:"best_ask"`
+		Mid           lenient.Opt[number]        `json:"mid"`
+		MidPrice      lenient.Opt[number]        `json:"mid_price"`
+		Spread        lenient.Opt[number]        `json:"spread"`
+		Bids          lenient.Field[[]BookLevel] `json:"bids"`
+		Buys          lenient.Field[[]BookLevel] `json:"buys"`
+		Asks          lenient.Field[[]BookLevel] `json:"asks"`
+		Sells         lenient.Field[[]BookLevel] `json:"sells"`
+		Offers        lenient.Field[[]BookLevel] `json:"offers"`
+		RecentMatches lenient.Field[[]Match]     `json:"recent_matches"`
+		Matches       lenient.Field[[]Match]     `json:"matches"`
+		Trades        lenient.Field[[]Match]     `json:"trades"`
+		RecentTrades  lenient.Field[[]Match]     `json:"recent_trades"`
+		Timestamp     lenient.Opt[timestamp]     `json:"timestamp"`
+		Time          lenient.Opt[timestamp]     `json:"time"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	bids, hasBids := firstList(w.Bids, w.Buys)
-	asks, hasAsks := firstList(w.Asks, w.Sells, w.Offers)
+	bids, hasBids := lenient.FirstField(w.Bids, w.Buys)
+	asks, hasAsks := lenient.FirstField(w.Asks, w.Sells, w.Offers)
 	if !hasBids && !hasAsks {
 		return noList("order book", "bids", "buys", "asks", "sells", "offers")
 	}
-	matches, _ := firstList(w.RecentMatches, w.Matches, w.Trades, w.RecentTrades)
+	matches, _ := lenient.FirstField(w.RecentMatches, w.Matches, w.Trades, w.RecentTrades)
 	*o = OrderBook{
 		Market:        texts(w.Market, w.Symbol),
 		Model:         texts(w.Model),

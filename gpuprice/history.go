@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // HistoryOptions narrow the snapshot history. The API description does not show the
@@ -58,19 +60,19 @@ type Snapshot struct {
 // UnmarshalJSON reads a snapshot under the likely spellings of its members.
 func (s *Snapshot) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Timestamp  opt[timestamp] `json:"timestamp"`
-		Time       opt[timestamp] `json:"time"`
-		Date       opt[timestamp] `json:"date"`
-		TS         opt[timestamp] `json:"ts"`
-		Model      opt[text]      `json:"model"`
-		GPU        opt[text]      `json:"gpu"`
-		Platform   opt[text]      `json:"platform"`
-		Provider   opt[text]      `json:"provider"`
-		PriceUSDHr opt[number]    `json:"price_usd_hr"`
-		USDPerHour opt[number]    `json:"usd_per_hour"`
-		USDHr      opt[number]    `json:"usd_hr"`
-		Price      opt[number]    `json:"price"`
-		Value      opt[number]    `json:"value"`
+		Timestamp  lenient.Opt[timestamp]    `json:"timestamp"`
+		Time       lenient.Opt[timestamp]    `json:"time"`
+		Date       lenient.Opt[timestamp]    `json:"date"`
+		TS         lenient.Opt[timestamp]    `json:"ts"`
+		Model      lenient.Opt[lenient.Text] `json:"model"`
+		GPU        lenient.Opt[lenient.Text] `json:"gpu"`
+		Platform   lenient.Opt[lenient.Text] `json:"platform"`
+		Provider   lenient.Opt[lenient.Text] `json:"provider"`
+		PriceUSDHr lenient.Opt[number]       `json:"price_usd_hr"`
+		USDPerHour lenient.Opt[number]       `json:"usd_per_hour"`
+		USDHr      lenient.Opt[number]       `json:"usd_hr"`
+		Price      lenient.Opt[number]       `json:"price"`
+		Value      lenient.Opt[number]       `json:"value"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -104,20 +106,20 @@ type Benchmark struct {
 // UnmarshalJSON reads a benchmark under the likely spellings of its members.
 func (m *Benchmark) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Model     opt[text]    `json:"model"`
-		GPU       opt[text]    `json:"gpu"`
-		Samples   opt[integer] `json:"samples"`
-		Count     opt[integer] `json:"count"`
-		MinUSDHr  opt[number]  `json:"min_usd_hr"`
-		Min       opt[number]  `json:"min"`
-		MaxUSDHr  opt[number]  `json:"max_usd_hr"`
-		Max       opt[number]  `json:"max"`
-		MeanUSDHr opt[number]  `json:"mean_usd_hr"`
-		Mean      opt[number]  `json:"mean"`
-		AvgUSDHr  opt[number]  `json:"avg_usd_hr"`
-		Avg       opt[number]  `json:"avg"`
-		ChangePct opt[number]  `json:"change_pct"`
-		Change    opt[number]  `json:"change_percent"`
+		Model     lenient.Opt[lenient.Text] `json:"model"`
+		GPU       lenient.Opt[lenient.Text] `json:"gpu"`
+		Samples   lenient.Opt[integer]      `json:"samples"`
+		Count     lenient.Opt[integer]      `json:"count"`
+		MinUSDHr  lenient.Opt[number]       `json:"min_usd_hr"`
+		Min       lenient.Opt[number]       `json:"min"`
+		MaxUSDHr  lenient.Opt[number]       `json:"max_usd_hr"`
+		Max       lenient.Opt[number]       `json:"max"`
+		MeanUSDHr lenient.Opt[number]       `json:"mean_usd_hr"`
+		Mean      lenient.Opt[number]       `json:"mean"`
+		AvgUSDHr  lenient.Opt[number]       `json:"avg_usd_hr"`
+		Avg       lenient.Opt[number]       `json:"avg"`
+		ChangePct lenient.Opt[number]       `json:"change_pct"`
+		Change    lenient.Opt[number]       `json:"change_percent"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -139,30 +141,30 @@ func (m *Benchmark) UnmarshalJSON(b []byte) error {
 // benchmarks under benchmarks or benchmark, and the range's members.
 func (h *History) UnmarshalJSON(b []byte) error {
 	var w struct {
-		From       opt[timestamp]  `json:"from"`
-		To         opt[timestamp]  `json:"to"`
-		Interval   opt[text]       `json:"interval"`
-		Total      opt[integer]    `json:"total"`
-		Count      opt[integer]    `json:"count"`
-		Truncated  opt[bool]       `json:"truncated"`
-		Snapshots  list[Snapshot]  `json:"snapshots"`
-		History    list[Snapshot]  `json:"history"`
-		Data       list[Snapshot]  `json:"data"`
-		Items      list[Snapshot]  `json:"items"`
-		Results    list[Snapshot]  `json:"results"`
-		Benchmarks list[Benchmark] `json:"benchmarks"`
-		Benchmark  list[Benchmark] `json:"benchmark"`
+		From       lenient.Opt[timestamp]     `json:"from"`
+		To         lenient.Opt[timestamp]     `json:"to"`
+		Interval   lenient.Opt[lenient.Text]  `json:"interval"`
+		Total      lenient.Opt[integer]       `json:"total"`
+		Count      lenient.Opt[integer]       `json:"count"`
+		Truncated  lenient.Opt[bool]          `json:"truncated"`
+		Snapshots  lenient.Field[[]Snapshot]  `json:"snapshots"`
+		History    lenient.Field[[]Snapshot]  `json:"history"`
+		Data       lenient.Field[[]Snapshot]  `json:"data"`
+		Items      lenient.Field[[]Snapshot]  `json:"items"`
+		Results    lenient.Field[[]Snapshot]  `json:"results"`
+		Benchmarks lenient.Field[[]Benchmark] `json:"benchmarks"`
+		Benchmark  lenient.Field[[]Benchmark] `json:"benchmark"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	snaps, found := firstList(w.Snapshots, w.History, w.Data, w.Items, w.Results)
+	snaps, found := lenient.FirstField(w.Snapshots, w.History, w.Data, w.Items, w.Results)
 	total := ints(w.Total)
 	snaps, err := checkList("history", snaps, found, ints(w.Total, w.Count), "snapshots", "history", "data", "items", "results")
 	if err != nil {
 		return err
 	}
-	benchmarks, _ := firstList(w.Benchmarks, w.Benchmark)
+	benchmarks, _ := lenient.FirstField(w.Benchmarks, w.Benchmark)
 	*h = History{
 		Snapshots:  snaps,
 		Benchmarks: benchmarks,
@@ -170,7 +172,7 @@ func (h *History) UnmarshalJSON(b []byte) error {
 		To:         times(w.To),
 		Interval:   texts(w.Interval),
 		Total:      total,
-		Truncated:  first(w.Truncated),
+		Truncated:  lenient.FirstPtr(w.Truncated),
 		Raw:        keepRaw(b),
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // GPUFilter narrows the on-demand price table; an empty field does not filter.
@@ -54,21 +56,21 @@ type Price struct {
 // UnmarshalJSON reads a row under the likely spellings of its members.
 func (p *Price) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Model        opt[text]      `json:"model"`
-		GPU          opt[text]      `json:"gpu"`
-		GPUModel     opt[text]      `json:"gpu_model"`
-		Platform     opt[text]      `json:"platform"`
-		Provider     opt[text]      `json:"provider"`
-		PriceUSDHr   opt[number]    `json:"price_usd_hr"`
-		USDPerHour   opt[number]    `json:"usd_per_hour"`
-		USDHr        opt[number]    `json:"usd_hr"`
-		PricePerHour opt[number]    `json:"price_per_hour"`
-		OnDemand     opt[number]    `json:"on_demand_usd_hr"`
-		Price        opt[number]    `json:"price"`
-		VRAMGB       opt[number]    `json:"vram_gb"`
-		VRAM         opt[number]    `json:"vram"`
-		UpdatedAt    opt[timestamp] `json:"updated_at"`
-		Timestamp    opt[timestamp] `json:"timestamp"`
+		Model        lenient.Opt[lenient.Text] `json:"model"`
+		GPU          lenient.Opt[lenient.Text] `json:"gpu"`
+		GPUModel     lenient.Opt[lenient.Text] `json:"gpu_model"`
+		Platform     lenient.Opt[lenient.Text] `json:"platform"`
+		Provider     lenient.Opt[lenient.Text] `json:"provider"`
+		PriceUSDHr   lenient.Opt[number]       `json:"price_usd_hr"`
+		USDPerHour   lenient.Opt[number]       `json:"usd_per_hour"`
+		USDHr        lenient.Opt[number]       `json:"usd_hr"`
+		PricePerHour lenient.Opt[number]       `json:"price_per_hour"`
+		OnDemand     lenient.Opt[number]       `json:"on_demand_usd_hr"`
+		Price        lenient.Opt[number]       `json:"price"`
+		VRAMGB       lenient.Opt[number]       `json:"vram_gb"`
+		VRAM         lenient.Opt[number]       `json:"vram"`
+		UpdatedAt    lenient.Opt[timestamp]    `json:"updated_at"`
+		Timestamp    lenient.Opt[timestamp]    `json:"timestamp"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -97,23 +99,23 @@ func (t *PriceTable) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w struct {
-		UpdatedAt opt[timestamp] `json:"updated_at"`
-		Updated   opt[timestamp] `json:"last_updated"`
-		Timestamp opt[timestamp] `json:"timestamp"`
-		Currency  opt[text]      `json:"currency"`
-		Unit      opt[text]      `json:"unit"`
-		Count     opt[integer]   `json:"count"`
-		Total     opt[integer]   `json:"total"`
-		Prices    list[Price]    `json:"prices"`
-		GPUs      list[Price]    `json:"gpus"`
-		Data      list[Price]    `json:"data"`
-		Items     list[Price]    `json:"items"`
-		Results   list[Price]    `json:"results"`
+		UpdatedAt lenient.Opt[timestamp]    `json:"updated_at"`
+		Updated   lenient.Opt[timestamp]    `json:"last_updated"`
+		Timestamp lenient.Opt[timestamp]    `json:"timestamp"`
+		Currency  lenient.Opt[lenient.Text] `json:"currency"`
+		Unit      lenient.Opt[lenient.Text] `json:"unit"`
+		Count     lenient.Opt[integer]      `json:"count"`
+		Total     lenient.Opt[integer]      `json:"total"`
+		Prices    lenient.Field[[]Price]    `json:"prices"`
+		GPUs      lenient.Field[[]Price]    `json:"gpus"`
+		Data      lenient.Field[[]Price]    `json:"data"`
+		Items     lenient.Field[[]Price]    `json:"items"`
+		Results   lenient.Field[[]Price]    `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	rows, found := firstList(w.Prices, w.GPUs, w.Data, w.Items, w.Results)
+	rows, found := lenient.FirstField(w.Prices, w.GPUs, w.Data, w.Items, w.Results)
 	rows, err := checkList("price table", rows, found, ints(w.Count, w.Total), "prices", "gpus", "data", "items", "results")
 	if err != nil {
 		return err
@@ -277,17 +279,17 @@ func (l *CheapestList) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w struct {
-		Count    opt[integer]        `json:"count"`
-		Cheapest list[CheapestPrice] `json:"cheapest"`
-		Models   list[CheapestPrice] `json:"models"`
-		Data     list[CheapestPrice] `json:"data"`
-		Items    list[CheapestPrice] `json:"items"`
-		Results  list[CheapestPrice] `json:"results"`
+		Count    lenient.Opt[integer]           `json:"count"`
+		Cheapest lenient.Field[[]CheapestPrice] `json:"cheapest"`
+		Models   lenient.Field[[]CheapestPrice] `json:"models"`
+		Data     lenient.Field[[]CheapestPrice] `json:"data"`
+		Items    lenient.Field[[]CheapestPrice] `json:"items"`
+		Results  lenient.Field[[]CheapestPrice] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	all, found := firstList(w.Cheapest, w.Models, w.Data, w.Items, w.Results)
+	all, found := lenient.FirstField(w.Cheapest, w.Models, w.Data, w.Items, w.Results)
 	all, err := checkList("cheapest prices", all, found, ints(w.Count), "cheapest", "models", "data", "items", "results")
 	if err != nil {
 		return err
@@ -347,32 +349,33 @@ func (p *Platform) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w struct {
-		ID            opt[text]     `json:"id"`
-		Slug          opt[text]     `json:"slug"`
-		Key           opt[text]     `json:"key"`
-		Name          opt[text]     `json:"name"`
-		Kind          opt[text]     `json:"kind"`
-		Type          opt[text]     `json:"type"`
-		Website       opt[text]     `json:"website"`
-		URL           opt[text]     `json:"url"`
-		OnDemandIndex opt[bool]     `json:"on_demand_index"`
-		OnDemand      opt[bool]     `json:"on_demand"`
-		FuturesIndex  opt[bool]     `json:"futures_index"`
-		Futures       opt[bool]     `json:"futures"`
-		Models        opt[[]string] `json:"models"`
-		GPUs          opt[[]string] `json:"gpus"`
+		ID            lenient.Opt[lenient.Text] `json:"id"`
+		Slug          lenient.Opt[lenient.Text] `json:"slug"`
+		Key           lenient.Opt[lenient.Text] `json:"key"`
+		Name          lenient.Opt[lenient.Text] `json:"name"`
+		Kind          lenient.Opt[lenient.Text] `json:"kind"`
+		Type          lenient.Opt[lenient.Text] `json:"type"`
+		Website       lenient.Opt[lenient.Text] `json:"website"`
+		URL           lenient.Opt[lenient.Text] `json:"url"`
+		OnDemandIndex lenient.Opt[bool]         `json:"on_demand_index"`
+		OnDemand      lenient.Opt[bool]         `json:"on_demand"`
+		FuturesIndex  lenient.Opt[bool]         `json:"futures_index"`
+		Futures       lenient.Opt[bool]         `json:"futures"`
+		Models        lenient.Opt[[]string]     `json:"models"`
+		GPUs          lenient.Opt[[]string]     `json:"gpus"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
+	models, _ := lenient.First(w.Models, w.GPUs)
 	*p = Platform{
 		ID:            texts(w.ID, w.Slug, w.Key, w.Name),
 		Name:          texts(w.Name, w.ID, w.Slug),
 		Kind:          texts(w.Kind, w.Type),
 		Website:       texts(w.Website, w.URL),
-		OnDemandIndex: first(w.OnDemandIndex, w.OnDemand),
-		FuturesIndex:  first(w.FuturesIndex, w.Futures),
-		Models:        firstOr(w.Models, w.GPUs),
+		OnDemandIndex: lenient.FirstPtr(w.OnDemandIndex, w.OnDemand),
+		FuturesIndex:  lenient.FirstPtr(w.FuturesIndex, w.Futures),
+		Models:        models,
 		Raw:           keepRaw(b),
 	}
 	return nil
@@ -390,17 +393,17 @@ func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w struct {
-		Count     opt[integer]   `json:"count"`
-		Total     opt[integer]   `json:"total"`
-		Platforms list[Platform] `json:"platforms"`
-		Data      list[Platform] `json:"data"`
-		Items     list[Platform] `json:"items"`
-		Results   list[Platform] `json:"results"`
+		Count     lenient.Opt[integer]      `json:"count"`
+		Total     lenient.Opt[integer]      `json:"total"`
+		Platforms lenient.Field[[]Platform] `json:"platforms"`
+		Data      lenient.Field[[]Platform] `json:"data"`
+		Items     lenient.Field[[]Platform] `json:"items"`
+		Results   lenient.Field[[]Platform] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	all, found := firstList(w.Platforms, w.Data, w.Items, w.Results)
+	all, found := lenient.FirstField(w.Platforms, w.Data, w.Items, w.Results)
 	all, err := checkList("platform directory", all, found, ints(w.Count, w.Total), "platforms", "data", "items", "results")
 	if err != nil {
 		return err
@@ -449,24 +452,24 @@ func (h *Health) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var w struct {
-		Status      opt[text]      `json:"status"`
-		State       opt[text]      `json:"state"`
-		OK          opt[bool]      `json:"ok"`
-		Service     opt[text]      `json:"service"`
-		Name        opt[text]      `json:"name"`
-		Version     opt[text]      `json:"version"`
-		Time        opt[timestamp] `json:"time"`
-		Timestamp   opt[timestamp] `json:"timestamp"`
-		LastRefresh opt[timestamp] `json:"last_refresh"`
-		LastUpdated opt[timestamp] `json:"last_updated"`
-		UpdatedAt   opt[timestamp] `json:"updated_at"`
+		Status      lenient.Opt[lenient.Text] `json:"status"`
+		State       lenient.Opt[lenient.Text] `json:"state"`
+		OK          lenient.Opt[bool]         `json:"ok"`
+		Service     lenient.Opt[lenient.Text] `json:"service"`
+		Name        lenient.Opt[lenient.Text] `json:"name"`
+		Version     lenient.Opt[lenient.Text] `json:"version"`
+		Time        lenient.Opt[timestamp]    `json:"time"`
+		Timestamp   lenient.Opt[timestamp]    `json:"timestamp"`
+		LastRefresh lenient.Opt[timestamp]    `json:"last_refresh"`
+		LastUpdated lenient.Opt[timestamp]    `json:"last_updated"`
+		UpdatedAt   lenient.Opt[timestamp]    `json:"updated_at"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	status := texts(w.Status, w.State)
-	if status == "" && w.OK.v != nil {
-		status = map[bool]string{true: "ok", false: "error"}[*w.OK.v]
+	if ok, set := w.OK.Get(); status == "" && set {
+		status = map[bool]string{true: "ok", false: "error"}[ok]
 	}
 	*h = Health{
 		Status:      status,

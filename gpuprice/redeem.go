@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // Key is an API key issued for a payment, by RedeemKey or BuyKey.
@@ -40,16 +42,16 @@ type keyAnswer struct {
 
 // keyFields are the members of a redemption answer, under their likely spellings.
 type keyFields struct {
-	APIKey    opt[string]    `json:"api_key"`
-	APIKeyCC  opt[string]    `json:"apiKey"`
-	Key       opt[string]    `json:"key"`
-	Token     opt[string]    `json:"token"`
-	Plan      opt[text]      `json:"plan"`
-	Tier      opt[text]      `json:"tier"`
-	ExpiresAt opt[timestamp] `json:"expires_at"`
-	Expires   opt[timestamp] `json:"expires"`
-	Expiry    opt[timestamp] `json:"expiry"`
-	Until     opt[timestamp] `json:"valid_until"`
+	APIKey    lenient.Opt[string]       `json:"api_key"`
+	APIKeyCC  lenient.Opt[string]       `json:"apiKey"`
+	Key       lenient.Opt[string]       `json:"key"`
+	Token     lenient.Opt[string]       `json:"token"`
+	Plan      lenient.Opt[lenient.Text] `json:"plan"`
+	Tier      lenient.Opt[lenient.Text] `json:"tier"`
+	ExpiresAt lenient.Opt[timestamp]    `json:"expires_at"`
+	Expires   lenient.Opt[timestamp]    `json:"expires"`
+	Expiry    lenient.Opt[timestamp]    `json:"expiry"`
+	Until     lenient.Opt[timestamp]    `json:"valid_until"`
 }
 
 // errNoKey is the decoding error of a redemption answer that carries no key.
@@ -59,21 +61,22 @@ var errNoKey = errors.New("redemption: the answer carries no API key (looked for
 func (a *keyAnswer) UnmarshalJSON(b []byte) error {
 	var w struct {
 		keyFields
-		Data opt[keyFields] `json:"data"`
+		Data lenient.Opt[keyFields] `json:"data"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	f := w.keyFields
-	if w.Data.v != nil && first(f.APIKey, f.APIKeyCC, f.Key, f.Token) == nil {
-		f = *w.Data.v
+	key, found := lenient.First(f.APIKey, f.APIKeyCC, f.Key, f.Token)
+	if data, ok := w.Data.Get(); ok && !found {
+		f = data
+		key, _ = lenient.First(f.APIKey, f.APIKeyCC, f.Key, f.Token)
 	}
-	key := first(f.APIKey, f.APIKeyCC, f.Key, f.Token)
-	if key == nil || strings.TrimSpace(*key) == "" {
+	if strings.TrimSpace(key) == "" {
 		return errNoKey
 	}
 	*a = keyAnswer{
-		key:     *key,
+		key:     key,
 		plan:    Plan(strings.ToLower(texts(f.Plan, f.Tier))),
 		expires: times(f.ExpiresAt, f.Expires, f.Expiry, f.Until),
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // The API description shows one body, the cheapest price; every other shape is "not shown".
@@ -16,68 +18,6 @@ import (
 // unexpected type is left unset rather than failing the answer, and the raw JSON is kept
 // beside the decoded values. A list the client cannot find at all is an error, never an
 // empty result.
-
-// opt is a member whose name the API description does not show: set when the answer carried
-// it with the expected type, left unset otherwise (null included) without failing the answer.
-type opt[T any] struct{ v *T }
-
-// UnmarshalJSON sets the value when b decodes as a T and is not null.
-func (o *opt[T]) UnmarshalJSON(b []byte) error {
-	if isNull(b) {
-		return nil
-	}
-	var v T
-	if json.Unmarshal(b, &v) == nil {
-		o.v = &v
-	}
-	return nil
-}
-
-// first returns the value of the first of opts that is set, or nil.
-func first[T any](opts ...opt[T]) *T {
-	for _, o := range opts {
-		if o.v != nil {
-			return o.v
-		}
-	}
-	return nil
-}
-
-// firstOr returns the value of the first of opts that is set, or the zero value.
-func firstOr[T any](opts ...opt[T]) T {
-	if v := first(opts...); v != nil {
-		return *v
-	}
-	var zero T
-	return zero
-}
-
-// list is a member holding a list whose presence matters: set records that the answer
-// carried its name (null leaves the list empty). Its elements decode strictly, so that a
-// list of the wrong shape fails rather than reading as empty.
-type list[T any] struct {
-	v   []T
-	set bool
-}
-
-// UnmarshalJSON records the member and decodes its elements.
-func (l *list[T]) UnmarshalJSON(b []byte) error {
-	l.set = true
-	if isNull(b) {
-		return nil
-	}
-	return json.Unmarshal(b, &l.v)
-}
-
-// firstList returns the first of lists the answer carried, and whether one was.
-func firstList[T any](lists ...list[T]) ([]T, bool) {
-	for _, l := range lists {
-		if l.set {
-			return l.v, true
-		}
-	}
-	return nil, false
-}
 
 // number is a JSON number, also accepted as a numeric string ("2.84").
 type number float64
@@ -104,9 +44,9 @@ func (n *number) UnmarshalJSON(b []byte) error {
 var errNotNumber = errors.New("expected a number")
 
 // floats returns the first set of opts as a *float64.
-func floats(opts ...opt[number]) *float64 {
-	if v := first(opts...); v != nil {
-		f := float64(*v)
+func floats(opts ...lenient.Opt[number]) *float64 {
+	if v, ok := lenient.First(opts...); ok {
+		f := float64(v)
 		return &f
 	}
 	return nil
@@ -129,34 +69,19 @@ func (n *integer) UnmarshalJSON(b []byte) error {
 }
 
 // ints returns the first set of opts as an *int.
-func ints(opts ...opt[integer]) *int {
-	if v := first(opts...); v != nil {
-		i := int(*v)
+func ints(opts ...lenient.Opt[integer]) *int {
+	if v, ok := lenient.First(opts...); ok {
+		i := int(v)
 		return &i
 	}
 	return nil
 }
 
-// text is a string, also accepted as a number (an identifier sent either way).
-type text string
-
-// UnmarshalJSON reads a string or a number.
-func (t *text) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		*t = text(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return errors.New("expected a string or a number")
-	}
-	*t = text(n.String())
-	return nil
-}
-
 // texts returns the first set of opts as a string, "" when none is.
-func texts(opts ...opt[text]) string { return string(firstOr(opts...)) }
+func texts(opts ...lenient.Opt[lenient.Text]) string {
+	t, _ := lenient.First(opts...)
+	return string(t)
+}
 
 // timestamp is a time sent as RFC 3339 text, a date (2026-01-31), or Unix seconds or
 // milliseconds.
@@ -187,16 +112,13 @@ func (t *timestamp) UnmarshalJSON(b []byte) error {
 }
 
 // times returns the first set of opts as a *time.Time.
-func times(opts ...opt[timestamp]) *time.Time {
-	if v := first(opts...); v != nil {
-		tm := time.Time(*v)
+func times(opts ...lenient.Opt[timestamp]) *time.Time {
+	if v, ok := lenient.First(opts...); ok {
+		tm := time.Time(v)
 		return &tm
 	}
 	return nil
 }
-
-// isNull reports whether b is the JSON null.
-func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
 
 // keepRaw returns a copy of b, for a value decoded from a larger body.
 func keepRaw(b []byte) json.RawMessage { return append(json.RawMessage(nil), b...) }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // CommitParams are the parameters of Commit.
@@ -28,9 +30,9 @@ type commitBody struct {
 type commitAnswer struct {
 	envelope
 	commitWire
-	Commit loose[commitValue] `json:"commit"`
-	Data   loose[commitValue] `json:"data"`
-	Result loose[commitValue] `json:"result"`
+	Commit lenient.Opt[commitValue] `json:"commit"`
+	Data   lenient.Opt[commitValue] `json:"data"`
+	Result lenient.Opt[commitValue] `json:"result"`
 }
 
 // check accepts any payload: the API description does not show it.
@@ -60,7 +62,7 @@ func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Com
 		return nil, err
 	}
 	w := &a.commitWire
-	if v, ok := first(a.Commit, a.Data, a.Result); ok {
+	if v, ok := lenient.First(a.Commit, a.Data, a.Result); ok {
 		w = &v.commitWire
 	}
 	cm := w.commit(resp.Body)
@@ -95,16 +97,16 @@ type deployBody struct {
 type deployAnswer struct {
 	envelope
 	deploymentWire
-	Deployment loose[Deployment] `json:"deployment"`
-	Data       loose[Deployment] `json:"data"`
-	Result     loose[Deployment] `json:"result"`
+	Deployment lenient.Opt[Deployment] `json:"deployment"`
+	Data       lenient.Opt[Deployment] `json:"data"`
+	Result     lenient.Opt[Deployment] `json:"result"`
 	merged     Deployment
 }
 
 // check merges the nested deployment with the top-level members and requires preview_url.
 func (a *deployAnswer) check() error {
 	top := a.deploymentWire.deployment(nil)
-	d, ok := first(a.Deployment, a.Data, a.Result)
+	d, ok := lenient.First(a.Deployment, a.Data, a.Result)
 	if !ok {
 		d = top
 	}
@@ -172,18 +174,18 @@ type DeploymentList struct {
 // empty list).
 type deploymentListAnswer struct {
 	envelope
-	Deployments present[[]Deployment] `json:"deployments"`
-	Items       present[[]Deployment] `json:"items"`
-	Results     present[[]Deployment] `json:"results"`
-	Data        loose[[]Deployment]   `json:"data"`
+	Deployments lenient.Field[[]Deployment] `json:"deployments"`
+	Items       lenient.Field[[]Deployment] `json:"items"`
+	Results     lenient.Field[[]Deployment] `json:"results"`
+	Data        lenient.Opt[[]Deployment]   `json:"data"`
 	list        []Deployment
 }
 
 // check finds the list.
 func (a *deploymentListAnswer) check() error {
-	list, ok := firstPresent(a.Deployments, a.Items, a.Results)
-	if !ok && a.Data.set {
-		list, ok = a.Data.v, true
+	list, ok := lenient.FirstField(a.Deployments, a.Items, a.Results)
+	if !ok && a.Data.IsSet() {
+		list, ok = a.Data.Get()
 	}
 	if !ok {
 		return missing("deployment list", "deployments")

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // FileWrite is the answer of PutFile. The API description does not show the answer's members:
@@ -36,9 +38,9 @@ type FileWrite struct {
 type fileWriteAnswer struct {
 	envelope
 	fileEntryWire
-	File   loose[FileEntry] `json:"file"`
-	Data   loose[FileEntry] `json:"data"`
-	Result loose[FileEntry] `json:"result"`
+	File   lenient.Opt[FileEntry] `json:"file"`
+	Data   lenient.Opt[FileEntry] `json:"data"`
+	Result lenient.Opt[FileEntry] `json:"result"`
 }
 
 // check accepts any payload: the API description does not show it.
@@ -46,7 +48,7 @@ func (*fileWriteAnswer) check() error { return nil }
 
 // entry returns the written file's entry as the answer gives it.
 func (a *fileWriteAnswer) entry(path string) FileEntry {
-	if e, ok := first(a.File, a.Data, a.Result); ok {
+	if e, ok := lenient.First(a.File, a.Data, a.Result); ok {
 		return e
 	}
 	return a.fileEntryWire.entry(path, nil)
@@ -134,28 +136,28 @@ type File struct {
 // encoding says "base64") or content_base64.
 type fileContentFields struct {
 	fileEntryWire
-	Content            loose[string] `json:"content"`
-	ContentBase64      loose[string] `json:"content_base64"`
-	ContentBase64Camel loose[string] `json:"contentBase64"`
-	Encoding           loose[string] `json:"encoding"`
+	Content            lenient.Opt[string] `json:"content"`
+	ContentBase64      lenient.Opt[string] `json:"content_base64"`
+	ContentBase64Camel lenient.Opt[string] `json:"contentBase64"`
+	Encoding           lenient.Opt[string] `json:"encoding"`
 }
 
 // hasContent reports whether f carries the content.
 func (f *fileContentFields) hasContent() bool {
-	return f.Content.set || f.ContentBase64.set || f.ContentBase64Camel.set
+	return f.Content.IsSet() || f.ContentBase64.IsSet() || f.ContentBase64Camel.IsSet()
 }
 
 // content decodes the content, reporting how it was carried.
 func (f *fileContentFields) content() ([]byte, Encoding, error) {
-	if b64, ok := first(f.ContentBase64, f.ContentBase64Camel); ok {
+	if b64, ok := lenient.First(f.ContentBase64, f.ContentBase64Camel); ok {
 		b, err := decodeBase64(b64)
 		return b, EncodingBase64, err
 	}
-	if strings.EqualFold(f.Encoding.v, "base64") {
-		b, err := decodeBase64(f.Content.v)
+	if strings.EqualFold(f.Encoding.Or(""), "base64") {
+		b, err := decodeBase64(f.Content.Or(""))
 		return b, EncodingBase64, err
 	}
-	return []byte(f.Content.v), EncodingText, nil
+	return []byte(f.Content.Or("")), EncodingText, nil
 }
 
 // filePart is a nested object of GetFile's answer.
@@ -169,9 +171,9 @@ func (p *filePart) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &p.f
 type fileAnswer struct {
 	envelope
 	fileContentFields
-	File   loose[filePart] `json:"file"`
-	Data   loose[filePart] `json:"data"`
-	Result loose[filePart] `json:"result"`
+	File   lenient.Opt[filePart] `json:"file"`
+	Data   lenient.Opt[filePart] `json:"data"`
+	Result lenient.Opt[filePart] `json:"result"`
 	part   *fileContentFields
 	data   []byte
 	enc    Encoding
@@ -179,9 +181,9 @@ type fileAnswer struct {
 
 // check finds and decodes the content.
 func (a *fileAnswer) check() error {
-	for _, l := range []loose[filePart]{a.File, a.Data, a.Result} {
-		if l.set && l.v.hasContent() {
-			a.part = &l.v.fileContentFields
+	for _, l := range []lenient.Opt[filePart]{a.File, a.Data, a.Result} {
+		if p, ok := l.Get(); ok && p.hasContent() {
+			a.part = &p.fileContentFields
 			break
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // RepoList is the answer of ListRepos.
@@ -25,19 +27,19 @@ type RepoList struct {
 // never reads as an account without repositories (null is an empty list).
 type repoListAnswer struct {
 	envelope
-	Repos        present[[]Repo] `json:"repos"`
-	Repositories present[[]Repo] `json:"repositories"`
-	Items        present[[]Repo] `json:"items"`
-	Results      present[[]Repo] `json:"results"`
-	Data         loose[[]Repo]   `json:"data"`
+	Repos        lenient.Field[[]Repo] `json:"repos"`
+	Repositories lenient.Field[[]Repo] `json:"repositories"`
+	Items        lenient.Field[[]Repo] `json:"items"`
+	Results      lenient.Field[[]Repo] `json:"results"`
+	Data         lenient.Opt[[]Repo]   `json:"data"`
 	list         []Repo
 }
 
 // check finds the list.
 func (a *repoListAnswer) check() error {
-	list, ok := firstPresent(a.Repos, a.Repositories, a.Items, a.Results)
-	if !ok && a.Data.set {
-		list, ok = a.Data.v, true
+	list, ok := lenient.FirstField(a.Repos, a.Repositories, a.Items, a.Results)
+	if !ok && a.Data.IsSet() {
+		list, ok = a.Data.Get()
 	}
 	if !ok {
 		return missing("repository list", "repos")
@@ -82,10 +84,10 @@ type createRepoBody struct {
 type repoAnswer struct {
 	envelope
 	repoWire
-	Repo       loose[Repo] `json:"repo"`
-	Repository loose[Repo] `json:"repository"`
-	Data       loose[Repo] `json:"data"`
-	Result     loose[Repo] `json:"result"`
+	Repo       lenient.Opt[Repo] `json:"repo"`
+	Repository lenient.Opt[Repo] `json:"repository"`
+	Data       lenient.Opt[Repo] `json:"data"`
+	Result     lenient.Opt[Repo] `json:"result"`
 }
 
 // check accepts any payload: the API description does not show it.
@@ -115,7 +117,7 @@ func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, er
 	if err != nil {
 		return nil, err
 	}
-	repo, ok := first(a.Repo, a.Repository, a.Data, a.Result)
+	repo, ok := lenient.First(a.Repo, a.Repository, a.Data, a.Result)
 	if !ok {
 		repo = a.repoWire.repo(nil)
 	}
@@ -137,12 +139,12 @@ func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, er
 // the file list (files, file_list or tree), the branches and the head (head or
 // head_commit).
 type repoInfoMembers struct {
-	Files      present[fileList]   `json:"files"`
-	FileList   present[fileList]   `json:"file_list"`
-	Tree       present[fileList]   `json:"tree"`
-	Branches   present[branchList] `json:"branches"`
-	Head       present[commitRef]  `json:"head"`
-	HeadCommit present[commitRef]  `json:"head_commit"`
+	Files      lenient.Field[fileList]   `json:"files"`
+	FileList   lenient.Field[fileList]   `json:"file_list"`
+	Tree       lenient.Field[fileList]   `json:"tree"`
+	Branches   lenient.Field[branchList] `json:"branches"`
+	Head       lenient.Field[commitRef]  `json:"head"`
+	HeadCommit lenient.Field[commitRef]  `json:"head_commit"`
 }
 
 // repoInfoFields are a repository's record and its information, as one object.
@@ -163,7 +165,7 @@ func (p *repoInfoPart) UnmarshalJSON(b []byte) error {
 	p.raw = keepRaw(b)
 	var name string
 	if json.Unmarshal(b, &name) == nil {
-		p.Name = loose[string]{v: name, set: true}
+		p.Name = lenient.Some(name)
 		return nil
 	}
 	return json.Unmarshal(b, &p.repoInfoFields)
@@ -175,19 +177,19 @@ func (p *repoInfoPart) UnmarshalJSON(b []byte) error {
 type repoInfoAnswer struct {
 	envelope
 	repoInfoFields
-	Repo       loose[repoInfoPart] `json:"repo"`
-	Repository loose[repoInfoPart] `json:"repository"`
-	Data       loose[repoInfoPart] `json:"data"`
-	Result     loose[repoInfoPart] `json:"result"`
+	Repo       lenient.Opt[repoInfoPart] `json:"repo"`
+	Repository lenient.Opt[repoInfoPart] `json:"repository"`
+	Data       lenient.Opt[repoInfoPart] `json:"data"`
+	Result     lenient.Opt[repoInfoPart] `json:"result"`
 	info       RepoInfo
 }
 
 // check finds the members and builds the information.
 func (a *repoInfoAnswer) check() error {
 	parts := []*repoInfoFields{&a.repoInfoFields}
-	for _, l := range []loose[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
-		if l.set {
-			parts = append(parts, &l.v.repoInfoFields)
+	for _, l := range []lenient.Opt[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
+		if p, ok := l.Get(); ok {
+			parts = append(parts, &p.repoInfoFields)
 		}
 	}
 	var files fileList
@@ -196,13 +198,13 @@ func (a *repoInfoAnswer) check() error {
 	var haveFiles, haveBranches, haveHead bool
 	for _, p := range parts {
 		if !haveFiles {
-			files, haveFiles = firstPresent(p.Files, p.FileList, p.Tree)
+			files, haveFiles = lenient.FirstField(p.Files, p.FileList, p.Tree)
 		}
 		if !haveBranches {
-			branches, haveBranches = firstPresent(p.Branches)
+			branches, haveBranches = lenient.FirstField(p.Branches)
 		}
 		if !haveHead {
-			head, haveHead = firstPresent(p.Head, p.HeadCommit)
+			head, haveHead = lenient.FirstField(p.Head, p.HeadCommit)
 		}
 	}
 	switch {
@@ -220,9 +222,9 @@ func (a *repoInfoAnswer) check() error {
 	if a.info.Branches == nil {
 		a.info.Branches = []Branch{}
 	}
-	for _, l := range []loose[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
-		if l.set && (l.v.Name.set || l.v.Slug.set) {
-			a.info.Repo = l.v.repo(l.v.raw)
+	for _, l := range []lenient.Opt[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
+		if p, ok := l.Get(); ok && (p.Name.IsSet() || p.Slug.IsSet()) {
+			a.info.Repo = p.repo(p.raw)
 			return nil
 		}
 	}
@@ -271,9 +273,9 @@ type branchBody struct {
 type branchAnswer struct {
 	envelope
 	branchWire
-	Branch loose[Branch] `json:"branch"`
-	Data   loose[Branch] `json:"data"`
-	Result loose[Branch] `json:"result"`
+	Branch lenient.Opt[Branch] `json:"branch"`
+	Data   lenient.Opt[Branch] `json:"data"`
+	Result lenient.Opt[Branch] `json:"result"`
 }
 
 // check accepts any payload: the API description does not show it.
@@ -301,7 +303,7 @@ func (c *Client) CreateBranch(ctx context.Context, repo string, p *BranchParams)
 	if err != nil {
 		return nil, err
 	}
-	br, ok := first(a.Branch, a.Data, a.Result)
+	br, ok := lenient.First(a.Branch, a.Data, a.Result)
 	if !ok {
 		br = a.branchWire.branch(nil)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sort"
 	"time"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // Visibility is who may see a repository. The API description uses only public; other values
@@ -40,33 +42,33 @@ type Repo struct {
 
 // repoWire is a repository object as sent.
 type repoWire struct {
-	Name               loose[string]    `json:"name"`
-	Slug               loose[string]    `json:"slug"`
-	Description        loose[string]    `json:"description"`
-	Visibility         loose[string]    `json:"visibility"`
-	Private            loose[bool]      `json:"private"`
-	Owner              loose[ownerName] `json:"owner"`
-	DefaultBranch      loose[string]    `json:"default_branch"`
-	DefaultBranchCamel loose[string]    `json:"defaultBranch"`
-	CreatedAt          loose[time.Time] `json:"created_at"`
-	CreatedAtCamel     loose[time.Time] `json:"createdAt"`
-	UpdatedAt          loose[time.Time] `json:"updated_at"`
-	UpdatedAtCamel     loose[time.Time] `json:"updatedAt"`
+	Name               lenient.Opt[string]    `json:"name"`
+	Slug               lenient.Opt[string]    `json:"slug"`
+	Description        lenient.Opt[string]    `json:"description"`
+	Visibility         lenient.Opt[string]    `json:"visibility"`
+	Private            lenient.Opt[bool]      `json:"private"`
+	Owner              lenient.Opt[ownerName] `json:"owner"`
+	DefaultBranch      lenient.Opt[string]    `json:"default_branch"`
+	DefaultBranchCamel lenient.Opt[string]    `json:"defaultBranch"`
+	CreatedAt          lenient.Opt[time.Time] `json:"created_at"`
+	CreatedAtCamel     lenient.Opt[time.Time] `json:"createdAt"`
+	UpdatedAt          lenient.Opt[time.Time] `json:"updated_at"`
+	UpdatedAtCamel     lenient.Opt[time.Time] `json:"updatedAt"`
 }
 
 // repo returns the record, keeping raw as its Raw.
 func (w *repoWire) repo(raw json.RawMessage) Repo {
-	name, _ := first(w.Name, w.Slug)
-	vis, ok := first(w.Visibility)
-	if !ok && w.Private.set {
+	name, _ := lenient.First(w.Name, w.Slug)
+	vis, ok := lenient.First(w.Visibility)
+	if !ok && w.Private.IsSet() {
 		vis = string(Public)
-		if w.Private.v {
+		if w.Private.Or(false) {
 			vis = "private"
 		}
 	}
-	branch, _ := first(w.DefaultBranch, w.DefaultBranchCamel)
+	branch, _ := lenient.First(w.DefaultBranch, w.DefaultBranchCamel)
 	return Repo{
-		Name: name, Description: w.Description.v, Visibility: Visibility(vis), Owner: string(w.Owner.v),
+		Name: name, Description: w.Description.Or(""), Visibility: Visibility(vis), Owner: string(w.Owner.Or("")),
 		DefaultBranch: branch, CreatedAt: timeOf(w.CreatedAt, w.CreatedAtCamel),
 		UpdatedAt: timeOf(w.UpdatedAt, w.UpdatedAtCamel), Raw: raw,
 	}
@@ -96,23 +98,23 @@ type ownerName string
 
 // UnmarshalJSON accepts a string, or an object with login, name, username or id.
 func (o *ownerName) UnmarshalJSON(b []byte) error {
-	var s idText
+	var s lenient.Text
 	if json.Unmarshal(b, &s) == nil {
 		*o = ownerName(s)
 		return nil
 	}
 	var w struct {
-		Login    loose[string] `json:"login"`
-		Name     loose[string] `json:"name"`
-		Username loose[string] `json:"username"`
-		ID       loose[idText] `json:"id"`
+		Login    lenient.Opt[string]       `json:"login"`
+		Name     lenient.Opt[string]       `json:"name"`
+		Username lenient.Opt[string]       `json:"username"`
+		ID       lenient.Opt[lenient.Text] `json:"id"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	name, _ := first(w.Login, w.Username, w.Name)
+	name, _ := lenient.First(w.Login, w.Username, w.Name)
 	if name == "" {
-		name = string(w.ID.v)
+		name = string(w.ID.Or(""))
 	}
 	*o = ownerName(name)
 	return nil
@@ -174,34 +176,34 @@ func (f *FileEntry) IsDir() bool {
 
 // fileEntryWire is a file entry object as sent.
 type fileEntryWire struct {
-	Path     loose[string] `json:"path"`
-	File     loose[string] `json:"file"`
-	Filename loose[string] `json:"filename"`
-	Name     loose[string] `json:"name"`
-	Size     loose[int64]  `json:"size"`
-	Bytes    loose[int64]  `json:"bytes"`
-	Length   loose[int64]  `json:"length"`
-	SHA      loose[string] `json:"sha"`
-	SHA1     loose[string] `json:"sha1"`
-	BlobSHA  loose[string] `json:"blob_sha"`
-	SHA256   loose[string] `json:"sha256"`
-	Hash     loose[string] `json:"hash"`
-	Type     loose[string] `json:"type"`
-	Kind     loose[string] `json:"kind"`
+	Path     lenient.Opt[string] `json:"path"`
+	File     lenient.Opt[string] `json:"file"`
+	Filename lenient.Opt[string] `json:"filename"`
+	Name     lenient.Opt[string] `json:"name"`
+	Size     lenient.Opt[int64]  `json:"size"`
+	Bytes    lenient.Opt[int64]  `json:"bytes"`
+	Length   lenient.Opt[int64]  `json:"length"`
+	SHA      lenient.Opt[string] `json:"sha"`
+	SHA1     lenient.Opt[string] `json:"sha1"`
+	BlobSHA  lenient.Opt[string] `json:"blob_sha"`
+	SHA256   lenient.Opt[string] `json:"sha256"`
+	Hash     lenient.Opt[string] `json:"hash"`
+	Type     lenient.Opt[string] `json:"type"`
+	Kind     lenient.Opt[string] `json:"kind"`
 }
 
 // entry returns the entry, with path as its path when the object names none.
 func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
-	if p, ok := first(w.Path, w.File, w.Filename, w.Name); ok {
+	if p, ok := lenient.First(w.Path, w.File, w.Filename, w.Name); ok {
 		path = p
 	}
 	e := FileEntry{Path: path, Raw: raw}
-	if size, ok := first(w.Size, w.Bytes, w.Length); ok {
+	if size, ok := lenient.First(w.Size, w.Bytes, w.Length); ok {
 		e.Size = &size
 	}
-	e.SHA, _ = first(w.SHA1, w.BlobSHA)
-	e.SHA256 = w.SHA256.v
-	for _, h := range []string{w.SHA.v, w.Hash.v} {
+	e.SHA, _ = lenient.First(w.SHA1, w.BlobSHA)
+	e.SHA256 = w.SHA256.Or("")
+	for _, h := range []string{w.SHA.Or(""), w.Hash.Or("")} {
 		switch len(h) {
 		case 40:
 			if e.SHA == "" {
@@ -213,7 +215,7 @@ func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
 			}
 		}
 	}
-	e.Type, _ = first(w.Type, w.Kind)
+	e.Type, _ = lenient.First(w.Type, w.Kind)
 	return e
 }
 
@@ -260,9 +262,9 @@ func (l *fileList) UnmarshalJSON(b []byte) error {
 		var size int64
 		switch {
 		case json.Unmarshal(raw, &sha) == nil:
-			w.SHA = loose[string]{v: sha, set: true}
+			w.SHA = lenient.Some(sha)
 		case json.Unmarshal(raw, &size) == nil:
-			w.Size = loose[int64]{v: size, set: true}
+			w.Size = lenient.Some(size)
 		default:
 			if err := json.Unmarshal(raw, &w); err != nil {
 				return err
@@ -290,17 +292,17 @@ type Branch struct {
 
 // branchWire is a branch object as sent.
 type branchWire struct {
-	Name   loose[string]    `json:"name"`
-	Branch loose[string]    `json:"branch"`
-	Commit loose[commitRef] `json:"commit"`
-	SHA    loose[commitRef] `json:"sha"`
-	Head   loose[commitRef] `json:"head"`
+	Name   lenient.Opt[string]    `json:"name"`
+	Branch lenient.Opt[string]    `json:"branch"`
+	Commit lenient.Opt[commitRef] `json:"commit"`
+	SHA    lenient.Opt[commitRef] `json:"sha"`
+	Head   lenient.Opt[commitRef] `json:"head"`
 }
 
 // branch returns the branch, keeping raw as its Raw.
 func (w *branchWire) branch(raw json.RawMessage) Branch {
-	name, _ := first(w.Name, w.Branch)
-	commit, _ := first(w.Commit, w.SHA, w.Head)
+	name, _ := lenient.First(w.Name, w.Branch)
+	commit, _ := lenient.First(w.Commit, w.SHA, w.Head)
 	return Branch{Name: name, Commit: string(commit), Raw: raw}
 }
 
@@ -342,9 +344,9 @@ func (l *branchList) UnmarshalJSON(b []byte) error {
 	}
 	out := make([]Branch, 0, len(m))
 	for name, raw := range m {
-		var head loose[commitRef]
+		var head lenient.Opt[commitRef]
 		_ = head.UnmarshalJSON(raw)
-		out = append(out, Branch{Name: name, Commit: string(head.v), Raw: keepRaw(raw)})
+		out = append(out, Branch{Name: name, Commit: string(head.Or("")), Raw: keepRaw(raw)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	*l = out
@@ -357,7 +359,7 @@ type commitRef string
 // UnmarshalJSON accepts a string, a number, or an object with id, sha, commit, commit_id or
 // hash.
 func (c *commitRef) UnmarshalJSON(b []byte) error {
-	var id idText
+	var id lenient.Text
 	if json.Unmarshal(b, &id) == nil {
 		*c = commitRef(id)
 		return nil
@@ -372,15 +374,15 @@ func (c *commitRef) UnmarshalJSON(b []byte) error {
 
 // commitIDs are the likely names of a commit's id.
 type commitIDs struct {
-	ID       loose[idText] `json:"id"`
-	SHA      loose[idText] `json:"sha"`
-	CommitID loose[idText] `json:"commit_id"`
-	Hash     loose[idText] `json:"hash"`
+	ID       lenient.Opt[lenient.Text] `json:"id"`
+	SHA      lenient.Opt[lenient.Text] `json:"sha"`
+	CommitID lenient.Opt[lenient.Text] `json:"commit_id"`
+	Hash     lenient.Opt[lenient.Text] `json:"hash"`
 }
 
 // id returns the first id sent.
 func (w *commitIDs) id() string {
-	id, _ := first(w.ID, w.SHA, w.CommitID, w.Hash)
+	id, _ := lenient.First(w.ID, w.SHA, w.CommitID, w.Hash)
 	return string(id)
 }
 
@@ -406,16 +408,16 @@ type Commit struct {
 // commitWire is a commit object as sent.
 type commitWire struct {
 	commitIDs
-	Branch         loose[string]    `json:"branch"`
-	Message        loose[string]    `json:"message"`
-	Parent         loose[commitRef] `json:"parent"`
-	CreatedAt      loose[time.Time] `json:"created_at"`
-	CreatedAtCamel loose[time.Time] `json:"createdAt"`
+	Branch         lenient.Opt[string]    `json:"branch"`
+	Message        lenient.Opt[string]    `json:"message"`
+	Parent         lenient.Opt[commitRef] `json:"parent"`
+	CreatedAt      lenient.Opt[time.Time] `json:"created_at"`
+	CreatedAtCamel lenient.Opt[time.Time] `json:"createdAt"`
 }
 
 // commit returns the commit, keeping raw as its Raw.
 func (w *commitWire) commit(raw json.RawMessage) Commit {
-	return Commit{ID: w.id(), Branch: w.Branch.v, Message: w.Message.v, Parent: string(w.Parent.v),
+	return Commit{ID: w.id(), Branch: w.Branch.Or(""), Message: w.Message.Or(""), Parent: string(w.Parent.Or("")),
 		CreatedAt: timeOf(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
 }
 
@@ -424,9 +426,9 @@ type commitValue struct{ commitWire }
 
 // UnmarshalJSON accepts an object or an id.
 func (c *commitValue) UnmarshalJSON(b []byte) error {
-	var id idText
+	var id lenient.Text
 	if json.Unmarshal(b, &id) == nil {
-		c.ID = loose[idText]{v: id, set: true}
+		c.ID = lenient.Some(id)
 		return nil
 	}
 	return json.Unmarshal(b, &c.commitWire)
@@ -457,26 +459,26 @@ type Deployment struct {
 
 // deploymentWire is a deployment object as sent.
 type deploymentWire struct {
-	ID              loose[idText]    `json:"id"`
-	DeploymentID    loose[idText]    `json:"deployment_id"`
-	Commit          loose[commitRef] `json:"commit"`
-	CommitID        loose[commitRef] `json:"commit_id"`
-	Message         loose[string]    `json:"message"`
-	PreviewURL      loose[string]    `json:"preview_url"`
-	PreviewURLCamel loose[string]    `json:"previewUrl"`
-	Status          loose[string]    `json:"status"`
-	State           loose[string]    `json:"state"`
-	CreatedAt       loose[time.Time] `json:"created_at"`
-	CreatedAtCamel  loose[time.Time] `json:"createdAt"`
+	ID              lenient.Opt[lenient.Text] `json:"id"`
+	DeploymentID    lenient.Opt[lenient.Text] `json:"deployment_id"`
+	Commit          lenient.Opt[commitRef]    `json:"commit"`
+	CommitID        lenient.Opt[commitRef]    `json:"commit_id"`
+	Message         lenient.Opt[string]       `json:"message"`
+	PreviewURL      lenient.Opt[string]       `json:"preview_url"`
+	PreviewURLCamel lenient.Opt[string]       `json:"previewUrl"`
+	Status          lenient.Opt[string]       `json:"status"`
+	State           lenient.Opt[string]       `json:"state"`
+	CreatedAt       lenient.Opt[time.Time]    `json:"created_at"`
+	CreatedAtCamel  lenient.Opt[time.Time]    `json:"createdAt"`
 }
 
 // deployment returns the deployment, keeping raw as its Raw.
 func (w *deploymentWire) deployment(raw json.RawMessage) Deployment {
-	id, _ := first(w.ID, w.DeploymentID)
-	commit, _ := first(w.Commit, w.CommitID)
-	preview, _ := first(w.PreviewURL, w.PreviewURLCamel)
-	status, _ := first(w.Status, w.State)
-	return Deployment{ID: string(id), Commit: string(commit), Message: w.Message.v, PreviewURL: preview,
+	id, _ := lenient.First(w.ID, w.DeploymentID)
+	commit, _ := lenient.First(w.Commit, w.CommitID)
+	preview, _ := lenient.First(w.PreviewURL, w.PreviewURLCamel)
+	status, _ := lenient.First(w.Status, w.State)
+	return Deployment{ID: string(id), Commit: string(commit), Message: w.Message.Or(""), PreviewURL: preview,
 		Status: status, CreatedAt: timeOf(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
 }
 
@@ -494,8 +496,8 @@ func (d *Deployment) UnmarshalJSON(b []byte) error {
 }
 
 // timeOf returns the first of ts that is set, or nil.
-func timeOf(ts ...loose[time.Time]) *time.Time {
-	if t, ok := first(ts...); ok {
+func timeOf(ts ...lenient.Opt[time.Time]) *time.Time {
+	if t, ok := lenient.First(ts...); ok {
 		return &t
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // The API description names only the envelope (ok, error), preview_url and the members of
@@ -23,7 +25,7 @@ type envelope struct {
 	// Error is the envelope's error: a text, or an object with a code and a message.
 	Error json.RawMessage `json:"error"`
 	// Code is a top-level code some services send beside the error text.
-	Code loose[idText] `json:"code"`
+	Code lenient.Opt[lenient.Text] `json:"code"`
 }
 
 // env returns e; wire types get it by embedding envelope.
@@ -39,7 +41,7 @@ type answer interface {
 // failure returns the code and the text of an envelope's error: a text is the message, an
 // object gives its code and message (or error, or detail).
 func (e *envelope) failure() (code, message string) {
-	code = string(e.Code.v)
+	code = string(e.Code.Or(""))
 	raw := bytes.TrimSpace(e.Error)
 	if len(raw) == 0 || string(raw) == "null" {
 		return code, ""
@@ -49,16 +51,16 @@ func (e *envelope) failure() (code, message string) {
 		return code, text
 	}
 	var obj struct {
-		Code    loose[idText] `json:"code"`
-		Message loose[string] `json:"message"`
-		Error   loose[string] `json:"error"`
-		Detail  loose[string] `json:"detail"`
+		Code    lenient.Opt[lenient.Text] `json:"code"`
+		Message lenient.Opt[string]       `json:"message"`
+		Error   lenient.Opt[string]       `json:"error"`
+		Detail  lenient.Opt[string]       `json:"detail"`
 	}
 	if json.Unmarshal(raw, &obj) == nil {
-		if c := string(obj.Code.v); c != "" {
+		if c := string(obj.Code.Or("")); c != "" {
 			code = c
 		}
-		message, _ = first(obj.Message, obj.Error, obj.Detail)
+		message, _ = lenient.First(obj.Message, obj.Error, obj.Detail)
 		return code, message
 	}
 	return code, string(raw)
@@ -137,85 +139,6 @@ func decodeErrorBody(body []byte) (code, message string) {
 		return env.failure()
 	}
 	return httpcore.DecodeErrorBody(body)
-}
-
-// loose is a member whose name the API description does not show: set when the answer carried
-// it with the expected type, and otherwise left unset without failing the answer (the raw body
-// keeps it). null leaves it unset.
-type loose[T any] struct {
-	v   T
-	set bool
-}
-
-// UnmarshalJSON sets the value when b decodes as a T and is not null.
-func (l *loose[T]) UnmarshalJSON(b []byte) error {
-	if isNull(b) {
-		return nil
-	}
-	var v T
-	if json.Unmarshal(b, &v) == nil {
-		l.v, l.set = v, true
-	}
-	return nil
-}
-
-// first returns the value of the first of vals that is set, and whether one was.
-func first[T any](vals ...loose[T]) (T, bool) {
-	for _, l := range vals {
-		if l.set {
-			return l.v, true
-		}
-	}
-	var zero T
-	return zero, false
-}
-
-// present is a member whose presence matters: set records that the answer carried its name,
-// even with null (which leaves the value zero). A value of another type fails the answer.
-type present[T any] struct {
-	v   T
-	set bool
-}
-
-// UnmarshalJSON records the member and decodes its value strictly.
-func (p *present[T]) UnmarshalJSON(b []byte) error {
-	p.set = true
-	if isNull(b) {
-		return nil
-	}
-	return json.Unmarshal(b, &p.v)
-}
-
-// firstPresent returns the first of vals whose member was carried, and whether one was.
-func firstPresent[T any](vals ...present[T]) (T, bool) {
-	for _, p := range vals {
-		if p.set {
-			return p.v, true
-		}
-	}
-	var zero T
-	return zero, false
-}
-
-// isNull reports whether b is the JSON null.
-func isNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
-
-// idText is an identifier sent as a JSON string or number.
-type idText string
-
-// UnmarshalJSON accepts a string or a number.
-func (t *idText) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		*t = idText(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return errors.New("expected a string or a number")
-	}
-	*t = idText(n.String())
-	return nil
 }
 
 // missing is the decoding error of a member the API description names.
