@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"runtime"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/benchcmp"
 )
 
 // floorChart is what a hand-written client would decode: the fields the API description
@@ -52,14 +52,6 @@ func floorGet(hc *http.Client, base string, id int, key string) error {
 	return json.NewDecoder(resp.Body).Decode(&ch)
 }
 
-// floorClient is the hand-written client's *http.Client, with as many idle connections per
-// host as goroutines in the concurrent benchmark (net/http's default keeps 2).
-func floorClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t}
-}
-
 // benchServer is a fake whose quotas the benchmark cannot exhaust, and a key for it.
 func benchServer(b *testing.B) (*chartdifftest.Server, string) {
 	srv := chartdifftest.NewServer(chartdifftest.WithQuotas(chartdifftest.Quotas{
@@ -70,58 +62,24 @@ func benchServer(b *testing.B) (*chartdifftest.Server, string) {
 }
 
 // BenchmarkChart compares Client.Chart with the hand-written floor on the same fake: one
-// goroutine, then 64 sharing one client. conns/op·1e6 is not reported; "conns" is the number
-// of TCP connections the server accepted during the run.
+// goroutine, then 64 sharing one client. "conns" is the number of TCP connections the server
+// accepted during the run.
 //
 //	go test -run='^$' -bench=Chart -benchmem -count=10 ./chartdiff
 func BenchmarkChart(b *testing.B) {
 	const chartID = 7
 	srv, key := benchServer(b)
-	newSDK := func(b *testing.B) *chartdiff.Client {
-		c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(key))
-		if err != nil {
-			b.Fatal(err)
-		}
-		return c
-	}
-	run := func(b *testing.B, parallel bool, call func() error) {
-		before := srv.Connections()
-		b.ReportAllocs()
-		b.ResetTimer()
-		if !parallel {
-			for range b.N {
-				if err := call(); err != nil {
-					b.Fatal(err)
-				}
+	benchcmp.Run(b, func() int64 { return int64(srv.Connections()) }, benchcmp.Calls{
+		SDK: func(b *testing.B) func() error {
+			c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(key))
+			if err != nil {
+				b.Fatal(err)
 			}
-		} else {
-			b.SetParallelism((64 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if err := call(); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		}
-		b.StopTimer()
-		b.ReportMetric(float64(srv.Connections()-before), "conns")
-	}
-	b.Run("sdk", func(b *testing.B) {
-		c := newSDK(b)
-		run(b, false, func() error { _, err := c.Chart(b.Context(), chartID); return err })
-	})
-	b.Run("floor", func(b *testing.B) {
-		hc := floorClient()
-		run(b, false, func() error { return floorGet(hc, srv.URL, chartID, key) })
-	})
-	b.Run("sdk-64", func(b *testing.B) {
-		c := newSDK(b)
-		run(b, true, func() error { _, err := c.Chart(b.Context(), chartID); return err })
-	})
-	b.Run("floor-64", func(b *testing.B) {
-		hc := floorClient()
-		run(b, true, func() error { return floorGet(hc, srv.URL, chartID, key) })
+			return func() error { _, err := c.Chart(b.Context(), chartID); return err }
+		},
+		Floor: func(*testing.B) func() error {
+			hc := benchcmp.FloorClient()
+			return func() error { return floorGet(hc, srv.URL, chartID, key) }
+		},
 	})
 }

@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync/atomic"
 	"testing"
 
+	"github.com/agentapis/sdk/internal/benchcmp"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -114,7 +111,7 @@ func floorProductRequest(hc *http.Client, base, key, asin string) error {
 
 // benchServer answers every request with the recorded ProductRequest answer (a full product
 // with its trends, as a list of one) and counts the TCP connections it accepts.
-func benchServer(b *testing.B) (*httptest.Server, *atomic.Int64) {
+func benchServer(b *testing.B) *benchcmp.Server {
 	raw, err := os.ReadFile(filepath.Join("testdata", "fixtures", "product.json"))
 	if err != nil {
 		b.Fatal(err)
@@ -132,19 +129,10 @@ func benchServer(b *testing.B) (*httptest.Server, *atomic.Int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return benchcmp.NewServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		_, _ = w.Write(body)
 	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	b.Cleanup(srv.Close)
-	return srv, &conns
 }
 
 // BenchmarkProduct compares Client.Product with the hand-written floor on the same server:
@@ -155,57 +143,18 @@ func benchServer(b *testing.B) (*httptest.Server, *atomic.Int64) {
 //	go test -run='^$' -bench=Product -benchmem -count=10 ./productdata
 func BenchmarkProduct(b *testing.B) {
 	const key, asin = testKey, "B0CVM8TXHP"
-	srv, conns := benchServer(b)
-	newSDK := func(b *testing.B) *productdata.Client {
-		c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(key), productdata.WithRequestsPerMinute(0))
-		if err != nil {
-			b.Fatal(err)
-		}
-		return c
-	}
-	floorClient := func() *http.Client {
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = 64
-		return &http.Client{Transport: t}
-	}
-	run := func(b *testing.B, parallel bool, call func() error) {
-		before := conns.Load()
-		b.ReportAllocs()
-		b.ResetTimer()
-		if !parallel {
-			for range b.N {
-				if err := call(); err != nil {
-					b.Fatal(err)
-				}
+	srv := benchServer(b)
+	benchcmp.Run(b, srv.Connections, benchcmp.Calls{
+		SDK: func(b *testing.B) func() error {
+			c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(key), productdata.WithRequestsPerMinute(0))
+			if err != nil {
+				b.Fatal(err)
 			}
-		} else {
-			b.SetParallelism((64 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					if err := call(); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		}
-		b.StopTimer()
-		b.ReportMetric(float64(conns.Load()-before), "conns")
-	}
-	b.Run("sdk", func(b *testing.B) {
-		c := newSDK(b)
-		run(b, false, func() error { _, err := c.Product(b.Context(), productdata.AmazonUS, asin); return err })
-	})
-	b.Run("floor", func(b *testing.B) {
-		hc := floorClient()
-		run(b, false, func() error { return floorProductRequest(hc, srv.URL, key, asin) })
-	})
-	b.Run("sdk-64", func(b *testing.B) {
-		c := newSDK(b)
-		run(b, true, func() error { _, err := c.Product(b.Context(), productdata.AmazonUS, asin); return err })
-	})
-	b.Run("floor-64", func(b *testing.B) {
-		hc := floorClient()
-		run(b, true, func() error { return floorProductRequest(hc, srv.URL, key, asin) })
+			return func() error { _, err := c.Product(b.Context(), productdata.AmazonUS, asin); return err }
+		},
+		Floor: func(*testing.B) func() error {
+			hc := benchcmp.FloorClient()
+			return func() error { return floorProductRequest(hc, srv.URL, key, asin) }
+		},
 	})
 }

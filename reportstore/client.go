@@ -46,7 +46,7 @@ func New(opts ...Option) (*Client, error) {
 	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL}
 	base := cfg.HTTPClient()
 	if base == nil {
-		base = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		base = &http.Client{Transport: httpcore.DefaultTransport()}
 	}
 	next := base.Transport
 	if next == nil {

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 )
@@ -23,8 +25,9 @@ type Server struct {
 	// URL + "/api/v1" and published sites under URL + "/site/".
 	URL string
 
-	ts  *httptest.Server
-	cfg config // fixed after NewServer, except the failure share and seed (under mu)
+	ts    *httptest.Server
+	conns atomic.Int64 // TCP connections accepted
+	cfg   config       // fixed after NewServer, except the failure share and seed (under mu)
 
 	mu       sync.Mutex
 	accounts map[string]string // token -> owner
@@ -45,10 +48,20 @@ func NewServer(opts ...Option) *Server {
 	for _, a := range cfg.accounts {
 		s.AddAccount(a.token, a.owner)
 	}
-	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.ts.Start()
 	s.URL = s.ts.URL
 	return s
 }
+
+// Connections returns how many TCP connections the server has accepted, so that tests and
+// benchmarks can check that a client reuses its connections.
+func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // Close shuts the server down.
 func (s *Server) Close() { s.ts.Close() }

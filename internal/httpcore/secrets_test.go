@@ -190,6 +190,7 @@ func TestSecretsScrubbedInAnyLetterCaseAndFromKeptHeaders(t *testing.T) {
 	const token = "Tok-AbCdEf0123456789"
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Echo", "your token was "+strings.ToUpper(token))
+		w.Header().Set("X-Request-Id", strings.ToLower(token))
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write([]byte(`{"error":"bad_token","message":"got ` + strings.ToLower(token) + `"}`))
 	})
@@ -201,6 +202,7 @@ func TestSecretsScrubbedInAnyLetterCaseAndFromKeptHeaders(t *testing.T) {
 		assert.NotContains(t, strings.ToLower(form), strings.ToLower(token))
 	}
 	assert.Contains(t, ae.Header.Get("X-Echo"), "[REDACTED]", "the header is kept, scrubbed")
+	assert.Equal(t, "[REDACTED]", ae.RequestID, "a request id echoing the token is scrubbed")
 }
 
 func TestRedactorKeepsOffsetsAndNonASCII(t *testing.T) {

@@ -366,7 +366,7 @@ func TestReferenceFetchClientPaysGoPaywall(t *testing.T) {
 		Address string `json:"address"`
 		jsPayment
 	}
-	runJSClient(ctx, t, node, jsPayerKey, "pay", srv.URL+"/report", &out)
+	runJSClient(ctx, t, node, jsPayerKey, &out, "pay", srv.URL+"/report")
 
 	assert.Equal(t, jsPayerAddr, out.Address, "viem and the Go signer must derive the same address")
 	require.Equal(t, http.StatusOK, out.Status, "body: %s", out.Body)
@@ -394,7 +394,7 @@ func TestGoPaywallRefusesForgedReferencePayments(t *testing.T) {
 		Address string               `json:"address"`
 		Results map[string]jsPayment `json:"results"`
 	}
-	runJSClient(ctx, t, node, jsPayerKey, "attack", srv.URL+"/report", &out)
+	runJSClient(ctx, t, node, jsPayerKey, &out, "attack", srv.URL+"/report")
 	assert.Equal(t, jsPayerAddr, out.Address)
 
 	valid, ok := out.Results["valid"]

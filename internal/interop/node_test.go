@@ -25,7 +25,7 @@ const keyEnv = "X402_INTEROP_PRIVATE_KEY"
 // requireNode returns the path of the node binary. It skips the test when node
 // is not installed, and when the JavaScript dependencies are not installed,
 // except in CI (the CI environment variable is set) where that is a failure.
-func requireNode(t *testing.T) string {
+func requireNode(t testing.TB) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -104,7 +104,7 @@ type jsServer struct {
 
 // startJSServer starts server.mjs and waits for the line announcing its
 // address. The process is stopped (stdin closed) when the test ends.
-func startJSServer(ctx context.Context, t *testing.T, node string, cfg jsServerConfig) *jsServer {
+func startJSServer(ctx context.Context, t testing.TB, node string, cfg jsServerConfig) *jsServer {
 	t.Helper()
 	arg, err := json.Marshal(cfg)
 	require.NoError(t, err)
@@ -162,11 +162,13 @@ func firstLine(s string) []byte {
 	return b
 }
 
-// runJSClient runs client.mjs in the given mode against url with the private
-// key passed through the environment, and decodes its JSON output into out.
-func runJSClient(ctx context.Context, t *testing.T, node, key, mode, url string, out any) {
+// runJSClient runs client.mjs with args (the mode, the URL, and the mode's
+// further arguments) with the private key passed through the environment, and
+// decodes its JSON output into out.
+func runJSClient(ctx context.Context, t testing.TB, node, key string, out any, args ...string) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, node, "client.mjs", mode, url)
+	mode := args[0]
+	cmd := exec.CommandContext(ctx, node, append([]string{"client.mjs"}, args...)...)
 	cmd.Dir = jsDir
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = append(os.Environ(), keyEnv+"="+key)

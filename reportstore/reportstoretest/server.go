@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentapis/sdk/reportstore"
@@ -42,6 +43,7 @@ type Server struct {
 	URL string
 
 	srv      *httptest.Server
+	conns    atomic.Int64 // TCP connections accepted
 	fac      *x402test.Facilitator
 	products []*product
 	byID     map[string]*product
@@ -188,10 +190,20 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
 	})
-	s.srv = httptest.NewServer(s.delay(mux))
+	s.srv = httptest.NewUnstartedServer(s.delay(mux))
+	s.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.srv.Start()
 	s.URL = s.srv.URL
 	return s
 }
+
+// Connections returns how many TCP connections the store has accepted, so that tests and
+// benchmarks can check that a client reuses its connections.
+func (s *Server) Connections() int { return int(s.conns.Load()) }
 
 // Close shuts the store down.
 func (s *Server) Close() { s.srv.Close() }

@@ -18,6 +18,12 @@
 //       expired         a validly signed authorization whose validBefore is past
 //       not-yet-valid   a validly signed authorization whose validAfter is in the future
 //     and prints {"address", "results": {"<case>": {"status", "error", "paymentResponse"}}}.
+//
+//   node client.mjs bench <url> <n>
+//     Pays <url> once to warm up, then n times more with the same wrapFetchWithPayment, each
+//     payment with a fresh nonce, checking every answer is a 200 with a successful
+//     PAYMENT-RESPONSE; prints {"address", "n", "elapsedNs"}, the time of the n fetches alone
+//     (the process's start-up and the warm-up are not in it).
 
 import { wrapFetchWithPayment, x402Client, x402HTTPClient, decodePaymentResponseHeader } from "@x402/fetch";
 import { registerExactEvmScheme } from "@x402/evm/exact/client";
@@ -28,7 +34,7 @@ import { privateKeyToAccount } from "viem/accounts";
 const [mode, url] = process.argv.slice(2);
 const key = process.env.X402_INTEROP_PRIVATE_KEY;
 if (!mode || !url || !key) {
-  console.error("usage: X402_INTEROP_PRIVATE_KEY=0x… node client.mjs pay|attack <url>");
+  console.error("usage: X402_INTEROP_PRIVATE_KEY=0x… node client.mjs pay|attack|bench <url> [n]");
   process.exit(2);
 }
 
@@ -171,8 +177,35 @@ async function attack() {
   return { address: account.address, results };
 }
 
+// paidFetch pays url once with fetchWithPayment and fails unless the payment settled.
+async function paidFetch(fetchWithPayment) {
+  const response = await fetchWithPayment(url, { method: "GET" });
+  await response.arrayBuffer();
+  const receipt = decodeHeader(response, "PAYMENT-RESPONSE", decodePaymentResponseHeader);
+  if (response.status !== 200 || !receipt?.success) {
+    throw new Error(`paid fetch: status ${response.status}, receipt ${JSON.stringify(receipt)}`);
+  }
+}
+
+async function bench() {
+  const n = Number(process.argv[4]);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new Error(`bench needs a positive number of fetches, got ${process.argv[4]}`);
+  }
+  const fetchWithPayment = wrapFetchWithPayment(fetch, client);
+  await paidFetch(fetchWithPayment);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) {
+    await paidFetch(fetchWithPayment);
+  }
+  const elapsedNs = Number(process.hrtime.bigint() - start);
+  return { address: account.address, n, elapsedNs };
+}
+
+const modes = { pay, attack, bench };
+
 try {
-  const result = mode === "attack" ? await attack() : mode === "pay" ? await pay() : null;
+  const result = modes[mode] ? await modes[mode]() : null;
   if (!result) {
     throw new Error(`unknown mode ${mode}`);
   }

@@ -1,0 +1,14 @@
+package hosting_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/agentapis/sdk/internal/secretscan"
+)
+
+// scan checks that no credential, token or signature the suite uses ever reaches a log line
+// or an error string.
+var scan = secretscan.New()
+
+func TestMain(m *testing.M) { os.Exit(secretscan.Main(m, scan)) }

@@ -1,0 +1,108 @@
+package hosting_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/benchcmp"
+)
+
+// floorFile is what a hand-written client would decode from GET
+// /api/v1/repos/<name>/files/<path>: the envelope and the members GetFile reads.
+type floorFile struct {
+	OK            bool    `json:"ok"`
+	Error         string  `json:"error"`
+	Path          string  `json:"path"`
+	Size          *int64  `json:"size"`
+	SHA           string  `json:"sha"`
+	Content       *string `json:"content"`
+	ContentBase64 *string `json:"content_base64"`
+}
+
+// floorGetFile is the hand-written GetFile: the same endpoint and headers, net/http and
+// encoding/json, nothing else. It returns the file's bytes as GetFile does.
+func floorGetFile(hc *http.Client, base, token, repo, path string) ([]byte, error) {
+	req, err := http.NewRequest(http.MethodGet, base+"/api/v1/repos/"+repo+"/files/"+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "floor/1.0")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var f floorFile
+	if err := json.NewDecoder(resp.Body).Decode(&f); err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK || !f.OK {
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, f.Error)
+	}
+	switch {
+	case f.ContentBase64 != nil:
+		return base64.StdEncoding.DecodeString(*f.ContentBase64)
+	case f.Content != nil:
+		return []byte(*f.Content), nil
+	}
+	return nil, fmt.Errorf("no content")
+}
+
+// BenchmarkGetFile compares Client.GetFile with the hand-written floor on the same fake: one
+// goroutine, then 64 sharing one client. GetFile is the typical read of this API (a
+// publisher reads back what it wrote; its answer has the envelope, the entry and the
+// content, where GetRepo's is a listing). The file is a 4 KiB HTML page, which the fake
+// answers as text. "conns" is the number of TCP connections the server accepted during the
+// run.
+//
+//	go test -run='^$' -bench=GetFile -benchmem -count=10 ./hosting
+func BenchmarkGetFile(b *testing.B) {
+	const repo, path = "bench-read", "docs/index.html"
+	srv := hostingtest.NewServer()
+	b.Cleanup(srv.Close)
+	page := []byte("<!doctype html><title>bench</title>" + strings.Repeat("<p>a paragraph of the page.</p>\n", 128))[:4096]
+	newSDK := func(b *testing.B) *hosting.Client {
+		c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	setup := newSDK(b)
+	if _, err := setup.CreateRepo(b.Context(), &hosting.CreateRepoParams{Name: repo}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := setup.PutFile(b.Context(), repo, path, page); err != nil {
+		b.Fatal(err)
+	}
+	benchcmp.Run(b, func() int64 { return int64(srv.Connections()) }, benchcmp.Calls{
+		SDK: func(b *testing.B) func() error {
+			c := newSDK(b)
+			return func() error {
+				f, err := c.GetFile(b.Context(), repo, path)
+				if err == nil && len(f.Content) != len(page) {
+					err = fmt.Errorf("read %d bytes, want %d", len(f.Content), len(page))
+				}
+				return err
+			}
+		},
+		Floor: func(*testing.B) func() error {
+			hc := benchcmp.FloorClient()
+			return func() error {
+				data, err := floorGetFile(hc, srv.URL, hostingtest.DefaultToken, repo, path)
+				if err == nil && len(data) != len(page) {
+					err = fmt.Errorf("read %d bytes, want %d", len(data), len(page))
+				}
+				return err
+			}
+		},
+	})
+}
