@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/benchcmp"
 )
 
 // floorCheapest is what a hand-written client would decode: the fields the API description
@@ -41,34 +42,28 @@ func floorGet(hc *http.Client, base, key string) error {
 	return json.NewDecoder(resp.Body).Decode(&p)
 }
 
-// BenchmarkCheapest compares Client.Cheapest with the hand-written floor on the same fake,
-// with an Unlimited key so that no quota interferes.
+// BenchmarkCheapest compares Client.Cheapest with the hand-written floor on the same fake:
+// one goroutine, then 64 sharing one client. Both send an Unlimited key (the SDK with
+// WithKeyOnFreeEndpoints), so that no daily quota interferes. "conns" is the number of TCP
+// connections the price API accepted during the run.
 //
 //	go test -run='^$' -bench=Cheapest -benchmem -count=10 ./gpuprice
 func BenchmarkCheapest(b *testing.B) {
 	srv := gpupricetest.NewServer()
 	b.Cleanup(srv.Close)
 	key := srv.IssueKey(gpupricetest.PlanUnlimited, srv.Now().AddDate(1, 0, 0))
-	b.Run("sdk", func(b *testing.B) {
-		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := c.Cheapest(b.Context(), "H100"); err != nil {
+	benchcmp.Run(b, func() int64 { return int64(srv.Connections()) }, benchcmp.Calls{
+		SDK: func(b *testing.B) func() error {
+			c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key), gpuprice.WithKeyOnFreeEndpoints())
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
-	b.Run("floor", func(b *testing.B) {
-		hc := &http.Client{}
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := floorGet(hc, srv.URL, key); err != nil {
-				b.Fatal(err)
-			}
-		}
+			return func() error { _, err := c.Cheapest(b.Context(), "H100"); return err }
+		},
+		Floor: func(b *testing.B) func() error {
+			hc := benchcmp.FloorClient()
+			return func() error { return floorGet(hc, srv.URL, key) }
+		},
 	})
 }
 

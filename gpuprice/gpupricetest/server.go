@@ -2,12 +2,14 @@ package gpupricetest
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -26,7 +28,9 @@ type Server struct {
 	Treasury solana.PublicKey
 
 	api *httptest.Server
-	rpc *httptest.Server
+	// apiConns counts the TCP connections the price API accepted.
+	apiConns atomic.Int64
+	rpc      *httptest.Server
 
 	mu       sync.Mutex
 	cfg      config
@@ -98,11 +102,21 @@ func NewServer(opts ...Option) *Server {
 	if cfg.treasuryATA {
 		s.chain.fund(USDCMint, s.Treasury, 0)
 	}
-	s.api = httptest.NewServer(http.HandlerFunc(s.serveAPI))
+	s.api = httptest.NewUnstartedServer(http.HandlerFunc(s.serveAPI))
+	s.api.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.apiConns.Add(1)
+		}
+	}
+	s.api.Start()
 	s.rpc = httptest.NewServer(http.HandlerFunc(s.serveRPC))
 	s.URL, s.RPCURL = s.api.URL, s.rpc.URL
 	return s
 }
+
+// Connections returns how many TCP connections the price API has accepted, so that tests and
+// benchmarks can check how a client reuses them.
+func (s *Server) Connections() int { return int(s.apiConns.Load()) }
 
 // Close shuts both servers down.
 func (s *Server) Close() {
