@@ -132,6 +132,11 @@ func parseEnvelope(body []byte, target any) (parsed, error) {
 	if err != nil {
 		return parsed{}, err
 	}
+	if list, ok := target.(*productsData); ok {
+		if p, ok := parseProducts(body, list); ok {
+			return p, nil
+		}
+	}
 	var w wireEnvelope
 	w.Data.code, w.Data.target = &w.Code, target
 	if err := json.Unmarshal(body, &w); err != nil {
