@@ -13,10 +13,11 @@
 // # Configuration and environment
 //
 // New takes options: WithBaseURL, WithAPIKey, WithHTTPClient, WithLogger, WithRetry,
-// WithUserAgent, WithRPCURL, WithRPCClient, WithRedeemPath and WithConfirmTimeout. Without
-// WithBaseURL the base URL comes from GPUPRICE_URL, and then GPUPRICE_API_KEY supplies the
-// key; with WithBaseURL the environment's key is ignored. The Solana node comes from
-// WithRPCClient, WithRPCURL or SOLANA_RPC_URL, and is used by BuyKey only.
+// WithUserAgent, WithKeyOnFreeEndpoints, WithRPCURL, WithRPCClient, WithRedeemPath and
+// WithConfirmTimeout. Without WithBaseURL the base URL comes from GPUPRICE_URL, and then
+// GPUPRICE_API_KEY supplies the key; with WithBaseURL the environment's key is ignored. The
+// Solana node comes from WithRPCClient, WithRPCURL or SOLANA_RPC_URL, and is used by BuyKey
+// only.
 //
 // # Decoding
 //

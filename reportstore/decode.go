@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The store's API description does not show its response bodies, so the free operations
@@ -130,6 +131,14 @@ func scalarText(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "", false
+	}
+	// A number, or a string without escapes in valid UTF-8, reads as its own bytes: the
+	// same text encoding/json gives, without its allocations.
+	if c := raw[0]; (c == '-' || c >= '0' && c <= '9') && json.Valid(raw) {
+		return string(raw), true
+	}
+	if raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && json.Valid(raw) {
+		return string(raw[1 : len(raw)-1]), true
 	}
 	if raw[0] == '"' {
 		var s string

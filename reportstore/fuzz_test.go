@@ -2,6 +2,7 @@ package reportstore
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,6 +78,42 @@ func FuzzScanRecords(f *testing.F) {
 		}
 		if errs > 1 {
 			t.Fatal("more than one error yielded")
+		}
+	})
+}
+
+// scalarTextReference is scalarText as encoding/json alone reads it: the oracle of
+// FuzzScalarText.
+func scalarTextReference(raw []byte) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", false
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return s, true
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) != nil {
+		return "", false
+	}
+	return n.String(), true
+}
+
+// FuzzScalarText checks that the scalar reader's shortcuts for plain numbers and strings give
+// exactly what encoding/json gives, for any bytes.
+func FuzzScalarText(f *testing.F) {
+	for _, seed := range []string{`"US"`, `12.5`, `-0`, `1e400`, `"a\"b"`, `"\u00e9"`, "\"\xff\"", `"`, `""`, ` 7 `, `-`, `01`, `"tab	"`, `true`, `null`, `"\/"`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := scalarText(raw)
+		want, wantOK := scalarTextReference(raw)
+		if got != want || ok != wantOK {
+			t.Fatalf("scalarText(%q) = %q, %t; encoding/json reads %q, %t", raw, got, ok, want, wantOK)
 		}
 	})
 }
