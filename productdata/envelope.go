@@ -137,6 +137,14 @@ func parseEnvelope(body []byte, target any) (parsed, error) {
 			return p, nil
 		}
 	}
+	return readEnvelope(body, target)
+}
+
+// readEnvelope reads an unwrapped body in the general way: every shape of envelope, Code and
+// Data the service sends. parseProducts is its single-pass shortcut for the usual
+// ProductRequest answer, and must read that answer exactly as readEnvelope does.
+func readEnvelope(body []byte, target any) (parsed, error) {
+	var err error
 	var w wireEnvelope
 	w.Data.code, w.Data.target = &w.Code, target
 	if err := json.Unmarshal(body, &w); err != nil {
