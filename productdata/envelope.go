@@ -132,6 +132,19 @@ func parseEnvelope(body []byte, target any) (parsed, error) {
 	if err != nil {
 		return parsed{}, err
 	}
+	if list, ok := target.(*productsData); ok {
+		if p, ok := parseProducts(body, list); ok {
+			return p, nil
+		}
+	}
+	return readEnvelope(body, target)
+}
+
+// readEnvelope reads an unwrapped body in the general way: every shape of envelope, Code and
+// Data the service sends. parseProducts is its single-pass shortcut for the usual
+// ProductRequest answer, and must read that answer exactly as readEnvelope does.
+func readEnvelope(body []byte, target any) (parsed, error) {
+	var err error
 	var w wireEnvelope
 	w.Data.code, w.Data.target = &w.Code, target
 	if err := json.Unmarshal(body, &w); err != nil {

@@ -6,6 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,4 +218,64 @@ func TestDataIsDecodedOnceAndOnlyAfterACodeOfZero(t *testing.T) {
 	require.ErrorContains(t, err, "bad product")
 	_, err = parseEnvelope([]byte(`{"Data":{"a":1},"Code":0}`), &s)
 	require.ErrorContains(t, err, "bad product")
+}
+
+// FuzzProductsShortcut checks that parseProducts, the single-pass reading of a ProductRequest
+// answer, gives exactly what the general readEnvelope gives for any body it accepts: the same
+// products (Raw included), message and request units.
+func FuzzProductsShortcut(f *testing.F) {
+	for _, name := range []string{"product.json", "products_multi.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "fixtures", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		var fx struct {
+			Response struct {
+				Body json.RawMessage `json:"body"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal(b, &fx); err != nil {
+			f.Fatal(err)
+		}
+		f.Add([]byte(fx.Response.Body))
+	}
+	f.Add([]byte(`{"code":0,"data":[{"ASIN":"B0","SalesPrice":1,"ListingSalesVolumeOfMonth":2,"Photo":null}],"requestleft":"7"}`))
+	f.Add([]byte(`{"Code":0,"Message":"ok","Data":[{"ASIN":"B0","SalesPrice":"1","ListingSalesVolumeOfMonth":-1,"Code":1,"code":2}],"RequestLeft":1,"RequestLeft":2}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var fast productsData
+		p, ok := parseProducts(body, &fast)
+		if !ok {
+			return
+		}
+		var slow productsData
+		q, err := readEnvelope(body, &slow)
+		if err != nil {
+			t.Fatalf("the shortcut read %q, the general reader fails: %v", body, err)
+		}
+		if q.code != 0 || p.message != q.message || !reflect.DeepEqual(p.units, q.units) {
+			t.Fatalf("envelope differs for %q: shortcut %+v, general %+v", body, p, q)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("products differ for %q:\nshortcut %+v\ngeneral  %+v", body, fast, slow)
+		}
+	})
+}
+
+func TestProductsShortcutTakesTheUsualAnswer(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "fixtures", "products_multi.json"))
+	require.NoError(t, err)
+	var fx struct {
+		Response struct {
+			Body json.RawMessage `json:"body"`
+		} `json:"response"`
+	}
+	require.NoError(t, json.Unmarshal(b, &fx))
+	var fast, slow productsData
+	_, ok := parseProducts(fx.Response.Body, &fast)
+	require.True(t, ok, "the recorded ProductRequest answer takes the single pass")
+	_, err = readEnvelope(fx.Response.Body, &slow)
+	require.NoError(t, err)
+	require.NotEmpty(t, fast)
+	assert.Equal(t, slow, fast)
 }

@@ -3,7 +3,6 @@ package productdata
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -180,24 +179,11 @@ func (p *Product) UnmarshalJSON(b []byte) error {
 	if err := lenientUnmarshal(b, &w); err != nil {
 		return err
 	}
-	if err := firstError(w.ASIN.check("product", "ASIN"), w.SalesPrice.check("product", "SalesPrice"),
-		w.ListingSalesVolumeOfMonth.check("product", "ListingSalesVolumeOfMonth")); err != nil {
+	one, err := w.product(append(json.RawMessage(nil), b...))
+	if err != nil {
 		return err
 	}
-	if w.ASIN.v == "" {
-		return errors.New(`product: field "ASIN" is empty`)
-	}
-	*p = Product(w.plainProduct)
-	p.ASIN, p.SalesPrice, p.ListingSalesVolumeOfMonth = w.ASIN.v, w.SalesPrice.v, w.ListingSalesVolumeOfMonth.v
-	p.Photo, p.EBCPhoto, p.FbaDetetail, p.Category, p.Size = w.Photo, w.EBCPhoto, w.FbaDetetail, w.Category, w.Size
-	p.BsrCategory = w.BsrCategory
-	p.Price, p.ListPrice, p.Coupon = w.Price.v, w.ListPrice.v, w.Coupon.v
-	p.ListingSalesOfMonth, p.ListingSalesVolumeOfDaily, p.ListingSalesOfDaily = w.ListingSalesOfMonth.v, w.ListingSalesVolumeOfDaily.v, w.ListingSalesOfDaily.v
-	p.IsFBA, p.FbaFee, p.ShipCost, p.PlatformFee, p.Profit, p.ProfitRate = w.IsFBA.v, w.FbaFee.v, w.ShipCost.v, w.PlatformFee.v, w.Profit.v, w.ProfitRate.v
-	p.OnlineDays, p.Ratings, p.RatingsCount, p.Rank = w.OnlineDays.v, w.Ratings.v, w.RatingsCount.v, w.Rank.v
-	p.VariationASINCount, p.SellerCount, p.Weight = w.VariationASINCount.v, w.SellerCount.v, w.Weight.v
-	p.HasVideo, p.APlus, p.HasBrandStore = w.HasVideo.v, w.APlus.v, w.HasBrandStore.v
-	p.Raw = append(json.RawMessage(nil), b...)
+	*p = one
 	return nil
 }
 
