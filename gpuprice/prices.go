@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -204,6 +205,48 @@ type CheapestPrice struct {
 // UnmarshalJSON reads the object and refuses one that lacks a member the API description
 // names, or carries one of another type.
 func (p *CheapestPrice) UnmarshalJSON(b []byte) error {
+	if err := p.decode(b); err != nil {
+		return err
+	}
+	p.Raw = keepRaw(b)
+	return nil
+}
+
+// decode sets p from b, leaving Raw and Response alone. A price whose members are all there
+// decodes in one pass, each member through a pointer to storage of the same pass, so that
+// none costs an allocation of its own: encoding/json decodes a member into the value its
+// pointer already points to, sets the pointer to nil for null, and leaves an absent member's
+// storage as it was (NaN for a price, which it never decodes). A price in which a member may
+// be missing (a nil pointer, a NaN, a nil map, or an empty text, which may also have been
+// sent), or that does not decode, is decoded again by decodeStrict, which tells and names
+// the member, or gives the error in its own terms.
+func (p *CheapestPrice) decode(b []byte) error {
+	w := &struct {
+		Model              *string            `json:"model"`
+		BestPlatform       *string            `json:"best_platform"`
+		BestPriceUSDHr     *float64           `json:"best_price_usd_hr"`
+		SavingPctVsDearest *float64           `json:"saving_pct_vs_dearest"`
+		AllOnDemand        map[string]float64 `json:"all_on_demand"`
+		model, platform    string
+		price, saving      float64
+	}{price: math.NaN(), saving: math.NaN()}
+	w.Model, w.BestPlatform, w.BestPriceUSDHr, w.SavingPctVsDearest = &w.model, &w.platform, &w.price, &w.saving
+	err := json.Unmarshal(b, w)
+	complete := err == nil && w.AllOnDemand != nil &&
+		w.Model != nil && *w.Model != "" && w.BestPlatform != nil && *w.BestPlatform != "" &&
+		w.BestPriceUSDHr != nil && !math.IsNaN(*w.BestPriceUSDHr) &&
+		w.SavingPctVsDearest != nil && !math.IsNaN(*w.SavingPctVsDearest)
+	if !complete {
+		return p.decodeStrict(b)
+	}
+	*p = CheapestPrice{Model: *w.Model, BestPlatform: *w.BestPlatform, BestPriceUSDHr: *w.BestPriceUSDHr,
+		SavingPctVsDearest: *w.SavingPctVsDearest, AllOnDemand: w.AllOnDemand}
+	return nil
+}
+
+// decodeStrict is decode with every member behind a pointer, so that a member that is absent
+// or null is told apart from a zero value and named in the error.
+func (p *CheapestPrice) decodeStrict(b []byte) error {
 	var w struct {
 		Model              *string             `json:"model"`
 		BestPlatform       *string             `json:"best_platform"`
@@ -232,10 +275,16 @@ func (p *CheapestPrice) UnmarshalJSON(b []byte) error {
 		BestPriceUSDHr:     *w.BestPriceUSDHr,
 		SavingPctVsDearest: *w.SavingPctVsDearest,
 		AllOnDemand:        *w.AllOnDemand,
-		Raw:                keepRaw(b),
 	}
 	return nil
 }
+
+// cheapestAnswer is the answer of Client.Cheapest: a CheapestPrice whose Raw is set from the
+// response body the client already holds, rather than copied.
+type cheapestAnswer struct{ price *CheapestPrice }
+
+// UnmarshalJSON decodes the price, without Raw.
+func (a cheapestAnswer) UnmarshalJSON(b []byte) error { return a.price.decode(b) }
 
 // Cheapest returns the best on-demand price of model, such as "H100" (GET
 // /v1/cheapest?model=). An empty model is a *ValidationError; CheapestAll lists every model.
@@ -247,13 +296,13 @@ func (c *Client) Cheapest(ctx context.Context, model string) (*CheapestPrice, er
 	if err := setName(q, "model", model); err != nil {
 		return nil, err
 	}
-	var out CheapestPrice
-	resp, err := c.get(ctx, "/cheapest", q, &out)
+	out := new(CheapestPrice)
+	resp, err := c.get(ctx, "/cheapest", q, cheapestAnswer{out})
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
-	return &out, nil
+	out.Raw, out.Response = resp.Body, newResponse(resp)
+	return out, nil
 }
 
 // CheapestList is the best price of every model, from GET /v1/cheapest without a model.

@@ -75,7 +75,7 @@ func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*
 // putFile is PutFile after validation.
 func (c *Client) putFile(ctx context.Context, repo, path string, data []byte) (*FileWrite, error) {
 	enc := ContentEncoding(path, data)
-	endpoint := httpcore.Path(pathSegments(repo, path)...)
+	endpoint := fileEndpoint(repo, path)
 	req := &httpcore.Request{Method: http.MethodPut, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data))}
 	var a fileWriteAnswer
 	resp, err := c.do(ctx, req, &a)
@@ -181,9 +181,10 @@ type fileAnswer struct {
 
 // check finds and decodes the content.
 func (a *fileAnswer) check() error {
-	for _, l := range []lenient.Opt[filePart]{a.File, a.Data, a.Result} {
+	for _, l := range [...]*lenient.Opt[filePart]{&a.File, &a.Data, &a.Result} {
 		if p, ok := l.Get(); ok && p.hasContent() {
-			a.part = &p.fileContentFields
+			found := p.fileContentFields
+			a.part = &found
 			break
 		}
 	}
@@ -208,7 +209,7 @@ func (c *Client) GetFile(ctx context.Context, repo, path string) (*File, error) 
 		return nil, err
 	}
 	var a fileAnswer
-	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: httpcore.Path(pathSegments(repo, path)...)}, &a)
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: fileEndpoint(repo, path)}, &a)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,7 @@ func (c *Client) DeleteFile(ctx context.Context, repo, path string) (*Deletion, 
 
 // deleteFile is DeleteFile after validation.
 func (c *Client) deleteFile(ctx context.Context, repo, path string) (*Deletion, error) {
-	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodDelete, Path: httpcore.Path(pathSegments(repo, path)...)}, nil)
+	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodDelete, Path: fileEndpoint(repo, path)}, nil)
 	if err != nil {
 		return nil, err
 	}

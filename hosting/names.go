@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentapis/sdk/internal/httpcore"
 )
 
 // checkRepoName refuses a repository name that is empty, is "." or "..", or holds a "/", a
@@ -83,8 +85,13 @@ func checkLabel(field, s string, required bool) error {
 	return nil
 }
 
-// pathSegments returns the endpoint segments of a file of a repository.
-func pathSegments(repo, path string) []string {
-	segs := strings.Split(path, "/")
-	return append([]string{"repos", repo, "files"}, segs...)
+// fileEndpoint returns the escaped endpoint path of a file of a repository, each segment of path
+// escaped on its own.
+func fileEndpoint(repo, path string) string {
+	var buf [16]string
+	segs := append(buf[:0], "repos", repo, "files")
+	for seg := range strings.SplitSeq(path, "/") {
+		segs = append(segs, seg)
+	}
+	return httpcore.Path(segs...)
 }

@@ -74,3 +74,31 @@ func TestReadBodyNoticesALongerBody(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, b, 10, "the limit caps an unannounced body")
 }
+
+func TestReadBodyOfUnannouncedLength(t *testing.T) {
+	t.Parallel()
+	long := bytes.Repeat([]byte("0123456789abcdef"), 3*pooledBodyBytes/16+5)
+	for _, tc := range []struct {
+		name  string
+		body  []byte
+		limit int64
+		want  int
+	}{
+		{"empty", []byte{}, 100, 0},
+		{"short", []byte(`{"ok":true}`), 100, 11},
+		{"the size of a pooled buffer", long[:pooledBodyBytes], 1 << 20, pooledBodyBytes},
+		{"longer than a pooled buffer", long, 1 << 20, len(long)},
+		{"capped past a pooled buffer", long, pooledBodyBytes + 7, pooledBodyBytes + 7},
+		{"capped inside a pooled buffer", long, 7, 7},
+	} {
+		b, err := readBody(bytes.NewReader(tc.body), -1, tc.limit)
+		require.NoError(t, err, tc.name)
+		require.NotNil(t, b, tc.name)
+		assert.Equal(t, tc.body[:tc.want], b, tc.name)
+	}
+	first, err := readBody(strings.NewReader("first body"), -1, 100)
+	require.NoError(t, err)
+	_, err = readBody(strings.NewReader("second"), -1, 100)
+	require.NoError(t, err)
+	assert.Equal(t, "first body", string(first), "a body does not share the pooled buffer")
+}

@@ -443,10 +443,11 @@ func (c *Client) handle(resp *http.Response) error {
 	return &decodeFailure{err}
 }
 
-// readBody reads at most limit bytes of r, in one allocation when the length is announced.
+// readBody reads at most limit bytes of r, in one allocation when the length is announced or
+// the body fits in a pooled buffer.
 func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 	if length < 0 || length >= limit {
-		return io.ReadAll(io.LimitReader(r, limit))
+		return readUnannounced(r, limit)
 	}
 	buf := make([]byte, length, length+1)
 	if _, err := io.ReadFull(r, buf); err != nil {
@@ -463,6 +464,34 @@ func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// pooledBodyBytes is the size of the buffers that read bodies of unannounced length.
+const pooledBodyBytes = 32 << 10
+
+// bodyBuffers holds buffers of pooledBodyBytes, as *[]byte.
+var bodyBuffers = sync.Pool{New: func() any {
+	b := make([]byte, pooledBodyBytes)
+	return &b
+}}
+
+// readUnannounced reads at most limit bytes of a body of unannounced length. A body that fits
+// in a pooled buffer is returned as one exact copy of it; a longer one goes on growing.
+func readUnannounced(r io.Reader, limit int64) ([]byte, error) {
+	bp := bodyBuffers.Get().(*[]byte)
+	defer bodyBuffers.Put(bp)
+	buf := (*bp)[:min(int64(len(*bp)), limit)]
+	n, err := io.ReadFull(r, buf)
+	body := make([]byte, n)
+	copy(body, buf[:n])
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return body, nil
+	case err != nil || int64(n) == limit:
+		return body, err
+	}
+	rest, err := io.ReadAll(io.LimitReader(r, limit-int64(n)))
+	return append(body, rest...), err
 }
 
 // failureError builds the *APIError for a Failure in a 2xx body.

@@ -89,6 +89,40 @@ func TestOptDirect(t *testing.T) {
 	}
 }
 
+// TestOptKeepsItsValueOnAWrongType decodes a value of the wrong type over a set Opt of each
+// kind decoded in place, and over one that is not: the Opt keeps its value either way.
+func TestOptKeepsItsValueOnAWrongType(t *testing.T) {
+	for _, in := range []string{`{"b":1}`, `[1]`, `1e400`, `1.5`, `"x"`, `true`, `"a" "b"`, `nul`} {
+		s := Some("kept")
+		if err := s.UnmarshalJSON([]byte(in)); err != nil || !s.IsSet() {
+			t.Fatalf("Opt[string].UnmarshalJSON(%q) = %v, set %t", in, err, s.IsSet())
+		}
+		if in != `"x"` && s.Or("") != "kept" {
+			t.Errorf("Opt[string] after %q holds %q; want kept", in, s.Or(""))
+		}
+		n := Some(int64(7))
+		_ = n.UnmarshalJSON([]byte(in))
+		if v := n.Or(0); v != 7 {
+			t.Errorf("Opt[int64] after %q holds %d; want 7", in, v)
+		}
+		f := Some(2.5)
+		_ = f.UnmarshalJSON([]byte(in))
+		if v := f.Or(0); in != `1.5` && v != 2.5 {
+			t.Errorf("Opt[float64] after %q holds %v; want 2.5", in, v)
+		}
+		b := Some(false)
+		_ = b.UnmarshalJSON([]byte(in))
+		if v := b.Or(true); in != `true` && v {
+			t.Errorf("Opt[bool] after %q holds true; want false", in)
+		}
+		l := Some([]int{9})
+		_ = l.UnmarshalJSON([]byte(in))
+		if v := l.Or(nil); in != `[1]` && !reflect.DeepEqual(v, []int{9}) {
+			t.Errorf("Opt[[]int] after %q holds %v; want [9]", in, v)
+		}
+	}
+}
+
 // TestOptValue covers Some, Or and the copy Ptr returns.
 func TestOptValue(t *testing.T) {
 	var unset Opt[[]string]
