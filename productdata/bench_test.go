@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentapis/sdk/internal/benchcmp"
+	"github.com/agentapis/sdk/internal/conncount"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -111,7 +112,7 @@ func floorProductRequest(hc *http.Client, base, key, asin string) error {
 
 // benchServer answers every request with the recorded ProductRequest answer (a full product
 // with its trends, as a list of one) and counts the TCP connections it accepts.
-func benchServer(b *testing.B) *benchcmp.Server {
+func benchServer(b *testing.B) *conncount.Server {
 	raw, err := os.ReadFile(filepath.Join("testdata", "fixtures", "product.json"))
 	if err != nil {
 		b.Fatal(err)

@@ -6,15 +6,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/agentapis/sdk/internal/conncount"
 )
 
 // prefix is the path prefix of every endpoint.
@@ -26,9 +25,7 @@ type Server struct {
 	// URL is the server's base URL, {chart_api_url}; the endpoints are under URL + "/api/v1".
 	URL string
 
-	ts *httptest.Server
-	// conns counts the TCP connections the server accepted.
-	conns atomic.Int64
+	ts *conncount.Server // counts the TCP connections it accepts
 
 	mu       sync.Mutex
 	cfg      config
@@ -130,20 +127,14 @@ func NewServer(opts ...Option) *Server {
 	} else {
 		s.defToken = cfg.accounts[0]
 	}
-	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	s.ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			s.conns.Add(1)
-		}
-	}
-	s.ts.Start()
+	s.ts = conncount.Start(http.HandlerFunc(s.serve))
 	s.URL = s.ts.URL
 	return s
 }
 
 // Connections returns how many TCP connections the server has accepted, so that tests and
 // benchmarks can check that a client reuses its connections.
-func (s *Server) Connections() int { return int(s.conns.Load()) }
+func (s *Server) Connections() int { return int(s.ts.Connections()) }
 
 // Close releases held analyses and shuts the server down.
 func (s *Server) Close() {

@@ -2,17 +2,17 @@ package gpupricetest
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/agentapis/sdk/internal/conncount"
 )
 
 // Server is an in-memory GPU price API and a Solana JSON-RPC node on two local httptest
@@ -27,10 +27,8 @@ type Server struct {
 	// account, TreasuryATA, receives them).
 	Treasury solana.PublicKey
 
-	api *httptest.Server
-	// apiConns counts the TCP connections the price API accepted.
-	apiConns atomic.Int64
-	rpc      *httptest.Server
+	api *conncount.Server // counts the TCP connections it accepts
+	rpc *httptest.Server
 
 	mu       sync.Mutex
 	cfg      config
@@ -102,13 +100,7 @@ func NewServer(opts ...Option) *Server {
 	if cfg.treasuryATA {
 		s.chain.fund(USDCMint, s.Treasury, 0)
 	}
-	s.api = httptest.NewUnstartedServer(http.HandlerFunc(s.serveAPI))
-	s.api.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			s.apiConns.Add(1)
-		}
-	}
-	s.api.Start()
+	s.api = conncount.Start(http.HandlerFunc(s.serveAPI))
 	s.rpc = httptest.NewServer(http.HandlerFunc(s.serveRPC))
 	s.URL, s.RPCURL = s.api.URL, s.rpc.URL
 	return s
@@ -116,7 +108,7 @@ func NewServer(opts ...Option) *Server {
 
 // Connections returns how many TCP connections the price API has accepted, so that tests and
 // benchmarks can check how a client reuses them.
-func (s *Server) Connections() int { return int(s.apiConns.Load()) }
+func (s *Server) Connections() int { return int(s.api.Connections()) }
 
 // Close shuts both servers down.
 func (s *Server) Close() {

@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
+
+	"github.com/agentapis/sdk/internal/conncount"
 )
 
 // apiPrefix is the path prefix of every API endpoint.
@@ -25,9 +24,8 @@ type Server struct {
 	// URL + "/api/v1" and published sites under URL + "/site/".
 	URL string
 
-	ts    *httptest.Server
-	conns atomic.Int64 // TCP connections accepted
-	cfg   config       // fixed after NewServer, except the failure share and seed (under mu)
+	ts  *conncount.Server // counts the TCP connections it accepts
+	cfg config            // fixed after NewServer, except the failure share and seed (under mu)
 
 	mu       sync.Mutex
 	accounts map[string]string // token -> owner
@@ -48,20 +46,14 @@ func NewServer(opts ...Option) *Server {
 	for _, a := range cfg.accounts {
 		s.AddAccount(a.token, a.owner)
 	}
-	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
-	s.ts.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			s.conns.Add(1)
-		}
-	}
-	s.ts.Start()
+	s.ts = conncount.Start(http.HandlerFunc(s.serve))
 	s.URL = s.ts.URL
 	return s
 }
 
 // Connections returns how many TCP connections the server has accepted, so that tests and
 // benchmarks can check that a client reuses its connections.
-func (s *Server) Connections() int { return int(s.conns.Load()) }
+func (s *Server) Connections() int { return int(s.ts.Connections()) }
 
 // Close shuts the server down.
 func (s *Server) Close() { s.ts.Close() }

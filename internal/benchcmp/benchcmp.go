@@ -5,12 +5,11 @@
 package benchcmp
 
 import (
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
-	"sync/atomic"
 	"testing"
+
+	"github.com/agentapis/sdk/internal/conncount"
 )
 
 // Goroutines is the number of goroutines sharing one client in the concurrent
@@ -74,24 +73,9 @@ func FloorClient() *http.Client {
 	return &http.Client{Transport: t}
 }
 
-// Server is a started httptest.Server that counts the TCP connections it accepts.
-type Server struct {
-	*httptest.Server
-	conns atomic.Int64
-}
-
 // NewServer starts a server of h that counts its connections; it is closed when b ends.
-func NewServer(b testing.TB, h http.Handler) *Server {
-	s := &Server{Server: httptest.NewUnstartedServer(h)}
-	s.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			s.conns.Add(1)
-		}
-	}
-	s.Start()
+func NewServer(b testing.TB, h http.Handler) *conncount.Server {
+	s := conncount.Start(h)
 	b.Cleanup(s.Close)
 	return s
 }
-
-// Connections returns the number of TCP connections the server has accepted.
-func (s *Server) Connections() int64 { return s.conns.Load() }

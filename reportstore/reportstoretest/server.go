@@ -8,18 +8,18 @@ import (
 	"math/big"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
+
+	"github.com/agentapis/sdk/internal/conncount"
 )
 
 // DefaultPayTo is the address the fake store is paid at unless WithPayTo says otherwise.
@@ -42,8 +42,7 @@ type Server struct {
 	// URL is the store's base URL, {base_url} of the API description.
 	URL string
 
-	srv      *httptest.Server
-	conns    atomic.Int64 // TCP connections accepted
+	srv      *conncount.Server // counts the TCP connections it accepts
 	fac      *x402test.Facilitator
 	products []*product
 	byID     map[string]*product
@@ -190,20 +189,14 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
 	})
-	s.srv = httptest.NewUnstartedServer(s.delay(mux))
-	s.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
-		if state == http.StateNew {
-			s.conns.Add(1)
-		}
-	}
-	s.srv.Start()
+	s.srv = conncount.Start(s.delay(mux))
 	s.URL = s.srv.URL
 	return s
 }
 
 // Connections returns how many TCP connections the store has accepted, so that tests and
 // benchmarks can check that a client reuses its connections.
-func (s *Server) Connections() int { return int(s.conns.Load()) }
+func (s *Server) Connections() int { return int(s.srv.Connections()) }
 
 // Close shuts the store down.
 func (s *Server) Close() { s.srv.Close() }
