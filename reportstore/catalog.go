@@ -1,6 +1,7 @@
 package reportstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -73,6 +74,9 @@ var (
 
 // parseCatalog reads the products of a /catalog body.
 func parseCatalog(root json.RawMessage) ([]Product, error) {
+	if err := checkJSON(root); err != nil {
+		return nil, err
+	}
 	lists, err := catalogLists(root, 0)
 	if err != nil {
 		return nil, err
@@ -112,7 +116,7 @@ func catalogLists(root json.RawMessage, depth int) ([]productList, error) {
 	var lists []productList
 	add := func(keys []string, kind ProductKind, first bool) {
 		for _, k := range keys {
-			if items, ok := arrayItems(f[k]); ok {
+			if items, ok := arrayItems(f.value(k)); ok {
 				lists = append(lists, productList{items: items, kind: kind})
 				if first {
 					return
@@ -128,7 +132,7 @@ func catalogLists(root json.RawMessage, depth int) ([]productList, error) {
 	}
 	if depth == 0 {
 		for _, k := range catalogListKeys {
-			if v, ok := f[k]; ok {
+			if v := f.value(k); v != nil {
 				if _, isObj := objectFields(v); isObj {
 					return catalogLists(v, depth+1)
 				}
@@ -284,9 +288,14 @@ func (c *Client) Preview(ctx context.Context, id string) (*Preview, error) {
 // Preview row list keys, in normalised form.
 var previewListKeys = []string{"rows", "data", "economies", "crosssection", "values", "items", "results", "countries", "records", "preview"}
 
-// parsePreview reads a /preview body.
+// parsePreview reads a /preview body. The preview keeps root as its Raw, and each row a
+// part of it: root must not be modified afterwards.
 func parsePreview(root json.RawMessage) (*Preview, error) {
-	p := &Preview{Raw: clone(root), Rows: []PreviewRow{}}
+	if err := checkJSON(root); err != nil {
+		return nil, err
+	}
+	root = bytes.TrimSpace(root)
+	p := &Preview{Raw: root[:len(root):len(root)], Rows: []PreviewRow{}}
 	items, ok := arrayItems(root)
 	if !ok {
 		f, isObj := objectFields(root)
@@ -295,13 +304,13 @@ func parsePreview(root json.RawMessage) (*Preview, error) {
 		}
 		p.Year = f.optInt("year", "latestyear", "asof")
 		for _, k := range previewListKeys {
-			if items, ok = arrayItems(f[k]); ok {
+			if items, ok = arrayItems(f.value(k)); ok {
 				break
 			}
 		}
 		if !ok {
 			for _, k := range previewListKeys {
-				if m, isObj := rawObject(f[k]); isObj {
+				if m, isObj := rawObject(f.value(k)); isObj {
 					p.Rows = rowsFromMap(m, p.Year)
 					return p, nil
 				}
@@ -309,8 +318,9 @@ func parsePreview(root json.RawMessage) (*Preview, error) {
 			return nil, errors.New("no rows found (looked for an array, or one under " + strings.Join(previewListKeys, ", ") + ")")
 		}
 	}
+	var scratch fields
 	for i, raw := range items {
-		row, err := parsePreviewRow(raw, p.Year)
+		row, err := parsePreviewRow(raw, p.Year, &scratch)
 		if err != nil {
 			return nil, errors.New("preview row " + itoa(i) + ": " + err.Error())
 		}
@@ -320,18 +330,20 @@ func parsePreview(root json.RawMessage) (*Preview, error) {
 }
 
 // parsePreviewRow reads one row, whose year defaults to the preview's year (nil when the
-// preview gives none); only a row that is not a JSON object is an error.
-func parsePreviewRow(raw json.RawMessage, year *int) (PreviewRow, error) {
-	f, ok := objectFields(raw)
+// preview gives none); only a row that is not a JSON object is an error. It reads the row's
+// members into *scratch, which a reader of many rows passes to each.
+func parsePreviewRow(raw json.RawMessage, year *int, scratch *fields) (PreviewRow, error) {
+	f, ok := scratch.read(raw)
 	if !ok {
 		return PreviewRow{}, errors.New("not a JSON object")
 	}
+	*scratch = f
 	r := PreviewRow{
 		Economy:   f.str("economy", "economycode", "countrycode", "country", "iso2", "iso3", "iso", "code"),
 		Name:      f.str("name", "economyname", "countryname"),
 		Indicator: f.str("indicator", "indicatorcode", "series"),
 		Year:      f.optInt("year", "date"),
-		Raw:       clone(raw),
+		Raw:       raw,
 	}
 	if r.Year == nil {
 		r.Year = cloneInt(year)
@@ -341,8 +353,8 @@ func parsePreviewRow(raw json.RawMessage, year *int) (PreviewRow, error) {
 			r.Value = &n
 		}
 	}
-	if m, ok := rawObject(f["values"]); ok {
-		r.Values = valueMap(m)
+	if values, ok := objectFields(f.value("values")); ok {
+		r.Values = valueMap(values)
 	}
 	return r, nil
 }
@@ -356,9 +368,10 @@ func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
 	}
 	sort.Strings(codes)
 	rows := make([]PreviewRow, 0, len(codes))
+	var scratch fields
 	for _, code := range codes {
 		raw := m[code]
-		row, err := parsePreviewRow(raw, year)
+		row, err := parsePreviewRow(raw, year, &scratch)
 		if err != nil {
 			row = PreviewRow{Year: cloneInt(year), Raw: clone(raw)}
 			if n, ok := number(raw); ok {
@@ -373,15 +386,16 @@ func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
 	return rows
 }
 
-// valueMap reads an object of indicator code to value; missing values are nil entries.
-func valueMap(m map[string]json.RawMessage) map[string]*float64 {
-	out := make(map[string]*float64, len(m))
-	for k, raw := range m {
+// valueMap reads an object of indicator code to value; missing values are nil entries, and
+// of two members with one code the later counts, as in encoding/json.
+func valueMap(values fields) map[string]*float64 {
+	out := make(map[string]*float64, len(values))
+	for _, m := range values {
 		var v *float64
-		if n, ok := number(raw); ok {
+		if n, ok := number(m.val); ok {
 			v = &n
 		}
-		out[k] = v
+		out[string(m.key)] = v
 	}
 	return out
 }
@@ -415,6 +429,9 @@ func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
 // or in an object under "recommended", "recommendation", "firstPurchase" or "report") and its
 // client code (a string, or an object of language to code).
 func parseStart(root json.RawMessage) (*StartInfo, error) {
+	if err := checkJSON(root); err != nil {
+		return nil, err
+	}
 	f, ok := objectFields(root)
 	if !ok {
 		return nil, errors.New("body is not a JSON object")
@@ -422,8 +439,8 @@ func parseStart(root json.RawMessage) (*StartInfo, error) {
 	s := &StartInfo{Raw: clone(root)}
 	rec := f
 	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
-		v, present := f[k]
-		if !present {
+		v := f.value(k)
+		if v == nil {
 			continue
 		}
 		if obj, isObj := objectFields(v); isObj {

@@ -1,6 +1,7 @@
 package reportstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -97,8 +98,9 @@ func checkID(id string) error {
 	return nil
 }
 
-// getFree sends the free GET of path and reads its JSON body with parse, which checks the
-// shape; a body that is not JSON, or that parse refuses, is a *DecodeError.
+// getFree sends the free GET of path and reads its JSON body with parse, which is handed a
+// copy of the body of its own to keep and checks that it is JSON of the right shape; a body
+// that parse refuses is a *DecodeError.
 func getFree[T any](ctx context.Context, c *Client, path string, parse func(json.RawMessage) (T, error)) (T, error) {
 	var out T
 	req := &httpcore.Request{Method: http.MethodGet, Path: path}
@@ -106,12 +108,8 @@ func getFree[T any](ctx context.Context, c *Client, path string, parse func(json
 	if err != nil {
 		return out, fromCore(err)
 	}
-	err = c.free.Decode(req, resp, func(body []byte) error {
-		var root json.RawMessage
-		if err := json.Unmarshal(body, &root); err != nil {
-			return err
-		}
-		out, err = parse(root)
+	err = c.free.Decode(req, resp, func(body []byte) (err error) {
+		out, err = parse(bytes.Clone(body))
 		return err
 	})
 	return out, fromCore(err)

@@ -3,6 +3,7 @@ package reportstore
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,10 +14,19 @@ import (
 // spaces ("price_usd", "priceUsd" and "PriceUSD" are one key), numbers may arrive as strings
 // and strings as numbers, and every value keeps its raw JSON.
 
-// fields is a JSON object indexed by normalised key.
-type fields map[string]json.RawMessage
+// fields is a JSON object's members in document order, read without copying: every value
+// shares the bytes of the object. Lookups take keys in normalised form (see value).
+type fields []member
 
-// normKey folds a JSON key to the form fields uses.
+// member is one member of a JSON object: its key as encoding/json would give it (unescaped,
+// invalid UTF-8 replaced) and its value.
+type member struct {
+	key []byte
+	val json.RawMessage
+}
+
+// normKey folds a JSON key to the normalised form lookups use: lower case, without "_", "-"
+// or spaces.
 func normKey(k string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -28,6 +38,219 @@ func normKey(k string) string {
 		}
 		return r
 	}, k)
+}
+
+// foldsTo reports whether key folds to norm, a key in normalised form, without building
+// the folded key.
+func foldsTo(key []byte, norm string) bool {
+	j := 0
+	for _, c := range key {
+		switch {
+		case c == '_' || c == '-' || c == ' ':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if j == len(norm) || norm[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(norm)
+}
+
+// value returns the value of the member whose key is norm, a key in normalised form: the
+// last member whose key is exactly norm, else the last one whose key folds to it (so
+// "year" wins over "Year", and of "Year" and "YEAR" the later one); nil when none does.
+func (f fields) value(norm string) json.RawMessage {
+	var folded json.RawMessage
+	for i := len(f) - 1; i >= 0; i-- {
+		m := &f[i]
+		if string(m.key) == norm {
+			return m.val
+		}
+		if folded == nil && foldsTo(m.key, norm) {
+			folded = m.val
+		}
+	}
+	return folded
+}
+
+// objectFields reads raw, which must be valid JSON (checkJSON), as an object; ok is false
+// for anything else.
+func objectFields(raw json.RawMessage) (fields, bool) {
+	return make(fields, 0, 8).read(raw)
+}
+
+// read is objectFields reusing f's memory: it returns raw's members in f[:0], for a reader
+// of many objects that keeps none of them.
+func (f fields) read(raw json.RawMessage) (fields, bool) {
+	i := skipSpace(raw, 0)
+	if i == len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	f = f[:0]
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
+		return f, skipSpace(raw, i+1) == len(raw)
+	}
+	for i < len(raw) && raw[i] == '"' {
+		end, ok := stringEnd(raw, i)
+		if !ok {
+			return nil, false
+		}
+		key, ok := keyText(raw[i:end])
+		if !ok {
+			return nil, false
+		}
+		if i = skipSpace(raw, end); i == len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(raw, i+1)
+		if end, ok = valueEnd(raw, i); !ok {
+			return nil, false
+		}
+		f = append(f, member{key: key, val: raw[i:end:end]})
+		if i = skipSpace(raw, end); i == len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case '}':
+			return f, skipSpace(raw, i+1) == len(raw)
+		case ',':
+			i = skipSpace(raw, i+1)
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// keyText returns the text of quoted, a JSON string used as a key, as encoding/json gives
+// it: its own bytes when it has no escapes and is valid UTF-8, else decoded.
+func keyText(quoted []byte) ([]byte, bool) {
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner, true
+	}
+	var s string
+	if json.Unmarshal(quoted, &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
+}
+
+// arrayItems reads raw, which must be valid JSON (checkJSON), as an array; its items share
+// raw's bytes. ok is false for anything else.
+func arrayItems(raw json.RawMessage) ([]json.RawMessage, bool) {
+	i := skipSpace(raw, 0)
+	if i == len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	items := make([]json.RawMessage, 0, 8)
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == ']' {
+		return items, skipSpace(raw, i+1) == len(raw)
+	}
+	for i < len(raw) {
+		end, ok := valueEnd(raw, i)
+		if !ok {
+			return nil, false
+		}
+		items = append(items, raw[i:end:end])
+		if i = skipSpace(raw, end); i == len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ']':
+			return items, skipSpace(raw, i+1) == len(raw)
+		case ',':
+			i = skipSpace(raw, i+1)
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// skipSpace returns the index of the first byte of b at or after i that is not JSON
+// whitespace, or len(b).
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// valueEnd returns the index just past the JSON value that starts at b[i]. b must be valid
+// JSON; on other bytes it never panics, and ok is false when b ends first.
+func valueEnd(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				end, ok := stringEnd(b, i)
+				if !ok {
+					return 0, false
+				}
+				i = end
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return 0, false
+	}
+	start := i
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ':', ' ', '\t', '\n', '\r':
+			return i, i > start
+		}
+		i++
+	}
+	return i, true
+}
+
+// stringEnd returns the index just past the JSON string that starts at b[i].
+func stringEnd(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// checkJSON returns nil when b is one valid JSON value, else the syntax error encoding/json
+// reports. The readers of this file rely on it having held.
+func checkJSON(b []byte) error {
+	if json.Valid(b) {
+		return nil
+	}
+	var v json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	return errors.New("invalid JSON")
 }
 
 // rawObject decodes raw as a JSON object with its keys as sent; ok is false for anything
@@ -44,27 +267,10 @@ func rawObject(raw json.RawMessage) (map[string]json.RawMessage, bool) {
 	return m, true
 }
 
-// objectFields decodes raw as a JSON object indexed by normalised key; ok is false for
-// anything else.
-func objectFields(raw json.RawMessage) (fields, bool) {
-	m, ok := rawObject(raw)
-	if !ok {
-		return nil, false
-	}
-	f := make(fields, len(m))
-	for k, v := range m {
-		nk := normKey(k)
-		if _, dup := f[nk]; !dup || k == nk {
-			f[nk] = v
-		}
-	}
-	return f, true
-}
-
 // get returns the first present, non-null value among keys (given in normalised form).
 func (f fields) get(keys ...string) (json.RawMessage, bool) {
 	for _, k := range keys {
-		if v, ok := f[k]; ok && !isNull(v) {
+		if v := f.value(k); v != nil && !isNull(v) {
 			return v, true
 		}
 	}
@@ -74,10 +280,8 @@ func (f fields) get(keys ...string) (json.RawMessage, bool) {
 // str returns the first of keys holding a string (or a number, as its text).
 func (f fields) str(keys ...string) string {
 	for _, k := range keys {
-		if v, ok := f[k]; ok {
-			if s, ok := scalarText(v); ok {
-				return s
-			}
+		if s, ok := scalarText(f.value(k)); ok {
+			return s
 		}
 	}
 	return ""
@@ -86,15 +290,25 @@ func (f fields) str(keys ...string) string {
 // integer returns the first of keys holding an integer, as a JSON number or a numeric string.
 func (f fields) integer(keys ...string) (int, bool) {
 	for _, k := range keys {
-		if v, ok := f[k]; ok {
-			if s, ok := scalarText(v); ok {
-				if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-					return n, true
-				}
-			}
+		if n, ok := integerValue(f.value(k)); ok {
+			return n, true
 		}
 	}
 	return 0, false
+}
+
+// integerValue reads raw as an integer, a JSON number or a numeric string.
+func integerValue(raw json.RawMessage) (int, bool) {
+	if text, ok := plainScalar(raw); ok {
+		n, err := strconv.Atoi(string(bytes.TrimSpace(text))) // Atoi keeps no reference: no copy is made
+		return n, err == nil
+	}
+	s, ok := scalarText(raw)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil
 }
 
 // optInt returns the first of keys holding an integer (see integer), or nil when none does:
@@ -128,17 +342,12 @@ func isNull(raw json.RawMessage) bool {
 // scalarText returns a JSON string's value or a JSON number's text; ok is false for other
 // values.
 func scalarText(raw json.RawMessage) (string, bool) {
+	if text, ok := plainScalar(raw); ok {
+		return string(text), true
+	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "", false
-	}
-	// A number, or a string without escapes in valid UTF-8, reads as its own bytes: the
-	// same text encoding/json gives, without its allocations.
-	if c := raw[0]; (c == '-' || c >= '0' && c <= '9') && json.Valid(raw) {
-		return string(raw), true
-	}
-	if raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) && json.Valid(raw) {
-		return string(raw[1 : len(raw)-1]), true
 	}
 	if raw[0] == '"' {
 		var s string
@@ -154,9 +363,80 @@ func scalarText(raw json.RawMessage) (string, bool) {
 	return n.String(), true
 }
 
+// plainScalar returns the text of a JSON number, or of a JSON string without escapes in
+// valid UTF-8, as raw's own bytes: the text encoding/json gives, without copying it. ok is
+// false for anything else, which scalarText decodes.
+func plainScalar(raw json.RawMessage) ([]byte, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, false
+	}
+	if isNumber(raw) {
+		return raw, true
+	}
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		inner := raw[1 : len(raw)-1]
+		for _, c := range inner {
+			if c < 0x20 || c == '"' || c == '\\' {
+				return nil, false
+			}
+		}
+		if utf8.Valid(inner) {
+			return inner, true
+		}
+	}
+	return nil, false
+}
+
+// isNumber reports whether b is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func isNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		if j := digits(b, i+1); j > i+1 {
+			i = j
+		} else {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if j := digits(b, i); j > i {
+			i = j
+		} else {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
+// digits returns the index of the first byte of b at or after i that is not a decimal digit.
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
 // number returns the value of a JSON number or numeric string; ok is false for null, an
 // empty string, a missing-value marker ("..", "NA") or anything that is not a number.
 func number(raw json.RawMessage) (float64, bool) {
+	if text, ok := plainScalar(raw); ok {
+		return parseValue(string(text)) // parseValue keeps no reference: no copy is made
+	}
 	s, ok := scalarText(raw)
 	if !ok {
 		return 0, false
@@ -186,19 +466,6 @@ func isMissing(s string) bool {
 		return true
 	}
 	return false
-}
-
-// arrayItems decodes raw as a JSON array; ok is false for anything else.
-func arrayItems(raw json.RawMessage) ([]json.RawMessage, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '[' {
-		return nil, false
-	}
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		return nil, false
-	}
-	return items, true
 }
 
 // clone copies raw so that a kept value does not alias a larger buffer.

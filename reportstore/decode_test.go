@@ -1,6 +1,7 @@
 package reportstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -262,4 +263,59 @@ func TestCatalogReportWithoutIDIsRefusedUnlessItsPathNamesIt(t *testing.T) {
 	products, err = parseCatalog(json.RawMessage(`{"reports": [], "bundles": [{"title": "Everything", "price": "$0.95"}]}`))
 	require.NoError(t, err, "bespoke and bundle products are not described: no id is needed")
 	assert.Equal(t, KindBundle, products[0].Kind)
+}
+
+func TestFieldLookupPrefersTheExactKeyThenTheLaterOne(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]string{
+		`{"year": 1, "Year": 2}`:               `1`,
+		`{"Year": 1, "year": 2}`:               `2`,
+		`{"Year": 1, "YEAR": 2}`:               `2`,
+		`{"year": 1, "year": 3}`:               `3`,
+		`{"latest_year": 1, "Latest-Year": 2}`: `2`,
+		`{"y\u0065ar": 4, "Year": 5}`:          `4`,
+		`{"years": 1}`:                         ``,
+	} {
+		f, ok := objectFields([]byte(body))
+		require.True(t, ok, body)
+		norm := "year"
+		if body[2] == 'l' {
+			norm = "latestyear"
+		}
+		assert.Equal(t, want, string(f.value(norm)), body)
+	}
+}
+
+func TestPreviewRowsShareTheBodyAndKeepTheirOwnBytes(t *testing.T) {
+	t.Parallel()
+	body := []byte(` {"year": 2024, "rows": [ {"economy":"US","value":"1.5"} , {"economy":"CN","value":null,"year":"2023"} ]} `)
+	p, err := parsePreview(body)
+	require.NoError(t, err)
+	assert.Equal(t, string(bytes.TrimSpace(body)), string(p.Raw))
+	require.Len(t, p.Rows, 2)
+	assert.Equal(t, `{"economy":"US","value":"1.5"}`, string(p.Rows[0].Raw))
+	assert.Equal(t, `{"economy":"CN","value":null,"year":"2023"}`, string(p.Rows[1].Raw))
+	assert.Equal(t, 1.5, *p.Rows[0].Value)
+	assert.Nil(t, p.Rows[1].Value)
+	assert.Equal(t, 2024, *p.Rows[0].Year)
+	assert.Equal(t, 2023, *p.Rows[1].Year)
+	// A row's Raw cannot grow into the next row's bytes.
+	_ = append(p.Rows[0].Raw, 'x')
+	assert.Equal(t, `{"economy":"CN","value":null,"year":"2023"}`, string(p.Rows[1].Raw))
+	assert.Equal(t, string(bytes.TrimSpace(body)), string(p.Raw))
+}
+
+func TestParsersRefuseBodiesThatAreNotJSON(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"rows": [{"economy": tru}]}`, `{"rows": []} x`, `[1,]`, "", `{"a":"\x01"}`} {
+		_, err := parsePreview([]byte(body))
+		var syntax *json.SyntaxError
+		assert.ErrorAs(t, err, &syntax, "preview %q", body)
+		_, err = parseCatalog([]byte(body))
+		assert.ErrorAs(t, err, &syntax, "catalog %q", body)
+		_, err = parseStart([]byte(body))
+		assert.ErrorAs(t, err, &syntax, "start %q", body)
+		_, err = parsePayload([]byte(body))
+		assert.ErrorAs(t, err, &syntax, "payload %q", body)
+	}
 }

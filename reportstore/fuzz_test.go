@@ -3,8 +3,10 @@ package reportstore
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -114,6 +116,92 @@ func FuzzScalarText(f *testing.F) {
 		want, wantOK := scalarTextReference(raw)
 		if got != want || ok != wantOK {
 			t.Fatalf("scalarText(%q) = %q, %t; encoding/json reads %q, %t", raw, got, ok, want, wantOK)
+		}
+	})
+}
+
+// FuzzMembersMatchEncodingJSON checks the readers the lenient decoding rests on against
+// encoding/json, for any valid JSON: objectFields gives the members encoding/json gives (the
+// later of two equal keys counting), each lookup the value of the key that folds to it
+// (exact first), arrayItems the items, and valueMap the map; checkJSON refuses what
+// encoding/json refuses.
+func FuzzMembersMatchEncodingJSON(f *testing.F) {
+	addFixtures(f)
+	for _, seed := range []string{
+		`{"a":1,"A":2,"a":3}`, `{"Year":1,"YEAR":2}`, `{"year":1,"Year":2}`, `{"k\u0041":[1,{"x":"}]"}],"b":"\"{"}`,
+		"{\"\xff\":1,\"\\ud800\":2}", ` [1 , "a" ,{"b":[2]} ,null ] `, `{ }`, `[ ]`, `"s"`, `-0.5e+3`, `{"a":{"b":1},"a":2}`,
+		`{"values":{"X":"1.5","Y":"..","X":2}}`, `{"a":1}x`, `[1,]`, `{"a" 1}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			if checkJSON(b) == nil {
+				t.Fatalf("checkJSON accepts %q", b)
+			}
+			return
+		}
+		if err := checkJSON(b); err != nil {
+			t.Fatalf("checkJSON(%q) = %v", b, err)
+		}
+		trimmed := bytes.TrimSpace(b)
+
+		var want map[string]json.RawMessage
+		isObject := trimmed[0] == '{' && json.Unmarshal(b, &want) == nil
+		got, ok := objectFields(b)
+		if ok != isObject {
+			t.Fatalf("objectFields(%q) ok = %t, encoding/json reads an object: %t", b, ok, isObject)
+		}
+		if ok {
+			last := map[string]json.RawMessage{}
+			for _, m := range got {
+				last[string(m.key)] = m.val
+			}
+			if len(last) != len(want) {
+				t.Fatalf("objectFields(%q): %d keys, encoding/json %d", b, len(last), len(want))
+			}
+			byNorm := map[string][]string{}
+			for k, v := range want {
+				if !bytes.Equal(last[k], v) {
+					t.Fatalf("objectFields(%q)[%q] = %s, encoding/json %s", b, k, last[k], v)
+				}
+				byNorm[normKey(k)] = append(byNorm[normKey(k)], k)
+			}
+			for norm, keys := range byNorm {
+				v := got.value(norm)
+				switch exact, hasExact := want[norm]; {
+				case hasExact:
+					if !bytes.Equal(v, exact) {
+						t.Fatalf("value(%q) of %q = %s, want the exact key's %s", norm, b, v, exact)
+					}
+				case len(keys) == 1:
+					if !bytes.Equal(v, want[keys[0]]) {
+						t.Fatalf("value(%q) of %q = %s, want %s", norm, b, v, want[keys[0]])
+					}
+				default:
+					if !slices.ContainsFunc(keys, func(k string) bool { return bytes.Equal(v, want[k]) }) {
+						t.Fatalf("value(%q) of %q = %s, the value of none of %q", norm, b, v, keys)
+					}
+				}
+			}
+			values := valueMap(got)
+			if len(values) != len(want) {
+				t.Fatalf("valueMap(%q): %d entries, want %d", b, len(values), len(want))
+			}
+			for k, raw := range want {
+				n, isNum := number(raw)
+				v, present := values[k]
+				if !present || (v != nil) != isNum || isNum && *v != n && !(math.IsNaN(n) && math.IsNaN(*v)) {
+					t.Fatalf("valueMap(%q)[%q] = %v, want %v (%t)", b, k, v, n, isNum)
+				}
+			}
+		}
+
+		var wantItems []json.RawMessage
+		isArray := trimmed[0] == '[' && json.Unmarshal(b, &wantItems) == nil
+		items, ok := arrayItems(b)
+		if ok != isArray || !slices.EqualFunc(items, wantItems, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+			t.Fatalf("arrayItems(%q) = %q, %t; encoding/json reads %q, %t", b, items, ok, wantItems, isArray)
 		}
 	})
 }

@@ -66,6 +66,9 @@ func (r *Report) JSON() (*ReportPayload, error) {
 
 // parsePayload reads a ReportPayload from JSON.
 func parsePayload(body []byte) (*ReportPayload, error) {
+	if err := checkJSON(body); err != nil {
+		return nil, err
+	}
 	f, ok := objectFields(body)
 	if !ok {
 		return nil, errors.New("body is not a JSON object")
@@ -78,7 +81,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 		Period:        f.str("period", "years"),
 		Raw:           clone(body),
 	}
-	if items, ok := arrayItems(f["economies"]); ok {
+	if items, ok := arrayItems(f.value("economies")); ok {
 		for _, raw := range items {
 			if code, ok := scalarText(raw); ok {
 				p.Economies = append(p.Economies, code)
@@ -87,7 +90,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 			}
 		}
 	}
-	if items, ok := arrayItems(f["indicators"]); ok {
+	if items, ok := arrayItems(f.value("indicators")); ok {
 		for _, raw := range items {
 			ind := Indicator{Raw: clone(raw)}
 			if code, ok := scalarText(raw); ok {
@@ -101,7 +104,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 		}
 	}
 	for _, k := range []string{"data", "panel", "records", "rows", "observations"} {
-		items, ok := arrayItems(f[k])
+		items, ok := arrayItems(f.value(k))
 		if !ok {
 			continue
 		}
@@ -112,7 +115,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 		p.Records = recs
 		break
 	}
-	if obj, ok := objectFields(f["source"]); ok {
+	if obj, ok := objectFields(f.value("source")); ok {
 		p.Source = &Source{Name: obj.str("name"), License: obj.str("license", "licence"), URL: obj.str("url", "link")}
 	} else if name := f.str("source"); name != "" {
 		p.Source = &Source{Name: name}
