@@ -392,10 +392,10 @@ func valueMap(values fields) map[string]*float64 {
 	out := make(map[string]*float64, len(values))
 	for _, m := range values {
 		var v *float64
-		if n, ok := number(m.val); ok {
+		if n, ok := number(m.Value); ok {
 			v = &n
 		}
-		out[string(m.key)] = v
+		out[string(m.Key)] = v
 	}
 	return out
 }

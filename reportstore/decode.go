@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentapis/sdk/internal/jsonscan"
 )
 
 // The store's API description does not show its response bodies, so the free operations
@@ -16,14 +18,7 @@ import (
 
 // fields is a JSON object's members in document order, read without copying: every value
 // shares the bytes of the object. Lookups take keys in normalised form (see value).
-type fields []member
-
-// member is one member of a JSON object: its key as encoding/json would give it (unescaped,
-// invalid UTF-8 replaced) and its value.
-type member struct {
-	key []byte
-	val json.RawMessage
-}
+type fields []jsonscan.Member
 
 // normKey folds a JSON key to the normalised form lookups use: lower case, without "_", "-"
 // or spaces.
@@ -66,11 +61,11 @@ func (f fields) value(norm string) json.RawMessage {
 	var folded json.RawMessage
 	for i := len(f) - 1; i >= 0; i-- {
 		m := &f[i]
-		if string(m.key) == norm {
-			return m.val
+		if string(m.Key) == norm {
+			return m.Value
 		}
-		if folded == nil && foldsTo(m.key, norm) {
-			folded = m.val
+		if folded == nil && foldsTo(m.Key, norm) {
+			folded = m.Value
 		}
 	}
 	return folded
@@ -79,165 +74,26 @@ func (f fields) value(norm string) json.RawMessage {
 // objectFields reads raw, which must be valid JSON (checkJSON), as an object; ok is false
 // for anything else.
 func objectFields(raw json.RawMessage) (fields, bool) {
+	if raw = bytes.TrimSpace(raw); len(raw) == 0 || raw[0] != '{' {
+		return nil, false // without allocating, for the many values that are not objects
+	}
 	return make(fields, 0, 8).read(raw)
 }
 
 // read is objectFields reusing f's memory: it returns raw's members in f[:0], for a reader
 // of many objects that keeps none of them.
 func (f fields) read(raw json.RawMessage) (fields, bool) {
-	i := skipSpace(raw, 0)
-	if i == len(raw) || raw[i] != '{' {
+	members, ok := jsonscan.AppendMembers(f[:0], raw)
+	if !ok {
 		return nil, false
 	}
-	f = f[:0]
-	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
-		return f, skipSpace(raw, i+1) == len(raw)
-	}
-	for i < len(raw) && raw[i] == '"' {
-		end, ok := stringEnd(raw, i)
-		if !ok {
-			return nil, false
-		}
-		key, ok := keyText(raw[i:end])
-		if !ok {
-			return nil, false
-		}
-		if i = skipSpace(raw, end); i == len(raw) || raw[i] != ':' {
-			return nil, false
-		}
-		i = skipSpace(raw, i+1)
-		if end, ok = valueEnd(raw, i); !ok {
-			return nil, false
-		}
-		f = append(f, member{key: key, val: raw[i:end:end]})
-		if i = skipSpace(raw, end); i == len(raw) {
-			return nil, false
-		}
-		switch raw[i] {
-		case '}':
-			return f, skipSpace(raw, i+1) == len(raw)
-		case ',':
-			i = skipSpace(raw, i+1)
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
-}
-
-// keyText returns the text of quoted, a JSON string used as a key, as encoding/json gives
-// it: its own bytes when it has no escapes and is valid UTF-8, else decoded.
-func keyText(quoted []byte) ([]byte, bool) {
-	inner := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return inner, true
-	}
-	var s string
-	if json.Unmarshal(quoted, &s) != nil {
-		return nil, false
-	}
-	return []byte(s), true
+	return members, true
 }
 
 // arrayItems reads raw, which must be valid JSON (checkJSON), as an array; its items share
 // raw's bytes. ok is false for anything else.
 func arrayItems(raw json.RawMessage) ([]json.RawMessage, bool) {
-	i := skipSpace(raw, 0)
-	if i == len(raw) || raw[i] != '[' {
-		return nil, false
-	}
-	items := make([]json.RawMessage, 0, 8)
-	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == ']' {
-		return items, skipSpace(raw, i+1) == len(raw)
-	}
-	for i < len(raw) {
-		end, ok := valueEnd(raw, i)
-		if !ok {
-			return nil, false
-		}
-		items = append(items, raw[i:end:end])
-		if i = skipSpace(raw, end); i == len(raw) {
-			return nil, false
-		}
-		switch raw[i] {
-		case ']':
-			return items, skipSpace(raw, i+1) == len(raw)
-		case ',':
-			i = skipSpace(raw, i+1)
-		default:
-			return nil, false
-		}
-	}
-	return nil, false
-}
-
-// skipSpace returns the index of the first byte of b at or after i that is not JSON
-// whitespace, or len(b).
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// valueEnd returns the index just past the JSON value that starts at b[i]. b must be valid
-// JSON; on other bytes it never panics, and ok is false when b ends first.
-func valueEnd(b []byte, i int) (int, bool) {
-	if i >= len(b) {
-		return 0, false
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				end, ok := stringEnd(b, i)
-				if !ok {
-					return 0, false
-				}
-				i = end
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1, true
-				}
-			}
-			i++
-		}
-		return 0, false
-	}
-	start := i
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ':', ' ', '\t', '\n', '\r':
-			return i, i > start
-		}
-		i++
-	}
-	return i, true
-}
-
-// stringEnd returns the index just past the JSON string that starts at b[i].
-func stringEnd(b []byte, i int) (int, bool) {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
-		}
-	}
-	return 0, false
+	return jsonscan.Items(raw)
 }
 
 // checkJSON returns nil when b is one valid JSON value, else the syntax error encoding/json

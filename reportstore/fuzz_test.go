@@ -120,17 +120,16 @@ func FuzzScalarText(f *testing.F) {
 	})
 }
 
-// FuzzMembersMatchEncodingJSON checks the readers the lenient decoding rests on against
-// encoding/json, for any valid JSON: objectFields gives the members encoding/json gives (the
-// later of two equal keys counting), each lookup the value of the key that folds to it
-// (exact first), arrayItems the items, and valueMap the map; checkJSON refuses what
-// encoding/json refuses.
-func FuzzMembersMatchEncodingJSON(f *testing.F) {
+// FuzzLookupsMatchEncodingJSON checks the lookups the lenient decoding rests on against an
+// object decoded by encoding/json, for any valid JSON: each normalised key finds the value of
+// the key that folds to it (the exact key first), and valueMap gives the map encoding/json
+// gives; checkJSON refuses what encoding/json refuses.
+func FuzzLookupsMatchEncodingJSON(f *testing.F) {
 	addFixtures(f)
 	for _, seed := range []string{
-		`{"a":1,"A":2,"a":3}`, `{"Year":1,"YEAR":2}`, `{"year":1,"Year":2}`, `{"k\u0041":[1,{"x":"}]"}],"b":"\"{"}`,
-		"{\"\xff\":1,\"\\ud800\":2}", ` [1 , "a" ,{"b":[2]} ,null ] `, `{ }`, `[ ]`, `"s"`, `-0.5e+3`, `{"a":{"b":1},"a":2}`,
-		`{"values":{"X":"1.5","Y":"..","X":2}}`, `{"a":1}x`, `[1,]`, `{"a" 1}`,
+		`{"a":1,"A":2,"a":3}`, `{"Year":1,"YEAR":2}`, `{"year":1,"Year":2}`, `{"y\u0065ar":[1],"Year":2}`,
+		"{\"\xff\":1,\"\\ud800\":2}", `{ }`, `[1]`, `{"a":{"b":1},"a":2}`,
+		`{"values":{"X":"1.5","Y":"..","X":2}}`, `{"a":1}x`, `{"a" 1}`, `{"Price_USD":1,"priceUsd":2}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -144,27 +143,15 @@ func FuzzMembersMatchEncodingJSON(f *testing.F) {
 		if err := checkJSON(b); err != nil {
 			t.Fatalf("checkJSON(%q) = %v", b, err)
 		}
-		trimmed := bytes.TrimSpace(b)
-
 		var want map[string]json.RawMessage
-		isObject := trimmed[0] == '{' && json.Unmarshal(b, &want) == nil
+		isObject := bytes.TrimSpace(b)[0] == '{' && json.Unmarshal(b, &want) == nil
 		got, ok := objectFields(b)
 		if ok != isObject {
 			t.Fatalf("objectFields(%q) ok = %t, encoding/json reads an object: %t", b, ok, isObject)
 		}
 		if ok {
-			last := map[string]json.RawMessage{}
-			for _, m := range got {
-				last[string(m.key)] = m.val
-			}
-			if len(last) != len(want) {
-				t.Fatalf("objectFields(%q): %d keys, encoding/json %d", b, len(last), len(want))
-			}
 			byNorm := map[string][]string{}
-			for k, v := range want {
-				if !bytes.Equal(last[k], v) {
-					t.Fatalf("objectFields(%q)[%q] = %s, encoding/json %s", b, k, last[k], v)
-				}
+			for k := range want {
 				byNorm[normKey(k)] = append(byNorm[normKey(k)], k)
 			}
 			for norm, keys := range byNorm {
@@ -195,13 +182,6 @@ func FuzzMembersMatchEncodingJSON(f *testing.F) {
 					t.Fatalf("valueMap(%q)[%q] = %v, want %v (%t)", b, k, v, n, isNum)
 				}
 			}
-		}
-
-		var wantItems []json.RawMessage
-		isArray := trimmed[0] == '[' && json.Unmarshal(b, &wantItems) == nil
-		items, ok := arrayItems(b)
-		if ok != isArray || !slices.EqualFunc(items, wantItems, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
-			t.Fatalf("arrayItems(%q) = %q, %t; encoding/json reads %q, %t", b, items, ok, wantItems, isArray)
 		}
 	})
 }
