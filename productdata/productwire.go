@@ -7,41 +7,70 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/agentapis/sdk/internal/jsonscan"
 )
 
 // parseProducts reads the usual answer of ProductRequest, a Code of 0 with a list of
-// products as Data, in a single pass of encoding/json: the products are decoded as the
-// envelope is read, each from its part of the body, and their Raw share the body instead of
-// copying it. For any other answer (Code missing or not 0, Data missing, null or not a list,
-// a product that does not decode) it reports false and leaves out alone: parseEnvelope then
-// reads the body as it always did. body must not be modified afterwards, which holds for the
-// bodies the client reads.
+// products as Data, in a single pass of encoding/json: the products are decoded with the
+// envelope, and their Raw are the parts of the body that jsonscan finds for them, shared
+// rather than copied. For any other answer (Code missing or not 0, Data missing, null or not
+// a list, a value of another type than the wire's anywhere, a product that does not decode)
+// it reports false and leaves out alone: parseEnvelope then reads the body as it always did.
+// body must not be modified afterwards, which holds for the bodies the client reads.
 func parseProducts(body []byte, out *productsData) (parsed, bool) {
 	var w productsEnvelope
-	// The envelope's own fields never fail, and each product keeps its own error: a type
-	// error can only come from a Data that is not a list.
 	if json.Unmarshal(body, &w) != nil || !w.Code || w.Data == nil {
+		return parsed{}, false
+	}
+	raws, ok := dataItems(body) // body is valid JSON: encoding/json just read it
+	if !ok || len(raws) != len(w.Data) {
 		return parsed{}, false
 	}
 	list := make(productsData, len(w.Data))
 	for i := range w.Data {
-		if w.Data[i].err != nil {
+		p, err := w.Data[i].product(raws[i])
+		if err != nil {
 			return parsed{}, false
 		}
-		list[i] = w.Data[i].p
+		list[i] = p
 	}
 	*out = list
 	return parsed{message: string(w.Message), units: Units{Left: w.RequestLeft.v, Consumed: w.RequestConsumed.v}}, true
 }
 
+// dataItems returns the items of the envelope's Data, each a part of body: the value of its
+// one member whose key is "Data" in any letter case, as encoding/json matches it. ok is false
+// when there are several such members, or when Data is not a list.
+func dataItems(body []byte) ([]json.RawMessage, bool) {
+	var buf [8]jsonscan.Member
+	members, ok := jsonscan.AppendMembers(buf[:0], body)
+	if !ok {
+		return nil, false
+	}
+	var data json.RawMessage
+	for _, m := range members {
+		if bytes.EqualFold(m.Key, dataKey) {
+			if data != nil {
+				return nil, false
+			}
+			data = m.Value
+		}
+	}
+	return jsonscan.Items(data)
+}
+
+// dataKey is the key of the envelope's Data.
+var dataKey = []byte("Data")
+
 // productsEnvelope is the envelope of a ProductRequest answer as parseProducts reads it.
 // Like wireEnvelope, its keys match in any letter case.
 type productsEnvelope struct {
-	Code            zeroCode        `json:"Code"`
-	Message         messageField    `json:"Message"`
-	Data            []listedProduct `json:"Data"`
-	RequestLeft     lenientInt      `json:"RequestLeft"`
-	RequestConsumed lenientInt      `json:"RequestConsumed"`
+	Code            zeroCode            `json:"Code"`
+	Message         messageField        `json:"Message"`
+	Data            []listedProductWire `json:"Data"`
+	RequestLeft     lenientInt          `json:"RequestLeft"`
+	RequestConsumed lenientInt          `json:"RequestConsumed"`
 }
 
 // zeroCode records whether the envelope's Code is the integer 0, as sent.
@@ -62,42 +91,26 @@ func (m *messageField) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// listedProduct is one product of a list, decoded with its error, which never fails the
-// list.
-type listedProduct struct {
-	p   Product
-	err error
-}
-
-// UnmarshalJSON decodes the product from b, which is part of the body and becomes its Raw
-// as it is.
-func (l *listedProduct) UnmarshalJSON(b []byte) error {
-	var w listedProductWire
-	if l.err = lenientUnmarshal(b, &w); l.err == nil {
-		l.p, l.err = w.product(b[:len(b):len(b)])
-	}
-	return nil
-}
-
 // listedProductWire is a product inside a list, decoded in the list's pass: its lists of
-// texts and its trends are read item by item rather than by a decoding of their own. Where
-// that reading could differ from Product.UnmarshalJSON (a list with an item it does not
-// take, or a trend missing from a product that holds a null), product decodes the product
-// with Product.UnmarshalJSON instead.
+// texts and its trends are kept as their bytes and read item by item afterwards, rather than
+// by a decoding of their own or by encoding/json item by item. Where that reading could
+// differ from Product.UnmarshalJSON (a list with an item it does not take, a value that is
+// not a list, a trend or BsrCategory that is null), product decodes the product with
+// Product.UnmarshalJSON instead.
 type listedProductWire struct {
 	productWire
-	Photo       []textItem   `json:"Photo"`
-	EBCPhoto    []textItem   `json:"EBCPhoto"`
-	FbaDetetail []textItem   `json:"FbaDetetail"`
-	Category    []textItem   `json:"Category"`
-	Size        []textItem   `json:"Size"`
-	BsrCategory [][]textItem `json:"BsrCategory"`
+	Photo       rawList `json:"Photo"`
+	EBCPhoto    rawList `json:"EBCPhoto"`
+	FbaDetetail rawList `json:"FbaDetetail"`
+	Category    rawList `json:"Category"`
+	Size        rawList `json:"Size"`
+	BsrCategory rawList `json:"BsrCategory"`
 
-	PriceTrend        []seriesItem `json:"PriceTrend"`
-	RankTrend         []seriesItem `json:"RankTrend"`
-	RatingsCountTrend []seriesItem `json:"RatingsCountTrend"`
-	RatingsTrend      []seriesItem `json:"RatingsTrend"`
-	SalesVolumeTrend  []seriesItem `json:"SalesVolumeTrend"`
+	PriceTrend        rawList `json:"PriceTrend"`
+	RankTrend         rawList `json:"RankTrend"`
+	RatingsCountTrend rawList `json:"RatingsCountTrend"`
+	RatingsTrend      rawList `json:"RatingsTrend"`
+	SalesVolumeTrend  rawList `json:"SalesVolumeTrend"`
 }
 
 // errUnlisted reports a list or trend that listedProductWire leaves to Product.UnmarshalJSON.
@@ -109,15 +122,7 @@ func (w *listedProductWire) product(raw json.RawMessage) (Product, error) {
 	if err != nil {
 		return p, err
 	}
-	err = w.lists(&p)
-	if err == nil && bytes.Contains(raw, []byte("null")) &&
-		(w.BsrCategory == nil || w.PriceTrend == nil || w.RankTrend == nil || w.RatingsCountTrend == nil ||
-			w.RatingsTrend == nil || w.SalesVolumeTrend == nil) {
-		// A null trend or BsrCategory decodes as an empty one, which the item-by-item
-		// reading cannot tell from an absent one.
-		err = errUnlisted
-	}
-	if err == errUnlisted {
+	if err = w.lists(&p); err == errUnlisted {
 		var one Product
 		err = one.UnmarshalJSON(raw)
 		one.Raw = raw
@@ -129,23 +134,117 @@ func (w *listedProductWire) product(raw json.RawMessage) (Product, error) {
 // lists sets the lists and trends of p, or returns errUnlisted.
 func (w *listedProductWire) lists(p *Product) error {
 	var ok [11]bool
-	p.Photo, ok[0] = textsOf(w.Photo)
-	p.EBCPhoto, ok[1] = textsOf(w.EBCPhoto)
-	p.FbaDetetail, ok[2] = textsOf(w.FbaDetetail)
-	p.Category, ok[3] = textsOf(w.Category)
-	p.Size, ok[4] = textsOf(w.Size)
-	p.BsrCategory, ok[5] = ranksOf(w.BsrCategory)
-	p.PriceTrend, ok[6] = seriesOf(w.PriceTrend)
-	p.RankTrend, ok[7] = seriesOf(w.RankTrend)
-	p.RatingsCountTrend, ok[8] = seriesOf(w.RatingsCountTrend)
-	p.RatingsTrend, ok[9] = seriesOf(w.RatingsTrend)
-	p.SalesVolumeTrend, ok[10] = seriesOf(w.SalesVolumeTrend)
+	p.Photo, ok[0] = w.Photo.texts()
+	p.EBCPhoto, ok[1] = w.EBCPhoto.texts()
+	p.FbaDetetail, ok[2] = w.FbaDetetail.texts()
+	p.Category, ok[3] = w.Category.texts()
+	p.Size, ok[4] = w.Size.texts()
+	p.BsrCategory, ok[5] = w.BsrCategory.ranks()
+	p.PriceTrend, ok[6] = w.PriceTrend.series()
+	p.RankTrend, ok[7] = w.RankTrend.series()
+	p.RatingsCountTrend, ok[8] = w.RatingsCountTrend.series()
+	p.RatingsTrend, ok[9] = w.RatingsTrend.series()
+	p.SalesVolumeTrend, ok[10] = w.SalesVolumeTrend.series()
 	for _, o := range ok {
 		if !o {
 			return errUnlisted
 		}
 	}
 	return nil
+}
+
+// rawList is a list inside a listed product, kept as its bytes: a part of the body, which the
+// product keeps anyway as its Raw (encoding/json hands UnmarshalJSON a part of its input).
+// Its items are read with jsonscan, the body being valid JSON once encoding/json has read it.
+type rawList struct{ b []byte }
+
+// UnmarshalJSON keeps b.
+func (l *rawList) UnmarshalJSON(b []byte) error {
+	l.b = b
+	return nil
+}
+
+// items returns the list's items, nil when it is absent; ok is false when it is null or not
+// a list.
+func (l rawList) items() ([]json.RawMessage, bool) {
+	if l.b == nil {
+		return nil, true
+	}
+	return jsonscan.Items(l.b)
+}
+
+// texts returns the list as texts (nil when absent or null), and false when it is not a list
+// of texts, as textList reads one.
+func (l rawList) texts() ([]string, bool) {
+	if string(l.b) == "null" {
+		return nil, true
+	}
+	items, ok := l.items()
+	if !ok || items == nil {
+		return nil, ok
+	}
+	out := make([]string, len(items))
+	for i, raw := range items {
+		it := readItem(raw)
+		if out[i], ok = it.asText(); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// ranks returns the entries of BsrCategory (nil when absent), and false when it is null or
+// when a row is not a list of at least a name and a node id.
+func (l rawList) ranks() ([]CategoryRank, bool) {
+	rows, ok := l.items()
+	if !ok || rows == nil {
+		return nil, ok
+	}
+	out := make([]CategoryRank, 0, len(rows))
+	for _, raw := range rows {
+		row, ok := rawList{raw}.texts()
+		if !ok || len(row) < 2 {
+			return nil, false
+		}
+		entry := CategoryRank{Name: row[0], NodeID: row[1]}
+		if len(row) > 2 {
+			if n, err := strconv.Atoi(row[2]); err == nil {
+				entry.Rank = &n
+			}
+		}
+		out = append(out, entry)
+	}
+	return out, true
+}
+
+// series pairs a flat trend (nil when absent), and returns false when it is null or not a
+// list of dates and values, as Series.UnmarshalJSON reads them.
+func (l rawList) series() (Series, bool) {
+	flat, ok := l.items()
+	if !ok || flat == nil {
+		return nil, ok
+	}
+	if len(flat)%2 != 0 {
+		return nil, false
+	}
+	out := make(Series, 0, len(flat)/2)
+	for i := 0; i < len(flat); i += 2 {
+		d := readItem(flat[i])
+		date, ok := d.asText()
+		if !ok || date == "" {
+			return nil, false
+		}
+		v := math.NaN()
+		switch it := readItem(flat[i+1]); it.kind {
+		case itemNumber:
+			v = it.num
+		case itemNull:
+		default:
+			return nil, false
+		}
+		out = append(out, Point{Date: date, Value: v})
+	}
+	return out, true
 }
 
 // product checks the required fields and returns the product, with raw as its Raw.
@@ -182,31 +281,11 @@ const (
 	itemNull
 )
 
-// textItem is one item of a list of texts: a string, a number (as its shortest text) or
-// null (as ""); ok is false for anything else.
-type textItem struct {
-	text string
-	ok   bool
-}
-
-// UnmarshalJSON reads the item; it never fails.
-func (t *textItem) UnmarshalJSON(b []byte) error {
-	s := readItem(b)
-	t.text, t.ok = s.asText()
-	return nil
-}
-
-// seriesItem is one item of a trend's flat list, or of a list of texts.
+// seriesItem is one item of a trend's flat list, or of a list of texts, as readItem reads it.
 type seriesItem struct {
 	text string
 	num  float64
 	kind itemKind
-}
-
-// UnmarshalJSON reads a string, a number or null; anything else is itemOther. It never fails.
-func (s *seriesItem) UnmarshalJSON(b []byte) error {
-	*s = readItem(b)
-	return nil
 }
 
 // readItem reads one JSON value of a list: a string, a number or null, and anything else as
@@ -243,74 +322,4 @@ func (s *seriesItem) asText() (string, bool) {
 		return "", true
 	}
 	return "", false
-}
-
-// textsOf returns the texts of items (nil for nil), and false when an item is not a text.
-func textsOf(items []textItem) ([]string, bool) {
-	if items == nil {
-		return nil, true
-	}
-	out := make([]string, len(items))
-	for i, it := range items {
-		if !it.ok {
-			return nil, false
-		}
-		out[i] = it.text
-	}
-	return out, true
-}
-
-// ranksOf returns the entries of BsrCategory (nil for nil), and false when a row is not a
-// list of at least a name and a node id.
-func ranksOf(rows [][]textItem) ([]CategoryRank, bool) {
-	if rows == nil {
-		return nil, true
-	}
-	out := make([]CategoryRank, 0, len(rows))
-	for _, row := range rows {
-		if len(row) < 2 {
-			return nil, false
-		}
-		for _, it := range row {
-			if !it.ok {
-				return nil, false
-			}
-		}
-		entry := CategoryRank{Name: row[0].text, NodeID: row[1].text}
-		if len(row) > 2 {
-			if n, err := strconv.Atoi(row[2].text); err == nil {
-				entry.Rank = &n
-			}
-		}
-		out = append(out, entry)
-	}
-	return out, true
-}
-
-// seriesOf pairs a flat trend (nil for nil), and returns false when it is not a list of
-// dates and values, as Series.UnmarshalJSON reads them.
-func seriesOf(flat []seriesItem) (Series, bool) {
-	if flat == nil {
-		return nil, true
-	}
-	if len(flat)%2 != 0 {
-		return nil, false
-	}
-	out := make(Series, 0, len(flat)/2)
-	for i := 0; i < len(flat); i += 2 {
-		date, ok := flat[i].asText()
-		if !ok || date == "" {
-			return nil, false
-		}
-		v := math.NaN()
-		switch flat[i+1].kind {
-		case itemNumber:
-			v = flat[i+1].num
-		case itemNull:
-		default:
-			return nil, false
-		}
-		out = append(out, Point{Date: date, Value: v})
-	}
-	return out, true
 }
