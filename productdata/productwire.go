@@ -134,17 +134,18 @@ func (w *listedProductWire) product(raw json.RawMessage) (Product, error) {
 // lists sets the lists and trends of p, or returns errUnlisted.
 func (w *listedProductWire) lists(p *Product) error {
 	var ok [11]bool
-	p.Photo, ok[0] = w.Photo.texts()
-	p.EBCPhoto, ok[1] = w.EBCPhoto.texts()
-	p.FbaDetetail, ok[2] = w.FbaDetetail.texts()
-	p.Category, ok[3] = w.Category.texts()
-	p.Size, ok[4] = w.Size.texts()
-	p.BsrCategory, ok[5] = w.BsrCategory.ranks()
-	p.PriceTrend, ok[6] = w.PriceTrend.series()
-	p.RankTrend, ok[7] = w.RankTrend.series()
-	p.RatingsCountTrend, ok[8] = w.RatingsCountTrend.series()
-	p.RatingsTrend, ok[9] = w.RatingsTrend.series()
-	p.SalesVolumeTrend, ok[10] = w.SalesVolumeTrend.series()
+	var r listReader
+	p.Photo, ok[0] = r.texts(w.Photo, &r.items)
+	p.EBCPhoto, ok[1] = r.texts(w.EBCPhoto, &r.items)
+	p.FbaDetetail, ok[2] = r.texts(w.FbaDetetail, &r.items)
+	p.Category, ok[3] = r.texts(w.Category, &r.items)
+	p.Size, ok[4] = r.texts(w.Size, &r.items)
+	p.BsrCategory, ok[5] = r.ranks(w.BsrCategory)
+	p.PriceTrend, ok[6] = r.series(w.PriceTrend)
+	p.RankTrend, ok[7] = r.series(w.RankTrend)
+	p.RatingsCountTrend, ok[8] = r.series(w.RatingsCountTrend)
+	p.RatingsTrend, ok[9] = r.series(w.RatingsTrend)
+	p.SalesVolumeTrend, ok[10] = r.series(w.SalesVolumeTrend)
 	for _, o := range ok {
 		if !o {
 			return errUnlisted
@@ -164,23 +165,29 @@ func (l *rawList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// items returns the list's items, nil when it is absent; ok is false when it is null or not
-// a list.
-func (l rawList) items() ([]json.RawMessage, bool) {
+// listReader reads the rawLists of a product into two slices of items it reuses: one for a
+// list, one for a row of BsrCategory.
+type listReader struct{ items, row []json.RawMessage }
+
+// itemsOf returns the items of l in *scratch, nil when l is absent; ok is false when it is
+// null or not a list.
+func itemsOf(l rawList, scratch *[]json.RawMessage) ([]json.RawMessage, bool) {
 	if l.b == nil {
 		return nil, true
 	}
-	return jsonscan.Items(l.b)
+	items, ok := jsonscan.AppendItems((*scratch)[:0], l.b)
+	*scratch = items
+	return items, ok
 }
 
-// texts returns the list as texts (nil when absent or null), and false when it is not a list
-// of texts, as textList reads one.
-func (l rawList) texts() ([]string, bool) {
+// texts returns l as texts (nil when absent or null), and false when it is not a list of
+// texts, as textList reads one. It reads the items into *scratch.
+func (r *listReader) texts(l rawList, scratch *[]json.RawMessage) ([]string, bool) {
 	if string(l.b) == "null" {
 		return nil, true
 	}
-	items, ok := l.items()
-	if !ok || items == nil {
+	items, ok := itemsOf(l, scratch)
+	if !ok || l.b == nil {
 		return nil, ok
 	}
 	out := make([]string, len(items))
@@ -195,14 +202,14 @@ func (l rawList) texts() ([]string, bool) {
 
 // ranks returns the entries of BsrCategory (nil when absent), and false when it is null or
 // when a row is not a list of at least a name and a node id.
-func (l rawList) ranks() ([]CategoryRank, bool) {
-	rows, ok := l.items()
-	if !ok || rows == nil {
+func (r *listReader) ranks(l rawList) ([]CategoryRank, bool) {
+	rows, ok := itemsOf(l, &r.items)
+	if !ok || l.b == nil {
 		return nil, ok
 	}
 	out := make([]CategoryRank, 0, len(rows))
 	for _, raw := range rows {
-		row, ok := rawList{raw}.texts()
+		row, ok := r.texts(rawList{raw}, &r.row)
 		if !ok || len(row) < 2 {
 			return nil, false
 		}
@@ -219,9 +226,9 @@ func (l rawList) ranks() ([]CategoryRank, bool) {
 
 // series pairs a flat trend (nil when absent), and returns false when it is null or not a
 // list of dates and values, as Series.UnmarshalJSON reads them.
-func (l rawList) series() (Series, bool) {
-	flat, ok := l.items()
-	if !ok || flat == nil {
+func (r *listReader) series(l rawList) (Series, bool) {
+	flat, ok := itemsOf(l, &r.items)
+	if !ok || l.b == nil {
 		return nil, ok
 	}
 	if len(flat)%2 != 0 {

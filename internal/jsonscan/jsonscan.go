@@ -67,35 +67,40 @@ func AppendMembers(dst []Member, raw []byte) (members []Member, ok bool) {
 }
 
 // Items returns the items of raw, a JSON array, each a part of raw (its capacity ends with
-// it); ok is false when raw is not an array.
+// it); ok is false when raw is not an array. The items of an empty array are an empty,
+// non-nil slice.
 func Items(raw []byte) (items []json.RawMessage, ok bool) {
+	return AppendItems(make([]json.RawMessage, 0, 8), raw)
+}
+
+// AppendItems is Items appending to dst, for a reader of many arrays that reuses one slice.
+func AppendItems(dst []json.RawMessage, raw []byte) (items []json.RawMessage, ok bool) {
 	i := skipSpace(raw, 0)
 	if i == len(raw) || raw[i] != '[' {
-		return nil, false
+		return dst, false
 	}
-	items = make([]json.RawMessage, 0, 8)
 	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == ']' {
-		return items, skipSpace(raw, i+1) == len(raw)
+		return dst, skipSpace(raw, i+1) == len(raw)
 	}
 	for i < len(raw) {
 		end, ok := valueEnd(raw, i)
 		if !ok {
-			return nil, false
+			return dst, false
 		}
-		items = append(items, raw[i:end:end])
+		dst = append(dst, raw[i:end:end])
 		if i = skipSpace(raw, end); i == len(raw) {
-			return nil, false
+			return dst, false
 		}
 		switch raw[i] {
 		case ']':
-			return items, skipSpace(raw, i+1) == len(raw)
+			return dst, skipSpace(raw, i+1) == len(raw)
 		case ',':
 			i = skipSpace(raw, i+1)
 		default:
-			return nil, false
+			return dst, false
 		}
 	}
-	return nil, false
+	return dst, false
 }
 
 // keyText returns the text of quoted, a JSON string used as a key, as encoding/json gives

@@ -53,6 +53,12 @@ func TestItems(t *testing.T) {
 	assert.NotNil(t, empty)
 	assert.Empty(t, empty)
 
+	// AppendItems reuses dst.
+	reused, ok := AppendItems(items[:0], []byte(`[true]`))
+	require.True(t, ok)
+	assert.Equal(t, []json.RawMessage{json.RawMessage(`true`)}, reused)
+	assert.Same(t, &items[0], &reused[0])
+
 	for _, notArray := range []string{``, `{}`, `"a"`, `[1`, `[1,]`, `[1 2]`, `[1] x`} {
 		_, ok := Items([]byte(notArray))
 		assert.False(t, ok, notArray)
