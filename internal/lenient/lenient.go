@@ -30,6 +30,12 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 	if IsNull(b) {
 		return nil
 	}
+	if p, isString := any(&o.v).(*string); isString {
+		if v, ok := unquote(b); ok {
+			*p, o.set = v, true
+		}
+		return nil
+	}
 	if inPlace(&o.v) {
 		if json.Unmarshal(b, &o.v) == nil {
 			o.set = true
@@ -43,12 +49,12 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// inPlace reports whether p points to a string, a bool, an int, an int64 or a float64:
+// inPlace reports whether p points to a bool, an int, an int64 or a float64:
 // encoding/json writes such a value only when the whole input decodes as one, so it can decode
 // into the value in place, without a copy to fall back on.
 func inPlace[T any](p *T) bool {
 	switch any(p).(type) {
-	case *string, *bool, *int, *int64, *float64:
+	case *bool, *int, *int64, *float64:
 		return true
 	}
 	return false
@@ -146,8 +152,7 @@ var ErrNotText = errors.New("expected a string or a number")
 
 // UnmarshalJSON reads a string or a number, and returns ErrNotText for any other value.
 func (t *Text) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
+	if s, ok := unquote(b); ok {
 		*t = Text(s)
 		return nil
 	}
