@@ -6,9 +6,9 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/agentapis/sdk/internal/jsonscan"
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // parseProducts reads the usual answer of ProductRequest, a Code of 0 with a list of
@@ -303,11 +303,7 @@ func readItem(b []byte) seriesItem {
 	case string(b) == "null":
 		return seriesItem{kind: itemNull}
 	case b[0] == '"':
-		if v, ok := plainString(b); ok && utf8.ValidString(v) {
-			return seriesItem{text: v, kind: itemString}
-		}
-		var v string
-		if json.Unmarshal(b, &v) == nil {
+		if v, ok := lenient.Unquote(b); ok {
 			return seriesItem{text: v, kind: itemString}
 		}
 	case b[0] == '-' || '0' <= b[0] && b[0] <= '9':

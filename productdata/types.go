@@ -1,11 +1,12 @@
 package productdata
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // Unknown is the value of a sales field (ListingSalesVolumeOfMonth and the others) that the
@@ -341,20 +342,12 @@ func decodeScalar[T any](b []byte, v *T) bool {
 		*p = string(b) == "true"
 		return *p || string(b) == "false"
 	case *string:
-		if s, ok := plainString(b); ok {
+		if s, ok := lenient.Unquote(b); ok {
 			*p = s
 			return true
 		}
 	}
 	return json.Unmarshal(b, v) == nil
-}
-
-// plainString returns the value of a JSON string without escapes.
-func plainString(b []byte) (string, bool) {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' || bytes.IndexByte(b[1:len(b)-1], '\\') >= 0 {
-		return "", false
-	}
-	return string(b[1 : len(b)-1]), true
 }
 
 // textList is a list of texts that may arrive with numbers among them (sizes, node ids); a

@@ -31,7 +31,7 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if p, isString := any(&o.v).(*string); isString {
-		if v, ok := unquote(b); ok {
+		if v, ok := Unquote(b); ok {
 			*p, o.set = v, true
 		}
 		return nil
@@ -152,7 +152,7 @@ var ErrNotText = errors.New("expected a string or a number")
 
 // UnmarshalJSON reads a string or a number, and returns ErrNotText for any other value.
 func (t *Text) UnmarshalJSON(b []byte) error {
-	if s, ok := unquote(b); ok {
+	if s, ok := Unquote(b); ok {
 		*t = Text(s)
 		return nil
 	}

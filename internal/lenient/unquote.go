@@ -5,16 +5,16 @@ import (
 	"unicode/utf8"
 )
 
-// unquote reads b, with JSON white space around it allowed, as one JSON string, and returns
+// Unquote reads b, with JSON white space around it allowed, as one JSON string, and returns
 // its value as encoding/json decodes it: escapes resolved, a lone UTF-16 surrogate and each
 // byte of invalid UTF-8 replaced with U+FFFD. ok is false for anything else, a string with a
 // control character or a bad escape included.
 //
-// encoding/json checks the whole of its input before decoding it, so an Opt[string] inside an
-// answer would have its text checked twice, once with the answer and once on its own: for a
-// file's content, read back whole, that second pass was a tenth of the call. FuzzUnquote
-// checks unquote against encoding/json for any bytes.
-func unquote(b []byte) (string, bool) {
+// It is for a string that encoding/json has already checked as part of an answer (handed to
+// an UnmarshalJSON, or found with jsonscan): json.Unmarshal would check it a second time,
+// and for a file's content, read back whole, that second pass was a tenth of the call.
+// FuzzUnquote checks Unquote against encoding/json for any bytes.
+func Unquote(b []byte) (string, bool) {
 	b = trimJSONSpace(b)
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return "", false

@@ -24,7 +24,7 @@ func TestUnquote(t *testing.T) {
 		`""`:                   "",
 		`"\u00E9\u00e9"`:       "éé",
 	} {
-		got, ok := unquote([]byte(in))
+		got, ok := Unquote([]byte(in))
 		assert.True(t, ok, in)
 		assert.Equal(t, want, got, in)
 		var std string
@@ -32,23 +32,23 @@ func TestUnquote(t *testing.T) {
 		assert.Equal(t, std, got, "encoding/json reads %s otherwise", in)
 	}
 	for _, bad := range []string{``, `"`, `abc`, `"a"b"`, "\"a\nb\"", `"\x"`, `"\u12"`, `"\u12g4"`, `"a\"`, `1`, `null`, `"a" "b"`, "\v\"a\""} {
-		_, ok := unquote([]byte(bad))
+		_, ok := Unquote([]byte(bad))
 		assert.False(t, ok, bad)
 	}
 }
 
-// FuzzUnquote checks unquote against encoding/json for any bytes: the same value for what
+// FuzzUnquote checks Unquote against encoding/json for any bytes: the same value for what
 // encoding/json decodes as a string, and a refusal for everything else.
 func FuzzUnquote(f *testing.F) {
 	for _, s := range []string{`"abc"`, `"\u003c\n"`, `"\ud83d\ude00"`, `"\ud83d"`, "\"\xff\"", `"\ud800\udbff"`, ` "x" `, `"a\"`, `"\u00zz"`, "\"\x01\"", `12`, `null`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, ok := unquote(b)
+		got, ok := Unquote(b)
 		var want string
 		wantOK := len(trimJSONSpace(b)) > 0 && trimJSONSpace(b)[0] == '"' && json.Unmarshal(b, &want) == nil
 		if ok != wantOK || got != want {
-			t.Fatalf("unquote(%q) = %q, %t; encoding/json reads %q, %t", b, got, ok, want, wantOK)
+			t.Fatalf("Unquote(%q) = %q, %t; encoding/json reads %q, %t", b, got, ok, want, wantOK)
 		}
 	})
 }
