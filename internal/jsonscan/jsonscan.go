@@ -51,16 +51,9 @@ func AppendMembers(dst []Member, raw []byte) (members []Member, ok bool) {
 			return dst, false
 		}
 		dst = append(dst, Member{Key: key, Value: raw[i:end:end]})
-		if i = skipSpace(raw, end); i == len(raw) {
-			return dst, false
-		}
-		switch raw[i] {
-		case '}':
-			return dst, skipSpace(raw, i+1) == len(raw)
-		case ',':
-			i = skipSpace(raw, i+1)
-		default:
-			return dst, false
+		var closed bool
+		if i, closed, ok = afterValue(raw, end, '}'); closed || !ok {
+			return dst, ok
 		}
 	}
 	return dst, false
@@ -88,19 +81,28 @@ func AppendItems(dst []json.RawMessage, raw []byte) (items []json.RawMessage, ok
 			return dst, false
 		}
 		dst = append(dst, raw[i:end:end])
-		if i = skipSpace(raw, end); i == len(raw) {
-			return dst, false
-		}
-		switch raw[i] {
-		case ']':
-			return dst, skipSpace(raw, i+1) == len(raw)
-		case ',':
-			i = skipSpace(raw, i+1)
-		default:
-			return dst, false
+		var closed bool
+		if i, closed, ok = afterValue(raw, end, ']'); closed || !ok {
+			return dst, ok
 		}
 	}
 	return dst, false
+}
+
+// afterValue reads what follows a member or an item that ends at raw[end], inside an object
+// or an array that closer ends: closed when closer ends raw there, else the index of the next
+// member or item after a comma; ok is false for anything else.
+func afterValue(raw []byte, end int, closer byte) (next int, closed, ok bool) {
+	i := skipSpace(raw, end)
+	switch {
+	case i == len(raw):
+		return 0, false, false
+	case raw[i] == closer:
+		return 0, true, skipSpace(raw, i+1) == len(raw)
+	case raw[i] == ',':
+		return skipSpace(raw, i+1), false, true
+	}
+	return 0, false, false
 }
 
 // keyText returns the text of quoted, a JSON string used as a key, as encoding/json gives
