@@ -72,7 +72,8 @@ var (
 	bundleListKeys  = []string{"bundles", "bundle", "bundleproducts"}
 )
 
-// parseCatalog reads the products of a /catalog body.
+// parseCatalog reads the products of a /catalog body; each product keeps its part of root
+// as its Raw, so root must not be modified afterwards.
 func parseCatalog(root json.RawMessage) ([]Product, error) {
 	if err := checkJSON(root); err != nil {
 		return nil, err
@@ -155,7 +156,7 @@ func parseProduct(raw json.RawMessage, listKind ProductKind) (Product, error) {
 		Description: f.str("description", "summary", "measures", "measure"),
 		Period:      f.str("period", "years", "coverageperiod"),
 		Path:        f.str("path", "url", "href", "endpoint"),
-		Raw:         clone(raw),
+		Raw:         keep(raw),
 	}
 	if p.ID == "" {
 		if id, ok := strings.CutPrefix(p.Path, "/report/"); ok && !strings.ContainsAny(id, "/?#") {
@@ -181,7 +182,7 @@ func priceField(f fields, keys ...string) (*Price, string) {
 	}
 	text, ok := scalarText(raw)
 	if !ok {
-		return nil, string(clone(raw))
+		return nil, string(bytes.TrimSpace(raw))
 	}
 	p, err := ParsePrice(text)
 	if err != nil {
@@ -289,13 +290,13 @@ func (c *Client) Preview(ctx context.Context, id string) (*Preview, error) {
 var previewListKeys = []string{"rows", "data", "economies", "crosssection", "values", "items", "results", "countries", "records", "preview"}
 
 // parsePreview reads a /preview body. The preview keeps root as its Raw, and each row a
-// part of it: root must not be modified afterwards.
+// part of it: root must not be modified afterwards (getFree hands each parser a copy of its
+// own).
 func parsePreview(root json.RawMessage) (*Preview, error) {
 	if err := checkJSON(root); err != nil {
 		return nil, err
 	}
-	root = bytes.TrimSpace(root)
-	p := &Preview{Raw: root[:len(root):len(root)], Rows: []PreviewRow{}}
+	p := &Preview{Raw: keep(root), Rows: []PreviewRow{}}
 	items, ok := arrayItems(root)
 	if !ok {
 		f, isObj := objectFields(root)
@@ -373,7 +374,7 @@ func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
 		raw := m[code]
 		row, err := parsePreviewRow(raw, year, &scratch)
 		if err != nil {
-			row = PreviewRow{Year: cloneInt(year), Raw: clone(raw)}
+			row = PreviewRow{Year: cloneInt(year), Raw: keep(raw)}
 			if n, ok := number(raw); ok {
 				row.Value = &n
 			}
@@ -427,7 +428,8 @@ func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
 
 // parseStart reads a /start body: an object naming the recommended report (at the top level
 // or in an object under "recommended", "recommendation", "firstPurchase" or "report") and its
-// client code (a string, or an object of language to code).
+// client code (a string, or an object of language to code). It keeps root as its Raw, so root
+// must not be modified afterwards.
 func parseStart(root json.RawMessage) (*StartInfo, error) {
 	if err := checkJSON(root); err != nil {
 		return nil, err
@@ -436,7 +438,7 @@ func parseStart(root json.RawMessage) (*StartInfo, error) {
 	if !ok {
 		return nil, errors.New("body is not a JSON object")
 	}
-	s := &StartInfo{Raw: clone(root)}
+	s := &StartInfo{Raw: keep(root)}
 	rec := f
 	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
 		v := f.value(k)

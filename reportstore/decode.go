@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentapis/sdk/internal/jsonscan"
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // The store's API description does not show its response bodies, so the free operations
@@ -109,16 +110,17 @@ func checkJSON(b []byte) error {
 	return errors.New("invalid JSON")
 }
 
-// rawObject decodes raw as a JSON object with its keys as sent; ok is false for anything
-// else.
+// rawObject reads raw, which must be valid JSON (checkJSON), as an object keyed as sent, the
+// later of two equal keys counting as in encoding/json; its values share raw's bytes. ok is
+// false for anything else.
 func rawObject(raw json.RawMessage) (map[string]json.RawMessage, bool) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
+	f, ok := objectFields(raw)
+	if !ok {
 		return nil, false
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil, false
+	m := make(map[string]json.RawMessage, len(f))
+	for _, member := range f {
+		m[string(member.Key)] = member.Value
 	}
 	return m, true
 }
@@ -206,11 +208,7 @@ func scalarText(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return "", false
-		}
-		return s, true
+		return lenient.Unquote(raw)
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) != nil {
@@ -324,7 +322,15 @@ func isMissing(s string) bool {
 	return false
 }
 
-// clone copies raw so that a kept value does not alias a larger buffer.
+// clone copies raw so that a kept value does not alias a larger buffer, for a body the
+// parser does not own.
 func clone(raw json.RawMessage) json.RawMessage {
 	return append(json.RawMessage(nil), bytes.TrimSpace(raw)...)
+}
+
+// keep returns raw without the white space around it, to be kept as a Raw that shares a body
+// the parser owns; its capacity ends with it, so an append to it never writes over the body.
+func keep(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	return raw[:len(raw):len(raw)]
 }
