@@ -15,6 +15,15 @@
 // Each package <name> has a fake server in <name>test for tests and examples that run
 // offline.
 //
-// This package holds Secret, the one type the SDK uses to hand a credential back to the
-// caller (a key just created, rotated or bought) without any way of printing it.
+// This package holds what every client shares:
+//
+//   - the error vocabulary: *APIError (a failure answer, matched with errors.Is against the
+//     status sentinels ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict,
+//     ErrRateLimited, and against each package's own sentinels), *RateLimitError,
+//     *ValidationError (input refused before any request), *MissingCredentialError,
+//     *DecodeError (a 2xx answer that does not decode) and *RequestError (no answer);
+//   - Response, the HTTP answer every result carries, with its RateLimit;
+//   - RetryPolicy, the retry settings every client's WithRetry takes;
+//   - Secret, the one type the SDK uses to hand a credential back to the caller (a key just
+//     created, rotated or bought) without any way of printing it.
 package sdk

@@ -59,7 +59,7 @@ func WithBudgetClock(now func() time.Time) BudgetOption {
 }
 
 // NewBudget returns a budget of limit atomic units; a nil limit accounts for every payment
-// without capping them. A negative limit is a *ValidationError.
+// without capping them. A negative limit is a *sdk.ValidationError.
 func NewBudget(limit *big.Int, opts ...BudgetOption) (*Budget, error) {
 	b := &Budget{now: time.Now, holds: make(map[*Hold]struct{})}
 	if limit != nil {
@@ -158,7 +158,7 @@ var ErrHoldSigned = errors.New("x402: the payment was signed; its amount stays c
 
 // Reserve holds amount when spent + held + amount stays within the limit. Otherwise it
 // returns a *PolicyError matching ErrBudgetExceeded with the amount left, and holds nothing.
-// A nil or negative amount is a *ValidationError.
+// A nil or negative amount is a *sdk.ValidationError.
 func (b *Budget) Reserve(amount *big.Int) (*Hold, error) {
 	if amount == nil || amount.Sign() < 0 {
 		return nil, invalid("amount", "must be a non-negative number of atomic units")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -99,7 +100,7 @@ func TestBudgetResolveReleasesOnlyExpiredPayments(t *testing.T) {
 func TestBudgetRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	_, err := x402.NewBudget(big.NewInt(-1))
-	var ve *x402.ValidationError
+	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 	b, err := x402.NewBudget(big.NewInt(10))
 	require.NoError(t, err)

@@ -6,17 +6,15 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/excerpt"
 )
 
-// ValidationError reports a configuration the package refuses (a malformed private key, a
-// negative cap, an unknown network), found before anything is signed or sent. Field names
-// the offending setting; the message never quotes a key.
-type ValidationError = httpcore.ValidationError
-
-// invalid returns the *ValidationError for field.
+// invalid returns the *sdk.ValidationError for field: a configuration the package refuses (a
+// malformed private key, a negative cap, an unknown network), found before anything is
+// signed or sent. The message never quotes a key.
 func invalid(field, reason string) error {
-	return &ValidationError{Service: "x402", Field: field, Reason: reason}
+	return &sdk.ValidationError{Service: "x402", Field: field, Reason: reason}
 }
 
 // FormatError reports an x402 message that could not be read: a PAYMENT-REQUIRED challenge, a
@@ -162,10 +160,10 @@ func (e *PaymentRejectedError) Error() string {
 		fmt.Fprintf(&b, " (status %d)", e.StatusCode)
 	}
 	if e.Reason != "" {
-		fmt.Fprintf(&b, ": %q", httpcore.Excerpt([]byte(e.Reason)))
+		fmt.Fprintf(&b, ": %q", excerpt.Of([]byte(e.Reason)))
 	}
 	if e.Settlement != nil && e.Settlement.ErrorReason != "" {
-		fmt.Fprintf(&b, " (settlement: %q)", httpcore.Excerpt([]byte(e.Settlement.ErrorReason)))
+		fmt.Fprintf(&b, " (settlement: %q)", excerpt.Of([]byte(e.Settlement.ErrorReason)))
 	}
 	if e.Requote != nil {
 		b.WriteString("; new quote not paid: ")
@@ -211,7 +209,7 @@ func (e *PaymentUnconfirmedError) Error() string {
 		fmt.Fprintf(&b, ": status %d", e.StatusCode)
 	}
 	if e.Reason != "" {
-		fmt.Fprintf(&b, ": %q", httpcore.Excerpt([]byte(e.Reason)))
+		fmt.Fprintf(&b, ": %q", excerpt.Of([]byte(e.Reason)))
 	}
 	if e.Err != nil {
 		b.WriteString(": ")

@@ -67,7 +67,7 @@ func WithBudget(b *Budget) PayerOption {
 }
 
 // NewPayer returns a Payer signing with signer within policy. Without WithBudget it draws on
-// a budget of its own, capped at Policy.MaxTotal. An invalid policy is a *ValidationError
+// a budget of its own, capped at Policy.MaxTotal. An invalid policy is a *sdk.ValidationError
 // naming the field.
 func NewPayer(signer Signer, policy Policy, opts ...PayerOption) (*Payer, error) {
 	if signer == nil {

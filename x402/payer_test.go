@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -728,7 +729,7 @@ func TestNewPayerValidatesThePolicy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := x402.NewPayer(tt.signer, tt.policy, tt.opts...)
-			var ve *x402.ValidationError
+			var ve *sdk.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tt.field, ve.Field)
 		})

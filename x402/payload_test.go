@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -164,7 +165,7 @@ func TestSignerNeverShowsItsKey(t *testing.T) {
 	// Errors for bad keys never quote them.
 	for _, bad := range []string{key[:63] + "z", key + "00", "0x" + strings.Repeat("0", 64), "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff"} {
 		_, err := x402.NewPrivateKeySigner(bad)
-		var ve *x402.ValidationError
+		var ve *sdk.ValidationError
 		require.ErrorAs(t, err, &ve, bad)
 		assert.Equal(t, "private key", ve.Field)
 		assert.NotContains(t, err.Error(), bad[:16])

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -65,7 +66,7 @@ func TestValidityWindowIsClamped(t *testing.T) {
 		})
 	}
 	_, err := x402.NewPayer(newSigner(t), x402.Policy{MaxValidity: -time.Second})
-	var ve *x402.ValidationError
+	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "Policy.MaxValidity", ve.Field)
 }
@@ -110,7 +111,7 @@ func TestRedirectToAnotherOriginIsNotPaid(t *testing.T) {
 	assert.Equal(t, big.NewInt(100), payer3.Spent())
 
 	_, err = x402.NewPayer(newSigner(t), x402.Policy{RedirectOrigins: []string{"https://h/path"}})
-	var ve *x402.ValidationError
+	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 }
 

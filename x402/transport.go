@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentapis/sdk/internal/excerpt"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
 )
@@ -263,7 +264,7 @@ func (t *payingTransport) reason(resp *http.Response, pay *payment) string {
 	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
 	httpcore.Drain(resp)
-	return httpcore.Excerpt([]byte(pay.scrub(string(b)))) // scrubbed whole, then cut
+	return excerpt.Of([]byte(pay.scrub(string(b)))) // scrubbed whole, then cut
 }
 
 // maxReasonBytes caps the failure body read for an error's reason: enough to hold an echoed

@@ -1,15 +1,18 @@
 // Package benchcmp runs a client call beside its hand-written floor in one benchmark: the
 // SDK's call and a plain net/http + encoding/json request doing the same, first from one
 // goroutine, then from 64 goroutines sharing one client, each reporting the TCP connections
-// the server accepted during the run as the "conns" metric.
+// its client dialled during the run as the "conns" metric.
 package benchcmp
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
-	"github.com/agentapis/sdk/internal/conncount"
+	"github.com/agentapis/sdk/internal/httpcore"
 )
 
 // Goroutines is the number of goroutines sharing one client in the concurrent
@@ -17,28 +20,34 @@ import (
 const Goroutines = 64
 
 // Calls are the two sides of a comparison. Each function returns a call bound to a client
-// of its own, built for one sub-benchmark (outside the timer).
+// of its own, built for one sub-benchmark (outside the timer) on the *http.Client it is
+// given, whose dials are counted.
 type Calls struct {
-	// SDK builds an SDK client and returns its call.
-	SDK func(b *testing.B) func() error
-	// Floor builds a hand-written client (usually on FloorClient) and returns its call.
-	Floor func(b *testing.B) func() error
+	// SDK builds an SDK client on hc (give it to the client's WithHTTPClient) and returns its
+	// call. hc's transport is the SDK's default transport.
+	SDK func(b *testing.B, hc *http.Client) func() error
+	// Floor builds a hand-written client on hc and returns its call. hc's transport is
+	// net/http's default transport with Goroutines idle connections per host (the default
+	// keeps 2).
+	Floor func(b *testing.B, hc *http.Client) func() error
 }
 
 // Run runs four sub-benchmarks: "sdk" and "floor" from one goroutine, then "sdk-64" and
-// "floor-64" with Goroutines goroutines sharing one client. conns returns the number of TCP
-// connections the server has accepted so far; each sub-benchmark reports how many it
-// accepted during the run as "conns".
-func Run(b *testing.B, conns func() int64, calls Calls) {
-	b.Run("sdk", func(b *testing.B) { measure(b, conns, false, calls.SDK(b)) })
-	b.Run("floor", func(b *testing.B) { measure(b, conns, false, calls.Floor(b)) })
-	b.Run("sdk-64", func(b *testing.B) { measure(b, conns, true, calls.SDK(b)) })
-	b.Run("floor-64", func(b *testing.B) { measure(b, conns, true, calls.Floor(b)) })
+// "floor-64" with Goroutines goroutines sharing one client; each reports the connections its
+// client dialled during the run as "conns".
+func Run(b *testing.B, calls Calls) {
+	b.Run("sdk", func(b *testing.B) { measure(b, false, calls.SDK, httpcore.DefaultTransport()) })
+	b.Run("floor", func(b *testing.B) { measure(b, false, calls.Floor, floorTransport()) })
+	b.Run("sdk-64", func(b *testing.B) { measure(b, true, calls.SDK, httpcore.DefaultTransport()) })
+	b.Run("floor-64", func(b *testing.B) { measure(b, true, calls.Floor, floorTransport()) })
 }
 
-// measure runs call b.N times, from one goroutine or from Goroutines, and reports the
-// connections accepted meanwhile.
-func measure(b *testing.B, conns func() int64, parallel bool, call func() error) {
+// measure builds the call on a client of t whose dials are counted, runs it b.N times, from
+// one goroutine or from Goroutines, and reports the connections dialled meanwhile.
+func measure(b *testing.B, parallel bool, build func(*testing.B, *http.Client) func() error, t *http.Transport) {
+	hc, conns := CountingClient(t)
+	b.Cleanup(hc.CloseIdleConnections)
+	call := build(b, hc)
 	before := conns()
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -64,18 +73,24 @@ func measure(b *testing.B, conns func() int64, parallel bool, call func() error)
 	b.ReportMetric(float64(conns()-before), "conns")
 }
 
-// FloorClient returns the hand-written client's *http.Client: net/http's default transport
-// with as many idle connections per host as goroutines in the concurrent sub-benchmarks
-// (the default keeps 2).
-func FloorClient() *http.Client {
+// floorTransport is net/http's default transport with Goroutines idle connections per host.
+func floorTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = Goroutines
-	return &http.Client{Transport: t}
+	return t
 }
 
-// NewServer starts a server of h that counts its connections; it is closed when b ends.
-func NewServer(b testing.TB, h http.Handler) *conncount.Server {
-	s := conncount.Start(h)
-	b.Cleanup(s.Close)
-	return s
+// CountingClient returns a client on t whose dials are counted, and the function that reads
+// the count.
+func CountingClient(t *http.Transport) (*http.Client, func() int64) {
+	var n atomic.Int64
+	dial := t.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		n.Add(1)
+		return dial(ctx, network, addr)
+	}
+	return &http.Client{Transport: t}, n.Load
 }

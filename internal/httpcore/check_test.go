@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
 )
 
 // envelope is a productdata-like answer: failures are codes inside HTTP 200.
@@ -50,8 +52,8 @@ func TestFailureInA2xxBodyIsAnAPIError(t *testing.T) {
 	})
 	c := newTestClient(t, Service{Decode: decodeEnvelope}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
 	var out map[string]any
-	_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/api/ProductRequest", Body: JSON(map[string]any{"asin": "B0X"}), SafeToRetry: true}, &out)
-	var ae *APIError
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/api/ProductRequest", Body: JSON(map[string]any{"asin": "B0X"}), Retry: RetrySafe}, &out)
+	var ae *sdk.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, http.StatusOK, ae.StatusCode)
 	assert.Equal(t, "401", ae.Code)
@@ -83,8 +85,8 @@ func TestRetryableFailureIsRetriedEvenForPOST(t *testing.T) {
 	assert.Equal(t, 1999, out.SalesPrice)
 
 	calls.Store(0)
-	_, err = c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/api/ProductRequest", NoRetry: true}, &out)
-	var ae *APIError
+	_, err = c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/api/ProductRequest", Retry: RetryNever}, &out)
+	var ae *sdk.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "501", ae.Code)
 	assert.Equal(t, int32(1), calls.Load(), "NoRetry sends once even when the failure asks for a retry")
@@ -99,7 +101,7 @@ func TestRetryableFailureGivesUpWithTheLastFailure(t *testing.T) {
 	})
 	c := newTestClient(t, Service{Decode: decodeEnvelope}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
-	var ae *APIError
+	var ae *sdk.APIError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, "501", ae.Code)
 	assert.Equal(t, 4, ae.Attempts)
@@ -116,7 +118,7 @@ func TestDecodeHookErrorIsADecodeErrorAndRunsOnce(t *testing.T) {
 	decode := func(body []byte, out any) error { runs.Add(1); return decodeEnvelope(body, out) }
 	c := newTestClient(t, Service{Decode: decode}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
-	var de *DecodeError
+	var de *sdk.DecodeError
 	require.ErrorAs(t, err, &de)
 	assert.Contains(t, de.Error(), `field "Code" is missing`)
 	assert.Contains(t, de.Excerpt, "no code here")
@@ -130,7 +132,7 @@ func TestDecodeHookSeesBodiesWithoutAnOutValue(t *testing.T) {
 	})
 	c := newTestClient(t, Service{Decode: decodeEnvelope}, WithBaseURL[*testConfig](srv.URL))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodDelete, Path: "/x"}, nil)
-	var ae *APIError
+	var ae *sdk.APIError
 	require.ErrorAs(t, err, &ae, "an envelope failure is found even when the caller wants no value")
 	assert.Equal(t, "97", ae.Code)
 }

@@ -2,6 +2,7 @@ package httpcore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,11 +17,13 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/excerpt"
 	"github.com/agentapis/sdk/internal/poll"
 )
 
 // MaxResponseBytes caps a successful response body read into memory by Do; a larger body is a
-// *DecodeError. Stream has no cap.
+// *sdk.DecodeError. Stream has no cap.
 const MaxResponseBytes = 64 << 20
 
 // maxRedirects is how many redirects a client follows when the caller's *http.Client has no
@@ -42,14 +45,27 @@ type Service struct {
 	// Secrets are further values scrubbed from every error and log line of the client, such
 	// as a credential that only some requests carry.
 	Secrets []string
-	// DecodeError extracts the service's error code and message from an error body; when nil,
+	// ErrorBody extracts the service's error code and message from an error body; when nil,
 	// DecodeErrorBody is used.
-	DecodeError func(body []byte) (code, message string)
+	ErrorBody func(body []byte) (code, message string)
+	// Codes maps the service's error codes to its sentinels: every *sdk.APIError whose Code is
+	// listed carries the sentinel in its Sentinels.
+	Codes Codes
+	// Classify, when set, sees every failure answer the client built (an *sdk.APIError, or an
+	// *sdk.RateLimitError for a 429) and returns the error to give the caller: the same one,
+	// with more sentinels, or one of the package's own types around it.
+	Classify func(err error) error
+	// Transport, when set, wraps the transport of every attempt the client sends (inside the
+	// pacing): the one place where a package adds behaviour of its own to the HTTP layer,
+	// such as paying x402 challenges or reading quota headers. The caller's transport, or the
+	// default one, is next.
+	Transport func(next http.RoundTripper) http.RoundTripper
 	// Decode reads every 2xx body, in place of encoding/json into the request's out value
 	// (which may be nil). A service whose successful answers can still mean failure (an
 	// envelope with ok false, a non-zero business code) returns a *Failure for them: the client
-	// turns it into an *APIError inside the retry loop, and retries when the Failure says the
-	// request was not acted upon. Any other error is reported as a *DecodeError. Decode runs
+	// turns it into an *sdk.APIError inside the retry loop, and retries when the Failure says
+	// the request was not acted upon. Any other error is reported as an *sdk.DecodeError. Decode
+	// runs
 	// once per body.
 	Decode func(body []byte, out any) error
 	// RequestsPerMinute paces every attempt the client sends, whatever the goroutine, so that
@@ -61,7 +77,7 @@ type Service struct {
 }
 
 // Failure is what a Service's Decode returns for a 2xx answer that reports a failure in its
-// body. The client returns it to the caller as an *APIError carrying Code and Message.
+// body. The client returns it to the caller as an *sdk.APIError carrying Code and Message.
 type Failure struct {
 	// Code is the service's machine-readable code, such as "501".
 	Code string
@@ -84,7 +100,7 @@ type Client struct {
 	root      *url.URL
 	engine    *retryablehttp.Client
 	logger    *slog.Logger
-	retry     RetryPolicy
+	retry     sdk.RetryPolicy
 	backoff   poll.Schedule
 	userAgent string
 	// handler is the engine's response handler, built once.
@@ -106,7 +122,7 @@ type Client struct {
 // NewClient checks the settings and credentials and returns a client for svc.
 func NewClient(s *Settings, svc Service) (*Client, error) {
 	invalid := func(field, reason string) error {
-		return &ValidationError{Service: svc.Name, Field: field, Reason: reason}
+		return &sdk.ValidationError{Service: svc.Name, Field: field, Reason: reason}
 	}
 	base := s.baseURL
 	if base == nil {
@@ -136,7 +152,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 		service:   svc,
 		root:      root,
 		logger:    s.logger,
-		retry:     s.retry.withDefaults(),
+		retry:     retryDefaults(s.retry),
 		userAgent: userAgent(s.userAgent, svc.Name),
 	}
 	c.backoff = poll.Schedule{Min: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: 1}
@@ -159,7 +175,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 // from now on, and the old ones still are.
 func (c *Client) SetCredentials(creds ...Credential) error {
 	if err := validateCredentials(creds); err != nil {
-		return &ValidationError{Service: c.service.Name, Field: "credential", Reason: err.Error()}
+		return &sdk.ValidationError{Service: c.service.Name, Field: "credential", Reason: err.Error()}
 	}
 	c.storeCredentials(creds)
 	return nil
@@ -243,14 +259,18 @@ type Response struct {
 	path string
 }
 
-// RateLimit reads the rate-limit headers of the response; nil when it had none.
-func (r *Response) RateLimit() *RateLimit { return ParseRateLimit(r.Header, time.Now()) }
+// Meta describes the response as the public sdk.Response every result of a service carries.
+func (r *Response) Meta() sdk.Response {
+	return sdk.Response{StatusCode: r.StatusCode, Header: r.Header, RequestID: r.RequestID,
+		RateLimit: ParseRateLimit(r.Header, time.Now()), Attempts: r.Attempts}
+}
 
 // Do sends req, retrying as the policy allows, reads the whole response and decodes a 2xx body
-// into out (which may be nil) with the service's Decode, or as JSON. A non-2xx final response
-// is an *APIError (a *RateLimitError for 429), a body that does not decode is a *DecodeError,
-// a Failure of the service's Decode is an *APIError with the failure's code, and a request
-// that got no answer is a *RequestError.
+// into out (which may be nil) with the service's Decode, or with encoding/json. A non-2xx
+// final response is an *sdk.APIError (an *sdk.RateLimitError for 429), a body that does not
+// decode is an *sdk.DecodeError, a Failure of the service's Decode is an *sdk.APIError with
+// the failure's code, and a request that got no answer is an *sdk.RequestError; the service's
+// Classify sees every failure answer first.
 func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, error) {
 	st, resp, err := c.send(ctx, req, out, false)
 	if err != nil {
@@ -261,14 +281,14 @@ func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, erro
 }
 
 // Stream sends req like Do but returns the live 2xx response for the caller to read and close,
-// without buffering its body. A non-2xx final response is an *APIError.
+// without buffering its body. A non-2xx final response is an *sdk.APIError.
 func (c *Client) Stream(ctx context.Context, req *Request) (*http.Response, error) {
 	_, resp, err := c.send(ctx, req, nil, true)
 	return resp, observeError(err)
 }
 
-// Decode runs parse on the body of resp, which Do returned for req, and turns its error into a
-// *DecodeError for the request: service packages use it for bodies whose shape they check
+// Decode runs parse on the body of resp, which Do returned for req, and turns its error into an
+// *sdk.DecodeError for the request: service packages use it for bodies whose shape they check
 // after Do. The error quotes the body only as Do would (scrubbed, and withheld for a request
 // marked SensitiveBody).
 func (c *Client) Decode(req *Request, resp *Response, parse func(body []byte) error) error {
@@ -325,27 +345,30 @@ func (d *decodeFailure) Error() string { return d.err.Error() }
 // send performs the request with retries. It returns the call's state and the final 2xx
 // response (its body already read and decoded unless stream), or an error.
 func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (*call, *http.Response, error) {
+	invalid := func(field, reason string) error {
+		return &sdk.ValidationError{Service: c.service.Name, Field: field, Reason: reason}
+	}
 	creds := *c.creds.Load()
 	if req.Credentials != nil {
 		observeSecrets(req.Credentials)
 		if err := validateCredentials(req.Credentials); err != nil {
-			return nil, nil, &ValidationError{Service: c.service.Name, Field: "credential", Reason: err.Error()}
+			return nil, nil, invalid("credential", err.Error())
 		}
 		creds = req.Credentials
 	}
 	u, err := resolve(c.root, req.Path, req.Query)
 	if err != nil {
-		return nil, nil, &ValidationError{Service: c.service.Name, Field: "path", Reason: err.Error()}
+		return nil, nil, invalid("path", err.Error())
 	}
-	raw, err := req.Body.rawBody()
+	raw, err := req.Body.encode()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: encoding %s %s request body: %w", c.service.Name, req.Method, u.EscapedPath(), err)
 	}
 	if ctx == nil {
-		return nil, nil, &ValidationError{Service: c.service.Name, Field: "context", Reason: "must not be nil"}
+		return nil, nil, invalid("context", "must not be nil")
 	}
 	if !validMethod(req.Method) {
-		return nil, nil, &ValidationError{Service: c.service.Name, Field: "method", Reason: "not a valid HTTP method"}
+		return nil, nil, invalid("method", "not a valid HTTP method")
 	}
 	st := &call{Context: ctx, c: c, req: *req, out: out, stream: stream, creds: creds, url: u}
 	h := make(http.Header, len(req.Header)+len(creds)+3)
@@ -379,9 +402,6 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		if err := rreq.SetBody(raw); err != nil {
 			return nil, nil, c.requestError(req, 0, err)
 		}
-		if req.Body.open != nil && req.Body.length >= 0 {
-			rreq.ContentLength = req.Body.length
-		}
 	}
 	if !stream {
 		rreq.SetResponseHandler(c.handler)
@@ -394,7 +414,7 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		}
 		switch e := err.(type) {
 		case *Failure:
-			return nil, nil, c.failureError(st, e)
+			return nil, nil, c.classify(c.failureError(st, e))
 		case *decodeFailure:
 			return nil, nil, c.decodeError(req, &st.result, e.err)
 		}
@@ -402,9 +422,23 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
-		return nil, nil, c.apiError(req, resp, st.attempt)
+		return nil, nil, c.classify(c.apiError(req, resp, st.attempt))
 	}
 	return st, resp, nil
+}
+
+// classify gives a failure answer its sentinels, then hands it to the service's Classify.
+func (c *Client) classify(err error) error {
+	var ae *sdk.APIError
+	if errors.As(err, &ae) {
+		if s := c.service.Codes.Match(ae.Code); s != nil {
+			ae.Sentinels = append(ae.Sentinels, s)
+		}
+	}
+	if c.service.Classify != nil {
+		return c.service.Classify(err)
+	}
+	return err
 }
 
 // handle is the engine's response handler: it reads and decodes a 2xx answer inside the
@@ -424,14 +458,14 @@ func (c *Client) handle(resp *http.Response) error {
 	st.result = Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: st.attempt,
 		RequestID: requestID(resp.Header), path: responsePath(&st.req, resp)}
 	if len(body) > MaxResponseBytes {
-		st.result.Body = body[:maxExcerptBytes]
+		st.result.Body = body[:excerpt.MaxBytes]
 		return &decodeFailure{fmt.Errorf("body exceeds %d bytes", MaxResponseBytes)}
 	}
 	switch {
 	case c.service.Decode != nil:
 		err = c.service.Decode(body, st.out)
 	case st.out != nil:
-		err = unmarshalJSON(body, st.out)
+		err = json.Unmarshal(body, st.out)
 	}
 	switch e := err.(type) {
 	case nil:
@@ -443,11 +477,10 @@ func (c *Client) handle(resp *http.Response) error {
 	return &decodeFailure{err}
 }
 
-// readBody reads at most limit bytes of r, in one allocation when the length is announced or
-// the body fits in a pooled buffer.
+// readBody reads at most limit bytes of r, in one allocation when the length is announced.
 func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 	if length < 0 || length >= limit {
-		return readUnannounced(r, limit)
+		return io.ReadAll(io.LimitReader(r, limit))
 	}
 	buf := make([]byte, length, length+1)
 	if _, err := io.ReadFull(r, buf); err != nil {
@@ -466,39 +499,11 @@ func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 	return buf, nil
 }
 
-// pooledBodyBytes is the size of the buffers that read bodies of unannounced length.
-const pooledBodyBytes = 32 << 10
-
-// bodyBuffers holds buffers of pooledBodyBytes, as *[]byte.
-var bodyBuffers = sync.Pool{New: func() any {
-	b := make([]byte, pooledBodyBytes)
-	return &b
-}}
-
-// readUnannounced reads at most limit bytes of a body of unannounced length. A body that fits
-// in a pooled buffer is returned as one exact copy of it; a longer one goes on growing.
-func readUnannounced(r io.Reader, limit int64) ([]byte, error) {
-	bp := bodyBuffers.Get().(*[]byte)
-	defer bodyBuffers.Put(bp)
-	buf := (*bp)[:min(int64(len(*bp)), limit)]
-	n, err := io.ReadFull(r, buf)
-	body := make([]byte, n)
-	copy(body, buf[:n])
-	switch {
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return body, nil
-	case err != nil || int64(n) == limit:
-		return body, err
-	}
-	rest, err := io.ReadAll(io.LimitReader(r, limit-int64(n)))
-	return append(body, rest...), err
-}
-
-// failureError builds the *APIError for a Failure in a 2xx body.
-func (c *Client) failureError(st *call, f *Failure) *APIError {
+// failureError builds the *sdk.APIError for a Failure in a 2xx body.
+func (c *Client) failureError(st *call, f *Failure) *sdk.APIError {
 	red := c.redactorFor(&st.req)
 	r := &st.result
-	return &APIError{
+	return &sdk.APIError{
 		Service:    c.service.Name,
 		Method:     st.req.Method,
 		Path:       r.path,
@@ -513,10 +518,10 @@ func (c *Client) failureError(st *call, f *Failure) *APIError {
 	}
 }
 
-// capBody returns at most MaxErrorBodyBytes of b.
+// capBody returns at most sdk.MaxErrorBodyBytes of b.
 func capBody(b []byte) []byte {
-	if len(b) > MaxErrorBodyBytes {
-		return b[:MaxErrorBodyBytes]
+	if len(b) > sdk.MaxErrorBodyBytes {
+		return b[:sdk.MaxErrorBodyBytes]
 	}
 	return b
 }
@@ -530,23 +535,23 @@ func (c *Client) redactorFor(req *Request) redactor {
 	return red
 }
 
-// apiError reads at most MaxErrorBodyBytes of a failed response and builds the *APIError, or
-// the *RateLimitError of a 429.
+// apiError reads at most sdk.MaxErrorBodyBytes of a failed response and builds the
+// *sdk.APIError, or the *sdk.RateLimitError of a 429.
 func (c *Client) apiError(req *Request, resp *http.Response, attempts int) error {
 	red := c.redactorFor(req)
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes+1))
-	truncated := len(body) > MaxErrorBodyBytes
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, sdk.MaxErrorBodyBytes+1))
+	truncated := len(body) > sdk.MaxErrorBodyBytes
 	if truncated {
-		body = body[:MaxErrorBodyBytes]
+		body = body[:sdk.MaxErrorBodyBytes]
 	}
-	decode := c.service.DecodeError
+	decode := c.service.ErrorBody
 	if decode == nil {
 		decode = DecodeErrorBody
 	}
 	code, msg := decode(body)
 	now := c.service.Clock.Now()
 	ra, _ := parseRetryAfter(resp.Header.Get("Retry-After"), now)
-	e := &APIError{
+	e := &sdk.APIError{
 		Service:       c.service.Name,
 		Method:        req.Method,
 		Path:          responsePath(req, resp),
@@ -561,7 +566,7 @@ func (c *Client) apiError(req *Request, resp *http.Response, attempts int) error
 		Attempts:      attempts,
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
-		return &RateLimitError{APIError: e, RateLimit: ParseRateLimit(resp.Header, now)}
+		return &sdk.RateLimitError{APIError: e, RateLimit: ParseRateLimit(resp.Header, now)}
 	}
 	return e
 }
@@ -586,16 +591,16 @@ func requestID(h http.Header) string {
 	return ""
 }
 
-// decodeError builds the *DecodeError for a 2xx body that did not decode.
-func (c *Client) decodeError(req *Request, resp *Response, err error) *DecodeError {
+// decodeError builds the *sdk.DecodeError for a 2xx body that did not decode.
+func (c *Client) decodeError(req *Request, resp *Response, err error) *sdk.DecodeError {
 	red := c.redactorFor(req)
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
 		ct = mt
 	}
-	excerpt := red.text(Excerpt(resp.Body))
+	quote := red.text(excerpt.Of(resp.Body))
 	if req.SensitiveBody {
-		excerpt = fmt.Sprintf("(withheld: %d bytes that may hold a secret)", len(resp.Body))
+		quote = fmt.Sprintf("(withheld: %d bytes that may hold a secret)", len(resp.Body))
 	}
 	path := resp.path
 	if path == "" {
@@ -604,20 +609,20 @@ func (c *Client) decodeError(req *Request, resp *Response, err error) *DecodeErr
 	if msg := red.text(err.Error()); msg != err.Error() {
 		err = errors.New(msg) // the cause quoted a secret: keep only the scrubbed text
 	}
-	return &DecodeError{
+	return &sdk.DecodeError{
 		Service:     c.service.Name,
 		Method:      req.Method,
 		Path:        path,
 		StatusCode:  resp.StatusCode,
 		ContentType: ct,
-		Excerpt:     excerpt,
+		Excerpt:     quote,
 		Err:         err,
 	}
 }
 
 // requestError wraps a transport or context failure.
-func (c *Client) requestError(req *Request, attempts int, err error) *RequestError {
-	return &RequestError{
+func (c *Client) requestError(req *Request, attempts int, err error) *sdk.RequestError {
+	return &sdk.RequestError{
 		Service:  c.service.Name,
 		Method:   req.Method,
 		Path:     responsePath(req, nil),

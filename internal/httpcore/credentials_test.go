@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
 )
 
 func TestSetCredentialsWhileRequestsRun(t *testing.T) {
@@ -45,7 +47,7 @@ func TestSetCredentialsWhileRequestsRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "key-19-bought", out.Key)
 
-	var ve *ValidationError
+	var ve *sdk.ValidationError
 	require.ErrorAs(t, c.SetCredentials(Credential{Header: "X-API-Key", Value: "k\r\n"}), &ve)
 	assert.Equal(t, "credential", ve.Field)
 }

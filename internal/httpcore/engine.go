@@ -2,7 +2,6 @@ package httpcore
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
@@ -29,10 +28,10 @@ func DefaultTransport() *http.Transport {
 }
 
 // newEngine builds the client's one retry engine around a copy of hc (a client with
-// DefaultTransport when nil). The copy's transport paces the attempts and hides the idle
-// connection pool from go-retryablehttp, which would otherwise empty the caller's pool each
-// time it gives up; its redirect policy drops the credentials when a redirect leaves the
-// service's host.
+// DefaultTransport when nil). The copy's transport paces each attempt, then passes it to
+// the service's Transport middleware around the caller's transport, and hides the idle connection pool from
+// go-retryablehttp, which would otherwise empty the caller's pool each time it gives up; its
+// redirect policy drops the credentials when a redirect leaves the service's host.
 func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 	var own http.Client
 	if hc != nil {
@@ -44,11 +43,13 @@ func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	t := &engineTransport{next: next}
-	if rpm := c.service.RequestsPerMinute; rpm > 0 {
-		t.pacer = newPacer(rpm, c.service.Clock)
+	if c.service.Transport != nil {
+		next = c.service.Transport(next)
 	}
-	own.Transport = t
+	if rpm := c.service.RequestsPerMinute; rpm > 0 {
+		next = &pacedTransport{next: next, pacer: newPacer(rpm, c.service.Clock)}
+	}
+	own.Transport = &engineTransport{next: next}
 	own.CheckRedirect = c.guardRedirect(own.CheckRedirect)
 	return &retryablehttp.Client{
 		HTTPClient:   &own,
@@ -66,27 +67,35 @@ func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 	}
 }
 
-// engineTransport is the transport of the retry engine: it paces attempts and passes them
-// on. It has no CloseIdleConnections method on purpose.
+// engineTransport is the transport of the retry engine. It has no CloseIdleConnections
+// method on purpose.
 type engineTransport struct {
-	next  http.RoundTripper
-	pacer *pacer
+	next http.RoundTripper
 }
 
-// RoundTrip waits for the pacer, then sends req. The response's Request is req whenever the
-// caller's transport left it unset or set another request without the call's state, so that
-// the engine's hooks always find the call.
+// RoundTrip sends req. The response's Request is req whenever the transports below left it
+// unset or set another request without the call's state, so that the engine's hooks always
+// find the call.
 func (t *engineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.pacer != nil {
-		if err := t.pacer.wait(req.Context()); err != nil {
-			return nil, err
-		}
-	}
 	resp, err := t.next.RoundTrip(req)
 	if resp != nil && (resp.Request == nil || callOf(resp.Request.Context()) == nil) {
 		resp.Request = req
 	}
 	return resp, err
+}
+
+// pacedTransport waits for its pacer before each request it passes on.
+type pacedTransport struct {
+	next  http.RoundTripper
+	pacer *pacer
+}
+
+// RoundTrip waits for the pacer, then sends req.
+func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.pacer.wait(req.Context()); err != nil {
+		return nil, err
+	}
+	return t.next.RoundTrip(req)
 }
 
 // pacer spaces attempts so that no 60-second window holds more than its limit: one token at
@@ -148,7 +157,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	st := callOf(ctx)
 	switch e := err.(type) {
 	case *Failure:
-		return e.Retry && !st.req.NoRetry && ctx.Err() == nil, nil
+		return e.Retry && st.req.Retry != RetryNever && ctx.Err() == nil, nil
 	case *decodeFailure:
 		return false, nil
 	}
@@ -156,7 +165,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		st.logged = st.attempt
 		c.logAttempt(ctx, st, resp, err)
 	}
-	repeatable := (idempotentMethods[st.req.Method] || st.req.SafeToRetry) && !st.req.NoRetry
+	repeatable := st.req.Retry == RetrySafe || st.req.Retry == RetryByMethod && idempotentMethods[st.req.Method]
 	retry, err := shouldRetry(ctx, repeatable, resp, err)
 	return retry && !retryAfterTooLong(c.retry, resp, c.service.Clock.Now()), err
 }
@@ -176,13 +185,4 @@ func (c *Client) backoffFor(_, _ time.Duration, retry int, resp *http.Response) 
 		}
 	}
 	return c.backoff.Delay(retry)
-}
-
-// unmarshalJSON decodes a 2xx body into out with encoding/json, calling out's own
-// UnmarshalJSON directly when it has one (it validates the body itself), which spares a scan.
-func unmarshalJSON(body []byte, out any) error {
-	if u, ok := out.(json.Unmarshaler); ok {
-		return u.UnmarshalJSON(body)
-	}
-	return json.Unmarshal(body, out)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
 )
 
 // contextWithTimeout returns a child of the test's context ending after d.
@@ -86,17 +88,17 @@ func TestRateLimitErrorCarriesTheHeaders(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		_, _ = io.WriteString(w, `{"error":"daily quota exceeded"}`)
 	})
-	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](RetryPolicy{MaxAttempts: 1}))
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: 1}))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/v1/gpus"}, nil)
-	var rle *RateLimitError
+	var rle *sdk.RateLimitError
 	require.ErrorAs(t, err, &rle)
 	assert.Equal(t, time.Hour, rle.RetryAfter)
 	require.NotNil(t, rle.RateLimit)
 	assert.Equal(t, 10, *rle.RateLimit.Limit)
 	assert.Equal(t, 0, *rle.RateLimit.Remaining)
 	assert.Equal(t, time.Hour, *rle.RateLimit.Reset)
-	var ae *APIError
-	require.ErrorAs(t, err, &ae, "the *APIError is found through it")
+	var ae *sdk.APIError
+	require.ErrorAs(t, err, &ae, "the *sdk.APIError is found through it")
 	assert.Equal(t, "daily quota exceeded", ae.Message)
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentapis/sdk/internal/excerpt"
 )
 
 // FuzzDecodeErrorBody feeds arbitrary error bodies to the envelope decoder: it must never
@@ -32,7 +34,7 @@ func FuzzDecodeErrorBody(f *testing.F) {
 		if utf8.RuneCountInString(code) > len(body) || utf8.RuneCountInString(msg) > len(body) {
 			t.Fatalf("extracted more than the body holds: %q/%q from %d bytes", code, msg, len(body))
 		}
-		if ex := Excerpt(body); !utf8.ValidString(ex) {
+		if ex := excerpt.Of(body); !utf8.ValidString(ex) {
 			t.Fatalf("excerpt %q is not valid UTF-8", ex)
 		}
 	})

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
 )
 
 // testConfig stands for a service package's configuration type.
@@ -18,7 +20,7 @@ type testConfig struct {
 type testOption = Option[*testConfig]
 
 // fastRetry keeps backoff waits short in tests.
-var fastRetry = RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
+var fastRetry = sdk.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond}
 
 // newTestClient builds a client for a service named "testsvc" with the given options.
 func newTestClient(t *testing.T, svc Service, opts ...testOption) *Client {

@@ -11,7 +11,7 @@ import (
 // attempt of a request: service, method, host, path, status or error, attempt and duration.
 // It never logs header values, the query string or a body.
 func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, err error) {
-	logger := c.observedLogger()
+	logger := c.loggerOrObserver()
 	if logger == nil {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/poll"
 )
 
@@ -50,9 +51,13 @@ func TestRequestsPerMinuteOptionOverridesAndRefusesNegative(t *testing.T) {
 	c := newTestClient(t, Service{RequestsPerMinute: 200}, WithBaseURL[*testConfig]("https://h"), WithRequestsPerMinute[*testConfig](100))
 	assert.Equal(t, 100, c.service.RequestsPerMinute)
 	off := newTestClient(t, Service{RequestsPerMinute: 200}, WithBaseURL[*testConfig]("https://h"), WithRequestsPerMinute[*testConfig](0))
-	assert.Nil(t, off.engine.HTTPClient.Transport.(*engineTransport).pacer, "0 turns pacing off")
+	_, paced := off.engine.HTTPClient.Transport.(*engineTransport).next.(*pacedTransport)
+	assert.False(t, paced, "0 turns pacing off")
+	on := newTestClient(t, Service{RequestsPerMinute: 200}, WithBaseURL[*testConfig]("https://h"))
+	_, paced = on.engine.HTTPClient.Transport.(*engineTransport).next.(*pacedTransport)
+	assert.True(t, paced, "the service's default paces")
 	err := Configure("testsvc", &testConfig{}, []testOption{WithRequestsPerMinute[*testConfig](-1)})
-	var ve *ValidationError
+	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "requests per minute", ve.Field)
 }

@@ -5,28 +5,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// RateLimit is the quota state a response reported in its rate-limit headers
-// (X-RateLimit-Limit, -Remaining, -Reset, or the unprefixed RateLimit-* of the IETF draft).
-// A field is nil when its header was absent: a nil Remaining is unknown, not 0.
-type RateLimit struct {
-	// Limit is the number of requests the window allows.
-	Limit *int
-	// Remaining is the number of requests left in the window.
-	Remaining *int
-	// Reset is the time until the window resets, from the moment the response was read. A
-	// reset sent as a Unix time is converted.
-	Reset *time.Duration
-}
+	"github.com/agentapis/sdk"
+)
 
 // unixThreshold separates a reset given in seconds from one given as a Unix time: no window
 // lasts longer than a year, and no Unix time of this century is below it.
 const unixThreshold = 365 * 24 * 3600
 
-// ParseRateLimit reads the rate-limit headers of h at time now; it returns nil when none is
+// ParseRateLimit reads the rate-limit headers of h at time now (X-RateLimit-Limit,
+// -Remaining, -Reset, or the unprefixed RateLimit-* of the IETF draft); it returns nil when none is
 // present or none parses.
-func ParseRateLimit(h http.Header, now time.Time) *RateLimit {
+func ParseRateLimit(h http.Header, now time.Time) *sdk.RateLimit {
 	if h == nil {
 		return nil
 	}
@@ -50,7 +40,7 @@ func ParseRateLimit(h http.Header, now time.Time) *RateLimit {
 	}
 	// One allocation holds the struct and the values its pointers point to.
 	a := &struct {
-		rl               RateLimit
+		rl               sdk.RateLimit
 		limit, remaining int
 		reset            time.Duration
 	}{}

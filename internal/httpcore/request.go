@@ -3,12 +3,9 @@ package httpcore
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // Credential is one authentication header of a service, such as
@@ -35,12 +32,9 @@ type Request struct {
 	// Body is the request body: JSON, bytes or a replayable reader (see [JSON], [Bytes] and
 	// [Reader]); the zero Body sends none.
 	Body Body
-	// SafeToRetry marks a request whose method is not idempotent (POST, PATCH) as safe to
-	// repeat, so that it is retried like a GET.
-	SafeToRetry bool
-	// NoRetry sends the request once whatever its method, for requests whose repetition the
-	// caller handles itself (a paid request, a bounded polling loop, a key creation).
-	NoRetry bool
+	// Retry says whether the request may be sent again after a failure; the zero value
+	// follows its method.
+	Retry RetryMode
 	// SensitiveBody marks a response body that holds a secret (such as a newly created key): a
 	// body that does not decode is then reported without an excerpt.
 	SensitiveBody bool
@@ -49,13 +43,27 @@ type Request struct {
 	Credentials []Credential
 }
 
+// RetryMode says whether a request may be sent again after a network failure or a retryable
+// status, within the client's RetryPolicy.
+type RetryMode int
+
+// The retry modes of a Request.
+const (
+	// RetryByMethod retries GET, HEAD, PUT and DELETE, and sends any other method once.
+	RetryByMethod RetryMode = iota
+	// RetrySafe retries the request whatever its method: a POST or PATCH the service package
+	// knows to be safe to repeat.
+	RetrySafe
+	// RetryNever sends the request once whatever its method, for a request whose repetition
+	// the caller handles itself (a paid request, a polling loop, a key creation).
+	RetryNever
+)
+
 // Body is a request body and its content type. Every kind can be sent again for a retry.
 type Body struct {
 	contentType string
-	value       any                           // encoded as JSON when send reaches it
-	data        []byte                        // raw bytes
-	open        func() (io.ReadCloser, error) // a fresh reader per attempt
-	length      int64                         // of open's content; -1 when unknown
+	value       any    // encoded as JSON when send reaches it
+	data        []byte // raw bytes
 }
 
 // JSON returns a body holding v encoded as JSON, sent as application/json.
@@ -64,31 +72,12 @@ func JSON(v any) Body { return Body{contentType: "application/json", value: v} }
 // Bytes returns a body holding b as it is, sent with the given content type.
 func Bytes(b []byte, contentType string) Body { return Body{contentType: contentType, data: b} }
 
-// Reader returns a body read from a fresh reader for every attempt, like
-// http.Request.GetBody, of the given length (-1 when unknown), sent with the given content
-// type. open must return the same content each time.
-func Reader(open func() (io.ReadCloser, error), length int64, contentType string) Body {
-	return Body{contentType: contentType, open: open, length: length}
-}
-
-// WithContentType returns b sent with another content type, such as
-// "application/json;charset=UTF-8".
-func (b Body) WithContentType(contentType string) Body {
-	b.contentType = contentType
-	return b
-}
-
-// rawBody returns b in a form go-retryablehttp replays on every attempt, encoding JSON.
-func (b Body) rawBody() (any, error) {
-	switch {
-	case b.open != nil:
-		return retryablehttp.ReaderFunc(func() (io.Reader, error) { return b.open() }), nil
-	case b.data != nil:
-		return b.data, nil
-	case b.value != nil:
+// encode returns the bytes of b, encoding JSON; nil for no body.
+func (b Body) encode() ([]byte, error) {
+	if b.value != nil {
 		return json.Marshal(b.value)
 	}
-	return nil, nil
+	return b.data, nil
 }
 
 // Path joins segments into an escaped endpoint path, escaping each segment on its own so that

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/agentapis/sdk"
 )
 
 // idempotentMethods are retried without being marked safe to repeat.
@@ -64,7 +66,7 @@ func shouldRetry(ctx context.Context, repeatable bool, resp *http.Response, err 
 
 // retryAfterTooLong reports whether p gives up on resp because its Retry-After asks for a
 // longer wait than p.MaxRetryAfter.
-func retryAfterTooLong(p RetryPolicy, resp *http.Response, now time.Time) bool {
+func retryAfterTooLong(p sdk.RetryPolicy, resp *http.Response, now time.Time) bool {
 	if !p.StopOnLongRetryAfter || resp == nil {
 		return false
 	}

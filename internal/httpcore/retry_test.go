@@ -13,6 +13,9 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/excerpt"
 )
 
 func TestGetRetriedAfter503ThenSucceeds(t *testing.T) {
@@ -70,7 +73,7 @@ func TestRetriedStatusesAndNotRetried(t *testing.T) {
 			})
 			c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
 			_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
-			var apiErr *APIError
+			var apiErr *sdk.APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, tc.status, apiErr.StatusCode)
 			assert.Equal(t, tc.calls, calls.Load())
@@ -94,8 +97,8 @@ func TestPostRetriedOnlyWhenMarkedSafe(t *testing.T) {
 				w.WriteHeader(http.StatusServiceUnavailable)
 			})
 			c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
-			_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/analyses", Body: JSON(map[string]int{"chart_id": 42}), SafeToRetry: safe}, nil)
-			var apiErr *APIError
+			_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/analyses", Body: JSON(map[string]int{"chart_id": 42}), Retry: map[bool]RetryMode{true: RetrySafe, false: RetryByMethod}[safe]}, nil)
+			var apiErr *sdk.APIError
 			require.ErrorAs(t, err, &apiErr)
 			want := int32(1)
 			if safe {
@@ -124,7 +127,7 @@ func TestNetworkErrorsRetriedForGetNotForPost(t *testing.T) {
 	assert.Equal(t, 3, resp.Attempts)
 
 	_, err = c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/create", Body: JSON(struct{}{})}, nil)
-	var reqErr *RequestError
+	var reqErr *sdk.RequestError
 	require.ErrorAs(t, err, &reqErr)
 	assert.Equal(t, 1, reqErr.Attempts)
 	assert.Equal(t, 1, mt.GetCallCountInfo()["POST https://api.test/create"])
@@ -140,9 +143,9 @@ func TestRetryAfterHonouredAndCapped(t *testing.T) {
 	}
 	assert.Equal(t, 2*time.Second, wait(0, mk("2")))
 	assert.Equal(t, 2*time.Second, wait(3, mk("2")), "Retry-After wins over the exponential backoff")
-	assert.Equal(t, DefaultMaxRetryAfter, wait(0, mk("3600")))
-	assert.Equal(t, DefaultMaxRetryAfter, wait(0, mk("99999999999999999999")))
-	custom := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"), WithRetry[*testConfig](RetryPolicy{MaxRetryAfter: 5 * time.Second}))
+	assert.Equal(t, sdk.DefaultMaxRetryAfter, wait(0, mk("3600")))
+	assert.Equal(t, sdk.DefaultMaxRetryAfter, wait(0, mk("99999999999999999999")))
+	custom := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"), WithRetry[*testConfig](sdk.RetryPolicy{MaxRetryAfter: 5 * time.Second}))
 	assert.Equal(t, 5*time.Second, custom.backoffFor(0, 0, 0, mk("3600")))
 
 	date := time.Now().Add(10 * time.Second).UTC().Format(http.TimeFormat)
@@ -170,7 +173,7 @@ func TestRetryAfterParse(t *testing.T) {
 func TestFullJitterBackoffBounds(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"),
-		WithRetry[*testConfig](RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}))
+		WithRetry[*testConfig](sdk.RetryPolicy{BaseDelay: 100 * time.Millisecond, MaxDelay: time.Second}))
 	seen := map[bool]bool{}
 	for i := 0; i < 2000; i++ {
 		d := c.backoffFor(0, 0, 2, nil)
@@ -244,13 +247,13 @@ func TestStopOnLongRetryAfterReturnsAtOnce(t *testing.T) {
 
 	start := time.Now()
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/quota"}, nil)
-	var apiErr *APIError
+	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
 	assert.Equal(t, time.Hour, apiErr.RetryAfter)
 	assert.Equal(t, 1, apiErr.Attempts, "no retry after a Retry-After beyond the cap")
 	assert.EqualValues(t, 1, calls.Load())
-	assert.Less(t, time.Since(start), DefaultMaxRetryAfter, "did not wait the capped Retry-After")
+	assert.Less(t, time.Since(start), sdk.DefaultMaxRetryAfter, "did not wait the capped Retry-After")
 
 	// A wait within the cap is still retried.
 	calls.Store(0)
@@ -282,7 +285,7 @@ func TestCancelledContextEndsBackoffWait(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Less(t, returned.Sub(cancelledAt), 50*time.Millisecond)
-	var reqErr *RequestError
+	var reqErr *sdk.RequestError
 	require.ErrorAs(t, err, &reqErr)
 	assert.Equal(t, 1, reqErr.Attempts)
 }
@@ -300,7 +303,7 @@ func TestLastAPIErrorAfterFinalAttempt(t *testing.T) {
 	p.MaxAttempts = 3
 	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](p))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/report/a", Query: map[string][]string{"format": {"csv"}}}, nil)
-	var apiErr *APIError
+	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, http.StatusBadGateway, apiErr.StatusCode)
 	assert.Equal(t, 3, apiErr.Attempts)
@@ -319,13 +322,13 @@ func TestOversizedErrorBodyCapped(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, strings.Repeat("x", 3*MaxErrorBodyBytes))
+		_, _ = io.WriteString(w, strings.Repeat("x", 3*sdk.MaxErrorBodyBytes))
 	})
 	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/big"}, nil)
-	var apiErr *APIError
+	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
-	assert.Len(t, apiErr.Body, MaxErrorBodyBytes)
+	assert.Len(t, apiErr.Body, sdk.MaxErrorBodyBytes)
 	assert.True(t, apiErr.BodyTruncated)
 	assert.Less(t, len(err.Error()), 400, "the message quotes an excerpt, not the body")
 }
@@ -340,7 +343,7 @@ func TestMalformedSuccessBodyIsDecodeError(t *testing.T) {
 	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL))
 	var out map[string]any
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/charts"}, &out)
-	var decErr *DecodeError
+	var decErr *sdk.DecodeError
 	require.ErrorAs(t, err, &decErr)
 	assert.Equal(t, http.StatusOK, decErr.StatusCode)
 	assert.Equal(t, "application/json", decErr.ContentType)
@@ -352,10 +355,10 @@ func TestMalformedSuccessBodyIsDecodeError(t *testing.T) {
 func TestExcerptCutsOnRuneBoundary(t *testing.T) {
 	t.Parallel()
 	s := strings.Repeat("a", 199) + "é" + "tail"
-	got := Excerpt([]byte(s))
+	got := excerpt.Of([]byte(s))
 	assert.Equal(t, strings.Repeat("a", 199)+"...", got)
-	assert.Equal(t, "short", Excerpt([]byte("short")))
-	assert.Equal(t, "\uFFFDok", Excerpt([]byte("\xffok")))
+	assert.Equal(t, "short", excerpt.Of([]byte("short")))
+	assert.Equal(t, "\uFFFDok", excerpt.Of([]byte("\xffok")))
 }
 
 func TestContextDeadlineDuringRequest(t *testing.T) {
@@ -373,7 +376,7 @@ func TestContextDeadlineDuringRequest(t *testing.T) {
 	defer cancel()
 	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/hang"}, nil)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	var reqErr *RequestError
+	var reqErr *sdk.RequestError
 	require.ErrorAs(t, err, &reqErr)
 	assert.Equal(t, 1, reqErr.Attempts, "a request cut by its context is not retried")
 	assert.False(t, errors.Is(err, context.Canceled))

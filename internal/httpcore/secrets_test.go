@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
 )
 
 // lockedBuffer collects log output from concurrent writers.
@@ -112,7 +114,7 @@ func TestTokenNeverInErrorsOrLogs(t *testing.T) {
 			assert.NotContains(t, text, token)
 			assert.NotContains(t, text, perRequestToken)
 		}
-		if apiErr, ok := err.(*APIError); ok {
+		if apiErr, ok := err.(*sdk.APIError); ok {
 			assert.NotContains(t, string(apiErr.Body), token, "the kept body is scrubbed too")
 			assert.NotContains(t, string(apiErr.Body), perRequestToken)
 		}
@@ -196,7 +198,7 @@ func TestSecretsScrubbedInAnyLetterCaseAndFromKeptHeaders(t *testing.T) {
 	})
 	c := newTestClient(t, Service{Credentials: []Credential{{Header: "X-Token", Value: token}}}, WithBaseURL[*testConfig](srv.URL))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
-	var ae *APIError
+	var ae *sdk.APIError
 	require.ErrorAs(t, err, &ae)
 	for _, form := range []string{fmt.Sprint(err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", ae), string(ae.Body), fmt.Sprint(ae.Header)} {
 		assert.NotContains(t, strings.ToLower(form), strings.ToLower(token))

@@ -7,57 +7,29 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
+
+	"github.com/agentapis/sdk"
 )
 
-// RetryPolicy says how often and how patiently a request is retried.
-//
-// A zero field takes its default, so RetryPolicy{} is the default policy and
-// RetryPolicy{MaxAttempts: 1} turns retries off.
-type RetryPolicy struct {
-	// MaxAttempts is the total number of attempts, the first included (default 4).
-	MaxAttempts int
-	// BaseDelay is the backoff before the first retry; each retry doubles it (default 500ms).
-	// The wait is drawn uniformly between 0 and the doubled delay ("full jitter").
-	BaseDelay time.Duration
-	// MaxDelay caps the exponential backoff (default 10s).
-	MaxDelay time.Duration
-	// MaxRetryAfter caps the wait a server may ask for in Retry-After (default 30s).
-	MaxRetryAfter time.Duration
-	// StopOnLongRetryAfter ends the retries when a server asks in Retry-After for a longer
-	// wait than MaxRetryAfter: its error, with RetryAfter set, is returned at once, instead of
-	// after a capped wait the server would most likely refuse again (default false: retry
-	// after MaxRetryAfter).
-	StopOnLongRetryAfter bool
-}
-
-// Defaults of RetryPolicy.
-const (
-	DefaultMaxAttempts   = 4
-	DefaultBaseDelay     = 500 * time.Millisecond
-	DefaultMaxDelay      = 10 * time.Second
-	DefaultMaxRetryAfter = 30 * time.Second
-)
-
-// withDefaults fills the zero fields of p.
-func (p RetryPolicy) withDefaults() RetryPolicy {
+// retryDefaults fills the zero fields of p.
+func retryDefaults(p sdk.RetryPolicy) sdk.RetryPolicy {
 	if p.MaxAttempts == 0 {
-		p.MaxAttempts = DefaultMaxAttempts
+		p.MaxAttempts = sdk.DefaultMaxAttempts
 	}
 	if p.BaseDelay == 0 {
-		p.BaseDelay = DefaultBaseDelay
+		p.BaseDelay = sdk.DefaultBaseDelay
 	}
 	if p.MaxDelay == 0 {
-		p.MaxDelay = DefaultMaxDelay
+		p.MaxDelay = sdk.DefaultMaxDelay
 	}
 	if p.MaxRetryAfter == 0 {
-		p.MaxRetryAfter = DefaultMaxRetryAfter
+		p.MaxRetryAfter = sdk.DefaultMaxRetryAfter
 	}
 	return p
 }
 
-// validate refuses negative counts and durations, and a MaxDelay below BaseDelay.
-func (p RetryPolicy) validate() error {
+// validateRetry refuses negative counts and durations, and a MaxDelay below BaseDelay.
+func validateRetry(p sdk.RetryPolicy) error {
 	switch {
 	case p.MaxAttempts < 0:
 		return errors.New("MaxAttempts must not be negative")
@@ -75,7 +47,7 @@ type Settings struct {
 	baseURL    *url.URL
 	httpClient *http.Client
 	logger     *slog.Logger
-	retry      RetryPolicy
+	retry      sdk.RetryPolicy
 	userAgent  string
 	// requestsPerMinute overrides Service.RequestsPerMinute when set.
 	requestsPerMinute *int
@@ -103,7 +75,7 @@ func Configure[C carrier, O ~func(C) error](service string, cfg C, opts []O) err
 			continue
 		}
 		if err := opt(cfg); err != nil {
-			var ve *ValidationError
+			var ve *sdk.ValidationError
 			if errors.As(err, &ve) && ve.Service == "" {
 				ve.Service = service
 			}
@@ -128,7 +100,7 @@ func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]stri
 	}
 	u, err := parseBaseURL(raw)
 	if err != nil {
-		return nil, &ValidationError{Field: urlVar, Reason: err.Error()}
+		return nil, &sdk.ValidationError{Field: urlVar, Reason: err.Error()}
 	}
 	s.baseURL = u
 	secrets := make(map[string]string, len(secretVars))
@@ -139,13 +111,6 @@ func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]stri
 	}
 	return secrets, nil
 }
-
-// HTTPClient returns the configured *http.Client, or nil when none was set.
-func (s *Settings) HTTPClient() *http.Client { return s.httpClient }
-
-// SetHTTPClient replaces the *http.Client; service packages use it to wrap the transport (for
-// example with an x402 payer).
-func (s *Settings) SetHTTPClient(c *http.Client) { s.httpClient = c }
 
 // parseBaseURL accepts an absolute http or https URL with a host and no user information,
 // query or fragment. Its error never quotes the URL, which might carry a password.
@@ -172,7 +137,7 @@ func parseBaseURL(raw string) (*url.URL, error) {
 // optionError wraps a refusal of a shared option as a ValidationError; the service name is
 // filled in by NewClient.
 func optionError(field, reason string) error {
-	return &ValidationError{Field: field, Reason: reason}
+	return &sdk.ValidationError{Field: field, Reason: reason}
 }
 
 // WithBaseURL sets the service's address as its API description writes it (such as
@@ -212,9 +177,9 @@ func WithLogger[C carrier](l *slog.Logger) Option[C] {
 
 // WithRetry sets the retry policy; zero fields keep their defaults, and
 // RetryPolicy{MaxAttempts: 1} turns retries off.
-func WithRetry[C carrier](p RetryPolicy) Option[C] {
+func WithRetry[C carrier](p sdk.RetryPolicy) Option[C] {
 	return func(c C) error {
-		if err := p.validate(); err != nil {
+		if err := validateRetry(p); err != nil {
 			return optionError("retry policy", err.Error())
 		}
 		c.settings().retry = p

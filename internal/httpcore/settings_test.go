@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
 )
 
 func TestOptionsRefuseBadInput(t *testing.T) {
@@ -22,9 +24,9 @@ func TestOptionsRefuseBadInput(t *testing.T) {
 		"relative base URL":  {WithBaseURL[*testConfig]("/x"), "base URL"},
 		"password in URL":    {WithBaseURL[*testConfig]("https://u:p@h"), "base URL"},
 		"nil HTTP client":    {WithHTTPClient[*testConfig](nil), "HTTP client"},
-		"negative attempts":  {WithRetry[*testConfig](RetryPolicy{MaxAttempts: -1}), "retry policy"},
-		"negative delay":     {WithRetry[*testConfig](RetryPolicy{BaseDelay: -time.Second}), "retry policy"},
-		"max below base":     {WithRetry[*testConfig](RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Millisecond}), "retry policy"},
+		"negative attempts":  {WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: -1}), "retry policy"},
+		"negative delay":     {WithRetry[*testConfig](sdk.RetryPolicy{BaseDelay: -time.Second}), "retry policy"},
+		"max below base":     {WithRetry[*testConfig](sdk.RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Millisecond}), "retry policy"},
 		"empty user agent":   {WithUserAgent[*testConfig](" "), "user agent"},
 		"user agent newline": {WithUserAgent[*testConfig]("a\r\nX-Evil: 1"), "user agent"},
 	}
@@ -32,7 +34,7 @@ func TestOptionsRefuseBadInput(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			err := Configure("testsvc", &testConfig{}, []testOption{tc.opt})
-			var ve *ValidationError
+			var ve *sdk.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tc.field, ve.Field)
 			assert.Equal(t, "testsvc", ve.Service)
@@ -43,7 +45,7 @@ func TestOptionsRefuseBadInput(t *testing.T) {
 func TestNewClientNeedsBaseURL(t *testing.T) {
 	t.Setenv("TESTSVC_URL", "")
 	_, err := NewClient(&Settings{}, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL"})
-	var ve *ValidationError
+	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "base URL", ve.Field)
 	assert.Contains(t, err.Error(), "TESTSVC_URL")
@@ -71,7 +73,7 @@ func TestLoadEnvReadsURLAndSecretsOnlyTogether(t *testing.T) {
 
 	t.Setenv("TESTSVC_URL", "not a url")
 	_, err = (&Settings{}).LoadEnv("TESTSVC_URL", "TESTSVC_KEY")
-	var ve *ValidationError
+	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "TESTSVC_URL", ve.Field)
 	assert.NotContains(t, err.Error(), "not a url")
@@ -83,7 +85,7 @@ func TestNewClientRefusesBadCredentials(t *testing.T) {
 	require.NoError(t, Configure("testsvc", cfg, []testOption{WithBaseURL[*testConfig]("https://h")}))
 	for _, cr := range []Credential{{Header: "", Value: "abcdef"}, {Header: "X-Key", Value: "ab"}, {Header: "X-Key", Value: "abcd\r\nX-Evil: 1"}} {
 		_, err := NewClient(&cfg.Settings, Service{Name: "testsvc", Credentials: []Credential{cr}})
-		var ve *ValidationError
+		var ve *sdk.ValidationError
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, "credential", ve.Field)
 		assert.NotContains(t, err.Error(), "abcd", "the refusal never quotes the value")
@@ -144,7 +146,7 @@ func TestBadRequestsRefusedBeforeSending(t *testing.T) {
 		{Method: http.MethodGet, Path: "/x", Credentials: []Credential{{Header: "X-Key", Value: "k"}}},
 	} {
 		_, err := c.Do(t.Context(), req, nil)
-		var ve *ValidationError
+		var ve *sdk.ValidationError
 		require.ErrorAs(t, err, &ve, "request %+v", req.Path)
 	}
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/x", Body: JSON(func() {})}, nil)
@@ -173,7 +175,7 @@ func TestStreamReturnsLiveBody(t *testing.T) {
 	assert.Equal(t, "text/csv", resp.Header.Get("Content-Type"))
 
 	_, err = c.Stream(t.Context(), &Request{Method: http.MethodGet, Path: "/missing"})
-	var apiErr *APIError
+	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, "not_found", apiErr.Code)
 	assert.Equal(t, "no such report", apiErr.Message)
@@ -202,7 +204,7 @@ func TestDecodeErrorBodyShapes(t *testing.T) {
 
 func TestValidationErrorMessage(t *testing.T) {
 	t.Parallel()
-	err := &ValidationError{Service: "chartdiff", Field: "pageSize", Reason: "must be between 1 and 200"}
+	err := &sdk.ValidationError{Service: "chartdiff", Field: "pageSize", Reason: "must be between 1 and 200"}
 	assert.Equal(t, "chartdiff: invalid pageSize: must be between 1 and 200", err.Error())
 }
 
@@ -214,8 +216,8 @@ func TestNoRetrySendsOnce(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
 	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
-	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/report/a", NoRetry: true}, nil)
-	var apiErr *APIError
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/report/a", Retry: RetryNever}, nil)
+	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, int32(1), calls.Load())
 	assert.Equal(t, 1, apiErr.Attempts)
@@ -252,7 +254,7 @@ func TestServiceSecretsScrubbedAndSensitiveBodyWithheld(t *testing.T) {
 
 	var out map[string]string
 	_, err = c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/keys", SensitiveBody: true}, &out)
-	var decErr *DecodeError
+	var decErr *sdk.DecodeError
 	require.ErrorAs(t, err, &decErr)
 	assert.NotContains(t, err.Error(), "sk-0123456789abcdef")
 	assert.Contains(t, decErr.Excerpt, "withheld")
@@ -273,7 +275,7 @@ func TestDecodeWrapsParseFailures(t *testing.T) {
 		assert.JSONEq(t, `{"items":"not a list"}`, string(body))
 		return shapeErr
 	})
-	var decErr *DecodeError
+	var decErr *sdk.DecodeError
 	require.ErrorAs(t, err, &decErr)
 	assert.ErrorIs(t, err, shapeErr, "the parse error stays reachable")
 	assert.Equal(t, "/api/v1/catalog", decErr.Path, "the path the response answered")

@@ -30,34 +30,11 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 	if IsNull(b) {
 		return nil
 	}
-	if p, isString := any(&o.v).(*string); isString {
-		if v, ok := Unquote(b); ok {
-			*p, o.set = v, true
-		}
-		return nil
-	}
-	if inPlace(&o.v) {
-		if json.Unmarshal(b, &o.v) == nil {
-			o.set = true
-		}
-		return nil
-	}
 	var v T
 	if json.Unmarshal(b, &v) == nil {
 		o.v, o.set = v, true
 	}
 	return nil
-}
-
-// inPlace reports whether p points to a bool, an int, an int64 or a float64:
-// encoding/json writes such a value only when the whole input decodes as one, so it can decode
-// into the value in place, without a copy to fall back on.
-func inPlace[T any](p *T) bool {
-	switch any(p).(type) {
-	case *bool, *int, *int64, *float64:
-		return true
-	}
-	return false
 }
 
 // Get returns the value and whether it is set (the zero value when it is not).
@@ -152,7 +129,8 @@ var ErrNotText = errors.New("expected a string or a number")
 
 // UnmarshalJSON reads a string or a number, and returns ErrNotText for any other value.
 func (t *Text) UnmarshalJSON(b []byte) error {
-	if s, ok := Unquote(b); ok {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
 		*t = Text(s)
 		return nil
 	}

@@ -1,5 +1,6 @@
 // Package secretscan checks that a test suite never lets a secret reach a log line or an
-// error string. A package's TestMain runs its suite through Main: every client of the suite
+// error string. A package's TestMain runs its suite through Main. In builds with the
+// secretscan tag (go test -tags secretscan, as CI runs the suite), every client of the suite
 // then logs at debug level into the scanner (the clients that have no logger of their own),
 // every error a client returns is rendered with Error, %v, %+v and %#v, and every credential
 // a client is given or sends is remembered as a secret, as is anything the tests add with
@@ -9,16 +10,12 @@ package secretscan
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"sort"
 	"strings"
 	"sync"
-	"testing"
-
-	"github.com/agentapis/sdk/internal/httpcore"
 )
 
 // minSecretLen is the shortest value scanned for: shorter ones would match ordinary text.
@@ -125,21 +122,8 @@ func (s *Scanner) Counts() (secrets, logBytes, errs int) {
 	return len(s.secrets), s.logs.Len(), len(s.errs)
 }
 
-// Main runs the suite with s installed as the HTTP core's observer, then reports every
-// finding and returns a failing exit code when there is one. Use it from TestMain:
-//
-//	func TestMain(m *testing.M) { os.Exit(secretscan.Main(m, scan)) }
-//
-// A run that measures benchmarks (-test.bench) runs without the observer, whose logging
-// would be measured with them.
-func Main(m *testing.M, s *Scanner) int {
-	flag.Parse()
-	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
-		return m.Run()
-	}
-	undo := httpcore.Observe(&httpcore.Observer{Logger: s.Logger(), Error: s.Record, Secret: func(v string) { s.Add(v) }})
-	code := m.Run()
-	undo()
+// report prints every finding and returns a failing exit code when there is one, else code.
+func (s *Scanner) report(code int) int {
 	if findings := s.Findings(); len(findings) > 0 {
 		fmt.Fprintln(os.Stderr, "secret scan: secrets reached logs or errors:")
 		for _, f := range findings {

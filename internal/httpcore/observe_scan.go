@@ -1,3 +1,5 @@
+//go:build secretscan
+
 package httpcore
 
 import (
@@ -5,10 +7,11 @@ import (
 	"sync/atomic"
 )
 
-// Observer sees what every client of the process logs, returns and sends as a credential. A
-// test suite installs one (see internal/secretscan) to check that no secret ever reaches a
-// log line or an error; nothing else uses it, and without one the clients behave exactly as
-// configured.
+// This file exists only in builds with the secretscan tag, which the test suite's secret
+// scan (internal/secretscan) uses: the library that programs link has no such hook.
+
+// Observer sees what every client of the process logs, returns and sends as a credential, so
+// that the secret scan can check that no secret reaches a log line or an error.
 type Observer struct {
 	// Logger receives the records of clients that have no logger of their own.
 	Logger *slog.Logger
@@ -27,8 +30,8 @@ func Observe(o *Observer) (undo func()) {
 	return func() { observer.CompareAndSwap(o, nil) }
 }
 
-// observedLogger returns the client's logger, or the observer's when the client has none.
-func (c *Client) observedLogger() *slog.Logger {
+// loggerOrObserver returns the client's logger, or the observer's when the client has none.
+func (c *Client) loggerOrObserver() *slog.Logger {
 	if c.logger != nil {
 		return c.logger
 	}

@@ -1,0 +1,365 @@
+// Package fakeserver is what the SDK's fake servers share underneath their service logic: an
+// httptest server that records every request (the sdktest.Request every fake's Requests
+// returns), answers injected faults (sdktest.Fault), and whose Close never waits on a handler:
+// every request's context ends when Close begins, so a handler that waits on it, or on Wait,
+// returns at once.
+package fakeserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/agentapis/sdk/sdktest"
+)
+
+// Config describes what a fake adds to the shared server.
+type Config struct {
+	// Credentials names the request headers whose values are redacted in records (any
+	// letter case), such as "Authorization" and "X-API-Key".
+	Credentials []string
+	// Now is the fake's clock, for Request.Time; nil means time.Now.
+	Now func() time.Time
+	// RenderFault writes the answer of a fault that is not a drop, in the service's error
+	// shape, after the fault's headers and Retry-After were set. Nil writes
+	// {"error":{"code":..., "message":...}} with the fault's status.
+	RenderFault func(w http.ResponseWriter, r *http.Request, f sdktest.Fault)
+}
+
+// Server is a started fake. It is safe for concurrent use.
+type Server struct {
+	// URL is the server's base URL.
+	URL string
+
+	ts     *httptest.Server
+	cfg    Config
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	records  []*record
+	faults   []*pendingFault
+	redacted map[string]bool
+}
+
+// record is one request as recorded, with what the fake's own logic added to it.
+type record struct {
+	sdktest.Request
+	extra any
+}
+
+// pendingFault is an injected fault and how many more requests it applies to.
+type pendingFault struct {
+	sdktest.Fault
+	left int
+}
+
+// Start starts a fake serving h.
+func Start(h http.Handler, cfg Config) *Server {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{cfg: cfg, redacted: map[string]bool{}}
+	for _, name := range cfg.Credentials {
+		s.redacted[http.CanonicalHeaderKey(name)] = true
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.ts = httptest.NewUnstartedServer(s.wrap(h))
+	s.ts.Config.BaseContext = func(net.Listener) context.Context { return s.ctx }
+	s.ts.Start()
+	s.URL = s.ts.URL
+	return s
+}
+
+// Close ends every request's context, so that no handler keeps it waiting, then shuts the
+// server down.
+func (s *Server) Close() {
+	s.cancel()
+	s.ts.Close()
+}
+
+// Client returns an *http.Client for the server.
+func (s *Server) Client() *http.Client { return s.ts.Client() }
+
+// Done is closed when Close begins.
+func (s *Server) Done() <-chan struct{} { return s.ctx.Done() }
+
+// Wait waits d, and reports false when ctx (a request's context, which Close ends) ended
+// first.
+func Wait(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// InjectFaults queues faults; each request takes the first queued fault that matches it.
+func (s *Server) InjectFaults(faults ...sdktest.Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range faults {
+		left := f.Times
+		if left <= 0 {
+			left = 1
+		}
+		f.Header = f.Header.Clone()
+		s.faults = append(s.faults, &pendingFault{Fault: f, left: left})
+	}
+}
+
+// Requests returns the requests received so far, in order of arrival.
+func (s *Server) Requests() []sdktest.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]sdktest.Request, len(s.records))
+	for i, r := range s.records {
+		out[i] = copyRequest(r.Request)
+	}
+	return out
+}
+
+// Records returns the requests received so far with what the fake's logic attached to each
+// (see Attach), for a fake whose own record type adds to sdktest.Request.
+func (s *Server) Records() []Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Record, len(s.records))
+	for i, r := range s.records {
+		out[i] = Record{Request: copyRequest(r.Request), Extra: r.extra}
+	}
+	return out
+}
+
+// Record is a request with what the fake's logic attached to it.
+type Record struct {
+	sdktest.Request
+	// Extra is the value given to Attach, or nil.
+	Extra any
+}
+
+// RequestCount returns how many requests with that method and path (escaped, without the
+// query) were received; an empty method or path matches any.
+func (s *Server) RequestCount(method, path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.records {
+		if (method == "" || r.Method == method) && (path == "" || r.Path == path) {
+			n++
+		}
+	}
+	return n
+}
+
+// recordKey is the context key under which a request finds its record.
+type recordKey struct{}
+
+// Attach sets what the fake's logic adds to the record of request r (such as the credential
+// it accepted, or the business code it answered).
+func (s *Server) Attach(r *http.Request, extra any) {
+	if rec, ok := r.Context().Value(recordKey{}).(*record); ok {
+		s.mu.Lock()
+		rec.extra = extra
+		s.mu.Unlock()
+	}
+}
+
+// wrap returns h behind the recording and the faults.
+func (s *Server) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &record{Request: sdktest.Request{
+			Time:   s.cfg.Now(),
+			Method: r.Method,
+			Path:   r.URL.EscapedPath(),
+			Query:  r.URL.Query(),
+			Header: s.redact(r.Header),
+		}}
+		body := &cappedBuffer{limit: sdktest.MaxBodyBytes}
+		if r.Body != nil {
+			r.Body = readCloser{Reader: io.TeeReader(r.Body, body), Closer: r.Body}
+		}
+		s.mu.Lock()
+		s.records = append(s.records, rec)
+		fault := s.takeFault(r)
+		s.mu.Unlock()
+
+		sw := &statusWriter{ResponseWriter: w}
+		finish := func(answered bool) {
+			s.mu.Lock()
+			rec.Body = body.Bytes()
+			rec.Status = sw.status
+			if rec.Status == 0 && answered && !sw.hijacked {
+				rec.Status = http.StatusOK // net/http answers 200 for a handler that wrote nothing
+			}
+			s.mu.Unlock()
+		}
+		if fault == nil {
+			defer func() {
+				p := recover()
+				finish(p == nil)
+				if p != nil {
+					panic(p)
+				}
+			}()
+			h.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recordKey{}, rec)))
+			return
+		}
+		defer finish(false)
+		_, _ = io.Copy(io.Discard, r.Body) // the fault's request is read whole, as a server would
+		if !Wait(r.Context(), fault.Delay) {
+			return
+		}
+		if fault.Drop {
+			HangUp(w)
+			return
+		}
+		for k, vs := range fault.Header {
+			sw.Header()[k] = append([]string(nil), vs...)
+		}
+		if fault.RetryAfter > 0 {
+			sw.Header().Set("Retry-After", strconv.Itoa(int((fault.RetryAfter+time.Second-1)/time.Second)))
+		}
+		f := *fault
+		if f.Status == 0 {
+			f.Status = http.StatusInternalServerError
+		}
+		if s.cfg.RenderFault != nil {
+			s.cfg.RenderFault(sw, r, f)
+			return
+		}
+		WriteJSONError(sw, f.Status, f.Code, f.Message)
+	})
+}
+
+// takeFault returns the fault for r and uses it up, or nil; s.mu must be held.
+func (s *Server) takeFault(r *http.Request) *sdktest.Fault {
+	for i, f := range s.faults {
+		if (f.Method != "" && f.Method != r.Method) || (f.Path != "" && f.Path != r.URL.EscapedPath() && f.Path != r.URL.Path) {
+			continue
+		}
+		f.left--
+		if f.left == 0 {
+			s.faults = append(s.faults[:i], s.faults[i+1:]...)
+		}
+		out := f.Fault
+		return &out
+	}
+	return nil
+}
+
+// redact returns a copy of h with the values of credential headers replaced.
+func (s *Server) redact(h http.Header) http.Header {
+	out := h.Clone()
+	for k, vs := range out {
+		if s.redacted[k] {
+			for i := range vs {
+				vs[i] = sdktest.Redacted
+			}
+		}
+	}
+	return out
+}
+
+// WriteJSONError writes {"error":{"code":code,"message":message}} with status.
+func WriteJSONError(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": message}})
+}
+
+// HangUp closes the client's connection without an answer, as a network failure or a crashed
+// server would.
+func HangUp(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler) // HTTP/2 or a recorder: abort the stream instead
+	}
+	_ = conn.Close()
+}
+
+// copyRequest returns a copy of r that shares nothing with it.
+func copyRequest(r sdktest.Request) sdktest.Request {
+	r.Header = r.Header.Clone()
+	r.Body = bytes.Clone(r.Body)
+	q := make(map[string][]string, len(r.Query))
+	for k, vs := range r.Query {
+		q[k] = append([]string(nil), vs...)
+	}
+	r.Query = q
+	return r
+}
+
+// statusWriter remembers the status of the answer, and whether the handler took the
+// connection over.
+type statusWriter struct {
+	http.ResponseWriter
+	status   int
+	hijacked bool
+}
+
+// Hijack hands the connection to the handler (HangUp uses it).
+func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w.hijacked = true
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// WriteHeader records the status.
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write records an implicit 200.
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap gives http.ResponseController the underlying writer (Flush, Hijack).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush flushes the underlying writer when it can.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// cappedBuffer keeps at most limit bytes of what is written to it and accepts the rest.
+type cappedBuffer struct {
+	bytes.Buffer
+	limit int
+}
+
+// Write keeps what fits under the limit.
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := b.limit - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// readCloser joins a reader and a closer.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}

@@ -1,0 +1,69 @@
+package httpcore
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// DecodeErrorBody extracts an error code and message from the common JSON error shapes:
+// {"error":{"code","message"}}, {"code","message"}, {"error":"<code>","message"} and
+// {"error":"<message>"}. A body that matches none gives empty strings.
+func DecodeErrorBody(body []byte) (code, message string) {
+	var env struct {
+		Error   json.RawMessage `json:"error"`
+		Code    json.RawMessage `json:"code"`
+		Message string          `json:"message"`
+		Detail  string          `json:"detail"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(body), &env); err != nil {
+		return "", ""
+	}
+	message = env.Message
+	if message == "" {
+		message = env.Detail
+	}
+	code = scalarString(env.Code)
+	if len(env.Error) > 0 {
+		var nested struct {
+			Code    json.RawMessage `json:"code"`
+			Message string          `json:"message"`
+		}
+		if s := scalarString(env.Error); s != "" {
+			if code == "" && isCodeLike(s) {
+				code = s
+			} else if message == "" {
+				message = s
+			}
+		} else if json.Unmarshal(env.Error, &nested) == nil {
+			if c := scalarString(nested.Code); c != "" {
+				code = c
+			}
+			if nested.Message != "" {
+				message = nested.Message
+			}
+		}
+	}
+	return code, message
+}
+
+// isCodeLike reports whether s looks like a machine-readable code such as "invalid_api_key"
+// rather than a sentence.
+func isCodeLike(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':')
+	})
+}
+
+// scalarString returns a JSON string's value or a JSON number's text, and "" for anything else.
+func scalarString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
