@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -42,7 +43,7 @@ func afterSettle(paywall http.Handler, fail func(w http.ResponseWriter)) http.Ha
 }
 
 // hangUp closes the connection without an answer.
-func hangUp(w http.ResponseWriter) { x402test.HangUp(w) }
+func hangUp(w http.ResponseWriter) { fakeserver.HangUp(w) }
 
 // paidCounter counts the paid requests a server receives, by payment header value.
 type paidCounter struct {

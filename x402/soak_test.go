@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -57,7 +57,7 @@ type soakStore struct {
 
 func newSoakStore(f *x402test.Facilitator) *soakStore {
 	s := &soakStore{f: f, paid: map[string]int{}, fetchOf: map[string]int{}, giveUp: map[int]context.CancelFunc{}}
-	fault := func(r *http.Request) x402test.Fault {
+	fault := func(r *http.Request) x402test.SettlementFault {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		switch n % 10 {
 		case soakErrorAfterSettle:
@@ -134,7 +134,7 @@ func TestFaultSoak(t *testing.T) {
 			const fetches, workers, maxTotal = 2000, 16, 120_000
 			f := x402test.NewFacilitator()
 			store := newSoakStore(f)
-			srv := httptest.NewServer(store)
+			srv := fakeserver.Start(store, fakeserver.Config{}) // its Close ends the stalled requests
 			t.Cleanup(srv.Close)
 			policy := x402.Policy{MaxPerPayment: big.NewInt(200), MaxTotal: big.NewInt(maxTotal), PayTo: []string{shopAddress}, AllowRequote: requote}
 			payer, _, client := newPayer(t, f, 10_000_000, policy, x402.WithResend(1, time.Millisecond))

@@ -1,15 +1,14 @@
 // Package x402test is an in-memory x402 world for tests and examples: a Facilitator that
 // holds USDC balances, verifies EVM "exact" payments exactly as the reference facilitator
-// does (signature included) and settles them with fake transaction hashes, and a paywall
-// http.Handler that charges for the requests to another handler.
+// does (signature included) and settles them with fake transaction hashes; a paywall
+// http.Handler that charges for the requests to another handler; and a Server that runs a
+// paywall in front of a content handler.
 //
-//	f := x402test.NewFacilitator()
-//	f.Fund(payer.Address(), big.NewInt(5_000_000)) // 5 USDC
-//	srv := httptest.NewServer(x402test.NewPaywall(f, x402test.PaywallConfig{
-//		PayTo:  "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
-//		Amount: big.NewInt(10_000), // $0.01 per request
-//	}, contentHandler))
+//	srv := x402test.NewServer() // charges DefaultPrice to DefaultPayTo on Base
 //	defer srv.Close()
+//	srv.Facilitator().Fund(payer.Address(), big.NewInt(5_000_000)) // 5 USDC
+//	client := &http.Client{Transport: payer.RoundTripper(nil)}
+//	resp, err := client.Get(srv.URL + "/anything")
 //
 // The paywall behaves like a reference x402 v2 resource server: an unpaid request gets a 402
 // with PAYMENT-REQUIRED; a paid one is verified, served into a buffer, settled when the
@@ -19,7 +18,14 @@
 // false. PaywallConfig.Price prices each request (nil: free); ProtocolVersion 1 speaks x402
 // v1 (challenge in the body, X-PAYMENT).
 //
-// Faults: Facilitator.FailNextSettle makes settlements fail; a clock (WithClock) makes
-// authorizations expire or not yet be valid; wrap the paywall to inject 5xx answers.
-// WithoutSignatureCheck exists for benchmarks only.
+// Like every fake of the SDK (see package sdktest), a Server has URL, Close, Client,
+// Requests, RequestCount and InjectFaults (failures before the paywall), and
+// InjectSettlementFaults for the failures around a settlement: a 503 before it, or after it
+// a 500, a dropped connection, a new 402, or a stall. Facilitator.FailNextSettle makes
+// settlements fail; a clock (WithClock) makes authorizations expire or not yet be valid.
+// Close ends every request in progress, a stalled one included.
+//
+// Stability: this package follows the SDK's versioning like the clients do. The facilitator
+// checks what the reference facilitator checks; where the reference changes, it follows in a
+// minor release.
 package x402test

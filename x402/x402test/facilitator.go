@@ -25,7 +25,6 @@ import (
 type Facilitator struct {
 	mu          sync.Mutex
 	now         func() time.Time
-	checkSig    bool
 	balances    map[string]*big.Int          // lower-case address -> balance
 	used        map[string]map[[32]byte]bool // lower-case payer -> nonces
 	settlements []Settlement
@@ -57,18 +56,10 @@ func WithClock(now func() time.Time) FacilitatorOption {
 	return func(f *Facilitator) { f.now = now }
 }
 
-// WithoutSignatureCheck makes the facilitator accept any signature, trusting
-// authorization.from. It exists only to measure the client's side of a payment in
-// benchmarks; with it, anyone can spend anyone's balance.
-func WithoutSignatureCheck() FacilitatorOption {
-	return func(f *Facilitator) { f.checkSig = false }
-}
-
 // NewFacilitator returns an empty facilitator: no balances, no used nonces.
 func NewFacilitator(opts ...FacilitatorOption) *Facilitator {
 	f := &Facilitator{
 		now:       time.Now,
-		checkSig:  true,
 		balances:  make(map[string]*big.Int),
 		used:      make(map[string]map[[32]byte]bool),
 		checksums: make(map[string]string),
@@ -126,8 +117,7 @@ func (f *Facilitator) FailNextSettle(reason string) {
 	f.failures = append(f.failures, reason)
 }
 
-// Verify checks that p pays req: x402.VerifyExact (the signature, unless
-// WithoutSignatureCheck), then that the nonce is unused and the payer's balance covers the
+// Verify checks that p pays req: x402.VerifyExact (the signature included), then that the nonce is unused and the payer's balance covers the
 // amount. It returns the payer's address; a failure is a *x402.VerifyError with the reference
 // code.
 func (f *Facilitator) Verify(p *x402.PaymentPayload, req x402.PaymentRequirements) (payer string, err error) {
@@ -138,18 +128,9 @@ func (f *Facilitator) Verify(p *x402.PaymentPayload, req x402.PaymentRequirement
 
 // verifyLocked is Verify with f.mu held.
 func (f *Facilitator) verifyLocked(p *x402.PaymentPayload, req x402.PaymentRequirements) (string, error) {
-	now := f.now()
-	var payer string
-	if f.checkSig {
-		var err error
-		if payer, err = x402.VerifyExact(p, req, now); err != nil {
-			return "", err
-		}
-	} else {
-		if err := x402.CheckExactTerms(p, req, now); err != nil {
-			return "", err
-		}
-		payer = p.Payload.Authorization.From
+	payer, err := x402.VerifyExact(p, req, f.now())
+	if err != nil {
+		return "", err
 	}
 	auth := &p.Payload.Authorization
 	key := strings.ToLower(payer)

@@ -207,22 +207,6 @@ func TestFailNextSettle(t *testing.T) {
 	assert.True(t, receipt.Success)
 }
 
-func TestWithoutSignatureCheck(t *testing.T) {
-	t.Parallel()
-	f := x402test.NewFacilitator(x402test.WithClock(func() time.Time { return start }), x402test.WithoutSignatureCheck())
-	s := newSigner(t)
-	f.Fund(s.Address(), big.NewInt(1000))
-	p, r := pay(t, s, 100)
-	p.Payload.Signature[3] ^= 1
-	_, err := f.Settle(p, r)
-	require.NoError(t, err)
-	// The terms are still checked.
-	p2, r2 := pay(t, s, 100)
-	r2.Amount = big.NewInt(5)
-	_, err = f.Settle(p2, r2)
-	assert.Equal(t, x402.ReasonValueMismatch, reason(t, err))
-}
-
 func TestConcurrentSettlesOfOnePaymentSettleOnce(t *testing.T) {
 	t.Parallel()
 	f := newFacilitator()

@@ -9,7 +9,9 @@ import (
 	"math/big"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -40,19 +42,19 @@ type PaywallConfig struct {
 	ProtocolVersion int
 	// Fault, when set, decides for each request carrying a payment whether the paywall fails
 	// around settling it, to test clients against what networks and servers do.
-	Fault func(r *http.Request) Fault
+	Fault func(r *http.Request) SettlementFault
 	// Settled, when set, is called once the payment of r settled, with the encoded receipt,
 	// before any Fault: a store books the sale there, whether or not the client hears of it.
 	Settled func(r *http.Request, receipt string)
 }
 
-// Fault is a failure of the paywall around the settlement of a paid request.
-type Fault int
+// SettlementFault is a failure of the paywall around the settlement of a paid request.
+type SettlementFault int
 
 // The faults a PaywallConfig.Fault can ask for.
 const (
 	// NoFault answers the paid request normally.
-	NoFault Fault = iota
+	NoFault SettlementFault = iota
 	// FaultErrorBeforeSettle answers 503 without verifying or settling: no money moves.
 	FaultErrorBeforeSettle
 	// FaultErrorAfterSettle settles the payment, then answers 500 without a receipt.
@@ -64,9 +66,14 @@ const (
 	// and no receipt, as if it had refused it.
 	FaultChallengeAfterSettle
 	// FaultStallAfterSettle settles the payment, then holds the request until the client
-	// gives up.
+	// gives up, the request's context ends (Server.Close ends it) or MaxStall passes, and
+	// closes the connection without an answer.
 	FaultStallAfterSettle
 )
+
+// MaxStall bounds FaultStallAfterSettle, so that a paywall served by a server whose Close
+// does not end its requests' contexts still lets Close return.
+const MaxStall = 30 * time.Second
 
 // Challenge reasons the paywall sends in the error field of its 402, besides the
 // facilitator's codes.
@@ -212,26 +219,17 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // fail answers a paid request whose payment settled as fault says.
-func (pw *paywall) fail(w http.ResponseWriter, r *http.Request, req x402.PaymentRequirements, fault Fault) {
+func (pw *paywall) fail(w http.ResponseWriter, r *http.Request, req x402.PaymentRequirements, fault SettlementFault) {
 	switch fault {
 	case FaultErrorAfterSettle:
 		http.Error(w, "internal error", http.StatusInternalServerError)
 	case FaultDropAfterSettle:
-		HangUp(w)
+		fakeserver.HangUp(w)
 	case FaultChallengeAfterSettle:
 		pw.challenge(w, r, req, ReasonPaymentRequired)
 	case FaultStallAfterSettle:
-		<-r.Context().Done()
-	}
-}
-
-// HangUp closes the connection of w without answering, as a server that crashed or a proxy
-// that gave up would.
-func HangUp(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-		}
+		fakeserver.Wait(r.Context(), MaxStall)
+		fakeserver.HangUp(w) // a stall never ends in an answer
 	}
 }
 
