@@ -506,7 +506,7 @@ func (c *Client) failureError(st *call, f *Failure) *sdk.APIError {
 	return &sdk.APIError{
 		Service:    c.service.Name,
 		Method:     st.req.Method,
-		Path:       r.path,
+		Path:       red.text(r.path),
 		StatusCode: r.StatusCode,
 		Code:       red.text(f.Code),
 		Message:    red.text(f.Message),
@@ -554,7 +554,7 @@ func (c *Client) apiError(req *Request, resp *http.Response, attempts int) error
 	e := &sdk.APIError{
 		Service:       c.service.Name,
 		Method:        req.Method,
-		Path:          responsePath(req, resp),
+		Path:          red.text(responsePath(req, resp)),
 		StatusCode:    resp.StatusCode,
 		Code:          red.text(code),
 		Message:       red.text(msg),
@@ -612,7 +612,7 @@ func (c *Client) decodeError(req *Request, resp *Response, err error) *sdk.Decod
 	return &sdk.DecodeError{
 		Service:     c.service.Name,
 		Method:      req.Method,
-		Path:        path,
+		Path:        red.text(path),
 		StatusCode:  resp.StatusCode,
 		ContentType: ct,
 		Excerpt:     quote,
@@ -620,15 +620,24 @@ func (c *Client) decodeError(req *Request, resp *Response, err error) *sdk.Decod
 	}
 }
 
-// requestError wraps a transport or context failure.
+// requestError wraps a transport or context failure, scrubbed: the *url.Error net/http
+// returns names a URL, which a redirect may have filled with a credential.
 func (c *Client) requestError(req *Request, attempts int, err error) *sdk.RequestError {
+	red := c.redactorFor(req)
+	if ue, ok := err.(*url.Error); ok {
+		u := ue.URL
+		if i := strings.IndexAny(u, "?#"); i >= 0 {
+			u = u[:i]
+		}
+		err = &url.Error{Op: ue.Op, URL: red.text(u), Err: ue.Err}
+	}
 	return &sdk.RequestError{
 		Service:  c.service.Name,
 		Method:   req.Method,
-		Path:     responsePath(req, nil),
+		Path:     red.text(responsePath(req, nil)),
 		Attempts: attempts,
 		Err:      err,
-		Detail:   errorText(err, c.redactorFor(req)),
+		Detail:   errorText(err, red),
 	}
 }
 

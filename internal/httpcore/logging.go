@@ -19,11 +19,12 @@ func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, 
 	if resp != nil && resp.Request != nil && resp.Request.URL != nil {
 		u = resp.Request.URL
 	}
+	red := c.redactorFor(&st.req)
 	attrs := []slog.Attr{
 		slog.String("service", c.service.Name),
 		slog.String("method", st.req.Method),
 		slog.String("host", u.Host),
-		slog.String("path", u.EscapedPath()),
+		slog.String("path", red.text(u.EscapedPath())),
 		slog.Int("attempt", st.attempt),
 		slog.Duration("duration", time.Since(st.began)),
 	}
@@ -31,7 +32,7 @@ func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, 
 	switch {
 	case err != nil:
 		level = slog.LevelWarn
-		attrs = append(attrs, slog.String("error", errorText(err, c.redactorFor(&st.req))))
+		attrs = append(attrs, slog.String("error", errorText(err, red)))
 	case resp != nil:
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
 		if resp.StatusCode >= 400 {

@@ -3,11 +3,13 @@ package httpcore
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -217,4 +219,73 @@ func TestRedactorKeepsOffsetsAndNonASCII(t *testing.T) {
 func TestScrubIgnoresCaseAndShortValues(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "sig [REDACTED] and [REDACTED], id", Scrub("sig 0xABCDEF0123 and 0xabcdef0123, id", "0xAbCdEf0123", "id"))
+}
+
+func TestEncodedFormsOfASecretAreScrubbed(t *testing.T) {
+	t.Parallel()
+	const token = "tok_Zq9mN4xB7vK2pL8sR3tW"
+	r := redactor{}.with(token)
+	inputs := map[string]string{
+		"query-escaped": url.QueryEscape("a+" + token + " b"),
+		"path-escaped":  url.PathEscape(token + "/x"),
+		"upper case":    strings.ToUpper(token),
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		for _, prefix := range []string{"", "B", "Be", "Bearer "} { // every alignment within a base64 group
+			inputs[fmt.Sprintf("base64 %q after %q", enc.EncodeToString([]byte("x")), prefix)] = enc.EncodeToString([]byte(prefix + token + `","more":1}`))
+		}
+	}
+	for name, in := range inputs {
+		out := r.text("echo: " + in)
+		assert.Contains(t, out, "[REDACTED]", name)
+		decoded := strings.ToLower(out)
+		for _, form := range encodedForms(token) {
+			assert.NotContains(t, decoded, strings.ToLower(form), name)
+		}
+	}
+	assert.Equal(t, "no secret: dG9rX1pxOW1O", r.text("no secret: dG9rX1pxOW1O"), "a piece of the encoding is not the secret")
+}
+
+func TestASecretInARedirectedPathIsScrubbedFromErrorsAndLogs(t *testing.T) {
+	t.Parallel()
+	const token = "tok-PaTh0123456789abcdef"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/start", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/echo/"+url.PathEscape(r.Header.Get("X-Token"))+"/end?x=1", http.StatusFound)
+	})
+	mux.HandleFunc("/echo/", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"error":"not_found","message":"`+base64.StdEncoding.EncodeToString([]byte("key="+token))+`"}`)
+	})
+	srv := newServer(t, mux.ServeHTTP)
+	logs := &lockedBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c := newTestClient(t, Service{Credentials: []Credential{{Header: "X-Token", Value: token}}}, WithBaseURL[*testConfig](srv.URL), WithLogger[*testConfig](logger))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/start"}, nil)
+	var ae *sdk.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "/echo/[REDACTED]/end", ae.Path)
+	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", ae), logs.String()} {
+		assert.NotContains(t, text, token)
+	}
+	assert.NotContains(t, ae.Message, base64.StdEncoding.EncodeToString([]byte("key=" + token))[4:20])
+
+	// The same redirect to a host that does not answer: the *url.Error kept in the
+	// *sdk.RequestError names the redirected URL, scrubbed.
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+	away := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, closedURL+"/k/"+token+"?q=1", http.StatusFound)
+	})
+	c = newTestClient(t, Service{Credentials: []Credential{{Header: "X-Token", Value: token}}}, WithBaseURL[*testConfig](away.URL), WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: 1}))
+	_, err = c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/start"}, nil)
+	var re *sdk.RequestError
+	require.ErrorAs(t, err, &re)
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	assert.NotContains(t, ue.URL, token)
+	assert.NotContains(t, ue.URL, "q=1", "the query is dropped too")
+	assert.NotContains(t, ue.Error(), token)
+	assert.NotContains(t, fmt.Sprintf("%+v %#v", err, re), token)
 }
