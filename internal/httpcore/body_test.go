@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -89,4 +90,32 @@ func TestReadBodyOfUnannouncedLength(t *testing.T) {
 		require.NotNil(t, b, tc.name)
 		assert.Equal(t, tc.body[:tc.want], b, tc.name)
 	}
+}
+
+// zeros reads n zero bytes.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.n <= 0 {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), z.n)
+	clear(p[:k])
+	z.n -= k
+	return int(k), nil
+}
+
+// A large body of unannounced length is read without holding it several times over: the
+// allocations of the read stay near twice the body (chunks, then the joined copy).
+func TestReadingALargeUnannouncedBodyAllocatesAboutTwiceIt(t *testing.T) {
+	const size = 64 << 20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b, err := readBody(&zeros{n: size}, -1, size+1)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.Len(t, b, size)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	assert.Less(t, allocated, uint64(size)*22/10, "allocated %d MiB to read %d MiB", allocated>>20, size>>20)
 }

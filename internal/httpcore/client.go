@@ -101,6 +101,7 @@ type Client struct {
 	engine    *retryablehttp.Client
 	logger    *slog.Logger
 	retry     sdk.RetryPolicy
+	timeouts  sdk.Timeouts
 	backoff   poll.Schedule
 	userAgent string
 	// handler is the engine's response handler, built once.
@@ -153,6 +154,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 		root:      root,
 		logger:    s.logger,
 		retry:     retryDefaults(s.retry),
+		timeouts:  timeoutDefaults(s.timeouts),
 		userAgent: userAgent(s.userAgent, svc.Name),
 	}
 	c.backoff = poll.Schedule{Min: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: 1}
@@ -480,7 +482,7 @@ func (c *Client) handle(resp *http.Response) error {
 // readBody reads at most limit bytes of r, in one allocation when the length is announced.
 func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 	if length < 0 || length >= limit {
-		return io.ReadAll(io.LimitReader(r, limit))
+		return readChunks(r, limit)
 	}
 	buf := make([]byte, length, length+1)
 	if _, err := io.ReadFull(r, buf); err != nil {
@@ -490,13 +492,51 @@ func readBody(r io.Reader, length, limit int64) ([]byte, error) {
 	// released for reuse.
 	n, err := r.Read(buf[length : length+1])
 	if n > 0 {
-		rest, err := io.ReadAll(io.LimitReader(r, limit-length-1))
+		rest, err := readChunks(r, limit-length-1)
 		return append(buf[:length+1], rest...), err
 	}
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// Sizes of the chunks readChunks reads into: the first is small, for the usual small body,
+// and each next one is twice as large up to the largest.
+const (
+	firstChunk = 16 << 10
+	lastChunk  = 1 << 20
+)
+
+// readChunks reads at most limit bytes of a body of unknown length into chunks that never
+// move, then joins them: at most the body twice in memory at the end, where growing one
+// slice would hold it about three times over while copying.
+func readChunks(r io.Reader, limit int64) ([]byte, error) {
+	var chunks [][]byte
+	var total int64
+	size := int64(firstChunk)
+	for total < limit {
+		chunk := make([]byte, min(size, limit-total))
+		n, err := io.ReadFull(r, chunk)
+		chunks = append(chunks, chunk[:n])
+		total += int64(n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		size = min(2*size, lastChunk)
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	out := make([]byte, 0, total)
+	for i, c := range chunks {
+		out = append(out, c...)
+		chunks[i] = nil
+	}
+	return out, nil
 }
 
 // failureError builds the *sdk.APIError for a Failure in a 2xx body.

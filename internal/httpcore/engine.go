@@ -17,21 +17,28 @@ import (
 // connections instead of opening new ones (net/http's default keeps 2).
 const DefaultMaxIdleConnsPerHost = 100
 
+// MaxResponseHeaderBytes caps the response headers the default transport reads: far more
+// than any of the SDK's services sends, and far less than net/http's own 10 MiB, which a
+// hostile server could fill on every call.
+const MaxResponseHeaderBytes = 1 << 20
+
 // DefaultTransport returns the transport a client uses when the caller gives no
 // *http.Client: net/http's default transport with DefaultMaxIdleConnsPerHost idle
-// connections per host.
+// connections per host and headers capped at MaxResponseHeaderBytes.
 func DefaultTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = max(t.MaxIdleConns, DefaultMaxIdleConnsPerHost)
 	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	t.MaxResponseHeaderBytes = MaxResponseHeaderBytes
 	return t
 }
 
 // newEngine builds the client's one retry engine around a copy of hc (a client with
-// DefaultTransport when nil). The copy's transport paces each attempt, then passes it to
-// the service's Transport middleware around the caller's transport, and hides the idle connection pool from
-// go-retryablehttp, which would otherwise empty the caller's pool each time it gives up; its
-// redirect policy drops the credentials when a redirect leaves the service's host.
+// DefaultTransport when nil). The copy's transport paces each attempt, bounds it by the
+// client's Timeouts, then passes it to the service's Transport middleware around the
+// caller's transport; it hides the idle connection pool from go-retryablehttp, which would
+// otherwise empty the caller's pool each time it gives up. Its redirect policy drops the
+// credentials when a redirect leaves the service's host.
 func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 	var own http.Client
 	if hc != nil {
@@ -46,6 +53,7 @@ func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 	if c.service.Transport != nil {
 		next = c.service.Transport(next)
 	}
+	next = &timedTransport{next: next, timeouts: c.timeouts}
 	if rpm := c.service.RequestsPerMinute; rpm > 0 {
 		next = &pacedTransport{next: next, pacer: newPacer(rpm, c.service.Clock)}
 	}

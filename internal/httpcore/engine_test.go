@@ -75,7 +75,9 @@ func TestDefaultTransportKeepsIdleConnectionsForConcurrentUse(t *testing.T) {
 	assert.GreaterOrEqual(t, tr.MaxIdleConns, DefaultMaxIdleConnsPerHost)
 	assert.NotSame(t, http.DefaultTransport, tr, "each client gets its own pool")
 	c := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"))
-	assert.Equal(t, DefaultMaxIdleConnsPerHost, c.engine.HTTPClient.Transport.(*engineTransport).next.(*http.Transport).MaxIdleConnsPerHost)
+	base := c.engine.HTTPClient.Transport.(*engineTransport).next.(*timedTransport).next.(*http.Transport)
+	assert.Equal(t, DefaultMaxIdleConnsPerHost, base.MaxIdleConnsPerHost)
+	assert.Equal(t, int64(MaxResponseHeaderBytes), base.MaxResponseHeaderBytes)
 }
 
 func TestRateLimitErrorCarriesTheHeaders(t *testing.T) {

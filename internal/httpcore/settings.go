@@ -48,6 +48,7 @@ type Settings struct {
 	httpClient *http.Client
 	logger     *slog.Logger
 	retry      sdk.RetryPolicy
+	timeouts   sdk.Timeouts
 	userAgent  string
 	// requestsPerMinute overrides Service.RequestsPerMinute when set.
 	requestsPerMinute *int
@@ -183,6 +184,19 @@ func WithRetry[C carrier](p sdk.RetryPolicy) Option[C] {
 			return optionError("retry policy", err.Error())
 		}
 		c.settings().retry = p
+		return nil
+	}
+}
+
+// WithTimeouts sets how long the client waits for an answer's headers, for a whole attempt,
+// and between reads of a streamed body; zero fields keep their defaults (see sdk.Timeouts,
+// which also gives the worst case of a whole call).
+func WithTimeouts[C carrier](t sdk.Timeouts) Option[C] {
+	return func(c C) error {
+		if t.Header < 0 || t.Attempt < 0 || t.Idle < 0 {
+			return optionError("timeouts", "must not be negative")
+		}
+		c.settings().timeouts = t
 		return nil
 	}
 }

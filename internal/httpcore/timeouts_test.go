@@ -1,0 +1,126 @@
+package httpcore
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
+)
+
+// stalled starts a server that holds each request until the test ends, after writing the
+// headers when withHeaders, and then a byte every 20ms when trickle.
+func stalled(t *testing.T, withHeaders, trickle bool) string {
+	t.Helper()
+	done := make(chan struct{})
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if withHeaders {
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "{")
+			http.NewResponseController(w).Flush()
+		}
+		for trickle {
+			select {
+			case <-done:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+				_, _ = io.WriteString(w, " ")
+				http.NewResponseController(w).Flush()
+			}
+		}
+		select {
+		case <-done:
+		case <-r.Context().Done():
+		}
+	})
+	t.Cleanup(func() { close(done) })
+	return srv.URL
+}
+
+func TestNoHeadersEndsTheAttemptAndTheCallIsBounded(t *testing.T) {
+	t.Parallel()
+	url := stalled(t, false, false)
+	p := fastRetry
+	p.MaxAttempts = 2
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](url), WithRetry[*testConfig](p),
+		WithTimeouts[*testConfig](sdk.Timeouts{Header: 50 * time.Millisecond}))
+	start := time.Now()
+	_, err := c.Do(context.Background(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
+	var re *sdk.RequestError
+	require.ErrorAs(t, err, &re)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "no response headers within 50ms")
+	assert.Equal(t, 2, re.Attempts, "a timed-out GET is retried like a network failure")
+	assert.Less(t, time.Since(start), 5*time.Second)
+}
+
+func TestATrickledBodyEndsAtTheAttemptBound(t *testing.T) {
+	t.Parallel()
+	url := stalled(t, true, true)
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](url), WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: 1}),
+		WithTimeouts[*testConfig](sdk.Timeouts{Attempt: 150 * time.Millisecond}))
+	start := time.Now()
+	_, err := c.Do(context.Background(), &Request{Method: http.MethodGet, Path: "/x"}, &map[string]any{})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "the attempt did not end within 150ms")
+	assert.Less(t, time.Since(start), 5*time.Second)
+}
+
+func TestAStalledStreamEndsAtTheIdleBoundNotTheAttemptBound(t *testing.T) {
+	t.Parallel()
+	trickling := stalled(t, true, true)
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](trickling), WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: 1}),
+		WithTimeouts[*testConfig](sdk.Timeouts{Attempt: 50 * time.Millisecond, Idle: 500 * time.Millisecond}))
+	resp, err := c.Stream(context.Background(), &Request{Method: http.MethodGet, Path: "/x"})
+	require.NoError(t, err)
+	buf := make([]byte, 1)
+	deadline := time.Now().Add(300 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		_, err := resp.Body.Read(buf)
+		require.NoError(t, err, "a stream that keeps sending outlives the attempt bound")
+	}
+	resp.Body.Close()
+
+	silent := stalled(t, true, false)
+	c = newTestClient(t, Service{}, WithBaseURL[*testConfig](silent), WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: 1}),
+		WithTimeouts[*testConfig](sdk.Timeouts{Idle: 100 * time.Millisecond}))
+	resp, err = c.Stream(context.Background(), &Request{Method: http.MethodGet, Path: "/x"})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	_, err = io.ReadAll(resp.Body)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Contains(t, err.Error(), "no data from the stream within 100ms")
+}
+
+func TestHugeHeadersAreRefusedEarly(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Huge", strings.Repeat("a", 2<<20))
+		w.WriteHeader(http.StatusOK)
+	})
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: 1}))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
+	var re *sdk.RequestError
+	require.ErrorAs(t, err, &re)
+	assert.Contains(t, re.Detail, "1048576")
+}
+
+func TestTimeoutsRefuseNegativeValues(t *testing.T) {
+	t.Parallel()
+	err := Configure("testsvc", &testConfig{}, []testOption{WithTimeouts[*testConfig](sdk.Timeouts{Idle: -time.Second})})
+	var ve *sdk.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "timeouts", ve.Field)
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"))
+	assert.Equal(t, sdk.Timeouts{Header: 30 * time.Second, Attempt: time.Minute, Idle: 30 * time.Second}, c.timeouts)
+}
