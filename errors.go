@@ -248,3 +248,37 @@ func (e *RequestError) Error() string {
 
 // Unwrap returns the cause.
 func (e *RequestError) Unwrap() error { return e.Err }
+
+// Reasons a listing's iteration stops with a *PagingError.
+var (
+	// ErrRepeatedPage: the server answered a page with the same content as the page before,
+	// as a server that ignores the page number does; reading on would never end.
+	ErrRepeatedPage = errors.New("the page repeats the previous one")
+	// ErrTooManyPages: the listing went past MaxPages pages, more than any real listing of
+	// these services has.
+	ErrTooManyPages = errors.New("too many pages")
+)
+
+// MaxPages is the most pages an iteration over a listing reads before it stops with
+// ErrTooManyPages.
+const MaxPages = 10_000
+
+// PagingError reports a listing whose iteration stopped because its pages cannot be those of
+// a real listing. The items yielded before it are real answers; errors.Is matches
+// ErrRepeatedPage or ErrTooManyPages.
+type PagingError struct {
+	// Service is the name of the service.
+	Service string
+	// Page is the number of the page at which the iteration stopped.
+	Page int
+	// Err is ErrRepeatedPage or ErrTooManyPages.
+	Err error
+}
+
+// Error names the service, the page and the reason.
+func (e *PagingError) Error() string {
+	return fmt.Sprintf("%s: listing stopped at page %d: %v", e.Service, e.Page, e.Err)
+}
+
+// Unwrap returns the reason.
+func (e *PagingError) Unwrap() error { return e.Err }

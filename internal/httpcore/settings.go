@@ -52,6 +52,9 @@ type Settings struct {
 	userAgent  string
 	// requestsPerMinute overrides Service.RequestsPerMinute when set.
 	requestsPerMinute *int
+	// urlVar is the variable LoadEnv read; urlFromEnv reports that the base URL came from it.
+	urlVar     string
+	urlFromEnv bool
 }
 
 // settings returns s itself. The service configuration types embed Settings, so this method is
@@ -92,6 +95,7 @@ func Configure[C carrier, O ~func(C) error](service string, cfg C, opts []O) err
 // server therefore never receives credentials that were meant for another. A malformed URL
 // in urlVar is a *ValidationError naming the variable.
 func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]string, error) {
+	s.urlVar = urlVar
 	if s.baseURL != nil || urlVar == "" {
 		return nil, nil
 	}
@@ -103,7 +107,7 @@ func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]stri
 	if err != nil {
 		return nil, &sdk.ValidationError{Field: urlVar, Reason: err.Error()}
 	}
-	s.baseURL = u
+	s.baseURL, s.urlFromEnv = u, true
 	secrets := make(map[string]string, len(secretVars))
 	for _, name := range secretVars {
 		if v := os.Getenv(name); v != "" {
@@ -111,6 +115,24 @@ func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]stri
 		}
 	}
 	return secrets, nil
+}
+
+// MissingCredential returns the error of a client without the credential it needs for
+// operation ("New" when it needs it for every call), which option and the variable envVar
+// give. When envVar is set but was not used, because the base URL was given in code and not
+// by LoadEnv's variable, the error says so, why, and how to send it anyway. Call it after
+// LoadEnv.
+func (s *Settings) MissingCredential(service, operation, credential, option, envVar string, sentinels ...error) *sdk.MissingCredentialError {
+	reason := "give it with " + option
+	if envVar != "" {
+		reason += ", or " + envVar + " with the address in " + s.urlVar
+	}
+	if envVar != "" && os.Getenv(envVar) != "" && !s.urlFromEnv {
+		reason = envVar + " is set but was not used: a credential from the environment is sent only to the address in " +
+			s.urlVar + ", and this client's address was given with WithBaseURL; to send it there, pass " +
+			option + "(os.Getenv(\"" + envVar + "\"))"
+	}
+	return &sdk.MissingCredentialError{Service: service, Operation: operation, Credential: credential, Reason: reason, Sentinels: sentinels}
 }
 
 // parseBaseURL accepts an absolute http or https URL with a host and no user information,

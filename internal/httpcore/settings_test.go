@@ -282,3 +282,30 @@ func TestDecodeWrapsParseFailures(t *testing.T) {
 	assert.Equal(t, `{"items":"not a list"}`, decErr.Excerpt)
 	assert.NoError(t, c.Decode(req, resp, func([]byte) error { return nil }))
 }
+
+func TestMissingCredentialSaysWhyTheEnvironmentWasNotUsed(t *testing.T) {
+	t.Setenv("TESTSVC_URL", "https://from-env.example")
+	t.Setenv("TESTSVC_TOKEN", "token-from-the-environment")
+	sentinel := errors.New("testsvc: token required")
+
+	cfg := &testConfig{}
+	require.NoError(t, Configure("testsvc", cfg, []testOption{WithBaseURL[*testConfig]("https://in-code.example")}))
+	env, err := cfg.LoadEnv("TESTSVC_URL", "TESTSVC_TOKEN")
+	require.NoError(t, err)
+	assert.Empty(t, env, "an address given in code gets no credential from the environment")
+	e := cfg.MissingCredential("testsvc", "New", "token", "WithToken", "TESTSVC_TOKEN", sentinel)
+	assert.ErrorIs(t, e, sdk.ErrMissingCredential)
+	assert.ErrorIs(t, e, sentinel)
+	assert.Contains(t, e.Error(), "TESTSVC_TOKEN is set but was not used")
+	assert.Contains(t, e.Error(), `WithToken(os.Getenv("TESTSVC_TOKEN"))`)
+	assert.NotContains(t, e.Error(), "token-from-the-environment")
+
+	fromEnv := &testConfig{}
+	env, err = fromEnv.LoadEnv("TESTSVC_URL", "TESTSVC_TOKEN")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"TESTSVC_TOKEN": "token-from-the-environment"}, env)
+
+	t.Setenv("TESTSVC_TOKEN", "")
+	e = cfg.MissingCredential("testsvc", "History", "token", "WithToken", "TESTSVC_TOKEN")
+	assert.Equal(t, "testsvc: History needs the token: give it with WithToken, or TESTSVC_TOKEN with the address in TESTSVC_URL", e.Error())
+}
