@@ -129,7 +129,8 @@ func EncodeSettleResponse(s *SettleResponse) (string, error) {
 
 // ParseSettleResponse reads a PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header value leniently
 // (like DecodePaymentRequired). The success field is required, and a successful settlement
-// must name its transaction and network. A malformed value is a *FormatError.
+// must name its transaction and network. A network given by its x402 v1 name is translated
+// to CAIP-2 (RawNetwork keeps the name). A malformed value is a *FormatError.
 func ParseSettleResponse(headerValue string) (*SettleResponse, error) {
 	b, err := decodeHeaderValue(headerValue)
 	if err != nil {
@@ -150,6 +151,9 @@ func ParseSettleResponse(headerValue string) (*SettleResponse, error) {
 	}
 	s := w.SettleResponse
 	s.Success = *w.Success
+	if n, err := normalizeNetwork(s.Network); err == nil && n != s.Network {
+		s.Network, s.RawNetwork = n, s.Network
+	}
 	if string(s.Extensions) == "null" {
 		s.Extensions = nil
 	}

@@ -599,7 +599,8 @@ func TestPayerSpeaksV1(t *testing.T) {
 	assert.Empty(t, resp.Header.Get(x402.HeaderPaymentResponse))
 	receipt, ok := x402.ReceiptFrom(resp)
 	require.True(t, ok, "the v1 receipt comes in X-PAYMENT-RESPONSE")
-	assert.Equal(t, "base", receipt.Network)
+	assert.Equal(t, x402.NetworkBase, receipt.Network, "a v1 receipt's network reads as CAIP-2")
+	assert.Equal(t, "base", receipt.RawNetwork, "and keeps the name the server wrote")
 
 	sent := s.payments.all()
 	require.Len(t, sent, 1)
@@ -609,6 +610,28 @@ func TestPayerSpeaksV1(t *testing.T) {
 	assert.Equal(t, "exact", p.Scheme)
 	assert.Equal(t, "base", p.Network)
 	assert.Equal(t, big.NewInt(100), payer.Spent())
+}
+
+func TestPolicyAcceptsV1NetworkNames(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), ProtocolVersion: 1}, nil)
+	signer := newSigner(t)
+	s.f.Fund(signer.Address(), big.NewInt(1000))
+	for _, networks := range [][]string{{"base"}, {x402.NetworkBase}, {"base-sepolia", "base"}} {
+		payer, err := x402.NewPayer(signer, x402.Policy{Networks: networks})
+		require.NoError(t, err, "%v", networks)
+		resp, _, err := get(t, &http.Client{Transport: payer.RoundTripper(nil)}, s.srv.URL+"/x")
+		require.NoError(t, err, "%v", networks)
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		receipt, ok := x402.ReceiptFrom(resp)
+		require.True(t, ok)
+		assert.Equal(t, x402.NetworkBase, receipt.Network)
+	}
+	payer, err := x402.NewPayer(signer, x402.Policy{Networks: []string{"base-sepolia"}})
+	require.NoError(t, err)
+	_, _, err = get(t, &http.Client{Transport: payer.RoundTripper(nil)}, s.srv.URL+"/x")
+	var nu *x402.NoUsableRequirementsError
+	require.ErrorAs(t, err, &nu, "base-sepolia allows Base Sepolia only, not the shop's Base")
 }
 
 func TestClockSetsTheValidityWindow(t *testing.T) {
@@ -718,7 +741,7 @@ func TestNewPayerValidatesThePolicy(t *testing.T) {
 		{"negative cap", signer, x402.Policy{MaxPerPayment: big.NewInt(-1)}, nil, "Policy.MaxPerPayment"},
 		{"negative total", signer, x402.Policy{MaxTotal: big.NewInt(-1)}, nil, "Policy.MaxTotal"},
 		{"bad payTo", signer, x402.Policy{PayTo: []string{"shop"}}, nil, "Policy.PayTo"},
-		{"v1 network name", signer, x402.Policy{Networks: []string{"base"}}, nil, "Policy.Networks"},
+		{"unknown v1 network name", signer, x402.Policy{Networks: []string{"basenet"}}, nil, "Policy.Networks"},
 		{"non-EVM network", signer, x402.Policy{Networks: []string{"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"}}, nil, "Policy.Networks"},
 		{"unknown USDC", signer, x402.Policy{Networks: []string{"eip155:1"}}, nil, "Policy.Assets"},
 		{"bad asset", signer, x402.Policy{Assets: []string{"usdc"}}, nil, "Policy.Assets"},

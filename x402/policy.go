@@ -32,8 +32,9 @@ type Policy struct {
 	MaxTotal *big.Int
 	// PayTo, when not empty, lists the only recipients that may be paid (any letter case).
 	PayTo []string
-	// Networks lists the CAIP-2 EVM networks the payer may pay on; empty means NetworkBase
-	// (Base mainnet) only.
+	// Networks lists the EVM networks the payer may pay on, in CAIP-2 form (eip155:8453) or
+	// by their x402 v1 names (base, base-sepolia...), which mean the same networks; empty
+	// means NetworkBase (Base mainnet) only.
 	Networks []string
 	// Assets lists the token contracts the payer may pay with, on any allowed network; empty
 	// means the USDC contract of each allowed network, which must then be one this package
@@ -146,9 +147,10 @@ func newRules(p Policy) (*rules, error) {
 		networks = []string{NetworkBase}
 	}
 	r.assets = make(map[string]map[string]bool, len(networks))
-	for _, n := range networks {
-		if !isCAIP2(n) {
-			return nil, invalid("Policy.Networks", fmt.Sprintf("%q is not a CAIP-2 network id such as eip155:8453", n))
+	for _, given := range networks {
+		n, err := normalizeNetwork(given)
+		if err != nil {
+			return nil, invalid("Policy.Networks", fmt.Sprintf("%q is neither a CAIP-2 network id such as eip155:8453 nor an x402 v1 name such as base", given))
 		}
 		if _, err := evmChainID(n); err != nil {
 			return nil, invalid("Policy.Networks", fmt.Sprintf("%q %v", n, err))

@@ -707,8 +707,12 @@ type SettleResponse struct {
 	Payer string `json:"payer,omitempty"`
 	// Transaction is the settlement transaction hash (empty on failure).
 	Transaction string `json:"transaction"`
-	// Network is the CAIP-2 network the payment settled on.
+	// Network is the network the payment settled on, in CAIP-2 form: a server speaking x402
+	// v1 names its network ("base"), which ParseSettleResponse translates (eip155:8453).
 	Network string `json:"network"`
+	// RawNetwork is the network as the server wrote it, when ParseSettleResponse translated
+	// it; "" otherwise.
+	RawNetwork string `json:"-"`
 	// Amount is the settled amount in atomic units, when the server reports it.
 	Amount string `json:"amount,omitempty"`
 	// Extensions is the server's extensions object.
