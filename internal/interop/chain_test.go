@@ -205,3 +205,11 @@ func (c *usdcChain) assertUnchanged(ctx context.Context, t testing.TB, before ch
 	assert.Equal(t, before.Balances, after.Balances, "balances moved")
 	assert.Equal(t, before.Used, after.Used, "an authorization settled")
 }
+
+// nonceOf decodes an EIP-3009 nonce in 0x hex.
+func nonceOf(t testing.TB, hexNonce string) [32]byte {
+	t.Helper()
+	b := common.FromHex(hexNonce)
+	require.Len(t, b, 32, "nonce %q", hexNonce)
+	return [32]byte(b)
+}
