@@ -23,43 +23,43 @@ import (
 	"github.com/agentapis/sdk/x402"
 )
 
-// benchFunds is what the benchmark's payers hold on the fake chain: enough for 10^12
+// benchFunds is the USDC minted to each of the benchmark's payers: enough for 10^12
 // fetches at the price.
 const benchFunds = "10000000000000000"
 
 // BenchmarkPaidFetch measures one paid fetch of the reference server's paid resource
-// (server.mjs: @x402/express with the reference facilitator on the in-memory chain), three
+// (server.mjs: @x402/express with the reference facilitator settling on USDC on anvil), three
 // ways in the same run: the SDK (an x402.Payer on an http.Client), "by-hand", a minimal
 // go-ethereum client doing the protocol itself, and "reference", the reference @x402/fetch
 // client (client.mjs bench), which makes b.N paid fetches in one node process and reports
 // their time alone. Every sub-benchmark reports "ns/fetch", the time of one paid fetch: for
 // the Go clients it is ns/op; for the reference client it excludes node's start-up, which
 // ns/op includes (and its B/op and allocs/op are the Go side's, not node's). Each fetch
-// signs a fresh nonce and settles on the chain.
+// signs a fresh nonce and settles on the chain: a transaction mined by anvil.
 //
 //	npm ci --prefix internal/interop/testdata/js --ignore-scripts
 //	go test -run='^$' -bench=PaidFetch -benchmem -benchtime=200x ./internal/interop
 func BenchmarkPaidFetch(b *testing.B) {
-	node := requireNode(b)
+	node, anvil := requireNode(b), requireAnvil(b)
 	ctx, cancel := context.WithCancel(context.Background())
-	b.Cleanup(cancel) // runs after the server's own cleanup has stopped it
+	b.Cleanup(cancel) // runs after the cleanups of anvil and the server have stopped them
 	signer, err := x402.NewPrivateKeySigner(goPayerKey)
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := startJSServer(ctx, b, node, jsServerConfig{
+	stack := startReferenceStack(ctx, b, node, anvil, jsServerConfig{
 		PayTo:             payTo,
 		Amount:            strconv.Itoa(price),
 		Fund:              map[string]string{signer.Address(): benchFunds, jsPayerAddr: benchFunds},
 		MaxTimeoutSeconds: 60,
 	})
-	paidURL := srv.URL + "/paid"
+	paidURL := stack.Server.URL + "/paid"
 
 	b.Run("sdk", func(b *testing.B) {
 		payer, err := x402.NewPayer(signer, x402.Policy{
 			MaxPerPayment: big.NewInt(price),
 			PayTo:         []string{payTo},
-			Networks:      []string{x402.NetworkBaseSepolia},
+			Networks:      []string{x402.NetworkBase},
 		})
 		if err != nil {
 			b.Fatal(err)

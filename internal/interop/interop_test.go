@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -33,6 +34,11 @@ const (
 	startFunds  = 1_000_000
 	testTimeout = 45 * time.Second
 )
+
+// reasonSimulationFailed is the reference facilitator's code for a payment whose
+// transfer, simulated on the token contract, reverted for a reason its
+// diagnosis does not name.
+const reasonSimulationFailed = "invalid_exact_evm_transaction_simulation_failed"
 
 // testContext returns a context bounding the whole test, cancelled after every
 // cleanup registered later has run (so child processes stop gracefully first).
@@ -74,44 +80,6 @@ func newTransport(t *testing.T) *http.Transport {
 	return tr
 }
 
-// chainTransfer is one transfer executed by the JavaScript in-memory chain.
-type chainTransfer struct {
-	Transaction string `json:"transaction"`
-	From        string `json:"from"`
-	To          string `json:"to"`
-	Value       string `json:"value"`
-	ValidAfter  string `json:"validAfter"`
-	ValidBefore string `json:"validBefore"`
-	Nonce       string `json:"nonce"`
-}
-
-func getJSON(ctx context.Context, t *testing.T, client *http.Client, url string, out any) {
-	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	require.NoError(t, err)
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode, "GET %s", url)
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(out))
-}
-
-func (s *jsServer) transfers(ctx context.Context, t *testing.T, client *http.Client) []chainTransfer {
-	t.Helper()
-	var out []chainTransfer
-	getJSON(ctx, t, client, s.URL+"/chain/transfers", &out)
-	return out
-}
-
-func (s *jsServer) balance(ctx context.Context, t *testing.T, client *http.Client, address string) string {
-	t.Helper()
-	var out struct {
-		Balance string `json:"balance"`
-	}
-	getJSON(ctx, t, client, s.URL+"/chain/balance/"+address, &out)
-	return out.Balance
-}
-
 // sendPayment sends a GET with a ready-made PAYMENT-SIGNATURE header, as an
 // attacker replaying or forging payments would, and returns the status and the
 // reason of the server's new challenge.
@@ -132,30 +100,37 @@ func sendPayment(ctx context.Context, t *testing.T, client *http.Client, url, he
 	return resp.StatusCode, challenge.Error
 }
 
+// paidFetches is how many payments the SDK makes through the reference
+// middleware in TestGoPayerAgainstReferenceMiddleware.
+const paidFetches = 10
+
 // The Go payer pays a route protected by the reference @x402/express
-// middleware, whose reference EVM facilitator settles on the JavaScript
-// in-memory chain; then payments forged from the accepted one are refused.
+// middleware, whose reference EVM facilitator settles on Circle's USDC contract
+// on anvil; the chain shows exactly what the payer counts as spent. Then
+// payments forged from the accepted ones, payments the policy refuses and
+// payments signed with a skewed clock move nothing.
 func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 	t.Parallel()
-	node := requireNode(t)
+	node, anvil := requireNode(t), requireAnvil(t)
 	ctx := testContext(t)
 
 	signer, err := x402.NewPrivateKeySigner(goPayerKey)
 	require.NoError(t, err)
-	srv := startJSServer(ctx, t, node, jsServerConfig{
+	stack := startReferenceStack(ctx, t, node, anvil, jsServerConfig{
 		PayTo:             payTo,
 		Amount:            big.NewInt(price).String(),
 		Fund:              map[string]string{signer.Address(): big.NewInt(startFunds).String()},
 		MaxTimeoutSeconds: 60,
 	})
-	require.Equal(t, x402.NetworkBaseSepolia, srv.Network)
-	require.Equal(t, x402.USDCBaseSepolia, srv.Asset)
+	srv, chain := stack.Server, stack.Chain
+	require.Equal(t, x402.NetworkBase, srv.Network)
+	require.Equal(t, x402.USDCBase, srv.Asset)
 
 	policy := x402.Policy{
 		MaxPerPayment: big.NewInt(price),
-		MaxTotal:      big.NewInt(5 * price),
+		MaxTotal:      big.NewInt(paidFetches * price),
 		PayTo:         []string{payTo},
-		Networks:      []string{x402.NetworkBaseSepolia},
+		Networks:      []string{x402.NetworkBase},
 	}
 	payer, err := x402.NewPayer(signer, policy)
 	require.NoError(t, err)
@@ -164,49 +139,77 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 	paying := &http.Client{Transport: payer.RoundTripper(recorder)}
 	paidURL := srv.URL + "/paid"
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, paidURL, nil)
-	require.NoError(t, err)
-	resp, err := paying.Do(req)
-	require.NoError(t, err)
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, resp.Body.Close())
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "body: %s", body)
-	assert.JSONEq(t, string(srv.Body), string(body))
+	receipts := make([]*x402.SettleResponse, 0, paidFetches)
+	for i := range paidFetches {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, paidURL, nil)
+		require.NoError(t, err)
+		resp, err := paying.Do(req)
+		require.NoError(t, err, "fetch %d", i)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, resp.Body.Close())
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, resp.StatusCode, "fetch %d, body: %s", i, body)
+		assert.JSONEq(t, string(srv.Body), string(body))
 
-	transfers := srv.transfers(ctx, t, plain)
-	require.Len(t, transfers, 1, "the chain must show exactly one transfer")
-	tr := transfers[0]
-	assert.Equal(t, signer.Address(), tr.From)
-	assert.Equal(t, payTo, tr.To)
-	assert.Equal(t, srv.Amount, tr.Value)
-	assert.Equal(t, big.NewInt(price).String(), tr.Value)
-
-	receipt, ok := x402.ReceiptFrom(resp)
-	require.True(t, ok, "the answer must carry a readable PAYMENT-RESPONSE")
-	assert.True(t, receipt.Success)
-	assert.Equal(t, tr.Transaction, receipt.Transaction)
-	assert.Equal(t, x402.NetworkBaseSepolia, receipt.Network)
-	assert.Equal(t, signer.Address(), receipt.Payer)
-
-	assert.Equal(t, 0, payer.Spent().Cmp(big.NewInt(price)), "spent %s", payer.Spent())
-	assert.Equal(t, big.NewInt(price).String(), srv.balance(ctx, t, plain, payTo))
-	assert.Equal(t, big.NewInt(startFunds-price).String(), srv.balance(ctx, t, plain, signer.Address()))
+		receipt, ok := x402.ReceiptFrom(resp)
+		require.True(t, ok, "fetch %d: the answer must carry a readable PAYMENT-RESPONSE", i)
+		assert.True(t, receipt.Success)
+		assert.Equal(t, x402.NetworkBase, receipt.Network)
+		assert.Equal(t, signer.Address(), receipt.Payer)
+		receipts = append(receipts, receipt)
+	}
 
 	sent := recorder.sent()
-	require.Len(t, sent, 1, "the payer must have sent exactly one payment")
-	accepted, err := x402.DecodePaymentPayload(sent[0])
-	require.NoError(t, err)
-	assert.Equal(t, tr.Nonce, "0x"+hex.EncodeToString(accepted.Payload.Authorization.Nonce[:]))
-	require.NotNil(t, accepted.Accepted.Amount)
-	assert.Equal(t, accepted.Accepted.Amount.String(), tr.Value, "the transfer must be of the quoted amount")
+	require.Len(t, sent, paidFetches, "the payer must have sent exactly one payment per fetch")
+	payments := make([]*x402.PaymentPayload, len(sent))
+	for i, header := range sent {
+		p, err := x402.DecodePaymentPayload(header)
+		require.NoError(t, err)
+		payments[i] = p
+	}
+	accepted := payments[0]
+
+	// The domain the payer signed under is the contract's own.
+	require.Equal(t, x402.USDCBase, accepted.Accepted.Asset)
+	assert.Equal(t, domainSeparator(t, accepted.Accepted), chain.domainSeparator(ctx, t),
+		"the challenge's EIP-712 domain must be the one of USDC on Base")
+
+	// Every nonce the payer signed settled, in the transaction its receipt names,
+	// as a transfer of the quoted amount from the payer to the payee.
+	payerAddr, payeeAddr := common.HexToAddress(signer.Address()), common.HexToAddress(payTo)
+	for i, p := range payments {
+		auth := p.Payload.Authorization
+		require.NotNil(t, p.Accepted.Amount)
+		assert.Equal(t, big.NewInt(price).String(), p.Accepted.Amount.String())
+		assert.True(t, chain.authorizationState(ctx, t, signer.Address(), auth.Nonce),
+			"fetch %d: nonce %s is not used on chain", i, hex.EncodeToString(auth.Nonce[:]))
+		s := chain.settlement(ctx, t, receipts[i].Transaction)
+		assert.True(t, s.Succeeded, "fetch %d: transaction %s failed", i, receipts[i].Transaction)
+		assert.Equal(t, []authorizationUsed{{Authorizer: payerAddr, Nonce: auth.Nonce, Tx: common.HexToHash(receipts[i].Transaction)}}, s.Used,
+			"fetch %d: the receipt's transaction must use the fetch's authorization", i)
+		assert.Equal(t, []transfer{{From: payerAddr, To: payeeAddr, Value: big.NewInt(price)}}, s.Transfers,
+			"fetch %d: the receipt's transaction must move the price to the payee", i)
+	}
+	settled := chain.authorizationsUsed(ctx, t)
+	assert.Len(t, settled, paidFetches, "the chain must show one settlement per fetch")
+
+	spent := payer.Spent()
+	assert.Equal(t, 0, spent.Cmp(big.NewInt(paidFetches*price)), "spent %s", spent)
+	assert.Equal(t, 0, payer.Reserved().Sign(), "reserved %s", payer.Reserved())
+	assert.Equal(t, new(big.Int).Sub(big.NewInt(startFunds), spent).String(), chain.balanceOf(ctx, t, signer.Address()).String(),
+		"the payer's balance must fall by what it counts as spent")
+	assert.Equal(t, spent.String(), chain.balanceOf(ctx, t, payTo).String(),
+		"the payee's balance must rise by what the payer counts as spent")
+	afterPaying := chain.snapshot(ctx, t, signer.Address(), payTo)
 
 	// Forged payments, sent by hand with plain net/http. Each must get a 402
-	// whose reason is the reference facilitator's code for the fault.
+	// whose reason is the reference facilitator's code for the fault, and move
+	// nothing on chain. log, when set, is what the server's log must then hold.
 	forged := []struct {
 		name   string
 		header func(t *testing.T) string
 		reason string
+		log    string
 	}{
 		{
 			name:   "replayed payment",
@@ -254,12 +257,71 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 			},
 			reason: x402.ReasonValidBefore,
 		},
+		{
+			// A valid signature re-encoded with v = 0/1 instead of 27/28. The
+			// facilitator's own check passes it (viem recovers the payer from
+			// either form), but FiatToken's ECRecover reverts "ECRecover: invalid
+			// signature 'v' value": the facilitator's simulation of the transfer
+			// on the contract refuses it at verification, before any transaction.
+			name: "valid signature with v = 0/1",
+			header: func(t *testing.T) string {
+				p, err := x402.DecodePaymentPayload(resign(t, signer, accepted, func(a *x402.Authorization) {
+					a.Nonce = randomNonce(t)
+				}))
+				require.NoError(t, err)
+				sig := p.Payload.Signature
+				require.Len(t, sig, 65)
+				require.Contains(t, []byte{27, 28}, sig[64])
+				sig[64] -= 27
+				return encode(t, p)
+			},
+			reason: reasonSimulationFailed,
+			log:    "ECRecover: invalid signature 'v' value",
+		},
 	}
 	for _, tc := range forged {
 		t.Run(tc.name, func(t *testing.T) {
 			status, reason := sendPayment(ctx, t, plain, paidURL, tc.header(t))
 			assert.Equal(t, http.StatusPaymentRequired, status)
 			assert.Equal(t, tc.reason, reason)
+			if tc.log != "" {
+				assert.Contains(t, srv.log(), tc.log)
+			}
+			chain.assertUnchanged(ctx, t, afterPaying)
+		})
+	}
+
+	// Payments the policy refuses are never signed: a price over the
+	// per-payment cap, and a payee the policy does not list.
+	refused := []struct {
+		name   string
+		policy func(p *x402.Policy)
+		rule   error
+	}{
+		{"price over the per-payment cap", func(p *x402.Policy) { p.MaxPerPayment = big.NewInt(price - 1) }, x402.ErrAmountOverCap},
+		{"payee not in the policy", func(p *x402.Policy) { p.PayTo = []string{jsPayerAddr} }, x402.ErrPayToNotAllowed},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			p := policy
+			tc.policy(&p)
+			refusing, err := x402.NewPayer(signer, p)
+			require.NoError(t, err)
+			rec := &recordingTransport{next: plain.Transport}
+			client := &http.Client{Transport: refusing.RoundTripper(rec)}
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, paidURL, nil)
+			require.NoError(t, err)
+			resp, err := client.Do(req)
+			if resp != nil {
+				_ = resp.Body.Close()
+			}
+			var policyErr *x402.PolicyError
+			require.ErrorAs(t, err, &policyErr)
+			assert.ErrorIs(t, policyErr.Rule, tc.rule)
+			assert.Empty(t, rec.sent(), "nothing may be signed")
+			assert.Equal(t, 0, refusing.Spent().Sign())
+			assert.Equal(t, 0, refusing.Reserved().Sign())
+			chain.assertUnchanged(ctx, t, afterPaying)
 		})
 	}
 
@@ -289,13 +351,12 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 			require.ErrorAs(t, err, &rejected)
 			assert.Equal(t, tc.reason, rejected.Reason)
 			assert.Equal(t, 0, skewedPayer.Spent().Sign())
+			chain.assertUnchanged(ctx, t, afterPaying)
 		})
 	}
 
-	transfers = srv.transfers(ctx, t, plain)
-	assert.Len(t, transfers, 1, "no forged payment may move funds: %+v", transfers)
-	assert.Equal(t, big.NewInt(startFunds-price).String(), srv.balance(ctx, t, plain, signer.Address()))
-	assert.Equal(t, 0, payer.Spent().Cmp(big.NewInt(price)))
+	chain.assertUnchanged(ctx, t, afterPaying)
+	assert.Equal(t, 0, payer.Spent().Cmp(big.NewInt(paidFetches*price)))
 }
 
 // jsPayment is what client.mjs reports about one request.
