@@ -51,11 +51,7 @@ func TestReadmeCodeCompiles(t *testing.T) {
 	root, err := filepath.Abs(".")
 	require.NoError(t, err)
 	dir := t.TempDir()
-	mod := "module readmecheck\n\ngo 1.24.0\n\nrequire github.com/agentapis/sdk v0.0.0\n\nreplace github.com/agentapis/sdk => " + root + "\n"
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644))
-	sum, err := os.ReadFile("go.sum")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
+	writeCheckModule(t, dir, root)
 
 	var fragments strings.Builder
 	for i, b := range blocks {
@@ -86,9 +82,27 @@ func TestReadmeCodeCompiles(t *testing.T) {
 
 	cmd := exec.Command("go", "vet", "./...")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOPROXY=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off", "GOPROXY=off")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "a README snippet does not compile:\n%s\n--- generated file ---\n%s", out, file.String())
+}
+
+// writeCheckModule writes into dir a module that uses the SDK at root: the SDK's own go.mod
+// and go.sum under another module path, requiring the SDK itself through a replace. With the
+// SDK's whole requirement list, the go command needs no module the SDK's own build did not
+// fetch, so the check runs offline from the module cache the test run filled, a fresh one
+// included.
+func writeCheckModule(t *testing.T, dir, root string) {
+	t.Helper()
+	mod, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	text := strings.Replace(string(mod), "module github.com/agentapis/sdk\n", "module readmecheck\n", 1)
+	require.NotEqual(t, string(mod), text, "go.mod names the module on its first line")
+	text += "\nrequire github.com/agentapis/sdk v0.0.0\n\nreplace github.com/agentapis/sdk => " + root + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte(text), 0o644))
+	sum, err := os.ReadFile("go.sum")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644))
 }
 
 // hasGoFiles reports whether dir holds a Go package: a .go file other than a test. A directory
