@@ -3,6 +3,10 @@ package sdk_test
 import (
 	"bufio"
 	"fmt"
+	"go/doc/comment"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,13 +45,35 @@ var readmePackages = map[string]string{
 	"github.com/gagliardetto/solana-go":                    "solana.MustPublicKeyFromBase58",
 }
 
-// TestReadmeCodeCompiles extracts every go block of README.md and compiles it with go vet in
-// a module that uses this one: a block that is a whole file (it starts with "package") as it
-// is, any other block as the body of a function that returns an error and is given ctx (a
-// context.Context) and payer (an *x402.Payer), the names the README's snippets share.
+// TestReadmeCodeCompiles extracts every go block of README.md and compiles it (see
+// compileSnippets).
 func TestReadmeCodeCompiles(t *testing.T) {
 	blocks := goBlocks(t, "README.md")
 	require.NotEmpty(t, blocks)
+	compileSnippets(t, blocks)
+}
+
+// TestDocCodeCompiles extracts the code blocks of every package's doc comment in a doc.go
+// file and compiles those written in Go (see compileSnippets). A block that is not Go (a
+// shell command, a table) is left alone; one that tries to be Go (it declares with := or
+// handles an err) and does not parse fails the test.
+func TestDocCodeCompiles(t *testing.T) {
+	files, err := docFiles(".")
+	require.NoError(t, err)
+	var blocks []block
+	for _, f := range files {
+		blocks = append(blocks, docBlocks(t, f)...)
+	}
+	require.NotEmpty(t, blocks)
+	compileSnippets(t, blocks)
+}
+
+// compileSnippets compiles blocks with go vet in a module that uses this one: a block that is
+// a whole file (it starts with "package") as it is, any other block as the body of a function
+// that returns an error and is given ctx (a context.Context) and payer (an *x402.Payer), the
+// names the snippets share.
+func compileSnippets(t *testing.T, blocks []block) {
+	t.Helper()
 	root, err := filepath.Abs(".")
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -61,10 +87,10 @@ func TestReadmeCodeCompiles(t *testing.T) {
 			require.NoError(t, os.WriteFile(filepath.Join(sub, "main.go"), []byte(b.code), 0o644))
 			continue
 		}
-		fmt.Fprintf(&fragments, "\n// README.md line %d\nfunc block%d(ctx context.Context, payer *x402.Payer) error {\n\t{\n%s\n\t}\n\treturn nil\n}\n", b.line, i, b.code)
+		fmt.Fprintf(&fragments, "\n// %s line %d\nfunc block%d(ctx context.Context, payer *x402.Payer) error {\n\t{\n%s\n\t}\n\treturn nil\n}\n", b.file, b.line, i, b.code)
 	}
 	var file strings.Builder
-	file.WriteString("package readmecheck\n\nimport (\n")
+	file.WriteString("package snippetcheck\n\nimport (\n")
 	var guards strings.Builder
 	for path, name := range readmePackages {
 		if rel, ok := strings.CutPrefix(path, "github.com/agentapis/sdk/"); ok {
@@ -78,13 +104,74 @@ func TestReadmeCodeCompiles(t *testing.T) {
 	file.WriteString(")\n\n")
 	file.WriteString(guards.String())
 	file.WriteString(fragments.String())
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "readme.go"), []byte(file.String()), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snippets.go"), []byte(file.String()), 0o644))
 
 	cmd := exec.Command("go", "vet", "./...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off", "GOPROXY=off")
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "a README snippet does not compile:\n%s\n--- generated file ---\n%s", out, file.String())
+	require.NoError(t, err, "a documented snippet does not compile:\n%s\n--- generated file ---\n%s", out, file.String())
+}
+
+// docFiles lists the doc.go files of the module's packages under dir, skipping testdata and
+// node_modules.
+func docFiles(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != dir {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "doc.go" {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// docBlocks returns the Go code blocks of the package comment of the doc.go file at path.
+func docBlocks(t *testing.T, path string) []block {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.PackageClauseOnly)
+	require.NoError(t, err)
+	if f.Doc == nil {
+		return nil
+	}
+	var p comment.Parser
+	doc := p.Parse(f.Doc.Text())
+	var out []block
+	line := fset.Position(f.Doc.Pos()).Line
+	for _, b := range doc.Content {
+		code, ok := b.(*comment.Code)
+		if !ok {
+			continue
+		}
+		if !isGo(code.Text) {
+			require.False(t, looksLikeGo(code.Text), "%s: a code block that looks like Go does not parse:\n%s", path, code.Text)
+			continue
+		}
+		out = append(out, block{file: path, line: line, code: code.Text})
+	}
+	return out
+}
+
+// isGo reports whether text parses as Go statements (or as a Go file).
+func isGo(text string) bool {
+	if strings.HasPrefix(strings.TrimSpace(text), "package ") {
+		_, err := parser.ParseFile(token.NewFileSet(), "", text, 0)
+		return err == nil
+	}
+	_, err := parser.ParseFile(token.NewFileSet(), "", "package p\nfunc _() {\n"+text+"\n}\n", 0)
+	return err == nil
+}
+
+// looksLikeGo reports whether text means to be Go: it declares with := or handles an error.
+func looksLikeGo(text string) bool {
+	return strings.Contains(text, ":=") || strings.Contains(text, "err != nil") || strings.Contains(text, "func(")
 }
 
 // writeCheckModule writes into dir a module that uses the SDK at root: the SDK's own go.mod
@@ -117,8 +204,9 @@ func hasGoFiles(dir string) bool {
 	return false
 }
 
-// block is one fenced go block of a Markdown file.
+// block is one code block of a Markdown file or a doc comment.
 type block struct {
+	file string
 	line int
 	code string
 }
@@ -136,7 +224,7 @@ func goBlocks(t *testing.T, path string) []block {
 		line := sc.Text()
 		switch {
 		case cur == nil && strings.TrimSpace(line) == "```go":
-			cur = &block{line: n + 1}
+			cur = &block{file: path, line: n + 1}
 			code.Reset()
 		case cur != nil && strings.TrimSpace(line) == "```":
 			cur.code = code.String()
