@@ -11,8 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestHistoryWithoutAKeySendsNothing(t *testing.T) {
@@ -20,9 +22,13 @@ func TestHistoryWithoutAKeySendsNothing(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 
-	_, err := c.History(t.Context(), &gpuprice.HistoryOptions{Model: "H100"})
+	_, err := c.History(t.Context(), &gpuprice.HistoryParams{Model: "H100"})
 	require.ErrorIs(t, err, gpuprice.ErrKeyRequired)
-	asError[*gpuprice.MissingKeyError](t, err)
+	require.ErrorIs(t, err, sdk.ErrMissingCredential)
+	mc := asError[*sdk.MissingCredentialError](t, err)
+	assert.Equal(t, "gpuprice", mc.Service)
+	assert.Equal(t, "History", mc.Operation)
+	assert.Equal(t, "API key", mc.Credential)
 	assert.Empty(t, srv.Requests())
 }
 
@@ -35,7 +41,7 @@ func TestFreeKeyIsForbiddenAndUnknownKeyUnauthorized(t *testing.T) {
 	_, err := c.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrForbidden)
 	require.ErrorIs(t, err, gpuprice.ErrPlanRequired)
-	assert.Equal(t, http.StatusForbidden, asError[*gpuprice.AuthError](t, err).StatusCode)
+	assert.Equal(t, http.StatusForbidden, asError[*sdk.APIError](t, err).StatusCode)
 	assert.NotContains(t, sprintf("%v %+v %#v", err, err, err), free)
 
 	unknown := "gpk_0000000000000000000000000000000000000000"
@@ -44,6 +50,7 @@ func TestFreeKeyIsForbiddenAndUnknownKeyUnauthorized(t *testing.T) {
 	_, err = c2.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrUnauthorized)
 	require.ErrorIs(t, err, gpuprice.ErrInvalidAPIKey)
+	assert.Equal(t, http.StatusUnauthorized, asError[*sdk.APIError](t, err).StatusCode)
 	assert.False(t, errorsIs(err, gpuprice.ErrForbidden))
 }
 
@@ -74,10 +81,10 @@ func TestKeyTravelsOnlyInItsHeaderAndOnlyWhereItIsNeeded(t *testing.T) {
 	require.NoError(t, err)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 4)
-	assert.False(t, reqs[0].HasAPIKey, "a free endpoint needs no key")
-	assert.False(t, reqs[1].HasAPIKey, "a free endpoint needs no key")
-	assert.True(t, reqs[2].HasAPIKey, "history needs the key")
-	assert.False(t, reqs[3].HasAPIKey, "health is public")
+	assert.False(t, sentKey(reqs[0]), "a free endpoint needs no key")
+	assert.False(t, sentKey(reqs[1]), "a free endpoint needs no key")
+	assert.Equal(t, sdktest.Redacted, reqs[2].Header.Get(gpuprice.KeyHeader), "history needs the key, which the fake does not record")
+	assert.False(t, sentKey(reqs[3]), "health is public")
 	require.Len(t, seen, 4)
 	assert.Empty(t, seen[0].Values(gpuprice.KeyHeader))
 	assert.Equal(t, key, seen[2].Get(gpuprice.KeyHeader))
@@ -98,9 +105,9 @@ func TestKeyOnFreeEndpointsWhenAsked(t *testing.T) {
 	require.NoError(t, err)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 3)
-	assert.True(t, reqs[0].HasAPIKey, "counted against the plan's quota")
-	assert.True(t, reqs[1].HasAPIKey)
-	assert.False(t, reqs[2].HasAPIKey, "health is public")
+	assert.True(t, sentKey(reqs[0]), "counted against the plan's quota")
+	assert.True(t, sentKey(reqs[1]))
+	assert.False(t, sentKey(reqs[2]), "health is public")
 }
 
 // recorder is a transport that shows each request to f, then sends it.
@@ -127,14 +134,14 @@ func TestSetAPIKeyWhileRequestsRun(t *testing.T) {
 			if i == 8 {
 				assert.NoError(t, c.SetAPIKey(fresh))
 			}
-			_, err := c.History(t.Context(), &gpuprice.HistoryOptions{Limit: 1})
+			_, err := c.History(t.Context(), &gpuprice.HistoryParams{Limit: 1})
 			assert.NoError(t, err)
 		}()
 	}
 	wg.Wait()
-	_, err := c.History(t.Context(), &gpuprice.HistoryOptions{Limit: 1})
+	_, err := c.History(t.Context(), &gpuprice.HistoryParams{Limit: 1})
 	require.NoError(t, err)
-	assert.True(t, srv.Requests()[len(srv.Requests())-1].HasAPIKey)
+	assert.True(t, sentKey(srv.Requests()[len(srv.Requests())-1]))
 	require.Error(t, c.SetAPIKey("has space"))
 }
 
@@ -148,7 +155,7 @@ func TestKeyOptionsAndEnvironment(t *testing.T) {
 
 	c, err := gpuprice.New(gpuprice.WithRetry(noRetry))
 	require.NoError(t, err)
-	_, err = c.History(t.Context(), &gpuprice.HistoryOptions{Limit: 1})
+	_, err = c.History(t.Context(), &gpuprice.HistoryParams{Limit: 1})
 	require.NoError(t, err, "the key came from the environment with the URL")
 
 	explicit, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
@@ -159,7 +166,7 @@ func TestKeyOptionsAndEnvironment(t *testing.T) {
 	for _, bad := range []gpuprice.Option{gpuprice.WithAPIKey(""), gpuprice.WithAPIKey("a b c d e f"), gpuprice.WithRPCURL("ftp://x"),
 		gpuprice.WithRedeemPath("keys"), gpuprice.WithConfirmTimeout(0), gpuprice.WithRPCClient(nil)} {
 		_, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), bad)
-		ve := asError[*gpuprice.ValidationError](t, err)
+		ve := asError[*sdk.ValidationError](t, err)
 		assert.Equal(t, "gpuprice", ve.Service)
 	}
 }
@@ -169,8 +176,9 @@ func TestLogsCarryNoKey(t *testing.T) {
 	srv := startFake(t)
 	key := issueKey(srv, gpupricetest.PlanPro)
 	c := newClient(t, srv, gpuprice.WithAPIKey(key), gpuprice.WithLogger(scan.Logger()))
-	_, err := c.History(t.Context(), &gpuprice.HistoryOptions{From: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
+	_, err := c.History(t.Context(), &gpuprice.HistoryParams{From: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
 	require.ErrorIs(t, err, gpuprice.ErrInvalidParameter, "a range before the history is refused by the fake")
+	scan.Record(err)
 	_, _, errs := scan.Counts()
 	assert.Positive(t, errs)
 	assert.NotContains(t, fmt.Sprint(err), key)

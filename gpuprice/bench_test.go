@@ -45,23 +45,23 @@ func floorGet(hc *http.Client, base, key string) error {
 // BenchmarkCheapest compares Client.Cheapest with the hand-written floor on the same fake:
 // one goroutine, then 64 sharing one client. Both send an Unlimited key (the SDK with
 // WithKeyOnFreeEndpoints), so that no daily quota interferes. "conns" is the number of TCP
-// connections the price API accepted during the run.
+// connections each client dialled during the run.
 //
 //	go test -run='^$' -bench=Cheapest -benchmem -count=10 ./gpuprice
 func BenchmarkCheapest(b *testing.B) {
 	srv := gpupricetest.NewServer()
 	b.Cleanup(srv.Close)
 	key := srv.IssueKey(gpupricetest.PlanUnlimited, srv.Now().AddDate(1, 0, 0))
-	benchcmp.Run(b, func() int64 { return int64(srv.Connections()) }, benchcmp.Calls{
-		SDK: func(b *testing.B) func() error {
-			c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key), gpuprice.WithKeyOnFreeEndpoints())
+	benchcmp.Run(b, benchcmp.Calls{
+		SDK: func(b *testing.B, hc *http.Client) func() error {
+			c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key), gpuprice.WithKeyOnFreeEndpoints(),
+				gpuprice.WithHTTPClient(hc))
 			if err != nil {
 				b.Fatal(err)
 			}
 			return func() error { _, err := c.Cheapest(b.Context(), "H100"); return err }
 		},
-		Floor: func(b *testing.B) func() error {
-			hc := benchcmp.FloorClient()
+		Floor: func(b *testing.B, hc *http.Client) func() error {
 			return func() error { return floorGet(hc, srv.URL, key) }
 		},
 	})
@@ -73,7 +73,7 @@ func BenchmarkBuildKeyPayment(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: solana.NewWallet().PublicKey()}
+	p := &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: solana.NewWallet().PublicKey()}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := gpuprice.BuildKeyPayment(p, solana.Hash{1}); err != nil {

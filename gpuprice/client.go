@@ -11,7 +11,9 @@ import (
 
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/poll"
 )
 
 // serviceName names the service in errors, logs and the User-Agent.
@@ -44,6 +46,8 @@ type Client struct {
 	nodeURL        string
 	redeemPath     string
 	confirmTimeout time.Duration
+	// clock times BuyKey's waits for confirmation and redemption; nil means the wall clock.
+	clock poll.Clock
 	// keyOnFree sends the key to the free endpoints too (WithKeyOnFreeEndpoints).
 	keyOnFree bool
 }
@@ -52,40 +56,25 @@ type Client struct {
 //
 // The base URL comes from WithBaseURL or else from GPUPRICE_URL; in the second case only,
 // GPUPRICE_API_KEY supplies the key that WithAPIKey did not. The Solana node comes from
-// WithRPCClient, WithRPCURL or SOLANA_RPC_URL; it is needed by BuyKey only.
+// WithRPCClient, WithRPCURL or SOLANA_RPC_URL; it is needed by BuyKey only. A refused option
+// or environment value is an *sdk.ValidationError.
 func New(opts ...Option) (*Client, error) {
 	cfg := &config{redeemPath: DefaultRedeemPath, confirmTimeout: DefaultConfirmTimeout}
-	all := append([]Option{WithRetry(RetryPolicy{})}, opts...)
+	all := append(append([]Option{WithRetry(sdk.RetryPolicy{})}, opts...), (*config).fromEnv)
 	if err := httpcore.Configure(serviceName, cfg, all); err != nil {
-		return nil, fromCore(err)
+		return nil, err
 	}
-	env, err := cfg.LoadEnv(EnvURL, EnvAPIKey)
-	if err != nil {
-		return nil, withService(fromCore(err))
-	}
-	if v, ok := env[EnvAPIKey]; ok && !cfg.apiKeySet {
-		if err := checkAPIKey(EnvAPIKey, v); err != nil {
-			return nil, withService(fromCore(err))
-		}
-		cfg.apiKey = v
-	}
-	if cfg.rpcClient == nil && cfg.rpcURL == "" {
-		if v := os.Getenv(EnvRPCURL); v != "" {
-			if err := WithRPCURL(v)(cfg); err != nil {
-				return nil, withService(fromCore(err))
-			}
-		}
-	}
-	cfg.SetHTTPClient(withQuotaRetryAfter(cfg.HTTPClient()))
-	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL}
+	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Codes: codes, Classify: classify, Clock: cfg.clock,
+		Transport: func(next http.RoundTripper) http.RoundTripper { return quotaTransport{next: next} }}
 	if cfg.apiKey != "" {
 		svc.Credentials = []httpcore.Credential{keyCredential(cfg.apiKey)}
 	}
 	core, err := httpcore.NewClient(&cfg.Settings, svc)
 	if err != nil {
-		return nil, fromCore(err)
+		return nil, err
 	}
-	c := &Client{core: core, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout, keyOnFree: cfg.keyOnFree}
+	c := &Client{core: core, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout, keyOnFree: cfg.keyOnFree,
+		clock: cfg.clock}
 	c.hasKey.Store(cfg.apiKey != "")
 	switch {
 	case cfg.rpcClient != nil:
@@ -96,14 +85,35 @@ func New(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
+// fromEnv completes the configuration from the environment once the options are applied:
+// the base URL from GPUPRICE_URL when no option gave one, and then GPUPRICE_API_KEY; the
+// Solana node from SOLANA_RPC_URL when no option gave one.
+func (c *config) fromEnv() error {
+	env, err := c.LoadEnv(EnvURL, EnvAPIKey)
+	if err != nil {
+		return err
+	}
+	if v, ok := env[EnvAPIKey]; ok && !c.apiKeySet {
+		if err := checkAPIKey(EnvAPIKey, v); err != nil {
+			return err
+		}
+		c.apiKey = v
+	}
+	if v := os.Getenv(EnvRPCURL); v != "" && c.rpcClient == nil && c.rpcURL == "" {
+		return WithRPCURL(v)(c)
+	}
+	return nil
+}
+
 // SetAPIKey replaces the API key sent in X-API-Key from now on, such as a key bought with
 // BuyKey (which calls it itself); requests already under way keep the key they started with.
+// A key that cannot be sent in a header is an *sdk.ValidationError.
 func (c *Client) SetAPIKey(key string) error {
 	if err := checkAPIKey("API key", key); err != nil {
-		return withService(fromCore(err))
+		return err
 	}
 	if err := c.core.SetCredentials(keyCredential(key)); err != nil {
-		return fromCore(err)
+		return err
 	}
 	c.hasKey.Store(true)
 	return nil
@@ -125,25 +135,17 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, out any
 	if path != historyPath && !c.keyOnFree {
 		req.Credentials = anonymous
 	}
-	return c.do(ctx, req, out)
+	return c.core.Do(ctx, req, out)
 }
 
 // historyPath is the one endpoint that needs the API key.
 const historyPath = "/history"
 
-// do sends req and decodes a 2xx body into out; failures become the package's typed errors.
-func (c *Client) do(ctx context.Context, req *httpcore.Request, out any) (*httpcore.Response, error) {
-	resp, err := c.core.Do(ctx, req, out)
-	if err != nil {
-		return nil, classify(err)
-	}
-	return resp, nil
-}
-
 // quotaTransport gives a 429 answer without Retry-After one: the time until the quota
 // resets, from X-RateLimit-Reset or else the next UTC midnight. The client's retry policy
 // (StopOnLongRetryAfter) then returns the quota error at once instead of retrying a daily
 // quota minutes or hours before it resets, and the error's RetryAfter says when to try again.
+// It is the client's Service.Transport.
 type quotaTransport struct{ next http.RoundTripper }
 
 // RoundTrip sends req and completes a 429's Retry-After.
@@ -161,31 +163,7 @@ func (t quotaTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if resp.Header == nil {
 		resp.Header = http.Header{}
 	}
-	resp.Header.Set("Retry-After", formatSeconds(wait))
+	secs := int64((wait + time.Second - 1) / time.Second)
+	resp.Header.Set("Retry-After", strconv.FormatInt(max(secs, 0), 10))
 	return resp, nil
-}
-
-// formatSeconds writes d as whole seconds, rounded up.
-func formatSeconds(d time.Duration) string {
-	secs := int64((d + time.Second - 1) / time.Second)
-	return strconv.FormatInt(max(secs, 0), 10)
-}
-
-// withQuotaRetryAfter returns a copy of hc (a client with the core's default transport when
-// nil) whose transport is wrapped in quotaTransport; hc itself is left as it is.
-func withQuotaRetryAfter(hc *http.Client) *http.Client {
-	var own http.Client
-	if hc != nil {
-		own = *hc
-	}
-	next := own.Transport
-	if next == nil {
-		if hc == nil {
-			next = httpcore.DefaultTransport()
-		} else {
-			next = http.DefaultTransport
-		}
-	}
-	own.Transport = quotaTransport{next: next}
-	return &own
 }

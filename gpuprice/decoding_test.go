@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 )
 
@@ -35,7 +36,7 @@ func TestCheapestIsStrictOnTheDescribedFields(t *testing.T) {
 		"a price as text":       `{"model":"H100","best_platform":"lambda","best_price_usd_hr":"2.84","saving_pct_vs_dearest":50.6,"all_on_demand":{}}`,
 	} {
 		_, err := answering(t, "/v1/cheapest?model=H100", 200, body).Cheapest(t.Context(), "H100")
-		de := asError[*gpuprice.DecodeError](t, err)
+		de := asError[*sdk.DecodeError](t, err)
 		assert.Equal(t, 200, de.StatusCode, name)
 	}
 	p, err := answering(t, "/v1/cheapest?model=H100", 200, full).Cheapest(t.Context(), "H100")
@@ -63,6 +64,12 @@ func TestPriceTableAcceptsLikelySpellings(t *testing.T) {
 	unpriced, err := answering(t, "/v1/gpus", 200, `{"prices":[{"model":"L4","platform":"gcp"}]}`).GPUs(t.Context(), nil)
 	require.NoError(t, err)
 	assert.Nil(t, unpriced.Prices[0].USDPerHour, "an absent price is nil, never 0")
+
+	odd, err := answering(t, "/v1/gpus", 200, `{"prices":[{"model":"L4","price":"NaN","vram_gb":"Inf"},{"model":"T4","price":" 0.35 "}]}`).GPUs(t.Context(), nil)
+	require.NoError(t, err)
+	assert.Nil(t, odd.Prices[0].USDPerHour, "NaN is not a price")
+	assert.Nil(t, odd.Prices[0].VRAMGB, "Inf is not a size")
+	assert.Equal(t, 0.35, *odd.Prices[1].USDPerHour, "a number as text, white space around it")
 }
 
 func TestListsAreNeverSilentlyEmpty(t *testing.T) {
@@ -81,7 +88,7 @@ func TestListsAreNeverSilentlyEmpty(t *testing.T) {
 		{"/v1/history", `{"total":12,"snapshots":null}`, func(ctx context.Context, c *gpuprice.Client) error { _, err := c.History(ctx, nil); return err }},
 	} {
 		err := tc.call(t.Context(), answering(t, tc.path, 200, tc.body))
-		asError[*gpuprice.DecodeError](t, err)
+		asError[*sdk.DecodeError](t, err)
 	}
 	empty, err := answering(t, "/v1/gpus", 200, `{"count":0}`).GPUs(t.Context(), nil)
 	require.NoError(t, err)
@@ -107,15 +114,33 @@ func TestOrderBookLevelsAsArrays(t *testing.T) {
 	assert.Nil(t, b.BestBid, "not sent, not invented")
 }
 
-func TestHealthAndIndexLeniency(t *testing.T) {
+func TestHealthReadsAJSONObjectOrAPlainTextStatus(t *testing.T) {
 	t.Parallel()
-	h, err := answering(t, "/v1/health", 200, `OK`).Health(t.Context())
-	require.NoError(t, err)
-	assert.Equal(t, "OK", h.Status)
-	h, err = answering(t, "/v1/health", 200, `{"ok":true}`).Health(t.Context())
-	require.NoError(t, err)
-	assert.Equal(t, "ok", h.Status)
+	for _, tc := range []struct {
+		name, body, status, version string
+	}{
+		{"plain text", "OK", "OK", ""},
+		{"plain text with a line break", "ok\n", "ok", ""},
+		{"a JSON string", `"healthy"`, "healthy", ""},
+		{"an object", `{"status":"ok","version":"1.2.3","time":"2026-03-14T15:30:00Z"}`, "ok", "1.2.3"},
+		{"an object with ok", `{"ok":true}`, "ok", ""},
+		{"an object with ok false", `{"ok":false}`, "error", ""},
+		{"an object under other spellings", `{"state":"degraded","name":"gpu-price-index"}`, "degraded", ""},
+	} {
+		h, err := answering(t, "/v1/health", 200, tc.body).Health(t.Context())
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.status, h.Status, tc.name)
+		assert.Equal(t, tc.version, h.Version, tc.name)
+		assert.Equal(t, tc.body, string(h.Raw), tc.name)
+		assert.Equal(t, 200, h.Response.StatusCode, tc.name)
+	}
+	_, err := answering(t, "/v1/health", 200, `{"status":`).Health(t.Context())
+	de := asError[*sdk.DecodeError](t, err)
+	assert.Equal(t, "/v1/health", de.Path)
+}
 
+func TestIndexLeniency(t *testing.T) {
+	t.Parallel()
 	x, err := answering(t, "/v1/futures/index", 200, `{"ticker":"GCFI","index_value":"2.91","best_bid":2.9,"best_ask":2.92}`).FuturesIndex(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, "GCFI", x.Symbol)
@@ -136,7 +161,7 @@ func TestRedemptionWithoutAKeyIsADecodeErrorThatQuotesNothing(t *testing.T) {
 	scan.Add("gpk_hidden_under_another_name")
 
 	_, err = c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
-	de := asError[*gpuprice.DecodeError](t, err)
+	de := asError[*sdk.DecodeError](t, err)
 	assert.NotContains(t, de.Excerpt, "gpk_hidden")
 	assert.Equal(t, 1, mt.GetTotalCallCount())
 

@@ -14,19 +14,28 @@
 //
 // New takes options: WithBaseURL, WithAPIKey, WithHTTPClient, WithLogger, WithRetry,
 // WithUserAgent, WithKeyOnFreeEndpoints, WithRPCURL, WithRPCClient, WithRedeemPath and
-// WithConfirmTimeout. Without WithBaseURL the base URL comes from GPUPRICE_URL, and then
-// GPUPRICE_API_KEY supplies the key; with WithBaseURL the environment's key is ignored. The
-// Solana node comes from WithRPCClient, WithRPCURL or SOLANA_RPC_URL, and is used by BuyKey
-// only.
+// WithConfirmTimeout. Without WithBaseURL the base URL comes from GPUPRICE_URL (EnvURL), and
+// then GPUPRICE_API_KEY (EnvAPIKey) supplies the key; with WithBaseURL the environment's key
+// is ignored. The Solana node comes from WithRPCClient, WithRPCURL or SOLANA_RPC_URL
+// (EnvRPCURL), and is used by BuyKey only. What a call sends goes in a *<Method>Params
+// (GPUsParams, HistoryParams, BuyKeyParams); nil asks for the defaults where every field is
+// optional.
+//
+// Errors are the SDK's: *sdk.APIError, *sdk.RateLimitError, *sdk.ValidationError,
+// *sdk.MissingCredentialError, *sdk.DecodeError and *sdk.RequestError, matched with the
+// package's sentinels, and the package's own *PaymentError, *InsufficientFundsError and
+// *RPCError for the purchase.
 //
 // # Decoding
 //
-// The API description shows one body, the cheapest price: its five members are required, and
-// an answer without one is a *DecodeError. Every other body is read leniently: members under
-// their likely spellings (price_usd_hr, usd_per_hour, price...), numbers also as text, times
-// as RFC 3339, dates or Unix seconds, a value that was not sent left nil rather than 0, and
-// the raw JSON kept in each value's Raw. A list the client cannot find at all is a
-// *DecodeError, never an empty result; a count of 0 without a list is empty.
+// Every body is decoded once, by encoding/json. The API description shows one body, the
+// cheapest price: its five members are required, and an answer without one is an
+// *sdk.DecodeError. Every other body is read leniently: members under their likely spellings
+// (price_usd_hr, usd_per_hour, price...), numbers also as text, times as RFC 3339, dates or
+// Unix seconds, a value that was not sent left nil rather than 0, and a copy of each value's
+// JSON kept in its Raw. A list the client cannot find at all is an *sdk.DecodeError, never an
+// empty result; a count of 0 without a list is empty. /v1/health may answer a JSON object or
+// a plain-text status such as ok: Health reads both.
 //
 // # Keys and quotas
 //
@@ -35,16 +44,17 @@
 // endpoints, /v1/health, the redemption or the Solana node. WithKeyOnFreeEndpoints also sends
 // it to the free price endpoints, for a service that counts them against the key's plan
 // (1,000 a day for Pro) rather than the free tier's 10.
-// History without a key is a *MissingKeyError before any request; 401 and 403 answers are
-// *AuthError (ErrUnauthorized, ErrForbidden, and the code's sentinel). SetAPIKey switches keys
-// while requests run.
+// History without a key is an *sdk.MissingCredentialError (matching ErrKeyRequired) before
+// any request; 401 and 403 answers are *sdk.APIError values matching ErrUnauthorized or
+// ErrForbidden and the sentinel of their code (ErrInvalidAPIKey, ErrPlanRequired...).
+// SetAPIKey switches keys while requests run.
 //
 // Every result carries a Response with the rate-limit headers. A used-up daily quota (a 429,
-// or a quota code in any error body) is a *RateLimitError matching ErrRateLimited, whose
+// or a quota code in any error body) is an *sdk.RateLimitError matching ErrRateLimited, whose
 // RateLimit.Reset is always set: from the headers, else from a reset time in the body, else
 // the next midnight UTC. It is not retried before it resets: the client fills a 429's missing
 // Retry-After with that reset and always stops on a Retry-After longer than
-// RetryPolicy.MaxRetryAfter, so RetryAfter tells the caller when to try again.
+// sdk.RetryPolicy.MaxRetryAfter, so RetryAfter tells the caller when to try again.
 //
 // # Buying a key
 //
@@ -53,9 +63,9 @@
 // price in USDC from the payer's associated token account to the treasury's, and a Memo
 // instruction whose data is exactly the plan's memo (built by hand: solana-go's memo builder
 // prefixes a length byte), optionally after an idempotent creation of the treasury's USDC
-// account. The treasury has no default: the caller names it in KeyPurchase.Treasury.
+// account. The treasury has no default: the caller names it in BuyKeyParams.Treasury.
 //
-// BuyKey does the whole purchase: it reserves the price in KeyPurchase.Budget (an
+// BuyKey does the whole purchase: it reserves the price in BuyKeyParams.Budget (an
 // *x402.Budget, so one limit bounds the x402 payments and this one; a budget of its own
 // without a limit when none is given), reads the USDC balance (short: nothing is sent),
 // signs, sends with preflight, waits until the transaction is "confirmed", redeems the

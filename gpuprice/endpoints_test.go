@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 )
@@ -44,7 +45,7 @@ func TestGPUsDecodesTheTable(t *testing.T) {
 		assert.Equal(t, raw["vram_gb"], *p.VRAMGB)
 	}
 
-	one, err := c.GPUs(t.Context(), &gpuprice.GPUFilter{Model: "H100", Platform: "lambda"})
+	one, err := c.GPUs(t.Context(), &gpuprice.GPUsParams{Model: "H100", Platform: "lambda"})
 	require.NoError(t, err)
 	require.Len(t, one.Prices, 1)
 	assert.Equal(t, "H100", one.Prices[0].Model)
@@ -56,7 +57,7 @@ func TestGPUsDecodesTheTable(t *testing.T) {
 	assert.Equal(t, "/v1/gpus", reqs[1].Path)
 	assert.Equal(t, "H100", reqs[1].Query.Get("model"))
 	assert.Equal(t, "lambda", reqs[1].Query.Get("platform"))
-	assert.False(t, reqs[1].HasAPIKey)
+	assert.False(t, sentKey(reqs[1]))
 	require.NotNil(t, one.Response.RateLimit, "the quota headers are exposed on every answer")
 	assert.Equal(t, 10, *one.Response.RateLimit.Limit)
 	assert.Equal(t, 8, *one.Response.RateLimit.Remaining)
@@ -67,9 +68,9 @@ func TestGPUsUnknownModelIsTyped(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 
-	_, err := c.GPUs(t.Context(), &gpuprice.GPUFilter{Model: "Z9000"})
+	_, err := c.GPUs(t.Context(), &gpuprice.GPUsParams{Model: "Z9000"})
 	require.ErrorIs(t, err, gpuprice.ErrUnknownModel)
-	ae := asError[*gpuprice.APIError](t, err)
+	ae := asError[*sdk.APIError](t, err)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	assert.Contains(t, ae.Message, "H100", "the service's message lists the models")
 }
@@ -98,7 +99,7 @@ func TestCheapestDecodesTheDescribedShape(t *testing.T) {
 // withoutResponse returns p as it appears inside a list: without a Response, and its raw
 // object without the body's final newline.
 func withoutResponse(p gpuprice.CheapestPrice) gpuprice.CheapestPrice {
-	p.Response = gpuprice.Response{}
+	p.Response = sdk.Response{}
 	p.Raw = bytes.TrimSpace(p.Raw)
 	return p
 }
@@ -109,10 +110,10 @@ func TestCheapestWithoutModelIsRefusedBeforeSending(t *testing.T) {
 	c := newClient(t, srv)
 
 	_, err := c.Cheapest(t.Context(), "")
-	ve := asError[*gpuprice.ValidationError](t, err)
+	ve := asError[*sdk.ValidationError](t, err)
 	assert.Equal(t, "model", ve.Field)
-	_, err = c.GPUs(t.Context(), &gpuprice.GPUFilter{Platform: " \t"})
-	assert.Equal(t, "platform", asError[*gpuprice.ValidationError](t, err).Field)
+	_, err = c.GPUs(t.Context(), &gpuprice.GPUsParams{Platform: " \t"})
+	assert.Equal(t, "platform", asError[*sdk.ValidationError](t, err).Field)
 	assert.Empty(t, srv.Requests())
 }
 
@@ -235,7 +236,7 @@ func TestHistoryDecodesWithAProKey(t *testing.T) {
 	key := issueKey(srv, gpupricetest.PlanPro)
 	c := newClient(t, srv, gpuprice.WithAPIKey(key))
 
-	h, err := c.History(t.Context(), &gpuprice.HistoryOptions{Model: "H100", Platform: "aws", From: t0.AddDate(0, 0, -7), Limit: 5})
+	h, err := c.History(t.Context(), &gpuprice.HistoryParams{Model: "H100", Platform: "aws", From: t0.AddDate(0, 0, -7), Limit: 5})
 	require.NoError(t, err)
 	require.Len(t, h.Snapshots, 5)
 	require.NotNil(t, h.Total)
@@ -262,7 +263,7 @@ func TestHistoryDecodesWithAProKey(t *testing.T) {
 	assert.LessOrEqual(t, *b.MeanUSDHr, *b.MaxUSDHr)
 
 	r := srv.Requests()[0]
-	assert.True(t, r.HasAPIKey)
+	assert.True(t, sentKey(r))
 	assert.Equal(t, "2026-03-07T15:30:00Z", r.Query.Get("from"))
 	assert.Equal(t, "5", r.Query.Get("limit"))
 	require.NotNil(t, h.Response.RateLimit)
@@ -283,7 +284,7 @@ func TestHealthIsPublic(t *testing.T) {
 	require.NotNil(t, h.Time)
 	assert.Equal(t, t0, *h.Time)
 	require.NotNil(t, h.LastRefresh)
-	assert.False(t, srv.Requests()[0].HasAPIKey, "the key is not sent to the public endpoint")
+	assert.False(t, sentKey(srv.Requests()[0]), "the key is not sent to the public endpoint")
 }
 
 func TestEveryEndpointUnderABasePath(t *testing.T) {

@@ -3,131 +3,96 @@ package gpuprice
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
-//go:generate go run github.com/agentapis/sdk/internal/gentypes -service gpuprice -types APIError,RateLimitError,Response,RetryPolicy -codes -ratelimit-sentinel ErrRateLimited
+// codes maps the service's error codes to the package's sentinels; the client gives it to
+// the HTTP core, which puts the sentinel of an answer's code in the *sdk.APIError's Sentinels.
+var codes = httpcore.Codes{}
 
 // Sentinels for the failures a caller branches on, matched with errors.Is against any error
 // the client returns. The API description shows no error body, so the codes below are the
 // likely ones (those of package gpupricetest); the status sentinels ErrUnauthorized,
 // ErrForbidden and ErrRateLimited match whatever code the service sends.
 var (
-	// ErrUnauthorized matches every 401 answer: the key is missing, unknown or expired.
-	ErrUnauthorized = errors.New(serviceName + ": unauthorized")
-	// ErrForbidden matches every 403 answer: the key's plan does not include the endpoint.
-	ErrForbidden = errors.New(serviceName + ": forbidden")
-	// ErrRateLimited matches every *RateLimitError: a 429, or a quota error in any body.
-	ErrRateLimited = errors.New(serviceName + ": daily quota used up")
+	// ErrUnauthorized matches every 401 answer: the key is missing, unknown or expired. It is
+	// sdk.ErrUnauthorized.
+	ErrUnauthorized = sdk.ErrUnauthorized
+	// ErrForbidden matches every 403 answer: the key's plan does not include the endpoint. It
+	// is sdk.ErrForbidden.
+	ErrForbidden = sdk.ErrForbidden
+	// ErrRateLimited matches every *sdk.RateLimitError: a 429, or a quota code in any error
+	// body. It is sdk.ErrRateLimited.
+	ErrRateLimited = sdk.ErrRateLimited
 
 	// ErrKeyRequired (401 api_key_required): History needs a Pro or Unlimited key. The client
-	// returns a *MissingKeyError matching it, without a request, when it has no key.
-	ErrKeyRequired = codeError("api_key_required")
+	// returns an *sdk.MissingCredentialError matching it, without a request, when it has no
+	// key.
+	ErrKeyRequired = codes.Sentinel(serviceName, "api_key_required", "api_key_required")
 	// ErrInvalidAPIKey (401 invalid_api_key): the service does not know the key.
-	ErrInvalidAPIKey = codeError("invalid_api_key")
+	ErrInvalidAPIKey = codes.Sentinel(serviceName, "invalid_api_key", "invalid_api_key")
 	// ErrKeyExpired (401 api_key_expired): the key's month is over.
-	ErrKeyExpired = codeError("api_key_expired")
+	ErrKeyExpired = codes.Sentinel(serviceName, "api_key_expired", "api_key_expired")
 	// ErrPlanRequired (403 plan_required): a free key asked for a paid endpoint.
-	ErrPlanRequired = codeError("plan_required")
+	ErrPlanRequired = codes.Sentinel(serviceName, "plan_required", "plan_required")
 	// ErrUnknownModel (404 unknown_model): no such GPU model in the data set.
-	ErrUnknownModel = codeError("unknown_model")
+	ErrUnknownModel = codes.Sentinel(serviceName, "unknown_model", "unknown_model")
 	// ErrUnknownPlatform (404 unknown_platform): no such platform in the data set.
-	ErrUnknownPlatform = codeError("unknown_platform")
+	ErrUnknownPlatform = codes.Sentinel(serviceName, "unknown_platform", "unknown_platform")
 	// ErrInvalidParameter (400 invalid_parameter): a query parameter was refused.
-	ErrInvalidParameter = codeError("invalid_parameter")
+	ErrInvalidParameter = codes.Sentinel(serviceName, "invalid_parameter", "invalid_parameter")
 
 	// ErrTxNotFound (404 tx_not_found): the service has not seen the transaction.
-	ErrTxNotFound = codeError("tx_not_found")
+	ErrTxNotFound = codes.Sentinel(serviceName, "tx_not_found", "tx_not_found")
 	// ErrTxNotConfirmed (409 tx_not_confirmed): the transaction is not confirmed yet; redeem
 	// it again later.
-	ErrTxNotConfirmed = codeError("tx_not_confirmed")
+	ErrTxNotConfirmed = codes.Sentinel(serviceName, "tx_not_confirmed", "tx_not_confirmed")
 	// ErrAlreadyRedeemed (409 already_redeemed): a key was already issued for the transaction.
-	ErrAlreadyRedeemed = codeError("already_redeemed")
+	ErrAlreadyRedeemed = codes.Sentinel(serviceName, "already_redeemed", "already_redeemed")
 	// ErrTxFailed (422 tx_failed): the transaction failed on chain.
-	ErrTxFailed = codeError("tx_failed")
+	ErrTxFailed = codes.Sentinel(serviceName, "tx_failed", "tx_failed")
 	// ErrNoTransfer (422 no_transfer): the transaction moved no USDC to the treasury.
-	ErrNoTransfer = codeError("no_transfer")
+	ErrNoTransfer = codes.Sentinel(serviceName, "no_transfer", "no_transfer")
 	// ErrWrongMint (422 wrong_mint): the transaction moved a token other than USDC.
-	ErrWrongMint = codeError("wrong_mint")
+	ErrWrongMint = codes.Sentinel(serviceName, "wrong_mint", "wrong_mint")
 	// ErrWrongDestination (422 wrong_destination): the transfer did not reach the treasury.
-	ErrWrongDestination = codeError("wrong_destination")
+	ErrWrongDestination = codes.Sentinel(serviceName, "wrong_destination", "wrong_destination")
 	// ErrWrongMemo (422 wrong_memo): the memo is not exactly one plan's memo.
-	ErrWrongMemo = codeError("wrong_memo")
+	ErrWrongMemo = codes.Sentinel(serviceName, "wrong_memo", "wrong_memo")
 	// ErrInsufficientAmount (422 insufficient_amount): less than the plan's price was paid.
-	ErrInsufficientAmount = codeError("insufficient_amount")
+	ErrInsufficientAmount = codes.Sentinel(serviceName, "insufficient_amount", "insufficient_amount")
 )
 
-// codeSentinels maps each error code of the service to its sentinel; APIError.Is reads it.
-var codeSentinels = map[string]error{}
-
-// codeError returns the sentinel of code and records it in codeSentinels.
-func codeError(code string) error {
-	err := errors.New(serviceName + ": " + code)
-	codeSentinels[code] = err
-	return err
+// The error codes that report a used-up quota, whatever the status that carries them (the
+// API description does not show the quota error), mean ErrRateLimited.
+func init() {
+	for _, code := range []string{"rate_limit_exceeded", "rate_limited", "quota_exceeded", "daily_quota_exceeded",
+		"daily_limit_exceeded", "too_many_requests", "limit_exceeded", "request_limit_exceeded"} {
+		codes[code] = ErrRateLimited
+	}
 }
 
-// quotaCodes are error codes that report a used-up quota, whatever the status that carries
-// them: the API description does not show the quota error.
-var quotaCodes = map[string]bool{
-	"rate_limit_exceeded": true, "rate_limited": true, "quota_exceeded": true,
-	"daily_quota_exceeded": true, "daily_limit_exceeded": true, "too_many_requests": true,
-	"limit_exceeded": true, "request_limit_exceeded": true,
+// invalid returns the *sdk.ValidationError for a refused parameter or setting.
+func invalid(field, reason string) error {
+	return &sdk.ValidationError{Service: serviceName, Field: field, Reason: reason}
 }
 
-// AuthError is a 401 or 403 answer. errors.Is matches ErrUnauthorized (401) or ErrForbidden
-// (403), and the sentinel of the service's code.
-type AuthError struct {
-	*APIError
-}
-
-// Unwrap returns the *APIError, so that errors.As finds it.
-func (e *AuthError) Unwrap() error { return e.APIError }
-
-// Is matches the status sentinel of the answer.
-func (e *AuthError) Is(target error) bool {
-	return target == ErrUnauthorized && e.StatusCode == http.StatusUnauthorized ||
-		target == ErrForbidden && e.StatusCode == http.StatusForbidden
-}
-
-// MissingKeyError reports a call that needs an API key the client does not have. It is
-// returned before any request; errors.Is(err, ErrKeyRequired) matches it.
-type MissingKeyError struct {
-	// Operation names the method, such as "History".
-	Operation string
-}
-
-// Error names the operation and how to give a key.
-func (e *MissingKeyError) Error() string {
-	return serviceName + ": " + e.Operation + " needs the X-API-Key of a Pro or Unlimited plan: use WithAPIKey, " +
-		EnvAPIKey + ", SetAPIKey or BuyKey"
-}
-
-// Is matches ErrKeyRequired.
-func (e *MissingKeyError) Is(target error) bool { return target == ErrKeyRequired }
-
-// classify returns err with the core's error types replaced by the package's: 401 and 403
-// answers become *AuthError, and a quota answer a *RateLimitError whose RateLimit.Reset is
-// always set (see quotaReset).
+// classify is the HTTP core's Service.Classify: a quota answer becomes an
+// *sdk.RateLimitError (a 429 already is one; a quota code at another status is wrapped) whose
+// RateLimit.Reset is always set (see quotaReset).
 func classify(err error) error {
-	err = fromCore(err)
+	now := time.Now()
 	switch e := err.(type) {
-	case *RateLimitError:
-		e.RateLimit = withReset(e.RateLimit, e.APIError, time.Now())
-		return e
-	case *APIError:
-		if quotaCodes[strings.ToLower(e.Code)] {
-			return &RateLimitError{APIError: e, RateLimit: withReset((*RateLimit)(httpcore.ParseRateLimit(e.Header, time.Now())), e, time.Now())}
-		}
-		if e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden {
-			return &AuthError{APIError: e}
+	case *sdk.RateLimitError:
+		e.RateLimit = withReset(e.RateLimit, e.APIError, now)
+	case *sdk.APIError:
+		if codes.Match(strings.ToLower(e.Code)) == ErrRateLimited {
+			return &sdk.RateLimitError{APIError: e, RateLimit: withReset(httpcore.ParseRateLimit(e.Header, now), e, now)}
 		}
 	}
 	return err
@@ -136,9 +101,9 @@ func classify(err error) error {
 // withReset returns rl (a new RateLimit when nil) with Reset set: from the rate-limit headers
 // when they had it, else from a reset time in the error body, else until the next UTC
 // midnight, when the daily quotas of the plans start again.
-func withReset(rl *RateLimit, e *APIError, now time.Time) *RateLimit {
+func withReset(rl *sdk.RateLimit, e *sdk.APIError, now time.Time) *sdk.RateLimit {
 	if rl == nil {
-		rl = &RateLimit{}
+		rl = &sdk.RateLimit{}
 	}
 	if rl.Reset == nil {
 		d := quotaReset(e.Body, now).Sub(now)

@@ -72,7 +72,7 @@ func ExampleClient_BuyKey() {
 		log.Fatal(err)
 	}
 
-	key, err := client.BuyKey(ctx, &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
+	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
 	var pe *gpuprice.PaymentError
 	if errors.As(err, &pe) {
 		log.Fatalf("%v; look up or redeem the payment with its signature", err)
@@ -83,7 +83,7 @@ func ExampleClient_BuyKey() {
 	fmt.Println("plan:", key.Plan, "expires:", key.ExpiresAt.Format(time.DateOnly))
 	fmt.Println("spent:", budget.Spent(), "held:", budget.Reserved())
 
-	h, err := client.History(ctx, &gpuprice.HistoryOptions{Model: "H100", Platform: "lambda", Limit: 3})
+	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: "H100", Platform: "lambda", Limit: 3})
 	if err != nil {
 		log.Fatal(err)
 	}

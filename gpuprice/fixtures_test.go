@@ -46,7 +46,7 @@ func TestFixtureGPUsWithTheKeyOnFreeEndpoints(t *testing.T) {
 	// The recorded request carries the key, as WithKeyOnFreeEndpoints sends it, and the answer
 	// counts it against the Pro plan's 1,000 a day.
 	c, e := fixtureClient(t, "gpus.json", gpuprice.WithAPIKey(fixtureKey), gpuprice.WithKeyOnFreeEndpoints())
-	tab, err := c.GPUs(t.Context(), &gpuprice.GPUFilter{Model: "A100-80GB", Platform: "aws"})
+	tab, err := c.GPUs(t.Context(), &gpuprice.GPUsParams{Model: "A100-80GB", Platform: "aws"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, e.Calls())
 	require.Len(t, tab.Prices, 1)
@@ -81,7 +81,7 @@ func TestFixtureOrderBook(t *testing.T) {
 func TestFixtureHistory(t *testing.T) {
 	t.Parallel()
 	c, e := fixtureClient(t, "history.json", gpuprice.WithAPIKey(fixtureKey))
-	h, err := c.History(t.Context(), &gpuprice.HistoryOptions{Model: "H100",
+	h, err := c.History(t.Context(), &gpuprice.HistoryParams{Model: "H100",
 		From: time.Date(2026, 3, 12, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC), Limit: 2})
 	require.NoError(t, err)
 	assert.Equal(t, 1, e.Calls())

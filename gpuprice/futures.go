@@ -1,12 +1,14 @@
 package gpuprice
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/url"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -35,7 +37,7 @@ type FuturesIndex struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON reads the index under the likely spellings of its members.
@@ -85,7 +87,7 @@ func (x *FuturesIndex) UnmarshalJSON(b []byte) error {
 		Platforms: ints(w.Platforms, w.PlatformCount, w.PlatformsCount),
 		Models:    ints(w.Models, w.ModelCount, w.ModelsCount),
 		Timestamp: times(w.Timestamp, w.Time, w.UpdatedAt),
-		Raw:       keepRaw(b),
+		Raw:       bytes.Clone(b),
 	}
 	return nil
 }
@@ -97,7 +99,7 @@ func (c *Client) FuturesIndex(ctx context.Context) (*FuturesIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
@@ -114,7 +116,7 @@ type FuturesComponents struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // Component is one GPU model's part of the futures index. A value the service did not send
@@ -167,7 +169,7 @@ func (c *Component) UnmarshalJSON(b []byte) error {
 		PricePerH100eUSDHr: floats(w.PerH100e, w.PerH100eShort, w.Normalized),
 		Weight:             floats(w.Weight, w.IndexWeight),
 		Platforms:          ints(w.Platforms, w.PlatformCount),
-		Raw:                keepRaw(b),
+		Raw:                bytes.Clone(b),
 	}
 	return nil
 }
@@ -180,7 +182,7 @@ func (f *FuturesComponents) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &all); err != nil {
 			return err
 		}
-		*f = FuturesComponents{Components: all, Raw: keepRaw(b)}
+		*f = FuturesComponents{Components: all, Raw: bytes.Clone(b)}
 		return nil
 	}
 	var w struct {
@@ -197,11 +199,11 @@ func (f *FuturesComponents) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	all, found := lenient.FirstField(w.Components, w.Data, w.Items, w.Results)
-	all, err := checkList("futures components", all, found, ints(w.Count), "components", "data", "items", "results")
+	all, err := lenient.List("futures components", all, found, ints(w.Count), "components", "data", "items", "results")
 	if err != nil {
 		return err
 	}
-	*f = FuturesComponents{Symbol: texts(w.Symbol), Timestamp: times(w.Timestamp, w.UpdatedAt), Components: all, Raw: keepRaw(b)}
+	*f = FuturesComponents{Symbol: texts(w.Symbol), Timestamp: times(w.Timestamp, w.UpdatedAt), Components: all, Raw: bytes.Clone(b)}
 	return nil
 }
 
@@ -213,7 +215,7 @@ func (c *Client) FuturesComponents(ctx context.Context) (*FuturesComponents, err
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
@@ -240,7 +242,7 @@ type OrderBook struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // BookLevel is one price level of the order book.
@@ -252,6 +254,9 @@ type BookLevel struct {
 	// Orders is the number of orders at the level, when the service said.
 	Orders *int
 }
+
+// errNoSide is the decoding error of an order book with neither bids nor asks.
+var errNoSide = errors.New("order book: no list found (looked for bids, buys, asks, sells, offers)")
 
 // errNoPrice is the decoding error of a book level or match without a price.
 var errNoPrice = errors.New("order book: a level or match has no price")
@@ -340,7 +345,7 @@ func (m *Match) UnmarshalJSON(b []byte) error {
 		Quantity:  floats(w.Quantity, w.Qty, w.Size),
 		Side:      texts(w.Side),
 		MatchedAt: times(w.MatchedAt, w.Time, w.Timestamp, w.TS),
-		Raw:       keepRaw(b),
+		Raw:       bytes.Clone(b),
 	}
 	return nil
 }
@@ -376,7 +381,7 @@ func (o *OrderBook) UnmarshalJSON(b []byte) error {
 	bids, hasBids := lenient.FirstField(w.Bids, w.Buys)
 	asks, hasAsks := lenient.FirstField(w.Asks, w.Sells, w.Offers)
 	if !hasBids && !hasAsks {
-		return noList("order book", "bids", "buys", "asks", "sells", "offers")
+		return errNoSide
 	}
 	matches, _ := lenient.FirstField(w.RecentMatches, w.Matches, w.Trades, w.RecentTrades)
 	*o = OrderBook{
@@ -391,7 +396,7 @@ func (o *OrderBook) UnmarshalJSON(b []byte) error {
 		Asks:          sideOf(asks, hasAsks),
 		RecentMatches: matches,
 		Timestamp:     times(w.Timestamp, w.Time),
-		Raw:           keepRaw(b),
+		Raw:           bytes.Clone(b),
 	}
 	return nil
 }
@@ -417,6 +422,6 @@ func (c *Client) OrderBook(ctx context.Context, model string) (*OrderBook, error
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }

@@ -9,6 +9,8 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,8 +20,10 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/poll"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -67,6 +71,66 @@ func FuzzDecodeBodies(f *testing.F) {
 		check("OrderBook", &ob, func() json.RawMessage { return ob.Raw }, nil)
 		var h gpuprice.History
 		check("History", &h, func() json.RawMessage { return h.Raw }, nil)
+	})
+}
+
+// cheapestMembers are the members of the cheapest price the API description names.
+var cheapestMembers = []string{"model", "best_platform", "best_price_usd_hr", "saving_pct_vs_dearest", "all_on_demand"}
+
+// FuzzCheapestPriceIsStrict checks the decoding of the one body the API description shows.
+// A body that decodes gives the values plain encoding/json finds in it and keeps itself in
+// Raw; and the same body without any one of the five members (in any letter case, as
+// encoding/json matches them) is refused with an error naming that member.
+func FuzzCheapestPriceIsStrict(f *testing.F) {
+	for _, seed := range []string{
+		`{"model":"H100","best_platform":"lambda","best_price_usd_hr":2.84,"saving_pct_vs_dearest":50.6,"all_on_demand":{"lambda":2.84}}`,
+		`{"model":"","best_platform":"","best_price_usd_hr":0,"saving_pct_vs_dearest":0,"all_on_demand":{}}`,
+		`{"model":"H100","best_platform":"lambda","best_price_usd_hr":2.84,"saving_pct_vs_dearest":50.6,"all_on_demand":{},"model":null}`,
+		`{"model":null,"best_platform":"lambda","best_price_usd_hr":2.84,"saving_pct_vs_dearest":50.6,"all_on_demand":{},"model":"A"}`,
+		`{"model":"H100","best_platform":"lambda","best_price_usd_hr":2.84,"saving_pct_vs_dearest":50.6,"all_on_demand":{"a":1},"all_on_demand":null}`,
+		`{"model":"H100","best_platform":"lambda","best_price_usd_hr":"2.84","saving_pct_vs_dearest":50.6,"all_on_demand":{}}`,
+		`{"MODEL":"H100","Best_Platform":"lambda","best_price_usd_hr":2.84,"saving_pct_vs_dearest":50.6,"all_on_demand":{}}`,
+		`{"best_platform":"lambda","best_price_usd_hr":2.84,"saving_pct_vs_dearest":50.6,"all_on_demand":{}}`,
+		`{"model":"H100","best_platform":7}`, `null`, `[]`, `{}`, `{`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var p gpuprice.CheapestPrice
+		if json.Unmarshal(body, &p) != nil {
+			return
+		}
+		var plain floorCheapest
+		if err := json.Unmarshal(body, &plain); err != nil {
+			t.Fatalf("CheapestPrice decoded %q, which plain decoding refuses: %v", body, err)
+		}
+		if p.Model != plain.Model || p.BestPlatform != plain.BestPlatform || p.BestPriceUSDHr != plain.BestPriceUSDHr ||
+			p.SavingPctVsDearest != plain.SavingPctVsDearest || !reflect.DeepEqual(p.AllOnDemand, plain.AllOnDemand) {
+			t.Fatalf("CheapestPrice decoded %q as %+v; plain decoding gives %+v", body, p, plain)
+		}
+		if !bytes.Equal(p.Raw, bytes.TrimSpace(body)) {
+			t.Fatalf("Raw %q is not the body %q", p.Raw, body)
+		}
+		var members map[string]json.RawMessage
+		if err := json.Unmarshal(body, &members); err != nil {
+			t.Fatalf("a decoded price is not an object: %v", err)
+		}
+		for _, name := range cheapestMembers {
+			without := map[string]json.RawMessage{}
+			for k, v := range members {
+				if !strings.EqualFold(k, name) {
+					without[k] = v
+				}
+			}
+			b, err := json.Marshal(without)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var q gpuprice.CheapestPrice
+			if err := json.Unmarshal(b, &q); err == nil || !strings.Contains(err.Error(), strconv.Quote(name)) {
+				t.Fatalf("without %s, %q decodes with %v", name, b, err)
+			}
+		}
 	})
 }
 
@@ -126,7 +190,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, balance, status []byte) {
 		answers.Store(&[2][]byte{balance, status})
 		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCClient(nodeClient), gpuprice.WithHTTPClient(pool),
-			gpuprice.WithRetry(gpuprice.RetryPolicy{MaxAttempts: 1}), gpuprice.WithConfirmTimeout(50*time.Millisecond))
+			gpuprice.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}), gpuprice.WithConfirmTimeout(time.Second), gpuprice.WithClock(poll.NewFake(time.Now())))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +198,7 @@ func FuzzNodeAnswers(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := c.BuyKey(t.Context(), &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
+		k, err := c.BuyKey(t.Context(), &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
 		spent, reserved := budget.Spent().Int64(), budget.Reserved().Int64()
 		if err == nil {
 			if k == nil || spent != price || reserved != 0 {
@@ -150,8 +214,8 @@ func FuzzNodeAnswers(f *testing.F) {
 			pe  *gpuprice.PaymentError
 			re  *gpuprice.RPCError
 			ife *gpuprice.InsufficientFundsError
-			ae  *gpuprice.APIError
-			de  *gpuprice.DecodeError
+			ae  *sdk.APIError
+			de  *sdk.DecodeError
 		)
 		switch {
 		case errors.As(err, &pe):

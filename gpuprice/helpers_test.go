@@ -16,12 +16,14 @@ import (
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // noRetry turns the read retries off, so that a test sees each answer as the fake sent it.
-var noRetry = gpuprice.RetryPolicy{MaxAttempts: 1}
+var noRetry = sdk.RetryPolicy{MaxAttempts: 1}
 
 // t0 is the fixed time of the fakes' clocks.
 var t0 = time.Date(2026, 3, 14, 15, 30, 0, 0, time.UTC)
@@ -73,6 +75,10 @@ func asError[T error](t *testing.T, err error) T {
 	require.True(t, errors.As(err, &target), "want %T, got %T: %v", target, err, err)
 	return target
 }
+
+// sentKey reports whether a request the fake recorded carried the X-API-Key header (its
+// value is redacted in the record).
+func sentKey(r sdktest.Request) bool { return r.Header.Get(gpuprice.KeyHeader) != "" }
 
 // rpcMethod returns the JSON-RPC method of a request body (a single call).
 func rpcMethod(body []byte) string {

@@ -1,20 +1,22 @@
 package gpuprice
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/url"
 	"strconv"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
-// HistoryOptions narrow the snapshot history. The API description does not show the
+// HistoryParams narrow the snapshot history. The API description does not show the
 // parameters of /v1/history; these are sent under the names the price endpoints use (model,
 // platform) and the usual ones of a time range (from, to as RFC 3339, limit). A zero field is
 // not sent.
-type HistoryOptions struct {
+type HistoryParams struct {
 	// Model is a GPU model such as "H100".
 	Model string
 	// Platform is a platform such as "aws".
@@ -42,7 +44,7 @@ type History struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // Snapshot is one recorded price.
@@ -82,7 +84,7 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 		Model:      texts(w.Model, w.GPU),
 		Platform:   texts(w.Platform, w.Provider),
 		USDPerHour: floats(w.PriceUSDHr, w.USDPerHour, w.USDHr, w.Price, w.Value),
-		Raw:        keepRaw(b),
+		Raw:        bytes.Clone(b),
 	}
 	return nil
 }
@@ -131,7 +133,7 @@ func (m *Benchmark) UnmarshalJSON(b []byte) error {
 		MaxUSDHr:  floats(w.MaxUSDHr, w.Max),
 		MeanUSDHr: floats(w.MeanUSDHr, w.Mean, w.AvgUSDHr, w.Avg),
 		ChangePct: floats(w.ChangePct, w.Change),
-		Raw:       keepRaw(b),
+		Raw:       bytes.Clone(b),
 	}
 	return nil
 }
@@ -160,7 +162,7 @@ func (h *History) UnmarshalJSON(b []byte) error {
 	}
 	snaps, found := lenient.FirstField(w.Snapshots, w.History, w.Data, w.Items, w.Results)
 	total := ints(w.Total)
-	snaps, err := checkList("history", snaps, found, ints(w.Total, w.Count), "snapshots", "history", "data", "items", "results")
+	snaps, err := lenient.List("history", snaps, found, ints(w.Total, w.Count), "snapshots", "history", "data", "items", "results")
 	if err != nil {
 		return err
 	}
@@ -173,40 +175,44 @@ func (h *History) UnmarshalJSON(b []byte) error {
 		Interval:   texts(w.Interval),
 		Total:      total,
 		Truncated:  lenient.FirstPtr(w.Truncated),
-		Raw:        keepRaw(b),
+		Raw:        bytes.Clone(b),
 	}
 	return nil
 }
 
-// History returns the snapshot history and market benchmarks (GET /v1/history), which need
-// the key of a Pro or Unlimited plan. Without a key it returns a *MissingKeyError (matching
-// ErrKeyRequired) before any request; a free or unknown key is an *AuthError.
-func (c *Client) History(ctx context.Context, opts *HistoryOptions) (*History, error) {
+// History returns the snapshot history and market benchmarks (GET /v1/history), narrowed by
+// params (nil for the service's defaults); it needs the key of a Pro or Unlimited plan.
+// Without a key it returns an *sdk.MissingCredentialError (matching ErrKeyRequired) before
+// any request; a free key is an *sdk.APIError matching ErrForbidden and ErrPlanRequired, an
+// unknown or expired one an *sdk.APIError matching ErrUnauthorized.
+func (c *Client) History(ctx context.Context, params *HistoryParams) (*History, error) {
 	if !c.hasKey.Load() {
-		return nil, &MissingKeyError{Operation: "History"}
+		return nil, &sdk.MissingCredentialError{Service: serviceName, Operation: "History", Credential: "API key",
+			Reason:    "a Pro or Unlimited key, sent in X-API-Key: use WithAPIKey, " + EnvAPIKey + ", SetAPIKey or BuyKey",
+			Sentinels: []error{ErrKeyRequired}}
 	}
 	q := url.Values{}
-	if opts != nil {
-		if err := setName(q, "model", opts.Model); err != nil {
+	if params != nil {
+		if err := setName(q, "model", params.Model); err != nil {
 			return nil, err
 		}
-		if err := setName(q, "platform", opts.Platform); err != nil {
+		if err := setName(q, "platform", params.Platform); err != nil {
 			return nil, err
 		}
 		switch {
-		case opts.Limit < 0:
+		case params.Limit < 0:
 			return nil, invalid("limit", "must not be negative")
-		case !opts.From.IsZero() && !opts.To.IsZero() && opts.From.After(opts.To):
+		case !params.From.IsZero() && !params.To.IsZero() && params.From.After(params.To):
 			return nil, invalid("from", "must not be after to")
 		}
-		if !opts.From.IsZero() {
-			q.Set("from", opts.From.UTC().Format(time.RFC3339))
+		if !params.From.IsZero() {
+			q.Set("from", params.From.UTC().Format(time.RFC3339))
 		}
-		if !opts.To.IsZero() {
-			q.Set("to", opts.To.UTC().Format(time.RFC3339))
+		if !params.To.IsZero() {
+			q.Set("to", params.To.UTC().Format(time.RFC3339))
 		}
-		if opts.Limit > 0 {
-			q.Set("limit", strconv.Itoa(opts.Limit))
+		if params.Limit > 0 {
+			q.Set("limit", strconv.Itoa(params.Limit))
 		}
 	}
 	var out History
@@ -214,6 +220,6 @@ func (c *Client) History(ctx context.Context, opts *HistoryOptions) (*History, e
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }

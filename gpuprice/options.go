@@ -9,7 +9,9 @@ import (
 
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/poll"
 )
 
 // config is what the options of New configure.
@@ -22,6 +24,9 @@ type config struct {
 	rpcClient      *rpc.Client
 	redeemPath     string
 	confirmTimeout time.Duration
+	// clock times the client's retries and BuyKey's waits; nil means the wall clock. Only the
+	// package's tests set it.
+	clock poll.Clock
 }
 
 // Option configures a Client; pass options to New.
@@ -53,12 +58,12 @@ func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPCli
 func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
 
 // WithRetry sets the retry policy of the price API's requests; zero fields keep their
-// defaults and RetryPolicy{MaxAttempts: 1} turns retries off. StopOnLongRetryAfter is always
-// on: a used-up daily quota is returned at once as a *RateLimitError instead of being
-// retried before it resets. The redemption of a key is never repeated automatically.
-func WithRetry(p RetryPolicy) Option {
+// defaults and sdk.RetryPolicy{MaxAttempts: 1} turns retries off. StopOnLongRetryAfter is
+// always on: a used-up daily quota is returned at once as an *sdk.RateLimitError instead of
+// being retried before it resets. The redemption of a key is never repeated automatically.
+func WithRetry(p sdk.RetryPolicy) Option {
 	p.StopOnLongRetryAfter = true
-	return Option(httpcore.WithRetry[*config](httpcore.RetryPolicy(p)))
+	return Option(httpcore.WithRetry[*config](p))
 }
 
 // WithKeyOnFreeEndpoints sends the API key to the free price endpoints as well (GPUs,
@@ -98,7 +103,7 @@ func WithRPCURL(rawURL string) Option {
 	return func(c *config) error {
 		u, err := url.Parse(rawURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return &httpcore.ValidationError{Field: "RPC URL", Reason: "must be an absolute http or https URL"}
+			return invalid("RPC URL", "must be an absolute http or https URL")
 		}
 		c.rpcURL = rawURL
 		return nil
@@ -110,7 +115,7 @@ func WithRPCURL(rawURL string) Option {
 func WithRPCClient(rc *rpc.Client) Option {
 	return func(c *config) error {
 		if rc == nil {
-			return &httpcore.ValidationError{Field: "RPC client", Reason: "must not be nil"}
+			return invalid("RPC client", "must not be nil")
 		}
 		c.rpcClient = rc
 		return nil
@@ -122,7 +127,7 @@ func WithRPCClient(rc *rpc.Client) Option {
 func WithRedeemPath(path string) Option {
 	return func(c *config) error {
 		if !strings.HasPrefix(path, "/") || strings.ContainsAny(path, "?#") || strings.Contains(path, "..") {
-			return &httpcore.ValidationError{Field: "redeem path", Reason: `must be a path starting with "/", without a query or ".."`}
+			return invalid("redeem path", `must be a path starting with "/", without a query or ".."`)
 		}
 		c.redeemPath = path
 		return nil
@@ -134,7 +139,7 @@ func WithRedeemPath(path string) Option {
 func WithConfirmTimeout(d time.Duration) Option {
 	return func(c *config) error {
 		if d <= 0 {
-			return &httpcore.ValidationError{Field: "confirm timeout", Reason: "must be positive"}
+			return invalid("confirm timeout", "must be positive")
 		}
 		c.confirmTimeout = d
 		return nil
@@ -142,15 +147,15 @@ func WithConfirmTimeout(d time.Duration) Option {
 }
 
 // checkAPIKey refuses an empty key and one with spaces or control characters (it would break
-// the header). The error names the field and never quotes the value.
+// the header). The *sdk.ValidationError names the field and never quotes the value.
 func checkAPIKey(field, key string) error {
 	switch {
 	case key == "":
-		return &httpcore.ValidationError{Field: field, Reason: "must not be empty"}
+		return invalid(field, "must not be empty")
 	case strings.ContainsFunc(key, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-		return &httpcore.ValidationError{Field: field, Reason: "must not contain spaces or control characters"}
+		return invalid(field, "must not contain spaces or control characters")
 	case len(key) < 8:
-		return &httpcore.ValidationError{Field: field, Reason: "is too short to be an API key"}
+		return invalid(field, "is too short to be an API key")
 	}
 	return nil
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/agentapis/sdk/x402"
 )
 
-// KeyPurchase describes the payment for a key: what BuildKeyPayment signs and BuyKey sends.
-type KeyPurchase struct {
+// BuyKeyParams describe the payment for a key: what BuildKeyPayment signs and BuyKey sends.
+type BuyKeyParams struct {
 	// Plan is the plan to buy, PlanPro or PlanUnlimited; it sets the amount and the memo.
 	Plan Plan
 	// Payer is the wallet that pays: the USDC leaves its associated token account, and it
@@ -30,9 +30,9 @@ type KeyPurchase struct {
 	Budget *x402.Budget
 }
 
-// terms checks the purchase and returns the plan's price and memo. Every error is a
-// *ValidationError naming the field.
-func (p *KeyPurchase) terms() (uint64, string, error) {
+// terms checks the purchase and returns the plan's price and memo. Every error is an
+// *sdk.ValidationError naming the field.
+func (p *BuyKeyParams) terms() (uint64, string, error) {
 	if p == nil {
 		return 0, "", invalid("purchase", "must not be nil")
 	}
@@ -62,8 +62,8 @@ func (p *KeyPurchase) terms() (uint64, string, error) {
 // The transaction is valid with recentBlockhash only (a blockhash of the last ~150 blocks,
 // from getLatestBlockhash). Its first signature identifies it, and is what RedeemKey takes
 // once it is confirmed. BuildKeyPayment sends nothing and reserves nothing in a budget:
-// BuyKey does both. Bad input is a *ValidationError naming the field.
-func BuildKeyPayment(p *KeyPurchase, recentBlockhash solana.Hash) (*solana.Transaction, error) {
+// BuyKey does both. Bad input is an *sdk.ValidationError naming the field.
+func BuildKeyPayment(p *BuyKeyParams, recentBlockhash solana.Hash) (*solana.Transaction, error) {
 	amount, memo, err := p.terms()
 	if err != nil {
 		return nil, err
@@ -75,7 +75,7 @@ func BuildKeyPayment(p *KeyPurchase, recentBlockhash solana.Hash) (*solana.Trans
 }
 
 // buildPayment builds and signs the transaction of a checked purchase.
-func buildPayment(p *KeyPurchase, amount uint64, memo string, recentBlockhash solana.Hash) (*solana.Transaction, error) {
+func buildPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhash solana.Hash) (*solana.Transaction, error) {
 	owner := p.Payer.PublicKey()
 	from, _, err := solana.FindAssociatedTokenAddress(owner, USDCMint)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 )
 
@@ -142,7 +143,7 @@ func TestBuildKeyPaymentDecodesInstructionByInstruction(t *testing.T) {
 			treasury := solana.NewWallet().PublicKey()
 			blockhash := solana.Hash{1, 2, 3, 4, 5}
 
-			tx, err := gpuprice.BuildKeyPayment(&gpuprice.KeyPurchase{Plan: tc.plan, Payer: payer, Treasury: treasury, CreateTreasuryAccount: tc.create}, blockhash)
+			tx, err := gpuprice.BuildKeyPayment(&gpuprice.BuyKeyParams{Plan: tc.plan, Payer: payer, Treasury: treasury, CreateTreasuryAccount: tc.create}, blockhash)
 			require.NoError(t, err)
 			raw, err := tx.MarshalBinary()
 			require.NoError(t, err)
@@ -207,21 +208,21 @@ func TestBuildKeyPaymentRefusesBadInput(t *testing.T) {
 	bh := solana.Hash{9}
 	for _, tc := range []struct {
 		name  string
-		p     *gpuprice.KeyPurchase
+		p     *gpuprice.BuyKeyParams
 		bh    solana.Hash
 		field string
 	}{
 		{"nil purchase", nil, bh, "purchase"},
-		{"no treasury", &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer}, bh, "Treasury"},
-		{"treasury is the payer", &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: payer.PublicKey()}, bh, "Treasury"},
-		{"unknown plan", &gpuprice.KeyPurchase{Plan: "free", Payer: payer, Treasury: treasury}, bh, "Plan"},
-		{"no payer", &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Treasury: treasury}, bh, "Payer"},
-		{"no blockhash", &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: treasury}, solana.Hash{}, "recent blockhash"},
+		{"no treasury", &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer}, bh, "Treasury"},
+		{"treasury is the payer", &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: payer.PublicKey()}, bh, "Treasury"},
+		{"unknown plan", &gpuprice.BuyKeyParams{Plan: "free", Payer: payer, Treasury: treasury}, bh, "Plan"},
+		{"no payer", &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Treasury: treasury}, bh, "Payer"},
+		{"no blockhash", &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: treasury}, solana.Hash{}, "recent blockhash"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := gpuprice.BuildKeyPayment(tc.p, tc.bh)
-			ve := asError[*gpuprice.ValidationError](t, err)
+			ve := asError[*sdk.ValidationError](t, err)
 			assert.Equal(t, tc.field, ve.Field)
 			assert.Equal(t, "gpuprice", ve.Service)
 		})
@@ -240,5 +241,5 @@ func TestPrivateKeySignerNeverPrintsTheKey(t *testing.T) {
 		assert.Contains(t, out, key.PublicKey().String(), verb)
 	}
 	_, err = gpuprice.PrivateKeySignerFromBase58("not-a-key")
-	assert.Equal(t, "private key", asError[*gpuprice.ValidationError](t, err).Field)
+	assert.Equal(t, "private key", asError[*sdk.ValidationError](t, err).Field)
 }

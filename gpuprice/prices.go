@@ -4,19 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
-// GPUFilter narrows the on-demand price table; an empty field does not filter.
-type GPUFilter struct {
+// GPUsParams narrow the on-demand price table; an empty field does not filter.
+type GPUsParams struct {
 	// Model is a GPU model such as "H100" (the query parameter model).
 	Model string
 	// Platform is a platform such as "aws" (the query parameter platform).
@@ -35,7 +34,7 @@ type PriceTable struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response, rate-limit headers included.
-	Response Response
+	Response sdk.Response
 }
 
 // Price is the on-demand price of one GPU model on one platform.
@@ -82,7 +81,7 @@ func (p *Price) UnmarshalJSON(b []byte) error {
 		USDPerHour: floats(w.PriceUSDHr, w.USDPerHour, w.USDHr, w.PricePerHour, w.OnDemand, w.Price),
 		VRAMGB:     floats(w.VRAMGB, w.VRAM),
 		UpdatedAt:  times(w.UpdatedAt, w.Timestamp),
-		Raw:        keepRaw(b),
+		Raw:        bytes.Clone(b),
 	}
 	return nil
 }
@@ -96,7 +95,7 @@ func (t *PriceTable) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &rows); err != nil {
 			return err
 		}
-		*t = PriceTable{Prices: rows, Raw: keepRaw(b)}
+		*t = PriceTable{Prices: rows, Raw: bytes.Clone(b)}
 		return nil
 	}
 	var w struct {
@@ -117,7 +116,7 @@ func (t *PriceTable) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	rows, found := lenient.FirstField(w.Prices, w.GPUs, w.Data, w.Items, w.Results)
-	rows, err := checkList("price table", rows, found, ints(w.Count, w.Total), "prices", "gpus", "data", "items", "results")
+	rows, err := lenient.List("price table", rows, found, ints(w.Count, w.Total), "prices", "gpus", "data", "items", "results")
 	if err != nil {
 		return err
 	}
@@ -126,20 +125,20 @@ func (t *PriceTable) UnmarshalJSON(b []byte) error {
 		UpdatedAt: times(w.UpdatedAt, w.Updated, w.Timestamp),
 		Currency:  texts(w.Currency),
 		Unit:      texts(w.Unit),
-		Raw:       keepRaw(b),
+		Raw:       bytes.Clone(b),
 	}
 	return nil
 }
 
-// GPUs returns the on-demand price table (GET /v1/gpus), narrowed by filter (nil for the
+// GPUs returns the on-demand price table (GET /v1/gpus), narrowed by params (nil for the
 // whole table).
-func (c *Client) GPUs(ctx context.Context, filter *GPUFilter) (*PriceTable, error) {
+func (c *Client) GPUs(ctx context.Context, params *GPUsParams) (*PriceTable, error) {
 	q := url.Values{}
-	if filter != nil {
-		if err := setName(q, "model", filter.Model); err != nil {
+	if params != nil {
+		if err := setName(q, "model", params.Model); err != nil {
 			return nil, err
 		}
-		if err := setName(q, "platform", filter.Platform); err != nil {
+		if err := setName(q, "platform", params.Platform); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +147,7 @@ func (c *Client) GPUs(ctx context.Context, filter *GPUFilter) (*PriceTable, erro
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
@@ -199,54 +198,12 @@ type CheapestPrice struct {
 	Raw json.RawMessage
 	// Response describes the HTTP response, for a price returned by Client.Cheapest; zero
 	// inside a list.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON reads the object and refuses one that lacks a member the API description
-// names, or carries one of another type.
+// names (or sends it as null), or carries one of another type.
 func (p *CheapestPrice) UnmarshalJSON(b []byte) error {
-	if err := p.decode(b); err != nil {
-		return err
-	}
-	p.Raw = keepRaw(b)
-	return nil
-}
-
-// decode sets p from b, leaving Raw and Response alone. A price whose members are all there
-// decodes in one pass, each member through a pointer to storage of the same pass, so that
-// none costs an allocation of its own: encoding/json decodes a member into the value its
-// pointer already points to, sets the pointer to nil for null, and leaves an absent member's
-// storage as it was (NaN for a price, which it never decodes). A price in which a member may
-// be missing (a nil pointer, a NaN, a nil map, or an empty text, which may also have been
-// sent), or that does not decode, is decoded again by decodeStrict, which tells and names
-// the member, or gives the error in its own terms.
-func (p *CheapestPrice) decode(b []byte) error {
-	w := &struct {
-		Model              *string            `json:"model"`
-		BestPlatform       *string            `json:"best_platform"`
-		BestPriceUSDHr     *float64           `json:"best_price_usd_hr"`
-		SavingPctVsDearest *float64           `json:"saving_pct_vs_dearest"`
-		AllOnDemand        map[string]float64 `json:"all_on_demand"`
-		model, platform    string
-		price, saving      float64
-	}{price: math.NaN(), saving: math.NaN()}
-	w.Model, w.BestPlatform, w.BestPriceUSDHr, w.SavingPctVsDearest = &w.model, &w.platform, &w.price, &w.saving
-	err := json.Unmarshal(b, w)
-	complete := err == nil && w.AllOnDemand != nil &&
-		w.Model != nil && *w.Model != "" && w.BestPlatform != nil && *w.BestPlatform != "" &&
-		w.BestPriceUSDHr != nil && !math.IsNaN(*w.BestPriceUSDHr) &&
-		w.SavingPctVsDearest != nil && !math.IsNaN(*w.SavingPctVsDearest)
-	if !complete {
-		return p.decodeStrict(b)
-	}
-	*p = CheapestPrice{Model: *w.Model, BestPlatform: *w.BestPlatform, BestPriceUSDHr: *w.BestPriceUSDHr,
-		SavingPctVsDearest: *w.SavingPctVsDearest, AllOnDemand: w.AllOnDemand}
-	return nil
-}
-
-// decodeStrict is decode with every member behind a pointer, so that a member that is absent
-// or null is told apart from a zero value and named in the error.
-func (p *CheapestPrice) decodeStrict(b []byte) error {
 	var w struct {
 		Model              *string             `json:"model"`
 		BestPlatform       *string             `json:"best_platform"`
@@ -259,15 +216,15 @@ func (p *CheapestPrice) decodeStrict(b []byte) error {
 	}
 	switch {
 	case w.Model == nil:
-		return missing("cheapest price", "model")
+		return lenient.Missing("cheapest price", "model")
 	case w.BestPlatform == nil:
-		return missing("cheapest price", "best_platform")
+		return lenient.Missing("cheapest price", "best_platform")
 	case w.BestPriceUSDHr == nil:
-		return missing("cheapest price", "best_price_usd_hr")
+		return lenient.Missing("cheapest price", "best_price_usd_hr")
 	case w.SavingPctVsDearest == nil:
-		return missing("cheapest price", "saving_pct_vs_dearest")
+		return lenient.Missing("cheapest price", "saving_pct_vs_dearest")
 	case w.AllOnDemand == nil:
-		return missing("cheapest price", "all_on_demand")
+		return lenient.Missing("cheapest price", "all_on_demand")
 	}
 	*p = CheapestPrice{
 		Model:              *w.Model,
@@ -275,19 +232,14 @@ func (p *CheapestPrice) decodeStrict(b []byte) error {
 		BestPriceUSDHr:     *w.BestPriceUSDHr,
 		SavingPctVsDearest: *w.SavingPctVsDearest,
 		AllOnDemand:        *w.AllOnDemand,
+		Raw:                bytes.Clone(b),
 	}
 	return nil
 }
 
-// cheapestAnswer is the answer of Client.Cheapest: a CheapestPrice whose Raw is set from the
-// response body the client already holds, rather than copied.
-type cheapestAnswer struct{ price *CheapestPrice }
-
-// UnmarshalJSON decodes the price, without Raw.
-func (a cheapestAnswer) UnmarshalJSON(b []byte) error { return a.price.decode(b) }
-
 // Cheapest returns the best on-demand price of model, such as "H100" (GET
-// /v1/cheapest?model=). An empty model is a *ValidationError; CheapestAll lists every model.
+// /v1/cheapest?model=). An empty model is an *sdk.ValidationError; CheapestAll lists every
+// model.
 func (c *Client) Cheapest(ctx context.Context, model string) (*CheapestPrice, error) {
 	if model == "" {
 		return nil, invalid("model", "is required; CheapestAll lists every model")
@@ -296,13 +248,13 @@ func (c *Client) Cheapest(ctx context.Context, model string) (*CheapestPrice, er
 	if err := setName(q, "model", model); err != nil {
 		return nil, err
 	}
-	out := new(CheapestPrice)
-	resp, err := c.get(ctx, "/cheapest", q, cheapestAnswer{out})
+	var out CheapestPrice
+	resp, err := c.get(ctx, "/cheapest", q, &out)
 	if err != nil {
 		return nil, err
 	}
-	out.Raw, out.Response = resp.Body, newResponse(resp)
-	return out, nil
+	out.Response = resp.Meta()
+	return &out, nil
 }
 
 // CheapestList is the best price of every model, from GET /v1/cheapest without a model.
@@ -313,7 +265,7 @@ type CheapestList struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON reads a bare list, or an object with the list under cheapest, models, data,
@@ -324,7 +276,7 @@ func (l *CheapestList) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &all); err != nil {
 			return err
 		}
-		*l = CheapestList{Prices: all, Raw: keepRaw(b)}
+		*l = CheapestList{Prices: all, Raw: bytes.Clone(b)}
 		return nil
 	}
 	var w struct {
@@ -339,11 +291,11 @@ func (l *CheapestList) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	all, found := lenient.FirstField(w.Cheapest, w.Models, w.Data, w.Items, w.Results)
-	all, err := checkList("cheapest prices", all, found, ints(w.Count), "cheapest", "models", "data", "items", "results")
+	all, err := lenient.List("cheapest prices", all, found, ints(w.Count), "cheapest", "models", "data", "items", "results")
 	if err != nil {
 		return err
 	}
-	*l = CheapestList{Prices: all, Raw: keepRaw(b)}
+	*l = CheapestList{Prices: all, Raw: bytes.Clone(b)}
 	return nil
 }
 
@@ -356,7 +308,7 @@ func (c *Client) CheapestAll(ctx context.Context) (*CheapestList, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
@@ -367,7 +319,7 @@ type PlatformDirectory struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // Platform is a GPU cloud or marketplace the indexes cover.
@@ -394,7 +346,7 @@ type Platform struct {
 func (p *Platform) UnmarshalJSON(b []byte) error {
 	var name string
 	if json.Unmarshal(b, &name) == nil {
-		*p = Platform{ID: name, Name: name, Raw: keepRaw(b)}
+		*p = Platform{ID: name, Name: name, Raw: bytes.Clone(b)}
 		return nil
 	}
 	var w struct {
@@ -425,7 +377,7 @@ func (p *Platform) UnmarshalJSON(b []byte) error {
 		OnDemandIndex: lenient.FirstPtr(w.OnDemandIndex, w.OnDemand),
 		FuturesIndex:  lenient.FirstPtr(w.FuturesIndex, w.Futures),
 		Models:        models,
-		Raw:           keepRaw(b),
+		Raw:           bytes.Clone(b),
 	}
 	return nil
 }
@@ -438,7 +390,7 @@ func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &all); err != nil {
 			return err
 		}
-		*d = PlatformDirectory{Platforms: all, Raw: keepRaw(b)}
+		*d = PlatformDirectory{Platforms: all, Raw: bytes.Clone(b)}
 		return nil
 	}
 	var w struct {
@@ -453,11 +405,11 @@ func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	all, found := lenient.FirstField(w.Platforms, w.Data, w.Items, w.Results)
-	all, err := checkList("platform directory", all, found, ints(w.Count, w.Total), "platforms", "data", "items", "results")
+	all, err := lenient.List("platform directory", all, found, ints(w.Count, w.Total), "platforms", "data", "items", "results")
 	if err != nil {
 		return err
 	}
-	*d = PlatformDirectory{Platforms: all, Raw: keepRaw(b)}
+	*d = PlatformDirectory{Platforms: all, Raw: bytes.Clone(b)}
 	return nil
 }
 
@@ -468,13 +420,16 @@ func (c *Client) Platforms(ctx context.Context) (*PlatformDirectory, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
-// Health is the service status of GET /v1/health.
+// Health is the service status of GET /v1/health. The API description does not show the
+// body: a JSON object is read under the likely spellings of its members ({"ok": true} reads
+// as status "ok"), and a body of plain text, such as ok or OK (or a JSON string), is the
+// status itself.
 type Health struct {
-	// Status is the service's status, such as "ok"; a body of plain text is taken whole.
+	// Status is the service's status, such as "ok".
 	Status string
 	// Service and Version name the service and its version, when it said.
 	Service, Version string
@@ -485,19 +440,35 @@ type Health struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
-// UnmarshalJSON reads an object under the likely spellings of its members ({"ok": true}
-// reads as status "ok"), or a body of plain text such as "OK".
-func (h *Health) UnmarshalJSON(b []byte) error {
-	trimmed := bytes.TrimSpace(b)
+// Health returns the service status (GET /v1/health). The endpoint is public: the API key is
+// not sent. A body that starts as a JSON object but does not decode is an *sdk.DecodeError.
+func (c *Client) Health(ctx context.Context) (*Health, error) {
+	req := &httpcore.Request{Method: http.MethodGet, Path: "/v1/health", Credentials: anonymous}
+	resp, err := c.core.Do(ctx, req, nil) // decoded below: the body may be plain text
+	if err != nil {
+		return nil, err
+	}
+	var out Health
+	if err := c.core.Decode(req, resp, out.decode); err != nil {
+		return nil, err
+	}
+	out.Response = resp.Meta()
+	return &out, nil
+}
+
+// decode reads a health body: a JSON object, or else a status as a JSON string or plain
+// text.
+func (h *Health) decode(body []byte) error {
+	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		var s string
 		if json.Unmarshal(trimmed, &s) != nil {
 			s = string(trimmed)
 		}
-		*h = Health{Status: s, Raw: keepRaw(b)}
+		*h = Health{Status: s, Raw: bytes.Clone(body)}
 		return nil
 	}
 	var w struct {
@@ -513,7 +484,7 @@ func (h *Health) UnmarshalJSON(b []byte) error {
 		LastUpdated lenient.Opt[timestamp]    `json:"last_updated"`
 		UpdatedAt   lenient.Opt[timestamp]    `json:"updated_at"`
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := json.Unmarshal(body, &w); err != nil {
 		return err
 	}
 	status := texts(w.Status, w.State)
@@ -526,19 +497,7 @@ func (h *Health) UnmarshalJSON(b []byte) error {
 		Version:     texts(w.Version),
 		Time:        times(w.Time, w.Timestamp),
 		LastRefresh: times(w.LastRefresh, w.LastUpdated, w.UpdatedAt),
-		Raw:         keepRaw(b),
+		Raw:         bytes.Clone(body),
 	}
 	return nil
-}
-
-// Health returns the service status (GET /v1/health). The endpoint is public: the API key is
-// not sent.
-func (c *Client) Health(ctx context.Context) (*Health, error) {
-	var out Health
-	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/v1/health", Credentials: anonymous}, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = newResponse(resp)
-	return &out, nil
 }

@@ -58,7 +58,7 @@ const redeemAttempts = 5
 // the caller resolves it (x402.Budget.Resolve with the signature); a confirmed payment is
 // spent, and a redemption that fails after it is a *PaymentError (ErrNotRedeemed) carrying
 // the signature for RedeemKey.
-func (c *Client) BuyKey(ctx context.Context, p *KeyPurchase) (*Key, error) {
+func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 	amount, memo, err := p.terms()
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func (c *Client) BuyKey(ctx context.Context, p *KeyPurchase) (*Key, error) {
 // preparePayment checks the payer's balance, fetches a blockhash and builds the signed
 // transaction, and returns it with the last block height and the time at which its
 // blockhash can still land. Nothing is sent.
-func (c *Client) preparePayment(ctx context.Context, p *KeyPurchase, amount uint64, memo string) (*solana.Transaction, uint64, time.Time, error) {
+func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uint64, memo string) (*solana.Transaction, uint64, time.Time, error) {
 	have, err := c.usdcBalance(ctx, p.Payer.PublicKey())
 	if err != nil {
 		return nil, 0, time.Time{}, err
@@ -192,7 +192,7 @@ var errExpired = errors.New("the blockhash expired before the transaction landed
 // (errFailedOnChain), unseen past lastValid, the last block height of its blockhash
 // (errExpired), or the confirmation bound passes (a *poll.StoppedError).
 func (c *Client) confirm(ctx context.Context, sig solana.Signature, lastValid uint64) error {
-	return poll.Run(ctx, poll.Options{Schedule: confirmSchedule, Timeout: c.confirmTimeout},
+	return poll.Run(ctx, poll.Options{Schedule: confirmSchedule, Timeout: c.confirmTimeout, Clock: c.clock},
 		func(ctx context.Context, _ int) (bool, time.Duration, error) {
 			res, err := c.node.GetSignatureStatuses(ctx, false, sig)
 			if err != nil {
@@ -221,7 +221,7 @@ func (c *Client) confirm(ctx context.Context, sig solana.Signature, lastValid ui
 // loop) while the service has not seen the payment or its confirmation yet.
 func (c *Client) redeemConfirmed(ctx context.Context, sig string) (*Key, error) {
 	var key *Key
-	err := poll.Run(ctx, poll.Options{Schedule: redeemSchedule, MaxAttempts: redeemAttempts, Timeout: c.confirmTimeout},
+	err := poll.Run(ctx, poll.Options{Schedule: redeemSchedule, MaxAttempts: redeemAttempts, Timeout: c.confirmTimeout, Clock: c.clock},
 		func(ctx context.Context, _ int) (bool, time.Duration, error) {
 			var err error
 			key, err = c.RedeemKey(ctx, sig)

@@ -13,8 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -34,8 +37,8 @@ func assertBudget(t *testing.T, b *x402.Budget, spent, reserved int64) {
 }
 
 // purchase returns a Pro purchase of payer to srv's treasury, drawing on budget.
-func purchase(srv *gpupricetest.Server, payer gpuprice.Signer, budget *x402.Budget) *gpuprice.KeyPurchase {
-	return &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget}
+func purchase(srv *gpupricetest.Server, payer gpuprice.Signer, budget *x402.Budget) *gpuprice.BuyKeyParams {
+	return &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget}
 }
 
 func TestBuyKeySucceedsOnceAndCannotBeRedeemedTwice(t *testing.T) {
@@ -64,14 +67,14 @@ func TestBuyKeySucceedsOnceAndCannotBeRedeemedTwice(t *testing.T) {
 	assert.Equal(t, 201, bought.Response.StatusCode)
 
 	// The key is sent from now on: History works without another option.
-	h, err := c.History(t.Context(), &gpuprice.HistoryOptions{Limit: 1})
+	h, err := c.History(t.Context(), &gpuprice.HistoryParams{Limit: 1})
 	require.NoError(t, err)
 	assert.Len(t, h.Snapshots, 1)
 
 	// The same signature cannot be redeemed twice.
 	_, err = c.RedeemKey(t.Context(), bought.TxSignature.Reveal())
 	require.ErrorIs(t, err, gpuprice.ErrAlreadyRedeemed)
-	assert.Equal(t, http.StatusConflict, asError[*gpuprice.APIError](t, err).StatusCode)
+	assert.Equal(t, http.StatusConflict, asError[*sdk.APIError](t, err).StatusCode)
 	assert.NotContains(t, err.Error(), bought.TxSignature.Reveal())
 
 	// Printing the key shows only its mask.
@@ -225,7 +228,8 @@ func TestBuyKeyWhenTheNodeIsUnreachableBeforeSendingReleases(t *testing.T) {
 func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, gpupricetest.WithConfirmAfter(1_000_000))
-	c := newClient(t, srv, gpuprice.WithConfirmTimeout(time.Second))
+	clock := poll.NewFake(t0)
+	c := newClient(t, srv, gpuprice.WithConfirmTimeout(time.Second), gpuprice.WithClock(clock))
 	payer, _ := newPayer(t, srv, 8_000_000)
 	budget := budgetOf(t, 10_000_000)
 
@@ -234,10 +238,12 @@ func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
 	pe := asError[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentInDoubt, pe.Outcome)
 	assert.GreaterOrEqual(t, srv.RPCCalls()["getSignatureStatuses"], 2, "it polled")
+	assert.NotEmpty(t, clock.Waits(), "it waited between polls, on the test's clock")
+	assert.LessOrEqual(t, clock.Now().Sub(t0), time.Second, "within the confirmation timeout")
 	assertBudget(t, budget, 0, 5_000_000)
 	require.Len(t, budget.Outstanding(), 1)
 	assert.Equal(t, x402.HoldInDoubt, budget.Outstanding()[0].State)
-	assert.Zero(t, srv.CountRequests(http.MethodPost, gpupricetest.DefaultRedeemPath), "not redeemed before it is confirmed")
+	assert.Zero(t, srv.RequestCount(http.MethodPost, gpupricetest.DefaultRedeemPath), "not redeemed before it is confirmed")
 }
 
 func TestBuyKeyRejectedByTheNodeStaysCountedUntilItExpires(t *testing.T) {
@@ -276,7 +282,7 @@ func TestBuyKeyWithoutANode(t *testing.T) {
 	require.NoError(t, err)
 	payer, _ := newPayer(t, srv, 8_000_000)
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, nil))
-	assert.Equal(t, "RPC URL", asError[*gpuprice.ValidationError](t, err).Field)
+	assert.Equal(t, "RPC URL", asError[*sdk.ValidationError](t, err).Field)
 }
 
 func TestBuyKeyWithoutABudgetStillAccounts(t *testing.T) {
@@ -301,12 +307,12 @@ func TestBuyKeyRedemptionFailureCarriesTheSignature(t *testing.T) {
 	c := newClient(t, srv)
 	payer, _ := newPayer(t, srv, 8_000_000)
 	budget := budgetOf(t, 10_000_000)
-	srv.InjectFault(gpupricetest.Fault{Method: http.MethodPost, Path: gpupricetest.DefaultRedeemPath, Status: http.StatusInternalServerError, Code: "internal", Message: "database down"})
+	srv.InjectFaults(sdktest.Fault{Method: http.MethodPost, Path: gpupricetest.DefaultRedeemPath, Status: http.StatusInternalServerError, Code: "internal", Message: "database down"})
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrNotRedeemed)
 	pe := asError[*gpuprice.PaymentError](t, err)
-	assert.Equal(t, http.StatusInternalServerError, asError[*gpuprice.APIError](t, err).StatusCode)
+	assert.Equal(t, http.StatusInternalServerError, asError[*sdk.APIError](t, err).StatusCode)
 	assertBudget(t, budget, 5_000_000, 0) // confirmed: the money is spent
 
 	k, err := c.RedeemKey(t.Context(), pe.Signature.Reveal())
@@ -365,7 +371,7 @@ func TestRedeemRefusesWrongPayments(t *testing.T) {
 		sig := payWrongly(t, srv, payer, tc.to, tc.amount, tc.memo)
 		_, err := c.RedeemKey(t.Context(), sig)
 		require.ErrorIs(t, err, tc.want, tc.name)
-		ae := asError[*gpuprice.APIError](t, err)
+		ae := asError[*sdk.APIError](t, err)
 		assert.Equal(t, http.StatusUnprocessableEntity, ae.StatusCode, tc.name)
 		assert.NotContains(t, err.Error(), sig, tc.name)
 	}
@@ -380,7 +386,7 @@ func TestRedeemKeyValidatesTheSignature(t *testing.T) {
 	valid := solana.Signature{7, 7, 7}.String()
 	for _, sig := range []string{"", "0OIl", strings.Repeat("1", 20), "1" + valid, solana.PublicKey{1}.String(), valid + " "} {
 		_, err := c.RedeemKey(t.Context(), sig)
-		assert.Equal(t, "tx_signature", asError[*gpuprice.ValidationError](t, err).Field, sig)
+		assert.Equal(t, "tx_signature", asError[*sdk.ValidationError](t, err).Field, sig)
 	}
 	assert.Empty(t, srv.Requests())
 }
@@ -395,8 +401,8 @@ func TestRedeemKeyPathIsConfigurable(t *testing.T) {
 	k, err := c.RedeemKey(t.Context(), sig)
 	require.NoError(t, err)
 	scan.Add(k.Key.Reveal())
-	assert.Equal(t, 1, srv.CountRequests(http.MethodPost, "/v1/billing/redeem"))
-	assert.False(t, srv.Requests()[0].HasAPIKey)
+	assert.Equal(t, 1, srv.RequestCount(http.MethodPost, "/v1/billing/redeem"))
+	assert.False(t, sentKey(srv.Requests()[0]))
 }
 
 func TestRPCErrorsNeverQuoteTheNodeURL(t *testing.T) {

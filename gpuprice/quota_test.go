@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 )
@@ -36,10 +37,10 @@ func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
 	began := time.Now()
 	_, err = c.FuturesIndex(t.Context())
 	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
-	rl := asError[*gpuprice.RateLimitError](t, err)
+	rl := asError[*sdk.RateLimitError](t, err)
 	assert.Less(t, time.Since(began), 5*time.Second, "returned at once, not retried")
 	assert.Equal(t, 1, rl.Attempts)
-	assert.Equal(t, 1, srv.CountRequests(http.MethodGet, "/v1/futures/index"))
+	assert.Equal(t, 1, srv.RequestCount(http.MethodGet, "/v1/futures/index"))
 	assert.Equal(t, http.StatusTooManyRequests, rl.StatusCode)
 	assert.Equal(t, "rate_limit_exceeded", rl.Code)
 	require.NotNil(t, rl.RateLimit)
@@ -59,7 +60,7 @@ func TestQuotaWithoutHeadersResetsAtMidnightUTC(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, g.Response.RateLimit, "no headers, no quota state")
 	_, err = c.GPUs(t.Context(), nil)
-	rl := asError[*gpuprice.RateLimitError](t, err)
+	rl := asError[*sdk.RateLimitError](t, err)
 	assert.Equal(t, 1, rl.Attempts, "not retried before the reset")
 	require.NotNil(t, rl.RateLimit)
 	require.NotNil(t, rl.RateLimit.Reset)
@@ -81,7 +82,7 @@ func TestQuotaResetFromHeadersWins(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = c.GPUs(t.Context(), nil)
-	rl := asError[*gpuprice.RateLimitError](t, err)
+	rl := asError[*sdk.RateLimitError](t, err)
 	require.NotNil(t, rl.RateLimit.Reset)
 	assert.InDelta(t, time.Hour.Seconds(), rl.RateLimit.Reset.Seconds(), 5)
 	assert.Equal(t, 10, *rl.RateLimit.Limit)
@@ -100,7 +101,7 @@ func TestQuotaErrorInAnotherStatusIsARateLimitError(t *testing.T) {
 
 	_, err = c.FuturesIndex(t.Context())
 	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
-	rl := asError[*gpuprice.RateLimitError](t, err)
+	rl := asError[*sdk.RateLimitError](t, err)
 	assert.Equal(t, http.StatusForbidden, rl.StatusCode)
 	require.NotNil(t, rl.RateLimit.Reset)
 	assert.InDelta(t, (3 * time.Hour).Seconds(), rl.RateLimit.Reset.Seconds(), 5, "the body's reset_at")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -28,7 +27,7 @@ type Key struct {
 	// TxSignature is the signature of the payment the key was issued for, printed as a mask.
 	TxSignature sdk.Secret
 	// Response describes the HTTP response of the redemption.
-	Response Response
+	Response sdk.Response
 }
 
 // keyAnswer is the redemption's answer. The API description does not show it: the key is
@@ -92,7 +91,7 @@ type redeemRequest struct {
 // /v1/keys/redeem with {"tx_signature": ...}; see WithRedeemPath) and makes the client send
 // that key from now on. The operation is public: the client's own key is not sent.
 //
-// A signature that is not the base58 text of 64 bytes is a *ValidationError before any
+// A signature that is not the base58 text of 64 bytes is an *sdk.ValidationError before any
 // request. The request is sent once: a redemption whose answer was lost could have issued
 // the key, and repeating it would be refused as already redeemed. Refusals match the
 // sentinels ErrTxNotFound, ErrTxNotConfirmed (redeem again later), ErrAlreadyRedeemed,
@@ -103,11 +102,11 @@ func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error
 		return nil, invalid("tx_signature", "must be the base58 text of a 64-byte transaction signature")
 	}
 	var ans keyAnswer
-	resp, err := c.do(ctx, &httpcore.Request{
+	resp, err := c.core.Do(ctx, &httpcore.Request{
 		Method:        http.MethodPost,
 		Path:          c.redeemPath,
 		Body:          httpcore.JSON(redeemRequest{TxSignature: txSignature}),
-		NoRetry:       true,
+		Retry:         httpcore.RetryNever,
 		SensitiveBody: true,
 		Credentials:   anonymous,
 	}, &ans)
@@ -115,7 +114,7 @@ func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error
 		return nil, scrubSignature(err, txSignature)
 	}
 	key := &Key{Key: sdk.NewSecret(ans.key), Plan: ans.plan, ExpiresAt: ans.expires,
-		TxSignature: sdk.NewSecret(txSignature), Response: newResponse(resp)}
+		TxSignature: sdk.NewSecret(txSignature), Response: resp.Meta()}
 	if err := c.SetAPIKey(ans.key); err != nil {
 		return key, errors.New(serviceName + ": the issued key was returned but cannot be sent in a header: " + err.Error())
 	}
@@ -125,17 +124,17 @@ func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error
 // signatureMask replaces a transaction signature quoted by an error.
 const signatureMask = "[tx signature]"
 
-// scrubSignature removes the transaction signature from the texts of an *APIError (and of
-// the *APIError inside a *RateLimitError or *AuthError) and of a *DecodeError: a signature
-// redeems a key until it is used, so it is kept out of error texts like a credential.
+// scrubSignature removes the transaction signature from the texts of an *sdk.APIError (and
+// of the one inside an *sdk.RateLimitError) and of an *sdk.DecodeError: a signature redeems
+// a key until it is used, so it is kept out of error texts like a credential.
 func scrubSignature(err error, sig string) error {
-	var ae *APIError
+	var ae *sdk.APIError
 	if errors.As(err, &ae) {
 		ae.Code = strings.ReplaceAll(ae.Code, sig, signatureMask)
 		ae.Message = strings.ReplaceAll(ae.Message, sig, signatureMask)
 		ae.Body = []byte(strings.ReplaceAll(string(ae.Body), sig, signatureMask))
 	}
-	var de *DecodeError
+	var de *sdk.DecodeError
 	if errors.As(err, &de) {
 		de.Excerpt = strings.ReplaceAll(de.Excerpt, sig, signatureMask)
 	}

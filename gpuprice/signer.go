@@ -28,7 +28,8 @@ type PrivateKeySigner struct {
 }
 
 // NewPrivateKeySigner returns a signer of key, a 64-byte Solana private key (such as
-// solana.NewWallet().PrivateKey). An invalid key is a *ValidationError that does not quote it.
+// solana.NewWallet().PrivateKey). An invalid key is an *sdk.ValidationError that does not
+// quote it.
 func NewPrivateKeySigner(key solana.PrivateKey) (*PrivateKeySigner, error) {
 	if err := key.Validate(); err != nil {
 		return nil, invalid("private key", "not a valid 64-byte ed25519 Solana private key")
@@ -38,7 +39,7 @@ func NewPrivateKeySigner(key solana.PrivateKey) (*PrivateKeySigner, error) {
 }
 
 // PrivateKeySignerFromBase58 returns a signer of a private key written in base58, as Solana
-// wallets export it. An invalid key is a *ValidationError that does not quote it.
+// wallets export it. An invalid key is an *sdk.ValidationError that does not quote it.
 func PrivateKeySignerFromBase58(key string) (*PrivateKeySigner, error) {
 	k, err := solana.PrivateKeyFromBase58(key)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,21 +18,18 @@ import (
 // beside the decoded values. A list the client cannot find at all is an error, never an
 // empty result.
 
-// number is a JSON number, also accepted as a numeric string ("2.84").
+// number is a JSON number, also accepted as a string holding one ("2.84"). Both are read by
+// encoding/json, so a number is always finite: "NaN" and "Inf" are not numbers.
 type number float64
 
 // UnmarshalJSON reads a number or a string holding one.
 func (n *number) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
+	var s string
+	if json.Unmarshal(b, &s) == nil {
 		b = []byte(strings.TrimSpace(s))
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
-	if err != nil {
+	var f float64
+	if json.Unmarshal(b, &f) != nil {
 		return errNotNumber
 	}
 	*n = number(f)
@@ -118,34 +114,6 @@ func times(opts ...lenient.Opt[timestamp]) *time.Time {
 		return &tm
 	}
 	return nil
-}
-
-// keepRaw returns a copy of b, for a value decoded from a larger body.
-func keepRaw(b []byte) json.RawMessage { return append(json.RawMessage(nil), b...) }
-
-// missing is the decoding error of a member the API description names.
-func missing(what, member string) error {
-	return fmt.Errorf("%s: field %q is missing", what, member)
-}
-
-// noList is the decoding error of an answer in which no spelling of a list was found.
-func noList(what string, names ...string) error {
-	return fmt.Errorf("%s: no list found (looked for %s)", what, strings.Join(names, ", "))
-}
-
-// checkList applies the rule for a list the answer may leave out or send as null: absent
-// (or null) with a count or total above 0 is an error, with one of 0 is empty, and with
-// neither is an error, so that a renamed list never reads as an empty one.
-func checkList[T any](what string, items []T, found bool, count *int, names ...string) ([]T, error) {
-	switch {
-	case found && items != nil:
-		return items, nil
-	case count != nil && *count == 0:
-		return []T{}, nil
-	case count != nil:
-		return nil, fmt.Errorf("%s: the answer counts %d but carries no list (looked for %s)", what, *count, strings.Join(names, ", "))
-	}
-	return nil, noList(what, names...)
 }
 
 // bareArray reports whether b is a JSON array (a list sent without an object around it).

@@ -71,7 +71,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	key, err := client.BuyKey(ctx, &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
+	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
 	if err != nil {
 		return err
 	}
@@ -79,7 +79,7 @@ func run(ctx context.Context, out io.Writer) error {
 		key.Plan, key.Key, key.ExpiresAt.Format("2006-01-02"), budget.Spent())
 
 	// 3. The history needs the key; BuyKey already switched the client to it.
-	h, err := client.History(ctx, &gpuprice.HistoryOptions{Model: "H100", Platform: best.BestPlatform, Limit: 7})
+	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: "H100", Platform: best.BestPlatform, Limit: 7})
 	if err != nil {
 		return err
 	}

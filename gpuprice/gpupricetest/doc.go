@@ -148,11 +148,28 @@
 //
 // # Inspection and faults
 //
-// Requests logs every price API request (method, path, query with key-like parameters
-// redacted, status, whether X-API-Key was present, never its value); RPCCalls counts the
-// node's calls per method; Transactions lists what sendTransaction received and its
-// Outcome; Transfers and Memos list what landed; USDCBalance, TokenBalance and
-// TokenAccountExists read the ledger. FundUSDC, FundToken (with WithMint) and FundSOL fund
-// wallets; IssueKey and WithKey create keys without a purchase; InjectFault queues a
-// one-shot error answer of the price API; Advance moves the clock.
+// The price API's server has the vocabulary every fake of the SDK shares (package sdktest):
+// URL and Close; Client, an *http.Client for it; Requests, the requests it received in order
+// as sdktest.Request values (method, escaped path, query, header, body, status, the fake's
+// time), with the X-API-Key value and any key-like query parameter replaced by
+// sdktest.Redacted, so a record never holds a key; RequestCount(method, path); and
+// InjectFaults, which makes the next matching requests answer an sdktest.Fault (a status
+// with {"error":{"code","message"}}, Retry-After, headers, a delay or a dropped connection)
+// before any check, counted against no quota.
+//
+// The node and the ledger have their own inspection: RPCCalls counts the node's calls per
+// method; Transactions lists what sendTransaction received and its Outcome; Transfers and
+// Memos list what landed; USDCBalance, TokenBalance and TokenAccountExists read the ledger.
+// FundUSDC, FundToken (with WithMint) and FundSOL fund wallets; IssueKey and WithKey create
+// keys without a purchase; KeyPlan reads a key's plan; Advance moves the clock.
+//
+// Close never waits on a handler: the delay of a fault ends when the server closes, and no
+// other handler of the fake waits.
+//
+// # Stability
+//
+// The fake follows the SDK's versioning like the client does. The shapes above that the API
+// description shows are fixed; the others are this fake's choices, which a minor release may
+// refine where the description stays silent. The shared vocabulary (Requests, RequestCount,
+// InjectFaults, Client) is the same in every fake and changes with sdktest only.
 package gpupricetest

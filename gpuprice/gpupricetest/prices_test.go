@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // onDemandModels are the 9 models of the on-demand table.
@@ -328,22 +329,22 @@ func TestAKeyInTheURLIsRefusedAndNotLogged(t *testing.T) {
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 2)
-	assert.Equal(t, []string{"REDACTED"}, reqs[0].Query["API_KEY"])
+	assert.Equal(t, []string{sdktest.Redacted}, reqs[0].Query["API_KEY"])
 	assert.Equal(t, []string{"H100"}, reqs[0].Query["model"])
 	assert.Equal(t, http.StatusBadRequest, reqs[0].Status)
-	assert.False(t, reqs[0].HasAPIKey)
-	assert.True(t, reqs[1].HasAPIKey)
+	assert.Empty(t, reqs[0].Header.Values("X-API-Key"))
+	assert.Equal(t, []string{sdktest.Redacted}, reqs[1].Header.Values("X-API-Key"))
 	assert.Equal(t, http.StatusUnauthorized, reqs[1].Status)
 	assert.Equal(t, t0, reqs[1].Time)
 	logged := fmt.Sprintf("%+v", reqs)
 	assert.NotContains(t, logged, "secret-value")
-	assert.Equal(t, 2, srv.CountRequests(http.MethodGet, "/v1/gpus"))
+	assert.Equal(t, 2, srv.RequestCount(http.MethodGet, "/v1/gpus"))
 }
 
 func TestInjectedFaultsAreOneShotAndUncounted(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithFreeQuota(1))
-	srv.InjectFault(gpupricetest.Fault{Path: "/v1/gpus", Status: http.StatusServiceUnavailable, Code: "upstream_unavailable", RetryAfter: 3})
+	srv.InjectFaults(sdktest.Fault{Path: "/v1/gpus", Status: http.StatusServiceUnavailable, Code: "upstream_unavailable", RetryAfter: 3 * time.Second})
 	a := get(t, srv, "/v1/platforms")
 	require.Equal(t, http.StatusOK, a.status, "the fault matches /v1/gpus only")
 	a = get(t, srv, "/v1/gpus")
@@ -363,4 +364,29 @@ func TestCORS(t *testing.T) {
 	a = get(t, srv, "/v1/gpus")
 	assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"))
 	assert.Contains(t, a.header.Get("Access-Control-Expose-Headers"), "X-RateLimit-Reset")
+}
+
+func TestTheSharedVocabulary(t *testing.T) {
+	t.Parallel()
+	srv := start(t)
+	srv.InjectFaults(sdktest.Fault{Method: http.MethodGet, Path: "/v1/gpus", Drop: true})
+	hc := srv.Client()
+
+	resp, err := hc.Get(srv.URL + "/v1/health")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	_, err = hc.Get(srv.URL + "/v1/gpus?model=H100")
+	require.Error(t, err, "the connection was dropped")
+
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "/v1/health", reqs[0].Path)
+	assert.Equal(t, http.StatusOK, reqs[0].Status)
+	assert.Equal(t, t0, reqs[0].Time)
+	assert.Equal(t, "H100", reqs[1].Query.Get("model"))
+	assert.Zero(t, reqs[1].Status, "no answer")
+	assert.Equal(t, 1, srv.RequestCount(http.MethodGet, "/v1/gpus"))
+	assert.Equal(t, 2, srv.RequestCount("", ""))
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/gpus").status, "the fault was used up")
 }

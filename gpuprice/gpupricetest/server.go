@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,7 +11,8 @@ import (
 
 	"github.com/gagliardetto/solana-go"
 
-	"github.com/agentapis/sdk/internal/conncount"
+	"github.com/agentapis/sdk/internal/fakeserver"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // Server is an in-memory GPU price API and a Solana JSON-RPC node on two local httptest
@@ -27,7 +27,7 @@ type Server struct {
 	// account, TreasuryATA, receives them).
 	Treasury solana.PublicKey
 
-	api *conncount.Server // counts the TCP connections it accepts
+	api *fakeserver.Server
 	rpc *httptest.Server
 
 	mu       sync.Mutex
@@ -36,39 +36,9 @@ type Server struct {
 	keys     map[string]*apiKey
 	usage    map[usageKey]int
 	redeemed map[solana.Signature]bool
-	requests []Request
-	faults   []Fault
 	chain    *chain
 	rpcCalls map[string]int
 	routes   map[string]endpoint
-}
-
-// Request is a request the price API received. It never holds the API key itself.
-type Request struct {
-	Method string
-	Path   string
-	// Query is the parsed query string; the value of a parameter that looks like an API key
-	// (api_key, apikey, key, x-api-key) is replaced by "REDACTED".
-	Query url.Values
-	// Status is the HTTP status of the answer.
-	Status int
-	// HasAPIKey says whether the request carried an X-API-Key header.
-	HasAPIKey bool
-	// Time is the fake's time when the request arrived.
-	Time time.Time
-}
-
-// Fault is a one-shot error answer of the price API, injected with Server.InjectFault.
-type Fault struct {
-	// Method and Path select the request (Path is the full path, such as "/v1/gpus"); an
-	// empty field matches any.
-	Method, Path string
-	// Status is the HTTP status of the answer.
-	Status int
-	// Code and Message go into the error body.
-	Code, Message string
-	// RetryAfter, when positive, is sent as Retry-After in seconds.
-	RetryAfter int
 }
 
 // NewServer starts a fake configured by opts. Close it when done.
@@ -100,21 +70,20 @@ func NewServer(opts ...Option) *Server {
 	if cfg.treasuryATA {
 		s.chain.fund(USDCMint, s.Treasury, 0)
 	}
-	s.api = conncount.Start(http.HandlerFunc(s.serveAPI))
+	s.api = fakeserver.Start(http.HandlerFunc(s.serveAPI), fakeserver.Config{Credentials: []string{"X-API-Key"}, Now: s.Now})
 	s.rpc = httptest.NewServer(http.HandlerFunc(s.serveRPC))
 	s.URL, s.RPCURL = s.api.URL, s.rpc.URL
 	return s
 }
 
-// Connections returns how many TCP connections the price API has accepted, so that tests and
-// benchmarks can check how a client reuses them.
-func (s *Server) Connections() int { return int(s.api.Connections()) }
-
-// Close shuts both servers down.
+// Close shuts both servers down; no handler keeps it waiting.
 func (s *Server) Close() {
 	s.api.Close()
 	s.rpc.Close()
 }
+
+// Client returns an *http.Client for the price API.
+func (s *Server) Client() *http.Client { return s.api.Client() }
 
 // now returns the fake's time; the caller holds the lock or is NewServer.
 func (s *Server) now() time.Time { return s.cfg.clock().Add(s.offset).UTC() }
@@ -134,34 +103,31 @@ func (s *Server) Advance(d time.Duration) {
 	s.offset += d
 }
 
-// InjectFault makes the next price API request matching f get f's error answer before any
-// other check (it counts against no quota). Faults queue up in order.
-func (s *Server) InjectFault(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, f)
-}
+// InjectFaults makes the next price API requests matching each fault get its answer instead
+// (before any check, and counted against no quota), in the order given; an error body has
+// the API's shape, {"error":{"code","message"}}.
+func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.api.InjectFaults(faults...) }
 
-// Requests returns every request the price API received so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// CountRequests returns how many price API requests had the method and the path (such as
-// "/v1/history"); an empty method matches any.
-func (s *Server) CountRequests(method, path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, r := range s.requests {
-		if (method == "" || r.Method == method) && r.Path == path {
-			n++
+// Requests returns every request the price API received so far, in order. The X-API-Key
+// header's value is replaced by sdktest.Redacted, as is the value of a query parameter that
+// would carry a key in the URL (api_key, apikey, key or x-api-key, in any letter case).
+func (s *Server) Requests() []sdktest.Request {
+	reqs := s.api.Requests()
+	for _, r := range reqs {
+		for name, vs := range r.Query {
+			if isKeyParam(name) {
+				for i := range vs {
+					vs[i] = sdktest.Redacted
+				}
+			}
 		}
 	}
-	return n
+	return reqs
 }
+
+// RequestCount returns how many price API requests had the method and the path (such as
+// "/v1/history", escaped, without the query); an empty method or path matches any.
+func (s *Server) RequestCount(method, path string) int { return s.api.RequestCount(method, path) }
 
 // access says who may call an endpoint and whether the call counts against a quota.
 type access int
@@ -197,18 +163,6 @@ func (s *Server) endpoints() map[string]endpoint {
 	}
 }
 
-// statusRecorder keeps the status an answer was sent with.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-// WriteHeader records the status and sends it.
-func (w *statusRecorder) WriteHeader(status int) {
-	w.status = status
-	w.ResponseWriter.WriteHeader(status)
-}
-
 // isKeyParam says whether a query parameter's name is one that would carry an API key in
 // the URL: api_key, apikey, key or x-api-key, in any letter case.
 func isKeyParam(name string) bool {
@@ -220,88 +174,44 @@ func isKeyParam(name string) bool {
 	return false
 }
 
-// serveAPI is the pipeline every price API request goes through: record, CORS, injected
-// faults, routing, key in the URL, authentication, quota, then the endpoint.
+// serveAPI is the pipeline every price API request goes through after the shared server's
+// recording and injected faults: CORS, routing, key in the URL, authentication, quota, then
+// the endpoint.
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
-	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	s.mu.Lock()
-	now := s.now()
-	s.mu.Unlock()
-	defer func() { s.record(r, rec.status, now) }()
-
-	h := rec.Header()
+	now := s.Now()
+	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
 	h.Set("Access-Control-Expose-Headers", "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After")
 	if r.Method == http.MethodOptions {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Content-Type, X-API-Key")
-		rec.WriteHeader(http.StatusNoContent)
-		return
-	}
-	if f := s.takeFault(r); f != nil {
-		if f.RetryAfter > 0 {
-			h.Set("Retry-After", strconv.Itoa(f.RetryAfter))
-		}
-		writeError(rec, f.Status, f.Code, f.Message)
+		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	ep, ok := s.routes[r.URL.Path]
 	if !ok {
-		writeError(rec, http.StatusNotFound, "not_found", "no endpoint at "+r.URL.Path)
+		writeError(w, http.StatusNotFound, "not_found", "no endpoint at "+r.URL.Path)
 		return
 	}
 	if r.Method != ep.method {
 		h.Set("Allow", ep.method)
-		writeError(rec, http.StatusMethodNotAllowed, "method_not_allowed", r.URL.Path+" accepts "+ep.method+" only")
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", r.URL.Path+" accepts "+ep.method+" only")
 		return
 	}
 	for name := range r.URL.Query() {
 		if isKeyParam(name) {
-			writeError(rec, http.StatusBadRequest, "key_in_query", "API keys go in the X-API-Key header, never in the URL")
+			writeError(w, http.StatusBadRequest, "key_in_query", "API keys go in the X-API-Key header, never in the URL")
 			return
 		}
 	}
 	if ep.access != public {
-		if status, body := s.admit(rec, r, ep.access, now); body != nil {
-			writeJSON(rec, status, body)
+		if status, body := s.admit(w, r, ep.access, now); body != nil {
+			writeJSON(w, status, body)
 			return
 		}
 	}
 	status, body := ep.handle(s, r, now)
-	writeJSON(rec, status, body)
-}
-
-// takeFault removes and returns the first injected fault matching r, or nil.
-func (s *Server) takeFault(r *http.Request) *Fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i, f := range s.faults {
-		if (f.Method == "" || f.Method == r.Method) && (f.Path == "" || f.Path == r.URL.Path) {
-			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
-			return &f
-		}
-	}
-	return nil
-}
-
-// record adds r to the request log.
-func (s *Server) record(r *http.Request, status int, now time.Time) {
-	query := r.URL.Query()
-	for name := range query {
-		if isKeyParam(name) {
-			query[name] = []string{"REDACTED"}
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, Request{
-		Method:    r.Method,
-		Path:      r.URL.Path,
-		Query:     query,
-		Status:    status,
-		HasAPIKey: r.Header.Get("X-API-Key") != "",
-		Time:      now,
-	})
+	writeJSON(w, status, body)
 }
 
 // errorBody is the JSON body of every error answer of the price API.
