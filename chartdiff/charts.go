@@ -49,7 +49,7 @@ const (
 	// OnlyOfficial keeps the charts whose official-scale value can be computed.
 	OnlyOfficial Only = "official"
 	// OnlyStale keeps the charts whose engine version differs from the baseline (see
-	// ListOptions.Build).
+	// ChartsParams.Build).
 	OnlyStale Only = "stale"
 )
 
@@ -63,9 +63,10 @@ const (
 	MaxQueryLength = 60
 )
 
-// ListOptions are the parameters of GET /charts. A zero field is not sent, so the service's
-// default applies (page 1, page size 50, sort chart_id, order asc, no filter).
-type ListOptions struct {
+// ChartsParams are the parameters of GET /charts, for Charts and AllCharts. A zero field is
+// not sent, so the service's default applies (page 1, page size 50, sort chart_id, order asc,
+// no filter).
+type ChartsParams struct {
 	// Page is the 1-based page number.
 	Page int
 	// PageSize is the number of charts per page, 1 to 200.
@@ -85,7 +86,7 @@ type ListOptions struct {
 }
 
 // query validates o and returns its query parameters.
-func (o *ListOptions) query() (url.Values, error) {
+func (o *ChartsParams) query() (url.Values, error) {
 	q := url.Values{}
 	switch {
 	case o.Page < 0:
@@ -169,16 +170,16 @@ func (c *Client) Chart(ctx context.Context, chartID int) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
-// Charts returns one page of the shared cache of charts, with the true total count. opts may
+// Charts returns one page of the shared cache of charts, with the true total count. params may
 // be nil; it is validated before any request.
-func (c *Client) Charts(ctx context.Context, opts *ListOptions) (*ChartPage, error) {
-	var o ListOptions
-	if opts != nil {
-		o = *opts
+func (c *Client) Charts(ctx context.Context, params *ChartsParams) (*ChartPage, error) {
+	var o ChartsParams
+	if params != nil {
+		o = *params
 	}
 	q, err := o.query()
 	if err != nil {
@@ -189,26 +190,25 @@ func (c *Client) Charts(ctx context.Context, opts *ListOptions) (*ChartPage, err
 	if err != nil {
 		return nil, err
 	}
-	out.Raw = resp.Body
-	out.Response = newResponse(resp)
+	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }
 
-// AllCharts iterates over every chart matching opts, from opts.Page (default 1) on, fetching
-// each page only when the loop reaches it:
+// AllCharts iterates over every chart matching params, from params.Page (default 1) on,
+// fetching each page only when the loop reaches it:
 //
-//	for ch, err := range client.AllCharts(ctx, &chartdiff.ListOptions{PageSize: 200}) {
+//	for ch, err := range client.AllCharts(ctx, &chartdiff.ChartsParams{PageSize: 200}) {
 //		if err != nil { return err }
 //		...
 //	}
 //
 // The iteration stops after a short or empty page, or once Total charts were seen; breaking
-// out of the loop sends no further request. An error (invalid options included) is yielded
-// once, and the iteration ends. opts is copied; the caller's value is never changed.
-func (c *Client) AllCharts(ctx context.Context, opts *ListOptions) iter.Seq2[Chart, error] {
-	var o ListOptions
-	if opts != nil {
-		o = *opts
+// out of the loop sends no further request. An error (invalid parameters included) is yielded
+// once, and the iteration ends. params is copied; the caller's value is never changed.
+func (c *Client) AllCharts(ctx context.Context, params *ChartsParams) iter.Seq2[Chart, error] {
+	var o ChartsParams
+	if params != nil {
+		o = *params
 	}
 	if _, err := o.query(); err != nil {
 		return func(yield func(Chart, error) bool) { yield(Chart{}, err) }

@@ -93,7 +93,7 @@ type Key struct {
 	// Raw is the key's JSON object as the service sent it.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response, for a Key returned by UpdateKey or DeleteKey.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes a key record in one pass and keeps its raw object. The id (or
@@ -136,12 +136,12 @@ func (w *keyWire) key() (Key, bool) {
 	}, id != ""
 }
 
-// KeyList is the answer of ListKeys.
+// KeyList is the answer of Keys.
 type KeyList struct {
 	// Keys are the account's active keys.
 	Keys []Key `json:"keys"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes the list in one pass. It may be called keys, items or results; an
@@ -175,7 +175,7 @@ type CreatedKey struct {
 	// Secret is the plaintext key. It prints as a mask; call Secret.Reveal to use it.
 	Secret sdk.Secret
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // RotatedKey is the answer of RotateKey: the new key, its plaintext (shown this once) and the
@@ -190,7 +190,7 @@ type RotatedKey struct {
 	// rotated.
 	RevokedID KeyID
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // KeyAnswerError reports an answer of CreateKey or RotateKey in which the client found no
@@ -205,7 +205,7 @@ type KeyAnswerError struct {
 	// Body is the raw answer, masked when printed.
 	Body sdk.Secret
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // Error says that no plaintext was found and how long the answer was; it never quotes it.
@@ -270,9 +270,9 @@ func checkKeyID(id KeyID) error {
 	return nil
 }
 
-// ListKeys returns the account's active keys, without plaintext. It needs the account token.
-func (c *Client) ListKeys(ctx context.Context) (*KeyList, error) {
-	creds, err := c.accountCredentials("ListKeys")
+// Keys returns the account's active keys, without plaintext. It needs the account token.
+func (c *Client) Keys(ctx context.Context) (*KeyList, error) {
+	creds, err := c.accountCredentials("Keys")
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func (c *Client) ListKeys(ctx context.Context) (*KeyList, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
@@ -322,12 +322,13 @@ func (c *Client) CreateKey(ctx context.Context, params *CreateKeyParams) (*Creat
 	return &CreatedKey{Key: ans.key, Secret: ans.secret, Response: ans.response}, nil
 }
 
-// UpdateKey changes an active key's name, scopes or expiry. It needs the account token.
-func (c *Client) UpdateKey(ctx context.Context, id KeyID, params UpdateKeyParams) (*Key, error) {
+// UpdateKey changes an active key's name, scopes or expiry. It needs the account token, and
+// params must hold at least one change.
+func (c *Client) UpdateKey(ctx context.Context, id KeyID, params *UpdateKeyParams) (*Key, error) {
 	if err := checkKeyID(id); err != nil {
 		return nil, err
 	}
-	if params.Name == nil && len(params.Scopes) == 0 && params.Lifetime == 0 {
+	if params == nil || params.Name == nil && len(params.Scopes) == 0 && params.Lifetime == 0 {
 		return nil, invalid("body", "needs a change of name, scopes or expires_in_days")
 	}
 	if err := checkScopes(params.Scopes); err != nil {
@@ -354,13 +355,14 @@ func (c *Client) UpdateKey(ctx context.Context, id KeyID, params UpdateKeyParams
 		body["expires_in_days"] = int(params.Lifetime)
 	}
 	// The PATCH sets absolute values, so repeating it is harmless.
-	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: httpcore.JSON(body), Credentials: creds, SafeToRetry: true}
+	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: httpcore.JSON(body), Credentials: creds,
+		Retry: httpcore.RetrySafe}
 	var out keyAnswer
 	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}
-	out.Key.Response = newResponse(resp)
+	out.Key.Response = resp.Meta()
 	return &out.Key, nil
 }
 
@@ -389,7 +391,7 @@ func (c *Client) RotateKey(ctx context.Context, id KeyID) (*RotatedKey, error) {
 }
 
 // DeleteKey revokes a key at once and returns its final record. It needs the account token.
-// The key disappears from ListKeys; its past usage is kept. DELETE is retried like a read, so
+// The key disappears from Keys; its past usage is kept. DELETE is retried like a read, so
 // a retry after a lost answer reports ErrNotFound for a key that is already revoked.
 func (c *Client) DeleteKey(ctx context.Context, id KeyID) (*Key, error) {
 	if err := checkKeyID(id); err != nil {
@@ -404,7 +406,7 @@ func (c *Client) DeleteKey(ctx context.Context, id KeyID) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Key.Response = newResponse(resp)
+	out.Key.Response = resp.Meta()
 	return &out.Key, nil
 }
 
@@ -442,7 +444,7 @@ type secretAnswer struct {
 	key       Key
 	secret    sdk.Secret
 	revokedID KeyID
-	response  Response
+	response  sdk.Response
 }
 
 // plaintextPattern matches a plaintext key anywhere in an answer.
@@ -456,7 +458,7 @@ var plaintextPattern = regexp.MustCompile(`sk-[0-9a-fA-F]{32}`)
 // An answer without any plaintext is a *KeyAnswerError holding the body, masked. No error
 // quotes the body.
 func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string) (*secretAnswer, error) {
-	req.NoRetry, req.SensitiveBody = true, true
+	req.Retry, req.SensitiveBody = httpcore.RetryNever, true
 	resp, err := c.do(ctx, req, nil)
 	if err != nil {
 		return nil, err
@@ -485,9 +487,9 @@ func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string)
 		plaintext = string(plaintextPattern.Find(body))
 	}
 	if plaintext == "" {
-		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: newResponse(resp)}
+		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: resp.Meta()}
 	}
-	ans := &secretAnswer{secret: sdk.NewSecret(plaintext), response: newResponse(resp)}
+	ans := &secretAnswer{secret: sdk.NewSecret(plaintext), response: resp.Meta()}
 	if !isObject {
 		return ans, nil
 	}

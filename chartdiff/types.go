@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -51,7 +52,7 @@ type Chart struct {
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response, for a Chart returned by Client.Chart; it is zero for
 	// a chart inside a list.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes a chart in one pass, keeps its raw object, and refuses one without
@@ -139,7 +140,7 @@ type ChartPage struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes a page in one pass. total is required. The list may be called
@@ -185,7 +186,7 @@ type Analysis struct {
 	// Cached is true when the values came from the shared cache without running the engine.
 	Cached bool
 	// Response describes the HTTP response of the last attempt.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON decodes the flat analysis object in one pass: the chart's fields plus
@@ -226,7 +227,7 @@ type Stats struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // CharterCharts are the charts of one author, from GET /charters/{uid}, each tagged with the
@@ -243,7 +244,7 @@ type CharterCharts struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes the author's charts in one pass. The list may be called charts,
@@ -306,7 +307,7 @@ type Player struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON decodes a player in one pass, leniently.
@@ -386,7 +387,7 @@ type Usage struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UsageLimits are the quotas reported by GET /usage.
@@ -432,7 +433,7 @@ type Meta struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // Diagnostics are what the service received, from GET /meta?diag=1.
@@ -467,7 +468,7 @@ type OpenAPIDocument struct {
 	// Paths are the document's paths, sorted.
 	Paths []string
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON keeps the document as served and reads the few fields OpenAPIDocument exposes;
