@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/url"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -85,70 +86,40 @@ type ChartsParams struct {
 	Build string
 }
 
-// query validates o and returns its query parameters.
+// query validates o and returns its query parameters; a zero field is not sent.
 func (o *ChartsParams) query() (url.Values, error) {
-	q := url.Values{}
 	switch {
 	case o.Page < 0:
 		return nil, invalid("page", "must be 1 or more")
-	case o.Page > 0:
-		q.Set("page", strconv.Itoa(o.Page))
-	}
-	switch {
 	case o.PageSize < 0 || o.PageSize > MaxPageSize:
 		return nil, invalid("pageSize", "must be between 1 and 200")
-	case o.PageSize > 0:
+	case o.Sort != "" && !slices.Contains(SortFields(), o.Sort):
+		return nil, invalid("sort", "must be one of chart_id, name, level, difficulty, ref_const, ref_official, ps_score, nps, notes")
+	case o.Order != "" && o.Order != Asc && o.Order != Desc:
+		return nil, invalid("order", "must be asc or desc")
+	case !utf8.ValidString(o.Query):
+		return nil, invalid("q", "must be valid UTF-8")
+	case utf8.RuneCountInString(o.Query) > MaxQueryLength:
+		return nil, invalid("q", "must be at most 60 characters")
+	case o.Only != "" && o.Only != OnlyOfficial && o.Only != OnlyStale:
+		return nil, invalid("only", "must be official or stale")
+	case o.Build != "" && o.Only != OnlyStale:
+		return nil, invalid("build", "is meaningful only with only=stale")
+	}
+	q := url.Values{}
+	for k, v := range map[string]string{"sort": string(o.Sort), "order": string(o.Order), "q": o.Query, "level": o.Level,
+		"only": string(o.Only), "build": o.Build} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if o.Page > 0 {
+		q.Set("page", strconv.Itoa(o.Page))
+	}
+	if o.PageSize > 0 {
 		q.Set("pageSize", strconv.Itoa(o.PageSize))
 	}
-	if o.Sort != "" {
-		if !validSort(o.Sort) {
-			return nil, invalid("sort", "must be one of chart_id, name, level, difficulty, ref_const, ref_official, ps_score, nps, notes")
-		}
-		q.Set("sort", string(o.Sort))
-	}
-	switch o.Order {
-	case "":
-	case Asc, Desc:
-		q.Set("order", string(o.Order))
-	default:
-		return nil, invalid("order", "must be asc or desc")
-	}
-	if o.Query != "" {
-		if !utf8.ValidString(o.Query) {
-			return nil, invalid("q", "must be valid UTF-8")
-		}
-		if utf8.RuneCountInString(o.Query) > MaxQueryLength {
-			return nil, invalid("q", "must be at most 60 characters")
-		}
-		q.Set("q", o.Query)
-	}
-	if o.Level != "" {
-		q.Set("level", o.Level)
-	}
-	switch o.Only {
-	case "":
-	case OnlyOfficial, OnlyStale:
-		q.Set("only", string(o.Only))
-	default:
-		return nil, invalid("only", "must be official or stale")
-	}
-	if o.Build != "" {
-		if o.Only != OnlyStale {
-			return nil, invalid("build", "is meaningful only with only=stale")
-		}
-		q.Set("build", o.Build)
-	}
 	return q, nil
-}
-
-// validSort reports whether f is one of the allowed sort fields.
-func validSort(f SortField) bool {
-	for _, s := range SortFields() {
-		if f == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkID refuses a non-positive id before any request.

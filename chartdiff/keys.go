@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/agentapis/sdk"
@@ -236,30 +237,35 @@ type UpdateKeyParams struct {
 	Lifetime Lifetime
 }
 
-// checkScopes refuses an unknown or repeated scope.
-func checkScopes(scopes []Scope) error {
-	seen := make(map[Scope]bool, len(scopes))
-	for _, s := range scopes {
-		switch s {
-		case ScopeChartsRead, ScopeAnalysesWrite, ScopeUsageRead:
-		default:
-			return invalid("scopes", "each must be one of charts:read, analyses:write, usage:read")
+// keyBody checks the fields of a key creation or update and returns the request body: the
+// name when not nil, the scopes when not empty, and expires_in_days for a lifetime other than
+// zero (LifetimeNever sends null, which removes an expiry).
+func keyBody(name *string, scopes []Scope, lifetime Lifetime) (map[string]any, error) {
+	body := map[string]any{}
+	for i, s := range scopes {
+		switch {
+		case s != ScopeChartsRead && s != ScopeAnalysesWrite && s != ScopeUsageRead:
+			return nil, invalid("scopes", "each must be one of charts:read, analyses:write, usage:read")
+		case slices.Contains(scopes[:i], s):
+			return nil, invalid("scopes", "must not repeat a scope")
 		}
-		if seen[s] {
-			return invalid("scopes", "must not repeat a scope")
-		}
-		seen[s] = true
 	}
-	return nil
-}
-
-// checkLifetime refuses a lifetime the service does not offer.
-func checkLifetime(l Lifetime) error {
-	switch l {
-	case 0, LifetimeNever, Lifetime30Days, Lifetime90Days, Lifetime365Days:
-		return nil
+	switch lifetime {
+	case 0:
+	case LifetimeNever:
+		body["expires_in_days"] = nil
+	case Lifetime30Days, Lifetime90Days, Lifetime365Days:
+		body["expires_in_days"] = int(lifetime)
+	default:
+		return nil, invalid("expires_in_days", "must be 30, 90, 365 or never")
 	}
-	return invalid("expires_in_days", "must be 30, 90, 365 or never")
+	if name != nil {
+		body["name"] = *name
+	}
+	if len(scopes) > 0 {
+		body["scopes"] = scopes
+	}
+	return body, nil
 }
 
 // checkKeyID refuses an empty key id.
@@ -294,25 +300,20 @@ func (c *Client) CreateKey(ctx context.Context, params *CreateKeyParams) (*Creat
 	if params != nil {
 		p = *params
 	}
-	if err := checkScopes(p.Scopes); err != nil {
-		return nil, err
+	var name *string
+	if p.Name != "" {
+		name = &p.Name
 	}
-	if err := checkLifetime(p.Lifetime); err != nil {
+	if p.Lifetime == LifetimeNever {
+		p.Lifetime = 0 // a key is created without expiry when none is sent
+	}
+	body, err := keyBody(name, p.Scopes, p.Lifetime)
+	if err != nil {
 		return nil, err
 	}
 	creds, err := c.accountCredentials("CreateKey")
 	if err != nil {
 		return nil, err
-	}
-	body := map[string]any{}
-	if p.Name != "" {
-		body["name"] = p.Name
-	}
-	if len(p.Scopes) > 0 {
-		body["scopes"] = p.Scopes
-	}
-	if p.Lifetime > 0 {
-		body["expires_in_days"] = int(p.Lifetime)
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: httpcore.JSON(body), Credentials: creds}
 	ans, err := c.doSecret(ctx, req, "CreateKey")
@@ -331,28 +332,13 @@ func (c *Client) UpdateKey(ctx context.Context, id KeyID, params *UpdateKeyParam
 	if params == nil || params.Name == nil && len(params.Scopes) == 0 && params.Lifetime == 0 {
 		return nil, invalid("body", "needs a change of name, scopes or expires_in_days")
 	}
-	if err := checkScopes(params.Scopes); err != nil {
-		return nil, err
-	}
-	if err := checkLifetime(params.Lifetime); err != nil {
+	body, err := keyBody(params.Name, params.Scopes, params.Lifetime)
+	if err != nil {
 		return nil, err
 	}
 	creds, err := c.accountCredentials("UpdateKey")
 	if err != nil {
 		return nil, err
-	}
-	body := map[string]any{}
-	if params.Name != nil {
-		body["name"] = *params.Name
-	}
-	if len(params.Scopes) > 0 {
-		body["scopes"] = params.Scopes
-	}
-	switch {
-	case params.Lifetime == LifetimeNever:
-		body["expires_in_days"] = nil
-	case params.Lifetime > 0:
-		body["expires_in_days"] = int(params.Lifetime)
 	}
 	// The PATCH sets absolute values, so repeating it is harmless.
 	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: httpcore.JSON(body), Credentials: creds,

@@ -496,40 +496,27 @@ func (d *OpenAPIDocument) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the statistics leniently: the API description names none of their
-// fields, so a value of an unexpected type is left unset (Raw keeps it).
-func (s *Stats) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ChartsStored   lenient.Opt[int]     `json:"charts_stored"`
-		ChartsAnalyzed lenient.Opt[int]     `json:"charts_analyzed"`
-		Coverage       lenient.Opt[float64] `json:"coverage"`
-		ActiveUsers    lenient.Opt[int]     `json:"active_users"`
-		EngineVersion  lenient.Opt[string]  `json:"engine_version"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*s = Stats{ChartsStored: w.ChartsStored.Ptr(), ChartsAnalyzed: w.ChartsAnalyzed.Ptr(), Coverage: w.Coverage.Ptr(),
-		ActiveUsers: w.ActiveUsers.Ptr(), EngineVersion: w.EngineVersion.Or("")}
-	return nil
-}
+// The answers whose every field the API description leaves "not shown" decode leniently (see
+// lenient.Object): a value of an unexpected type is left unset, and Raw keeps it. Each plain
+// type is its public type without the UnmarshalJSON method.
+type (
+	plainStats       Stats
+	plainPlayerStats PlayerStats
+	plainUsageLimits UsageLimits
+	plainKeyUsage    KeyUsage
+	plainMeta        Meta
+)
 
-// UnmarshalJSON decodes a player's statistics leniently, as Stats.
+// UnmarshalJSON decodes the statistics leniently.
+func (s *Stats) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainStats)(s)) }
+
+// UnmarshalJSON decodes a player's statistics leniently.
 func (s *PlayerStats) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Records         lenient.Opt[int]     `json:"records"`
-		ChartsPlayed    lenient.Opt[int]     `json:"charts_played"`
-		FullCombos      lenient.Opt[int]     `json:"full_combos"`
-		AverageAccuracy lenient.Opt[float64] `json:"average_accuracy"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*s = PlayerStats{Records: w.Records.Ptr(), ChartsPlayed: w.ChartsPlayed.Ptr(), FullCombos: w.FullCombos.Ptr(), AverageAccuracy: w.AverageAccuracy.Ptr()}
-	return nil
+	return lenient.Object(b, (*plainPlayerStats)(s))
 }
 
-// UnmarshalJSON decodes the usage leniently, as Stats.
+// UnmarshalJSON decodes the usage leniently, as Stats, with an account id sent as a string or
+// a number.
 func (u *Usage) UnmarshalJSON(b []byte) error {
 	var w struct {
 		AccountID     lenient.Opt[KeyID]       `json:"account_id"`
@@ -546,51 +533,13 @@ func (u *Usage) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the limits leniently, as Stats.
+// UnmarshalJSON decodes the limits leniently.
 func (l *UsageLimits) UnmarshalJSON(b []byte) error {
-	var w struct {
-		RequestsPerHour          lenient.Opt[int] `json:"requests_per_hour"`
-		AnalysesPerDay           lenient.Opt[int] `json:"analyses_per_day"`
-		AnonymousRequestsPerHour lenient.Opt[int] `json:"anonymous_requests_per_hour"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*l = UsageLimits{RequestsPerHour: w.RequestsPerHour.Ptr(), AnalysesPerDay: w.AnalysesPerDay.Ptr(), AnonymousRequestsPerHour: w.AnonymousRequestsPerHour.Ptr()}
-	return nil
+	return lenient.Object(b, (*plainUsageLimits)(l))
 }
 
-// UnmarshalJSON decodes a key's usage leniently, as Stats.
-func (k *KeyUsage) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ID               lenient.Opt[KeyID]     `json:"id"`
-		Name             lenient.Opt[string]    `json:"name"`
-		Status           lenient.Opt[KeyStatus] `json:"status"`
-		RequestsTotal    lenient.Opt[int]       `json:"requests_total"`
-		AnalysesTotal    lenient.Opt[int]       `json:"analyses_total"`
-		RequestsThisHour lenient.Opt[int]       `json:"requests_this_hour"`
-		AnalysesToday    lenient.Opt[int]       `json:"analyses_today"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*k = KeyUsage{ID: w.ID.Or(""), Name: w.Name.Or(""), Status: w.Status.Or(""), RequestsTotal: w.RequestsTotal.Ptr(),
-		AnalysesTotal: w.AnalysesTotal.Ptr(), RequestsThisHour: w.RequestsThisHour.Ptr(), AnalysesToday: w.AnalysesToday.Ptr()}
-	return nil
-}
+// UnmarshalJSON decodes a key's usage leniently.
+func (k *KeyUsage) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainKeyUsage)(k)) }
 
-// UnmarshalJSON decodes the build information leniently, as Stats.
-func (m *Meta) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Service       lenient.Opt[string]      `json:"service"`
-		Version       lenient.Opt[string]      `json:"version"`
-		Build         lenient.Opt[string]      `json:"build"`
-		EngineVersion lenient.Opt[string]      `json:"engine_version"`
-		Diag          lenient.Opt[Diagnostics] `json:"diag"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*m = Meta{Service: w.Service.Or(""), Version: w.Version.Or(""), Build: w.Build.Or(""), EngineVersion: w.EngineVersion.Or(""), Diag: w.Diag.Ptr()}
-	return nil
-}
+// UnmarshalJSON decodes the build information leniently.
+func (m *Meta) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainMeta)(m)) }
