@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
 )
@@ -24,15 +25,16 @@ var busySchedule = poll.Schedule{Min: 250 * time.Millisecond, Max: 4 * time.Seco
 // 250 ms to 4 s, and tries again, for at most the WithAnalyzeWait bound (30 s by default). A
 // wait that would pass the bound is not started: Analyze returns the ErrAnalysisBusy error at
 // once, with the number of attempts in it. No other failure is retried (a 429 for the daily
-// quota of 200 analyses is a *RateLimitError); analysis is idempotent per chart, so calling
+// quota of 200 analyses is an *sdk.RateLimitError); analysis is idempotent per chart, so calling
 // Analyze again is always safe.
 func (c *Client) Analyze(ctx context.Context, chartID int) (*Analysis, error) {
 	if err := checkID("chart_id", chartID); err != nil {
 		return nil, err
 	}
 	// The busy loop below is the only repetition: the core sends each attempt once.
-	req := &httpcore.Request{Method: http.MethodPost, Path: "/analyses", Body: httpcore.JSON(map[string]int{"chart_id": chartID}), NoRetry: true}
-	opts := poll.Options{Schedule: busySchedule, Timeout: c.analyzeWait}
+	req := &httpcore.Request{Method: http.MethodPost, Path: "/analyses", Body: httpcore.JSON(map[string]int{"chart_id": chartID}),
+		Retry: httpcore.RetryNever}
+	opts := poll.Options{Schedule: busySchedule, Timeout: c.analyzeWait, Clock: c.clock}
 	if c.analyzeWait == 0 {
 		opts.MaxAttempts = 1
 	}
@@ -41,12 +43,12 @@ func (c *Client) Analyze(ctx context.Context, chartID int) (*Analysis, error) {
 		var a Analysis
 		resp, err := c.do(ctx, req, &a)
 		if err == nil {
-			a.Response = newResponse(resp)
+			a.Response = resp.Meta()
 			a.Response.Attempts = attempt
 			out = &a
 			return true, 0, nil
 		}
-		var ae *APIError
+		var ae *sdk.APIError
 		if !errors.Is(err, ErrAnalysisBusy) || !errors.As(err, &ae) {
 			return true, 0, err
 		}

@@ -4,21 +4,26 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestAnalyzeRunsThenServesFromCache(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	key := srv.IssueKey(srv.AccountToken())
-	c := newClient(t, srv, chartdiff.WithAPIKey(key))
+	log := &sentLog{}
+	c := newClient(t, srv, chartdiff.WithAPIKey(key), log.option())
 
 	before, err := c.Chart(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.NoError(t, err)
@@ -40,7 +45,8 @@ func TestAnalyzeRunsThenServesFromCache(t *testing.T) {
 	assert.Equal(t, "/api/v1/analyses", post.Path)
 	assert.JSONEq(t, `{"chart_id":4}`, string(post.Body), "the body holds chart_id only")
 	assert.Equal(t, "application/json", post.Header.Get("Content-Type"))
-	assert.Equal(t, key, post.Header.Get("x-phm-key"))
+	assert.Equal(t, sdktest.Redacted, post.Header.Get("x-phm-key"), "the fake's record redacts the key")
+	assert.Equal(t, key, log.sent()[1].Get("x-phm-key"))
 
 	after, err := c.Chart(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.NoError(t, err)
@@ -75,117 +81,137 @@ func fillSlots(t *testing.T, srv *chartdifftest.Server, c *chartdiff.Client) (re
 	return release, wg.Wait
 }
 
+// epoch is the start of the fake clocks.
+var epoch = time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
+
+// stepClock is a fake clock for Analyze's busy loop: each wait moves the fake time on at once,
+// after running onWait with the number of the wait (1 for the first).
+type stepClock struct {
+	*poll.Fake
+	n      atomic.Int32
+	onWait func(n int)
+}
+
+// Sleep runs onWait, then waits d on the fake clock.
+func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
+	if c.onWait != nil {
+		c.onWait(int(c.n.Add(1)))
+	}
+	return c.Fake.Sleep(ctx, d)
+}
+
+// analysisPosts counts the analyses srv received.
+func analysisPosts(srv *chartdifftest.Server) int {
+	return srv.RequestCount(http.MethodPost, "/api/v1/analyses")
+}
+
 func TestAnalyzeWaitsWhileBusy(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	c := newClient(t, srv, chartdiff.WithAnalyzeWait(20*time.Second))
-	release, wait := fillSlots(t, srv, c)
+	release, wait := fillSlots(t, srv, newClient(t, srv))
 
-	type result struct {
-		res *chartdiff.Analysis
-		err error
+	c := newClient(t, srv, chartdiff.WithAnalyzeWait(20*time.Second))
+	clock := &stepClock{Fake: poll.NewFake(epoch), onWait: func(n int) {
+		if n == 2 { // two busy answers prove the client waits and retries
+			release()
+			wait() // the held analyses are answered: both slots are free
+		}
+	}}
+	chartdiff.SetClock(c, clock)
+	res, err := c.Analyze(t.Context(), 20)
+	require.NoError(t, err)
+	assert.False(t, res.Cached)
+	assert.True(t, res.Chart.Analyzed)
+	assert.Equal(t, 3, res.Response.Attempts, "two busy answers, then the analysis")
+	assert.Equal(t, 2+3, analysisPosts(srv))
+	waits := clock.Waits()
+	require.Len(t, waits, 2)
+	for i, d := range waits {
+		assert.GreaterOrEqual(t, d, 125*time.Millisecond<<i, "wait %d backs off from 250 ms, drawn in its upper half", i)
+		assert.LessOrEqual(t, d, 250*time.Millisecond<<i, "wait %d", i)
 	}
-	done := make(chan result, 1)
-	go func() {
-		res, err := c.Analyze(t.Context(), 20)
-		done <- result{res, err}
-	}()
-	// Two busy answers prove the client waits and retries.
-	require.Eventually(t, func() bool { return srv.CountRequests(http.MethodPost, "/api/v1/analyses") >= 4 }, 10*time.Second, time.Millisecond)
-	release()
-	r := <-done
-	wait()
-	require.NoError(t, r.err)
-	assert.False(t, r.res.Cached)
-	assert.True(t, r.res.Chart.Analyzed)
-	assert.GreaterOrEqual(t, r.res.Response.Attempts, 2)
 	assert.True(t, srv.Analyzed(20))
 }
 
 func TestAnalyzeBusyBeyondBoundIsTyped(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	holder := newClient(t, srv)
-	release, wait := fillSlots(t, srv, holder)
+	release, wait := fillSlots(t, srv, newClient(t, srv))
 	defer wait()
 	defer release()
 
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(300*time.Millisecond))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a slot must not be taken
-	defer cancel()
-	res, err := c.Analyze(ctx, 20)
+	clock := poll.NewFake(epoch)
+	chartdiff.SetClock(c, clock)
+	res, err := c.Analyze(t.Context(), 20)
 	assert.Nil(t, res)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisBusy)
 	ae := apiError(t, err)
 	assert.Equal(t, http.StatusServiceUnavailable, ae.StatusCode)
 	assert.GreaterOrEqual(t, ae.Attempts, 2, "the client retried within the bound")
 	assert.Contains(t, err.Error(), "attempts")
+	assert.Equal(t, 2+ae.Attempts, analysisPosts(srv))
+	assert.LessOrEqual(t, clock.Now().Sub(epoch), 300*time.Millisecond, "no wait passes the bound")
 
 	off := newClient(t, srv, chartdiff.WithAnalyzeWait(0))
-	n := srv.CountRequests(http.MethodPost, "/api/v1/analyses")
-	_, err = off.Analyze(ctx, 20)
+	n := analysisPosts(srv)
+	_, err = off.Analyze(t.Context(), 20)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisBusy)
 	assert.Equal(t, 1, apiError(t, err).Attempts)
-	assert.Equal(t, n+1, srv.CountRequests(http.MethodPost, "/api/v1/analyses"), "WithAnalyzeWait(0) sends one request")
+	assert.Equal(t, n+1, analysisPosts(srv), "WithAnalyzeWait(0) sends one request")
 }
 
 func TestAnalyzeHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, chartdifftest.WithBusyRetryAfter(60))
-	holder := newClient(t, srv)
-	release, wait := fillSlots(t, srv, holder)
+	release, wait := fillSlots(t, srv, newClient(t, srv))
 	defer wait()
 	defer release()
 
 	// A retry-after of 60 s does not fit a 5 s bound: the busy error comes back at once.
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(5*time.Second))
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a slot must not be taken
-	defer cancel()
-	_, err := c.Analyze(ctx, 20)
+	clock := poll.NewFake(epoch)
+	chartdiff.SetClock(c, clock)
+	_, err := c.Analyze(t.Context(), 20)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisBusy)
 	ae := apiError(t, err)
 	assert.Equal(t, 1, ae.Attempts)
 	assert.Equal(t, time.Minute, ae.RetryAfter)
+	assert.Empty(t, clock.Waits(), "no wait was started")
 }
 
 func TestAnalyzeWaitsTheRetryAfter(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, chartdifftest.WithBusyRetryAfter(1))
-	holder := newClient(t, srv)
-	release, wait := fillSlots(t, srv, holder)
+	release, wait := fillSlots(t, srv, newClient(t, srv))
 
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(10*time.Second))
-	done := make(chan error, 1)
-	var attempts int
-	start := time.Now()
-	go func() {
-		res, err := c.Analyze(t.Context(), 20)
-		if err == nil {
-			attempts = res.Response.Attempts
-		}
-		done <- err
-	}()
-	require.Eventually(t, func() bool { return srv.CountRequests(http.MethodPost, "/api/v1/analyses") >= 3 }, 5*time.Second, time.Millisecond)
-	release()
-	require.NoError(t, <-done)
-	wait()
-	assert.Equal(t, 2, attempts, "one busy answer, one wait of retry-after, one success")
-	assert.GreaterOrEqual(t, time.Since(start), time.Second, "the client waited the retry-after")
+	clock := &stepClock{Fake: poll.NewFake(epoch), onWait: func(int) {
+		release()
+		wait()
+	}}
+	chartdiff.SetClock(c, clock)
+	res, err := c.Analyze(t.Context(), 20)
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Response.Attempts, "one busy answer, one wait of retry-after, one success")
+	assert.Equal(t, []time.Duration{time.Second}, clock.Waits(), "the client waited the retry-after")
 }
 
 func TestAnalyzeContextEndsWhileWaiting(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	holder := newClient(t, srv)
-	release, wait := fillSlots(t, srv, holder)
+	release, wait := fillSlots(t, srv, newClient(t, srv))
 	defer wait()
 	defer release()
 
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(time.Minute))
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	chartdiff.SetClock(c, &stepClock{Fake: poll.NewFake(epoch), onWait: func(int) { cancel() }})
 	_, err := c.Analyze(ctx, 20)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.ErrorIs(t, err, chartdiff.ErrAnalysisBusy, "the error keeps the busy answer it was waiting after")
+	assert.Equal(t, 2+1, analysisPosts(srv), "no attempt after the context ended")
 }
 
 func TestAnalyzeFailures(t *testing.T) {
@@ -196,7 +222,7 @@ func TestAnalyzeFailures(t *testing.T) {
 	_, err := c.Analyze(t.Context(), chartdifftest.ChartTooLarge)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisFailed)
 	assert.Equal(t, http.StatusBadGateway, apiError(t, err).StatusCode)
-	assert.Equal(t, 1, srv.CountRequests(http.MethodPost, "/api/v1/analyses"), "analysis_failed is not retried")
+	assert.Equal(t, 1, analysisPosts(srv), "analysis_failed is not retried")
 	assert.False(t, srv.Analyzed(chartdifftest.ChartTooLarge))
 
 	_, err = c.Analyze(t.Context(), 555555)
@@ -221,7 +247,7 @@ func TestAnalyzeDailyQuota(t *testing.T) {
 	}
 	_, err := c.Analyze(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.ErrorIs(t, err, chartdiff.ErrRateLimitExceeded)
-	var rl *chartdiff.RateLimitError
+	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, http.StatusTooManyRequests, rl.StatusCode)
 	assert.Greater(t, rl.RetryAfter, time.Duration(0))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -12,32 +13,39 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestKeyTravelsOnlyInXPhmKey(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	key := srv.IssueKey(srv.AccountToken())
-	c := newClient(t, srv, chartdiff.WithAPIKey(key))
+	log := &sentLog{}
+	c := newClient(t, srv, chartdiff.WithAPIKey(key), log.option())
 
 	_, err := c.Chart(t.Context(), 1)
 	require.NoError(t, err)
-	_, err = c.Charts(t.Context(), &chartdiff.ListOptions{Query: "echo"})
+	_, err = c.Charts(t.Context(), &chartdiff.ChartsParams{Query: "echo"})
 	require.NoError(t, err)
 	_, err = c.Analyze(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.NoError(t, err)
 	_, err = c.Usage(t.Context())
 	require.NoError(t, err)
 
-	for _, r := range srv.Requests() {
-		assert.Equal(t, key, r.Header.Get("x-phm-key"), r.Path)
-		assert.Empty(t, r.Header.Values("x-api-key"), "the gateway consumes x-api-key")
-		assert.Empty(t, r.Header.Values("Authorization"), "the gateway overwrites Authorization")
-		assert.Empty(t, r.Header.Values("x-hm-token"))
-		assert.NotContains(t, r.Path+"?"+r.RawQuery, key)
-		assert.Contains(t, r.Header.Get("User-Agent"), "chartdiff")
+	sent := log.sent()
+	require.Len(t, sent, 4)
+	for i, r := range srv.Requests() {
+		h := sent[i]
+		assert.Equal(t, key, h.Get("x-phm-key"), r.Path)
+		assert.Equal(t, sdktest.Redacted, r.Header.Get("x-phm-key"), "the fake's record redacts the key")
+		assert.Empty(t, h.Values("x-api-key"), "the gateway consumes x-api-key")
+		assert.Empty(t, h.Values("Authorization"), "the gateway overwrites Authorization")
+		assert.Empty(t, h.Values("x-hm-token"))
+		assert.NotContains(t, r.Path+"?"+r.Query.Encode(), key)
+		assert.Contains(t, h.Get("User-Agent"), "chartdiff")
 	}
 	c2, err := c.Chart(t.Context(), 1)
 	require.NoError(t, err)
@@ -84,7 +92,7 @@ func TestAnonymousQuota(t *testing.T) {
 	}
 	_, err := c.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrRateLimitExceeded)
-	var rl *chartdiff.RateLimitError
+	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, http.StatusTooManyRequests, rl.StatusCode)
 	assert.Equal(t, "rate_limit_exceeded", rl.Code)
@@ -110,7 +118,7 @@ func TestKeyQuota(t *testing.T) {
 	}
 	_, err := c.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrRateLimitExceeded)
-	var rl *chartdiff.RateLimitError
+	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, 1000, *rl.RateLimit.Limit)
 	assert.Equal(t, 30*time.Minute, rl.RetryAfter)
@@ -123,12 +131,12 @@ func TestKeyQuota(t *testing.T) {
 func TestRateLimitRetriedWithinCapThenTyped(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, chartdifftest.WithQuotas(chartdifftest.Quotas{AnonymousPerHour: 1}))
-	c := newClient(t, srv, chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxRetryAfter: 5 * time.Millisecond}))
+	c := newClient(t, srv, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxRetryAfter: 5 * time.Millisecond}))
 
 	_, err := c.Stats(t.Context())
 	require.NoError(t, err)
 	_, err = c.Stats(t.Context())
-	var rl *chartdiff.RateLimitError
+	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, 3, rl.Attempts, "the core retries a 429 after the capped wait")
 	assert.Greater(t, rl.RetryAfter, 5*time.Millisecond, "the service's own retry-after is kept")
@@ -140,7 +148,7 @@ func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 	c := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
 	ctx := t.Context()
 
-	var got []chartdiff.Response
+	var got []sdk.Response
 	chart, err := c.Chart(ctx, 1)
 	require.NoError(t, err)
 	got = append(got, chart.Response)
@@ -189,7 +197,7 @@ func TestLimiterDown(t *testing.T) {
 	require.ErrorIs(t, err, chartdiff.ErrRateLimitUnavailable)
 	assert.Equal(t, http.StatusServiceUnavailable, apiError(t, err).StatusCode)
 	assert.NotErrorIs(t, err, chartdiff.ErrRateLimitExceeded)
-	var rl *chartdiff.RateLimitError
+	var rl *sdk.RateLimitError
 	assert.NotErrorAs(t, err, &rl, "a limiter failure is not a quota answer")
 
 	srv.SetLimiterDown(false)
@@ -201,7 +209,8 @@ func TestSelfCheckKeyArrives(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, chartdifftest.WithGatewayMangling())
 	key := srv.IssueKey(srv.AccountToken())
-	c := newClient(t, srv, chartdiff.WithAPIKey(key))
+	log := &sentLog{}
+	c := newClient(t, srv, chartdiff.WithAPIKey(key), log.option())
 
 	report, err := c.SelfCheck(t.Context())
 	require.NoError(t, err)
@@ -228,12 +237,14 @@ func TestSelfCheckKeyArrives(t *testing.T) {
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "/api/v1/charts/1", reqs[0].Path)
 	assert.Equal(t, "/api/v1/meta", reqs[1].Path)
-	assert.Equal(t, "diag=1", reqs[1].RawQuery)
-	probe := reqs[0].Header.Get("x-phm-key")
+	assert.Equal(t, url.Values{"diag": {"1"}}, reqs[1].Query)
+	sent := log.sent()
+	require.Len(t, sent, 2)
+	probe := sent[0].Get("x-phm-key")
 	assert.Regexp(t, keyForm, probe)
 	assert.NotEqual(t, key, probe, "the client's own key is never the probe")
-	assert.Equal(t, probe, reqs[1].Header.Get("x-phm-key"))
-	assert.Empty(t, reqs[0].Header.Values("x-api-key"))
+	assert.Equal(t, probe, sent[1].Get("x-phm-key"))
+	assert.Empty(t, sent[0].Values("x-api-key"))
 }
 
 func TestSelfCheckDetectsADroppedKeyHeader(t *testing.T) {
@@ -266,7 +277,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 	key := srv.IssueKey(token)
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c := newClient(t, srv, chartdiff.WithAPIKey(key), chartdiff.WithAccountToken(token), chartdiff.WithLogger(logger))
+	sent := &sentLog{}
+	c := newClient(t, srv, chartdiff.WithAPIKey(key), chartdiff.WithAccountToken(token), chartdiff.WithLogger(logger), sent.option())
 
 	secrets := []string{key, token}
 	var errs []error
@@ -290,10 +302,10 @@ func TestSecretsNeverLeak(t *testing.T) {
 	record(err)
 	_, err = c.RotateKey(t.Context(), created.Key.ID)
 	record(err)
-	srv.InjectFault(chartdifftest.Fault{Status: http.StatusBadRequest, Code: "invalid_request", Message: "echo " + key})
+	srv.InjectFaults(sdktest.Fault{Status: http.StatusBadRequest, Code: "invalid_request", Message: "echo " + key})
 	_, err = c.Charts(t.Context(), nil)
 	record(err)
-	srv.InjectFault(chartdifftest.Fault{Status: http.StatusConflict, Code: "key_limit_reached", Message: "echo " + token})
+	srv.InjectFaults(sdktest.Fault{Status: http.StatusConflict, Code: "key_limit_reached", Message: "echo " + token})
 	_, err = c.CreateKey(t.Context(), nil)
 	record(err)
 	_, err = chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(key+"0"))
@@ -312,11 +324,68 @@ func TestSecretsNeverLeak(t *testing.T) {
 			assert.NotContains(t, p, s)
 		}
 		for _, r := range srv.Requests() {
-			assert.NotContains(t, r.Path+"?"+r.RawQuery, s, "never in a URL")
-			assert.NotContains(t, strings.Join(r.Header.Values("x-api-key"), ""), s, "never in x-api-key")
-			assert.Empty(t, r.Header.Values("Authorization"))
+			assert.NotContains(t, r.Path+"?"+r.Query.Encode(), s, "never in a URL")
+		}
+		for _, h := range sent.sent() {
+			assert.NotContains(t, strings.Join(h.Values("x-api-key"), ""), s, "never in x-api-key")
+			assert.Empty(t, h.Values("Authorization"))
 		}
 	}
 	assert.Contains(t, errs[2].Error(), "echo [REDACTED]", "a key the service echoes is scrubbed")
 	assert.Contains(t, errs[3].Error(), "echo [REDACTED]", "a token the service echoes is scrubbed")
+}
+
+func TestSettersSwitchCredentialsAndScrubThem(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	token := srv.AccountToken()
+	first, second := srv.IssueKey(token), srv.IssueKey(token)
+	log := &sentLog{}
+	c := newClient(t, srv, chartdiff.WithAPIKey(first), log.option())
+
+	_, err := c.Keys(t.Context())
+	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
+	require.NoError(t, c.SetAccountToken(token))
+	list, err := c.Keys(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, list.Keys, 2)
+	require.NoError(t, c.SetAPIKey(second))
+	_, err = c.Chart(t.Context(), 1)
+	require.NoError(t, err)
+
+	sent := log.sent()
+	require.Len(t, sent, 2, "the refused Keys call sent nothing")
+	assert.Equal(t, token, sent[0].Get("x-hm-token"))
+	assert.Empty(t, sent[0].Values("x-phm-key"), "key management sends the token alone")
+	assert.Equal(t, second, sent[1].Get("x-phm-key"))
+	assert.Empty(t, sent[1].Values("x-hm-token"), "the token goes with key management only")
+
+	// Every credential the client was given, replaced ones included, is scrubbed from errors.
+	for _, secret := range []string{first, second, token} {
+		srv.InjectFaults(sdktest.Fault{Path: "/api/v1/stats", Status: http.StatusBadRequest, Code: "invalid_request", Message: "echo " + secret})
+		_, err := c.Stats(t.Context())
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), secret)
+		assert.Contains(t, err.Error(), "echo [REDACTED]")
+	}
+
+	// The setters check their values as the options do, never quote them, and change nothing
+	// when they refuse.
+	for _, bad := range []string{"", "   ", first, "tok\nen"} {
+		err := c.SetAccountToken(bad)
+		assert.Equal(t, "account token", validationError(t, err).Field)
+		if strings.TrimSpace(bad) != "" {
+			assert.NotContains(t, err.Error(), bad)
+		}
+	}
+	err = c.SetAPIKey("sk-secretbutmalformed")
+	assert.Equal(t, "API key", validationError(t, err).Field)
+	assert.NotContains(t, err.Error(), "secretbutmalformed")
+	_, err = c.Chart(t.Context(), 1)
+	require.NoError(t, err)
+	_, err = c.Keys(t.Context())
+	require.NoError(t, err)
+	sent = log.sent()
+	assert.Equal(t, second, sent[len(sent)-2].Get("x-phm-key"))
+	assert.Equal(t, token, sent[len(sent)-1].Get("x-hm-token"))
 }

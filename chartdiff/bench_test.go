@@ -62,23 +62,22 @@ func benchServer(b *testing.B) (*chartdifftest.Server, string) {
 }
 
 // BenchmarkChart compares Client.Chart with the hand-written floor on the same fake: one
-// goroutine, then 64 sharing one client. "conns" is the number of TCP connections the server
-// accepted during the run.
+// goroutine, then 64 sharing one client. "conns" is the number of TCP connections each
+// client dialled during the run.
 //
 //	go test -run='^$' -bench=Chart -benchmem -count=10 ./chartdiff
 func BenchmarkChart(b *testing.B) {
 	const chartID = 7
 	srv, key := benchServer(b)
-	benchcmp.Run(b, func() int64 { return int64(srv.Connections()) }, benchcmp.Calls{
-		SDK: func(b *testing.B) func() error {
-			c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(key))
+	benchcmp.Run(b, benchcmp.Calls{
+		SDK: func(b *testing.B, hc *http.Client) func() error {
+			c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(key), chartdiff.WithHTTPClient(hc))
 			if err != nil {
 				b.Fatal(err)
 			}
 			return func() error { _, err := c.Chart(b.Context(), chartID); return err }
 		},
-		Floor: func(*testing.B) func() error {
-			hc := benchcmp.FloorClient()
+		Floor: func(_ *testing.B, hc *http.Client) func() error {
 			return func() error { return floorGet(hc, srv.URL, chartID, key) }
 		},
 	})

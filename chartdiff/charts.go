@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/url"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -49,7 +50,7 @@ const (
 	// OnlyOfficial keeps the charts whose official-scale value can be computed.
 	OnlyOfficial Only = "official"
 	// OnlyStale keeps the charts whose engine version differs from the baseline (see
-	// ListOptions.Build).
+	// ChartsParams.Build).
 	OnlyStale Only = "stale"
 )
 
@@ -63,9 +64,10 @@ const (
 	MaxQueryLength = 60
 )
 
-// ListOptions are the parameters of GET /charts. A zero field is not sent, so the service's
-// default applies (page 1, page size 50, sort chart_id, order asc, no filter).
-type ListOptions struct {
+// ChartsParams are the parameters of GET /charts, for Charts and AllCharts. A zero field is
+// not sent, so the service's default applies (page 1, page size 50, sort chart_id, order asc,
+// no filter).
+type ChartsParams struct {
 	// Page is the 1-based page number.
 	Page int
 	// PageSize is the number of charts per page, 1 to 200.
@@ -84,70 +86,40 @@ type ListOptions struct {
 	Build string
 }
 
-// query validates o and returns its query parameters.
-func (o *ListOptions) query() (url.Values, error) {
-	q := url.Values{}
+// query validates o and returns its query parameters; a zero field is not sent.
+func (o *ChartsParams) query() (url.Values, error) {
 	switch {
 	case o.Page < 0:
 		return nil, invalid("page", "must be 1 or more")
-	case o.Page > 0:
-		q.Set("page", strconv.Itoa(o.Page))
-	}
-	switch {
 	case o.PageSize < 0 || o.PageSize > MaxPageSize:
 		return nil, invalid("pageSize", "must be between 1 and 200")
-	case o.PageSize > 0:
+	case o.Sort != "" && !slices.Contains(SortFields(), o.Sort):
+		return nil, invalid("sort", "must be one of chart_id, name, level, difficulty, ref_const, ref_official, ps_score, nps, notes")
+	case o.Order != "" && o.Order != Asc && o.Order != Desc:
+		return nil, invalid("order", "must be asc or desc")
+	case !utf8.ValidString(o.Query):
+		return nil, invalid("q", "must be valid UTF-8")
+	case utf8.RuneCountInString(o.Query) > MaxQueryLength:
+		return nil, invalid("q", "must be at most 60 characters")
+	case o.Only != "" && o.Only != OnlyOfficial && o.Only != OnlyStale:
+		return nil, invalid("only", "must be official or stale")
+	case o.Build != "" && o.Only != OnlyStale:
+		return nil, invalid("build", "is meaningful only with only=stale")
+	}
+	q := url.Values{}
+	for k, v := range map[string]string{"sort": string(o.Sort), "order": string(o.Order), "q": o.Query, "level": o.Level,
+		"only": string(o.Only), "build": o.Build} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if o.Page > 0 {
+		q.Set("page", strconv.Itoa(o.Page))
+	}
+	if o.PageSize > 0 {
 		q.Set("pageSize", strconv.Itoa(o.PageSize))
 	}
-	if o.Sort != "" {
-		if !validSort(o.Sort) {
-			return nil, invalid("sort", "must be one of chart_id, name, level, difficulty, ref_const, ref_official, ps_score, nps, notes")
-		}
-		q.Set("sort", string(o.Sort))
-	}
-	switch o.Order {
-	case "":
-	case Asc, Desc:
-		q.Set("order", string(o.Order))
-	default:
-		return nil, invalid("order", "must be asc or desc")
-	}
-	if o.Query != "" {
-		if !utf8.ValidString(o.Query) {
-			return nil, invalid("q", "must be valid UTF-8")
-		}
-		if utf8.RuneCountInString(o.Query) > MaxQueryLength {
-			return nil, invalid("q", "must be at most 60 characters")
-		}
-		q.Set("q", o.Query)
-	}
-	if o.Level != "" {
-		q.Set("level", o.Level)
-	}
-	switch o.Only {
-	case "":
-	case OnlyOfficial, OnlyStale:
-		q.Set("only", string(o.Only))
-	default:
-		return nil, invalid("only", "must be official or stale")
-	}
-	if o.Build != "" {
-		if o.Only != OnlyStale {
-			return nil, invalid("build", "is meaningful only with only=stale")
-		}
-		q.Set("build", o.Build)
-	}
 	return q, nil
-}
-
-// validSort reports whether f is one of the allowed sort fields.
-func validSort(f SortField) bool {
-	for _, s := range SortFields() {
-		if f == s {
-			return true
-		}
-	}
-	return false
 }
 
 // checkID refuses a non-positive id before any request.
@@ -169,16 +141,16 @@ func (c *Client) Chart(ctx context.Context, chartID int) (*Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
-// Charts returns one page of the shared cache of charts, with the true total count. opts may
+// Charts returns one page of the shared cache of charts, with the true total count. params may
 // be nil; it is validated before any request.
-func (c *Client) Charts(ctx context.Context, opts *ListOptions) (*ChartPage, error) {
-	var o ListOptions
-	if opts != nil {
-		o = *opts
+func (c *Client) Charts(ctx context.Context, params *ChartsParams) (*ChartPage, error) {
+	var o ChartsParams
+	if params != nil {
+		o = *params
 	}
 	q, err := o.query()
 	if err != nil {
@@ -189,26 +161,25 @@ func (c *Client) Charts(ctx context.Context, opts *ListOptions) (*ChartPage, err
 	if err != nil {
 		return nil, err
 	}
-	out.Raw = resp.Body
-	out.Response = newResponse(resp)
+	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }
 
-// AllCharts iterates over every chart matching opts, from opts.Page (default 1) on, fetching
-// each page only when the loop reaches it:
+// AllCharts iterates over every chart matching params, from params.Page (default 1) on,
+// fetching each page only when the loop reaches it:
 //
-//	for ch, err := range client.AllCharts(ctx, &chartdiff.ListOptions{PageSize: 200}) {
+//	for ch, err := range client.AllCharts(ctx, &chartdiff.ChartsParams{PageSize: 200}) {
 //		if err != nil { return err }
 //		...
 //	}
 //
 // The iteration stops after a short or empty page, or once Total charts were seen; breaking
-// out of the loop sends no further request. An error (invalid options included) is yielded
-// once, and the iteration ends. opts is copied; the caller's value is never changed.
-func (c *Client) AllCharts(ctx context.Context, opts *ListOptions) iter.Seq2[Chart, error] {
-	var o ListOptions
-	if opts != nil {
-		o = *opts
+// out of the loop sends no further request. An error (invalid parameters included) is yielded
+// once, and the iteration ends. params is copied; the caller's value is never changed.
+func (c *Client) AllCharts(ctx context.Context, params *ChartsParams) iter.Seq2[Chart, error] {
+	var o ChartsParams
+	if params != nil {
+		o = *params
 	}
 	if _, err := o.query(); err != nil {
 		return func(yield func(Chart, error) bool) { yield(Chart{}, err) }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
 )
@@ -161,7 +162,7 @@ func TestChartsDefaultPage(t *testing.T) {
 		assert.NotEmpty(t, ch.Raw)
 		assert.Zero(t, ch.Response.StatusCode, "charts inside a list carry no response")
 	}
-	assert.Equal(t, "", srv.Requests()[0].RawQuery, "defaults are not sent")
+	assert.Empty(t, srv.Requests()[0].Query, "defaults are not sent")
 	assert.NotNil(t, page.Response.RateLimit)
 }
 
@@ -170,7 +171,7 @@ func TestChartsPaging(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 
-	page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Page: 2, PageSize: 30})
+	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Page: 2, PageSize: 30})
 	require.NoError(t, err)
 	assert.Equal(t, 200, page.Total)
 	assert.Equal(t, 2, page.Page)
@@ -178,11 +179,10 @@ func TestChartsPaging(t *testing.T) {
 	require.Len(t, page.Charts, 30)
 	assert.Equal(t, 31, page.Charts[0].ID)
 	assert.Equal(t, 60, page.Charts[29].ID)
-	q, err := url.ParseQuery(srv.Requests()[0].RawQuery)
-	require.NoError(t, err)
+	q := srv.Requests()[0].Query
 	assert.Equal(t, url.Values{"page": {"2"}, "pageSize": {"30"}}, q)
 
-	past, err := c.Charts(t.Context(), &chartdiff.ListOptions{Page: 9, PageSize: chartdiff.MaxPageSize})
+	past, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Page: 9, PageSize: chartdiff.MaxPageSize})
 	require.NoError(t, err)
 	assert.Empty(t, past.Charts)
 	assert.NotNil(t, past.Charts, "an empty page is an empty list, decoded from a present field")
@@ -230,7 +230,7 @@ func TestChartsSortByEveryField(t *testing.T) {
 
 	for _, field := range chartdiff.SortFields() {
 		for _, order := range []chartdiff.Order{chartdiff.Asc, chartdiff.Desc} {
-			page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Sort: field, Order: order, PageSize: 200})
+			page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Sort: field, Order: order, PageSize: 200})
 			require.NoError(t, err, "%s %s", field, order)
 			require.Len(t, page.Charts, 200)
 			seenAbsent := false
@@ -252,8 +252,7 @@ func TestChartsSortByEveryField(t *testing.T) {
 				}
 				assert.True(t, an < bn || an == bn && as <= bs, "%s %s: position %d out of order", field, order, i)
 			}
-			q, err := url.ParseQuery(srv.Requests()[len(srv.Requests())-1].RawQuery)
-			require.NoError(t, err)
+			q := srv.Requests()[len(srv.Requests())-1].Query
 			assert.Equal(t, string(field), q.Get("sort"))
 			assert.Equal(t, string(order), q.Get("order"))
 		}
@@ -264,7 +263,7 @@ func TestChartsSortByEveryField(t *testing.T) {
 func allCharts(t *testing.T, c *chartdiff.Client) []chartdiff.Chart {
 	t.Helper()
 	var out []chartdiff.Chart
-	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: chartdiff.MaxPageSize}) {
+	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: chartdiff.MaxPageSize}) {
 		require.NoError(t, err)
 		out = append(out, ch)
 	}
@@ -296,21 +295,21 @@ func TestChartsFilters(t *testing.T) {
 
 	cases := []struct {
 		name string
-		opts chartdiff.ListOptions
+		opts chartdiff.ChartsParams
 		keep func(chartdiff.Chart) bool
 	}{
-		{"q is a case-insensitive substring of the name", chartdiff.ListOptions{Query: "eCHo"}, func(ch chartdiff.Chart) bool {
+		{"q is a case-insensitive substring of the name", chartdiff.ChartsParams{Query: "eCHo"}, func(ch chartdiff.Chart) bool {
 			return strings.Contains(strings.ToLower(ch.Name), "echo")
 		}},
-		{"level is a prefix", chartdiff.ListOptions{Level: "IN"}, func(ch chartdiff.Chart) bool { return strings.HasPrefix(ch.Level, "IN") }},
-		{"only official", chartdiff.ListOptions{Only: chartdiff.OnlyOfficial}, func(ch chartdiff.Chart) bool { return ch.Analyzed && ch.RefOfficial != nil }},
-		{"only stale against the current engine", chartdiff.ListOptions{Only: chartdiff.OnlyStale}, func(ch chartdiff.Chart) bool {
+		{"level is a prefix", chartdiff.ChartsParams{Level: "IN"}, func(ch chartdiff.Chart) bool { return strings.HasPrefix(ch.Level, "IN") }},
+		{"only official", chartdiff.ChartsParams{Only: chartdiff.OnlyOfficial}, func(ch chartdiff.Chart) bool { return ch.Analyzed && ch.RefOfficial != nil }},
+		{"only stale against the current engine", chartdiff.ChartsParams{Only: chartdiff.OnlyStale}, func(ch chartdiff.Chart) bool {
 			return ch.Analyzed && ch.EngineVersion != current
 		}},
-		{"only stale against a given build", chartdiff.ListOptions{Only: chartdiff.OnlyStale, Build: chartdifftest.OldEngineVersion}, func(ch chartdiff.Chart) bool {
+		{"only stale against a given build", chartdiff.ChartsParams{Only: chartdiff.OnlyStale, Build: chartdifftest.OldEngineVersion}, func(ch chartdiff.Chart) bool {
 			return ch.Analyzed && ch.EngineVersion != chartdifftest.OldEngineVersion
 		}},
-		{"filters combine", chartdiff.ListOptions{Level: "SP", Only: chartdiff.OnlyOfficial}, func(ch chartdiff.Chart) bool {
+		{"filters combine", chartdiff.ChartsParams{Level: "SP", Only: chartdiff.OnlyOfficial}, func(ch chartdiff.Chart) bool {
 			return ch.Level == "SP" && ch.Analyzed && ch.RefOfficial != nil
 		}},
 	}
@@ -326,8 +325,7 @@ func TestChartsFilters(t *testing.T) {
 		assert.Equal(t, want, ids(page.Charts, func(chartdiff.Chart) bool { return true }), tc.name)
 	}
 
-	q, err := url.ParseQuery(srv.Requests()[len(srv.Requests())-1].RawQuery)
-	require.NoError(t, err)
+	q := srv.Requests()[len(srv.Requests())-1].Query
 	assert.Equal(t, url.Values{"level": {"SP"}, "only": {"official"}, "pageSize": {"200"}}, q)
 }
 
@@ -337,14 +335,13 @@ func TestChartsQueryLengthCountsCharacters(t *testing.T) {
 	c := newClient(t, srv)
 
 	sixty := strings.Repeat("譜", 60) // 180 bytes, 60 characters
-	page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Query: sixty})
+	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Query: sixty})
 	require.NoError(t, err, "60 characters are allowed however many bytes they take")
 	assert.Zero(t, page.Total)
-	q, err := url.ParseQuery(srv.Requests()[0].RawQuery)
-	require.NoError(t, err)
+	q := srv.Requests()[0].Query
 	assert.Equal(t, sixty, q.Get("q"))
 
-	_, err = c.Charts(t.Context(), &chartdiff.ListOptions{Query: sixty + "譜"})
+	_, err = c.Charts(t.Context(), &chartdiff.ChartsParams{Query: sixty + "譜"})
 	assert.Equal(t, "q", validationError(t, err).Field)
 	assert.Len(t, srv.Requests(), 1, "no request for 61 characters")
 }
@@ -355,16 +352,15 @@ func TestAllChartsThousandChartsInFiveRequests(t *testing.T) {
 	c := newClient(t, srv)
 
 	seen := map[int]bool{}
-	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 200}) {
+	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 200}) {
 		require.NoError(t, err)
 		require.False(t, seen[ch.ID], "chart %d twice", ch.ID)
 		seen[ch.ID] = true
 	}
 	assert.Len(t, seen, 1000)
-	assert.Equal(t, 5, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+	assert.Equal(t, 5, srv.RequestCount(http.MethodGet, "/api/v1/charts"))
 	for i, r := range srv.Requests() {
-		q, err := url.ParseQuery(r.RawQuery)
-		require.NoError(t, err)
+		q := r.Query
 		assert.Equal(t, itoa(i+1), q.Get("page"))
 		assert.Equal(t, "200", q.Get("pageSize"))
 	}
@@ -376,31 +372,31 @@ func TestAllChartsBreakSendsNoFurtherRequest(t *testing.T) {
 	c := newClient(t, srv)
 
 	n := 0
-	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 200}) {
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 200}) {
 		require.NoError(t, err)
 		if n++; n == 3 {
 			break
 		}
 	}
-	assert.Equal(t, 1, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+	assert.Equal(t, 1, srv.RequestCount(http.MethodGet, "/api/v1/charts"))
 
 	n = 0
-	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 200}) {
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 200}) {
 		require.NoError(t, err)
 		if n++; n == 200 {
 			break // the last chart of the first page: the second page is never fetched
 		}
 	}
-	assert.Equal(t, 2, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+	assert.Equal(t, 2, srv.RequestCount(http.MethodGet, "/api/v1/charts"))
 
 	n = 0
-	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 200}) {
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 200}) {
 		require.NoError(t, err)
 		if n++; n == 250 {
 			break
 		}
 	}
-	assert.Equal(t, 4, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+	assert.Equal(t, 4, srv.RequestCount(http.MethodGet, "/api/v1/charts"))
 }
 
 func TestAllChartsStopsOnShortPageAndStartsAtPage(t *testing.T) {
@@ -409,14 +405,14 @@ func TestAllChartsStopsOnShortPageAndStartsAtPage(t *testing.T) {
 	c := newClient(t, srv)
 
 	var got []int
-	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 150}) {
+	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 150}) {
 		require.NoError(t, err)
 		got = append(got, ch.ID)
 	}
 	assert.Len(t, got, 200)
-	assert.Equal(t, 2, srv.CountRequests(http.MethodGet, "/api/v1/charts"), "the short second page ends the iteration")
+	assert.Equal(t, 2, srv.RequestCount(http.MethodGet, "/api/v1/charts"), "the short second page ends the iteration")
 
-	opts := &chartdiff.ListOptions{Page: 4, PageSize: 50}
+	opts := &chartdiff.ChartsParams{Page: 4, PageSize: 50}
 	got = got[:0]
 	for ch, err := range c.AllCharts(t.Context(), opts) {
 		require.NoError(t, err)
@@ -424,8 +420,8 @@ func TestAllChartsStopsOnShortPageAndStartsAtPage(t *testing.T) {
 	}
 	require.Len(t, got, 50)
 	assert.Equal(t, 151, got[0])
-	assert.Equal(t, 3, srv.CountRequests(http.MethodGet, "/api/v1/charts"), "page 4 is the last: total reached")
-	assert.Equal(t, chartdiff.ListOptions{Page: 4, PageSize: 50}, *opts, "the caller's options are not changed")
+	assert.Equal(t, 3, srv.RequestCount(http.MethodGet, "/api/v1/charts"), "page 4 is the last: total reached")
+	assert.Equal(t, chartdiff.ChartsParams{Page: 4, PageSize: 50}, *opts, "the caller's options are not changed")
 }
 
 func TestAllChartsYieldsErrorOnce(t *testing.T) {
@@ -434,7 +430,7 @@ func TestAllChartsYieldsErrorOnce(t *testing.T) {
 	c := newClient(t, srv)
 
 	items, errs := 0, 0
-	for _, err := range c.AllCharts(t.Context(), &chartdiff.ListOptions{PageSize: 100}) {
+	for _, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 100}) {
 		if err != nil {
 			errs++
 			assert.ErrorIs(t, err, chartdiff.ErrCacheUnavailable)
@@ -446,7 +442,7 @@ func TestAllChartsYieldsErrorOnce(t *testing.T) {
 	}
 	assert.Equal(t, 100, items)
 	assert.Equal(t, 1, errs)
-	assert.Equal(t, 2, srv.CountRequests(http.MethodGet, "/api/v1/charts"))
+	assert.Equal(t, 2, srv.RequestCount(http.MethodGet, "/api/v1/charts"))
 }
 
 func TestAllChartsInvalidOptionsSendNothing(t *testing.T) {
@@ -455,7 +451,7 @@ func TestAllChartsInvalidOptionsSendNothing(t *testing.T) {
 	c := newClient(t, srv)
 
 	var errs []error
-	for _, opts := range []chartdiff.ListOptions{{PageSize: 201}, {Page: -1}, {Order: "sideways"}} {
+	for _, opts := range []chartdiff.ChartsParams{{PageSize: 201}, {Page: -1}, {Order: "sideways"}} {
 		for _, err := range c.AllCharts(t.Context(), &opts) {
 			errs = append(errs, err)
 		}
@@ -490,7 +486,7 @@ func TestListDecodeFollowsTheTotal(t *testing.T) {
 	for _, fixture := range []string{"page_missing_list.json", "page_null_charts_total.json"} {
 		page, err = decode(fixture)
 		assert.Nil(t, page, fixture)
-		var de *chartdiff.DecodeError
+		var de *sdk.DecodeError
 		require.True(t, errors.As(err, &de), "%s: a missing list while total says more must not read as empty: %v", fixture, err)
 		assert.Contains(t, de.Error(), "missing or null while total is", fixture)
 	}

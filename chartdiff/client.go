@@ -2,12 +2,17 @@ package chartdiff
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/poll"
 )
 
 // serviceName names the service in errors, logs and the User-Agent.
@@ -37,21 +42,45 @@ const (
 // Client calls the chart difficulty API. It is safe for concurrent use.
 type Client struct {
 	// core sends every request, with the retry policy of the options; analyses and key
-	// creation and rotation are sent once (httpcore.Request.NoRetry).
+	// creation and rotation are sent once (httpcore.RetryNever).
 	core *httpcore.Client
 	// analyzeWait bounds Analyze's retrying on analysis_busy.
 	analyzeWait time.Duration
+	// clock times Analyze's waits while the service is busy.
+	clock poll.Clock
 	// creds holds the credentials behind a pointer, so that printing a Client with %v or %+v
 	// shows an address and never a secret.
-	creds *credentials
+	creds atomic.Pointer[credentials]
+	// mu serialises SetAPIKey and SetAccountToken.
+	mu sync.Mutex
 }
 
-// credentials are what the client knows of its secrets.
+// credentials are the client's secrets and the request credentials made of them.
 type credentials struct {
-	// apiKey reports whether the client sends an API key.
-	apiKey atomic.Bool
-	// accountToken is the web account token, "" for none.
-	accountToken string
+	key, token string
+	// keyed are the credentials of every request but key management: the API key, or none.
+	keyed []httpcore.Credential
+	// account are the credentials of key management: the account token alone, or nil.
+	account []httpcore.Credential
+}
+
+// newCredentials returns the credentials of an API key and an account token ("" for none).
+func newCredentials(key, token string) *credentials {
+	cr := &credentials{key: key, token: token, keyed: []httpcore.Credential{}}
+	if key != "" {
+		cr.keyed = []httpcore.Credential{{Header: KeyHeader, Value: key}}
+	}
+	if token != "" {
+		cr.account = []httpcore.Credential{{Header: AccountTokenHeader, Value: token}}
+	}
+	return cr
+}
+
+// all lists every credential, for the core's default credentials: the core then scrubs each
+// from errors and logs and drops each on a redirect to another host. No request is sent with
+// all of them: each names its own (see do).
+func (cr *credentials) all() []httpcore.Credential {
+	return append(slices.Clone(cr.keyed), cr.account...)
 }
 
 // New returns a client configured by opts.
@@ -61,95 +90,97 @@ type credentials struct {
 // WithAPIKey and WithAccountToken did not; when WithBaseURL is given, the environment's
 // credentials are ignored.
 func New(opts ...Option) (*Client, error) {
-	cfg := &config{}
+	cfg := &config{analyzeWait: DefaultAnalyzeWait}
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
-		return nil, fromCore(err)
+		return nil, err
 	}
 	env, err := cfg.LoadEnv(EnvURL, EnvAPIKey, EnvAccountToken)
 	if err != nil {
-		return nil, withService(fromCore(err))
+		var ve *sdk.ValidationError
+		if errors.As(err, &ve) {
+			ve.Service = serviceName
+		}
+		return nil, err
 	}
-	if v, ok := env[EnvAPIKey]; ok && !cfg.apiKeySet {
+	if v, ok := env[EnvAPIKey]; ok && cfg.apiKey == "" {
 		if err := checkAPIKey(EnvAPIKey, v); err != nil {
-			return nil, withService(fromCore(err))
+			return nil, err
 		}
 		cfg.apiKey = v
 	}
-	if v, ok := env[EnvAccountToken]; ok && !cfg.tokenSet {
+	if v, ok := env[EnvAccountToken]; ok && cfg.accountToken == "" {
 		if err := checkAccountToken(EnvAccountToken, v); err != nil {
-			return nil, withService(fromCore(err))
+			return nil, err
 		}
 		cfg.accountToken = v
 	}
-	if !cfg.waitSet {
-		cfg.analyzeWait = DefaultAnalyzeWait
-	}
-	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1"}
-	if cfg.apiKey != "" {
-		svc.Credentials = []httpcore.Credential{keyCredential(cfg.apiKey)}
-	}
-	if cfg.accountToken != "" {
-		// Only key management sends the token, but it is scrubbed from every error and log line.
-		svc.Secrets = []string{cfg.accountToken}
-	}
-	core, err := httpcore.NewClient(&cfg.Settings, svc)
+	creds := newCredentials(cfg.apiKey, cfg.accountToken)
+	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1",
+		Credentials: creds.all(), Codes: codes, Classify: classify})
 	if err != nil {
-		return nil, fromCore(err)
+		return nil, err
 	}
-	c := &Client{core: core, analyzeWait: cfg.analyzeWait, creds: &credentials{accountToken: cfg.accountToken}}
-	c.creds.apiKey.Store(cfg.apiKey != "")
+	c := &Client{core: core, analyzeWait: cfg.analyzeWait, clock: poll.Real}
+	c.creds.Store(creds)
 	return c, nil
 }
 
 // SetAPIKey replaces the API key sent in x-phm-key from now on, such as the new key of
 // RotateKey; requests already under way keep the key they started with. The key must have
-// the form sk- and 32 hexadecimal characters.
+// the form sk- and 32 hexadecimal characters. Like the first key, it is scrubbed from every
+// error and log line, and so is the key it replaces.
 func (c *Client) SetAPIKey(key string) error {
 	if err := checkAPIKey("API key", key); err != nil {
-		return withService(fromCore(err))
+		return err
 	}
-	if err := c.core.SetCredentials(keyCredential(key)); err != nil {
-		return fromCore(err)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.store(newCredentials(key, c.creds.Load().token))
+}
+
+// SetAccountToken replaces the web account token of key management (and of Usage without an
+// API key) from now on. It is checked as WithAccountToken checks it, and it is scrubbed from
+// every error and log line, as is the token it replaces.
+func (c *Client) SetAccountToken(token string) error {
+	if err := checkAccountToken("account token", token); err != nil {
+		return err
 	}
-	c.creds.apiKey.Store(true)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.store(newCredentials(c.creds.Load().key, token))
+}
+
+// store makes cr the client's credentials; c.mu is held.
+func (c *Client) store(cr *credentials) error {
+	if err := c.core.SetCredentials(cr.all()...); err != nil {
+		return err
+	}
+	c.creds.Store(cr)
 	return nil
 }
 
-// keyCredential is the API key as the header the service reads.
-func keyCredential(key string) httpcore.Credential {
-	return httpcore.Credential{Header: KeyHeader, Value: key}
-}
-
-// do sends req, decodes a 2xx body into out (when not nil) and returns the
-// response's metadata. Failures become the package's typed errors (see classify).
+// do sends req and decodes a 2xx body into out (when not nil). A request that names no
+// credentials of its own is sent with the API key, or anonymously; never with the account
+// token.
 func (c *Client) do(ctx context.Context, req *httpcore.Request, out any) (*httpcore.Response, error) {
-	resp, err := c.core.Do(ctx, req, out)
-	if err != nil {
-		return nil, classify(err)
+	if req.Credentials == nil {
+		req.Credentials = c.creds.Load().keyed
 	}
-	return resp, nil
+	return c.core.Do(ctx, req, out)
 }
 
-// get sends a GET with the client's default credentials.
+// get sends a GET with the API key, or anonymously.
 func (c *Client) get(ctx context.Context, path string, query url.Values, out any) (*httpcore.Response, error) {
 	return c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: path, Query: query}, out)
 }
 
-// accountCredentials returns the per-request credentials of key management, or the typed
-// error (matching ErrAccountTokenRequired) when the client has no account token. Nothing is
-// sent in that case.
+// accountCredentials returns the credentials of key management, or an
+// *sdk.MissingCredentialError (matching ErrAccountTokenRequired) when the client has no
+// account token. Nothing is sent in that case.
 func (c *Client) accountCredentials(op string) ([]httpcore.Credential, error) {
-	if c.creds.accountToken == "" {
-		return nil, &MissingCredentialError{
-			Operation: op,
-			Reason:    "needs the web account token (WithAccountToken or " + EnvAccountToken + "), sent in " + AccountTokenHeader,
-		}
+	if cr := c.creds.Load().account; cr != nil {
+		return cr, nil
 	}
-	return c.tokenCredentials(), nil
-}
-
-// tokenCredentials returns the account token as the credentials of one request; the API key is
-// not sent along.
-func (c *Client) tokenCredentials() []httpcore.Credential {
-	return []httpcore.Credential{{Header: AccountTokenHeader, Value: c.creds.accountToken}}
+	return nil, missingCredential(op, "account token",
+		"give it with WithAccountToken, SetAccountToken or "+EnvAccountToken+"; it is sent in "+AccountTokenHeader)
 }

@@ -27,17 +27,18 @@
 // and consumes x-api-key). A key that does not arrive is not an error: the service silently
 // treats the caller as anonymous. SelfCheck detects that.
 //
-// Key management (ListKeys, CreateKey, UpdateKey, RotateKey, DeleteKey) needs the web account
-// token, sent in x-hm-token instead of the key; without one these methods return a
-// *MissingCredentialError before any request. Usage accepts the key or the token.
+// Key management (Keys, CreateKey, UpdateKey, RotateKey, DeleteKey) needs the web account
+// token, sent in x-hm-token instead of the key; without one these methods return an
+// *sdk.MissingCredentialError (matching ErrAccountTokenRequired) before any request. Usage
+// accepts the key or the token.
 //
 // A new key's plaintext is shown once, by CreateKey or RotateKey, as an sdk.Secret: it prints
 // as a mask everywhere (fmt, slog, JSON) and only Reveal returns it. The client reads it from
 // any field of the answer, or finds it anywhere in the body (sk- and 32 hexadecimal
 // characters), so an answer of an unexpected shape never loses it; an answer with no plaintext
-// at all is a *KeyAnswerError that keeps the body, masked. SetAPIKey switches the client to
-// another key while it runs (after a rotation, say). Credentials travel only in headers and
-// are scrubbed from every error and log line.
+// at all is a *KeyAnswerError that keeps the body, masked. SetAPIKey and SetAccountToken switch
+// the client to another key or token while it runs (after a rotation, say). Credentials travel
+// only in headers and are scrubbed from every error and log line.
 //
 // # Absent is not zero
 //
@@ -49,47 +50,49 @@
 // # Decoding
 //
 // The fields the API description names are required: a chart without chart_id or analyzed,
-// an analysis without cached, a page without total, a key record without id are a
-// *DecodeError. Fields it does not name are read leniently, with the likely spellings (a
+// an analysis without cached, a page without total, a key record without id are an
+// *sdk.DecodeError. Fields it does not name are read leniently, with the likely spellings (a
 // player's id or uid, an avatar as a URL or {"url": ...}, a list called charts, items or
 // results), and a value of an unexpected type is left unset rather than failing the answer;
 // Raw keeps every body. A list that is null or absent while total says 0 is an empty page; a
-// list missing while total says more is a *DecodeError, never an empty list. Each body is
+// list missing while total says more is an *sdk.DecodeError, never an empty list. Each body is
 // decoded once.
 //
 // # Lists
 //
 // Charts returns one page with the true Total; AllCharts iterates over every page lazily:
 //
-//	for ch, err := range client.AllCharts(ctx, &chartdiff.ListOptions{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 200}) {
+//	for ch, err := range client.AllCharts(ctx, &chartdiff.ChartsParams{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 200}) {
 //		if err != nil { return err }
 //		...
 //	}
 //
-// ListOptions are validated before any request: page 1 or more, pageSize 1 to 200, one of the
+// ChartsParams are validated before any request: page 1 or more, pageSize 1 to 200, one of the
 // nine sort fields, asc or desc, q at most 60 characters, only official or stale, build only
 // with only=stale. Charter's maxPages is 1 to 5 (0 for the default of 3).
 //
 // # Errors
 //
-// A failure answer is an *APIError carrying the status, the service's code and message, the
-// header and the body. The service's envelope is not documented, so {"error":{"code",
-// "message"}}, {"code","message"} and {"error":"<code>","message"} all decode. Every code has
-// a sentinel for errors.Is (ErrInvalidChartID ... ErrRateLimitUnavailable). A 429 is a
-// *RateLimitError with RetryAfter and the rate-limit headers; invalid_sort_field is a
-// *SortFieldError with the allowed list from x-allowed-sort. upstream_unavailable is always an
-// error, never an empty list. Input the API description rules out is a *ValidationError
-// before any request.
+// The client returns the error types of package sdk. A failure answer is an *sdk.APIError
+// carrying the status, the service's code and message, the header and the body. The service's
+// envelope is not documented, so {"error":{"code","message"}}, {"code","message"} and
+// {"error":"<code>","message"} all decode. Every code has a sentinel for errors.Is
+// (ErrInvalidChartID ... ErrRateLimitUnavailable; not_found is ErrNotFound), and the statuses
+// have theirs (ErrUnauthorized, ErrForbidden, ErrNotFound, ErrRateLimited: the values of
+// package sdk). A 429 is an *sdk.RateLimitError with RetryAfter and the rate-limit headers;
+// invalid_sort_field is a *SortFieldError with the allowed list from x-allowed-sort.
+// upstream_unavailable is always an error, never an empty list. Input the API description
+// rules out is an *sdk.ValidationError before any request.
 //
 // # Retries and quotas
 //
 // GET and DELETE requests are retried on network errors, 429, 502, 503 and 504 with
 // full-jitter backoff (WithRetry sets the policy). A Retry-After is honoured up to
-// RetryPolicy.MaxRetryAfter (30 s by default): the quotas here are hourly and daily, so a 429
+// sdk.RetryPolicy.MaxRetryAfter (30 s by default): the quotas here are hourly and daily, so a 429
 // usually asks for far more, and the client then retries after the capped wait and returns
-// the *RateLimitError once the attempts are spent. Callers that would rather get the
-// *RateLimitError at once when the wait is longer than the cap set
-// WithRetry(chartdiff.RetryPolicy{StopOnLongRetryAfter: true}) and read RetryAfter; short
+// the *sdk.RateLimitError once the attempts are spent. Callers that would rather get it at
+// once when the wait is longer than the cap set
+// WithRetry(sdk.RetryPolicy{StopOnLongRetryAfter: true}) and read RetryAfter; short
 // waits are still retried. RetryPolicy{MaxAttempts: 1} turns retries off altogether.
 //
 // POST /analyses is not retried by that policy: Analyze retries only 503 analysis_busy, within
@@ -97,6 +100,6 @@
 // are never retried (a repeat would create a second key, or lose the first answer's
 // plaintext); UpdateKey is retried like a read, as it sets absolute values.
 //
-// Every returned value has a Response field with the status, the request id and the
-// rate-limit headers (RateLimit) of its answer.
+// Every returned value has a Response field (an sdk.Response) with the status, the request id
+// and the rate-limit headers (RateLimit) of its answer.
 package chartdiff

@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // errorTable is the API description's table of error codes.
@@ -38,13 +40,18 @@ var errorTable = []struct {
 	{503, "rate_limit_unavailable", chartdiff.ErrRateLimitUnavailable},
 }
 
+// statusSentinels are the sentinels every answer of a status matches, whatever its code.
+var statusSentinels = map[int]error{
+	401: chartdiff.ErrUnauthorized, 403: chartdiff.ErrForbidden, 404: chartdiff.ErrNotFound, 429: chartdiff.ErrRateLimited,
+}
+
 func TestEveryErrorCodeInEveryEnvelope(t *testing.T) {
 	t.Parallel()
 	for _, shape := range []chartdifftest.ErrorShape{chartdifftest.ErrorNested, chartdifftest.ErrorFlat, chartdifftest.ErrorString} {
 		srv := startFake(t, chartdifftest.WithErrorShape(shape))
 		c := newClient(t, srv)
 		for _, row := range errorTable {
-			srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/stats", Status: row.status, Code: row.code, Message: "said " + row.code})
+			srv.InjectFaults(sdktest.Fault{Path: "/api/v1/stats", Status: row.status, Code: row.code, Message: "said " + row.code})
 			stats, err := c.Stats(t.Context())
 			assert.Nil(t, stats)
 			require.ErrorIs(t, err, row.sentinel, "shape %d code %s", shape, row.code)
@@ -53,8 +60,12 @@ func TestEveryErrorCodeInEveryEnvelope(t *testing.T) {
 			assert.Equal(t, row.code, ae.Code)
 			assert.Equal(t, "said "+row.code, ae.Message, "the message is kept")
 			assert.Equal(t, "/api/v1/stats", ae.Path)
+			status, hasStatus := statusSentinels[row.status]
+			if hasStatus {
+				assert.ErrorIs(t, err, status, "%s matches the sentinel of its status", row.code)
+			}
 			for _, other := range errorTable {
-				if other.code != row.code {
+				if other.code != row.code && !(hasStatus && other.sentinel == status) {
 					assert.NotErrorIs(t, err, other.sentinel, "%s must not match %s", row.code, other.code)
 				}
 			}
@@ -68,7 +79,7 @@ func TestInvalidSortFieldCarriesAllowedList(t *testing.T) {
 	srv := startFake(t, chartdifftest.WithSortFields("chart_id", "name", "ref_const"))
 	c := newClient(t, srv)
 
-	_, err := c.Charts(t.Context(), &chartdiff.ListOptions{Sort: chartdiff.SortPSScore})
+	_, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Sort: chartdiff.SortPSScore})
 	require.ErrorIs(t, err, chartdiff.ErrInvalidSortField)
 	var sf *chartdiff.SortFieldError
 	require.ErrorAs(t, err, &sf)
@@ -76,7 +87,7 @@ func TestInvalidSortFieldCarriesAllowedList(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, sf.StatusCode)
 	assert.Equal(t, sf.APIError, apiError(t, err))
 
-	page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Sort: sf.Allowed[2]})
+	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Sort: sf.Allowed[2]})
 	require.NoError(t, err)
 	assert.NotEmpty(t, page.Charts)
 }
@@ -84,7 +95,7 @@ func TestInvalidSortFieldCarriesAllowedList(t *testing.T) {
 func TestServerSideFailuresAreErrorsNotEmptyResults(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, chartdifftest.WithCacheDown(true), chartdifftest.WithStatsDown(true))
-	c := newClient(t, srv, chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+	c := newClient(t, srv, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 
 	page, err := c.Charts(t.Context(), nil)
 	assert.Nil(t, page)
@@ -109,11 +120,11 @@ func TestInvalidIDCodesFromTheService(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 
-	srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/charts/1", Status: 400, Code: "invalid_chart_id", Message: "chart_id must be a positive integer"})
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/charts/1", Status: 400, Code: "invalid_chart_id", Message: "chart_id must be a positive integer"})
 	_, err := c.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrInvalidChartID)
 
-	srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/players/2", Status: 400, Code: "invalid_uid"})
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/players/2", Status: 400, Code: "invalid_uid"})
 	_, err = c.Player(t.Context(), 2)
 	require.ErrorIs(t, err, chartdiff.ErrInvalidUID)
 }
@@ -126,7 +137,7 @@ func TestChartWithoutAnalyzedIsADecodeError(t *testing.T) {
 
 	ch, err := c.Chart(t.Context(), 5)
 	assert.Nil(t, ch)
-	var de *chartdiff.DecodeError
+	var de *sdk.DecodeError
 	require.True(t, errors.As(err, &de), "%v", err)
 	assert.Contains(t, err.Error(), `"analyzed" is missing`)
 }
@@ -136,7 +147,7 @@ func TestErrorWithoutCodeMatchesNoSentinel(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 
-	srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/stats", Status: http.StatusBadGateway})
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/stats", Status: http.StatusBadGateway})
 	_, err := c.Stats(t.Context())
 	ae := apiError(t, err)
 	assert.Equal(t, http.StatusBadGateway, ae.StatusCode)

@@ -49,7 +49,7 @@ func ExampleClient_AllCharts() {
 	}
 
 	// The three hardest charts by community constant; charts without one sort last.
-	opts := &chartdiff.ListOptions{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 50}
+	opts := &chartdiff.ChartsParams{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 50}
 	n := 0
 	for ch, err := range client.AllCharts(context.Background(), opts) {
 		if err != nil {

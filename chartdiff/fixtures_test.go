@@ -48,7 +48,7 @@ func TestFixtureChart(t *testing.T) {
 func TestFixtureChartsPage(t *testing.T) {
 	t.Parallel()
 	c, _ := fixtureClient(t, "charts_page.json")
-	page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Page: 2, PageSize: 2, Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, Level: "AT"})
+	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Page: 2, PageSize: 2, Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, Level: "AT"})
 	require.NoError(t, err)
 	assert.Equal(t, 5, page.Total)
 	require.Len(t, page.Charts, 2)

@@ -9,16 +9,45 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
 )
 
 // noRetry turns the read retries off, so that a test sees each answer as the fake sent it.
-var noRetry = chartdiff.RetryPolicy{MaxAttempts: 1}
+var noRetry = sdk.RetryPolicy{MaxAttempts: 1}
+
+// sentLog records the header of every request a client sends, before the fake receives it:
+// the fake's records redact the credential headers, and these tests check their values.
+type sentLog struct {
+	mu      sync.Mutex
+	headers []http.Header
+}
+
+// RoundTrip records the request's header and sends it with net/http's default transport.
+func (l *sentLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	l.headers = append(l.headers, r.Header.Clone())
+	l.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// option makes a client send through l.
+func (l *sentLog) option() chartdiff.Option {
+	return chartdiff.WithHTTPClient(&http.Client{Transport: l})
+}
+
+// sent returns the headers recorded so far, in order.
+func (l *sentLog) sent() []http.Header {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]http.Header(nil), l.headers...)
+}
 
 // startFake starts a fake for one test.
 func startFake(t *testing.T, opts ...chartdifftest.Option) *chartdifftest.Server {
@@ -53,17 +82,17 @@ func rawJSON(t *testing.T, srv *chartdifftest.Server, path string) map[string]an
 }
 
 // apiError returns err's *APIError, failing the test when there is none.
-func apiError(t *testing.T, err error) *chartdiff.APIError {
+func apiError(t *testing.T, err error) *sdk.APIError {
 	t.Helper()
-	var ae *chartdiff.APIError
+	var ae *sdk.APIError
 	require.True(t, errors.As(err, &ae), "want *APIError, got %T: %v", err, err)
 	return ae
 }
 
 // validationError returns err's *ValidationError, failing the test when there is none.
-func validationError(t *testing.T, err error) *chartdiff.ValidationError {
+func validationError(t *testing.T, err error) *sdk.ValidationError {
 	t.Helper()
-	var ve *chartdiff.ValidationError
+	var ve *sdk.ValidationError
 	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
 	return ve
 }

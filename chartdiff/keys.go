@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/agentapis/sdk"
@@ -93,7 +94,7 @@ type Key struct {
 	// Raw is the key's JSON object as the service sent it.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response, for a Key returned by UpdateKey or DeleteKey.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes a key record in one pass and keeps its raw object. The id (or
@@ -136,12 +137,12 @@ func (w *keyWire) key() (Key, bool) {
 	}, id != ""
 }
 
-// KeyList is the answer of ListKeys.
+// KeyList is the answer of Keys.
 type KeyList struct {
 	// Keys are the account's active keys.
 	Keys []Key `json:"keys"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes the list in one pass. It may be called keys, items or results; an
@@ -175,7 +176,7 @@ type CreatedKey struct {
 	// Secret is the plaintext key. It prints as a mask; call Secret.Reveal to use it.
 	Secret sdk.Secret
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // RotatedKey is the answer of RotateKey: the new key, its plaintext (shown this once) and the
@@ -190,7 +191,7 @@ type RotatedKey struct {
 	// rotated.
 	RevokedID KeyID
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // KeyAnswerError reports an answer of CreateKey or RotateKey in which the client found no
@@ -205,7 +206,7 @@ type KeyAnswerError struct {
 	// Body is the raw answer, masked when printed.
 	Body sdk.Secret
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // Error says that no plaintext was found and how long the answer was; it never quotes it.
@@ -236,30 +237,35 @@ type UpdateKeyParams struct {
 	Lifetime Lifetime
 }
 
-// checkScopes refuses an unknown or repeated scope.
-func checkScopes(scopes []Scope) error {
-	seen := make(map[Scope]bool, len(scopes))
-	for _, s := range scopes {
-		switch s {
-		case ScopeChartsRead, ScopeAnalysesWrite, ScopeUsageRead:
-		default:
-			return invalid("scopes", "each must be one of charts:read, analyses:write, usage:read")
+// keyBody checks the fields of a key creation or update and returns the request body: the
+// name when not nil, the scopes when not empty, and expires_in_days for a lifetime other than
+// zero (LifetimeNever sends null, which removes an expiry).
+func keyBody(name *string, scopes []Scope, lifetime Lifetime) (map[string]any, error) {
+	body := map[string]any{}
+	for i, s := range scopes {
+		switch {
+		case s != ScopeChartsRead && s != ScopeAnalysesWrite && s != ScopeUsageRead:
+			return nil, invalid("scopes", "each must be one of charts:read, analyses:write, usage:read")
+		case slices.Contains(scopes[:i], s):
+			return nil, invalid("scopes", "must not repeat a scope")
 		}
-		if seen[s] {
-			return invalid("scopes", "must not repeat a scope")
-		}
-		seen[s] = true
 	}
-	return nil
-}
-
-// checkLifetime refuses a lifetime the service does not offer.
-func checkLifetime(l Lifetime) error {
-	switch l {
-	case 0, LifetimeNever, Lifetime30Days, Lifetime90Days, Lifetime365Days:
-		return nil
+	switch lifetime {
+	case 0:
+	case LifetimeNever:
+		body["expires_in_days"] = nil
+	case Lifetime30Days, Lifetime90Days, Lifetime365Days:
+		body["expires_in_days"] = int(lifetime)
+	default:
+		return nil, invalid("expires_in_days", "must be 30, 90, 365 or never")
 	}
-	return invalid("expires_in_days", "must be 30, 90, 365 or never")
+	if name != nil {
+		body["name"] = *name
+	}
+	if len(scopes) > 0 {
+		body["scopes"] = scopes
+	}
+	return body, nil
 }
 
 // checkKeyID refuses an empty key id.
@@ -270,9 +276,9 @@ func checkKeyID(id KeyID) error {
 	return nil
 }
 
-// ListKeys returns the account's active keys, without plaintext. It needs the account token.
-func (c *Client) ListKeys(ctx context.Context) (*KeyList, error) {
-	creds, err := c.accountCredentials("ListKeys")
+// Keys returns the account's active keys, without plaintext. It needs the account token.
+func (c *Client) Keys(ctx context.Context) (*KeyList, error) {
+	creds, err := c.accountCredentials("Keys")
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +287,7 @@ func (c *Client) ListKeys(ctx context.Context) (*KeyList, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }
 
@@ -294,25 +300,20 @@ func (c *Client) CreateKey(ctx context.Context, params *CreateKeyParams) (*Creat
 	if params != nil {
 		p = *params
 	}
-	if err := checkScopes(p.Scopes); err != nil {
-		return nil, err
+	var name *string
+	if p.Name != "" {
+		name = &p.Name
 	}
-	if err := checkLifetime(p.Lifetime); err != nil {
+	if p.Lifetime == LifetimeNever {
+		p.Lifetime = 0 // a key is created without expiry when none is sent
+	}
+	body, err := keyBody(name, p.Scopes, p.Lifetime)
+	if err != nil {
 		return nil, err
 	}
 	creds, err := c.accountCredentials("CreateKey")
 	if err != nil {
 		return nil, err
-	}
-	body := map[string]any{}
-	if p.Name != "" {
-		body["name"] = p.Name
-	}
-	if len(p.Scopes) > 0 {
-		body["scopes"] = p.Scopes
-	}
-	if p.Lifetime > 0 {
-		body["expires_in_days"] = int(p.Lifetime)
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: httpcore.JSON(body), Credentials: creds}
 	ans, err := c.doSecret(ctx, req, "CreateKey")
@@ -322,45 +323,32 @@ func (c *Client) CreateKey(ctx context.Context, params *CreateKeyParams) (*Creat
 	return &CreatedKey{Key: ans.key, Secret: ans.secret, Response: ans.response}, nil
 }
 
-// UpdateKey changes an active key's name, scopes or expiry. It needs the account token.
-func (c *Client) UpdateKey(ctx context.Context, id KeyID, params UpdateKeyParams) (*Key, error) {
+// UpdateKey changes an active key's name, scopes or expiry. It needs the account token, and
+// params must hold at least one change.
+func (c *Client) UpdateKey(ctx context.Context, id KeyID, params *UpdateKeyParams) (*Key, error) {
 	if err := checkKeyID(id); err != nil {
 		return nil, err
 	}
-	if params.Name == nil && len(params.Scopes) == 0 && params.Lifetime == 0 {
+	if params == nil || params.Name == nil && len(params.Scopes) == 0 && params.Lifetime == 0 {
 		return nil, invalid("body", "needs a change of name, scopes or expires_in_days")
 	}
-	if err := checkScopes(params.Scopes); err != nil {
-		return nil, err
-	}
-	if err := checkLifetime(params.Lifetime); err != nil {
+	body, err := keyBody(params.Name, params.Scopes, params.Lifetime)
+	if err != nil {
 		return nil, err
 	}
 	creds, err := c.accountCredentials("UpdateKey")
 	if err != nil {
 		return nil, err
 	}
-	body := map[string]any{}
-	if params.Name != nil {
-		body["name"] = *params.Name
-	}
-	if len(params.Scopes) > 0 {
-		body["scopes"] = params.Scopes
-	}
-	switch {
-	case params.Lifetime == LifetimeNever:
-		body["expires_in_days"] = nil
-	case params.Lifetime > 0:
-		body["expires_in_days"] = int(params.Lifetime)
-	}
 	// The PATCH sets absolute values, so repeating it is harmless.
-	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: httpcore.JSON(body), Credentials: creds, SafeToRetry: true}
+	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: httpcore.JSON(body), Credentials: creds,
+		Retry: httpcore.RetrySafe}
 	var out keyAnswer
 	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}
-	out.Key.Response = newResponse(resp)
+	out.Key.Response = resp.Meta()
 	return &out.Key, nil
 }
 
@@ -389,7 +377,7 @@ func (c *Client) RotateKey(ctx context.Context, id KeyID) (*RotatedKey, error) {
 }
 
 // DeleteKey revokes a key at once and returns its final record. It needs the account token.
-// The key disappears from ListKeys; its past usage is kept. DELETE is retried like a read, so
+// The key disappears from Keys; its past usage is kept. DELETE is retried like a read, so
 // a retry after a lost answer reports ErrNotFound for a key that is already revoked.
 func (c *Client) DeleteKey(ctx context.Context, id KeyID) (*Key, error) {
 	if err := checkKeyID(id); err != nil {
@@ -404,7 +392,7 @@ func (c *Client) DeleteKey(ctx context.Context, id KeyID) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Key.Response = newResponse(resp)
+	out.Key.Response = resp.Meta()
 	return &out.Key, nil
 }
 
@@ -442,7 +430,7 @@ type secretAnswer struct {
 	key       Key
 	secret    sdk.Secret
 	revokedID KeyID
-	response  Response
+	response  sdk.Response
 }
 
 // plaintextPattern matches a plaintext key anywhere in an answer.
@@ -456,7 +444,7 @@ var plaintextPattern = regexp.MustCompile(`sk-[0-9a-fA-F]{32}`)
 // An answer without any plaintext is a *KeyAnswerError holding the body, masked. No error
 // quotes the body.
 func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string) (*secretAnswer, error) {
-	req.NoRetry, req.SensitiveBody = true, true
+	req.Retry, req.SensitiveBody = httpcore.RetryNever, true
 	resp, err := c.do(ctx, req, nil)
 	if err != nil {
 		return nil, err
@@ -485,9 +473,9 @@ func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string)
 		plaintext = string(plaintextPattern.Find(body))
 	}
 	if plaintext == "" {
-		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: newResponse(resp)}
+		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: resp.Meta()}
 	}
-	ans := &secretAnswer{secret: sdk.NewSecret(plaintext), response: newResponse(resp)}
+	ans := &secretAnswer{secret: sdk.NewSecret(plaintext), response: resp.Meta()}
 	if !isObject {
 		return ans, nil
 	}

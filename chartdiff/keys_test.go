@@ -14,8 +14,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // keyForm is the plaintext form of an API key.
@@ -31,7 +33,8 @@ func TestKeyLifecycle(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, chartdifftest.WithClock(fixedClock()))
 	token := srv.AccountToken()
-	admin := newClient(t, srv, chartdiff.WithAccountToken(token))
+	log := &sentLog{}
+	admin := newClient(t, srv, chartdiff.WithAccountToken(token), log.option())
 
 	// Create: the plaintext once, the record, the request's credential and body.
 	created, err := admin.CreateKey(t.Context(), &chartdiff.CreateKeyParams{
@@ -56,7 +59,8 @@ func TestKeyLifecycle(t *testing.T) {
 	post := srv.Requests()[0]
 	assert.Equal(t, http.MethodPost, post.Method)
 	assert.Equal(t, "/api/v1/keys", post.Path)
-	assert.Equal(t, token, post.Header.Get("x-hm-token"))
+	assert.Equal(t, token, log.sent()[0].Get("x-hm-token"))
+	assert.Equal(t, sdktest.Redacted, post.Header.Get("x-hm-token"), "the fake's record redacts the token")
 	assert.Empty(t, post.Header.Get("x-phm-key"))
 	assert.JSONEq(t, `{"name":"ci","scopes":["charts:read","usage:read"],"expires_in_days":90}`, string(post.Body))
 
@@ -66,7 +70,7 @@ func TestKeyLifecycle(t *testing.T) {
 	require.NoError(t, err)
 
 	// List: the record without plaintext.
-	list, err := admin.ListKeys(t.Context())
+	list, err := admin.Keys(t.Context())
 	require.NoError(t, err)
 	require.Len(t, list.Keys, 1)
 	assert.Equal(t, created.Key.ID, list.Keys[0].ID)
@@ -75,7 +79,7 @@ func TestKeyLifecycle(t *testing.T) {
 
 	// Update: rename, new scopes, no expiry.
 	name := "ci-renamed"
-	updated, err := admin.UpdateKey(t.Context(), created.Key.ID, chartdiff.UpdateKeyParams{
+	updated, err := admin.UpdateKey(t.Context(), created.Key.ID, &chartdiff.UpdateKeyParams{
 		Name:     &name,
 		Scopes:   []chartdiff.Scope{chartdiff.ScopeChartsRead, chartdiff.ScopeAnalysesWrite},
 		Lifetime: chartdiff.LifetimeNever,
@@ -112,7 +116,7 @@ func TestKeyLifecycle(t *testing.T) {
 	_, err = admin.RotateKey(t.Context(), created.Key.ID)
 	require.ErrorIs(t, err, chartdiff.ErrNotFound, "a revoked key cannot be rotated")
 
-	list, err = admin.ListKeys(t.Context())
+	list, err = admin.Keys(t.Context())
 	require.NoError(t, err)
 	require.Len(t, list.Keys, 1)
 	assert.Equal(t, rotated.Key.ID, list.Keys[0].ID)
@@ -125,7 +129,7 @@ func TestKeyLifecycle(t *testing.T) {
 	assert.Equal(t, http.MethodDelete, srv.Requests()[len(srv.Requests())-1].Method)
 	_, err = rotatedUser.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrInvalidAPIKey)
-	list, err = admin.ListKeys(t.Context())
+	list, err = admin.Keys(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, list.Keys)
 	_, err = admin.DeleteKey(t.Context(), rotated.Key.ID)
@@ -162,10 +166,10 @@ func TestKeyExpiry(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, apiError(t, err).StatusCode)
 	assert.NotErrorIs(t, err, chartdiff.ErrInvalidAPIKey)
 
-	list, err := admin.ListKeys(t.Context())
+	list, err := admin.Keys(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, list.Keys, "an expired key is not active")
-	_, err = admin.UpdateKey(t.Context(), created.Key.ID, chartdiff.UpdateKeyParams{Lifetime: chartdiff.LifetimeNever})
+	_, err = admin.UpdateKey(t.Context(), created.Key.ID, &chartdiff.UpdateKeyParams{Lifetime: chartdiff.LifetimeNever})
 	require.ErrorIs(t, err, chartdiff.ErrNotFound, "expiry is final")
 }
 
@@ -186,7 +190,7 @@ func TestKeyWithoutExpiryAndExpiryChange(t *testing.T) {
 	_, err = user.Chart(t.Context(), 1)
 	require.NoError(t, err)
 
-	updated, err := admin.UpdateKey(t.Context(), created.Key.ID, chartdiff.UpdateKeyParams{Lifetime: chartdiff.Lifetime365Days})
+	updated, err := admin.UpdateKey(t.Context(), created.Key.ID, &chartdiff.UpdateKeyParams{Lifetime: chartdiff.Lifetime365Days})
 	require.NoError(t, err)
 	require.NotNil(t, updated.ExpiresAt)
 	assert.Equal(t, srv.Now().Add(365*24*time.Hour), *updated.ExpiresAt)
@@ -216,7 +220,7 @@ func TestKeyLimitOf100Active(t *testing.T) {
 	_, err = admin.RotateKey(t.Context(), last.Key.ID)
 	require.NoError(t, err, "rotation keeps the count at 100")
 
-	list, err := admin.ListKeys(t.Context())
+	list, err := admin.Keys(t.Context())
 	require.NoError(t, err)
 	require.Len(t, list.Keys, 100)
 	_, err = admin.DeleteKey(t.Context(), list.Keys[0].ID)
@@ -232,10 +236,10 @@ func TestKeyManagementWithoutTokenSendsNothing(t *testing.T) {
 	name := "n"
 
 	calls := map[string]func(ctx context.Context) error{
-		"ListKeys":  func(ctx context.Context) error { _, err := c.ListKeys(ctx); return err },
+		"Keys":      func(ctx context.Context) error { _, err := c.Keys(ctx); return err },
 		"CreateKey": func(ctx context.Context) error { _, err := c.CreateKey(ctx, nil); return err },
 		"UpdateKey": func(ctx context.Context) error {
-			_, err := c.UpdateKey(ctx, "key_1", chartdiff.UpdateKeyParams{Name: &name})
+			_, err := c.UpdateKey(ctx, "key_1", &chartdiff.UpdateKeyParams{Name: &name})
 			return err
 		},
 		"RotateKey": func(ctx context.Context) error { _, err := c.RotateKey(ctx, "key_1"); return err },
@@ -244,7 +248,7 @@ func TestKeyManagementWithoutTokenSendsNothing(t *testing.T) {
 	for op, call := range calls {
 		err := call(t.Context())
 		require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired, op)
-		var mc *chartdiff.MissingCredentialError
+		var mc *sdk.MissingCredentialError
 		require.ErrorAs(t, err, &mc, op)
 		assert.Equal(t, op, mc.Operation)
 		assert.Contains(t, err.Error(), "x-hm-token", op)
@@ -257,7 +261,7 @@ func TestKeyManagementWithWrongToken(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv, chartdiff.WithAccountToken("hm_not-an-account"))
 
-	_, err := c.ListKeys(t.Context())
+	_, err := c.Keys(t.Context())
 	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
 	ae := apiError(t, err)
 	assert.Equal(t, http.StatusUnauthorized, ae.StatusCode)
@@ -276,10 +280,10 @@ func TestKeysOfAnotherAccountAreNotFound(t *testing.T) {
 	require.ErrorIs(t, err, chartdiff.ErrNotFound)
 	_, err = bob.RotateKey(t.Context(), k.Key.ID)
 	require.ErrorIs(t, err, chartdiff.ErrNotFound)
-	list, err := bob.ListKeys(t.Context())
+	list, err := bob.Keys(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, list.Keys)
-	list, err = alice.ListKeys(t.Context())
+	list, err = alice.Keys(t.Context())
 	require.NoError(t, err)
 	assert.Len(t, list.Keys, 1)
 }
@@ -375,34 +379,34 @@ func TestKeyRequestsRetryOnlyWhenSafe(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	admin := newClient(t, srv, chartdiff.WithAccountToken(srv.AccountToken()),
-		chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+		chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 	created, err := admin.CreateKey(t.Context(), nil)
 	require.NoError(t, err)
 	name := "renamed"
 
 	// PATCH sets absolute values: repeating it is harmless, so a 503 is retried.
-	srv.InjectFault(chartdifftest.Fault{Method: http.MethodPatch, Status: http.StatusServiceUnavailable})
-	updated, err := admin.UpdateKey(t.Context(), created.Key.ID, chartdiff.UpdateKeyParams{Name: &name})
+	srv.InjectFaults(sdktest.Fault{Method: http.MethodPatch, Status: http.StatusServiceUnavailable})
+	updated, err := admin.UpdateKey(t.Context(), created.Key.ID, &chartdiff.UpdateKeyParams{Name: &name})
 	require.NoError(t, err)
 	assert.Equal(t, "renamed", updated.Name)
 	assert.Equal(t, 2, updated.Response.Attempts)
 
 	// DELETE is idempotent and retried.
-	srv.InjectFault(chartdifftest.Fault{Method: http.MethodDelete, Status: http.StatusBadGateway})
+	srv.InjectFaults(sdktest.Fault{Method: http.MethodDelete, Status: http.StatusBadGateway})
 	deleted, err := admin.DeleteKey(t.Context(), created.Key.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 2, deleted.Response.Attempts)
 
 	// Creation and rotation answer with a plaintext shown once: never repeated.
-	srv.InjectFault(chartdifftest.Fault{Method: http.MethodPost, Path: "/api/v1/keys", Status: http.StatusServiceUnavailable})
+	srv.InjectFaults(sdktest.Fault{Method: http.MethodPost, Path: "/api/v1/keys", Status: http.StatusServiceUnavailable})
 	_, err = admin.CreateKey(t.Context(), nil)
 	require.Error(t, err)
 	assert.Equal(t, 1, apiError(t, err).Attempts)
 	fresh, err := admin.CreateKey(t.Context(), nil)
 	require.NoError(t, err)
-	srv.InjectFault(chartdifftest.Fault{Method: http.MethodPost, Status: http.StatusBadGateway})
+	srv.InjectFaults(sdktest.Fault{Method: http.MethodPost, Status: http.StatusBadGateway})
 	_, err = admin.RotateKey(t.Context(), fresh.Key.ID)
 	require.Error(t, err)
 	assert.Equal(t, 1, apiError(t, err).Attempts)
-	assert.Equal(t, 3, srv.CountRequests(http.MethodPost, "/api/v1/keys"))
+	assert.Equal(t, 3, srv.RequestCount(http.MethodPost, "/api/v1/keys"))
 }

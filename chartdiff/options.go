@@ -6,18 +6,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/hexstr"
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
 // config is what the options of New configure.
 type config struct {
 	httpcore.Settings
-	apiKey       string
-	apiKeySet    bool
-	accountToken string
-	tokenSet     bool
-	analyzeWait  time.Duration
-	waitSet      bool
+	apiKey, accountToken string
+	analyzeWait          time.Duration
 }
 
 // Option configures a Client; pass options to New.
@@ -47,9 +45,7 @@ func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*conf
 // WithRetry sets the retry policy of the read requests (GET, DELETE) and of key updates;
 // zero fields keep their defaults and RetryPolicy{MaxAttempts: 1} turns retries off. Analyze
 // has its own bound, set with WithAnalyzeWait; key creation and rotation are never repeated.
-func WithRetry(p RetryPolicy) Option {
-	return Option(httpcore.WithRetry[*config](httpcore.RetryPolicy(p)))
-}
+func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*config](p)) }
 
 // WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
 // SDK's User-Agent.
@@ -62,24 +58,19 @@ func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent
 // Client.SetAPIKey replaces it later.
 func WithAPIKey(key string) Option {
 	return func(c *config) error {
-		if err := checkAPIKey("API key", key); err != nil {
-			return err
-		}
-		c.apiKey, c.apiKeySet = key, true
-		return nil
+		c.apiKey = key
+		return checkAPIKey("API key", key)
 	}
 }
 
 // WithAccountToken sets the web account token sent in x-hm-token for key management
-// (ListKeys, CreateKey, UpdateKey, RotateKey, DeleteKey) and accepted by Usage. It must not be
+// (Keys, CreateKey, UpdateKey, RotateKey, DeleteKey) and accepted by Usage. It must not be
 // empty, and an sk- API key is refused: the service does not accept one for key management.
+// Client.SetAccountToken replaces it later.
 func WithAccountToken(token string) Option {
 	return func(c *config) error {
-		if err := checkAccountToken("account token", token); err != nil {
-			return err
-		}
-		c.accountToken, c.tokenSet = token, true
-		return nil
+		c.accountToken = token
+		return checkAccountToken("account token", token)
 	}
 }
 
@@ -90,9 +81,9 @@ func WithAccountToken(token string) Option {
 func WithAnalyzeWait(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
-			return &httpcore.ValidationError{Field: "analyze wait", Reason: "must not be negative"}
+			return invalid("analyze wait", "must not be negative")
 		}
-		c.analyzeWait, c.waitSet = d, true
+		c.analyzeWait = d
 		return nil
 	}
 }
@@ -100,23 +91,10 @@ func WithAnalyzeWait(d time.Duration) Option {
 // checkAPIKey accepts sk- followed by exactly 32 hexadecimal characters. The error names the
 // field and never quotes the value.
 func checkAPIKey(field, key string) error {
-	if !isAPIKey(key) {
-		return &httpcore.ValidationError{Field: field, Reason: "must be sk- followed by 32 hexadecimal characters"}
+	if hex, ok := strings.CutPrefix(key, "sk-"); !ok || len(hex) != 32 || !hexstr.IsHex(hex) {
+		return invalid(field, "must be sk- followed by 32 hexadecimal characters")
 	}
 	return nil
-}
-
-// isAPIKey reports whether s has the form sk-<32 hex>.
-func isAPIKey(s string) bool {
-	hex, ok := strings.CutPrefix(s, "sk-")
-	return ok && len(hex) == 32 && isHex(hex)
-}
-
-// isHex reports whether s holds only hexadecimal digits.
-func isHex(s string) bool {
-	return !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r >= 'A' && r <= 'F')
-	})
 }
 
 // checkAccountToken refuses an empty token, one with control characters (it would break the
@@ -124,11 +102,11 @@ func isHex(s string) bool {
 func checkAccountToken(field, token string) error {
 	switch {
 	case strings.TrimSpace(token) == "":
-		return &httpcore.ValidationError{Field: field, Reason: "must not be empty"}
+		return invalid(field, "must not be empty")
 	case strings.ContainsFunc(token, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return &httpcore.ValidationError{Field: field, Reason: "must not contain control characters"}
+		return invalid(field, "must not contain control characters")
 	case strings.HasPrefix(token, "sk-"):
-		return &httpcore.ValidationError{Field: field, Reason: "an sk- API key is not an account token; use WithAPIKey for it"}
+		return invalid(field, "an sk- API key is not an account token; use WithAPIKey for it")
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
 )
@@ -53,13 +54,13 @@ func TestWithAccountTokenRejectsEmptyAndKeys(t *testing.T) {
 func TestBaseURLKeepsItsPathAndAddsThePrefix(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL+"/api/v1"), chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 1}))
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL+"/api/v1"), chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
 	require.NoError(t, err)
 	_, err = c.Chart(t.Context(), 1)
 	require.NoError(t, err)
 	assert.Equal(t, "/api/v1/charts/1", srv.Requests()[0].Path, "a base URL that already ends in /api/v1 is not doubled")
 
-	c, err = chartdiff.New(chartdiff.WithBaseURL(srv.URL+"/proxy"), chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 1}))
+	c, err = chartdiff.New(chartdiff.WithBaseURL(srv.URL+"/proxy"), chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
 	require.NoError(t, err)
 	_, err = c.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrNotFound, "the fake has no /proxy, which proves the path was kept")
@@ -77,16 +78,19 @@ func TestEnvironmentSuppliesURLAndCredentials(t *testing.T) {
 	t.Setenv(chartdiff.EnvAPIKey, key)
 	t.Setenv(chartdiff.EnvAccountToken, token)
 
-	c, err := chartdiff.New(chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 1}))
+	log := &sentLog{}
+	c, err := chartdiff.New(chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}), log.option())
 	require.NoError(t, err)
 	_, err = c.Chart(t.Context(), 1)
 	require.NoError(t, err)
-	_, err = c.ListKeys(t.Context())
+	_, err = c.Keys(t.Context())
 	require.NoError(t, err)
-	reqs := srv.Requests()
-	assert.Equal(t, key, reqs[0].Header.Get("x-phm-key"))
-	assert.Equal(t, token, reqs[1].Header.Get("x-hm-token"))
-	assert.Empty(t, reqs[1].Header.Get("x-phm-key"))
+	sent := log.sent()
+	require.Len(t, sent, 2)
+	assert.Equal(t, key, sent[0].Get("x-phm-key"))
+	assert.Equal(t, token, sent[1].Get("x-hm-token"))
+	assert.Empty(t, sent[1].Get("x-phm-key"))
+	assert.Equal(t, "/api/v1/keys", srv.Requests()[1].Path)
 
 	other := chartdiff.WithAPIKey("sk-ffffffffffffffffffffffffffffffff")
 	c, err = chartdiff.New(other)
@@ -106,7 +110,7 @@ func TestEnvironmentCredentialsIgnoredWithExplicitURL(t *testing.T) {
 	_, err = c.Chart(t.Context(), 1)
 	require.NoError(t, err)
 	assert.Empty(t, srv.Requests()[0].Header.Values("x-phm-key"), "an explicit base URL gets no ambient key")
-	_, err = c.ListKeys(t.Context())
+	_, err = c.Keys(t.Context())
 	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
 	assert.Len(t, srv.Requests(), 1)
 }

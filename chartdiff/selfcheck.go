@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
@@ -120,7 +121,7 @@ func (c *Client) SelfCheck(ctx context.Context) (*SelfCheckReport, error) {
 	case err == nil:
 		report.ProbeStatus = resp.StatusCode
 	case errors.Is(err, ErrInvalidAPIKey):
-		var ae *APIError
+		var ae *sdk.APIError
 		errors.As(err, &ae)
 		report.KeyArrives, report.ProbeStatus, report.ProbeCode = true, ae.StatusCode, ae.Code
 	default:
@@ -128,9 +129,9 @@ func (c *Client) SelfCheck(ctx context.Context) (*SelfCheckReport, error) {
 	}
 
 	sent := map[string]int{strings.ToLower(KeyHeader): len(probe)}
-	if c.creds.accountToken != "" {
-		creds = append(creds, c.tokenCredentials()...)
-		sent[strings.ToLower(AccountTokenHeader)] = len(c.creds.accountToken)
+	if cr := c.creds.Load(); cr.account != nil {
+		creds = append(creds, cr.account...)
+		sent[strings.ToLower(AccountTokenHeader)] = len(cr.token)
 	}
 	meta, err := c.meta(ctx, true, creds)
 	if err != nil {

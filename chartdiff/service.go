@@ -15,29 +15,30 @@ func (c *Client) Stats(ctx context.Context) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Raw = resp.Body
-	out.Response = newResponse(resp)
+	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }
 
 // Usage returns the usage of the account that owns the client's API key, or, for a client with
-// only an account token, of the token's account. A client with neither gets a
-// *MissingCredentialError (matching ErrAccountTokenRequired) and nothing is sent.
+// only an account token, of the token's account. A client with neither gets an
+// *sdk.MissingCredentialError (matching ErrAccountTokenRequired) and nothing is sent.
 func (c *Client) Usage(ctx context.Context) (*Usage, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: "/usage"}
-	if !c.creds.apiKey.Load() {
-		if c.creds.accountToken == "" {
-			return nil, &MissingCredentialError{Operation: "Usage", Reason: "needs an API key (WithAPIKey) or an account token (WithAccountToken)"}
-		}
-		req.Credentials = c.tokenCredentials()
+	switch cr := c.creds.Load(); {
+	case cr.key != "":
+		req.Credentials = cr.keyed
+	case cr.account != nil:
+		req.Credentials = cr.account
+	default:
+		return nil, missingCredential("Usage", "API key or account token",
+			"give one with WithAPIKey or WithAccountToken (or SetAPIKey, SetAccountToken)")
 	}
 	var out Usage
 	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}
-	out.Raw = resp.Body
-	out.Response = newResponse(resp)
+	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }
 
@@ -58,8 +59,7 @@ func (c *Client) meta(ctx context.Context, diag bool, creds []httpcore.Credentia
 	if err != nil {
 		return nil, err
 	}
-	out.Raw = resp.Body
-	out.Response = newResponse(resp)
+	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }
 
@@ -71,6 +71,6 @@ func (c *Client) OpenAPI(ctx context.Context) (*OpenAPIDocument, error) {
 	if err != nil {
 		return nil, err
 	}
-	out.Response = newResponse(resp)
+	out.Response = resp.Meta()
 	return &out, nil
 }

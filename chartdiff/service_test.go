@@ -3,11 +3,13 @@ package chartdiff_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
 )
@@ -44,8 +46,9 @@ func TestUsageWithKeyOrToken(t *testing.T) {
 	srv := startFake(t)
 	token := srv.AccountToken()
 	key := srv.IssueKey(token)
-	keyed := newClient(t, srv, chartdiff.WithAPIKey(key))
-	admin := newClient(t, srv, chartdiff.WithAccountToken(token))
+	log := &sentLog{}
+	keyed := newClient(t, srv, chartdiff.WithAPIKey(key), log.option())
+	admin := newClient(t, srv, chartdiff.WithAccountToken(token), log.option())
 
 	for range 3 {
 		_, err := keyed.Chart(t.Context(), 1)
@@ -59,10 +62,12 @@ func TestUsageWithKeyOrToken(t *testing.T) {
 	byToken, err := admin.Usage(t.Context())
 	require.NoError(t, err)
 
-	assert.Equal(t, key, srv.Requests()[4].Header.Get("x-phm-key"))
-	assert.Empty(t, srv.Requests()[4].Header.Get("x-hm-token"))
-	assert.Equal(t, token, srv.Requests()[5].Header.Get("x-hm-token"))
-	assert.Empty(t, srv.Requests()[5].Header.Get("x-phm-key"))
+	sent := log.sent()
+	require.Len(t, sent, 6)
+	assert.Equal(t, key, sent[4].Get("x-phm-key"))
+	assert.Empty(t, sent[4].Get("x-hm-token"))
+	assert.Equal(t, token, sent[5].Get("x-hm-token"))
+	assert.Empty(t, sent[5].Get("x-phm-key"))
 
 	assert.NotEmpty(t, byKey.AccountID)
 	assert.Equal(t, byKey.AccountID, byToken.AccountID, "the account that owns the key")
@@ -90,7 +95,7 @@ func TestUsageWithoutCredentialsSendsNothing(t *testing.T) {
 	u, err := c.Usage(t.Context())
 	assert.Nil(t, u)
 	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
-	var mc *chartdiff.MissingCredentialError
+	var mc *sdk.MissingCredentialError
 	require.ErrorAs(t, err, &mc)
 	assert.Equal(t, "Usage", mc.Operation)
 	assert.Empty(t, srv.Requests())
@@ -108,11 +113,11 @@ func TestMeta(t *testing.T) {
 	assert.NotEmpty(t, m.Build)
 	assert.NotEmpty(t, m.EngineVersion)
 	assert.Nil(t, m.Diag)
-	assert.Empty(t, srv.Requests()[0].RawQuery)
+	assert.Empty(t, srv.Requests()[0].Query)
 
 	m, err = c.Meta(t.Context(), true)
 	require.NoError(t, err)
-	assert.Equal(t, "diag=1", srv.Requests()[1].RawQuery)
+	assert.Equal(t, url.Values{"diag": {"1"}}, srv.Requests()[1].Query)
 	require.NotNil(t, m.Diag)
 	n, ok := m.Diag.HeaderLength("X-PHM-KEY")
 	require.True(t, ok)
@@ -151,7 +156,7 @@ func TestOpenAPIRefusesANonContract(t *testing.T) {
 
 	doc, err := c.OpenAPI(t.Context())
 	assert.Nil(t, doc)
-	var de *chartdiff.DecodeError
+	var de *sdk.DecodeError
 	require.ErrorAs(t, err, &de)
 	assert.Contains(t, err.Error(), "not an OpenAPI document")
 }

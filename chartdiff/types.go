@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -51,7 +52,7 @@ type Chart struct {
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response, for a Chart returned by Client.Chart; it is zero for
 	// a chart inside a list.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes a chart in one pass, keeps its raw object, and refuses one without
@@ -139,7 +140,7 @@ type ChartPage struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes a page in one pass. total is required. The list may be called
@@ -185,7 +186,7 @@ type Analysis struct {
 	// Cached is true when the values came from the shared cache without running the engine.
 	Cached bool
 	// Response describes the HTTP response of the last attempt.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON decodes the flat analysis object in one pass: the chart's fields plus
@@ -226,7 +227,7 @@ type Stats struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // CharterCharts are the charts of one author, from GET /charters/{uid}, each tagged with the
@@ -243,7 +244,7 @@ type CharterCharts struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UnmarshalJSON decodes the author's charts in one pass. The list may be called charts,
@@ -306,7 +307,7 @@ type Player struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON decodes a player in one pass, leniently.
@@ -386,7 +387,7 @@ type Usage struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // UsageLimits are the quotas reported by GET /usage.
@@ -432,7 +433,7 @@ type Meta struct {
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.
-	Response Response `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // Diagnostics are what the service received, from GET /meta?diag=1.
@@ -467,7 +468,7 @@ type OpenAPIDocument struct {
 	// Paths are the document's paths, sorted.
 	Paths []string
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // UnmarshalJSON keeps the document as served and reads the few fields OpenAPIDocument exposes;
@@ -495,40 +496,27 @@ func (d *OpenAPIDocument) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the statistics leniently: the API description names none of their
-// fields, so a value of an unexpected type is left unset (Raw keeps it).
-func (s *Stats) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ChartsStored   lenient.Opt[int]     `json:"charts_stored"`
-		ChartsAnalyzed lenient.Opt[int]     `json:"charts_analyzed"`
-		Coverage       lenient.Opt[float64] `json:"coverage"`
-		ActiveUsers    lenient.Opt[int]     `json:"active_users"`
-		EngineVersion  lenient.Opt[string]  `json:"engine_version"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*s = Stats{ChartsStored: w.ChartsStored.Ptr(), ChartsAnalyzed: w.ChartsAnalyzed.Ptr(), Coverage: w.Coverage.Ptr(),
-		ActiveUsers: w.ActiveUsers.Ptr(), EngineVersion: w.EngineVersion.Or("")}
-	return nil
-}
+// The answers whose every field the API description leaves "not shown" decode leniently (see
+// lenient.Object): a value of an unexpected type is left unset, and Raw keeps it. Each plain
+// type is its public type without the UnmarshalJSON method.
+type (
+	plainStats       Stats
+	plainPlayerStats PlayerStats
+	plainUsageLimits UsageLimits
+	plainKeyUsage    KeyUsage
+	plainMeta        Meta
+)
 
-// UnmarshalJSON decodes a player's statistics leniently, as Stats.
+// UnmarshalJSON decodes the statistics leniently.
+func (s *Stats) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainStats)(s)) }
+
+// UnmarshalJSON decodes a player's statistics leniently.
 func (s *PlayerStats) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Records         lenient.Opt[int]     `json:"records"`
-		ChartsPlayed    lenient.Opt[int]     `json:"charts_played"`
-		FullCombos      lenient.Opt[int]     `json:"full_combos"`
-		AverageAccuracy lenient.Opt[float64] `json:"average_accuracy"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*s = PlayerStats{Records: w.Records.Ptr(), ChartsPlayed: w.ChartsPlayed.Ptr(), FullCombos: w.FullCombos.Ptr(), AverageAccuracy: w.AverageAccuracy.Ptr()}
-	return nil
+	return lenient.Object(b, (*plainPlayerStats)(s))
 }
 
-// UnmarshalJSON decodes the usage leniently, as Stats.
+// UnmarshalJSON decodes the usage leniently, as Stats, with an account id sent as a string or
+// a number.
 func (u *Usage) UnmarshalJSON(b []byte) error {
 	var w struct {
 		AccountID     lenient.Opt[KeyID]       `json:"account_id"`
@@ -545,51 +533,13 @@ func (u *Usage) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UnmarshalJSON decodes the limits leniently, as Stats.
+// UnmarshalJSON decodes the limits leniently.
 func (l *UsageLimits) UnmarshalJSON(b []byte) error {
-	var w struct {
-		RequestsPerHour          lenient.Opt[int] `json:"requests_per_hour"`
-		AnalysesPerDay           lenient.Opt[int] `json:"analyses_per_day"`
-		AnonymousRequestsPerHour lenient.Opt[int] `json:"anonymous_requests_per_hour"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*l = UsageLimits{RequestsPerHour: w.RequestsPerHour.Ptr(), AnalysesPerDay: w.AnalysesPerDay.Ptr(), AnonymousRequestsPerHour: w.AnonymousRequestsPerHour.Ptr()}
-	return nil
+	return lenient.Object(b, (*plainUsageLimits)(l))
 }
 
-// UnmarshalJSON decodes a key's usage leniently, as Stats.
-func (k *KeyUsage) UnmarshalJSON(b []byte) error {
-	var w struct {
-		ID               lenient.Opt[KeyID]     `json:"id"`
-		Name             lenient.Opt[string]    `json:"name"`
-		Status           lenient.Opt[KeyStatus] `json:"status"`
-		RequestsTotal    lenient.Opt[int]       `json:"requests_total"`
-		AnalysesTotal    lenient.Opt[int]       `json:"analyses_total"`
-		RequestsThisHour lenient.Opt[int]       `json:"requests_this_hour"`
-		AnalysesToday    lenient.Opt[int]       `json:"analyses_today"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*k = KeyUsage{ID: w.ID.Or(""), Name: w.Name.Or(""), Status: w.Status.Or(""), RequestsTotal: w.RequestsTotal.Ptr(),
-		AnalysesTotal: w.AnalysesTotal.Ptr(), RequestsThisHour: w.RequestsThisHour.Ptr(), AnalysesToday: w.AnalysesToday.Ptr()}
-	return nil
-}
+// UnmarshalJSON decodes a key's usage leniently.
+func (k *KeyUsage) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainKeyUsage)(k)) }
 
-// UnmarshalJSON decodes the build information leniently, as Stats.
-func (m *Meta) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Service       lenient.Opt[string]      `json:"service"`
-		Version       lenient.Opt[string]      `json:"version"`
-		Build         lenient.Opt[string]      `json:"build"`
-		EngineVersion lenient.Opt[string]      `json:"engine_version"`
-		Diag          lenient.Opt[Diagnostics] `json:"diag"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	*m = Meta{Service: w.Service.Or(""), Version: w.Version.Or(""), Build: w.Build.Or(""), EngineVersion: w.EngineVersion.Or(""), Diag: w.Diag.Ptr()}
-	return nil
-}
+// UnmarshalJSON decodes the build information leniently.
+func (m *Meta) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainMeta)(m)) }

@@ -42,8 +42,7 @@ func (c *Client) Charter(ctx context.Context, uid, maxPages int) (*CharterCharts
 	if out.UID == 0 {
 		out.UID = uid // the answer did not name the author: it is the one asked for
 	}
-	out.Raw = resp.Body
-	out.Response = newResponse(resp)
+	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }
 
@@ -62,7 +61,6 @@ func (c *Client) Player(ctx context.Context, uid int) (*Player, error) {
 	if out.ID == 0 {
 		out.ID = uid // the answer did not name the player: it is the one asked for
 	}
-	out.Raw = resp.Body
-	out.Response = newResponse(resp)
+	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }

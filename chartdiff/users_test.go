@@ -2,12 +2,14 @@ package chartdiff_test
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
 )
@@ -32,7 +34,7 @@ func TestCharterDefaultReadsThreePages(t *testing.T) {
 	assert.Equal(t, 3, srv.UpstreamPagesRead())
 	req := srv.Requests()[0]
 	assert.Equal(t, "/api/v1/charters/9", req.Path)
-	assert.Empty(t, req.RawQuery, "the default maxPages is the service's")
+	assert.Empty(t, req.Query, "the default maxPages is the service's")
 	assert.NotNil(t, got.Response.RateLimit)
 }
 
@@ -46,7 +48,7 @@ func TestCharterMaxPagesIsAHardCap(t *testing.T) {
 	assert.Equal(t, 5, got.PagesRead)
 	assert.Len(t, got.Charts, 150, "200 charts upstream, 5 pages of 30 read")
 	assert.True(t, got.HasMore)
-	assert.Equal(t, "maxPages=5", srv.Requests()[0].RawQuery)
+	assert.Equal(t, url.Values{"maxPages": {"5"}}, srv.Requests()[0].Query)
 
 	got, err = c.Charter(t.Context(), chartdifftest.AuthorProlific, 1)
 	require.NoError(t, err)
@@ -117,12 +119,12 @@ func TestCharterAndPlayerUpstreamDownIsAnError(t *testing.T) {
 func TestCharterUpstreamDownIsRetried(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, chartdifftest.WithUpstreamDown(true))
-	c := newClient(t, srv, chartdiff.WithRetry(chartdiff.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+	c := newClient(t, srv, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 
 	_, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, 0)
 	require.ErrorIs(t, err, chartdiff.ErrUpstreamUnavailable)
 	assert.Equal(t, 3, apiError(t, err).Attempts)
-	assert.Equal(t, 3, srv.CountRequests(http.MethodGet, "/api/v1/charters/9"))
+	assert.Equal(t, 3, srv.RequestCount(http.MethodGet, "/api/v1/charters/9"))
 }
 
 func TestPlayerProfileAndStats(t *testing.T) {
@@ -175,8 +177,10 @@ func TestPlayerNotFound(t *testing.T) {
 	p, err := c.Player(t.Context(), chartdifftest.Players+1)
 	assert.Nil(t, p)
 	require.ErrorIs(t, err, chartdiff.ErrPlayerNotFound)
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
-	assert.NotErrorIs(t, err, chartdiff.ErrNotFound)
+	ae := apiError(t, err)
+	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
+	assert.Equal(t, "player_not_found", ae.Code)
+	assert.ErrorIs(t, err, chartdiff.ErrNotFound, "every 404 matches the status sentinel; ErrPlayerNotFound tells a missing player apart")
 }
 
 func TestPlayerDecodesLeniently(t *testing.T) {

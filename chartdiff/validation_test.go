@@ -17,7 +17,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	c := newClient(t, srv, chartdiff.WithAccountToken(srv.AccountToken()))
 	name := "x"
 
-	list := func(o chartdiff.ListOptions) func(ctx context.Context) error {
+	list := func(o chartdiff.ChartsParams) func(ctx context.Context) error {
 		return func(ctx context.Context) error { _, err := c.Charts(ctx, &o); return err }
 	}
 	cases := []struct {
@@ -27,17 +27,17 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	}{
 		{"chart id 0", func(ctx context.Context) error { _, err := c.Chart(ctx, 0); return err }, "chart_id"},
 		{"chart id negative", func(ctx context.Context) error { _, err := c.Chart(ctx, -3); return err }, "chart_id"},
-		{"page negative", list(chartdiff.ListOptions{Page: -1}), "page"},
-		{"pageSize negative", list(chartdiff.ListOptions{PageSize: -1}), "pageSize"},
-		{"pageSize above 200", list(chartdiff.ListOptions{PageSize: 201}), "pageSize"},
-		{"unknown sort field", list(chartdiff.ListOptions{Sort: "rating"}), "sort"},
-		{"sort field in another case", list(chartdiff.ListOptions{Sort: "Chart_ID"}), "sort"},
-		{"unknown order", list(chartdiff.ListOptions{Order: "up"}), "order"},
-		{"q of 61 characters", list(chartdiff.ListOptions{Query: strings.Repeat("a", 61)}), "q"},
-		{"q not UTF-8", list(chartdiff.ListOptions{Query: "\xff\xfe"}), "q"},
-		{"unknown only", list(chartdiff.ListOptions{Only: "fresh"}), "only"},
-		{"build without only", list(chartdiff.ListOptions{Build: "2.2.1"}), "build"},
-		{"build with only official", list(chartdiff.ListOptions{Only: chartdiff.OnlyOfficial, Build: "2.2.1"}), "build"},
+		{"page negative", list(chartdiff.ChartsParams{Page: -1}), "page"},
+		{"pageSize negative", list(chartdiff.ChartsParams{PageSize: -1}), "pageSize"},
+		{"pageSize above 200", list(chartdiff.ChartsParams{PageSize: 201}), "pageSize"},
+		{"unknown sort field", list(chartdiff.ChartsParams{Sort: "rating"}), "sort"},
+		{"sort field in another case", list(chartdiff.ChartsParams{Sort: "Chart_ID"}), "sort"},
+		{"unknown order", list(chartdiff.ChartsParams{Order: "up"}), "order"},
+		{"q of 61 characters", list(chartdiff.ChartsParams{Query: strings.Repeat("a", 61)}), "q"},
+		{"q not UTF-8", list(chartdiff.ChartsParams{Query: "\xff\xfe"}), "q"},
+		{"unknown only", list(chartdiff.ChartsParams{Only: "fresh"}), "only"},
+		{"build without only", list(chartdiff.ChartsParams{Build: "2.2.1"}), "build"},
+		{"build with only official", list(chartdiff.ChartsParams{Only: chartdiff.OnlyOfficial, Build: "2.2.1"}), "build"},
 		{"charter uid 0", func(ctx context.Context) error { _, err := c.Charter(ctx, 0, 1); return err }, "uid"},
 		{"charter uid negative", func(ctx context.Context) error { _, err := c.Charter(ctx, -9, 1); return err }, "uid"},
 		{"maxPages negative", func(ctx context.Context) error { _, err := c.Charter(ctx, 9, -1); return err }, "maxPages"},
@@ -58,19 +58,19 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 			return err
 		}, "expires_in_days"},
 		{"update: empty id", func(ctx context.Context) error {
-			_, err := c.UpdateKey(ctx, "", chartdiff.UpdateKeyParams{Name: &name})
+			_, err := c.UpdateKey(ctx, "", &chartdiff.UpdateKeyParams{Name: &name})
 			return err
 		}, "id"},
 		{"update: nothing to change", func(ctx context.Context) error {
-			_, err := c.UpdateKey(ctx, "key_1", chartdiff.UpdateKeyParams{})
+			_, err := c.UpdateKey(ctx, "key_1", &chartdiff.UpdateKeyParams{})
 			return err
 		}, "body"},
 		{"update: unknown scope", func(ctx context.Context) error {
-			_, err := c.UpdateKey(ctx, "key_1", chartdiff.UpdateKeyParams{Scopes: []chartdiff.Scope{"charts:write"}})
+			_, err := c.UpdateKey(ctx, "key_1", &chartdiff.UpdateKeyParams{Scopes: []chartdiff.Scope{"charts:write"}})
 			return err
 		}, "scopes"},
 		{"update: 7 days", func(ctx context.Context) error {
-			_, err := c.UpdateKey(ctx, "key_1", chartdiff.UpdateKeyParams{Lifetime: 7})
+			_, err := c.UpdateKey(ctx, "key_1", &chartdiff.UpdateKeyParams{Lifetime: 7})
 			return err
 		}, "expires_in_days"},
 		{"rotate: empty id", func(ctx context.Context) error { _, err := c.RotateKey(ctx, ""); return err }, "id"},
@@ -91,12 +91,12 @@ func TestValidationBoundariesAreAccepted(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 
-	page, err := c.Charts(t.Context(), &chartdiff.ListOptions{Page: 1, PageSize: 1, Sort: chartdiff.SortNotes, Order: chartdiff.Desc,
+	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Page: 1, PageSize: 1, Sort: chartdiff.SortNotes, Order: chartdiff.Desc,
 		Query: strings.Repeat("e", 1), Level: "I", Only: chartdiff.OnlyStale, Build: "0.0.1"})
 	require.NoError(t, err)
 	assert.Len(t, page.Charts, 1)
 
-	page, err = c.Charts(t.Context(), &chartdiff.ListOptions{PageSize: 200})
+	page, err = c.Charts(t.Context(), &chartdiff.ChartsParams{PageSize: 200})
 	require.NoError(t, err)
 	assert.Len(t, page.Charts, 200)
 

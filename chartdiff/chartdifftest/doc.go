@@ -66,7 +66,22 @@
 //
 // WithUpstreamDown, WithCacheDown, WithStatsDown and WithLimiterDown (and their Set methods)
 // switch outages; WithGatewayMangling and WithDroppedHeaders put a gateway or a proxy in
-// front; InjectFault queues a one-shot error; HoldAnalyses fills the analysis slots; Advance
-// moves the clock. Requests, CountRequests and UpstreamPagesRead report what the fake
-// received.
+// front; HoldAnalyses fills the analysis slots; Advance moves the clock. IssueKey, Analyzed,
+// RunningAnalyses and UpstreamPagesRead read and set the fake's state directly.
+//
+// The fake speaks the vocabulary every fake of the SDK shares (package sdktest): Requests
+// returns the sdktest.Request records of what it received, before any gateway or proxy
+// changed it and with the values of x-phm-key, x-hm-token, Authorization and x-api-key
+// redacted; RequestCount counts them by method and path; InjectFaults queues sdktest.Fault
+// answers (a status with a code and message in the configured ErrorShape, Retry-After,
+// headers, a dropped connection, a delay), which come before any check of the service. Client
+// returns an *http.Client for the server, and Close never waits on a held request: every
+// request still being answered ends when Close begins.
+//
+// # Stability
+//
+// The fake is versioned with the SDK: its options, methods and the shared vocabulary change
+// only as the SDK's public API does. Its behaviour follows the API description; the shapes it
+// chose where the description says "not shown" (listed above) follow what the SDK's
+// documentation expects of a real server, and may be refined in minor releases.
 package chartdifftest

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentapis/sdk/internal/fakeserver"
 )
 
 // authMode says how an endpoint identifies its caller.
@@ -442,7 +444,7 @@ func (s *Server) analyze(c *call) (int, any, *errorResponse) {
 }
 
 // waitEngine waits for a held gate and the engine delay; it reports false when the request
-// ended first.
+// ended first (the client went away, or the server closed).
 func (s *Server) waitEngine(r *http.Request, gate chan struct{}, delay time.Duration) bool {
 	if gate != nil {
 		select {
@@ -451,16 +453,7 @@ func (s *Server) waitEngine(r *http.Request, gate chan struct{}, delay time.Dura
 			return false
 		}
 	}
-	if delay > 0 {
-		t := time.NewTimer(delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			return false
-		}
-	}
-	return true
+	return fakeserver.Wait(r.Context(), delay)
 }
 
 // usage answers GET /usage for the account of the key or token.

@@ -1,23 +1,25 @@
 package chartdifftest
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/agentapis/sdk/internal/conncount"
+	"github.com/agentapis/sdk/internal/fakeserver"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // prefix is the path prefix of every endpoint.
 const prefix = "/api/v1"
+
+// credentialHeaders are the headers whose values the records redact: every header the service
+// or its gateway reads a key or a token from.
+var credentialHeaders = []string{"X-Phm-Key", "X-Hm-Token", "Authorization", "X-Api-Key"}
 
 // Server is an in-memory chart difficulty API on a local httptest server. It is safe for
 // concurrent use.
@@ -25,7 +27,7 @@ type Server struct {
 	// URL is the server's base URL, {chart_api_url}; the endpoints are under URL + "/api/v1".
 	URL string
 
-	ts *conncount.Server // counts the TCP connections it accepts
+	fs *fakeserver.Server
 
 	mu       sync.Mutex
 	cfg      config
@@ -39,36 +41,8 @@ type Server struct {
 	windows  map[string]*window
 	running  int
 	gate     chan struct{}
-	release  func()
-	faults   []Fault
-	requests []Request
 	pageRead int
 	defToken string
-}
-
-// Request is a request as it reached the fake, before any gateway or proxy changed it.
-type Request struct {
-	Method   string
-	Path     string
-	RawQuery string
-	Header   http.Header
-	// Body is the request body, at most 1 MiB of it.
-	Body []byte
-}
-
-// Fault is a one-shot error answer, injected with Server.InjectFault.
-type Fault struct {
-	// Method and Path select the request (Path is the full path, such as "/api/v1/stats");
-	// an empty field matches any.
-	Method, Path string
-	// Status is the HTTP status of the answer.
-	Status int
-	// Code and Message go into the error body.
-	Code, Message string
-	// RetryAfter, when positive, is sent as retry-after in seconds.
-	RetryAfter int
-	// Header holds extra answer headers.
-	Header http.Header
 }
 
 // NewServer starts a fake configured by opts. Close it when done.
@@ -127,28 +101,34 @@ func NewServer(opts ...Option) *Server {
 	} else {
 		s.defToken = cfg.accounts[0]
 	}
-	s.ts = conncount.Start(http.HandlerFunc(s.serve))
-	s.URL = s.ts.URL
+	s.fs = fakeserver.Start(http.HandlerFunc(s.serve), fakeserver.Config{Credentials: credentialHeaders, Now: s.Now,
+		RenderFault: func(w http.ResponseWriter, _ *http.Request, f sdktest.Fault) {
+			s.write(w, fail(f.Status, f.Code, f.Message))
+		}})
+	s.URL = s.fs.URL
 	return s
 }
 
-// Connections returns how many TCP connections the server has accepted, so that tests and
-// benchmarks can check that a client reuses its connections.
-func (s *Server) Connections() int { return int(s.ts.Connections()) }
-
-// Close releases held analyses and shuts the server down.
-func (s *Server) Close() {
-	s.mu.Lock()
-	release := s.release
-	s.mu.Unlock()
-	if release != nil {
-		release()
-	}
-	s.ts.Close()
-}
+// Close ends every request still being answered (a held analysis answers 502
+// analysis_failed) and shuts the server down.
+func (s *Server) Close() { s.fs.Close() }
 
 // Client returns an *http.Client for the server.
-func (s *Server) Client() *http.Client { return s.ts.Client() }
+func (s *Server) Client() *http.Client { return s.fs.Client() }
+
+// Requests returns every request received so far, in order, as it reached the fake: before
+// any gateway or proxy of WithGatewayMangling or WithDroppedHeaders changed it, with the
+// values of x-phm-key, x-hm-token, Authorization and x-api-key redacted.
+func (s *Server) Requests() []sdktest.Request { return s.fs.Requests() }
+
+// RequestCount returns how many requests had the method and the path (escaped, without the
+// query, such as "/api/v1/charts"); an empty method or path matches any.
+func (s *Server) RequestCount(method, path string) int { return s.fs.RequestCount(method, path) }
+
+// InjectFaults makes the next matching requests fail as the faults say, before any other
+// check; the error body has the server's ErrorShape. Each request takes the first queued fault
+// that matches it.
+func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.fs.InjectFaults(faults...) }
 
 // AccountToken returns the token of the first account (the one created when no WithAccount
 // was given).
@@ -190,24 +170,16 @@ func (s *Server) set(p *bool, v bool) {
 	*p = v
 }
 
-// InjectFault makes the next request matching f get f's error answer, before any other check.
-// Faults queue up in order.
-func (s *Server) InjectFault(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, f)
-}
-
-// HoldAnalyses makes every engine run wait until release is called (or the server closes),
-// so that tests can fill the two analysis slots. Cached answers are not held.
+// HoldAnalyses makes every engine run wait until release is called, the client goes away or
+// the server closes, so that tests can fill the two analysis slots. Cached answers are not
+// held.
 func (s *Server) HoldAnalyses() (release func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	gate := make(chan struct{})
+	s.gate = gate
 	var once sync.Once
-	release = func() { once.Do(func() { close(gate) }) }
-	s.gate, s.release = gate, release
-	return release
+	return func() { once.Do(func() { close(gate) }) }
 }
 
 // RunningAnalyses returns the number of engine runs in progress.
@@ -215,27 +187,6 @@ func (s *Server) RunningAnalyses() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.running
-}
-
-// Requests returns every request received so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
-
-// CountRequests returns how many requests had the method and the path (such as
-// "/api/v1/charts"); an empty method matches any.
-func (s *Server) CountRequests(method, path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, r := range s.requests {
-		if (method == "" || r.Method == method) && r.Path == path {
-			n++
-		}
-	}
-	return n
 }
 
 // UpstreamPagesRead returns how many upstream pages of 30 charts the author lookups read.
@@ -277,13 +228,10 @@ func (s *Server) chartAnywhere(id int) *Chart {
 	return s.upstream[id]
 }
 
-// serve is the pipeline every request goes through: record, proxy and gateway, routing,
-// injected faults, then the endpoint.
+// serve is what every request the shared server (which records it and answers injected
+// faults) passes on goes through: the proxy and the gateway, then routing and the endpoint.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body})
 	for _, h := range s.cfg.dropped {
 		r.Header.Del(h)
 	}
@@ -291,26 +239,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set("Authorization", "Gateway gw-internal-7f3a")
 		r.Header.Del("X-Api-Key")
 	}
-	var fault *Fault
-	for i, f := range s.faults {
-		if (f.Method == "" || f.Method == r.Method) && (f.Path == "" || f.Path == r.URL.Path) {
-			fault = &f
-			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
-			break
-		}
-	}
-	shape := s.cfg.shape
 	s.mu.Unlock()
-	if fault != nil {
-		for k, vs := range fault.Header {
-			w.Header()[k] = vs
-		}
-		if fault.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(fault.RetryAfter))
-		}
-		writeError(w, shape, fault.Status, fault.Code, fault.Message)
-		return
-	}
 	s.route(w, r)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // answer is a raw answer of the fake.
@@ -219,8 +221,8 @@ func TestAnalysisSlots(t *testing.T) {
 func TestInjectedFaultsAreOneShotAndInOrder(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	srv.InjectFault(chartdifftest.Fault{Path: "/api/v1/stats", Status: 502, Code: "stats_unavailable", RetryAfter: 7})
-	srv.InjectFault(chartdifftest.Fault{Method: "GET", Status: 503, Code: "rate_limit_unavailable"})
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/stats", Status: 502, Code: "stats_unavailable", RetryAfter: 7 * time.Second},
+		sdktest.Fault{Method: "GET", Status: 503, Code: "rate_limit_unavailable"})
 	a := do(t, srv, "GET", "/api/v1/charts/1", "", nil)
 	assert.Equal(t, "rate_limit_unavailable", a.code(), "the first fault matches /stats only")
 	a = do(t, srv, "GET", "/api/v1/stats", "", nil)
@@ -238,10 +240,52 @@ func TestRequestsAreRecordedBeforeTheGateway(t *testing.T) {
 	require.Len(t, reqs, 1)
 	assert.Equal(t, "POST", reqs[0].Method)
 	assert.Equal(t, "/api/v1/analyses", reqs[0].Path)
-	assert.Equal(t, "x=1", reqs[0].RawQuery)
-	assert.Equal(t, "k", reqs[0].Header.Get("x-api-key"))
-	assert.Equal(t, "p", reqs[0].Header.Get("x-phm-key"))
+	assert.Equal(t, url.Values{"x": {"1"}}, reqs[0].Query)
+	assert.Equal(t, sdktest.Redacted, reqs[0].Header.Get("x-api-key"), "recorded before the gateway consumed it, redacted")
+	assert.Equal(t, sdktest.Redacted, reqs[0].Header.Get("x-phm-key"), "recorded before the proxy dropped it, redacted")
 	assert.JSONEq(t, `{"chart_id":1}`, string(reqs[0].Body))
-	assert.Equal(t, 1, srv.CountRequests("POST", "/api/v1/analyses"))
-	assert.Equal(t, 0, srv.CountRequests("GET", "/api/v1/analyses"))
+	assert.Equal(t, http.StatusOK, reqs[0].Status)
+	assert.Equal(t, 1, srv.RequestCount("POST", "/api/v1/analyses"))
+	assert.Equal(t, 0, srv.RequestCount("GET", "/api/v1/analyses"))
+}
+
+func TestInjectedFaultsUseTheErrorShape(t *testing.T) {
+	t.Parallel()
+	srv := start(t, chartdifftest.WithErrorShape(chartdifftest.ErrorString))
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/players/2", Status: 404, Code: "player_not_found", Message: "gone",
+		Header: http.Header{"X-Extra": {"1"}}})
+	a := do(t, srv, "GET", "/api/v1/players/2", "", nil)
+	assert.Equal(t, 404, a.status)
+	assert.Equal(t, map[string]any{"error": "player_not_found", "message": "gone"}, a.body)
+	assert.Equal(t, "1", a.header.Get("X-Extra"))
+	assert.Equal(t, 404, srv.Requests()[0].Status)
+}
+
+func TestCloseEndsAHeldAnalysis(t *testing.T) {
+	t.Parallel()
+	srv := chartdifftest.NewServer()
+	srv.HoldAnalyses() // never released: Close alone must end the held request
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := srv.Client().Post(srv.URL+"/api/v1/analyses", "application/json", strings.NewReader(`{"chart_id":12}`))
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	require.Eventually(t, func() bool { return srv.RunningAnalyses() == 1 }, 5*time.Second, time.Millisecond)
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited on a held analysis")
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the held request did not end")
+	}
+	assert.Zero(t, srv.RunningAnalyses())
+	assert.False(t, srv.Analyzed(12), "an interrupted analysis stores nothing")
 }

@@ -99,7 +99,7 @@ func run(ctx context.Context, out io.Writer, s settings) (err error) {
 	fmt.Fprintf(out, "chart %d %q: ref_const %s, notes %s, cached %t\n", res.Chart.ID, res.Chart.Name, show(res.Chart.RefConst), showInt(res.Chart.Notes), res.Cached)
 
 	// 4. The hardest analysed charts; charts without a value sort last.
-	page, err := client.Charts(ctx, &chartdiff.ListOptions{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 5})
+	page, err := client.Charts(ctx, &chartdiff.ChartsParams{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 5})
 	if err != nil {
 		return fmt.Errorf("listing charts: %w", err)
 	}
