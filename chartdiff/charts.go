@@ -199,7 +199,7 @@ func (c *Client) AllCharts(ctx context.Context, params *ChartsParams) iter.Seq2[
 			size = DefaultPageSize
 		}
 		seen := (n-1)*size + len(p.Charts)
-		return paging.Page[Chart]{Items: p.Charts, More: len(p.Charts) >= size && seen < p.Total}, nil
+		return paging.Page[Chart]{Items: p.Charts, More: len(p.Charts) >= size && seen < p.Total, Raw: p.Raw}, nil
 	}
-	return paging.All(ctx, max(o.Page, 1), fetch, nil)
+	return paging.All(ctx, serviceName, max(o.Page, 1), fetch, nil)
 }
