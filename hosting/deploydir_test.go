@@ -298,7 +298,7 @@ func TestDeployDirToABranch(t *testing.T) {
 	live := map[string][]byte{"index.html": []byte("<p>live</p>")}
 	_, err = c.DeployDir(ctx, "site", mapFS(live), nil)
 	require.NoError(t, err)
-	_, err = c.CreateBranch(ctx, "site", &hosting.BranchParams{Branch: "preview"})
+	_, err = c.CreateBranch(ctx, "site", &hosting.CreateBranchParams{Branch: "preview"})
 	require.NoError(t, err)
 
 	preview := map[string][]byte{"index.html": []byte("<p>preview</p>")}
@@ -323,7 +323,7 @@ func TestDeployDirThroughAStrippingGatewayAndACDNBlockingPUT(t *testing.T) {
 	res, err := c.DeployDir(ctx, "site", mapFS(siteFiles), nil)
 	require.NoError(t, err)
 	assertPublished(t, res.SiteURL, siteFiles)
-	st := c.Stats()
+	st := c.Counters()
 	assert.Equal(t, hosting.TokenHeader, st.TokenHeader)
 	assert.Equal(t, int64(1), st.TokenHeaderRetries)
 	assert.Equal(t, int64(len(siteFiles)), st.BlockedPutRetries)
