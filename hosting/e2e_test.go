@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // startFake starts a fake for one test.
@@ -30,6 +31,17 @@ func fakeClient(t *testing.T, srv *hostingtest.Server, opts ...hosting.Option) *
 	c, err := hosting.New(all...)
 	require.NoError(t, err)
 	return c
+}
+
+// answered counts the requests srv answered with status.
+func answered(srv *hostingtest.Server, status int) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Status == status {
+			n++
+		}
+	}
+	return n
 }
 
 // fetch GETs url without credentials and returns the status, the Content-Type and the body.
@@ -123,7 +135,7 @@ func TestEndToEndTypicalOrderIsByteExact(t *testing.T) {
 		assert.False(t, r.TokenInURL, "%s %s", r.Method, r.Path)
 		assert.False(t, r.Blocked, "the client never sends raw markup in content: %s", r.Path)
 	}
-	assert.Zero(t, srv.Stats().Forbidden)
+	assert.Zero(t, answered(srv, http.StatusForbidden))
 	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
 }
 
@@ -159,7 +171,7 @@ func TestEndToEndGatewayStrippingAuthorization(t *testing.T) {
 		assert.Less(t, r.Status, 300)
 	}
 	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
-	assert.Equal(t, 1, srv.Stats().Unauthorized)
+	assert.Equal(t, 1, answered(srv, http.StatusUnauthorized))
 	assert.Contains(t, logs.String(), `"remedy":"token in X-API-Token after a 401 to Authorization: Bearer"`)
 	assert.NotContains(t, logs.String(), hostingtest.DefaultToken)
 }
@@ -182,7 +194,7 @@ func TestEndToEndCDNBlockingPUT(t *testing.T) {
 	}
 	assert.Equal(t, int64(3), c.Counters().BlockedPutRetries)
 	st := srv.Stats()
-	assert.Equal(t, 3, st.Forbidden)
+	assert.Equal(t, 3, answered(srv, http.StatusForbidden))
 	assert.Equal(t, 3, st.PostWrites)
 	assert.Zero(t, st.PutWrites)
 	var posts int
@@ -316,4 +328,33 @@ func bigSite(n int, version string) map[string][]byte {
 		}
 	}
 	return files
+}
+
+func TestEndToEndInjectedFaults(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := fakeClient(t, srv)
+	ctx := t.Context()
+	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "site"})
+	require.NoError(t, err)
+
+	srv.InjectFaults(sdktest.Fault{Method: http.MethodPut, Status: http.StatusServiceUnavailable, Message: "busy", Times: 2})
+	w, err := c.PutFile(ctx, "site", "a.txt", []byte("a"))
+	require.NoError(t, err)
+	assert.Equal(t, 3, w.Response.Attempts, "two injected 503s, then the write")
+	assert.Equal(t, 3, srv.RequestCount(http.MethodPut, "/api/v1/repos/site/files/a.txt"))
+
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/repos/site", Status: http.StatusOK, Code: "archived", Message: "repository is archived"})
+	_, err = c.Repo(ctx, "site")
+	ae := apiError(t, err)
+	assert.Equal(t, http.StatusOK, ae.StatusCode)
+	assert.Equal(t, "archived", ae.Code)
+	assert.Equal(t, "repository is archived", ae.Message)
+	assert.Equal(t, 1, ae.Attempts, "a failure the service reports in a 200 is not repeated")
+
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/repos/site/commit", Status: http.StatusConflict, Message: "busy committing"})
+	_, err = c.Commit(ctx, "site", &hosting.CommitParams{Message: "m"})
+	assert.ErrorIs(t, err, hosting.ErrConflict)
+	assert.Equal(t, "busy committing", apiError(t, err).Message)
+	assert.Zero(t, srv.Stats().Commits)
 }
