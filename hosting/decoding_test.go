@@ -11,7 +11,7 @@ import (
 	"github.com/agentapis/sdk/hosting"
 )
 
-func TestGetRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
+func TestRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, body string
@@ -47,7 +47,7 @@ func TestGetRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
 	}
 }
 
-func TestGetRepoRefusesAnAnswerWithoutANamedMember(t *testing.T) {
+func TestRepoRefusesAnAnswerWithoutANamedMember(t *testing.T) {
 	t.Parallel()
 	for member, body := range map[string]string{
 		"files":    `{"ok":true,"repo":{"name":"blog"},"branches":[],"head":null}`,
@@ -63,7 +63,7 @@ func TestGetRepoRefusesAnAnswerWithoutANamedMember(t *testing.T) {
 	assert.ErrorContains(t, decodeError(t, err), `"path" is missing`, "an entry without a path is never dropped")
 }
 
-func TestGetRepoOfAFreshRepository(t *testing.T) {
+func TestRepoOfAFreshRepository(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repo":{"name":"new","created_at":"2026-03-01T10:00:00.000Z"},"files":null,"branches":[{"name":"main","commit":null}],"head":null}`))
 	info, err := newClient(t, srv.URL).Repo(t.Context(), "new")
@@ -77,7 +77,7 @@ func TestGetRepoOfAFreshRepository(t *testing.T) {
 	assert.Nil(t, info.Repo.UpdatedAt)
 }
 
-func TestListReposAcceptsLikelyNamesAndRefusesAMissingList(t *testing.T) {
+func TestReposAcceptsLikelyNamesAndRefusesAMissingList(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{
 		`{"ok":true,"repos":[{"name":"a","owner":{"login":"ann"}},"b"]}`,

@@ -235,7 +235,7 @@ func TestPutIsRetriedOnGatewayErrorsButCommitIsNot(t *testing.T) {
 	assert.Len(t, srv.requests(), 4+1+1+4)
 }
 
-func TestGetFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
+func TestFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
 	t.Parallel()
 	bin := []byte{0, 1, 2, 0xfe, 0xff, '<', 'a'}
 	b64 := base64.StdEncoding.EncodeToString(bin)

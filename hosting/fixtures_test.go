@@ -28,7 +28,7 @@ func fixtureClient(t *testing.T, name string) (*hosting.Client, *fixture.Exchang
 	return c, e
 }
 
-func TestFixtureListRepos(t *testing.T) {
+func TestFixtureRepos(t *testing.T) {
 	t.Parallel()
 	c, e := fixtureClient(t, "list_repos.json")
 	list, err := c.Repos(t.Context())
@@ -58,7 +58,7 @@ func TestFixtureCreateRepo(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, repo.Response.StatusCode)
 }
 
-func TestFixtureGetRepo(t *testing.T) {
+func TestFixtureRepo(t *testing.T) {
 	t.Parallel()
 	c, _ := fixtureClient(t, "get_repo.json")
 	info, err := c.Repo(t.Context(), "blog")
@@ -96,7 +96,7 @@ func TestFixturePutFileHTMLGoesAsBase64(t *testing.T) {
 	assert.Equal(t, http.MethodPut, w.Method)
 }
 
-func TestFixtureGetFile(t *testing.T) {
+func TestFixtureFile(t *testing.T) {
 	t.Parallel()
 	c, _ := fixtureClient(t, "get_file_binary.json")
 	f, err := c.File(t.Context(), "blog", "img/logo.png")
