@@ -126,8 +126,8 @@ func (a *deployAnswer) check() error {
 }
 
 // Deploy publishes a commit of the repository as its site and returns the deployment, whose
-// PreviewURL is always set (an answer without preview_url is a *sdk.DecodeError). Deploying is not
-// retried: a repeat would make a second deployment.
+// PreviewURL is always set (an answer without preview_url is a *sdk.DecodeError). Deploying
+// is not retried: a repeat would make a second deployment.
 func (c *Client) Deploy(ctx context.Context, repo string, p *DeployParams) (*Deployment, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err

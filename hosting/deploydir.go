@@ -106,16 +106,16 @@ type localFile struct {
 // The commit and the deployment are made even when no file changed, so that a run after
 // a failed commit or deployment completes it.
 //
-// Whether a file is unchanged is decided by the repository's file list (Client.Repo): a sha256 is
-// compared with the SHA-256 of the local bytes, a 40-digit sha with their git blob SHA-1
-// (sha1 of "blob <size>\x00" and the bytes) or their plain SHA-1; a size that differs means
-// changed, and an entry without a hash is always sent. The file list must therefore describe the
-// files as written, which the next commit takes.
+// Whether a file is unchanged is decided by the repository's file list (Client.Repo): a
+// sha256 is compared with the SHA-256 of the local bytes, a 40-digit sha with their git blob
+// SHA-1 (sha1 of "blob <size>\x00" and the bytes) or their plain SHA-1; a size that differs
+// means changed, and an entry without a hash is always sent. The file list must therefore
+// describe the files as written, which the next commit takes.
 //
 // Before any request the folder is read in full: a path the service would refuse (a
-// backslash, a control character) is a *sdk.ValidationError naming it, and a folder without files
-// is refused, so that a wrong folder with Prune cannot empty a site. The folder's files are
-// read again, one at a time per upload, when they are sent.
+// backslash, a control character) is a *sdk.ValidationError naming it, and a folder without
+// files is refused, so that a wrong folder with Prune cannot empty a site. The folder's files
+// are read again, one at a time per upload, when they are sent.
 func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *DeployDirOptions) (*DeployResult, error) {
 	var o DeployDirOptions
 	if opts != nil {
