@@ -30,7 +30,7 @@ func TestUnauthorizedBearerIsRetriedWithXAPITokenAndTheHeaderIsKept(t *testing.T
 	srv := serve(t, strippingGateway(`{"ok":true,"repos":[{"name":"blog"}]}`))
 	c := newClient(t, srv.URL, hosting.WithLogger(logs.logger()))
 
-	list, err := c.ListRepos(t.Context())
+	list, err := c.Repos(t.Context())
 	require.NoError(t, err)
 	require.Len(t, list.Repos, 1)
 	assert.Equal(t, "blog", list.Repos[0].Name)
@@ -43,14 +43,14 @@ func TestUnauthorizedBearerIsRetriedWithXAPITokenAndTheHeaderIsKept(t *testing.T
 	assert.Empty(t, reqs[1].Header.Get("Authorization"), "the retry carries the token once, in X-API-Token")
 	assert.Equal(t, reqs[0].Path, reqs[1].Path)
 
-	_, err = c.ListRepos(t.Context())
+	_, err = c.Repos(t.Context())
 	require.NoError(t, err)
 	reqs = srv.requests()
 	require.Len(t, reqs, 3, "the header that worked is used from then on: no second 401")
 	assert.Equal(t, testToken, reqs[2].Header.Get("X-API-Token"))
 	assert.Empty(t, reqs[2].Header.Get("Authorization"))
 
-	assert.Equal(t, hosting.Stats{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Stats())
+	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
 	out := logs.String()
 	assert.Contains(t, out, `"msg":"gateway remedy"`)
 	assert.Contains(t, out, `"remedy":"token in X-API-Token after a 401 to Authorization: Bearer"`)
@@ -77,15 +77,16 @@ func TestUnauthorizedInBothHeadersKeepsBearer(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusUnauthorized, `{"ok":false,"error":"invalid token"}`))
 	c := newClient(t, srv.URL)
-	_, err := c.GetRepo(t.Context(), "blog")
+	_, err := c.Repo(t.Context(), "blog")
 	ae := apiError(t, err)
 	assert.Equal(t, http.StatusUnauthorized, ae.StatusCode)
 	assert.Equal(t, "invalid token", ae.Message)
+	assert.ErrorIs(t, err, hosting.ErrUnauthorized)
 	require.Len(t, srv.requests(), 2, "one retry with X-API-Token, no more")
-	assert.Equal(t, hosting.Stats{TokenHeaderRetries: 1, TokenHeader: hosting.AuthorizationHeader}, c.Stats(),
+	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.AuthorizationHeader}, c.Counters(),
 		"X-API-Token did not work either, so the client does not switch")
 
-	_, err = c.GetRepo(t.Context(), "blog")
+	_, err = c.Repo(t.Context(), "blog")
 	require.Error(t, err)
 	reqs := srv.requests()
 	require.Len(t, reqs, 4)
@@ -96,11 +97,11 @@ func TestOtherStatusesAreNotRetriedWithXAPIToken(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusForbidden, `{"ok":false,"error":"not your repository"}`))
 	c := newClient(t, srv.URL)
-	_, err := c.GetRepo(t.Context(), "blog")
+	_, err := c.Repo(t.Context(), "blog")
 	ae := apiError(t, err)
 	assert.Equal(t, http.StatusForbidden, ae.StatusCode)
 	assert.Len(t, srv.requests(), 1)
-	assert.Zero(t, c.Stats().TokenHeaderRetries)
+	assert.Zero(t, c.Counters().TokenHeaderRetries)
 }
 
 func TestConcurrentUnauthorizedRequestsAllRecover(t *testing.T) {
@@ -120,7 +121,7 @@ func TestConcurrentUnauthorizedRequestsAllRecover(t *testing.T) {
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
-	st := c.Stats()
+	st := c.Counters()
 	assert.Equal(t, hosting.TokenHeader, st.TokenHeader)
 	assert.GreaterOrEqual(t, st.TokenHeaderRetries, int64(1))
 	assert.LessOrEqual(t, st.TokenHeaderRetries, int64(16))
@@ -135,7 +136,7 @@ func TestTokenNeverAppearsInErrors(t *testing.T) {
 		reply(w, http.StatusUnauthorized, `{"ok":false,"error":"token `+echo+` is not valid"}`)
 	})
 	c := newClient(t, srv.URL)
-	_, err := c.GetRepo(t.Context(), "blog")
+	_, err := c.Repo(t.Context(), "blog")
 	ae := apiError(t, err)
 	assert.NotContains(t, err.Error(), testToken)
 	assert.NotContains(t, ae.Message, testToken)
@@ -143,4 +144,78 @@ func TestTokenNeverAppearsInErrors(t *testing.T) {
 	for _, r := range srv.requests() {
 		assert.NotContains(t, r.Path+r.RawQuery, testToken, "never in the URL")
 	}
+}
+
+func TestSetTokenReplacesTheTokenOfLaterRequests(t *testing.T) {
+	t.Parallel()
+	const newToken = "tok-9c3e5a1b7d2f4e60"
+	scan.Add(newToken)
+	// A service that quotes the credentials it got in its errors.
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("X-API-Token")
+		reply(w, http.StatusNotFound, `{"ok":false,"error":"nothing for `+got+` (was `+testToken+`)"}`)
+	})
+	c := newClient(t, srv.URL)
+	require.NoError(t, c.SetToken(newToken))
+	_, err := c.Repo(t.Context(), "blog")
+	ae := apiError(t, err)
+	scan.Record(err)
+	assert.ErrorIs(t, err, hosting.ErrNotFound)
+	reqs := srv.requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "Bearer "+newToken, reqs[0].Header.Get("Authorization"))
+	for _, text := range []string{err.Error(), ae.Message, string(ae.Body)} {
+		assert.NotContains(t, text, newToken, "the new token is scrubbed")
+		assert.NotContains(t, text, testToken, "the old token is still scrubbed")
+	}
+	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
+
+	for _, bad := range []string{"", "Bearer " + newToken, "tok 9c3e", "tok\n9c3e"} {
+		ve := validationError(t, c.SetToken(bad))
+		assert.Equal(t, "token", ve.Field, "%q", bad)
+		assert.Equal(t, "hosting", ve.Service)
+	}
+	_, err = c.Repo(t.Context(), "blog")
+	require.Error(t, err)
+	assert.Equal(t, "Bearer "+newToken, srv.requests()[1].Header.Get("Authorization"), "a refused token changes nothing")
+}
+
+func TestSetTokenKeepsTheHeaderThatWorks(t *testing.T) {
+	t.Parallel()
+	const newToken = "tok-2d8f6b4a0c1e3957"
+	scan.Add(newToken)
+	// A gateway that strips Authorization, in front of a service that knows both tokens.
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		if tok := r.Header.Get("X-API-Token"); tok != testToken && tok != newToken {
+			reply(w, http.StatusUnauthorized, `{"ok":false,"error":"authentication required"}`)
+			return
+		}
+		reply(w, http.StatusOK, `{"ok":true,"repos":[]}`)
+	})
+	c := newClient(t, srv.URL)
+	_, err := c.Repos(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, hosting.TokenHeader, c.Counters().TokenHeader)
+
+	require.NoError(t, c.SetToken(newToken))
+	_, err = c.Repos(t.Context())
+	require.NoError(t, err)
+	reqs := srv.requests()
+	require.Len(t, reqs, 3, "no second 401: the new token goes in X-API-Token at once")
+	assert.Equal(t, newToken, reqs[2].Header.Get("X-API-Token"))
+	assert.Empty(t, reqs[2].Header.Get("Authorization"))
+	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
+}
+
+func TestSetTokenGivesAClientWithoutOneItsToken(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repos":[]}`))
+	c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithRetry(noRetry))
+	require.NoError(t, err)
+	assert.Empty(t, c.Counters().TokenHeader)
+	require.NoError(t, c.SetToken(testToken))
+	_, err = c.Repos(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, "Bearer "+testToken, srv.requests()[0].Header.Get("Authorization"))
+	assert.Equal(t, hosting.AuthorizationHeader, c.Counters().TokenHeader)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
@@ -38,33 +39,28 @@ const (
 type Client struct {
 	// core sends every request; reads, file writes and deletions are retried by its policy.
 	core *httpcore.Client
-	// auth holds the token behind a pointer, so that printing a Client with %v or %+v shows an
-	// address and never the token.
-	auth *tokenState
+	// auth is the token and the header it travels in, behind a pointer so that printing a
+	// Client with %v or %+v shows an address and never the token.
+	auth atomic.Pointer[auth]
+	// authMu serializes the changes of auth and of the core's credentials.
+	authMu sync.Mutex
 	// logger records the gateway remedies; nil when logging is off.
 	logger *slog.Logger
-	// stats counts the gateway remedies.
-	stats *counters
+	// tokenHeaderRetries and blockedPutRetries count the gateway remedies (see Counters).
+	tokenHeaderRetries, blockedPutRetries atomic.Int64
 }
 
-// tokenState is the client's token and the header it currently travels in.
-type tokenState struct {
+// auth is the client's token and the header it travels in. A value is never changed, only
+// replaced, so that a request sees one consistent pair.
+type auth struct {
 	token string
-	// inTokenHeader reports that the token now goes in X-API-Token: a gateway was seen
-	// stripping Authorization. It is set only once the client's credentials say so.
-	inTokenHeader atomic.Bool
-	// switching serializes the switch to X-API-Token.
-	switching sync.Mutex
+	// header is AuthorizationHeader, or TokenHeader once a gateway was seen stripping
+	// Authorization; "" without a token.
+	header string
 }
 
-// counters are the client's statistics.
-type counters struct {
-	tokenHeaderRetries atomic.Int64
-	blockedPutRetries  atomic.Int64
-}
-
-// Stats counts what the client did beyond the requests it was asked to send.
-type Stats struct {
+// Counters counts what the client did beyond the requests it was asked to send.
+type Counters struct {
 	// TokenHeaderRetries counts requests answered 401 while the token went in
 	// "Authorization: Bearer", and sent once more with the token in X-API-Token (the remedy of
 	// the API description for a gateway that strips Authorization).
@@ -83,106 +79,121 @@ type Stats struct {
 // The base URL comes from WithBaseURL or else from HOSTING_URL. When the base URL comes from
 // HOSTING_URL, HOSTING_TOKEN supplies the token that WithToken did not; when WithBaseURL is
 // given, the environment's token is ignored. A client without a token sends its requests
-// without one (a proxy of the caller's may add it); the service answers them 401.
+// without one (a transport of the caller's may add it); the service answers them 401, which
+// matches ErrUnauthorized.
 func New(opts ...Option) (*Client, error) {
 	cfg := &config{}
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
-		return nil, fromCore(err)
+		return nil, err
 	}
 	env, err := cfg.LoadEnv(EnvURL, EnvToken)
 	if err != nil {
-		return nil, withService(fromCore(err))
+		var ve *sdk.ValidationError
+		if errors.As(err, &ve) {
+			ve.Service = serviceName
+		}
+		return nil, err
 	}
 	if v, ok := env[EnvToken]; ok && !cfg.tokenSet {
 		if err := checkToken(EnvToken, v); err != nil {
-			return nil, withService(fromCore(err))
+			return nil, err
 		}
 		cfg.token = v
 	}
 	svc := httpcore.Service{
 		Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1",
-		Decode: decodeAnswer, DecodeError: decodeErrorBody,
+		Decode: decodeAnswer, ErrorBody: decodeErrorBody, Classify: classify,
 	}
+	a := &auth{}
 	if cfg.token != "" {
-		svc.Credentials = []httpcore.Credential{bearer(cfg.token)}
+		a = &auth{token: cfg.token, header: AuthorizationHeader}
+		svc.Credentials = []httpcore.Credential{credential(a.header, a.token)}
 	}
 	core, err := httpcore.NewClient(&cfg.Settings, svc)
 	if err != nil {
-		return nil, fromCore(err)
+		return nil, err
 	}
-	return &Client{core: core, auth: &tokenState{token: cfg.token}, logger: cfg.logger, stats: &counters{}}, nil
+	c := &Client{core: core, logger: cfg.logger}
+	c.auth.Store(a)
+	return c, nil
 }
 
-// bearer is the token as the Authorization header.
-func bearer(token string) httpcore.Credential {
+// credential is the token in header: "Authorization: Bearer <token>" or "X-API-Token: <token>".
+func credential(header, token string) httpcore.Credential {
+	if header == TokenHeader {
+		return httpcore.Credential{Header: TokenHeader, Value: token}
+	}
 	return httpcore.Credential{Header: AuthorizationHeader, Prefix: bearerPrefix, Value: token}
 }
 
-// tokenHeader is the token as the X-API-Token header.
-func tokenHeader(token string) httpcore.Credential {
-	return httpcore.Credential{Header: TokenHeader, Value: token}
+// SetToken replaces the token of every later request, such as one regenerated while the client
+// runs; requests already under way keep the token they started with. The token goes in the
+// header that works (Counters().TokenHeader, Authorization for a client that had none), and
+// the old token and the new one are both scrubbed from every error and log line from then on.
+// It refuses what WithToken refuses, with a *sdk.ValidationError.
+func (c *Client) SetToken(token string) error {
+	if err := checkToken("token", token); err != nil {
+		return err
+	}
+	c.authMu.Lock()
+	defer c.authMu.Unlock()
+	header := c.auth.Load().header
+	if header == "" {
+		header = AuthorizationHeader
+	}
+	if err := c.core.SetCredentials(credential(header, token)); err != nil {
+		return err
+	}
+	c.auth.Store(&auth{token: token, header: header})
+	return nil
 }
 
-// Stats returns the client's statistics so far.
-func (c *Client) Stats() Stats {
-	s := Stats{TokenHeaderRetries: c.stats.tokenHeaderRetries.Load(), BlockedPutRetries: c.stats.blockedPutRetries.Load()}
-	switch {
-	case c.auth.token == "":
-	case c.auth.inTokenHeader.Load():
-		s.TokenHeader = TokenHeader
-	default:
-		s.TokenHeader = AuthorizationHeader
-	}
-	return s
+// Counters returns what the client counted so far; no request is sent.
+func (c *Client) Counters() Counters {
+	return Counters{TokenHeaderRetries: c.tokenHeaderRetries.Load(), BlockedPutRetries: c.blockedPutRetries.Load(),
+		TokenHeader: c.auth.Load().header}
 }
 
 // do sends req and decodes a 2xx answer into out (an answer type, or nil). A 401 to a request
 // whose token went in "Authorization: Bearer" is sent once more with the token in
 // X-API-Token; when that one is not refused too, the client sends the token in X-API-Token
-// from then on. Errors are the package's types.
+// from then on.
 func (c *Client) do(ctx context.Context, req *httpcore.Request, out answer) (*httpcore.Response, error) {
-	viaBearer := c.auth.token != "" && req.Credentials == nil && !c.auth.inTokenHeader.Load()
-	resp, err := c.core.Do(ctx, req, answerOrNil(out))
-	if err == nil || !viaBearer || statusOf(err) != http.StatusUnauthorized {
-		return resp, fromCore(err)
+	a := c.auth.Load()
+	resp, err := c.core.Do(ctx, req, out)
+	if err == nil || a.header != AuthorizationHeader || statusOf(err) != http.StatusUnauthorized {
+		return resp, err
 	}
-	c.stats.tokenHeaderRetries.Add(1)
+	c.tokenHeaderRetries.Add(1)
 	c.logRemedy(ctx, "token in X-API-Token after a 401 to Authorization: Bearer", req.Method, err)
 	again := *req
-	again.Credentials = []httpcore.Credential{tokenHeader(c.auth.token)}
-	resp, err = c.core.Do(ctx, &again, answerOrNil(out))
-	if err == nil || (statusOf(err) != 0 && statusOf(err) != http.StatusUnauthorized) {
-		c.useTokenHeader()
+	again.Credentials = []httpcore.Credential{credential(TokenHeader, a.token)}
+	resp, err = c.core.Do(ctx, &again, out)
+	if s := statusOf(err); err == nil || (s != 0 && s != http.StatusUnauthorized) {
+		c.useTokenHeader(a)
 	}
-	return resp, fromCore(err)
+	return resp, err
 }
 
-// answerOrNil returns out as the core's out value: a nil interface for no answer type.
-func answerOrNil(out answer) any {
-	if out == nil {
-		return nil
-	}
-	return out
-}
-
-// useTokenHeader makes X-API-Token the header of the token for every later request. The
-// credentials change before the flag does, so that a request that sees the flag set never
-// goes out with Authorization (a request that starts in between is sent with X-API-Token
-// while believing it used Authorization, which costs at most one needless retry).
-func (c *Client) useTokenHeader() {
-	c.auth.switching.Lock()
-	defer c.auth.switching.Unlock()
-	if c.auth.inTokenHeader.Load() {
+// useTokenHeader makes X-API-Token the header of token a for every later request, unless the
+// client switched already or its token was replaced since a was read. The credentials change
+// before auth does, so that a request that sees TokenHeader never goes out with
+// Authorization (a request that starts in between is sent with X-API-Token while believing it
+// used Authorization, which costs at most one needless retry).
+func (c *Client) useTokenHeader(a *auth) {
+	c.authMu.Lock()
+	defer c.authMu.Unlock()
+	if c.auth.Load() != a {
 		return
 	}
-	// The credential was valid when New accepted it, so SetCredentials cannot refuse it.
-	_ = c.core.SetCredentials(tokenHeader(c.auth.token))
-	c.auth.inTokenHeader.Store(true)
+	// The token was accepted before, so SetCredentials cannot refuse it.
+	_ = c.core.SetCredentials(credential(TokenHeader, a.token))
+	c.auth.Store(&auth{token: a.token, header: TokenHeader})
 }
 
-// statusOf returns the HTTP status of an error of the core, or 0 for an error without one.
+// statusOf returns the HTTP status of an *sdk.APIError in err, or 0 for an error without one.
 func statusOf(err error) int {
-	var ae *httpcore.APIError // a *httpcore.RateLimitError unwraps to one
+	var ae *sdk.APIError // an *sdk.RateLimitError unwraps to one
 	if errors.As(err, &ae) {
 		return ae.StatusCode
 	}
@@ -195,7 +206,7 @@ func (c *Client) logRemedy(ctx context.Context, remedy, method string, cause err
 	if c.logger == nil {
 		return
 	}
-	var ae *httpcore.APIError
+	var ae *sdk.APIError
 	attrs := []slog.Attr{slog.String("service", serviceName), slog.String("remedy", remedy), slog.String("method", method)}
 	if errors.As(cause, &ae) {
 		attrs = append(attrs, slog.String("path", ae.Path), slog.Int("status", ae.StatusCode))

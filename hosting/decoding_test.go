@@ -11,7 +11,7 @@ import (
 	"github.com/agentapis/sdk/hosting"
 )
 
-func TestGetRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
+func TestRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name, body string
@@ -27,7 +27,7 @@ func TestGetRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
 			"branches":{"main":"c2"},"head_commit":{"sha":"c2"}}}`},
 	} {
 		srv := serve(t, answer(http.StatusOK, tc.body))
-		info, err := newClient(t, srv.URL).GetRepo(t.Context(), "blog")
+		info, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
 		require.NoError(t, err, tc.name)
 		assert.Equal(t, "blog", info.Repo.Name, tc.name)
 		assert.Equal(t, hosting.Public, info.Repo.Visibility, tc.name)
@@ -47,7 +47,7 @@ func TestGetRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
 	}
 }
 
-func TestGetRepoRefusesAnAnswerWithoutANamedMember(t *testing.T) {
+func TestRepoRefusesAnAnswerWithoutANamedMember(t *testing.T) {
 	t.Parallel()
 	for member, body := range map[string]string{
 		"files":    `{"ok":true,"repo":{"name":"blog"},"branches":[],"head":null}`,
@@ -55,18 +55,18 @@ func TestGetRepoRefusesAnAnswerWithoutANamedMember(t *testing.T) {
 		"head":     `{"ok":true,"repo":{"name":"blog"},"files":[],"branches":[]}`,
 	} {
 		srv := serve(t, answer(http.StatusOK, body))
-		_, err := newClient(t, srv.URL).GetRepo(t.Context(), "blog")
+		_, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
 		assert.ErrorContains(t, decodeError(t, err), `"`+member+`" is missing`, body)
 	}
 	srv := serve(t, answer(http.StatusOK, `{"ok":true,"files":[{"size":3}],"branches":[],"head":null}`))
-	_, err := newClient(t, srv.URL).GetRepo(t.Context(), "blog")
+	_, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
 	assert.ErrorContains(t, decodeError(t, err), `"path" is missing`, "an entry without a path is never dropped")
 }
 
-func TestGetRepoOfAFreshRepository(t *testing.T) {
+func TestRepoOfAFreshRepository(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repo":{"name":"new","created_at":"2026-03-01T10:00:00.000Z"},"files":null,"branches":[{"name":"main","commit":null}],"head":null}`))
-	info, err := newClient(t, srv.URL).GetRepo(t.Context(), "new")
+	info, err := newClient(t, srv.URL).Repo(t.Context(), "new")
 	require.NoError(t, err)
 	assert.NotNil(t, info.Files)
 	assert.Empty(t, info.Files, "null is an empty list")
@@ -77,7 +77,7 @@ func TestGetRepoOfAFreshRepository(t *testing.T) {
 	assert.Nil(t, info.Repo.UpdatedAt)
 }
 
-func TestListReposAcceptsLikelyNamesAndRefusesAMissingList(t *testing.T) {
+func TestReposAcceptsLikelyNamesAndRefusesAMissingList(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{
 		`{"ok":true,"repos":[{"name":"a","owner":{"login":"ann"}},"b"]}`,
@@ -85,7 +85,7 @@ func TestListReposAcceptsLikelyNamesAndRefusesAMissingList(t *testing.T) {
 		`{"ok":true,"data":[{"name":"a","owner":"ann"},"b"]}`,
 	} {
 		srv := serve(t, answer(http.StatusOK, body))
-		list, err := newClient(t, srv.URL).ListRepos(t.Context())
+		list, err := newClient(t, srv.URL).Repos(t.Context())
 		require.NoError(t, err, body)
 		require.Len(t, list.Repos, 2, body)
 		assert.Equal(t, "a", list.Repos[0].Name, body)
@@ -95,11 +95,11 @@ func TestListReposAcceptsLikelyNamesAndRefusesAMissingList(t *testing.T) {
 	}
 	for _, body := range []string{`{"ok":true}`, `{"ok":true,"list":[]}`, `{"ok":true,"repos":[{"description":"no name"}]}`} {
 		srv := serve(t, answer(http.StatusOK, body))
-		_, err := newClient(t, srv.URL).ListRepos(t.Context())
+		_, err := newClient(t, srv.URL).Repos(t.Context())
 		decodeError(t, err)
 	}
 	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repos":null}`))
-	list, err := newClient(t, srv.URL).ListRepos(t.Context())
+	list, err := newClient(t, srv.URL).Repos(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, []hosting.Repo{}, list.Repos)
 }
@@ -188,7 +188,7 @@ func TestCreateRepoAndCreateBranchFillWhatTheAnswerDoesNotCarry(t *testing.T) {
 	assert.JSONEq(t, `{"name":"blog","description":"my blog","visibility":"public"}`, string(srv.requests()[0].Body))
 	assert.Equal(t, "application/json", srv.requests()[0].Header.Get("Content-Type"))
 
-	br, err := c.CreateBranch(t.Context(), "blog", &hosting.BranchParams{Branch: "preview"})
+	br, err := c.CreateBranch(t.Context(), "blog", &hosting.CreateBranchParams{Branch: "preview"})
 	require.NoError(t, err)
 	assert.Equal(t, "preview", br.Name)
 	assert.Equal(t, "/api/v1/repos/blog/branches", srv.requests()[1].Path)
@@ -196,7 +196,7 @@ func TestCreateRepoAndCreateBranchFillWhatTheAnswerDoesNotCarry(t *testing.T) {
 
 	srv = serve(t, answer(http.StatusCreated, `{"ok":true,"branch":{"name":"preview","commit":"c3"},"repo":{"name":"blog","owner":"ann","visibility":"private"}}`))
 	c = newClient(t, srv.URL)
-	br, err = c.CreateBranch(t.Context(), "blog", &hosting.BranchParams{Branch: "preview", From: "main"})
+	br, err = c.CreateBranch(t.Context(), "blog", &hosting.CreateBranchParams{Branch: "preview", From: "main"})
 	require.NoError(t, err)
 	assert.Equal(t, "c3", br.Commit)
 	assert.JSONEq(t, `{"branch":"preview","from":"main"}`, string(srv.requests()[0].Body))

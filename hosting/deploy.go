@@ -1,12 +1,13 @@
 package hosting
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -35,9 +36,6 @@ type commitAnswer struct {
 	Result lenient.Opt[commitValue] `json:"result"`
 }
 
-// check accepts any payload: the API description does not show it.
-func (*commitAnswer) check() error { return nil }
-
 // Commit records the repository's written files as a commit. The returned Commit holds what the
 // service sent (ID is "" when it sent no id), and the message and branch that were sent for
 // those it did not. Committing is not retried: a repeat would make a second commit.
@@ -48,10 +46,7 @@ func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Com
 	if p == nil {
 		return nil, invalid("message", "must not be empty: the parameters are nil")
 	}
-	if err := checkLabel("message", p.Message, true); err != nil {
-		return nil, err
-	}
-	if err := checkLabel("branch", p.Branch, false); err != nil {
+	if err := cmp.Or(checkLabel("message", p.Message, true), checkLabel("branch", p.Branch, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "commit"),
@@ -72,7 +67,7 @@ func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Com
 	if cm.Branch == "" {
 		cm.Branch = p.Branch
 	}
-	cm.Response = newResponse(resp)
+	cm.Response = resp.Meta()
 	return &cm, nil
 }
 
@@ -131,8 +126,8 @@ func (a *deployAnswer) check() error {
 }
 
 // Deploy publishes a commit of the repository as its site and returns the deployment, whose
-// PreviewURL is always set (an answer without preview_url is a *DecodeError). Deploying is not
-// retried: a repeat would make a second deployment.
+// PreviewURL is always set (an answer without preview_url is a *sdk.DecodeError). Deploying
+// is not retried: a repeat would make a second deployment.
 func (c *Client) Deploy(ctx context.Context, repo string, p *DeployParams) (*Deployment, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err
@@ -140,10 +135,7 @@ func (c *Client) Deploy(ctx context.Context, repo string, p *DeployParams) (*Dep
 	if p == nil {
 		return nil, invalid("message", "must not be empty: the parameters are nil")
 	}
-	if err := checkLabel("message", p.Message, true); err != nil {
-		return nil, err
-	}
-	if err := checkLabel("commit", p.Commit, false); err != nil {
+	if err := cmp.Or(checkLabel("message", p.Message, true), checkLabel("commit", p.Commit, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "deploy"),
@@ -155,7 +147,7 @@ func (c *Client) Deploy(ctx context.Context, repo string, p *DeployParams) (*Dep
 	}
 	d := a.merged
 	d.Raw = resp.Body
-	d.Response = newResponse(resp)
+	d.Response = resp.Meta()
 	return &d, nil
 }
 
@@ -166,7 +158,7 @@ type DeploymentList struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // deploymentListAnswer is the answer of GET /repos/<name>/deployments. The list may be called
@@ -207,5 +199,5 @@ func (c *Client) Deployments(ctx context.Context, repo string) (*DeploymentList,
 	if err != nil {
 		return nil, err
 	}
-	return &DeploymentList{Deployments: a.list, Raw: resp.Body, Response: newResponse(resp)}, nil
+	return &DeploymentList{Deployments: a.list, Raw: resp.Body, Response: resp.Meta()}, nil
 }

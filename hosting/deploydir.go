@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -14,6 +15,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/agentapis/sdk"
 )
 
 // Limits of DeployDir's concurrency.
@@ -103,16 +106,16 @@ type localFile struct {
 // The commit and the deployment are made even when no file changed, so that a run after
 // a failed commit or deployment completes it.
 //
-// Whether a file is unchanged is decided by the repository's file list (GetRepo): a sha256 is
-// compared with the SHA-256 of the local bytes, a 40-digit sha with their git blob SHA-1
-// (sha1 of "blob <size>\x00" and the bytes) or their plain SHA-1; a size that differs means
-// changed, and an entry without a hash is always sent. The file list must therefore describe the
-// files as written, which the next commit takes.
+// Whether a file is unchanged is decided by the repository's file list (Client.Repo): a
+// sha256 is compared with the SHA-256 of the local bytes, a 40-digit sha with their git blob
+// SHA-1 (sha1 of "blob <size>\x00" and the bytes) or their plain SHA-1; a size that differs
+// means changed, and an entry without a hash is always sent. The file list must therefore
+// describe the files as written, which the next commit takes.
 //
 // Before any request the folder is read in full: a path the service would refuse (a
-// backslash, a control character) is a *ValidationError naming it, and a folder without files
-// is refused, so that a wrong folder with Prune cannot empty a site. The folder's files are
-// read again, one at a time per upload, when they are sent.
+// backslash, a control character) is a *sdk.ValidationError naming it, and a folder without
+// files is refused, so that a wrong folder with Prune cannot empty a site. The folder's files
+// are read again, one at a time per upload, when they are sent.
 func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *DeployDirOptions) (*DeployResult, error) {
 	var o DeployDirOptions
 	if opts != nil {
@@ -138,7 +141,7 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 		o.Concurrency = DefaultConcurrency
 	}
 
-	info, err := c.GetRepo(ctx, repo)
+	info, err := c.Repo(ctx, repo)
 	if err != nil {
 		return nil, err
 	}
@@ -220,14 +223,11 @@ func (o *DeployDirOptions) check() error {
 	if o.Concurrency < 0 || o.Concurrency > MaxConcurrency {
 		return invalid("concurrency", "must be between 1 and "+strconv.Itoa(MaxConcurrency)+" (0 for the default)")
 	}
-	if err := checkLabel("message", o.Message, false); err != nil {
-		return err
-	}
-	return checkLabel("branch", o.Branch, false)
+	return cmp.Or(checkLabel("message", o.Message, false), checkLabel("branch", o.Branch, false))
 }
 
 // listFolder returns the files of fsys, sorted by path, and the entries that are neither files
-// nor folders. A path the service would refuse is a *ValidationError quoting it; a folder
+// nor folders. A path the service would refuse is a *sdk.ValidationError quoting it; a folder
 // without files is refused.
 func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -243,7 +243,7 @@ func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
 			return nil
 		}
 		if err := checkPath("path", p); err != nil {
-			var ve *ValidationError
+			var ve *sdk.ValidationError
 			if errors.As(err, &ve) {
 				ve.Reason = strconv.Quote(p) + " in the folder: " + ve.Reason
 			}
@@ -252,7 +252,7 @@ func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
 		files = append(files, localFile{path: p, size: info.Size()})
 		return nil
 	})
-	var ve *ValidationError
+	var ve *sdk.ValidationError
 	switch {
 	case errors.As(err, &ve):
 		return nil, nil, err

@@ -137,7 +137,7 @@ func TestDeployDirPublishesAFolderByteExact(t *testing.T) {
 	assert.Equal(t, len(files), st.PutWrites)
 	assert.Equal(t, 1, st.Commits)
 	assert.Equal(t, 1, st.Deploys)
-	assert.Zero(t, st.Forbidden, "markup always travels as content_base64")
+	assert.Zero(t, answered(srv, http.StatusForbidden), "markup always travels as content_base64")
 	assert.Equal(t, 4, counter.most, "the uploads run 4 at a time, never more")
 }
 
@@ -298,7 +298,7 @@ func TestDeployDirToABranch(t *testing.T) {
 	live := map[string][]byte{"index.html": []byte("<p>live</p>")}
 	_, err = c.DeployDir(ctx, "site", mapFS(live), nil)
 	require.NoError(t, err)
-	_, err = c.CreateBranch(ctx, "site", &hosting.BranchParams{Branch: "preview"})
+	_, err = c.CreateBranch(ctx, "site", &hosting.CreateBranchParams{Branch: "preview"})
 	require.NoError(t, err)
 
 	preview := map[string][]byte{"index.html": []byte("<p>preview</p>")}
@@ -323,7 +323,7 @@ func TestDeployDirThroughAStrippingGatewayAndACDNBlockingPUT(t *testing.T) {
 	res, err := c.DeployDir(ctx, "site", mapFS(siteFiles), nil)
 	require.NoError(t, err)
 	assertPublished(t, res.SiteURL, siteFiles)
-	st := c.Stats()
+	st := c.Counters()
 	assert.Equal(t, hosting.TokenHeader, st.TokenHeader)
 	assert.Equal(t, int64(1), st.TokenHeaderRetries)
 	assert.Equal(t, int64(len(siteFiles)), st.BlockedPutRetries)

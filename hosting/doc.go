@@ -16,35 +16,35 @@
 //
 // New takes options: WithBaseURL, WithToken, WithHTTPClient, WithLogger, WithRetry,
 // WithUserAgent and WithRequestsPerMinute. Without WithBaseURL the base URL comes from
-// HOSTING_URL, and then HOSTING_TOKEN supplies the token if WithToken did not. When
-// WithBaseURL is given the environment's token is ignored, so that a token meant for one server
-// never reaches another.
+// HOSTING_URL (EnvURL), and then HOSTING_TOKEN (EnvToken) supplies the token if WithToken did
+// not. When WithBaseURL is given the environment's token is ignored, so that a token meant for
+// one server never reaches another. Client.SetToken replaces the token while the client runs.
 //
 // # Authentication and the gateway remedies
 //
 // The token travels as "Authorization: Bearer <token>", only in headers, never in a URL, and
 // is scrubbed from every error and log line. Two remedies of the API description are applied
-// automatically, logged (metadata only) with WithLogger, and counted in Client.Stats:
+// automatically, logged (metadata only) with WithLogger, and counted in Client.Counters:
 //
 //   - A 401 to a request whose token went in Authorization (a gateway that strips the header)
 //     is sent once more with the token in X-API-Token. When that answer is not a 401 too, the
-//     client keeps sending the token in X-API-Token from then on (Stats.TokenHeader).
+//     client keeps sending the token in X-API-Token from then on (Counters.TokenHeader).
 //   - A PUT of a file answered 403 with an HTML block page (a CDN or firewall that dislikes
 //     the body) is sent once more as a POST to the same address, with content_base64. A 403
 //     carrying the service's JSON envelope is the service's own refusal and is returned as it
-//     is.
+//     is; a POST blocked too is returned, and matches ErrBlocked.
 //
 // # Files and their encoding
 //
 // A file's path may be nested ("assets/img/logo.png"); each segment is escaped on its own in
 // the address. An empty path, a leading "/", an empty, "." or ".." segment, a backslash, a
-// NUL or another control character is a *ValidationError naming the field before any
+// NUL or another control character is a *sdk.ValidationError naming the field before any
 // request; repository names are one segment, checked the same way.
 //
 // The client chooses how content travels (see ContentEncoding): text that is valid UTF-8 goes
 // as content; binary data, and HTML, XHTML, XML and SVG whatever their bytes (by extension,
 // by content sniffing, and by the markup openings firewalls look for), go as content_base64.
-// GetFile returns the bytes whichever way the service sends them.
+// Client.File returns the bytes whichever way the service sends them.
 //
 // # Publishing a folder
 //
@@ -58,24 +58,27 @@
 //
 // # Decoding
 //
-// Every answer is the envelope {"ok": ..., "error": ...}. ok false is an *APIError carrying
-// the error text (Message) whatever the HTTP status; a 2xx body without ok is a *DecodeError.
-// The API description names only ok, error, preview_url and the members of a repository's
-// information (file list, branches, head); those are required: a Deploy answer without
-// preview_url, or a GetRepo answer without a file list, is a *DecodeError, never an empty
-// value. Everything else is read leniently: the payload may sit at the top level or under
-// data or result (or a name of its own such as repo, commit or deployment), the likely
-// spellings are accepted (repos or repositories, files or tree, sha or sha256, id or sha of a
-// commit), a value of an unexpected type is left unset rather than failing the answer, and
-// every returned value keeps the body in Raw. A list that is null is empty; a list that is
-// missing is a *DecodeError.
+// Every answer is the envelope {"ok": ..., "error": ...}. ok false is an *sdk.APIError
+// carrying the error text (Message) whatever the HTTP status; a 2xx body without ok is an
+// *sdk.DecodeError. The API description names only ok, error, preview_url and the members of
+// a repository's information (file list, branches, head); those are required: a Deploy
+// answer without preview_url, or a Repo answer without a file list, is an *sdk.DecodeError,
+// never an empty value. Everything else is read leniently: the payload may sit at the top
+// level or under data or result (or a name of its own such as repo, commit or deployment),
+// the likely spellings are accepted (repos or repositories, files or tree, sha or sha256, id
+// or sha of a commit), a value of an unexpected type is left unset rather than failing the
+// answer, and every returned value keeps the body in Raw. A list that is null is empty; a
+// list that is missing is an *sdk.DecodeError.
 //
 // # Errors and retries
 //
-// A failure answer is an *APIError with the status, the service's code (when it sends one)
-// and message, the header and the body; a 429 is a *RateLimitError. GET, PUT and DELETE are
-// retried on network errors, 429, 502, 503 and 504 with full-jitter backoff (WithRetry sets
-// the policy); creating a repository or a branch, committing and deploying are sent once, as a
-// repeat could act twice. Every returned value has a Response field with the status, the
-// request id and the attempt count of its answer.
+// A failure answer is an *sdk.APIError with the status, the service's code (when it sends one)
+// and message, the header and the body; a 429 is an *sdk.RateLimitError, a request without an
+// answer an *sdk.RequestError. errors.Is matches ErrUnauthorized, ErrForbidden, ErrNotFound and
+// ErrConflict by status (an {"ok": false} answer too), and ErrBlocked for a CDN or firewall's
+// block page. GET, PUT and DELETE are retried on network errors, 429, 502, 503 and 504 with
+// full-jitter backoff (WithRetry sets the policy); creating a repository or a branch,
+// committing and deploying are sent once, as a repeat could act twice. Every returned value
+// has a Response field (an sdk.Response) with the status, the request id and the attempt
+// count of its answer.
 package hosting

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // startFake starts a fake for one test.
@@ -30,6 +31,17 @@ func fakeClient(t *testing.T, srv *hostingtest.Server, opts ...hosting.Option) *
 	c, err := hosting.New(all...)
 	require.NoError(t, err)
 	return c
+}
+
+// answered counts the requests srv answered with status.
+func answered(srv *hostingtest.Server, status int) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Status == status {
+			n++
+		}
+	}
+	return n
 }
 
 // fetch GETs url without credentials and returns the status, the Content-Type and the body.
@@ -74,12 +86,12 @@ func TestEndToEndTypicalOrderIsByteExact(t *testing.T) {
 		assert.Equal(t, hosting.ContentEncoding(path, data), w.Encoding, path)
 	}
 	for path, data := range siteFiles {
-		f, err := c.GetFile(ctx, "blog", path)
+		f, err := c.File(ctx, "blog", path)
 		require.NoError(t, err, path)
 		assert.Equal(t, data, nonNil(f.Content), "%s read back byte for byte", path)
 	}
 
-	info, err := c.GetRepo(ctx, "blog")
+	info, err := c.Repo(ctx, "blog")
 	require.NoError(t, err)
 	require.Len(t, info.Files, len(siteFiles))
 	assert.Empty(t, info.Head, "nothing committed yet")
@@ -114,7 +126,7 @@ func TestEndToEndTypicalOrderIsByteExact(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list.Deployments, 1)
 	assert.Equal(t, d.ID, list.Deployments[0].ID)
-	repos, err := c.ListRepos(ctx)
+	repos, err := c.Repos(ctx)
 	require.NoError(t, err)
 	require.Len(t, repos.Repos, 1)
 	assert.Equal(t, "my blog", repos.Repos[0].Description)
@@ -123,8 +135,8 @@ func TestEndToEndTypicalOrderIsByteExact(t *testing.T) {
 		assert.False(t, r.TokenInURL, "%s %s", r.Method, r.Path)
 		assert.False(t, r.Blocked, "the client never sends raw markup in content: %s", r.Path)
 	}
-	assert.Zero(t, srv.Stats().Forbidden)
-	assert.Equal(t, hosting.Stats{TokenHeader: hosting.AuthorizationHeader}, c.Stats())
+	assert.Zero(t, answered(srv, http.StatusForbidden))
+	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
 }
 
 // nonNil returns b, or an empty slice for nil, so that an empty file compares equal.
@@ -158,8 +170,8 @@ func TestEndToEndGatewayStrippingAuthorization(t *testing.T) {
 		assert.Equal(t, hostingtest.AuthAPIToken, r.Auth)
 		assert.Less(t, r.Status, 300)
 	}
-	assert.Equal(t, hosting.Stats{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Stats())
-	assert.Equal(t, 1, srv.Stats().Unauthorized)
+	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
+	assert.Equal(t, 1, answered(srv, http.StatusUnauthorized))
 	assert.Contains(t, logs.String(), `"remedy":"token in X-API-Token after a 401 to Authorization: Bearer"`)
 	assert.NotContains(t, logs.String(), hostingtest.DefaultToken)
 }
@@ -180,9 +192,9 @@ func TestEndToEndCDNBlockingPUT(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, siteFiles[path], stored)
 	}
-	assert.Equal(t, int64(3), c.Stats().BlockedPutRetries)
+	assert.Equal(t, int64(3), c.Counters().BlockedPutRetries)
 	st := srv.Stats()
-	assert.Equal(t, 3, st.Forbidden)
+	assert.Equal(t, 3, answered(srv, http.StatusForbidden))
 	assert.Equal(t, 3, st.PostWrites)
 	assert.Zero(t, st.PutWrites)
 	var posts int
@@ -208,9 +220,9 @@ func TestEndToEndOwnershipBetweenTwoTokens(t *testing.T) {
 	_, err = alice.PutFile(ctx, "alice-site", "index.html", []byte("<p>alice</p>"))
 	require.NoError(t, err)
 
-	_, err = bob.GetRepo(ctx, "alice-site")
+	_, err = bob.Repo(ctx, "alice-site")
 	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
-	_, err = bob.GetFile(ctx, "alice-site", "index.html")
+	_, err = bob.File(ctx, "alice-site", "index.html")
 	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
 	_, err = bob.PutFile(ctx, "alice-site", "index.html", []byte("<p>bob was here</p>"))
 	ae := apiError(t, err)
@@ -224,20 +236,20 @@ func TestEndToEndOwnershipBetweenTwoTokens(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
 	_, err = bob.Deployments(ctx, "alice-site")
 	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
-	_, err = bob.CreateBranch(ctx, "alice-site", &hosting.BranchParams{Branch: "x"})
+	_, err = bob.CreateBranch(ctx, "alice-site", &hosting.CreateBranchParams{Branch: "x"})
 	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
 	_, err = bob.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "alice-site"})
 	assert.Equal(t, http.StatusConflict, apiError(t, err).StatusCode)
-	bobs, err := bob.ListRepos(ctx)
+	bobs, err := bob.Repos(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, bobs.Repos)
 
-	f, err := alice.GetFile(ctx, "alice-site", "index.html")
+	f, err := alice.File(ctx, "alice-site", "index.html")
 	require.NoError(t, err)
 	assert.Equal(t, "<p>alice</p>", string(f.Content), "bob changed nothing")
 	owner, _ := srv.Owner("alice-site")
 	assert.Equal(t, hostingtest.DefaultOwner, owner)
-	assert.Zero(t, bob.Stats().TokenHeaderRetries, "a 404 is not a gateway problem")
+	assert.Zero(t, bob.Counters().TokenHeaderRetries, "a 404 is not a gateway problem")
 }
 
 func TestEndToEndPathValidationSendsNothing(t *testing.T) {
@@ -267,7 +279,7 @@ func TestEndToEndBranchCommitAndDeploy(t *testing.T) {
 	require.NoError(t, err)
 	v1, err := c.Commit(ctx, "site", &hosting.CommitParams{Message: "v1"})
 	require.NoError(t, err)
-	br, err := c.CreateBranch(ctx, "site", &hosting.BranchParams{Branch: "preview", From: "main"})
+	br, err := c.CreateBranch(ctx, "site", &hosting.CreateBranchParams{Branch: "preview", From: "main"})
 	require.NoError(t, err)
 	assert.Equal(t, "preview", br.Name)
 	assert.Equal(t, v1.ID, br.Commit)
@@ -279,7 +291,7 @@ func TestEndToEndBranchCommitAndDeploy(t *testing.T) {
 	assert.Equal(t, "preview", v2.Branch)
 	assert.Equal(t, v1.ID, v2.Parent)
 
-	info, err := c.GetRepo(ctx, "site")
+	info, err := c.Repo(ctx, "site")
 	require.NoError(t, err)
 	assert.Equal(t, v1.ID, info.Head, "the head of the default branch")
 	assert.Len(t, info.Branches, 2)
@@ -316,4 +328,33 @@ func bigSite(n int, version string) map[string][]byte {
 		}
 	}
 	return files
+}
+
+func TestEndToEndInjectedFaults(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := fakeClient(t, srv)
+	ctx := t.Context()
+	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "site"})
+	require.NoError(t, err)
+
+	srv.InjectFaults(sdktest.Fault{Method: http.MethodPut, Status: http.StatusServiceUnavailable, Message: "busy", Times: 2})
+	w, err := c.PutFile(ctx, "site", "a.txt", []byte("a"))
+	require.NoError(t, err)
+	assert.Equal(t, 3, w.Response.Attempts, "two injected 503s, then the write")
+	assert.Equal(t, 3, srv.RequestCount(http.MethodPut, "/api/v1/repos/site/files/a.txt"))
+
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/repos/site", Status: http.StatusOK, Code: "archived", Message: "repository is archived"})
+	_, err = c.Repo(ctx, "site")
+	ae := apiError(t, err)
+	assert.Equal(t, http.StatusOK, ae.StatusCode)
+	assert.Equal(t, "archived", ae.Code)
+	assert.Equal(t, "repository is archived", ae.Message)
+	assert.Equal(t, 1, ae.Attempts, "a failure the service reports in a 200 is not repeated")
+
+	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/repos/site/commit", Status: http.StatusConflict, Message: "busy committing"})
+	_, err = c.Commit(ctx, "site", &hosting.CommitParams{Message: "m"})
+	assert.ErrorIs(t, err, hosting.ErrConflict)
+	assert.Equal(t, "busy committing", apiError(t, err).Message)
+	assert.Zero(t, srv.Stats().Commits)
 }

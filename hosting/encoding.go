@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -63,7 +64,7 @@ var markupMarkers = []string{"<html", "<!doctype", "<script", "<svg", "<?xml", "
 //     <iframe, <body, <head, <style, in any letter case) gets EncodingBase64;
 //  4. any other text gets EncodingText.
 //
-// Either way the service stores the same bytes, and GetFile returns them.
+// Either way the service stores the same bytes, and Client.File returns them.
 func ContentEncoding(filePath string, data []byte) Encoding {
 	ext := strings.ToLower(path.Ext(filePath))
 	switch {
@@ -83,36 +84,15 @@ func sniffsAsMarkup(data []byte) bool {
 	return strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "text/xml")
 }
 
-// holdsMarkup reports whether data holds one of markupMarkers, in any letter case.
+// holdsMarkup reports whether data holds one of markupMarkers, in any ASCII letter case.
 func holdsMarkup(data []byte) bool {
-	for i := bytes.IndexByte(data, '<'); i >= 0; {
-		rest := data[i:]
-		for _, m := range markupMarkers {
-			if len(rest) >= len(m) && asciiEqualFold(rest[:len(m)], m) {
-				return true
-			}
+	lower := bytes.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
 		}
-		next := bytes.IndexByte(rest[1:], '<')
-		if next < 0 {
-			break
-		}
-		i += 1 + next
-	}
-	return false
-}
-
-// asciiEqualFold reports whether b equals the lower-case ASCII s, ignoring ASCII case.
-func asciiEqualFold(b []byte, s string) bool {
-	for i := range len(s) {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
+		return r
+	}, data)
+	return slices.ContainsFunc(markupMarkers, func(m string) bool { return bytes.Contains(lower, []byte(m)) })
 }
 
 // fileBody is the JSON body of a file write: exactly one of the two members.
@@ -131,20 +111,16 @@ func newFileBody(enc Encoding, data []byte) fileBody {
 	return fileBody{ContentBase64: &s}
 }
 
+// base64Spaces removes the spaces and line breaks some services put into Base64.
+var base64Spaces = strings.NewReplacer(" ", "", "\t", "", "\r", "", "\n", "")
+
 // errBadBase64 is the decoding error of a content_base64 that is not Base64.
 var errBadBase64 = errors.New(`file: "content_base64" is not valid Base64`)
 
 // decodeBase64 reads standard Base64, with or without padding, or its URL-safe alphabet, and
 // ignores line breaks and spaces (some services wrap it).
 func decodeBase64(s string) ([]byte, error) {
-	if strings.ContainsAny(s, " \t\r\n") {
-		s = strings.Map(func(r rune) rune {
-			if r == ' ' || r == '\t' || r == '\r' || r == '\n' {
-				return -1
-			}
-			return r
-		}, s)
-	}
+	s = base64Spaces.Replace(s)
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 		if b, err := enc.DecodeString(s); err == nil {
 			return b, nil

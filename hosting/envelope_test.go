@@ -1,13 +1,16 @@
 package hosting_test
 
 import (
+	"errors"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
 )
 
@@ -15,7 +18,7 @@ func TestOKFalseInA200IsAnAPIErrorAndNotRetried(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusOK, `{"ok":false,"error":"repository is archived"}`))
 	c := newClient(t, srv.URL, withFastRetry)
-	_, err := c.GetRepo(t.Context(), "blog")
+	_, err := c.Repo(t.Context(), "blog")
 	ae := apiError(t, err)
 	assert.Equal(t, http.StatusOK, ae.StatusCode)
 	assert.Equal(t, "repository is archived", ae.Message)
@@ -29,7 +32,7 @@ func TestOKFalseInA200IsAnAPIErrorAndNotRetried(t *testing.T) {
 func TestOKFalseWinsOverAMalformedPayload(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusOK, `{"ok":false,"error":"quota exceeded","files":"not a list"}`))
-	_, err := newClient(t, srv.URL).GetRepo(t.Context(), "blog")
+	_, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
 	assert.Equal(t, "quota exceeded", apiError(t, err).Message)
 }
 
@@ -47,7 +50,7 @@ func TestErrorStatusesCarryTheEnvelopeText(t *testing.T) {
 		{http.StatusInternalServerError, `<html>oops</html>`, "", ""},
 	} {
 		srv := serve(t, answer(tc.status, tc.body))
-		_, err := newClient(t, srv.URL).ListRepos(t.Context())
+		_, err := newClient(t, srv.URL).Repos(t.Context())
 		ae := apiError(t, err)
 		assert.Equal(t, tc.status, ae.StatusCode, tc.body)
 		assert.Equal(t, tc.code, ae.Code, tc.body)
@@ -60,7 +63,7 @@ func TestA2xxWithoutOKIsADecodeError(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{"repos":[]}`, `{"ok":null,"repos":[]}`, `<html>login</html>`, `[]`, `{"ok":"true","repos":[]}`} {
 		srv := serve(t, answer(http.StatusOK, body))
-		_, err := newClient(t, srv.URL).ListRepos(t.Context())
+		_, err := newClient(t, srv.URL).Repos(t.Context())
 		de := decodeError(t, err)
 		assert.Equal(t, http.StatusOK, de.StatusCode, body)
 		assert.Equal(t, "/api/v1/repos", de.Path)
@@ -77,11 +80,44 @@ func TestRateLimitIsTyped(t *testing.T) {
 		w.Header().Set("X-RateLimit-Remaining", "0")
 		reply(w, http.StatusTooManyRequests, `{"ok":false,"error":"slow down"}`)
 	})
-	_, err := newClient(t, srv.URL).ListRepos(t.Context())
-	var rl *hosting.RateLimitError
+	_, err := newClient(t, srv.URL).Repos(t.Context())
+	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, "slow down", rl.Message)
 	assert.Equal(t, 7*time.Second, rl.RetryAfter)
 	require.NotNil(t, rl.RateLimit)
 	assert.Equal(t, 0, *rl.RateLimit.Remaining)
+}
+
+func TestStatusesMatchTheSentinels(t *testing.T) {
+	t.Parallel()
+	sentinels := []error{hosting.ErrUnauthorized, hosting.ErrForbidden, hosting.ErrNotFound, hosting.ErrConflict, hosting.ErrBlocked}
+	for _, tc := range []struct {
+		status      int
+		contentType string
+		body        string
+		want        []error
+	}{
+		{http.StatusUnauthorized, "application/json", `{"ok":false,"error":"invalid token"}`, []error{hosting.ErrUnauthorized}},
+		{http.StatusForbidden, "application/json", `{"ok":false,"error":"not yours"}`, []error{hosting.ErrForbidden}},
+		{http.StatusForbidden, "text/html", `<html><body>Access denied</body></html>`, []error{hosting.ErrForbidden, hosting.ErrBlocked}},
+		{http.StatusForbidden, "", `  <!DOCTYPE html><p>blocked`, []error{hosting.ErrForbidden, hosting.ErrBlocked}},
+		{http.StatusNotFound, "application/json", `{"ok":false,"error":"repository not found"}`, []error{hosting.ErrNotFound}},
+		{http.StatusConflict, "application/json", `{"ok":false,"error":"repository name already taken"}`, []error{hosting.ErrConflict}},
+		{http.StatusOK, "application/json", `{"ok":false,"error":"repository is archived"}`, nil},
+	} {
+		srv := serve(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+			if tc.contentType != "" {
+				w.Header().Set("Content-Type", tc.contentType)
+			}
+			w.WriteHeader(tc.status)
+			_, _ = w.Write([]byte(tc.body))
+		})
+		_, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
+		ae := apiError(t, err)
+		assert.Equal(t, tc.status, ae.StatusCode, tc.body)
+		for _, s := range sentinels {
+			assert.Equal(t, slices.Contains(tc.want, s), errors.Is(err, s), "%d %s: %v", tc.status, tc.body, s)
+		}
+	}
 }

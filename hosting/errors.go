@@ -1,19 +1,76 @@
 package hosting
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"mime"
+	"net/http"
 	"strings"
+
+	"github.com/agentapis/sdk"
 )
 
-//go:generate go run github.com/agentapis/sdk/internal/gentypes -service hosting -types APIError,RateLimitError,Response,RetryPolicy
+// Sentinels of the failures a caller branches on, matched with errors.Is. The status
+// sentinels are the sdk package's values, so a check written against one service package
+// works for all; they match every *sdk.APIError of their status, {"ok": false} answers
+// included (the envelope's error text is the Message).
+var (
+	// ErrUnauthorized matches a 401: the token is missing or unknown (after the X-API-Token
+	// remedy was tried).
+	ErrUnauthorized = sdk.ErrUnauthorized
+	// ErrForbidden matches a 403: the service's refusal, or a block page (see ErrBlocked).
+	ErrForbidden = sdk.ErrForbidden
+	// ErrNotFound matches a 404: no such repository, file, branch or commit. A repository of
+	// another account answers as a missing one.
+	ErrNotFound = sdk.ErrNotFound
+	// ErrConflict matches a 409, such as a repository name already taken.
+	ErrConflict = sdk.ErrConflict
+	// ErrBlocked matches a 403 answered with an HTML page instead of the service's envelope:
+	// a CDN or firewall in front of the service blocked the request. PutFile returns it only
+	// after its POST remedy was blocked too. It also matches ErrForbidden.
+	ErrBlocked = errors.New("hosting: request blocked by a CDN or firewall")
+)
+
+// classify is the service's Classify: a block page matches ErrBlocked.
+func classify(err error) error {
+	var ae *sdk.APIError
+	if errors.As(err, &ae) && isBlockPage(ae) {
+		ae.Sentinels = append(ae.Sentinels, ErrBlocked)
+	}
+	return err
+}
+
+// isBlockPage reports whether ae is a 403 answered with an HTML page instead of the service's
+// JSON envelope: the block page of a CDN or firewall.
+func isBlockPage(ae *sdk.APIError) bool {
+	if ae.StatusCode != http.StatusForbidden {
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(ae.Header.Get("Content-Type")); err == nil {
+		switch {
+		case mt == "text/html", mt == "application/xhtml+xml":
+			return true
+		case mt == "application/json", strings.HasSuffix(mt, "+json"):
+			return false
+		}
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(ae.Body), []byte("<"))
+}
+
+// invalid returns the *sdk.ValidationError for a refused parameter.
+func invalid(field, reason string) error {
+	return &sdk.ValidationError{Service: serviceName, Field: field, Reason: reason}
+}
 
 // UploadError reports a DeployDir whose uploads, or deletions of pruned files, did not all
 // succeed (each after the client's retries). Nothing was committed or deployed: the
 // repository's files hold whatever was written, and running DeployDir again sends only the
 // files that are still missing or different.
 //
-// errors.As finds each file's own error through it (an *APIError, a *RequestError...), and
-// errors.Is(err, context.Canceled) reports a DeployDir whose context ended.
+// errors.As finds each file's own error through it (an *sdk.APIError, an
+// *sdk.RequestError...), and errors.Is(err, context.Canceled) reports a DeployDir whose
+// context ended.
 type UploadError struct {
 	// Repo is the repository's name.
 	Repo string

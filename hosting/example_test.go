@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"testing/fstest"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
 )
@@ -121,7 +122,7 @@ func ExampleClient_DeployDir() {
 	// uploaded: [guide/intro.md] unchanged: 2 deleted: [img/pixel.png]
 }
 
-func ExampleClient_GetFile() {
+func ExampleClient_File() {
 	srv := hostingtest.NewServer()
 	defer srv.Close()
 	client, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken))
@@ -136,14 +137,14 @@ func ExampleClient_GetFile() {
 	if _, err := client.PutFile(ctx, "files", "img/logo.png", logo); err != nil {
 		log.Fatal(err)
 	}
-	f, err := client.GetFile(ctx, "files", "img/logo.png")
+	f, err := client.File(ctx, "files", "img/logo.png")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%d bytes, % x, carried as %s\n", len(f.Content), f.Content, f.Encoding)
 
-	_, err = client.GetFile(ctx, "files", "../etc/passwd")
-	var invalid *hosting.ValidationError
+	_, err = client.File(ctx, "files", "../etc/passwd")
+	var invalid *sdk.ValidationError
 	fmt.Println(errors.As(err, &invalid), invalid.Field)
 	// Output:
 	// 6 bytes, 89 50 4e 47 00 ff, carried as content_base64

@@ -1,16 +1,15 @@
 package hosting
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
-	"mime"
 	"net/http"
 	"strings"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -30,7 +29,7 @@ type FileWrite struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // fileWriteAnswer is the answer of a file write: the entry under file, data or result, or at
@@ -42,9 +41,6 @@ type fileWriteAnswer struct {
 	Data   lenient.Opt[FileEntry] `json:"data"`
 	Result lenient.Opt[FileEntry] `json:"result"`
 }
-
-// check accepts any payload: the API description does not show it.
-func (*fileWriteAnswer) check() error { return nil }
 
 // entry returns the written file's entry as the answer gives it.
 func (a *fileWriteAnswer) entry(path string) FileEntry {
@@ -61,12 +57,10 @@ func (a *fileWriteAnswer) entry(path string) FileEntry {
 // The write is a PUT, retried like any idempotent request. When a CDN or firewall answers the
 // PUT with a 403 HTML block page, PutFile sends the write once more as a POST to the same
 // address with content_base64, as the API description advises; the remedy is logged and
-// counted in Stats. The written file joins the next commit.
+// counted in Counters. When the POST is blocked too, the error matches ErrBlocked. The written
+// file joins the next commit.
 func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*FileWrite, error) {
-	if err := checkRepoName("name", repo); err != nil {
-		return nil, err
-	}
-	if err := checkPath("path", path); err != nil {
+	if err := cmp.Or(checkRepoName("name", repo), checkPath("path", path)); err != nil {
 		return nil, err
 	}
 	return c.putFile(ctx, repo, path, data)
@@ -79,12 +73,12 @@ func (c *Client) putFile(ctx context.Context, repo, path string, data []byte) (*
 	req := &httpcore.Request{Method: http.MethodPut, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data))}
 	var a fileWriteAnswer
 	resp, err := c.do(ctx, req, &a)
-	if isBlockPage(err) {
-		c.stats.blockedPutRetries.Add(1)
+	if errors.Is(err, ErrBlocked) {
+		c.blockedPutRetries.Add(1)
 		c.logRemedy(ctx, "POST with content_base64 after a 403 block page to PUT", req.Method, err)
 		enc = EncodingBase64
 		// A file write sets the file's content, whatever was there: repeating it is safe.
-		req = &httpcore.Request{Method: http.MethodPost, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data)), SafeToRetry: true}
+		req = &httpcore.Request{Method: http.MethodPost, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data)), Retry: httpcore.RetrySafe}
 		a = fileWriteAnswer{}
 		resp, err = c.do(ctx, req, &a)
 	}
@@ -92,29 +86,10 @@ func (c *Client) putFile(ctx context.Context, repo, path string, data []byte) (*
 		return nil, err
 	}
 	e := a.entry(path)
-	return &FileWrite{Path: path, Encoding: enc, Method: req.Method, Size: e.Size, SHA: e.SHA, Raw: resp.Body, Response: newResponse(resp)}, nil
+	return &FileWrite{Path: path, Encoding: enc, Method: req.Method, Size: e.Size, SHA: e.SHA, Raw: resp.Body, Response: resp.Meta()}, nil
 }
 
-// isBlockPage reports whether err is a 403 answered with an HTML page instead of the service's
-// JSON envelope: the block page of a CDN or firewall.
-func isBlockPage(err error) bool {
-	var ae *APIError
-	if !errors.As(err, &ae) || ae.StatusCode != http.StatusForbidden {
-		return false
-	}
-	if mt, _, perr := mime.ParseMediaType(ae.Header.Get("Content-Type")); perr == nil {
-		switch {
-		case mt == "text/html", mt == "application/xhtml+xml":
-			return true
-		case mt == "application/json", strings.HasSuffix(mt, "+json"):
-			return false
-		}
-	}
-	body := bytes.TrimSpace(ae.Body)
-	return len(body) > 0 && body[0] == '<'
-}
-
-// File is a file read by GetFile.
+// File is a file read by Client.File.
 type File struct {
 	// Path is the file's path in the repository.
 	Path string
@@ -129,7 +104,7 @@ type File struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // fileContentFields are a file's entry and its content: content (text, or Base64 when
@@ -160,20 +135,14 @@ func (f *fileContentFields) content() ([]byte, Encoding, error) {
 	return []byte(f.Content.Or("")), EncodingText, nil
 }
 
-// filePart is a nested object of GetFile's answer.
-type filePart struct{ fileContentFields }
-
-// UnmarshalJSON reads an object.
-func (p *filePart) UnmarshalJSON(b []byte) error { return json.Unmarshal(b, &p.fileContentFields) }
-
 // fileAnswer is the answer of GET /repos/<name>/files/<path>: the content at the top level
 // or inside file, data or result. The content is required.
 type fileAnswer struct {
 	envelope
 	fileContentFields
-	File   lenient.Opt[filePart] `json:"file"`
-	Data   lenient.Opt[filePart] `json:"data"`
-	Result lenient.Opt[filePart] `json:"result"`
+	File   lenient.Opt[fileContentFields] `json:"file"`
+	Data   lenient.Opt[fileContentFields] `json:"data"`
+	Result lenient.Opt[fileContentFields] `json:"result"`
 	part   *fileContentFields
 	data   []byte
 	enc    Encoding
@@ -181,10 +150,9 @@ type fileAnswer struct {
 
 // check finds and decodes the content.
 func (a *fileAnswer) check() error {
-	for _, l := range [...]*lenient.Opt[filePart]{&a.File, &a.Data, &a.Result} {
+	for _, l := range [...]lenient.Opt[fileContentFields]{a.File, a.Data, a.Result} {
 		if p, ok := l.Get(); ok && p.hasContent() {
-			found := p.fileContentFields
-			a.part = &found
+			a.part = &p
 			break
 		}
 	}
@@ -199,13 +167,10 @@ func (a *fileAnswer) check() error {
 	return err
 }
 
-// GetFile reads the file at path in repository repo and returns its bytes, whether the
+// File reads the file at path in repository repo and returns its bytes, whether the
 // service sent them as text or as Base64.
-func (c *Client) GetFile(ctx context.Context, repo, path string) (*File, error) {
-	if err := checkRepoName("name", repo); err != nil {
-		return nil, err
-	}
-	if err := checkPath("path", path); err != nil {
+func (c *Client) File(ctx context.Context, repo, path string) (*File, error) {
+	if err := cmp.Or(checkRepoName("name", repo), checkPath("path", path)); err != nil {
 		return nil, err
 	}
 	var a fileAnswer
@@ -214,7 +179,7 @@ func (c *Client) GetFile(ctx context.Context, repo, path string) (*File, error) 
 		return nil, err
 	}
 	e := a.part.entry(path, nil)
-	return &File{Path: path, Content: a.data, Encoding: a.enc, Size: e.Size, SHA: e.SHA, Raw: resp.Body, Response: newResponse(resp)}, nil
+	return &File{Path: path, Content: a.data, Encoding: a.enc, Size: e.Size, SHA: e.SHA, Raw: resp.Body, Response: resp.Meta()}, nil
 }
 
 // Deletion is the answer of DeleteFile.
@@ -224,17 +189,14 @@ type Deletion struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // DeleteFile deletes the file at path in repository repo; the deletion joins the next commit.
 // It is retried like any idempotent request, so a retry after a lost answer may meet the
 // service's error for a file that is already gone.
 func (c *Client) DeleteFile(ctx context.Context, repo, path string) (*Deletion, error) {
-	if err := checkRepoName("name", repo); err != nil {
-		return nil, err
-	}
-	if err := checkPath("path", path); err != nil {
+	if err := cmp.Or(checkRepoName("name", repo), checkPath("path", path)); err != nil {
 		return nil, err
 	}
 	return c.deleteFile(ctx, repo, path)
@@ -246,5 +208,5 @@ func (c *Client) deleteFile(ctx context.Context, repo, path string) (*Deletion, 
 	if err != nil {
 		return nil, err
 	}
-	return &Deletion{Path: path, Raw: resp.Body, Response: newResponse(resp)}, nil
+	return &Deletion{Path: path, Raw: resp.Body, Response: resp.Meta()}, nil
 }

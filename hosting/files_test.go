@@ -108,13 +108,13 @@ func TestPathAndNameValidationSendsNothing(t *testing.T) {
 		ve := validationError(t, err)
 		assert.Equal(t, "path", ve.Field, "%q", path)
 		assert.Equal(t, "hosting", ve.Service)
-		_, err = c.GetFile(ctx, "blog", path)
+		_, err = c.File(ctx, "blog", path)
 		assert.Equal(t, "path", validationError(t, err).Field, "%q", path)
 		_, err = c.DeleteFile(ctx, "blog", path)
 		assert.Equal(t, "path", validationError(t, err).Field, "%q", path)
 	}
 	for _, name := range []string{"", ".", "..", "a/b", `a\b`, "a\x00", "a\tb"} {
-		_, err := c.GetRepo(ctx, name)
+		_, err := c.Repo(ctx, name)
 		assert.Equal(t, "name", validationError(t, err).Field, "%q", name)
 		_, err = c.PutFile(ctx, name, "index.html", []byte("x"))
 		assert.Equal(t, "name", validationError(t, err).Field, "%q", name)
@@ -135,8 +135,8 @@ func TestPathAndNameValidationSendsNothing(t *testing.T) {
 		{second(c.Deploy(ctx, "blog", &hosting.DeployParams{})), "message"},
 		{second(c.Deploy(ctx, "blog", &hosting.DeployParams{Message: "m", Commit: " "})), "commit"},
 		{second(c.CreateBranch(ctx, "blog", nil)), "branch"},
-		{second(c.CreateBranch(ctx, "blog", &hosting.BranchParams{From: "main"})), "branch"},
-		{second(c.CreateBranch(ctx, "blog", &hosting.BranchParams{Branch: "b", From: "\x01"})), "from"},
+		{second(c.CreateBranch(ctx, "blog", &hosting.CreateBranchParams{From: "main"})), "branch"},
+		{second(c.CreateBranch(ctx, "blog", &hosting.CreateBranchParams{Branch: "b", From: "\x01"})), "from"},
 	} {
 		assert.Equal(t, tc.field, validationError(t, tc.err).Field, "%v", tc.err)
 	}
@@ -177,7 +177,7 @@ func TestBlockedPutIsResentAsPostWithBase64(t *testing.T) {
 	assert.Equal(t, map[string]any{"content_base64": base64.StdEncoding.EncodeToString(js)}, jsonBody(t, reqs[1].Body))
 	assert.Equal(t, "Bearer "+testToken, reqs[1].Header.Get("Authorization"))
 
-	assert.Equal(t, int64(1), c.Stats().BlockedPutRetries)
+	assert.Equal(t, int64(1), c.Counters().BlockedPutRetries)
 	out := logs.String()
 	assert.Contains(t, out, `"remedy":"POST with content_base64 after a 403 block page to PUT"`)
 	assert.Contains(t, out, `"path":"/api/v1/repos/blog/files/js/app.js"`)
@@ -193,8 +193,10 @@ func TestServiceRefusalWithJSONIsNotABlockPage(t *testing.T) {
 	_, err := c.PutFile(t.Context(), "blog", "a.txt", []byte("x"))
 	ae := apiError(t, err)
 	assert.Equal(t, "repository belongs to another account", ae.Message)
+	assert.ErrorIs(t, err, hosting.ErrForbidden)
+	assert.NotErrorIs(t, err, hosting.ErrBlocked, "the service's own refusal is no block page")
 	assert.Len(t, srv.requests(), 1)
-	assert.Zero(t, c.Stats().BlockedPutRetries)
+	assert.Zero(t, c.Counters().BlockedPutRetries)
 }
 
 func TestBlockedPostIsReturnedAfterOneResend(t *testing.T) {
@@ -209,6 +211,8 @@ func TestBlockedPostIsReturnedAfterOneResend(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, ae.StatusCode)
 	assert.Equal(t, http.MethodPost, ae.Method)
 	assert.Contains(t, err.Error(), "Access denied", "the block page is quoted")
+	assert.ErrorIs(t, err, hosting.ErrBlocked)
+	assert.ErrorIs(t, err, hosting.ErrForbidden)
 	assert.Len(t, srv.requests(), 2)
 }
 
@@ -231,7 +235,7 @@ func TestPutIsRetriedOnGatewayErrorsButCommitIsNot(t *testing.T) {
 	assert.Len(t, srv.requests(), 4+1+1+4)
 }
 
-func TestGetFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
+func TestFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
 	t.Parallel()
 	bin := []byte{0, 1, 2, 0xfe, 0xff, '<', 'a'}
 	b64 := base64.StdEncoding.EncodeToString(bin)
@@ -249,7 +253,7 @@ func TestGetFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
 		{`{"ok":true,"data":{"contentBase64":"` + b64 + `"}}`, bin, hosting.EncodingBase64},
 	} {
 		srv := serve(t, answer(http.StatusOK, tc.body))
-		f, err := newClient(t, srv.URL).GetFile(t.Context(), "blog", "dir/a.bin")
+		f, err := newClient(t, srv.URL).File(t.Context(), "blog", "dir/a.bin")
 		require.NoError(t, err, tc.body)
 		assert.Equal(t, tc.want, f.Content, tc.body)
 		assert.Equal(t, tc.enc, f.Encoding, tc.body)
@@ -258,7 +262,7 @@ func TestGetFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
 		assert.Equal(t, http.MethodGet, srv.requests()[0].Method)
 	}
 	srv := serve(t, answer(http.StatusOK, `{"ok":true,"path":"a.txt","size":5,"sha":"0123456789abcdef0123456789abcdef01234567","content":"héllo"}`))
-	f, err := newClient(t, srv.URL).GetFile(t.Context(), "blog", "a.txt")
+	f, err := newClient(t, srv.URL).File(t.Context(), "blog", "a.txt")
 	require.NoError(t, err)
 	require.NotNil(t, f.Size)
 	assert.Equal(t, int64(5), *f.Size)
@@ -266,7 +270,7 @@ func TestGetFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
 
 	for _, body := range []string{`{"ok":true,"path":"a.txt"}`, `{"ok":true,"content":null}`, `{"ok":true,"content_base64":"***"}`, `{"ok":true,"content":42}`} {
 		srv := serve(t, answer(http.StatusOK, body))
-		_, err := newClient(t, srv.URL).GetFile(t.Context(), "blog", "a.txt")
+		_, err := newClient(t, srv.URL).File(t.Context(), "blog", "a.txt")
 		decodeError(t, err) // never an empty file
 	}
 }

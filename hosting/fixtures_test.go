@@ -28,10 +28,10 @@ func fixtureClient(t *testing.T, name string) (*hosting.Client, *fixture.Exchang
 	return c, e
 }
 
-func TestFixtureListRepos(t *testing.T) {
+func TestFixtureRepos(t *testing.T) {
 	t.Parallel()
 	c, e := fixtureClient(t, "list_repos.json")
-	list, err := c.ListRepos(t.Context())
+	list, err := c.Repos(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 1, e.Calls())
 	require.Len(t, list.Repos, 2)
@@ -58,10 +58,10 @@ func TestFixtureCreateRepo(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, repo.Response.StatusCode)
 }
 
-func TestFixtureGetRepo(t *testing.T) {
+func TestFixtureRepo(t *testing.T) {
 	t.Parallel()
 	c, _ := fixtureClient(t, "get_repo.json")
-	info, err := c.GetRepo(t.Context(), "blog")
+	info, err := c.Repo(t.Context(), "blog")
 	require.NoError(t, err)
 	assert.Equal(t, "blog", info.Repo.Name)
 	assert.Equal(t, "c_0003", info.Head)
@@ -96,10 +96,10 @@ func TestFixturePutFileHTMLGoesAsBase64(t *testing.T) {
 	assert.Equal(t, http.MethodPut, w.Method)
 }
 
-func TestFixtureGetFile(t *testing.T) {
+func TestFixtureFile(t *testing.T) {
 	t.Parallel()
 	c, _ := fixtureClient(t, "get_file_binary.json")
-	f, err := c.GetFile(t.Context(), "blog", "img/logo.png")
+	f, err := c.File(t.Context(), "blog", "img/logo.png")
 	require.NoError(t, err)
 	assert.Equal(t, hosting.EncodingBase64, f.Encoding)
 	require.Len(t, f.Content, 33)
@@ -107,7 +107,7 @@ func TestFixtureGetFile(t *testing.T) {
 	assert.Equal(t, int64(len(f.Content)), *f.Size)
 
 	c, _ = fixtureClient(t, "get_file_text.json")
-	f, err = c.GetFile(t.Context(), "blog", "css/site.css")
+	f, err = c.File(t.Context(), "blog", "css/site.css")
 	require.NoError(t, err)
 	assert.Equal(t, hosting.EncodingText, f.Encoding)
 	assert.Equal(t, "body { margin: 0 }\n", string(f.Content))
@@ -156,7 +156,7 @@ func TestFixtureDeployments(t *testing.T) {
 func TestFixtureCreateBranch(t *testing.T) {
 	t.Parallel()
 	c, _ := fixtureClient(t, "create_branch.json")
-	br, err := c.CreateBranch(t.Context(), "blog", &hosting.BranchParams{Branch: "preview", From: "main"})
+	br, err := c.CreateBranch(t.Context(), "blog", &hosting.CreateBranchParams{Branch: "preview", From: "main"})
 	require.NoError(t, err)
 	assert.Equal(t, "preview", br.Name)
 	assert.Equal(t, "c_0004", br.Commit)

@@ -8,7 +8,7 @@ import (
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
-// FuzzDecodeAnswer feeds arbitrary bodies to the service's Decode and DecodeError with every
+// FuzzDecodeAnswer feeds arbitrary bodies to the service's Decode and ErrorBody with every
 // answer type: they never panic, ok false is always a failure, a success always has ok true,
 // and a decoded repository information or file always has what the API description names.
 //
@@ -29,12 +29,12 @@ func FuzzDecodeAnswer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		decodeErrorBody(body)
 		var env envelope
-		ok := json.Unmarshal(body, &env) == nil && env.OK == okTrue
+		ok := json.Unmarshal(body, &env) == nil && env.OK.Or(false)
 		for _, out := range []answer{nil, &repoListAnswer{}, &repoAnswer{}, &repoInfoAnswer{}, &fileWriteAnswer{},
 			&fileAnswer{}, &commitAnswer{}, &deployAnswer{}, &deploymentListAnswer{}, &branchAnswer{}} {
-			err := decodeAnswer(body, answerOrNil(out))
+			err := decodeAnswer(body, out)
 			var failure *httpcore.Failure
-			if errors.As(err, &failure) && env.OK != okFalse {
+			if errors.As(err, &failure) && env.OK.Or(true) {
 				t.Fatalf("%T: a failure without ok false: %s", out, body)
 			}
 			if err != nil {

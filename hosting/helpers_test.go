@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
 )
 
@@ -21,10 +22,10 @@ import (
 const testToken = "tok-4b1d9e2a77c04f15"
 
 // fastRetry retries quickly, so that tests of the retry path take milliseconds.
-var fastRetry = hosting.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
+var fastRetry = sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
 
 // noRetry turns the retries off, so that a test sees each answer as the server sent it.
-var noRetry = hosting.RetryPolicy{MaxAttempts: 1}
+var noRetry = sdk.RetryPolicy{MaxAttempts: 1}
 
 // withFastRetry is the option of fastRetry.
 var withFastRetry = hosting.WithRetry(fastRetry)
@@ -93,25 +94,25 @@ func newClient(t *testing.T, url string, opts ...hosting.Option) *hosting.Client
 }
 
 // apiError returns err's *APIError, failing the test when there is none.
-func apiError(t *testing.T, err error) *hosting.APIError {
+func apiError(t *testing.T, err error) *sdk.APIError {
 	t.Helper()
-	var ae *hosting.APIError
+	var ae *sdk.APIError
 	require.True(t, errors.As(err, &ae), "want *APIError, got %T: %v", err, err)
 	return ae
 }
 
 // validationError returns err's *ValidationError, failing the test when there is none.
-func validationError(t *testing.T, err error) *hosting.ValidationError {
+func validationError(t *testing.T, err error) *sdk.ValidationError {
 	t.Helper()
-	var ve *hosting.ValidationError
+	var ve *sdk.ValidationError
 	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
 	return ve
 }
 
 // decodeError returns err's *DecodeError, failing the test when there is none.
-func decodeError(t *testing.T, err error) *hosting.DecodeError {
+func decodeError(t *testing.T, err error) *sdk.DecodeError {
 	t.Helper()
-	var de *hosting.DecodeError
+	var de *sdk.DecodeError
 	require.True(t, errors.As(err, &de), "want *DecodeError, got %T: %v", err, err)
 	return de
 }

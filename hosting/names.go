@@ -88,10 +88,5 @@ func checkLabel(field, s string, required bool) error {
 // fileEndpoint returns the escaped endpoint path of a file of a repository, each segment of path
 // escaped on its own.
 func fileEndpoint(repo, path string) string {
-	var buf [16]string
-	segs := append(buf[:0], "repos", repo, "files")
-	for seg := range strings.SplitSeq(path, "/") {
-		segs = append(segs, seg)
-	}
-	return httpcore.Path(segs...)
+	return httpcore.Path(append([]string{"repos", repo, "files"}, strings.Split(path, "/")...)...)
 }

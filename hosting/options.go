@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
@@ -29,10 +30,10 @@ type Option func(*config) error
 func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
 
 // WithToken sets the API token, sent as "Authorization: Bearer <token>" (or in X-API-Token
-// once a gateway has been seen to strip Authorization; see Client.Stats). The token travels
-// only in headers, and is scrubbed from every error and log line. It must not be empty, hold
-// whitespace or control characters, or start with the "Bearer " scheme word, which the client
-// adds itself.
+// once a gateway has been seen to strip Authorization; see Client.Counters). The token travels
+// only in headers, and is scrubbed from every error and log line; Client.SetToken replaces it
+// later. It must not be empty, hold whitespace or control characters, or start with the
+// "Bearer " scheme word, which the client adds itself.
 func WithToken(token string) Option {
 	return func(c *config) error {
 		if err := checkToken("token", token); err != nil {
@@ -64,9 +65,7 @@ func WithLogger(l *slog.Logger) Option {
 // file write (PUT, and the POST that replaces a blocked PUT) and every DELETE. Zero fields keep
 // their defaults and RetryPolicy{MaxAttempts: 1} turns retries off. Creating a repository or a
 // branch, committing and deploying are sent once: a repeat could act twice.
-func WithRetry(p RetryPolicy) Option {
-	return Option(httpcore.WithRetry[*config](httpcore.RetryPolicy(p)))
-}
+func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*config](p)) }
 
 // WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
 // SDK's User-Agent.
@@ -86,11 +85,11 @@ func WithRequestsPerMinute(n int) Option {
 func checkToken(field, token string) error {
 	switch {
 	case token == "":
-		return &httpcore.ValidationError{Field: field, Reason: "must not be empty"}
+		return invalid(field, "must not be empty")
 	case len(token) > len(bearerPrefix) && strings.EqualFold(token[:len(bearerPrefix)], bearerPrefix):
-		return &httpcore.ValidationError{Field: field, Reason: `must be the token alone, without the "Bearer" scheme word`}
+		return invalid(field, `must be the token alone, without the "Bearer" scheme word`)
 	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }):
-		return &httpcore.ValidationError{Field: field, Reason: "must not contain whitespace or control characters"}
+		return invalid(field, "must not contain whitespace or control characters")
 	}
 	return nil
 }

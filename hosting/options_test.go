@@ -32,7 +32,7 @@ func TestTokenTravelsAsBearerOnlyInHeaders(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repos":[]}`))
 	c := newClient(t, srv.URL, hosting.WithUserAgent("deploy-bot/2"))
-	list, err := c.ListRepos(t.Context())
+	list, err := c.Repos(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, list.Repos)
 
@@ -46,7 +46,7 @@ func TestTokenTravelsAsBearerOnlyInHeaders(t *testing.T) {
 	assert.Empty(t, r.Header.Get("X-API-Token"), "the token goes in one header")
 	assert.Equal(t, "application/json", r.Header.Get("Accept"))
 	assert.True(t, strings.HasPrefix(r.Header.Get("User-Agent"), "deploy-bot/2 agentapis-sdk-go/"), r.Header.Get("User-Agent"))
-	assert.Equal(t, hosting.Stats{TokenHeader: hosting.AuthorizationHeader}, c.Stats())
+	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
 }
 
 func TestClientWithoutTokenSendsNone(t *testing.T) {
@@ -54,21 +54,21 @@ func TestClientWithoutTokenSendsNone(t *testing.T) {
 	srv := serve(t, answer(http.StatusUnauthorized, `{"ok":false,"error":"missing token"}`))
 	c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithRetry(noRetry))
 	require.NoError(t, err)
-	_, err = c.ListRepos(t.Context())
+	_, err = c.Repos(t.Context())
 	ae := apiError(t, err)
 	assert.Equal(t, http.StatusUnauthorized, ae.StatusCode)
 	assert.Equal(t, "missing token", ae.Message)
 	reqs := srv.requests()
 	require.Len(t, reqs, 1, "no X-API-Token retry without a token")
 	assert.Empty(t, reqs[0].Header.Get("Authorization"))
-	assert.Equal(t, hosting.Stats{}, c.Stats())
+	assert.Equal(t, hosting.Counters{}, c.Counters())
 }
 
 func TestBaseURLKeepsItsPathAndSiteURLDropsThePrefix(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repos":[]}`))
 	c := newClient(t, srv.URL+"/proxy")
-	_, err := c.ListRepos(t.Context())
+	_, err := c.Repos(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, "/proxy/api/v1/repos", srv.requests()[0].Path)
 	site, err := c.SiteURL("my-site")
@@ -76,7 +76,7 @@ func TestBaseURLKeepsItsPathAndSiteURLDropsThePrefix(t *testing.T) {
 	assert.Equal(t, srv.URL+"/proxy/site/my-site/", site)
 
 	c = newClient(t, srv.URL+"/api/v1/")
-	_, err = c.ListRepos(t.Context())
+	_, err = c.Repos(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, "/api/v1/repos", srv.requests()[1].Path, "a base URL that already ends in /api/v1 is not doubled")
 	site, err = c.SiteURL("a b")
@@ -95,13 +95,13 @@ func TestEnvironmentSuppliesURLAndToken(t *testing.T) {
 	t.Setenv(hosting.EnvToken, testToken)
 	c, err := hosting.New(hosting.WithRetry(noRetry))
 	require.NoError(t, err)
-	_, err = c.ListRepos(t.Context())
+	_, err = c.Repos(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, "Bearer "+testToken, srv.requests()[0].Header.Get("Authorization"))
 
 	c, err = hosting.New(hosting.WithToken("tok-explicit-0001"))
 	require.NoError(t, err)
-	_, err = c.ListRepos(t.Context())
+	_, err = c.Repos(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, "Bearer tok-explicit-0001", srv.requests()[1].Header.Get("Authorization"), "WithToken wins over the environment")
 }
@@ -112,7 +112,7 @@ func TestEnvironmentTokenIgnoredWithExplicitURL(t *testing.T) {
 	t.Setenv(hosting.EnvToken, testToken)
 	c, err := hosting.New(hosting.WithBaseURL(srv.URL))
 	require.NoError(t, err)
-	_, err = c.ListRepos(t.Context())
+	_, err = c.Repos(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, srv.requests()[0].Header.Get("Authorization"), "a token meant for HOSTING_URL never reaches another server")
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // floorFile is what a hand-written client would decode from GET
-// /api/v1/repos/<name>/files/<path>: the envelope and the members GetFile reads.
+// /api/v1/repos/<name>/files/<path>: the envelope and the members Client.File reads.
 type floorFile struct {
 	OK            bool    `json:"ok"`
 	Error         string  `json:"error"`
@@ -25,8 +25,8 @@ type floorFile struct {
 	ContentBase64 *string `json:"content_base64"`
 }
 
-// floorGetFile is the hand-written GetFile: the same endpoint and headers, net/http and
-// encoding/json, nothing else. It returns the file's bytes as GetFile does.
+// floorGetFile is the hand-written Client.File: the same endpoint and headers, net/http and
+// encoding/json, nothing else. It returns the file's bytes as File does.
 func floorGetFile(hc *http.Client, base, token, repo, path string) ([]byte, error) {
 	req, err := http.NewRequest(http.MethodGet, base+"/api/v1/repos/"+repo+"/files/"+path, nil)
 	if err != nil {
@@ -56,12 +56,11 @@ func floorGetFile(hc *http.Client, base, token, repo, path string) ([]byte, erro
 	return nil, fmt.Errorf("no content")
 }
 
-// BenchmarkGetFile compares Client.GetFile with the hand-written floor on the same fake: one
-// goroutine, then 64 sharing one client. GetFile is the typical read of this API (a
-// publisher reads back what it wrote; its answer has the envelope, the entry and the
-// content, where GetRepo's is a listing). The file is a 4 KiB HTML page, which the fake
-// answers as text. "conns" is the number of TCP connections the server accepted during the
-// run.
+// BenchmarkGetFile compares Client.File with the hand-written floor on the same fake: one
+// goroutine, then 64 sharing one client. File is the typical read of this API (a publisher
+// reads back what it wrote; its answer has the envelope, the entry and the content, where
+// Repo's is a listing). The file is a 4 KiB HTML page, which the fake answers as text.
+// "conns" is the number of TCP connections each side's client dialled during the run.
 //
 //	go test -run='^$' -bench=GetFile -benchmem -count=10 ./hosting
 func BenchmarkGetFile(b *testing.B) {
@@ -69,8 +68,8 @@ func BenchmarkGetFile(b *testing.B) {
 	srv := hostingtest.NewServer()
 	b.Cleanup(srv.Close)
 	page := []byte("<!doctype html><title>bench</title>" + strings.Repeat("<p>a paragraph of the page.</p>\n", 128))[:4096]
-	newSDK := func(b *testing.B) *hosting.Client {
-		c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken))
+	newSDK := func(b *testing.B, opts ...hosting.Option) *hosting.Client {
+		c, err := hosting.New(append([]hosting.Option{hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken)}, opts...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -83,19 +82,18 @@ func BenchmarkGetFile(b *testing.B) {
 	if _, err := setup.PutFile(b.Context(), repo, path, page); err != nil {
 		b.Fatal(err)
 	}
-	benchcmp.Run(b, func() int64 { return int64(srv.Connections()) }, benchcmp.Calls{
-		SDK: func(b *testing.B) func() error {
-			c := newSDK(b)
+	benchcmp.Run(b, benchcmp.Calls{
+		SDK: func(b *testing.B, hc *http.Client) func() error {
+			c := newSDK(b, hosting.WithHTTPClient(hc))
 			return func() error {
-				f, err := c.GetFile(b.Context(), repo, path)
+				f, err := c.File(b.Context(), repo, path)
 				if err == nil && len(f.Content) != len(page) {
 					err = fmt.Errorf("read %d bytes, want %d", len(f.Content), len(page))
 				}
 				return err
 			}
 		},
-		Floor: func(*testing.B) func() error {
-			hc := benchcmp.FloorClient()
+		Floor: func(_ *testing.B, hc *http.Client) func() error {
 			return func() error {
 				data, err := floorGetFile(hc, srv.URL, hostingtest.DefaultToken, repo, path)
 				if err == nil && len(data) != len(page) {

@@ -1,25 +1,26 @@
 package hosting
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
-// RepoList is the answer of ListRepos.
+// RepoList is the answer of Repos.
 type RepoList struct {
 	// Repos are the caller's repositories, in the service's order.
 	Repos []Repo
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // repoListAnswer is the answer of GET /repos. The list may be called repos, repositories,
@@ -51,14 +52,14 @@ func (a *repoListAnswer) check() error {
 	return nil
 }
 
-// ListRepos returns the repositories of the token's account.
-func (c *Client) ListRepos(ctx context.Context) (*RepoList, error) {
+// Repos returns the repositories of the token's account.
+func (c *Client) Repos(ctx context.Context) (*RepoList, error) {
 	var a repoListAnswer
 	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/repos"}, &a)
 	if err != nil {
 		return nil, err
 	}
-	return &RepoList{Repos: a.list, Raw: resp.Body, Response: newResponse(resp)}, nil
+	return &RepoList{Repos: a.list, Raw: resp.Body, Response: resp.Meta()}, nil
 }
 
 // CreateRepoParams are the parameters of CreateRepo.
@@ -90,9 +91,6 @@ type repoAnswer struct {
 	Result     lenient.Opt[Repo] `json:"result"`
 }
 
-// check accepts any payload: the API description does not show it.
-func (*repoAnswer) check() error { return nil }
-
 // CreateRepo creates a repository in the token's account. The API description does not show
 // the answer: the returned Repo holds what the service sent, and the name, description and
 // visibility that were sent for those it did not send. Creating is not retried (a repeat
@@ -101,14 +99,8 @@ func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, er
 	if p == nil {
 		return nil, invalid("name", "must not be empty: the parameters are nil")
 	}
-	if err := checkRepoName("name", p.Name); err != nil {
-		return nil, err
-	}
-	vis := p.Visibility
-	if vis == "" {
-		vis = Public
-	}
-	if err := checkLabel("visibility", string(vis), true); err != nil {
+	vis := cmp.Or(p.Visibility, Public)
+	if err := cmp.Or(checkRepoName("name", p.Name), checkLabel("visibility", string(vis), true)); err != nil {
 		return nil, err
 	}
 	body := createRepoBody{Name: p.Name, Description: p.Description, Visibility: vis}
@@ -122,7 +114,7 @@ func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, er
 		repo = a.repoWire.repo(nil)
 	}
 	repo.Raw = resp.Body
-	repo.Response = newResponse(resp)
+	repo.Response = resp.Meta()
 	if repo.Name == "" {
 		repo.Name = p.Name
 	}
@@ -153,7 +145,7 @@ type repoInfoFields struct {
 	repoInfoMembers
 }
 
-// repoInfoPart is a nested object of GetRepo's answer that may hold the record and the
+// repoInfoPart is a nested object of Repo's answer that may hold the record and the
 // information, or a repository's bare name.
 type repoInfoPart struct {
 	repoInfoFields
@@ -232,10 +224,10 @@ func (a *repoInfoAnswer) check() error {
 	return nil
 }
 
-// GetRepo returns a repository's information: its record, file list, branches and head.
+// Repo returns a repository's information: its record, file list, branches and head.
 // Files lists the files as written (the service's file list), each with the size and hash the
 // service gives.
-func (c *Client) GetRepo(ctx context.Context, name string) (*RepoInfo, error) {
+func (c *Client) Repo(ctx context.Context, name string) (*RepoInfo, error) {
 	if err := checkRepoName("name", name); err != nil {
 		return nil, err
 	}
@@ -249,12 +241,12 @@ func (c *Client) GetRepo(ctx context.Context, name string) (*RepoInfo, error) {
 		info.Repo.Name = name
 	}
 	info.Raw = resp.Body
-	info.Response = newResponse(resp)
+	info.Response = resp.Meta()
 	return &info, nil
 }
 
-// BranchParams are the parameters of CreateBranch.
-type BranchParams struct {
+// CreateBranchParams are the parameters of CreateBranch.
+type CreateBranchParams struct {
 	// Branch is the new branch's name. Required.
 	Branch string
 	// From is the branch or commit it starts from; "" lets the service choose (the API
@@ -278,22 +270,16 @@ type branchAnswer struct {
 	Result lenient.Opt[Branch] `json:"result"`
 }
 
-// check accepts any payload: the API description does not show it.
-func (*branchAnswer) check() error { return nil }
-
 // CreateBranch creates a branch of repository repo. The returned Branch holds what the service
 // sent, and the name that was sent when it sent none. Creating is not retried.
-func (c *Client) CreateBranch(ctx context.Context, repo string, p *BranchParams) (*Branch, error) {
+func (c *Client) CreateBranch(ctx context.Context, repo string, p *CreateBranchParams) (*Branch, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err
 	}
 	if p == nil {
 		return nil, invalid("branch", "must not be empty: the parameters are nil")
 	}
-	if err := checkLabel("branch", p.Branch, true); err != nil {
-		return nil, err
-	}
-	if err := checkLabel("from", p.From, false); err != nil {
+	if err := cmp.Or(checkLabel("branch", p.Branch, true), checkLabel("from", p.From, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "branches"),
@@ -311,7 +297,7 @@ func (c *Client) CreateBranch(ctx context.Context, repo string, p *BranchParams)
 		br.Name = p.Branch
 	}
 	br.Raw = resp.Body
-	br.Response = newResponse(resp)
+	br.Response = resp.Meta()
 	return &br, nil
 }
 

@@ -44,11 +44,11 @@ func TestEchoedTokenNeverReachesErrorsOrLogs(t *testing.T) {
 	c := newClient(t, srv.URL, withFastRetry, hosting.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	ctx := t.Context()
 	calls := map[string]func() error{
-		"401":          func() error { _, err := c.GetRepo(ctx, "unauthorized"); return err },
-		"503":          func() error { _, err := c.GetRepo(ctx, "busy"); return err },
+		"401":          func() error { _, err := c.Repo(ctx, "unauthorized"); return err },
+		"503":          func() error { _, err := c.Repo(ctx, "busy"); return err },
 		"403 HTML":     func() error { _, err := c.PutFile(ctx, "site", "blocked", []byte("x")); return err },
-		"ok false":     func() error { _, err := c.GetRepo(ctx, "refused"); return err },
-		"decode error": func() error { _, err := c.GetFile(ctx, "site", "index.html"); return err },
+		"ok false":     func() error { _, err := c.Repo(ctx, "refused"); return err },
+		"decode error": func() error { _, err := c.File(ctx, "site", "index.html"); return err },
 	}
 	for name, call := range calls {
 		err := call()

@@ -1,11 +1,14 @@
 package hosting
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -37,7 +40,7 @@ type Repo struct {
 	Raw json.RawMessage
 	// Response describes the HTTP response, for a Repo returned by CreateRepo; it is zero
 	// inside a list.
-	Response Response
+	Response sdk.Response
 }
 
 // repoWire is a repository object as sent.
@@ -120,7 +123,7 @@ func (o *ownerName) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// RepoInfo is a repository's information from GetRepo: the record, the file list, the
+// RepoInfo is a repository's information from Client.Repo: the record, the file list, the
 // branches and the head, the members the API description names.
 type RepoInfo struct {
 	// Repo is the repository's record; only Name is sure to be set.
@@ -134,7 +137,7 @@ type RepoInfo struct {
 	// Raw is the response body.
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // File returns the entry of the file at path, and whether the list has one.
@@ -243,20 +246,8 @@ func (f *FileEntry) UnmarshalJSON(b []byte) error {
 type fileList []FileEntry
 
 // UnmarshalJSON accepts both forms; the object form is sorted by path.
-func (l *fileList) UnmarshalJSON(b []byte) error {
-	var list []FileEntry
-	if err := json.Unmarshal(b, &list); err == nil {
-		*l = list
-		return nil
-	} else if !isObject(b) {
-		return err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	out := make([]FileEntry, 0, len(m))
-	for path, raw := range m {
+func (l *fileList) UnmarshalJSON(b []byte) (err error) {
+	*l, err = listOrObject(b, func(path string, raw json.RawMessage) (FileEntry, error) {
 		var w fileEntryWire
 		var sha string
 		var size int64
@@ -267,14 +258,35 @@ func (l *fileList) UnmarshalJSON(b []byte) error {
 			w.Size = lenient.Some(size)
 		default:
 			if err := json.Unmarshal(raw, &w); err != nil {
-				return err
+				return FileEntry{}, err
 			}
 		}
-		out = append(out, w.entry(path, keepRaw(raw)))
+		return w.entry(path, keepRaw(raw)), nil
+	}, func(e FileEntry) string { return e.Path })
+	return err
+}
+
+// listOrObject decodes b as an array of T, or as an object each of whose members gives a T by
+// item (from the member's name and value), sorted by key.
+func listOrObject[T any](b []byte, item func(name string, raw json.RawMessage) (T, error), key func(T) string) ([]T, error) {
+	var list []T
+	if err := json.Unmarshal(b, &list); err == nil || !isObject(b) {
+		return list, err
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	*l = out
-	return nil
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(m))
+	for name, raw := range m {
+		v, err := item(name, raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b T) int { return strings.Compare(key(a), key(b)) })
+	return out, nil
 }
 
 // Branch is a branch of a repository.
@@ -287,7 +299,7 @@ type Branch struct {
 	Raw json.RawMessage
 	// Response describes the HTTP response, for a Branch returned by CreateBranch; it is zero
 	// inside a list.
-	Response Response
+	Response sdk.Response
 }
 
 // branchWire is a branch object as sent.
@@ -330,27 +342,13 @@ func (br *Branch) UnmarshalJSON(b []byte) error {
 type branchList []Branch
 
 // UnmarshalJSON accepts both forms; the object form is sorted by name.
-func (l *branchList) UnmarshalJSON(b []byte) error {
-	var list []Branch
-	if err := json.Unmarshal(b, &list); err == nil {
-		*l = list
-		return nil
-	} else if !isObject(b) {
-		return err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	out := make([]Branch, 0, len(m))
-	for name, raw := range m {
+func (l *branchList) UnmarshalJSON(b []byte) (err error) {
+	*l, err = listOrObject(b, func(name string, raw json.RawMessage) (Branch, error) {
 		var head lenient.Opt[commitRef]
 		_ = head.UnmarshalJSON(raw)
-		out = append(out, Branch{Name: name, Commit: string(head.Or("")), Raw: keepRaw(raw)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	*l = out
-	return nil
+		return Branch{Name: name, Commit: string(head.Or("")), Raw: keepRaw(raw)}, nil
+	}, func(br Branch) string { return br.Name })
+	return err
 }
 
 // commitRef is a commit named by its id: a string or number, or an object with the id.
@@ -402,7 +400,7 @@ type Commit struct {
 	// Raw is the commit as sent (for Client.Commit, the whole answer).
 	Raw json.RawMessage
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
 // commitWire is a commit object as sent.
@@ -454,7 +452,7 @@ type Deployment struct {
 	Raw json.RawMessage
 	// Response describes the HTTP response, for a Deployment returned by Deploy; it is zero
 	// inside a list.
-	Response Response
+	Response sdk.Response
 }
 
 // deploymentWire is a deployment object as sent.
@@ -504,15 +502,4 @@ func timeOf(ts ...lenient.Opt[time.Time]) *time.Time {
 }
 
 // isObject reports whether b is a JSON object.
-func isObject(b []byte) bool {
-	for _, c := range b {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		case '{':
-			return true
-		}
-		return false
-	}
-	return false
-}
+func isObject(b []byte) bool { return bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) }

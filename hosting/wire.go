@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/agentapis/sdk/internal/httpcore"
-
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -16,20 +15,26 @@ import (
 // of this file read those shapes leniently: a member of a guessed name is optional, several
 // likely spellings are accepted, a value of an unexpected type is left unset rather than
 // failing the answer, and the raw body is kept beside the decoded values. Each body is
-// decoded once, in one pass, into a wire type that carries the envelope too.
+// decoded once, by encoding/json, into a wire type that carries the envelope too.
 
-// envelope is the {ok, error} part of every answer. A wire type embeds it.
+// envelope is the {ok, error} part of every answer. Every answer type embeds it, and with it
+// a check that accepts any payload, which the answers whose payload has members the API
+// description names replace with their own.
 type envelope struct {
-	// OK is the envelope's ok.
-	OK okFlag `json:"ok"`
+	// OK is the envelope's ok, unset when absent, null or not a boolean (such as "true"), so
+	// that such a value is never taken for a failure or a success.
+	OK lenient.Opt[bool] `json:"ok"`
 	// Error is the envelope's error: a text, or an object with a code and a message.
 	Error json.RawMessage `json:"error"`
 	// Code is a top-level code some services send beside the error text.
 	Code lenient.Opt[lenient.Text] `json:"code"`
 }
 
-// env returns e; wire types get it by embedding envelope.
+// env returns e; answer types get it by embedding envelope.
 func (e *envelope) env() *envelope { return e }
+
+// check accepts any payload.
+func (*envelope) check() error { return nil }
 
 // answer is the wire type of one kind of answer: the envelope plus the payload, whose members
 // the API description names checked by check.
@@ -42,12 +47,11 @@ type answer interface {
 // object gives its code and message (or error, or detail).
 func (e *envelope) failure() (code, message string) {
 	code = string(e.Code.Or(""))
-	raw := bytes.TrimSpace(e.Error)
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(e.Error) == 0 || lenient.IsNull(e.Error) {
 		return code, ""
 	}
 	var text string
-	if json.Unmarshal(raw, &text) == nil {
+	if json.Unmarshal(e.Error, &text) == nil {
 		return code, text
 	}
 	var obj struct {
@@ -56,53 +60,18 @@ func (e *envelope) failure() (code, message string) {
 		Error   lenient.Opt[string]       `json:"error"`
 		Detail  lenient.Opt[string]       `json:"detail"`
 	}
-	if json.Unmarshal(raw, &obj) == nil {
+	if json.Unmarshal(e.Error, &obj) == nil {
 		if c := string(obj.Code.Or("")); c != "" {
 			code = c
 		}
 		message, _ = lenient.First(obj.Message, obj.Error, obj.Detail)
 		return code, message
 	}
-	return code, string(raw)
+	return code, string(bytes.TrimSpace(e.Error))
 }
 
-// okFlag is the envelope's ok: absent (or null), false or true.
-type okFlag uint8
-
-// The values of an okFlag.
-const (
-	okAbsent okFlag = iota
-	okFalse
-	okTrue
-)
-
-// errNotBool is the decoding error of an ok that is not a boolean.
-var errNotBool = errors.New(`envelope: field "ok" is not a boolean`)
-
-// UnmarshalJSON reads true, false or null; anything else (such as the string "true") is an
-// error, never taken for a failure or a success.
-func (f *okFlag) UnmarshalJSON(b []byte) error {
-	switch string(bytes.TrimSpace(b)) {
-	case "true":
-		*f = okTrue
-	case "false":
-		*f = okFalse
-	case "null":
-		*f = okAbsent
-	default:
-		return errNotBool
-	}
-	return nil
-}
-
-// errMissingOK is the decoding error of a 2xx body without the envelope's ok.
-var errMissingOK = errors.New(`envelope: field "ok" is missing`)
-
-// bareAnswer is the answer of a request whose payload the client does not read.
-type bareAnswer struct{ envelope }
-
-// check accepts any payload.
-func (*bareAnswer) check() error { return nil }
+// errMissingOK is the decoding error of a 2xx body without a boolean ok.
+var errMissingOK = errors.New(`envelope: field "ok" is missing or not a boolean`)
 
 // decodeAnswer is the service's Decode: it reads every 2xx body, once, into out (an answer,
 // or nil for an envelope alone). ok false is a failure, whatever the payload holds; a body
@@ -113,29 +82,29 @@ func decodeAnswer(body []byte, out any) error {
 		if out != nil {
 			return fmt.Errorf("internal: %T is not an answer type", out)
 		}
-		a = &bareAnswer{}
+		a = &envelope{}
 	}
 	err := json.Unmarshal(body, a)
 	env := a.env()
-	if env.OK == okFalse {
+	if ok, set := env.OK.Get(); set && !ok {
 		code, msg := env.failure()
 		return &httpcore.Failure{Code: code, Message: msg}
 	}
 	if err != nil {
 		return err
 	}
-	if env.OK == okAbsent {
+	if !env.OK.IsSet() {
 		return errMissingOK
 	}
 	return a.check()
 }
 
-// decodeErrorBody is the service's DecodeError: it reads a non-2xx body's envelope, and
+// decodeErrorBody is the service's ErrorBody: it reads a non-2xx body's envelope, and
 // otherwise the common JSON error shapes. A body that is not JSON (an HTML page) gives
 // nothing: the error then quotes the body.
 func decodeErrorBody(body []byte) (code, message string) {
 	var env envelope
-	if json.Unmarshal(body, &env) == nil && (env.OK != okAbsent || len(env.Error) > 0) {
+	if json.Unmarshal(body, &env) == nil && (env.OK.IsSet() || len(env.Error) > 0) {
 		return env.failure()
 	}
 	return httpcore.DecodeErrorBody(body)
@@ -147,4 +116,4 @@ func missing(what, member string) error {
 }
 
 // keepRaw returns a copy of b, for a value decoded from a larger body.
-func keepRaw(b []byte) json.RawMessage { return append(json.RawMessage(nil), b...) }
+func keepRaw(b []byte) json.RawMessage { return bytes.Clone(b) }

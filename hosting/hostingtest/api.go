@@ -9,7 +9,7 @@ import (
 type call struct {
 	r      *http.Request
 	body   []byte
-	entry  *Request
+	rec    *record
 	owner  string
 	target target
 
@@ -89,9 +89,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, c *call) {
 func (s *Server) authenticate(c *call) *apiError {
 	var token string
 	if scheme, rest, ok := strings.Cut(c.r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
-		token, c.entry.Auth = strings.TrimSpace(rest), AuthAuthorization
+		token, c.rec.auth = strings.TrimSpace(rest), AuthAuthorization
 	} else if v := c.r.Header.Get("X-API-Token"); v != "" {
-		token, c.entry.Auth = strings.TrimSpace(v), AuthAPIToken
+		token, c.rec.auth = strings.TrimSpace(v), AuthAPIToken
 	} else {
 		return &apiError{http.StatusUnauthorized, "missing API token: send Authorization: Bearer <token> or X-API-Token"}
 	}

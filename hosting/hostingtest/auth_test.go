@@ -44,7 +44,7 @@ func TestAuthentication(t *testing.T) {
 		assert.Equal(t, 200, a.status, label)
 		assert.Equal(t, true, a.body["ok"], label)
 	}
-	assert.Equal(t, 7, srv.Stats().Unauthorized)
+	assert.Equal(t, 7, answered(srv, 401))
 
 	reqs := srv.Requests()
 	require.Len(t, reqs, 11)

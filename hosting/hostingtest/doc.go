@@ -100,14 +100,31 @@
 //
 // # Faults and inspection
 //
-// WithLatency delays every request, API and site. WithWriteFailures(share, seed) fails file
-// writes (PUT and POST) with 500 or 503 after they pass validation and storing nothing: the
-// k-th write of a path in a repository fails when a hash of (seed, repository, path, k),
-// read as a number in [0, 1), is below share. The outcome therefore depends only on the
-// seed, not on the order of concurrent writes, and a write sent again draws afresh.
+// WithLatency delays every request, API and site; the wait ends, unanswered, when the client
+// goes away or the server closes. WithWriteFailures(share, seed) fails file writes (PUT and
+// POST) with 500 or 503 after they pass validation and storing nothing: the k-th write of a
+// path in a repository fails when a hash of (seed, repository, path, k), read as a number in
+// [0, 1), is below share. The outcome therefore depends only on the seed, not on the order of
+// concurrent writes, and a write sent again draws afresh.
 //
-// Requests returns a record of each request (method, escaped path, credential headers
-// sent and used, body encoding of file writes, status; never a token), Stats counts writes,
-// commits, deployments, 401s and 403s, and File, Files, DeployedFile, Head, Deployments,
-// Owner and SiteURL read the state directly.
+// Like every fake of the SDK (see package sdktest), a Server has URL, Close and Client;
+// Requests, the requests it received in order of arrival, and RequestCount(method, path);
+// and InjectFaults, which answers the next matching requests with an sdktest.Fault instead of
+// the service: a drop, or the envelope {"ok":false,"error":<message>} (with "code" when the
+// fault has one) under the fault's status, 200 included. Each Request is an sdktest.Request,
+// credential headers redacted, with what this fake learnt about it: the credential headers
+// sent and the one the service read, the body encoding of a file write, whether the CDN
+// blocked it and whether a token was in its URL; no record ever holds a token. Stats counts
+// what the service did (writes stored and failed, deletions, commits, deployments), and File,
+// Files, DeployedFile, Head, Deployments, Owner and SiteURL read its state directly.
+//
+// # Stability
+//
+// The fake follows the SDK's versioning like the client does: the names above and the
+// behaviour this documentation gives are kept within a major version. Where the API
+// description is silent (the shapes above, the error texts, the statuses of failures) the fake
+// answers as this documentation says, which later minor versions may refine toward what a real
+// service is found to do; a test that needs an exact answer asserts on what it sent
+// (Requests) or on the state it left (File, Head, Deployments) rather than on a message's
+// wording.
 package hostingtest

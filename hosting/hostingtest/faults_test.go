@@ -1,9 +1,10 @@
 package hostingtest_test
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestGatewayStripsAuthorization(t *testing.T) {
@@ -38,7 +40,7 @@ func TestGatewayStripsAuthorization(t *testing.T) {
 	assert.Equal(t, hostingtest.AuthAPIToken, reqs[1].Auth)
 	assert.Equal(t, []string{hostingtest.AuthAuthorization, hostingtest.AuthAPIToken}, reqs[2].AuthHeaders)
 	assert.Equal(t, hostingtest.AuthAPIToken, reqs[2].Auth)
-	assert.Equal(t, 1, srv.Stats().Unauthorized)
+	assert.Equal(t, 1, answered(srv, 401))
 }
 
 // requireBlockPage checks that a is the CDN's HTML block page, not the JSON envelope.
@@ -83,9 +85,9 @@ func TestCDNBlocksRawMarkupInContent(t *testing.T) {
 		mustOK(t, srv, "PUT", "/api/v1/repos/r/files/notes.md", `{"content":`+jsonString(text)+`}`)
 	}
 
-	st := srv.Stats()
-	assert.Equal(t, 2*len(blocked)+2, st.Forbidden)
-	assert.Equal(t, len(blocked)+3, st.PutWrites)
+	forbidden := answered(srv, 403)
+	assert.Equal(t, 2*len(blocked)+2, forbidden)
+	assert.Equal(t, len(blocked)+3, srv.Stats().PutWrites)
 	nBlocked := 0
 	for _, r := range srv.Requests() {
 		if r.Blocked {
@@ -94,7 +96,7 @@ func TestCDNBlocksRawMarkupInContent(t *testing.T) {
 			assert.Equal(t, "content", r.Encoding)
 		}
 	}
-	assert.Equal(t, st.Forbidden, nBlocked)
+	assert.Equal(t, forbidden, nBlocked)
 }
 
 func TestCDNBlocksPUTButNotPOST(t *testing.T) {
@@ -116,7 +118,7 @@ func TestCDNBlocksPUTButNotPOST(t *testing.T) {
 	assert.Equal(t, 405, a.status, "only file addresses are blocked")
 
 	st := srv.Stats()
-	assert.Equal(t, 2, st.Forbidden)
+	assert.Equal(t, 2, answered(srv, 403))
 	assert.Equal(t, 0, st.PutWrites)
 	assert.Equal(t, 1, st.PostWrites)
 }
@@ -202,33 +204,66 @@ func TestWriteFailureShareBounds(t *testing.T) {
 	assert.Empty(t, srv.Files("r"))
 	mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"commits are not file writes"}`)
 
-	srv.SetWriteFailures(0, 1)
-	for _, status := range writeMany(t, srv, "r", 20, false) {
+	none := start(t, hostingtest.WithWriteFailures(0, 1))
+	createRepo(t, none, "r")
+	for _, status := range writeMany(t, none, "r", 20, false) {
 		assert.Equal(t, 200, status)
 	}
-	srv.SetWriteFailures(5, 1) // clamped to 1
-	for _, status := range writeMany(t, srv, "r", 20, false) {
+	all := start(t, hostingtest.WithWriteFailures(5, 1)) // clamped to 1
+	createRepo(t, all, "r")
+	for _, status := range writeMany(t, all, "r", 20, false) {
 		assert.Contains(t, []int{500, 503}, status)
 	}
 }
 
-func TestLatencyDelaysEveryRequestAndEndsWithTheClient(t *testing.T) {
+func TestLatencyDelaysEveryRequest(t *testing.T) {
 	t.Parallel()
 	const d = 50 * time.Millisecond
 	srv := start(t, hostingtest.WithLatency(d))
 	began := time.Now()
 	mustOK(t, srv, "GET", "/api/v1/repos", "")
 	assert.GreaterOrEqual(t, time.Since(began), d, "the answer came before the latency")
+}
 
-	ctx, cancel := context.WithTimeout(t.Context(), d/5)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+"/api/v1/repos", nil)
+func TestLatencyEndsUnansweredWhenTheClientLeaves(t *testing.T) {
+	t.Parallel()
+	srv := start(t, hostingtest.WithLatency(time.Hour))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+hostingtest.DefaultToken)
-	_, err = srv.Client().Do(req)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Eventually(t, func() bool { return len(srv.Requests()) == 2 }, 5*time.Second, 5*time.Millisecond)
-	assert.Equal(t, 0, srv.Requests()[1].Status, "a request whose client left gets no answer")
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "GET /api/v1/repos HTTP/1.1\r\nHost: fake\r\nAuthorization: Bearer %s\r\n\r\n", hostingtest.DefaultToken)
+	require.NoError(t, err)
+	require.NoError(t, conn.(*net.TCPConn).CloseWrite(), "the client leaves")
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	got, err := io.ReadAll(conn)
+	require.NoError(t, err, "the server hung up long before the hour of latency")
+	assert.Empty(t, got, "a request whose client left gets no answer")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Zero(t, reqs[0].Status)
+}
+
+func TestCloseEndsTheLatency(t *testing.T) {
+	t.Parallel()
+	srv := hostingtest.NewServer(hostingtest.WithLatency(time.Hour))
+	sent := make(chan error, 1)
+	go func() {
+		resp, err := srv.Client().Get(srv.URL + "/api/v1/repos")
+		if err == nil {
+			resp.Body.Close()
+		}
+		sent <- err
+	}()
+	require.Eventually(t, func() bool { return srv.RequestCount("GET", "/api/v1/repos") == 1 }, 5*time.Second, time.Millisecond)
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the latency")
+	}
+	assert.Error(t, <-sent, "the waiting request is left unanswered")
+	assert.Zero(t, srv.Requests()[0].Status)
 }
 
 func TestConcurrentWritesAreAllStored(t *testing.T) {
@@ -265,6 +300,54 @@ func TestRequestLogNeverHoldsAToken(t *testing.T) {
 	}
 	assert.Equal(t, []bool{false, false, true, true, true}, []bool{reqs[0].TokenInURL, reqs[1].TokenInURL, reqs[2].TokenInURL, reqs[3].TokenInURL, reqs[4].TokenInURL})
 	assert.Equal(t, "/api/v1/repos/[token]", reqs[3].Path)
-	assert.Equal(t, "/api/v1/repos", reqs[2].Path, "the query is not recorded")
+	assert.Equal(t, "/api/v1/repos", reqs[2].Path, "the query is apart from the path")
+	assert.Equal(t, "[token]", reqs[2].Query.Get("token"), "and its token is hidden")
+	assert.Equal(t, sdktest.Redacted, reqs[0].Header.Get("X-API-Token"))
+	assert.Equal(t, sdktest.Redacted, reqs[1].Header.Get("Authorization"))
 	assert.True(t, strings.HasPrefix(reqs[4].Path, "/site/a/"))
+}
+
+func TestInjectedFaultsAnswerInTheEnvelope(t *testing.T) {
+	t.Parallel()
+	srv := start(t)
+	createRepo(t, srv, "r")
+	srv.InjectFaults(
+		sdktest.Fault{Method: "PUT", Path: "/api/v1/repos/r/files/a.txt", Status: 503, Message: "storage busy", RetryAfter: 2 * time.Second, Times: 2},
+		sdktest.Fault{Path: "/api/v1/repos/r", Status: 200, Code: "archived", Message: "repository is archived"},
+		sdktest.Fault{Path: "/api/v1/repos/r/deployments", Status: 502},
+		sdktest.Fault{Path: "/api/v1/repos/r/commit", Drop: true},
+	)
+	for range 2 {
+		a := call(t, srv, hostingtest.DefaultToken, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"x"}`)
+		assert.Equal(t, 503, a.status)
+		assert.Equal(t, "storage busy", a.errorText(t))
+		assert.Equal(t, "2", a.header.Get("Retry-After"))
+		assert.NotContains(t, a.body, "code")
+	}
+	assert.Empty(t, srv.Files("r"), "a fault stores nothing")
+	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"x"}`)
+
+	a := call(t, srv, hostingtest.DefaultToken, "GET", "/api/v1/repos/r", "")
+	assert.Equal(t, 200, a.status, "a failure inside a successful answer")
+	assert.Equal(t, "repository is archived", a.errorText(t))
+	assert.Equal(t, "archived", a.body["code"])
+	a = call(t, srv, hostingtest.DefaultToken, "GET", "/api/v1/repos/r/deployments", "")
+	assert.Equal(t, 502, a.status)
+	assert.Equal(t, "Bad Gateway", a.errorText(t))
+
+	req, err := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/api/v1/repos/r/commit", strings.NewReader(`{"message":"m"}`))
+	require.NoError(t, err)
+	_, err = srv.Client().Do(req)
+	assert.Error(t, err, "the connection was dropped")
+	assert.Zero(t, srv.Stats().Commits)
+
+	assert.Equal(t, 3, srv.RequestCount("PUT", "/api/v1/repos/r/files/a.txt"))
+	assert.Equal(t, 1, srv.RequestCount("POST", "/api/v1/repos/r/commit"))
+	reqs := srv.Requests()
+	require.Len(t, reqs, 7)
+	assert.Equal(t, []int{201, 503, 503, 200, 200, 502, 0}, []int{reqs[0].Status, reqs[1].Status, reqs[2].Status,
+		reqs[3].Status, reqs[4].Status, reqs[5].Status, reqs[6].Status})
+	assert.JSONEq(t, `{"content":"x"}`, string(reqs[1].Body), "a faulted request is recorded whole")
+	assert.Equal(t, []string{hostingtest.AuthAuthorization}, reqs[1].AuthHeaders)
+	assert.Equal(t, hostingtest.AuthNone, reqs[1].Auth, "a fault never reaches the service")
 }

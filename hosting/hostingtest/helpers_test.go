@@ -128,6 +128,17 @@ func createRepo(t testing.TB, srv *hostingtest.Server, name string) {
 	mustOK(t, srv, "POST", "/api/v1/repos", fmt.Sprintf(`{"name":%s}`, jsonString(name)))
 }
 
+// answered counts the requests srv answered with status.
+func answered(srv *hostingtest.Server, status int) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
 // gitBlobSHA is git's object hash of a blob, computed here independently of the fake.
 func gitBlobSHA(data []byte) string {
 	h := sha1.New()

@@ -2,8 +2,12 @@ package hostingtest
 
 import (
 	"maps"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // The credential headers a Request names.
@@ -16,35 +20,37 @@ const (
 	AuthNone = ""
 )
 
-// Request is the record of one request the fake received. It never holds a token value.
+// Request is the record of one request the fake received: what every fake records
+// (sdktest.Request, its credential headers redacted), and what this fake learnt about it. It
+// never holds a token value: a known token found in the path, the query, a header or the body
+// is replaced by "[token]".
 type Request struct {
-	// Method is the HTTP method.
-	Method string
-	// Path is the path as sent, still escaped, without the query. A token found in it is
-	// replaced by "[token]".
-	Path string
+	sdktest.Request
 	// AuthHeaders lists the credential headers the client sent, before any gateway:
 	// AuthAuthorization, AuthAPIToken, both or none.
 	AuthHeaders []string
 	// Auth is the header the service read the token from, after the gateway: AuthAuthorization,
-	// AuthAPIToken, or AuthNone when no credential reached it (site requests and requests
-	// the CDN blocked included).
+	// AuthAPIToken, or AuthNone when no credential reached it (site requests, requests the
+	// CDN blocked and injected faults included).
 	Auth string
 	// Encoding is, for a PUT or POST of a file, which members its JSON body had: "content",
 	// "content_base64", "content+content_base64", or "" for neither (and for other requests).
 	Encoding string
-	// Status is the HTTP status of the answer; 0 when the client went away first.
-	Status int
 	// Blocked is true when the CDN firewall answered the request with its block page.
 	Blocked bool
-	// TokenInURL is true when a known token appeared in the request's URL, path or query.
+	// TokenInURL is true when a known token appeared in the request's path or query.
 	TokenInURL bool
 }
 
-// Stats counts what the fake did.
+// record is what the fake's logic adds to the record of a request (see Request).
+type record struct {
+	auth, encoding string
+	blocked        bool
+}
+
+// Stats counts what the fake's service did, beyond the requests it received (which Requests
+// and RequestCount tell, with their statuses).
 type Stats struct {
-	// Requests counts every request received, API and site.
-	Requests int
 	// PutWrites and PostWrites count the file writes stored, by method.
 	PutWrites, PostWrites int
 	// FailedWrites counts the file writes failed by WithWriteFailures.
@@ -55,10 +61,6 @@ type Stats struct {
 	Commits int
 	// Deploys counts the deployments made.
 	Deploys int
-	// Unauthorized counts the 401 answers.
-	Unauthorized int
-	// Forbidden counts the 403 answers; the fake sends 403 only as a CDN block page.
-	Forbidden int
 }
 
 // Deployment is a deployment record, as Server.Deployments returns it.
@@ -75,14 +77,56 @@ type Deployment struct {
 	PreviewURL string
 }
 
-// Requests returns the record of every request received so far, in the order the answers
-// were completed.
+// Requests returns the record of every request received so far, in order of arrival.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]Request, len(s.requests))
-	for i, r := range s.requests {
-		r.AuthHeaders = slices.Clone(r.AuthHeaders)
+	var forms []string
+	for token := range s.accounts {
+		forms = append(forms, token, url.PathEscape(token), url.QueryEscape(token))
+	}
+	s.mu.Unlock()
+	hide := func(text string) (string, bool) {
+		found := false
+		for _, f := range forms {
+			if strings.Contains(text, f) {
+				text, found = strings.ReplaceAll(text, f, "[token]"), true
+			}
+		}
+		return text, found
+	}
+	recs := s.fs.Records()
+	out := make([]Request, len(recs))
+	for i, rec := range recs {
+		r := Request{Request: rec.Request}
+		if x, ok := rec.Extra.(record); ok {
+			r.Auth, r.Encoding, r.Blocked = x.auth, x.encoding, x.blocked
+		}
+		if r.Header.Get("Authorization") != "" {
+			r.AuthHeaders = append(r.AuthHeaders, AuthAuthorization)
+		}
+		if r.Header.Get("X-API-Token") != "" {
+			r.AuthHeaders = append(r.AuthHeaders, AuthAPIToken)
+		}
+		r.Path, r.TokenInURL = hide(r.Path)
+		query := url.Values{}
+		for k, vs := range r.Query {
+			k, found := hide(k)
+			r.TokenInURL = r.TokenInURL || found
+			for _, v := range vs {
+				v, found := hide(v)
+				r.TokenInURL = r.TokenInURL || found
+				query[k] = append(query[k], v)
+			}
+		}
+		r.Query = query
+		for _, vs := range r.Header {
+			for j := range vs {
+				vs[j], _ = hide(vs[j])
+			}
+		}
+		if body, found := hide(string(r.Body)); found {
+			r.Body = []byte(body)
+		}
 		out[i] = r
 	}
 	return out

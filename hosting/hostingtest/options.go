@@ -57,13 +57,13 @@ func WithCDNBlockRawHTML() Option { return func(c *config) { c.blockRawHTML = tr
 func WithCDNBlockPUT() Option { return func(c *config) { c.blockPUT = true } }
 
 // WithLatency makes every request wait d before it is handled, without holding any lock, so
-// that hundreds of concurrent requests wait together. The wait ends early when the client
-// goes away.
+// that hundreds of concurrent requests wait together. The wait ends early, leaving the request
+// unanswered, when the client goes away or the server closes.
 func WithLatency(d time.Duration) Option { return func(c *config) { c.latency = max(d, 0) } }
 
 // WithWriteFailures makes a share (0 to 1) of file writes fail with HTTP 500 or 503 and an
 // ok:false envelope, storing nothing. Which writes fail follows from seed alone: the package
-// documentation gives the rule. Server.SetWriteFailures changes it later.
+// documentation gives the rule.
 func WithWriteFailures(share float64, seed uint64) Option {
 	return func(c *config) { c.failShare, c.failSeed = clampShare(share), seed }
 }

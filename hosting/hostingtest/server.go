@@ -2,16 +2,17 @@ package hostingtest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
 
-	"github.com/agentapis/sdk/internal/conncount"
+	"github.com/agentapis/sdk/internal/fakeserver"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // apiPrefix is the path prefix of every API endpoint.
@@ -24,14 +25,13 @@ type Server struct {
 	// URL + "/api/v1" and published sites under URL + "/site/".
 	URL string
 
-	ts  *conncount.Server // counts the TCP connections it accepts
-	cfg config            // fixed after NewServer, except the failure share and seed (under mu)
+	fs  *fakeserver.Server // records the requests and answers the injected faults
+	cfg config             // fixed after NewServer
 
 	mu       sync.Mutex
 	accounts map[string]string // token -> owner
 	repos    map[string]*repo  // by name: site names are global, so repository names are too
 	seq      uint64
-	requests []Request
 	stats    Stats
 }
 
@@ -46,20 +46,30 @@ func NewServer(opts ...Option) *Server {
 	for _, a := range cfg.accounts {
 		s.AddAccount(a.token, a.owner)
 	}
-	s.ts = conncount.Start(http.HandlerFunc(s.serve))
-	s.URL = s.ts.URL
+	s.fs = fakeserver.Start(http.HandlerFunc(s.serve), fakeserver.Config{
+		Credentials: []string{"Authorization", "X-API-Token"},
+		Now:         cfg.clock,
+		RenderFault: renderFault,
+	})
+	s.URL = s.fs.URL
 	return s
 }
 
-// Connections returns how many TCP connections the server has accepted, so that tests and
-// benchmarks can check that a client reuses its connections.
-func (s *Server) Connections() int { return int(s.ts.Connections()) }
-
-// Close shuts the server down.
-func (s *Server) Close() { s.ts.Close() }
+// Close shuts the server down. A request still waiting (WithLatency, a fault's Delay) ends at
+// once, unanswered.
+func (s *Server) Close() { s.fs.Close() }
 
 // Client returns an *http.Client for the server.
-func (s *Server) Client() *http.Client { return s.ts.Client() }
+func (s *Server) Client() *http.Client { return s.fs.Client() }
+
+// InjectFaults makes the next requests that match each fault fail as it says, instead of
+// reaching the service (see sdktest.Fault); a fault that is not a drop is answered with the
+// envelope {"ok":false,"error":<Message>}, and "code":<Code> beside it when Code is set.
+func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.fs.InjectFaults(faults...) }
+
+// RequestCount returns how many requests with that method and escaped path (without the
+// query) the server received; an empty method or path matches any.
+func (s *Server) RequestCount(method, path string) int { return s.fs.RequestCount(method, path) }
 
 // AddAccount lets token authenticate as owner from now on. It panics on an empty owner, on
 // a token that is empty or holds whitespace or control characters (it could not travel in
@@ -76,14 +86,6 @@ func (s *Server) AddAccount(token, owner string) {
 	s.accounts[token] = owner
 }
 
-// SetWriteFailures changes the share of file writes that fail and the seed of the draw (see
-// WithWriteFailures); a share of 0 stops the failures.
-func (s *Server) SetWriteFailures(share float64, seed uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cfg.failShare, s.cfg.failSeed = clampShare(share), seed
-}
-
 // now returns the fake's time.
 func (s *Server) now() time.Time { return s.cfg.clock() }
 
@@ -93,43 +95,14 @@ func (s *Server) next() uint64 {
 	return s.seq
 }
 
-// statusWriter remembers the status of the answer.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-// WriteHeader records the status and sends it.
-func (w *statusWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-// Write sends body bytes, with status 200 if none was set.
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// serve is the pipeline every request goes through: the log entry, latency, the body limit,
-// the gateway, then the site or the API (behind the CDN firewall).
-func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
-	w := &statusWriter{ResponseWriter: rw}
-	entry := s.newEntry(r)
-	defer func() { s.record(entry, w.status) }()
-
-	if d := s.cfg.latency; d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
+// serve is the pipeline every request goes through: latency, the body limit, the gateway,
+// then the site or the API (behind the CDN firewall). What it learns about the request joins
+// the request's record.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	var rec record
+	defer func() { s.fs.Attach(r, rec) }()
+	if !fakeserver.Wait(r.Context(), s.cfg.latency) {
+		panic(http.ErrAbortHandler) // the client went away, or the server is closing: no answer
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.maxBodyBytes+1))
 	if err != nil {
@@ -148,9 +121,9 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, sitePrefix):
 		s.serveSite(w, r)
 	case path == apiPrefix || strings.HasPrefix(path, apiPrefix+"/"):
-		c := &call{r: r, body: body, entry: entry}
+		c := &call{r: r, body: body, rec: &rec}
 		if s.blockedByCDN(c) {
-			entry.Blocked = true
+			rec.blocked = true
 			writeBlockPage(w)
 			return
 		}
@@ -161,7 +134,7 @@ func (s *Server) serve(rw http.ResponseWriter, r *http.Request) {
 }
 
 // blockedByCDN applies the CDN firewall options to an API request and notes the encoding of
-// a file write on its log entry.
+// a file write in its record.
 func (s *Server) blockedByCDN(c *call) bool {
 	if c.r.Method != http.MethodPut && c.r.Method != http.MethodPost {
 		return false
@@ -171,11 +144,11 @@ func (s *Server) blockedByCDN(c *call) bool {
 	if isFileAddress(c.r.URL.EscapedPath()) {
 		switch _, hasBase64, _ := obj.stringMember("content_base64"); {
 		case hasContent && hasBase64:
-			c.entry.Encoding = "content+content_base64"
+			c.rec.encoding = "content+content_base64"
 		case hasContent:
-			c.entry.Encoding = "content"
+			c.rec.encoding = "content"
 		case hasBase64:
-			c.entry.Encoding = "content_base64"
+			c.rec.encoding = "content_base64"
 		}
 		if s.cfg.blockPUT && c.r.Method == http.MethodPut {
 			return true
@@ -184,54 +157,17 @@ func (s *Server) blockedByCDN(c *call) bool {
 	return s.cfg.blockRawHTML && hasContent && hasRawMarkup(content)
 }
 
-// newEntry starts the log entry of a request: never a token value, even one a client put in
-// its URL.
-func (s *Server) newEntry(r *http.Request) *Request {
-	e := &Request{Method: r.Method, Path: r.URL.EscapedPath()}
-	if r.Header.Get("Authorization") != "" {
-		e.AuthHeaders = append(e.AuthHeaders, AuthAuthorization)
-	}
-	if r.Header.Get("X-API-Token") != "" {
-		e.AuthHeaders = append(e.AuthHeaders, AuthAPIToken)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for token := range s.accounts {
-		for _, form := range []string{token, url.PathEscape(token), url.QueryEscape(token)} {
-			if strings.Contains(r.RequestURI, form) {
-				e.TokenInURL = true
-			}
-			e.Path = strings.ReplaceAll(e.Path, form, "[token]")
-		}
-	}
-	return e
-}
-
-// record finishes a log entry and counts its answer.
-func (s *Server) record(e *Request, status int) {
-	e.Status = status
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, *e)
-	s.stats.Requests++
-	switch status {
-	case http.StatusUnauthorized:
-		s.stats.Unauthorized++
-	case http.StatusForbidden:
-		s.stats.Forbidden++
-	}
-}
-
 // apiError is an ok:false answer.
 type apiError struct {
 	status  int
 	message string
 }
 
-// errorBody is the envelope of a failure.
+// errorBody is the envelope of a failure; Code is set only by an injected fault.
 type errorBody struct {
 	OK    bool   `json:"ok"`
 	Error string `json:"error"`
+	Code  string `json:"code,omitempty"`
 }
 
 // okBody starts the envelope of a success; answers embed it so that "ok" comes first.
@@ -244,7 +180,13 @@ var success = okBody{OK: true}
 
 // writeError sends an ok:false envelope.
 func writeError(w http.ResponseWriter, e *apiError) {
-	writeJSON(w, e.status, errorBody{OK: false, Error: e.message})
+	writeJSON(w, e.status, errorBody{Error: e.message})
+}
+
+// renderFault answers an injected fault with the envelope: its message (or code, or the
+// status text) as the error, and its code beside it.
+func renderFault(w http.ResponseWriter, _ *http.Request, f sdktest.Fault) {
+	writeJSON(w, f.Status, errorBody{Error: cmp.Or(f.Message, f.Code, http.StatusText(f.Status)), Code: f.Code})
 }
 
 // writeJSON sends v as a JSON body, with markup left unescaped as a JavaScript server
