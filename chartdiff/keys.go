@@ -107,7 +107,7 @@ func (k *Key) UnmarshalJSON(b []byte) error {
 	}
 	key, ok := w.key()
 	if !ok {
-		return missing("key", "id")
+		return lenient.Missing("key", "id")
 	}
 	key.Raw = append(json.RawMessage(nil), b...)
 	*k = key
@@ -159,7 +159,7 @@ func (l *KeyList) UnmarshalJSON(b []byte) error {
 	}
 	keys, ok := lenient.FirstField(w.Keys, w.Items, w.Results)
 	if !ok {
-		return missing("key list", "keys")
+		return lenient.Missing("key list", "keys")
 	}
 	*l = KeyList{Keys: keys}
 	if l.Keys == nil {
@@ -418,7 +418,7 @@ func (a *keyAnswer) UnmarshalJSON(b []byte) error {
 	}
 	k, ok := w.keyWire.key()
 	if !ok {
-		return missing("key answer", "key")
+		return lenient.Missing("key answer", "key")
 	}
 	k.Raw = append(json.RawMessage(nil), b...)
 	a.Key = k

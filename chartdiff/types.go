@@ -89,9 +89,9 @@ type chartWire struct {
 func (w *chartWire) chart(raw []byte) (Chart, error) {
 	switch {
 	case w.ID == absentID:
-		return Chart{}, missing("chart", "chart_id")
+		return Chart{}, lenient.Missing("chart", "chart_id")
 	case w.Analyzed == absentBool:
-		return Chart{}, missing("chart", "analyzed")
+		return Chart{}, lenient.Missing("chart", "analyzed")
 	}
 	c := Chart(w.plainChart)
 	c.ID, c.Analyzed = w.ID, w.Analyzed == trueBool
@@ -161,7 +161,7 @@ func (p *ChartPage) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if w.Total == nil {
-		return missing("chart list", "total")
+		return lenient.Missing("chart list", "total")
 	}
 	list, _ := lenient.FirstField(w.Charts, w.Items, w.Results)
 	if list == nil && *w.Total > 0 {
@@ -172,11 +172,6 @@ func (p *ChartPage) UnmarshalJSON(b []byte) error {
 		p.Charts = []Chart{}
 	}
 	return nil
-}
-
-// missing is the decoding error of a field the API description names.
-func missing(what, field string) error {
-	return fmt.Errorf("%s: field %q is missing", what, field)
 }
 
 // Analysis is the result of Analyze.
@@ -201,7 +196,7 @@ func (a *Analysis) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if w.Cached == absentBool {
-		return missing("analysis", "cached")
+		return lenient.Missing("analysis", "cached")
 	}
 	ch, err := w.chart(b)
 	if err != nil {
@@ -266,7 +261,7 @@ func (c *CharterCharts) UnmarshalJSON(b []byte) error {
 	}
 	list, ok := lenient.FirstField(w.Charts, w.Items, w.Results)
 	if !ok {
-		return missing("charter charts", "charts")
+		return lenient.Missing("charter charts", "charts")
 	}
 	*c = CharterCharts{UID: w.UID.Or(w.ID.Or(0)), PagesRead: w.PagesRead.Or(0), HasMore: w.HasMore.Or(false), Charts: list}
 	if c.Charts == nil {

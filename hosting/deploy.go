@@ -119,7 +119,7 @@ func (a *deployAnswer) check() error {
 		d.CreatedAt = top.CreatedAt
 	}
 	if d.PreviewURL == "" {
-		return missing("deployment", "preview_url")
+		return lenient.Missing("deployment", "preview_url")
 	}
 	a.merged = d
 	return nil
@@ -180,7 +180,7 @@ func (a *deploymentListAnswer) check() error {
 		list, ok = a.Data.Get()
 	}
 	if !ok {
-		return missing("deployment list", "deployments")
+		return lenient.Missing("deployment list", "deployments")
 	}
 	if list == nil {
 		list = []Deployment{}

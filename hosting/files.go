@@ -158,7 +158,7 @@ func (a *fileAnswer) check() error {
 	}
 	if a.part == nil {
 		if !a.hasContent() {
-			return missing("file", "content")
+			return lenient.Missing("file", "content")
 		}
 		a.part = &a.fileContentFields
 	}

@@ -1,6 +1,7 @@
 package hosting
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -43,7 +44,7 @@ func (a *repoListAnswer) check() error {
 		list, ok = a.Data.Get()
 	}
 	if !ok {
-		return missing("repository list", "repos")
+		return lenient.Missing("repository list", "repos")
 	}
 	if list == nil {
 		list = []Repo{}
@@ -154,7 +155,7 @@ type repoInfoPart struct {
 
 // UnmarshalJSON reads an object, or a bare name.
 func (p *repoInfoPart) UnmarshalJSON(b []byte) error {
-	p.raw = keepRaw(b)
+	p.raw = bytes.Clone(b)
 	var name string
 	if json.Unmarshal(b, &name) == nil {
 		p.Name = lenient.Some(name)
@@ -201,11 +202,11 @@ func (a *repoInfoAnswer) check() error {
 	}
 	switch {
 	case !haveFiles:
-		return missing("repository", "files")
+		return lenient.Missing("repository", "files")
 	case !haveBranches:
-		return missing("repository", "branches")
+		return lenient.Missing("repository", "branches")
 	case !haveHead:
-		return missing("repository", "head")
+		return lenient.Missing("repository", "head")
 	}
 	a.info = RepoInfo{Files: files, Branches: branches, Head: string(head)}
 	if a.info.Files == nil {

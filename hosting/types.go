@@ -82,16 +82,16 @@ func (w *repoWire) repo(raw json.RawMessage) Repo {
 func (r *Repo) UnmarshalJSON(b []byte) error {
 	var name string
 	if json.Unmarshal(b, &name) == nil {
-		*r = Repo{Name: name, Raw: keepRaw(b)}
+		*r = Repo{Name: name, Raw: bytes.Clone(b)}
 	} else {
 		var w repoWire
 		if err := json.Unmarshal(b, &w); err != nil {
 			return err
 		}
-		*r = w.repo(keepRaw(b))
+		*r = w.repo(bytes.Clone(b))
 	}
 	if r.Name == "" {
-		return missing("repository", "name")
+		return lenient.Missing("repository", "name")
 	}
 	return nil
 }
@@ -227,16 +227,16 @@ func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
 func (f *FileEntry) UnmarshalJSON(b []byte) error {
 	var path string
 	if json.Unmarshal(b, &path) == nil {
-		*f = FileEntry{Path: path, Raw: keepRaw(b)}
+		*f = FileEntry{Path: path, Raw: bytes.Clone(b)}
 	} else {
 		var w fileEntryWire
 		if err := json.Unmarshal(b, &w); err != nil {
 			return err
 		}
-		*f = w.entry("", keepRaw(b))
+		*f = w.entry("", bytes.Clone(b))
 	}
 	if f.Path == "" {
-		return missing("file entry", "path")
+		return lenient.Missing("file entry", "path")
 	}
 	return nil
 }
@@ -261,7 +261,7 @@ func (l *fileList) UnmarshalJSON(b []byte) (err error) {
 				return FileEntry{}, err
 			}
 		}
-		return w.entry(path, keepRaw(raw)), nil
+		return w.entry(path, bytes.Clone(raw)), nil
 	}, func(e FileEntry) string { return e.Path })
 	return err
 }
@@ -323,16 +323,16 @@ func (w *branchWire) branch(raw json.RawMessage) Branch {
 func (br *Branch) UnmarshalJSON(b []byte) error {
 	var name string
 	if json.Unmarshal(b, &name) == nil {
-		*br = Branch{Name: name, Raw: keepRaw(b)}
+		*br = Branch{Name: name, Raw: bytes.Clone(b)}
 	} else {
 		var w branchWire
 		if err := json.Unmarshal(b, &w); err != nil {
 			return err
 		}
-		*br = w.branch(keepRaw(b))
+		*br = w.branch(bytes.Clone(b))
 	}
 	if br.Name == "" {
-		return missing("branch", "name")
+		return lenient.Missing("branch", "name")
 	}
 	return nil
 }
@@ -346,7 +346,7 @@ func (l *branchList) UnmarshalJSON(b []byte) (err error) {
 	*l, err = listOrObject(b, func(name string, raw json.RawMessage) (Branch, error) {
 		var head lenient.Opt[commitRef]
 		_ = head.UnmarshalJSON(raw)
-		return Branch{Name: name, Commit: string(head.Or("")), Raw: keepRaw(raw)}, nil
+		return Branch{Name: name, Commit: string(head.Or("")), Raw: bytes.Clone(raw)}, nil
 	}, func(br Branch) string { return br.Name })
 	return err
 }
@@ -489,7 +489,7 @@ func (d *Deployment) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*d = w.deployment(keepRaw(b))
+	*d = w.deployment(bytes.Clone(b))
 	return nil
 }
 

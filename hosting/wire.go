@@ -110,10 +110,3 @@ func decodeErrorBody(body []byte) (code, message string) {
 	return httpcore.DecodeErrorBody(body)
 }
 
-// missing is the decoding error of a member the API description names.
-func missing(what, member string) error {
-	return fmt.Errorf("%s: field %q is missing", what, member)
-}
-
-// keepRaw returns a copy of b, for a value decoded from a larger body.
-func keepRaw(b []byte) json.RawMessage { return bytes.Clone(b) }
