@@ -109,4 +109,3 @@ func decodeErrorBody(body []byte) (code, message string) {
 	}
 	return httpcore.DecodeErrorBody(body)
 }
-
