@@ -7,10 +7,12 @@ import (
 )
 
 // Object decodes the JSON object b into the struct v points to, every field leniently, as
-// an Opt would: each member goes into the field whose json tag names it exactly; a member that
-// is absent, null, or of a value that does not decode into the field's type leaves the field
-// as it was (a nil pointer stays nil, never a pointer to 0). A repeated member counts by its
-// last value. Fields without a json name are left alone. It is for the answers whose every
+// an Opt would: each member goes into the field whose json tag names it, exactly or else in
+// another letter case (as encoding/json matches names; among several such members the
+// greatest name wins, so the choice never depends on map order); a member that is absent,
+// null, or of a value that does not decode into the field's type leaves the field as it was
+// (a nil pointer stays nil, never a pointer to 0). A repeated member counts by its last
+// value. Fields without a json name are left alone. It is for the answers whose every
 // member the API description leaves "not shown"; b that is not a JSON object (or null) is an
 // error.
 //
@@ -27,8 +29,11 @@ func Object(b []byte, v any) error {
 	for i := range rv.NumField() {
 		f := rv.Type().Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		raw, ok := members[name]
-		if !f.IsExported() || name == "" || name == "-" || !ok || IsNull(raw) {
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		raw, ok := member(members, name)
+		if !ok || IsNull(raw) {
 			continue
 		}
 		p := reflect.New(f.Type)
@@ -37,4 +42,19 @@ func Object(b []byte, v any) error {
 		}
 	}
 	return nil
+}
+
+// member returns the member called name, or else the greatest one whose name equals it in
+// another letter case.
+func member(members map[string]json.RawMessage, name string) (json.RawMessage, bool) {
+	if raw, ok := members[name]; ok {
+		return raw, true
+	}
+	best, found := "", false
+	for k := range members {
+		if strings.EqualFold(k, name) && (!found || k > best) {
+			best, found = k, true
+		}
+	}
+	return members[best], found
 }

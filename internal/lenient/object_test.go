@@ -61,3 +61,23 @@ func TestObject(t *testing.T) {
 		}
 	}
 }
+
+func TestObjectMatchesNamesInAnyLetterCase(t *testing.T) {
+	var o objectTarget
+	if err := Object([]byte(`{"Count": 4, "NAME": "upper", "Name": "title", "name": "exact"}`), &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Count == nil || *o.Count != 4 {
+		t.Errorf("Count in another letter case is read as count, got %v", o.Count)
+	}
+	if o.Name != "exact" {
+		t.Errorf("the exact name wins, got %q", o.Name)
+	}
+	var p objectTarget
+	if err := Object([]byte(`{"NAME": "upper", "Name": "title"}`), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "title" {
+		t.Errorf("without the exact name the greatest spelling wins, whatever the map order, got %q", p.Name)
+	}
+}
