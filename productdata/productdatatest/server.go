@@ -160,18 +160,12 @@ func (s *Server) RequestCount(method, path string) int { return s.fs.RequestCoun
 
 // InjectFaults makes the next matching requests fail as the faults say, before any check of
 // the fake and without consuming request units (see sdktest.Fault). A fault with Status 200
-// (or 0) and a Code answers that business code in HTTP 200, {"Code": n, "Message": ...,
-// "Data": null}, with the fake's message for the code when Message is empty; another status
-// with a Code answers that envelope with that status; a status without a Code answers the
-// status with its text (or Message) as a plain-text body, as a gateway does.
-func (s *Server) InjectFaults(faults ...sdktest.Fault) {
-	for i := range faults {
-		if faults[i].Code != "" && faults[i].Status == 0 {
-			faults[i].Status = http.StatusOK
-		}
-	}
-	s.fs.InjectFaults(faults...)
-}
+// and a Code answers that business code in HTTP 200, {"Code": n, "Message": ..., "Data":
+// null}, with the fake's message for the code when Message is empty; another status with a
+// Code answers that envelope with that status; a status without a Code (or with one that is
+// not an integer) answers a plain-text body, as a gateway does: Message, else the Code, else
+// the status text.
+func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.fs.InjectFaults(faults...) }
 
 // renderFault writes the answer of an injected fault.
 func (s *Server) renderFault(w http.ResponseWriter, r *http.Request, f sdktest.Fault) {

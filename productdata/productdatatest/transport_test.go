@@ -364,7 +364,7 @@ func TestExecutionFailures(t *testing.T) {
 	assert.Equal(t, 0, post(t, srv, "KeywordRequest", 1, `{"Keyword":"tent"}`).code(t), "two faults, then the endpoint")
 	assert.Equal(t, productdatatest.DefaultRequests-5, srv.RequestLeft(), "injected failures consume nothing")
 
-	srv.InjectFaults(sdktest.Fault{Path: "/api/ProductRequest", Code: "11", Message: "nothing here"})
+	srv.InjectFaults(sdktest.Fault{Path: "/api/ProductRequest", Status: http.StatusOK, Code: "11", Message: "nothing here"})
 	assert.Equal(t, 0, post(t, srv, "KeywordRequest", 1, `{"Keyword":"tent"}`).code(t), "the fault waits for its path")
 	r = post(t, srv, "ProductRequest", 1, `{"asin":"`+asin+`"}`)
 	assert.Equal(t, "nothing here", r.failed(t, 11))
@@ -395,6 +395,17 @@ func TestHTTPFaultsAndDroppedConnections(t *testing.T) {
 	calls := srv.Requests()
 	require.Len(t, calls, 4)
 	assert.Equal(t, []int{502, 502, 0, 200}, []int{calls[0].Status, calls[1].Status, calls[2].Status, calls[3].Status})
+	assert.Equal(t, "ProductRequest", calls[0].Endpoint, "a faulted request keeps its endpoint")
+
+	srv.InjectFaults(sdktest.Fault{Status: http.StatusUnauthorized, Code: "401", RetryAfter: time.Second})
+	r := post(t, srv, "ProductRequest", 1, `{"asin":"`+asin+`"}`)
+	assert.Equal(t, http.StatusUnauthorized, r.status)
+	assert.Equal(t, 401, r.code(t), "a code with another status answers the envelope with that status")
+	assert.Equal(t, "Endpoint not open: check the endpoint name and whether your plan includes it", r.message(t))
+	assert.Equal(t, "1", r.header.Get("Retry-After"))
+	left, consumed := r.units(t)
+	assert.Equal(t, productdatatest.DefaultRequests-1, left)
+	assert.Zero(t, consumed)
 }
 
 func TestConcurrentCallsAreCountedExactly(t *testing.T) {
