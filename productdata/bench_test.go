@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentapis/sdk/internal/benchcmp"
-	"github.com/agentapis/sdk/internal/conncount"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -111,8 +111,8 @@ func floorProductRequest(hc *http.Client, base, key, asin string) error {
 }
 
 // benchServer answers every request with the recorded ProductRequest answer (a full product
-// with its trends, as a list of one) and counts the TCP connections it accepts.
-func benchServer(b *testing.B) *conncount.Server {
+// with its trends, as a list of one).
+func benchServer(b *testing.B) *httptest.Server {
 	raw, err := os.ReadFile(filepath.Join("testdata", "fixtures", "product.json"))
 	if err != nil {
 		b.Fatal(err)
@@ -130,31 +130,33 @@ func benchServer(b *testing.B) *conncount.Server {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return benchcmp.NewServer(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		_, _ = w.Write(body)
 	}))
+	b.Cleanup(srv.Close)
+	return srv
 }
 
 // BenchmarkProduct compares Client.Product with the hand-written floor on the same server:
 // one goroutine, then 64 sharing one client. The SDK client is unpaced here
 // (WithRequestsPerMinute(0)): the benchmark measures its cost, not the plan's 200 a minute.
-// "conns" is the number of TCP connections the server accepted during the run.
+// "conns" is the number of TCP connections each side's client dialled during the run.
 //
 //	go test -run='^$' -bench=Product -benchmem -count=10 ./productdata
 func BenchmarkProduct(b *testing.B) {
 	const key, asin = testKey, "B0CVM8TXHP"
 	srv := benchServer(b)
-	benchcmp.Run(b, srv.Connections, benchcmp.Calls{
-		SDK: func(b *testing.B) func() error {
-			c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(key), productdata.WithRequestsPerMinute(0))
+	benchcmp.Run(b, benchcmp.Calls{
+		SDK: func(b *testing.B, hc *http.Client) func() error {
+			c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(key), productdata.WithRequestsPerMinute(0),
+				productdata.WithHTTPClient(hc))
 			if err != nil {
 				b.Fatal(err)
 			}
 			return func() error { _, err := c.Product(b.Context(), productdata.AmazonUS, asin); return err }
 		},
-		Floor: func(*testing.B) func() error {
-			hc := benchcmp.FloorClient()
+		Floor: func(_ *testing.B, hc *http.Client) func() error {
 			return func() error { return floorProductRequest(hc, srv.URL, key, asin) }
 		},
 	})

@@ -134,13 +134,13 @@ func TestTheKeyNeverLeaksIntoErrorsOrLogs(t *testing.T) {
 	}
 }
 
-func TestSetKeyReplacesTheKey(t *testing.T) {
+func TestSetAccountKeyReplacesTheKey(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, nil, 1, 0) })
 	c := newClient(t, srv)
-	require.NoError(t, c.SetKey("second-key-0123456789"))
+	require.NoError(t, c.SetAccountKey("second-key-0123456789"))
 	_, err := c.Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "BasicAuth second-key-0123456789", srv.requests()[0].Header.Get("Authorization"))
-	assert.Equal(t, "key", validationError(t, c.SetKey("two words")).Field)
+	assert.Equal(t, "account key", validationError(t, c.SetAccountKey("two words")).Field)
 }

@@ -5,7 +5,7 @@
 //
 //	client, err := productdata.New(
 //		productdata.WithBaseURL("https://standardapi.sorftime.com"), // {data_api_url}; /api is added
-//		productdata.WithKey(os.Getenv("MY_PRODUCTDATA_KEY")),
+//		productdata.WithAccountKey(os.Getenv("MY_PRODUCTDATA_KEY")),
 //	)
 //	p, err := client.Product(ctx, productdata.AmazonUS, "B0CVM8TXHP")
 //	fmt.Println(p.Title, p.SalesPrice, p.ListingSalesVolumeOfMonth)
@@ -14,11 +14,12 @@
 //
 // # Configuration and environment
 //
-// New takes options: WithBaseURL, WithKey, WithHTTPClient, WithLogger, WithRetry,
+// New takes options: WithBaseURL, WithAccountKey, WithHTTPClient, WithLogger, WithRetry,
 // WithUserAgent and WithRequestsPerMinute. Without WithBaseURL the base URL comes from
-// PRODUCTDATA_URL, and then PRODUCTDATA_KEY supplies the key that WithKey did not. When
-// WithBaseURL is given the environment's key is ignored, so that a key meant for one server
-// never reaches another. A key is required.
+// PRODUCTDATA_URL (EnvURL), and then PRODUCTDATA_ACCOUNT_KEY (EnvAccountKey) supplies the
+// account key that WithAccountKey did not. When WithBaseURL is given the environment's key is
+// ignored, so that a key meant for one server never reaches another. The key is required:
+// without it New returns an *sdk.MissingCredentialError. SetAccountKey replaces it later.
 //
 // # Requests
 //
@@ -27,16 +28,19 @@
 // (the key travels only there: never in a URL, a log line or an error). The site code goes
 // in the body as "domain", as the API description says, and in the query as ?domain=, where
 // the service reads it. Domain has a constant for every site (AmazonUS ... TemuEU); any other
-// code is a *ValidationError before a request is sent. The account endpoints (CoinQuery,
+// code is an *sdk.ValidationError before a request is sent. The account endpoints (CoinQuery,
 // CoinStream, RequestStreamMonth) take NoDomain.
 //
-// Call reaches any endpoint, with the Endpoint constants of the documented ones and a struct
-// or map of parameters under the service's names. The typed methods read Amazon's documented
-// objects, so they take Amazon sites only: Product and Products (ProductRequest, up to 10
-// ASINs), ProductTrend, Category (CategoryRequest), CategoryProducts, Keyword
-// (KeywordRequest), RefreshProduct, CollectReviews and Reviews. Other platforms' objects have
-// other fields (Temu and TikTok use ProductId, Price, MonthlySaleCount): read them with Call
-// into a type of your own, or into a *json.RawMessage.
+// Call reaches any endpoint, with the Endpoint constants of the documented ones and a struct,
+// a map or RawParams of parameters under the service's names. The typed methods read
+// Amazon's documented objects, so they take Amazon sites only: Product and Products
+// (ProductRequest, up to 10 ASINs), ProductTrend, Category (CategoryRequest),
+// AllCategoryProducts (CategoryProducts), Keyword (KeywordRequest), RefreshProduct,
+// CollectReviews and AllReviews (ProductReviewsQuery). Each takes its parameters as a
+// <Method>Params struct by pointer (ProductsParams, CategoryParams, ...), validated before
+// any request. Other platforms' objects have other fields (Temu and TikTok use ProductId,
+// Price, MonthlySaleCount): read them with Call into a type of your own, or into a
+// *json.RawMessage.
 //
 // # Answers and business codes
 //
@@ -44,23 +48,24 @@
 // whatever happened; some platforms spell it in camelCase on errors ({"code":11,"message":
 // ...}), and some answers come as base64 of gzip, whole or in Data: the client reads all of
 // these. Code is checked before Data is read. Code 0 is success; any other code is an
-// *APIError (StatusCode 200, Code, Message) matching one of the sentinels with errors.Is:
+// *sdk.APIError (StatusCode 200, Code, Message) matching one of the sentinels with errors.Is:
 //
 //	ErrNoMoreData      11          no more data: the end of a paged list
 //	ErrTaskRunning     20 21 99    the data is being fetched or calculated: ask again later
 //	ErrUnauthorized    401 400 402 9, HTTP 401   key, domain, plan, IP whitelist, permission
 //	ErrQuotaExhausted  4 500 502 694   credit points, monthly or daily requests used up
 //	ErrRateLimited     501, HTTP 429   the per-minute limit
-//	ErrNotFound        97 13       no such ASIN or product; no reviews collected
+//	ErrNotFound        97 13, HTTP 404   no such ASIN or product; no reviews collected
 //	ErrInvalidParams   10 14 15 17 18 19 22 23 24   a parameter or a count is out of range
 //	ErrUnsupported     16          the endpoint does not exist on this site
 //	ErrAlreadyExists   12 106      already collected or subscribed
 //	ErrTaskFailed      98 503      a fetch or collection failed, or could not be registered
 //	ErrExecutionFailed -1          the service failed; Message says why
 //
-// Any other code is an *APIError with its code and message and no sentinel (TikTok defines
-// codes 11 to 399 per endpoint). An HTTP 401 is an *AuthError matching ErrUnauthorized, and a
-// 429 a *RateLimitError matching ErrRateLimited.
+// ErrUnauthorized, ErrNotFound and ErrRateLimited are the sdk sentinels of the same names, so
+// an HTTP 401, 404 or 429 matches them too; code 501, like a 429, is an *sdk.RateLimitError.
+// Any other code is an *sdk.APIError with its code and message and no sentinel (TikTok defines
+// codes 11 to 399 per endpoint).
 //
 // # Decoding
 //
@@ -68,25 +73,27 @@
 // ListingSalesVolumeOfMonth, the units sold in 30 days; Price, ListPrice, RatingsCount, ...),
 // money in the site's smallest unit. The service answers a wrong field name with an empty
 // value rather than an error, so the names the API description gives are required: a product
-// without ASIN, SalesPrice or ListingSalesVolumeOfMonth is a *DecodeError, never a zero. The
-// fields it does not show are optional: a nil pointer, "" or nil slice when the answer did not
-// carry them or carried another type, never a false 0; Raw keeps every object as sent. A
-// product lookup answered with no product (the service charges for it) is a *NotFoundError.
-// A list of products or reviews that is null, or absent beside a total of 0, is empty; one
-// that is null or absent while a total beside it says more is a *DecodeError.
+// without ASIN, SalesPrice or ListingSalesVolumeOfMonth is an *sdk.DecodeError, never a zero.
+// The fields it does not show are optional: a nil pointer, "" or nil slice when the answer did
+// not carry them or carried another type, never a false 0; Raw keeps a copy of every object as
+// sent. A product lookup answered with no product (the service charges for it) is a
+// *NotFoundError. A list of products or reviews that is null, or absent beside a total of 0,
+// is empty; one that is null or absent while a total beside it says more is an
+// *sdk.DecodeError. Every answer is read once by encoding/json: the envelope first, with Data
+// kept as sent, then Data into its type once the Code says success.
 // Trends arrive flat ([date, value, date, value, ...]) and decode as a Series of Points.
 //
 // # Paging
 //
-// CategoryProducts and Reviews iterate over items, and Pages over the raw pages of any paged
-// endpoint, fetching each page when the loop reaches it (each page is charged; breaking out of
-// the loop sends no further request). They end cleanly at the "no more data" code, after an
-// empty page, and (Pages) before a page identical to the previous one.
+// AllCategoryProducts and AllReviews iterate over items, and AllPages over the raw pages of
+// any paged endpoint, fetching each page when the loop reaches it (each page is charged;
+// breaking out of the loop sends no further request). They end cleanly at the "no more data"
+// code, after an empty page, and (AllPages) before a page identical to the previous one.
 //
 // # Asynchronous tasks and polling
 //
 // RefreshProduct (ProductRealtimeRequest, its status query, then ProductRequest) and
-// CollectReviews (ProductReviewsCollection and its status query; then read with Reviews)
+// CollectReviews (ProductReviewsCollection and its status query; then read with AllReviews)
 // start a task and poll for it. Each poll is a request, so the schedule asks rarely: it waits
 // PollOptions.MinDelay (2 s) after the start, then half the time elapsed so far, up to
 // MaxDelay (30 s), with a last poll at the Timeout (90 s), at most MaxPolls (12) polls. A task
@@ -106,9 +113,9 @@
 // a task or change a subscription (see Endpoint.SafeToRepeat) are not, since the first attempt
 // may have acted and been charged. The per-minute limit code 501 is retried for every request
 // (the service did not act on it) after the minute it asks for, capped by
-// RetryPolicy.MaxRetryAfter (30 s by default).
+// sdk.RetryPolicy.MaxRetryAfter (30 s by default).
 //
 // Every result carries a Meta with the answer's RequestLeft and RequestConsumed (Units) and
-// its HTTP response; Client.Usage adds up the requests sent (every attempt and poll) and the
-// units the answers reported.
+// its HTTP response (an sdk.Response); Client.Counters adds up, without a request, the
+// requests sent (every attempt and poll) and the units the answers reported.
 package productdata

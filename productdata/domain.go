@@ -8,7 +8,7 @@ import (
 
 // Domain is a site code: the marketplace and country a request is about, sent as the domain
 // parameter of every request. Only the codes below exist; any other is refused with a
-// *ValidationError before a request is sent.
+// *sdk.ValidationError before a request is sent.
 type Domain int
 
 // NoDomain is the zero Domain, for the account endpoints (EndpointCoinQuery,

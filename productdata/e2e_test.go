@@ -2,7 +2,7 @@ package productdata_test
 
 import (
 	"encoding/json"
-	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +13,7 @@ import (
 	"github.com/agentapis/sdk/internal/poll"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // fakeEpoch is the start of the fake clocks of the end-to-end tests.
@@ -27,7 +28,7 @@ func startFake(t *testing.T, clock *poll.Fake, opts ...productdatatest.Option) (
 	}
 	srv := productdatatest.NewServer(append([]productdatatest.Option{productdatatest.WithClock(clock.Now)}, opts...)...)
 	t.Cleanup(srv.Close)
-	c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(productdatatest.DefaultKey),
+	c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey),
 		productdata.WithRetry(noRetry), productdata.WithRequestsPerMinute(0), productdata.WithClock(clock))
 	require.NoError(t, err)
 	return srv, c
@@ -84,7 +85,7 @@ func TestFakeProductDecodesTheOfficialFieldNames(t *testing.T) {
 	assert.Equal(t, srv.RequestLeft(), *p.Meta.Units.Left)
 	assert.Equal(t, 1, *p.Meta.Units.Consumed)
 
-	list, err := c.Products(t.Context(), productdata.AmazonDE, productdata.ProductQuery{
+	list, err := c.Products(t.Context(), productdata.AmazonDE, &productdata.ProductsParams{
 		ASINs: []string{"B0CVM8TXHP", productdatatest.MissingASINPrefix + "0001", "B0ESTIMATZ"}, NoTrend: true})
 	require.NoError(t, err)
 	require.Len(t, list.Products, 2)
@@ -94,7 +95,7 @@ func TestFakeProductDecodesTheOfficialFieldNames(t *testing.T) {
 		assert.Nil(t, list.Products[i].PriceTrend, "Trend 2 leaves the trends out")
 	}
 	assert.Equal(t, productdata.Unknown, list.Products[1].ListingSalesVolumeOfMonth, "-1: the service cannot estimate")
-	last := srv.Calls()[len(srv.Calls())-1]
+	last := srv.Requests()[len(srv.Requests())-1]
 	assert.Equal(t, []string{"3"}, last.Query["domain"])
 	assert.JSONEq(t, `{"domain":3,"asin":"B0CVM8TXHP,B0NONE0001,B0ESTIMATZ","Trend":2}`, string(last.Body))
 }
@@ -104,14 +105,14 @@ func TestFakeTrendCategoryAndKeyword(t *testing.T) {
 	_, c := startFake(t, nil)
 	ctx := t.Context()
 
-	trend, err := c.ProductTrend(ctx, productdata.AmazonUS, productdata.ProductTrendQuery{ASIN: "B0CVM8TXHP",
+	trend, err := c.ProductTrend(ctx, productdata.AmazonUS, &productdata.ProductTrendParams{ASIN: "B0CVM8TXHP",
 		From: fakeEpoch.AddDate(0, 0, -9), To: fakeEpoch, TrendType: 1})
 	require.NoError(t, err)
 	require.Len(t, trend.Trends["Trend"], 10)
 	assert.Equal(t, fakeEpoch.Format("20060102"), trend.Trends["Trend"][9].Date)
 	assert.Positive(t, trend.Trends["Trend"][9].Value)
 
-	cat, err := c.Category(ctx, productdata.AmazonUS, productdata.CategoryQuery{NodeId: "3743561"})
+	cat, err := c.Category(ctx, productdata.AmazonUS, &productdata.CategoryParams{NodeId: "3743561"})
 	require.NoError(t, err)
 	require.Len(t, cat.Products, 100)
 	assertOfficialFields(t, &cat.Products[0])
@@ -134,23 +135,23 @@ func TestFakePagingEndsCleanly(t *testing.T) {
 	t.Parallel()
 	srv, c := startFake(t, nil)
 	seen := map[string]bool{}
-	for p, err := range c.CategoryProducts(t.Context(), productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: "3743561"}) {
+	for p, err := range c.AllCategoryProducts(t.Context(), productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "3743561"}) {
 		require.NoError(t, err)
 		assert.False(t, seen[p.ASIN], "no product twice")
 		seen[p.ASIN] = true
 	}
 	assert.Len(t, seen, 258)
-	assert.Equal(t, 4, srv.CallCount("CategoryProducts"))
-	assert.Equal(t, 11, srv.Calls()[3].Code, "the last page asked for answered no more data")
+	assert.Equal(t, 4, srv.RequestCount(http.MethodPost, "/api/CategoryProducts"))
+	assert.Equal(t, 11, srv.Requests()[3].Code, "the last page asked for answered no more data")
 
 	pages := 0
-	for page, err := range c.Pages(t.Context(), productdata.EndpointKeywordSearchResults, productdata.AmazonUS, productdata.Params{"Keyword": "food storage"}, "") {
+	for page, err := range c.AllPages(t.Context(), productdata.EndpointKeywordSearchResults, productdata.AmazonUS, productdata.RawParams{"Keyword": "food storage"}, "") {
 		require.NoError(t, err)
 		pages++
 		assert.Equal(t, pages, page.Number)
 	}
 	assert.Equal(t, 1, pages)
-	assert.Equal(t, 2, srv.CallCount("KeywordSearchResults"))
+	assert.Equal(t, 2, srv.RequestCount(http.MethodPost, "/api/KeywordSearchResults"))
 }
 
 func TestFakeCodesMatchTheirSentinels(t *testing.T) {
@@ -182,7 +183,7 @@ func TestFakeCodesMatchTheirSentinels(t *testing.T) {
 	assert.Equal(t, "16", code(err))
 
 	var first error
-	for _, e := range c.Reviews(ctx, productdata.AmazonUS, productdata.ReviewQuery{ASIN: "B0CVM8TXHP"}) {
+	for _, e := range c.AllReviews(ctx, productdata.AmazonUS, &productdata.ReviewsParams{ASIN: "B0CVM8TXHP"}) {
 		first = e
 		break
 	}
@@ -191,22 +192,22 @@ func TestFakeCodesMatchTheirSentinels(t *testing.T) {
 
 	// A collection running for a minute: its reviews are being calculated (20), and a second
 	// collection is refused (12).
-	_, err = c.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP"},
+	_, err = c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"},
 		&productdata.PollOptions{Timeout: 10 * time.Second})
 	require.ErrorIs(t, err, productdata.ErrTaskRunning)
 	require.ErrorIs(t, err, productdata.ErrWaitTimeout)
-	for _, e := range c.Reviews(ctx, productdata.AmazonUS, productdata.ReviewQuery{ASIN: "B0CVM8TXHP"}) {
+	for _, e := range c.AllReviews(ctx, productdata.AmazonUS, &productdata.ReviewsParams{ASIN: "B0CVM8TXHP"}) {
 		first = e
 		break
 	}
 	require.ErrorIs(t, first, productdata.ErrTaskRunning)
 	assert.Equal(t, "20", code(first))
-	_, err = c.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP"}, nil)
+	_, err = c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrAlreadyExists)
 	assert.Equal(t, "12", code(err))
 
 	// A refresh of a product whose fetch fails.
-	_, err = c.RefreshProduct(ctx, productdata.AmazonUS, productdata.RefreshQuery{ASIN: productdatatest.FailingASINPrefix + "0001", Update: 1},
+	_, err = c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: productdatatest.FailingASINPrefix + "0001", Update: 1},
 		&productdata.PollOptions{MaxDelay: 90 * time.Second, Timeout: 5 * time.Minute})
 	var te *productdata.TaskError
 	require.ErrorAs(t, err, &te)
@@ -216,7 +217,7 @@ func TestFakeCodesMatchTheirSentinels(t *testing.T) {
 	require.ErrorIs(t, err, productdata.ErrTaskFailed)
 	assert.Equal(t, "98", code(err))
 
-	srv.FailNext(1)
+	srv.InjectFaults(sdktest.Fault{Status: http.StatusOK, Code: "-1"})
 	_, err = c.Product(ctx, productdata.AmazonUS, "B0CVM8TXHP")
 	require.ErrorIs(t, err, productdata.ErrExecutionFailed)
 	assert.Equal(t, "-1", code(err))
@@ -233,7 +234,7 @@ func TestFakePerMinuteLimitAndWhitelist(t *testing.T) {
 	_, err := c.Product(t.Context(), productdata.AmazonUS, "B0CVM8TXHP")
 	require.ErrorIs(t, err, productdata.ErrUnauthorized, "the caller's address is not whitelisted")
 	assert.Equal(t, "400", apiError(t, err).Code)
-	assert.Equal(t, 1, srv.CallCount(""))
+	assert.Equal(t, 1, srv.RequestCount("", ""))
 
 	srv2, c2 := startFake(t, nil, productdatatest.WithPerMinuteLimit(1))
 	_, err = c2.Product(t.Context(), productdata.AmazonUS, "B0CVM8TXHP")
@@ -241,7 +242,7 @@ func TestFakePerMinuteLimitAndWhitelist(t *testing.T) {
 	_, err = c2.Product(t.Context(), productdata.AmazonUS, "B0CVM8TXHP")
 	require.ErrorIs(t, err, productdata.ErrRateLimited)
 	assert.Equal(t, "501", apiError(t, err).Code)
-	assert.Equal(t, 2, srv2.CallCount(""))
+	assert.Equal(t, 2, srv2.RequestCount("", ""))
 }
 
 func TestFakeBadKeyAndWrongDomainAreUnauthorized(t *testing.T) {
@@ -263,15 +264,14 @@ func TestFakeBadKeyAndWrongDomainAreUnauthorized(t *testing.T) {
 			opts = append(opts, productdatatest.WithHTTP401OnBadKey())
 		}
 		srv, _ := startFake(t, nil, opts...)
-		bad, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(strings.Repeat("x", 32)),
+		bad, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(strings.Repeat("x", 32)),
 			productdata.WithRetry(noRetry), productdata.WithRequestsPerMinute(0))
 		require.NoError(t, err)
 		_, err = bad.Product(ctx, productdata.AmazonUS, "B0CVM8TXHP")
 		require.ErrorIs(t, err, productdata.ErrUnauthorized)
-		var auth *productdata.AuthError
-		assert.Equal(t, http401, errors.As(err, &auth), "an HTTP 401 is an *AuthError")
+		assert.Equal(t, http401, apiError(t, err).StatusCode == http.StatusUnauthorized, "an HTTP 401 is an *sdk.APIError with that status")
 		assert.Equal(t, "401", apiError(t, err).Code)
-		assert.False(t, srv.Calls()[0].Authorized)
+		assert.False(t, srv.Requests()[0].Authorized)
 	}
 }
 
@@ -322,19 +322,19 @@ func TestFakeAsyncFlowsRunToTheEnd(t *testing.T) {
 	ctx := t.Context()
 
 	var progress []productdata.TaskProgress
-	task, err := c.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP", Pages: 2, Stars: []int{5}},
+	task, err := c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP", Pages: 2, Stars: []int{5}},
 		&productdata.PollOptions{Progress: func(p productdata.TaskProgress) { progress = append(progress, p) }})
 	require.NoError(t, err)
 	assert.Equal(t, "2026-03-03", task.QueryDate)
 	assert.Equal(t, "1", task.TaskID)
 	assert.Equal(t, "2026-03-02 20:00:20", task.FinishedAt)
-	assert.Equal(t, srv.CallCount("ProductReviewsCollectionStatusQuery"), task.Polls)
+	assert.Equal(t, srv.RequestCount(http.MethodPost, "/api/ProductReviewsCollectionStatusQuery"), task.Polls)
 	assert.LessOrEqual(t, task.Polls, 6)
 	require.Len(t, progress, task.Polls)
 	assert.Equal(t, "1", progress[0].TaskID)
 
 	n := 0
-	for r, err := range c.Reviews(ctx, productdata.AmazonUS, productdata.ReviewQuery{ASIN: "B0CVM8TXHP"}) {
+	for r, err := range c.AllReviews(ctx, productdata.AmazonUS, &productdata.ReviewsParams{ASIN: "B0CVM8TXHP"}) {
 		require.NoError(t, err)
 		require.NotNil(t, r.Star)
 		assert.Equal(t, 5, *r.Star)
@@ -344,12 +344,12 @@ func TestFakeAsyncFlowsRunToTheEnd(t *testing.T) {
 	}
 	assert.Equal(t, 20, n)
 
-	p, err := c.RefreshProduct(ctx, productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP", Update: 1}, nil)
+	p, err := c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 1}, nil)
 	require.NoError(t, err)
 	assertOfficialFields(t, p)
-	assert.Positive(t, srv.CallCount("ProductRealtimeRequestStatusQuery"))
-	assert.Equal(t, int64(srv.CallCount("")), c.Usage().Calls, "every request, polls included, is counted")
-	require.NotNil(t, c.Usage().Left)
-	assert.Equal(t, srv.RequestLeft(), *c.Usage().Left)
-	assert.Equal(t, int64(productdatatest.DefaultRequests-srv.RequestLeft()), c.Usage().Consumed)
+	assert.Positive(t, srv.RequestCount(http.MethodPost, "/api/ProductRealtimeRequestStatusQuery"))
+	assert.Equal(t, int64(srv.RequestCount("", "")), c.Counters().Calls, "every request, polls included, is counted")
+	require.NotNil(t, c.Counters().Left)
+	assert.Equal(t, srv.RequestLeft(), *c.Counters().Left)
+	assert.Equal(t, int64(productdatatest.DefaultRequests-srv.RequestLeft()), c.Counters().Consumed)
 }

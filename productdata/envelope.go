@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // perMinuteWait is how long the service asks a caller to wait after its per-minute limit
@@ -39,10 +41,11 @@ type Meta struct {
 	// Units are the answer's RequestLeft and RequestConsumed.
 	Units Units
 	// Response describes the HTTP response.
-	Response Response
+	Response sdk.Response
 }
 
-// envelope receives a successful answer: Decode fills it and decodes Data into data.
+// envelope receives a successful answer: the client's Decode fills it and decodes Data into
+// data.
 type envelope struct {
 	// data is where Data is decoded; nil keeps it only as raw.
 	data any
@@ -54,65 +57,19 @@ type envelope struct {
 
 // meta returns the answer's Meta, with resp's details.
 func (e *envelope) meta(resp *httpcore.Response) Meta {
-	return Meta{Message: e.message, Units: e.units, Response: newResponse(resp)}
+	return Meta{Message: e.message, Units: e.units, Response: resp.Meta()}
 }
 
 // wireEnvelope is the envelope as sent. encoding/json matches its keys in any letter case,
 // so the PascalCase of successful answers and the camelCase of some platforms' errors
-// ({"code":11,"message":"No data available"}) both decode.
+// ({"code":11,"message":"No data available"}) both decode. Data is kept as sent: it is read
+// only once the Code says success.
 type wireEnvelope struct {
-	Code            json.RawMessage `json:"Code"`
-	Message         json.RawMessage `json:"Message"`
-	Data            dataField       `json:"Data"`
-	RequestLeft     lenientInt      `json:"RequestLeft"`
-	RequestConsumed lenientInt      `json:"RequestConsumed"`
-}
-
-// dataField is the envelope's Data. When the answer sends a Code of 0 before Data, as the
-// service does, Data is decoded into target while the envelope is read, in the same pass;
-// otherwise it is only kept, and parseEnvelope decodes it once the Code is known. Either way
-// Data is never decoded for a failure.
-type dataField struct {
-	// code is the envelope's Code as far as read.
-	code *json.RawMessage
-	// target receives Data; nil keeps it only as raw.
-	target any
-	// raw is Data as sent; decoded reports that it went into target already, with err.
-	raw     json.RawMessage
-	decoded bool
-	err     error
-}
-
-// UnmarshalJSON keeps Data and, after a Code of 0, decodes it into target (unless it is a
-// base64-of-gzip string, which parseEnvelope unwraps first). It never fails the envelope: a
-// decoding error is reported after the Code check.
-func (d *dataField) UnmarshalJSON(b []byte) error {
-	d.raw = append(json.RawMessage(nil), b...)
-	if d.target != nil && d.code != nil && string(*d.code) == "0" && !isPacked(d.raw) {
-		d.decoded, d.err = true, decodeInto(d.raw, d.target)
-	}
-	return nil
-}
-
-// decodeInto decodes valid JSON into target, calling target's own UnmarshalJSON directly when
-// it has one, which spares encoding/json a second scan of the value.
-func decodeInto(data json.RawMessage, target any) error {
-	if u, ok := target.(json.Unmarshaler); ok {
-		return u.UnmarshalJSON(data)
-	}
-	return json.Unmarshal(data, target)
-}
-
-// lenientInt is an integer the API description does not show: set when the answer carried
-// one, left unset (never failing the answer) otherwise.
-type lenientInt struct{ v *int }
-
-// UnmarshalJSON keeps an integer and ignores anything else.
-func (l *lenientInt) UnmarshalJSON(b []byte) error {
-	if n, err := strconv.Atoi(string(b)); err == nil {
-		l.v = &n
-	}
-	return nil
+	Code            lenient.Required[int] `json:"Code"`
+	Message         json.RawMessage       `json:"Message"`
+	Data            json.RawMessage       `json:"Data"`
+	RequestLeft     lenient.Opt[int]      `json:"RequestLeft"`
+	RequestConsumed lenient.Opt[int]      `json:"RequestConsumed"`
 }
 
 // parsed is an envelope read from a body.
@@ -126,60 +83,37 @@ type parsed struct {
 // parseEnvelope reads a body: a JSON envelope, or one sent as base64 of gzip (or as bare
 // gzip), with Data itself possibly sent as a base64-of-gzip string. Code is required and must
 // be an integer; Data is required when Code is 0, and is then decoded into target (when not
-// nil); RequestLeft and RequestConsumed are read when present.
+// nil); RequestLeft and RequestConsumed are read when present. Data is never read for a
+// failure.
 func parseEnvelope(body []byte, target any) (parsed, error) {
 	body, err := unwrapBody(body)
 	if err != nil {
 		return parsed{}, err
 	}
-	if list, ok := target.(*productsData); ok {
-		if p, ok := parseProducts(body, list); ok {
-			return p, nil
-		}
-	}
-	return readEnvelope(body, target)
-}
-
-// readEnvelope reads an unwrapped body in the general way: every shape of envelope, Code and
-// Data the service sends. parseProducts is its single-pass shortcut for the usual
-// ProductRequest answer, and must read that answer exactly as readEnvelope does.
-func readEnvelope(body []byte, target any) (parsed, error) {
-	var err error
 	var w wireEnvelope
-	w.Data.code, w.Data.target = &w.Code, target
 	if err := json.Unmarshal(body, &w); err != nil {
 		return parsed{}, fmt.Errorf("envelope: %w", err)
 	}
-	p := parsed{message: messageText(w.Message), units: Units{Left: w.RequestLeft.v, Consumed: w.RequestConsumed.v}}
-	if len(w.Code) == 0 || string(w.Code) == "null" {
-		return p, errors.New(`envelope: field "Code" is missing`)
-	}
-	if p.code, err = strconv.Atoi(string(w.Code)); err != nil {
-		return p, fmt.Errorf(`envelope: field "Code" is not an integer: %.40s`, w.Code)
+	p := parsed{message: messageText(w.Message), units: Units{Left: w.RequestLeft.Ptr(), Consumed: w.RequestConsumed.Ptr()}}
+	if p.code, err = w.Code.Value("Code"); err != nil {
+		return p, fmt.Errorf("envelope: %w", err)
 	}
 	if p.code != 0 {
-		return p, nil // Data is not read when Code reports a failure
-	}
-	switch {
-	case len(w.Data.raw) == 0:
-		return p, errors.New(`envelope: field "Data" is missing`)
-	case w.Data.decoded:
-		p.data = w.Data.raw
-		return p, w.Data.err
-	}
-	if p.data, err = unwrapData(w.Data.raw); err != nil {
-		return p, err
-	}
-	if target == nil {
 		return p, nil
 	}
-	return p, decodeInto(p.data, target)
+	if len(w.Data) == 0 {
+		return p, errors.New(`envelope: field "Data" is missing`)
+	}
+	if p.data, err = unwrapData(w.Data); err != nil || target == nil {
+		return p, err
+	}
+	return p, json.Unmarshal(p.data, target)
 }
 
 // messageText returns Message as text: a string's value, "" for null or absent, and the JSON
 // text of anything else.
 func messageText(raw json.RawMessage) string {
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 || lenient.IsNull(raw) {
 		return ""
 	}
 	var s string
@@ -274,8 +208,8 @@ func inflate(b []byte, limit int) ([]byte, error) {
 	return bytes.TrimSpace(out), nil
 }
 
-// decode is the client's Service.Decode: it reads the envelope of every 2xx answer, counts its
-// request units, turns a non-zero Code into a *httpcore.Failure (retried only for the
+// decode is the client's Service.Decode: it reads the envelope of every 2xx answer, counts
+// its request units, turns a non-zero Code into an *httpcore.Failure (retried only for the
 // per-minute limit, which the service answers without acting) and decodes Data into the
 // request's *envelope.
 func (c *Client) decode(body []byte, out any) error {
@@ -285,7 +219,7 @@ func (c *Client) decode(body []byte, out any) error {
 		target = env.data
 	}
 	p, err := parseEnvelope(body, target)
-	c.usage.record(p.units)
+	c.counters.record(p.units)
 	if err != nil {
 		return err
 	}
@@ -305,13 +239,8 @@ func (c *Client) decode(body []byte, out any) error {
 // decodeErrorBody reads the code and message of a non-2xx answer: the service's envelope in
 // either letter case, and otherwise the common JSON error shapes.
 func decodeErrorBody(body []byte) (code, message string) {
-	if b, err := unwrapBody(body); err == nil {
-		var w wireEnvelope
-		if json.Unmarshal(b, &w) == nil {
-			if n, err := strconv.Atoi(string(w.Code)); err == nil {
-				return strconv.Itoa(n), messageText(w.Message)
-			}
-		}
+	if p, err := parseEnvelope(body, nil); err == nil || p.code != 0 {
+		return strconv.Itoa(p.code), p.message
 	}
 	return httpcore.DecodeErrorBody(body)
 }

@@ -4,61 +4,72 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
 )
 
-//go:generate go run github.com/agentapis/sdk/internal/gentypes -service productdata -types APIError,RateLimitError,Response,RetryPolicy -codes -ratelimit-sentinel ErrRateLimited
+// codes maps the business codes to the sentinels below. The codes that mean the same as an
+// HTTP status a caller branches on map to the sdk sentinel of that status.
+var codes = httpcore.Codes{
+	"401": sdk.ErrUnauthorized, "400": sdk.ErrUnauthorized, "402": sdk.ErrUnauthorized, "9": sdk.ErrUnauthorized,
+	"97": sdk.ErrNotFound, "13": sdk.ErrNotFound,
+	"501": sdk.ErrRateLimited,
+}
 
 // Sentinels for the service's business codes, matched with errors.Is against any error the
 // client returns. The service reports failures as a non-zero Code inside HTTP 200; the client
-// returns them as an *APIError with StatusCode 200, the code (as text, such as "401") and the
-// service's Message. Codes follow the service's common table (Amazon; Shopee, Walmart and 1688
-// use the same numbers); TikTok defines codes 11 to 399 per endpoint, so read Message there.
+// returns them as an *sdk.APIError with StatusCode 200, the code (as text, such as "401") and
+// the service's Message. Codes follow the service's common table (Amazon; Shopee, Walmart and
+// 1688 use the same numbers); TikTok defines codes 11 to 399 per endpoint, so read Message
+// there.
 //
 //	if errors.Is(err, productdata.ErrUnauthorized) { ... check the key and the domain ... }
 var (
 	// ErrNoMoreData (code 11, "no data available"): paging went past the last page, or the
 	// query has no data. The iterators of this package end cleanly on it.
-	ErrNoMoreData = codeError("no more data", "11")
+	ErrNoMoreData = codes.Sentinel(serviceName, "no more data", "11")
 	// ErrTaskRunning (codes 20 and 21, real-time data of some or all products is still being
 	// calculated; 99, a real-time fetch or collection is under way, about five minutes): ask
 	// again later. RefreshProduct and CollectReviews poll through it, and a *WaitError whose
 	// wait ended before the task did matches it too.
-	ErrTaskRunning = codeError("task still running", "20", "21", "99")
-	// ErrUnauthorized (code 401, endpoint not open to the account or not in its plan, also
-	// given for a wrong or missing domain; 400, the caller's IP is not whitelisted; 402, no
-	// permission to view the data; TikTok's 9, access restricted; and an HTTP 401, a key the
-	// gateway refused): check the key and the domain first.
-	ErrUnauthorized = codeError("unauthorized", "401", "400", "402", "9")
+	ErrTaskRunning = codes.Sentinel(serviceName, "task still running", "20", "21", "99")
+	// ErrUnauthorized is sdk.ErrUnauthorized: code 401 (endpoint not open to the account or
+	// not in its plan, also given for a wrong or missing domain), 400 (the caller's IP is not
+	// whitelisted), 402 (no permission to view the data), TikTok's 9 (access restricted), and
+	// every HTTP 401 (a key the gateway refused). Check the key and the domain first.
+	ErrUnauthorized = sdk.ErrUnauthorized
 	// ErrQuotaExhausted (code 4, not enough credit points; 500, the month's requests are used
 	// up; 502, the day's; 694, not enough requests left or the API not activated for the
 	// account): wait for the reset or buy more. Never retried.
-	ErrQuotaExhausted = codeError("request quota exhausted", "4", "500", "502", "694")
-	// ErrRateLimited (code 501, the per-minute limit; and every HTTP 429, as a *RateLimitError):
-	// the client retries code 501 within its retry policy, waiting the capped minute the service
-	// asks for, then returns it.
-	ErrRateLimited = codeError("per-minute request limit reached", "501")
-	// ErrNotFound (code 97, the ASIN or product does not exist; 13, the first page of reviews
-	// does not exist): a *NotFoundError, for a product lookup answered with no product, matches
-	// it too.
-	ErrNotFound = codeError("not found", "97", "13")
+	ErrQuotaExhausted = codes.Sentinel(serviceName, "request quota exhausted", "4", "500", "502", "694")
+	// ErrRateLimited is sdk.ErrRateLimited: code 501 (the per-minute limit), returned as an
+	// *sdk.RateLimitError, and every HTTP 429. The client retries code 501 within its retry
+	// policy, waiting the capped minute the service asks for, then returns it.
+	ErrRateLimited = sdk.ErrRateLimited
+	// ErrNotFound is sdk.ErrNotFound: code 97 (the ASIN or product does not exist), 13 (the
+	// first page of reviews does not exist), and every HTTP 404. A *NotFoundError, for a
+	// product lookup answered with no product, matches it too.
+	ErrNotFound = sdk.ErrNotFound
 	// ErrInvalidParams (code 10, a parameter is wrong; 14, more than 100 ASINs; 15, more than
 	// 10 ASINs in a query; 17, more than 30 ASINs to collect; 18, more than 20 task details; 19,
 	// only sub-categories are supported; 22, only one ASIN may be monitored; 23, data older
 	// than two years; 24, monthly history is not supported).
-	ErrInvalidParams = codeError("invalid parameters", "10", "14", "15", "17", "18", "19", "22", "23", "24")
+	ErrInvalidParams = codes.Sentinel(serviceName, "invalid parameters", "10", "14", "15", "17", "18", "19", "22", "23", "24")
 	// ErrUnsupported (code 16): the endpoint does not exist on this site.
-	ErrUnsupported = codeError("endpoint not supported on this site", "16")
+	ErrUnsupported = codes.Sentinel(serviceName, "endpoint not supported on this site", "16")
 	// ErrAlreadyExists (code 12, the data already exists, such as a review collection repeated
 	// within two hours; 106, already subscribed).
-	ErrAlreadyExists = codeError("already exists", "12", "106")
+	ErrAlreadyExists = codes.Sentinel(serviceName, "already exists", "12", "106")
 	// ErrTaskFailed (code 98, a real-time fetch or collection failed; 503, the service could not
 	// register the task at this time): a *TaskError whose status query reports a failure
 	// matches it too.
-	ErrTaskFailed = codeError("task failed", "98", "503")
+	ErrTaskFailed = codes.Sentinel(serviceName, "task failed", "98", "503")
 	// ErrExecutionFailed (code -1): the service failed to execute the request; Message says why.
-	ErrExecutionFailed = codeError("execution failed", "-1")
+	ErrExecutionFailed = codes.Sentinel(serviceName, "execution failed", "-1")
 )
 
 // Reasons a wait for an asynchronous task ended before the task did, matched with errors.Is
@@ -69,31 +80,6 @@ var (
 	// ErrPollLimit means PollOptions.MaxPolls status queries were made.
 	ErrPollLimit = errors.New(serviceName + ": task poll limit reached")
 )
-
-// codeSentinels maps each business code to its sentinel; APIError.Is reads it.
-var codeSentinels = map[string]error{}
-
-// codeError returns a sentinel for codes and records it in codeSentinels.
-func codeError(text string, codes ...string) error {
-	err := errors.New(serviceName + ": " + text)
-	for _, code := range codes {
-		codeSentinels[code] = err
-	}
-	return err
-}
-
-// AuthError is an HTTP 401 answer: the gateway refused the key (or the caller) before the
-// service read the request, whatever code its body carried. errors.Is(err, ErrUnauthorized)
-// matches it; errors.As finds the *APIError through it.
-type AuthError struct {
-	*APIError
-}
-
-// Unwrap returns the *APIError.
-func (e *AuthError) Unwrap() error { return e.APIError }
-
-// Is matches ErrUnauthorized.
-func (e *AuthError) Is(target error) bool { return target == ErrUnauthorized }
 
 // NotFoundError reports a lookup that succeeded (Code 0, and charged) without the data asked
 // for: the service returns no data for an ASIN that does not exist or whose listing is gone.
@@ -117,8 +103,8 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // notFound builds the *NotFoundError of a lookup answered without the data. Its Meta keeps the
-// answer's message and headers with the client's keys scrubbed, as an *APIError keeps them: an
-// error may be printed whole (%#v), and a gateway may echo the Authorization header.
+// answer's message and headers with the client's keys scrubbed, as an *sdk.APIError keeps
+// them: an error may be printed whole (%#v), and a gateway may echo the Authorization header.
 func (c *Client) notFound(endpoint Endpoint, domain Domain, missing []string, meta Meta) *NotFoundError {
 	meta.Message = c.core.Redact(meta.Message)
 	if meta.Response.Header != nil {
@@ -232,12 +218,26 @@ func (e *WaitError) Unwrap() []error {
 	return []error{e.Reason, e.Last}
 }
 
-// classify returns err with the core's error types replaced by the package's, and an HTTP 401
-// as an *AuthError.
+// classify is the client's Service.Classify: the per-minute limit, code 501 in HTTP 200,
+// becomes an *sdk.RateLimitError like a 429, with the quota state of the answer's headers.
 func classify(err error) error {
-	err = fromCore(err)
-	if ae, ok := err.(*APIError); ok && ae.StatusCode == http.StatusUnauthorized {
-		return &AuthError{APIError: ae}
+	if ae, ok := err.(*sdk.APIError); ok && ae.StatusCode == http.StatusOK && ae.Code == strconv.Itoa(codeRateLimited) {
+		return &sdk.RateLimitError{APIError: ae, RateLimit: httpcore.ParseRateLimit(ae.Header, time.Now())}
+	}
+	return err
+}
+
+// invalid returns the *sdk.ValidationError for a refused parameter.
+func invalid(field, reason string) error {
+	return &sdk.ValidationError{Service: serviceName, Field: field, Reason: reason}
+}
+
+// withService names the service in a *sdk.ValidationError built without it, such as one
+// about the environment.
+func withService(err error) error {
+	var ve *sdk.ValidationError
+	if errors.As(err, &ve) && ve.Service == "" {
+		ve.Service = serviceName
 	}
 	return err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -69,7 +70,7 @@ func TestEveryCodeInBothEnvelopeCasesMapsToItsSentinel(t *testing.T) {
 		}
 		return fail(int(c), "said "+strconv.FormatInt(c, 10))
 	})
-	c := newClient(t, srv, productdata.WithRetry(productdata.RetryPolicy{MaxAttempts: 1}))
+	c := newClient(t, srv, productdata.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
 	for _, lowercase := range []bool{false, true} {
 		lower.Store(lowercase)
 		for _, row := range codeTable {
@@ -114,8 +115,6 @@ func TestHTTP401IsUnauthorizedWhateverTheBody(t *testing.T) {
 		c := newClient(t, srv)
 		_, err := c.Call(t.Context(), productdata.EndpointProductRequest, productdata.AmazonUS, map[string]string{"asin": "B0CVM8TXHP"}, nil)
 		require.ErrorIs(t, err, productdata.ErrUnauthorized, "body %q", body)
-		var auth *productdata.AuthError
-		require.ErrorAs(t, err, &auth)
 		assert.Equal(t, http.StatusUnauthorized, apiError(t, err).StatusCode)
 	}
 }
@@ -128,7 +127,7 @@ func TestHTTP429IsARateLimitError(t *testing.T) {
 	c := newClient(t, srv)
 	_, err := c.Call(t.Context(), productdata.EndpointProductRequest, productdata.AmazonUS, nil, nil)
 	require.ErrorIs(t, err, productdata.ErrRateLimited)
-	var rl *productdata.RateLimitError
+	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, 7*time.Second, rl.RetryAfter)
 	require.NotNil(t, rl.RateLimit)
@@ -145,22 +144,24 @@ func TestPerMinuteLimitCodeIsRetriedForEveryEndpoint(t *testing.T) {
 			}
 			return ok(t, "task-1", 50, 1)
 		})
-		c := newClient(t, srv, productdata.WithRetry(productdata.RetryPolicy{BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
+		c := newClient(t, srv, productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
 		var id string
 		meta, err := c.Call(t.Context(), endpoint, productdata.AmazonUS, nil, &id)
 		require.NoError(t, err, endpoint)
 		assert.Equal(t, "task-1", id)
 		assert.Equal(t, 3, meta.Response.Attempts, "two retries by default")
-		assert.Equal(t, int64(3), c.Usage().Calls)
+		assert.Equal(t, int64(3), c.Counters().Calls)
 	}
 }
 
 func TestPerMinuteLimitGivesUpAfterTheDefaultRetries(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return fail(501, "per-minute limit") })
-	c := newClient(t, srv, productdata.WithRetry(productdata.RetryPolicy{BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
+	c := newClient(t, srv, productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
 	_, err := c.Call(t.Context(), productdata.EndpointCategoryTree, productdata.AmazonUS, nil, nil)
 	require.ErrorIs(t, err, productdata.ErrRateLimited)
+	var rl *sdk.RateLimitError
+	require.ErrorAs(t, err, &rl, "the per-minute limit is a quota, like a 429")
 	ae := apiError(t, err)
 	assert.Equal(t, productdata.DefaultMaxAttempts, ae.Attempts)
 	assert.Equal(t, time.Minute, ae.RetryAfter, "the service asks for a minute")
@@ -171,7 +172,7 @@ func TestOtherCodesAreNotRetried(t *testing.T) {
 	t.Parallel()
 	for _, code := range []int{4, 10, 11, 20, 99, 401, 500, 502, 694, -1} {
 		srv := newAPI(t, nil, func(r received) reply { return fail(code, "no") })
-		c := newClient(t, srv, productdata.WithRetry(productdata.RetryPolicy{BaseDelay: time.Millisecond}))
+		c := newClient(t, srv, productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond}))
 		_, err := c.Call(t.Context(), productdata.EndpointProductRequest, productdata.AmazonUS, nil, nil)
 		require.Error(t, err)
 		assert.Len(t, srv.requests(), 1, "code %d", code)
@@ -192,7 +193,7 @@ func TestGatewayErrorsAreRetriedOnlyForReads(t *testing.T) {
 		{"SomethingNew", 1},
 	} {
 		srv := newAPI(t, nil, func(r received) reply { return reply{status: http.StatusBadGateway, body: "bad gateway"} })
-		c := newClient(t, srv, productdata.WithRetry(productdata.RetryPolicy{BaseDelay: time.Millisecond}))
+		c := newClient(t, srv, productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond}))
 		_, err := c.Call(t.Context(), tc.endpoint, productdata.AmazonUS, nil, nil)
 		ae := apiError(t, err)
 		assert.Equal(t, http.StatusBadGateway, ae.StatusCode)

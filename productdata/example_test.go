@@ -8,6 +8,7 @@ import (
 	"log"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
 )
@@ -15,7 +16,7 @@ import (
 // exampleClient returns a client of the fake srv, as a program would build one for the real
 // service with its own base URL and key.
 func exampleClient(srv *productdatatest.Server) *productdata.Client {
-	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(productdatatest.DefaultKey))
+	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func ExampleClient_Product() {
 	// consumed 1 left 6499
 }
 
-func ExampleClient_CategoryProducts() {
+func ExampleClient_AllCategoryProducts() {
 	srv := productdatatest.NewServer()
 	defer srv.Close()
 	client := exampleClient(srv)
@@ -50,7 +51,7 @@ func ExampleClient_CategoryProducts() {
 	// Each page is fetched when the loop reaches it and is charged; the service's "no more
 	// data" code ends the loop without an error.
 	n := 0
-	for p, err := range client.CategoryProducts(context.Background(), productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: "3743561"}) {
+	for p, err := range client.AllCategoryProducts(context.Background(), productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "3743561"}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -59,21 +60,21 @@ func ExampleClient_CategoryProducts() {
 		}
 		n++
 	}
-	fmt.Println(n, "products;", client.Usage().Calls, "requests")
+	fmt.Println(n, "products;", client.Counters().Calls, "requests")
 	// Output:
 	// B0780J792C 6293 4992
 	// B0O8TYY6WO 5897 4968
 	// 258 products; 4 requests
 }
 
-func ExampleClient_Pages() {
+func ExampleClient_AllPages() {
 	srv := productdatatest.NewServer()
 	defer srv.Close()
 	client := exampleClient(srv)
 
 	// Pages reaches any paged endpoint; each page's Data is the raw JSON the service sent.
-	for page, err := range client.Pages(context.Background(), productdata.EndpointKeywordSearchResults, productdata.AmazonUS,
-		productdata.Params{"Keyword": "food storage"}, "") {
+	for page, err := range client.AllPages(context.Background(), productdata.EndpointKeywordSearchResults, productdata.AmazonUS,
+		productdata.RawParams{"Keyword": "food storage"}, "") {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func ExampleClient_Pages() {
 		fmt.Println("page", page.Number, len(results), "results, first", results[0].ASIN, "at rank", results[0].OrganicRank)
 		fmt.Println(*page.Meta.Units.Left, "units left")
 	}
-	fmt.Println(client.Usage().Calls, "requests") // the second found no more data
+	fmt.Println(client.Counters().Calls, "requests") // the second found no more data
 	// Output:
 	// page 1 54 results, first B0RFMD8E9E at rank 1
 	// 6499 units left
@@ -100,12 +101,12 @@ func ExampleAPIError() {
 	ctx := context.Background()
 
 	// A key the service does not know: the answer is HTTP 200 with code 401.
-	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey("0123456789abcdef0123456789abcdef"))
+	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey("0123456789abcdef0123456789abcdef"))
 	if err != nil {
 		log.Fatal(err)
 	}
 	_, err = client.Product(ctx, productdata.AmazonUS, "B0CVM8TXHP")
-	var apiErr *productdata.APIError
+	var apiErr *sdk.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println("HTTP", apiErr.StatusCode, "code", apiErr.Code)
 	}
@@ -117,7 +118,7 @@ func ExampleAPIError() {
 
 	// A site code that does not exist is refused before any request.
 	_, err = exampleClient(srv).Product(ctx, productdata.Domain(15), "B0CVM8TXHP")
-	var invalid *productdata.ValidationError
+	var invalid *sdk.ValidationError
 	fmt.Println(errors.As(err, &invalid), invalid.Field)
 	// Output:
 	// HTTP 200 code 401
@@ -133,7 +134,7 @@ func ExampleClient_CollectReviews() {
 	client := exampleClient(srv)
 	ctx := context.Background()
 
-	task, err := client.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP", Pages: 2},
+	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP", Pages: 2},
 		&productdata.PollOptions{
 			MinDelay: 50 * time.Millisecond,
 			Progress: func(p productdata.TaskProgress) {
@@ -146,14 +147,14 @@ func ExampleClient_CollectReviews() {
 	fmt.Println("done after", task.Polls, "status query")
 
 	stars := map[int]int{}
-	for r, err := range client.Reviews(ctx, productdata.AmazonUS, productdata.ReviewQuery{ASIN: task.ASIN}) {
+	for r, err := range client.AllReviews(ctx, productdata.AmazonUS, &productdata.ReviewsParams{ASIN: task.ASIN}) {
 		if err != nil {
 			log.Fatal(err)
 		}
 		stars[*r.Star]++
 	}
 	fmt.Println("five-star:", stars[5], "one-star:", stars[1])
-	fmt.Println("requests:", client.Usage().Calls, "units left:", *client.Usage().Left)
+	fmt.Println("requests:", client.Counters().Calls, "units left:", *client.Counters().Left)
 	// Output:
 	// task 1 polls so far: 0
 	// done after 1 status query

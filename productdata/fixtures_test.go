@@ -50,7 +50,7 @@ func fixtureClient(t *testing.T, names ...string) *productdata.Client {
 	t.Cleanup(func() {
 		assert.Equal(t, len(names), seq.next, "every recorded exchange is sent, and no other")
 	})
-	c, err := productdata.New(productdata.WithBaseURL("https://standardapi.sorftime.com"), productdata.WithKey(testKey),
+	c, err := productdata.New(productdata.WithBaseURL("https://standardapi.sorftime.com"), productdata.WithAccountKey(testKey),
 		productdata.WithHTTPClient(&http.Client{Transport: seq}), productdata.WithRetry(noRetry),
 		productdata.WithClock(poll.NewFake(time.Date(2024, 11, 1, 8, 0, 0, 0, time.UTC))))
 	require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestFixtureProduct(t *testing.T) {
 func TestFixtureProductsOfSeveralASINs(t *testing.T) {
 	t.Parallel()
 	c := fixtureClient(t, "products_multi.json")
-	list, err := c.Products(t.Context(), productdata.AmazonUS, productdata.ProductQuery{ASINs: []string{"B0CVM8TXHP", "B0D3DL6PXQ", "B0GONE0000"}, NoTrend: true})
+	list, err := c.Products(t.Context(), productdata.AmazonUS, &productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP", "B0D3DL6PXQ", "B0GONE0000"}, NoTrend: true})
 	require.NoError(t, err)
 	require.Len(t, list.Products, 2)
 	assert.Nil(t, list.Products[0].PriceTrend)
@@ -98,7 +98,7 @@ func TestFixtureProductsOfSeveralASINs(t *testing.T) {
 func TestFixtureProductTrend(t *testing.T) {
 	t.Parallel()
 	c := fixtureClient(t, "product_trend.json")
-	tr, err := c.ProductTrend(t.Context(), productdata.AmazonUS, productdata.ProductTrendQuery{ASIN: "B0CVM8TXHP",
+	tr, err := c.ProductTrend(t.Context(), productdata.AmazonUS, &productdata.ProductTrendParams{ASIN: "B0CVM8TXHP",
 		From: time.Date(2024, 10, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2024, 10, 3, 0, 0, 0, 0, time.UTC)})
 	require.NoError(t, err)
 	assert.Len(t, tr.Trends, 3)
@@ -108,7 +108,7 @@ func TestFixtureProductTrend(t *testing.T) {
 func TestFixtureCategory(t *testing.T) {
 	t.Parallel()
 	c := fixtureClient(t, "category.json")
-	cat, err := c.Category(t.Context(), productdata.AmazonUS, productdata.CategoryQuery{NodeId: "3743561"})
+	cat, err := c.Category(t.Context(), productdata.AmazonUS, &productdata.CategoryParams{NodeId: "3743561"})
 	require.NoError(t, err)
 	require.Len(t, cat.Products, 3)
 	assert.Equal(t, []string{"B0CVM8TXHP", "B0D3DL6PXQ", "B07QXV6N1B"}, []string{cat.Products[0].ASIN, cat.Products[1].ASIN, cat.Products[2].ASIN})
@@ -120,13 +120,13 @@ func TestFixtureCategoryProductsToTheEnd(t *testing.T) {
 	t.Parallel()
 	c := fixtureClient(t, "category_products_page.json", "category_products_end.json")
 	var asins []string
-	for p, err := range c.CategoryProducts(t.Context(), productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: "3743561", Range: 200}) {
+	for p, err := range c.AllCategoryProducts(t.Context(), productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "3743561", Range: 200}) {
 		require.NoError(t, err)
 		asins = append(asins, p.ASIN)
 	}
 	assert.Equal(t, []string{"B09VPHVT2Z", "B0BYNQG9S7"}, asins, "code 11 ends the listing without an error")
-	assert.Equal(t, int64(5), c.Usage().Consumed)
-	assert.Equal(t, 1052655, *c.Usage().Left)
+	assert.Equal(t, int64(5), c.Counters().Consumed)
+	assert.Equal(t, 1052655, *c.Counters().Left)
 }
 
 func TestFixtureKeyword(t *testing.T) {
@@ -143,16 +143,16 @@ func TestFixtureKeyword(t *testing.T) {
 func TestFixtureRefreshProduct(t *testing.T) {
 	t.Parallel()
 	c := fixtureClient(t, "realtime_request_collecting.json", "realtime_status.json", "product.json")
-	p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP", Update: 24}, nil)
+	p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 24}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 3999, p.SalesPrice)
-	assert.Equal(t, int64(3), c.Usage().Calls)
+	assert.Equal(t, int64(3), c.Counters().Calls)
 }
 
 func TestFixtureCollectAndReadReviews(t *testing.T) {
 	t.Parallel()
 	c := fixtureClient(t, "reviews_collection.json", "reviews_status.json", "reviews_query.json")
-	task, err := c.CollectReviews(t.Context(), productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP", Stars: []int{1, 2, 3, 4, 5}}, nil)
+	task, err := c.CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP", Stars: []int{1, 2, 3, 4, 5}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "3392817", task.TaskID)
 	assert.Equal(t, "2024-11-01", task.QueryDate)
@@ -161,7 +161,7 @@ func TestFixtureCollectAndReadReviews(t *testing.T) {
 
 	// The recorded page is the only one: stop after it rather than ask for a second.
 	var reviews []productdata.Review
-	for r, err := range c.Reviews(t.Context(), productdata.AmazonUS, productdata.ReviewQuery{ASIN: "B0CVM8TXHP"}) {
+	for r, err := range c.AllReviews(t.Context(), productdata.AmazonUS, &productdata.ReviewsParams{ASIN: "B0CVM8TXHP"}) {
 		require.NoError(t, err)
 		reviews = append(reviews, r)
 		if len(reviews) == 2 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/poll"
 	"github.com/agentapis/sdk/productdata"
 )
@@ -21,7 +22,7 @@ import (
 const testKey = "atdomjnkzk5ymlgxz2jjcfe2tjvtut09"
 
 // noRetry turns retries off, so that a test sees each answer as the server sent it.
-var noRetry = productdata.RetryPolicy{MaxAttempts: 1}
+var noRetry = sdk.RetryPolicy{MaxAttempts: 1}
 
 // received is one request as the test server saw it.
 type received struct {
@@ -117,7 +118,7 @@ func fail(code int, message string) reply {
 // after the defaults.
 func newClient(t *testing.T, srv *api, opts ...productdata.Option) *productdata.Client {
 	t.Helper()
-	all := append([]productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithKey(testKey),
+	all := append([]productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey),
 		productdata.WithRetry(noRetry), productdata.WithRequestsPerMinute(0)}, opts...)
 	c, err := productdata.New(all...)
 	require.NoError(t, err)
@@ -125,25 +126,34 @@ func newClient(t *testing.T, srv *api, opts ...productdata.Option) *productdata.
 }
 
 // apiError returns err's *APIError, failing the test when there is none.
-func apiError(t *testing.T, err error) *productdata.APIError {
+func apiError(t *testing.T, err error) *sdk.APIError {
 	t.Helper()
-	var ae *productdata.APIError
+	var ae *sdk.APIError
 	require.True(t, errors.As(err, &ae), "want *APIError, got %T: %v", err, err)
 	return ae
 }
 
 // validationError returns err's *ValidationError, failing the test when there is none.
-func validationError(t *testing.T, err error) *productdata.ValidationError {
+func validationError(t *testing.T, err error) *sdk.ValidationError {
 	t.Helper()
-	var ve *productdata.ValidationError
+	var ve *sdk.ValidationError
 	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
 	return ve
 }
 
-// decodeError returns err's *DecodeError, failing the test when there is none.
-func decodeError(t *testing.T, err error) *productdata.DecodeError {
+// missingCredential returns err's *sdk.MissingCredentialError, failing the test when there is
+// none.
+func missingCredential(t *testing.T, err error) *sdk.MissingCredentialError {
 	t.Helper()
-	var de *productdata.DecodeError
+	var mc *sdk.MissingCredentialError
+	require.True(t, errors.As(err, &mc), "want *MissingCredentialError, got %T: %v", err, err)
+	return mc
+}
+
+// decodeError returns err's *DecodeError, failing the test when there is none.
+func decodeError(t *testing.T, err error) *sdk.DecodeError {
+	t.Helper()
+	var de *sdk.DecodeError
 	require.True(t, errors.As(err, &de), "want *DecodeError, got %T: %v", err, err)
 	return de
 }

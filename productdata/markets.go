@@ -1,6 +1,7 @@
 package productdata
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,10 +11,12 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
-// CategoryQuery is the input of CategoryRequest.
-type CategoryQuery struct {
+// CategoryParams are the parameters of CategoryRequest.
+type CategoryParams struct {
 	// NodeId is the category's node id, from CategoryTree or a product's BsrCategory.
 	NodeId string
 	// QueryStart and QueryDate ask for the combined top 100 of a past period (3 to 40 days,
@@ -33,7 +36,10 @@ type categoryBody struct {
 }
 
 // body validates q and returns CategoryRequest's body.
-func (q *CategoryQuery) body() (*categoryBody, error) {
+func (q *CategoryParams) body() (*categoryBody, error) {
+	if q == nil {
+		return nil, checkNodeID("")
+	}
 	if err := checkNodeID(q.NodeId); err != nil {
 		return nil, err
 	}
@@ -76,7 +82,7 @@ type Category struct {
 
 // Category returns the best sellers of an Amazon category with CategoryRequest (five units for
 // today's list). q is validated before any request.
-func (c *Client) Category(ctx context.Context, domain Domain, q CategoryQuery) (*Category, error) {
+func (c *Client) Category(ctx context.Context, domain Domain, q *CategoryParams) (*Category, error) {
 	if err := checkAmazon(domain, "Category"); err != nil {
 		return nil, err
 	}
@@ -93,8 +99,8 @@ func (c *Client) Category(ctx context.Context, domain Domain, q CategoryQuery) (
 	return &Category{Products: data.products, Raw: env.raw, Meta: env.meta(resp)}, nil
 }
 
-// CategoryProductsQuery is the input of CategoryProducts.
-type CategoryProductsQuery struct {
+// CategoryProductsParams are the parameters of AllCategoryProducts.
+type CategoryProductsParams struct {
 	// NodeId is the category's node id.
 	NodeId string
 	// Range is how many products, by monthly sales, the listing covers (beyond the top 100); 0
@@ -109,12 +115,16 @@ type categoryProductsBody struct {
 	Range  int    `json:"Range,omitempty"`
 }
 
-// CategoryProducts iterates over the products of an Amazon category, by monthly sales, page
-// by page (up to 100 products a page, five units a page), fetching each page when the loop
-// reaches it; breaking out of the loop sends no further request. It ends cleanly at the
-// service's "no more data" code or after an empty page; any other error is yielded once.
-func (c *Client) CategoryProducts(ctx context.Context, domain Domain, q CategoryProductsQuery) iter.Seq2[Product, error] {
-	err := checkAmazon(domain, "CategoryProducts")
+// AllCategoryProducts iterates over the products of an Amazon category (CategoryProducts), by
+// monthly sales, page by page (up to 100 products a page, five units a page), fetching each
+// page when the loop reaches it; breaking out of the loop sends no further request. It ends
+// cleanly at the service's "no more data" code or after an empty page; any other error is
+// yielded once.
+func (c *Client) AllCategoryProducts(ctx context.Context, domain Domain, q *CategoryProductsParams) iter.Seq2[Product, error] {
+	if q == nil {
+		q = &CategoryProductsParams{}
+	}
+	err := checkAmazon(domain, "AllCategoryProducts")
 	if err == nil {
 		err = checkNodeID(q.NodeId)
 	}
@@ -133,24 +143,11 @@ func (c *Client) CategoryProducts(ctx context.Context, domain Domain, q Category
 // renamed list never reads as an empty one.
 type productPage struct{ products []Product }
 
-// UnmarshalJSON reads the list in one pass.
+// UnmarshalJSON reads the list.
 func (p *productPage) UnmarshalJSON(b []byte) error {
 	list, err := decodeList[Product](b, "product list")
 	p.products = list
 	return err
-}
-
-// listField is a list whose presence matters: set records that the answer carried its key,
-// even as null.
-type listField[T any] struct {
-	v   []T
-	set bool
-}
-
-// UnmarshalJSON records the key and decodes the list strictly.
-func (f *listField[T]) UnmarshalJSON(b []byte) error {
-	f.set = true
-	return json.Unmarshal(b, &f.v)
 }
 
 // decodeList reads Data that is a list of T, null (an empty list), or an object holding the
@@ -169,37 +166,25 @@ func decodeList[T any](b []byte, what string) ([]T, error) {
 		}
 	default:
 		var w struct {
-			Products   listField[T] `json:"Products"`
-			Reviews    listField[T] `json:"Reviews"`
-			Items      listField[T] `json:"Items"`
-			Total      maybe[int]   `json:"Total"`
-			TotalCount maybe[int]   `json:"TotalCount"`
-			Count      maybe[int]   `json:"Count"`
+			Products   lenient.Field[[]T] `json:"Products"`
+			Reviews    lenient.Field[[]T] `json:"Reviews"`
+			Items      lenient.Field[[]T] `json:"Items"`
+			Total      lenient.Opt[int]   `json:"Total"`
+			TotalCount lenient.Opt[int]   `json:"TotalCount"`
+			Count      lenient.Opt[int]   `json:"Count"`
 		}
 		if err := json.Unmarshal(b, &w); err != nil {
 			return nil, err
 		}
-		total := w.Total.v
-		if total == nil {
-			total = w.TotalCount.v
-		}
-		if total == nil {
-			total = w.Count.v
-		}
-		list := &w.Products
-		if !list.set {
-			list = &w.Reviews
-		}
-		if !list.set {
-			list = &w.Items
-		}
+		total := lenient.FirstPtr(w.Total, w.TotalCount, w.Count)
+		list, set := lenient.FirstField(w.Products, w.Reviews, w.Items)
 		switch {
-		case list.v == nil && total != nil && *total > 0:
+		case list == nil && total != nil && *total > 0:
 			return nil, fmt.Errorf("%s: Data says %d in total but holds no list (Products, Reviews or Items)", what, *total)
-		case !list.set && total == nil:
+		case !set && total == nil:
 			return nil, errors.New(what + ": Data holds no list (Products, Reviews or Items)")
 		}
-		out = list.v
+		out = list
 	}
 	if out == nil {
 		out = []T{}
@@ -231,20 +216,20 @@ type Keyword struct {
 // plainKeyword is Keyword without its UnmarshalJSON method.
 type plainKeyword Keyword
 
-// UnmarshalJSON decodes a keyword in one pass, leniently, and keeps its raw object.
+// UnmarshalJSON decodes a keyword leniently and keeps a copy of its object as Raw.
 func (k *Keyword) UnmarshalJSON(b []byte) error {
 	var w struct {
 		plainKeyword
-		SearchVolume maybe[int] `json:"SearchVolume"`
-		CPC          maybe[int] `json:"CPC"`
-		ProductCount maybe[int] `json:"ProductCount"`
+		SearchVolume lenient.Opt[int] `json:"SearchVolume"`
+		CPC          lenient.Opt[int] `json:"CPC"`
+		ProductCount lenient.Opt[int] `json:"ProductCount"`
 	}
 	if err := lenientUnmarshal(b, &w); err != nil {
 		return err
 	}
 	*k = Keyword(w.plainKeyword)
-	k.SearchVolume, k.CPC, k.ProductCount = w.SearchVolume.v, w.CPC.v, w.ProductCount.v
-	k.Raw = append(json.RawMessage(nil), b...)
+	k.SearchVolume, k.CPC, k.ProductCount = w.SearchVolume.Ptr(), w.CPC.Ptr(), w.ProductCount.Ptr()
+	k.Raw = bytes.Clone(b)
 	return nil
 }
 
@@ -253,7 +238,7 @@ const maxKeywordLen = 200
 
 // Keyword returns a search term's data on an Amazon site with KeywordRequest (one unit). A
 // term the service answers with no data (Code 0 and null Data) is a *NotFoundError; code 11 an
-// *APIError matching ErrNoMoreData.
+// *sdk.APIError matching ErrNoMoreData.
 func (c *Client) Keyword(ctx context.Context, domain Domain, keyword string) (*Keyword, error) {
 	if err := checkAmazon(domain, "Keyword"); err != nil {
 		return nil, err

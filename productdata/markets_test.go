@@ -21,7 +21,7 @@ func TestCategoryReadsTheProductsList(t *testing.T) {
 	} {
 		srv := newAPI(t, nil, func(r received) reply { return ok(t, data, 1000, 5) })
 		c := newClient(t, srv)
-		cat, err := c.Category(t.Context(), productdata.AmazonUS, productdata.CategoryQuery{NodeId: "3743561"})
+		cat, err := c.Category(t.Context(), productdata.AmazonUS, &productdata.CategoryParams{NodeId: "3743561"})
 		require.NoError(t, err, name)
 		require.Len(t, cat.Products, 2, name)
 		assert.Equal(t, 2599, cat.Products[1].SalesPrice)
@@ -34,12 +34,12 @@ func TestCategoryReadsTheProductsList(t *testing.T) {
 func TestCategoryRefusesAListItCannotFind(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, map[string]any{"Top": []any{product("B0CVM8TXHP", 1, 1)}}, 1, 5) })
-	_, err := newClient(t, srv).Category(t.Context(), productdata.AmazonUS, productdata.CategoryQuery{NodeId: "3743561"})
+	_, err := newClient(t, srv).Category(t.Context(), productdata.AmazonUS, &productdata.CategoryParams{NodeId: "3743561"})
 	de := decodeError(t, err)
 	assert.ErrorContains(t, de, "Data holds no list")
 
 	srv = newAPI(t, nil, func(r received) reply { return ok(t, map[string]any{"Products": nil}, 1, 5) })
-	cat, err := newClient(t, srv).Category(t.Context(), productdata.AmazonUS, productdata.CategoryQuery{NodeId: "3743561"})
+	cat, err := newClient(t, srv).Category(t.Context(), productdata.AmazonUS, &productdata.CategoryParams{NodeId: "3743561"})
 	require.NoError(t, err)
 	assert.NotNil(t, cat.Products)
 	assert.Empty(t, cat.Products, "a null list the service named is empty")
@@ -57,7 +57,7 @@ func TestProductListsCheckTheTotalBesideThem(t *testing.T) {
 	var i atomic.Int32
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, answers[i.Add(1)-1], 1, 5) })
 	c := newClient(t, srv)
-	q := productdata.CategoryQuery{NodeId: "3743561"}
+	q := &productdata.CategoryParams{NodeId: "3743561"}
 
 	_, err := c.Category(t.Context(), productdata.AmazonUS, q)
 	assert.ErrorContains(t, decodeError(t, err), "Data says 37 in total but holds no list")
@@ -79,11 +79,11 @@ func TestCategoryHistoryAndValidation(t *testing.T) {
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, map[string]any{"Products": []any{}}, 1, 20) })
 	c := newClient(t, srv)
 	start, end := time.Date(2024, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 10, 6, 0, 0, 0, 0, time.UTC)
-	_, err := c.Category(t.Context(), productdata.AmazonUK, productdata.CategoryQuery{NodeId: "3743561", QueryStart: start, QueryDate: end})
+	_, err := c.Category(t.Context(), productdata.AmazonUK, &productdata.CategoryParams{NodeId: "3743561", QueryStart: start, QueryDate: end})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"domain": 2.0, "NodeId": "3743561", "QueryStart": "2024-10-01", "QueryDate": "2024-10-06"}, srv.requests()[0].Body)
 
-	for _, q := range []productdata.CategoryQuery{
+	for _, q := range []*productdata.CategoryParams{
 		{},
 		{NodeId: "37 43"},
 		{NodeId: "3743561", QueryStart: start},
@@ -93,7 +93,7 @@ func TestCategoryHistoryAndValidation(t *testing.T) {
 		_, err := c.Category(t.Context(), productdata.AmazonUS, q)
 		validationError(t, err)
 	}
-	_, err = c.Category(t.Context(), productdata.ShopeeBR, productdata.CategoryQuery{NodeId: "1"})
+	_, err = c.Category(t.Context(), productdata.ShopeeBR, &productdata.CategoryParams{NodeId: "1"})
 	validationError(t, err)
 	assert.Len(t, srv.requests(), 1)
 }
@@ -113,7 +113,7 @@ func TestCategoryProductsPagesUntilNoMoreData(t *testing.T) {
 	})
 	c := newClient(t, srv)
 	var got []int
-	for p, err := range c.CategoryProducts(t.Context(), productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: "3743561", Range: 500}) {
+	for p, err := range c.AllCategoryProducts(t.Context(), productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "3743561", Range: 500}) {
 		require.NoError(t, err)
 		got = append(got, p.SalesPrice)
 	}
@@ -122,7 +122,7 @@ func TestCategoryProductsPagesUntilNoMoreData(t *testing.T) {
 	require.Len(t, reqs, 4, "three pages and the one that said no more data")
 	assert.Equal(t, map[string]any{"domain": 1.0, "NodeId": "3743561", "Page": 1.0, "Range": 500.0}, reqs[0].Body)
 	assert.Equal(t, 4.0, reqs[3].Body["Page"])
-	u := c.Usage()
+	u := c.Counters()
 	assert.Equal(t, int64(4), u.Calls)
 	assert.Equal(t, int64(15), u.Consumed, "the end page reported 0")
 }
@@ -136,13 +136,13 @@ func TestCategoryProductsStopsOnBreakAndOnEmptyPages(t *testing.T) {
 		return ok(t, []any{product("B0CVM8TXHP", 1, 1), product("B0D3DL6PXQ", 2, 1)}, 1, 5)
 	})
 	c := newClient(t, srv)
-	for _, err := range c.CategoryProducts(t.Context(), productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: "1"}) {
+	for _, err := range c.AllCategoryProducts(t.Context(), productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "1"}) {
 		require.NoError(t, err)
 		break
 	}
 	assert.Len(t, srv.requests(), 1, "breaking out sends no further request")
 	n := 0
-	for _, err := range c.CategoryProducts(t.Context(), productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: "1"}) {
+	for _, err := range c.AllCategoryProducts(t.Context(), productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "1"}) {
 		require.NoError(t, err)
 		n++
 	}
@@ -155,14 +155,14 @@ func TestCategoryProductsYieldsOtherErrorsOnce(t *testing.T) {
 	srv := newAPI(t, nil, func(r received) reply { return fail(694, "not activated") })
 	c := newClient(t, srv)
 	var errs []error
-	for _, err := range c.CategoryProducts(t.Context(), productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: "1"}) {
+	for _, err := range c.AllCategoryProducts(t.Context(), productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "1"}) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], productdata.ErrQuotaExhausted)
 
 	errs = nil
-	for _, err := range c.CategoryProducts(t.Context(), productdata.AmazonUS, productdata.CategoryProductsQuery{}) {
+	for _, err := range c.AllCategoryProducts(t.Context(), productdata.AmazonUS, &productdata.CategoryProductsParams{}) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)

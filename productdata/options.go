@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
 )
@@ -40,13 +41,13 @@ const DefaultMaxAttempts = 3
 // WithBaseURL sets the service's address, {data_api_url} in the API description (such as
 // https://standardapi.sorftime.com, or https://host/proxy); the client adds the /api prefix.
 // Without it the PRODUCTDATA_URL environment variable is used. Giving WithBaseURL also stops the
-// client from reading PRODUCTDATA_KEY, so that an explicitly addressed server never receives a
-// key that was meant for another.
+// client from reading PRODUCTDATA_ACCOUNT_KEY, so that an explicitly addressed server never
+// receives a key that was meant for another.
 func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
 
 // WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
-// Transport, Timeout and Jar are used as they are, and the client never closes its idle
-// connections. Without it the client uses its own transport, which keeps up to 100 idle
+// Transport, Timeout and Jar are used as they are, the client never changes it, and never
+// closes its idle connections. Without it the client uses its own transport, which keeps up to 100 idle
 // connections per host for concurrent use.
 func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
 
@@ -56,18 +57,18 @@ func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPCli
 func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
 
 // WithRetry sets the retry policy. The product-data client's own default differs from the
-// RetryPolicy defaults in one field: a zero MaxAttempts means DefaultMaxAttempts (3: the first
-// attempt and two retries); the other zero fields keep their RetryPolicy defaults, and
-// RetryPolicy{MaxAttempts: 1} turns retries off.
+// sdk.RetryPolicy defaults in one field: a zero MaxAttempts means DefaultMaxAttempts (3: the first
+// attempt and two retries); the other zero fields keep their sdk.RetryPolicy defaults, and
+// sdk.RetryPolicy{MaxAttempts: 1} turns retries off.
 //
 // Retried are network errors, HTTP 429, 502, 503 and 504 of the requests that read data
 // (never of those that create a task, a subscription or a keyword entry; see Endpoint), and the
 // per-minute limit code 501 of any request, which the service answers without acting on it.
-func WithRetry(p RetryPolicy) Option {
+func WithRetry(p sdk.RetryPolicy) Option {
 	if p.MaxAttempts == 0 {
 		p.MaxAttempts = DefaultMaxAttempts
 	}
-	return Option(httpcore.WithRetry[*config](httpcore.RetryPolicy(p)))
+	return Option(httpcore.WithRetry[*config](p))
 }
 
 // WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
@@ -83,13 +84,13 @@ func WithRequestsPerMinute(n int) Option {
 	return Option(httpcore.WithRequestsPerMinute[*config](n))
 }
 
-// WithKey sets the account key (Account-SK), sent on every request as
+// WithAccountKey sets the account key (Account-SK), sent on every request as
 // "Authorization: BasicAuth <key>" and nowhere else. Without it the key comes from
-// PRODUCTDATA_KEY when the base URL comes from PRODUCTDATA_URL. Client.SetKey replaces it
-// later.
-func WithKey(key string) Option {
+// PRODUCTDATA_ACCOUNT_KEY when the base URL comes from PRODUCTDATA_URL. Client.SetAccountKey
+// replaces it later.
+func WithAccountKey(key string) Option {
 	return func(c *config) error {
-		if err := checkKey("key", key); err != nil {
+		if err := checkKey(keyField, key); err != nil {
 			return err
 		}
 		c.key, c.keySet = key, true
@@ -97,15 +98,18 @@ func WithKey(key string) Option {
 	}
 }
 
+// keyField names the account key in a *sdk.ValidationError.
+const keyField = "account key"
+
 // checkKey refuses an empty key and one with spaces or control characters, which no account
 // key has and which would break the header ("BasicAuth <key>" given whole is refused too, for
 // its space). The error never quotes the value.
 func checkKey(field, key string) error {
 	switch {
 	case key == "":
-		return &httpcore.ValidationError{Field: field, Reason: "must not be empty"}
+		return invalid(field, "must not be empty")
 	case strings.ContainsFunc(key, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return &httpcore.ValidationError{Field: field, Reason: "must not contain spaces or control characters"}
+		return invalid(field, "must not contain spaces or control characters")
 	}
 	return nil
 }

@@ -9,35 +9,38 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/productdata"
 )
 
 func TestNewNeedsABaseURLAndAKey(t *testing.T) {
 	t.Parallel()
-	_, err := productdata.New(productdata.WithKey(testKey))
+	_, err := productdata.New(productdata.WithAccountKey(testKey))
 	ve := validationError(t, err)
 	assert.Equal(t, "base URL", ve.Field)
 	assert.Contains(t, ve.Reason, "PRODUCTDATA_URL")
 
 	_, err = productdata.New(productdata.WithBaseURL("https://standardapi.sorftime.com"))
-	ve = validationError(t, err)
-	assert.Equal(t, "key", ve.Field)
-	assert.Contains(t, ve.Reason, "WithKey")
-	assert.Equal(t, "productdata", ve.Service)
+	mc := missingCredential(t, err)
+	assert.Equal(t, "account key", mc.Credential)
+	assert.Equal(t, "New", mc.Operation)
+	assert.Contains(t, mc.Reason, "WithAccountKey")
+	assert.Equal(t, "productdata", mc.Service)
+	assert.ErrorIs(t, err, sdk.ErrMissingCredential)
 }
 
-func TestWithKeyValidates(t *testing.T) {
+func TestWithAccountKeyValidates(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{"", "BasicAuth " + testKey, testKey + "\n", "ab\x00cd", "key with space"} {
-		_, err := productdata.New(productdata.WithBaseURL("https://h.example"), productdata.WithKey(bad))
+		_, err := productdata.New(productdata.WithBaseURL("https://h.example"), productdata.WithAccountKey(bad))
 		ve := validationError(t, err)
-		assert.Equal(t, "key", ve.Field)
+		assert.Equal(t, "account key", ve.Field)
 		assert.Equal(t, "productdata", ve.Service)
 		if bad != "" {
 			assert.NotContains(t, err.Error(), strings.TrimSpace(bad), "the value is never quoted")
 		}
 	}
-	_, err := productdata.New(productdata.WithBaseURL("https://h.example"), productdata.WithKey("abc"))
+	_, err := productdata.New(productdata.WithBaseURL("https://h.example"), productdata.WithAccountKey("abc"))
 	assert.Equal(t, "credential", validationError(t, err).Field, "too short to be a key")
 }
 
@@ -52,7 +55,7 @@ func TestBaseURLKeepsItsPathAndAddsTheAPIPrefix(t *testing.T) {
 		srv.URL + "/proxy/": "/proxy/api/CoinQuery",
 		srv.URL + "/p/api/": "/p/api/CoinQuery",
 	} {
-		c, err := productdata.New(productdata.WithBaseURL(base), productdata.WithKey(testKey), productdata.WithRequestsPerMinute(0))
+		c, err := productdata.New(productdata.WithBaseURL(base), productdata.WithAccountKey(testKey), productdata.WithRequestsPerMinute(0))
 		require.NoError(t, err)
 		_, err = c.Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
 		require.NoError(t, err)
@@ -64,7 +67,7 @@ func TestBaseURLKeepsItsPathAndAddsTheAPIPrefix(t *testing.T) {
 func TestEnvironmentSuppliesURLAndKey(t *testing.T) {
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, nil, 1, 1) })
 	t.Setenv(productdata.EnvURL, srv.URL)
-	t.Setenv(productdata.EnvKey, "env-key-0123456789")
+	t.Setenv(productdata.EnvAccountKey, "env-key-0123456789")
 	c, err := productdata.New(productdata.WithRequestsPerMinute(0))
 	require.NoError(t, err)
 	_, err = c.Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
@@ -72,7 +75,7 @@ func TestEnvironmentSuppliesURLAndKey(t *testing.T) {
 	assert.Equal(t, "BasicAuth env-key-0123456789", srv.requests()[0].Header.Get("Authorization"))
 
 	// An explicit key wins over the environment's.
-	c, err = productdata.New(productdata.WithKey(testKey), productdata.WithRequestsPerMinute(0))
+	c, err = productdata.New(productdata.WithAccountKey(testKey), productdata.WithRequestsPerMinute(0))
 	require.NoError(t, err)
 	_, err = c.Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
 	require.NoError(t, err)
@@ -81,12 +84,12 @@ func TestEnvironmentSuppliesURLAndKey(t *testing.T) {
 	// An explicit base URL never receives the environment's key.
 	other := newAPI(t, nil, func(r received) reply { return ok(t, nil, 1, 1) })
 	_, err = productdata.New(productdata.WithBaseURL(other.URL))
-	assert.Equal(t, "key", validationError(t, err).Field)
+	assert.Equal(t, "account key", missingCredential(t, err).Credential)
 
-	t.Setenv(productdata.EnvKey, "bad key")
+	t.Setenv(productdata.EnvAccountKey, "bad key")
 	_, err = productdata.New()
 	ve := validationError(t, err)
-	assert.Equal(t, productdata.EnvKey, ve.Field)
+	assert.Equal(t, productdata.EnvAccountKey, ve.Field)
 	assert.Equal(t, "productdata", ve.Service)
 	assert.NotContains(t, err.Error(), "bad key")
 }
@@ -94,25 +97,25 @@ func TestEnvironmentSuppliesURLAndKey(t *testing.T) {
 func TestRetryPolicyDefaultsToTwoRetries(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return reply{status: http.StatusServiceUnavailable} })
-	c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(testKey), productdata.WithRequestsPerMinute(0),
-		productdata.WithRetry(productdata.RetryPolicy{BaseDelay: time.Millisecond}))
+	c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithRequestsPerMinute(0),
+		productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond}))
 	require.NoError(t, err)
 	_, err = c.Call(t.Context(), productdata.EndpointCategoryTree, productdata.AmazonUS, nil, nil)
 	assert.Equal(t, 3, apiError(t, err).Attempts, "a zero MaxAttempts means the package's default of 3")
-	assert.Equal(t, int64(3), c.Usage().Calls)
+	assert.Equal(t, int64(3), c.Counters().Calls)
 
-	c, err = productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(testKey), productdata.WithRequestsPerMinute(0),
-		productdata.WithRetry(productdata.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
+	c, err = productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithRequestsPerMinute(0),
+		productdata.WithRetry(sdk.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
 	require.NoError(t, err)
 	_, err = c.Call(t.Context(), productdata.EndpointCategoryTree, productdata.AmazonUS, nil, nil)
 	assert.Equal(t, 5, apiError(t, err).Attempts)
 
-	_, err = productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(testKey),
-		productdata.WithRetry(productdata.RetryPolicy{MaxAttempts: -1}))
+	_, err = productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey),
+		productdata.WithRetry(sdk.RetryPolicy{MaxAttempts: -1}))
 	assert.Equal(t, "retry policy", validationError(t, err).Field)
 }
 
-func TestUsageCountsEveryRequestAndTheReportedUnits(t *testing.T) {
+func TestCountersCountEveryRequestAndTheReportedUnits(t *testing.T) {
 	t.Parallel()
 	left := 1000
 	srv := newAPI(t, nil, func(r received) reply {
@@ -125,17 +128,17 @@ func TestUsageCountsEveryRequestAndTheReportedUnits(t *testing.T) {
 		}
 		return reply{status: http.StatusBadGateway}
 	})
-	c := newClient(t, srv, productdata.WithRetry(productdata.RetryPolicy{BaseDelay: time.Millisecond}))
-	assert.Equal(t, productdata.Usage{}, c.Usage())
+	c := newClient(t, srv, productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond}))
+	assert.Equal(t, productdata.Counters{}, c.Counters())
 
-	_, err := c.Products(t.Context(), productdata.AmazonUS, productdata.ProductQuery{ASINs: []string{"B0CVM8TXHP", "B0D3DL6PXQ"}})
+	_, err := c.Products(t.Context(), productdata.AmazonUS, &productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP", "B0D3DL6PXQ"}})
 	require.NoError(t, err)
 	_, err = c.Call(t.Context(), productdata.EndpointCategoryTree, productdata.AmazonUS, nil, nil)
 	require.NoError(t, err)
 	_, err = c.Call(t.Context(), productdata.EndpointKeywordTasks, productdata.AmazonUS, nil, nil)
 	require.Error(t, err)
 
-	u := c.Usage()
+	u := c.Counters()
 	assert.Equal(t, int64(5), u.Calls, "1 + 1 + 3 attempts of the failing read")
 	assert.Equal(t, int64(2), u.Consumed)
 	require.NotNil(t, u.Left)

@@ -38,7 +38,7 @@ func pacedClient(t *testing.T, opts ...productdata.Option) (*productdata.Client,
 	t.Helper()
 	clock := poll.NewFake(epoch)
 	srv := newAPI(t, clock, func(r received) reply { return ok(t, []string{"x"}, 1000, 1) })
-	all := append([]productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithKey(testKey), productdata.WithClock(clock)}, opts...)
+	all := append([]productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithClock(clock)}, opts...)
 	c, err := productdata.New(all...)
 	require.NoError(t, err)
 	return c, srv, clock
@@ -60,7 +60,7 @@ func TestFourHundredCallsNeverExceedTheDefaultPace(t *testing.T) {
 	assert.LessOrEqual(t, most, 200)
 	assert.GreaterOrEqual(t, most, 199, "the pacer does not hold back more than it must")
 	assert.Less(t, elapsed, 125*time.Second, "about 0.3 s a call")
-	assert.Equal(t, int64(400), c.Usage().Calls)
+	assert.Equal(t, int64(400), c.Counters().Calls)
 }
 
 func TestTheEntryPlanPace(t *testing.T) {
@@ -108,6 +108,6 @@ func TestPacingCanBeTurnedOff(t *testing.T) {
 	}
 	assert.Equal(t, 50, busiestMinute(stamps(srv)))
 	assert.Equal(t, epoch, clock.Now(), "no wait at all")
-	_, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(testKey), productdata.WithRequestsPerMinute(-1))
+	_, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithRequestsPerMinute(-1))
 	assert.Equal(t, "requests per minute", validationError(t, err).Field)
 }

@@ -7,19 +7,20 @@ import (
 	"errors"
 	"iter"
 	"maps"
+	"strings"
 
 	"github.com/agentapis/sdk/internal/paging"
 )
 
-// Params are request parameters by the names the service documents, for Pages (Call takes
-// any struct or map).
-type Params map[string]any
+// RawParams are request parameters by the names the service documents, for AllPages (Call
+// takes them too, or any struct or map).
+type RawParams map[string]any
 
 // DefaultPageParam is the page-number parameter of most paged endpoints (KeywordQuery calls
 // it PageIndex).
 const DefaultPageParam = "Page"
 
-// Page is one page of a paged endpoint, as Pages yields it.
+// Page is one page of a paged endpoint, as AllPages yields it.
 type Page struct {
 	// Number is the page number sent, from 1.
 	Number int
@@ -29,14 +30,14 @@ type Page struct {
 	Meta Meta
 }
 
-// Pages iterates over the pages of a paged endpoint (such as CategoryProducts, ProductSearch,
+// AllPages iterates over the pages of a paged endpoint (such as CategoryProducts, ProductSearch,
 // AsinSalesVolume, ProductReviewsQuery or KeywordQuery), sending params with the page number
 // in pageParam ("" means DefaultPageParam), from 1 or from the number params already holds
 // there. Each page is fetched when the loop reaches it, and each is charged: breaking out of
 // the loop sends no further request.
 //
-//	for page, err := range client.Pages(ctx, productdata.EndpointProductSearch, productdata.AmazonUS,
-//		productdata.Params{"Brand": "anker"}, "") {
+//	for page, err := range client.AllPages(ctx, productdata.EndpointProductSearch, productdata.AmazonUS,
+//		productdata.RawParams{"Brand": "anker"}, "") {
 //		if err != nil { return err }
 //		...
 //	}
@@ -45,7 +46,7 @@ type Page struct {
 // page whose Data is null or an empty list or object, and before a page identical to the one
 // before it (a server that ignores the page number would otherwise be paid forever). Any
 // other error is yielded once and ends it; invalid input is yielded before any request.
-func (c *Client) Pages(ctx context.Context, endpoint Endpoint, domain Domain, params Params, pageParam string) iter.Seq2[*Page, error] {
+func (c *Client) AllPages(ctx context.Context, endpoint Endpoint, domain Domain, params RawParams, pageParam string) iter.Seq2[*Page, error] {
 	if pageParam == "" {
 		pageParam = DefaultPageParam
 	}
@@ -61,7 +62,7 @@ func (c *Client) Pages(ctx context.Context, endpoint Endpoint, domain Domain, pa
 		fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
 			p := maps.Clone(params)
 			if p == nil {
-				p = Params{}
+				p = RawParams{}
 			}
 			p[pageParam] = n
 			env := &envelope{}
@@ -81,9 +82,9 @@ func (c *Client) Pages(ctx context.Context, endpoint Endpoint, domain Domain, pa
 }
 
 // firstPage returns the page number params holds under pageParam (in any letter case), or 1.
-func firstPage(params Params, pageParam string) (int, error) {
+func firstPage(params RawParams, pageParam string) (int, error) {
 	for k, v := range params {
-		if !equalFoldASCII(k, pageParam) {
+		if !strings.EqualFold(k, pageParam) {
 			continue
 		}
 		if k != pageParam {
@@ -118,7 +119,7 @@ func isNoMoreData(err error) bool { return errors.Is(err, ErrNoMoreData) }
 
 // pagedItems iterates over the items of a paged endpoint whose Data decodes into a list of T:
 // body returns the request body of page n, and list the items of a decoded page. It ends at
-// ErrNoMoreData or after an empty page, like Pages.
+// ErrNoMoreData or after an empty page, like AllPages.
 func pagedItems[T any, L any](c *Client, ctx context.Context, endpoint Endpoint, domain Domain,
 	body func(page int) any, list func(*L) []T) iter.Seq2[T, error] {
 	fetch := func(ctx context.Context, n int) (paging.Page[T], error) {

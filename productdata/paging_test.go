@@ -27,7 +27,7 @@ func TestPagesEndsAtNoMoreDataWithoutAnError(t *testing.T) {
 	c := newClient(t, srv)
 	var numbers []int
 	var consumed int
-	for page, err := range c.Pages(t.Context(), productdata.EndpointKeywordQuery, productdata.AmazonUS, productdata.Params{"PageSize": 20}, "PageIndex") {
+	for page, err := range c.AllPages(t.Context(), productdata.EndpointKeywordQuery, productdata.AmazonUS, productdata.RawParams{"PageSize": 20}, "PageIndex") {
 		require.NoError(t, err)
 		numbers = append(numbers, page.Number)
 		consumed += *page.Meta.Units.Consumed
@@ -54,7 +54,7 @@ func TestPagesStartsWhereParamsSayAndStopsOnEmptyOrRepeatedPages(t *testing.T) {
 	})
 	c := newClient(t, srv)
 	var numbers []int
-	for page, err := range c.Pages(t.Context(), productdata.EndpointAsinSalesVolume, productdata.AmazonUS, productdata.Params{"ASIN": "B0CVM8TXHP", "Page": 3}, "") {
+	for page, err := range c.AllPages(t.Context(), productdata.EndpointAsinSalesVolume, productdata.AmazonUS, productdata.RawParams{"ASIN": "B0CVM8TXHP", "Page": 3}, "") {
 		require.NoError(t, err)
 		numbers = append(numbers, page.Number)
 	}
@@ -64,7 +64,7 @@ func TestPagesStartsWhereParamsSayAndStopsOnEmptyOrRepeatedPages(t *testing.T) {
 	// A server that ignores the page number sends the same page again: it is not paid forever.
 	same := newAPI(t, nil, func(r received) reply { return ok(t, []any{"same"}, 1, 1) })
 	numbers = nil
-	for page, err := range newClient(t, same).Pages(t.Context(), productdata.EndpointGetFavoriteKeyword, productdata.AmazonUS, nil, "") {
+	for page, err := range newClient(t, same).AllPages(t.Context(), productdata.EndpointGetFavoriteKeyword, productdata.AmazonUS, nil, "") {
 		require.NoError(t, err)
 		numbers = append(numbers, page.Number)
 	}
@@ -78,17 +78,17 @@ func TestPagesRefusesBadInputBeforeSending(t *testing.T) {
 	c := newClient(t, srv)
 	for _, tc := range []struct {
 		endpoint productdata.Endpoint
-		params   productdata.Params
+		params   productdata.RawParams
 		field    string
 	}{
-		{productdata.EndpointProductSearch, productdata.Params{"Page": 0}, "Page"},
-		{productdata.EndpointProductSearch, productdata.Params{"Page": "2"}, "Page"},
-		{productdata.EndpointProductSearch, productdata.Params{"page": 2}, "Page"},
-		{productdata.EndpointProductSearch, productdata.Params{"domain": 2}, "params"},
+		{productdata.EndpointProductSearch, productdata.RawParams{"Page": 0}, "Page"},
+		{productdata.EndpointProductSearch, productdata.RawParams{"Page": "2"}, "Page"},
+		{productdata.EndpointProductSearch, productdata.RawParams{"page": 2}, "Page"},
+		{productdata.EndpointProductSearch, productdata.RawParams{"domain": 2}, "params"},
 		{"Bad_Name", nil, "endpoint"},
 	} {
 		var errs []error
-		for _, err := range c.Pages(t.Context(), tc.endpoint, productdata.AmazonUS, tc.params, "") {
+		for _, err := range c.AllPages(t.Context(), tc.endpoint, productdata.AmazonUS, tc.params, "") {
 			errs = append(errs, err)
 		}
 		require.Len(t, errs, 1)
@@ -107,7 +107,7 @@ func TestPagesYieldsAFailureOnceAndStops(t *testing.T) {
 	})
 	c := newClient(t, srv)
 	var pages, errs int
-	for _, err := range c.Pages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil, "") {
+	for _, err := range c.AllPages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil, "") {
 		if err != nil {
 			errs++
 			require.ErrorIs(t, err, productdata.ErrRateLimited)
@@ -127,7 +127,7 @@ func TestPagesCanBeRangedOverAgain(t *testing.T) {
 		}
 		return ok(t, []any{"only page"}, 1, 1)
 	})
-	pages := newClient(t, srv).Pages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil, "")
+	pages := newClient(t, srv).AllPages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil, "")
 	for range 2 {
 		n := 0
 		for _, err := range pages {

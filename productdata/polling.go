@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/lenient"
 	"github.com/agentapis/sdk/internal/poll"
 )
 
@@ -27,7 +29,7 @@ const (
 )
 
 // PollOptions bound the wait for an asynchronous task (RefreshProduct, CollectReviews). Every
-// status query is a request (counted in Usage, paced, and possibly charged), so the schedule
+// status query is a request (counted in Counters, paced, and possibly charged), so the schedule
 // asks rarely: after the request that starts the task it waits MinDelay, and then half the
 // time elapsed so far, between MinDelay and MaxDelay, with the last query at the Timeout. A
 // task is therefore noticed at most half its running time after it finished (MinDelay for
@@ -66,7 +68,7 @@ type TaskProgress struct {
 	Err error
 }
 
-// resolve returns o (which may be nil) with its defaults, or a *ValidationError.
+// resolve returns o (which may be nil) with its defaults, or an *sdk.ValidationError.
 func (o *PollOptions) resolve() (PollOptions, error) {
 	var r PollOptions
 	if o != nil {
@@ -168,7 +170,7 @@ func (t *task) waitError(reason error, elapsed time.Duration, last error) *WaitE
 // persisted through the retries, or the request got no answer. It also returns the error
 // worth reporting: nil for "still running", err otherwise.
 func pollable(ctx context.Context, err error) (again bool, report error) {
-	var re *RequestError
+	var re *sdk.RequestError
 	switch {
 	case ctx.Err() != nil:
 		return false, err
@@ -232,15 +234,14 @@ func parseTaskState(item json.RawMessage) (taskState, error) {
 		return st, nil
 	}
 	var obj struct {
-		TaskID json.RawMessage `json:"taskId"`
-		Status *int            `json:"status"`
-		ASIN   string          `json:"asin"`
+		TaskID lenient.Opt[lenient.Text] `json:"taskId"`
+		Status *int                      `json:"status"`
+		ASIN   string                    `json:"asin"`
 	}
 	if err := json.Unmarshal(item, &obj); err != nil || obj.Status == nil {
 		return taskState{}, fmt.Errorf("task status: entry %.60s is neither a string nor {taskId, status}", item)
 	}
-	id, _ := scalarText(obj.TaskID)
-	st := taskState{asin: obj.ASIN, taskID: id, listed: true}
+	st := taskState{asin: obj.ASIN, taskID: string(obj.TaskID.Or("")), listed: true}
 	switch *obj.Status {
 	case 0:
 		st.status = TaskDone

@@ -95,7 +95,7 @@ func (s *asyncService) figures() (polls int, late time.Duration) {
 // pace of 200 requests a minute.
 func newAsyncClient(t *testing.T, s *asyncService) *productdata.Client {
 	t.Helper()
-	c, err := productdata.New(productdata.WithBaseURL(s.URL), productdata.WithKey(testKey), productdata.WithClock(s.clock))
+	c, err := productdata.New(productdata.WithBaseURL(s.URL), productdata.WithAccountKey(testKey), productdata.WithClock(s.clock))
 	require.NoError(t, err)
 	return c
 }
@@ -112,7 +112,7 @@ func TestPollingScheduleFindsCompletionWithFewPolls(t *testing.T) {
 	for _, d := range []time.Duration{1 * time.Second, 5 * time.Second, 20 * time.Second, 45 * time.Second, 85 * time.Second} {
 		s := newAsyncService(t, d, 1)
 		c := newAsyncClient(t, s)
-		p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP", Update: 24}, nil)
+		p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 24}, nil)
 		require.NoError(t, err, "task of %s", d)
 		assert.Equal(t, 3999, p.SalesPrice)
 		polls, late := s.figures()
@@ -121,7 +121,7 @@ func TestPollingScheduleFindsCompletionWithFewPolls(t *testing.T) {
 		assert.LessOrEqual(t, polls, 11, "task of %s", d)
 		assert.GreaterOrEqual(t, late, time.Duration(0))
 		assert.LessOrEqual(t, late, allowedLateness(d), "task of %s", d)
-		assert.Equal(t, int64(polls+2), c.Usage().Calls, "the start, the polls and the final ProductRequest")
+		assert.Equal(t, int64(polls+2), c.Counters().Calls, "the start, the polls and the final ProductRequest")
 	}
 }
 
@@ -132,7 +132,7 @@ func TestPollingScheduleBoundHoldsForEveryDuration(t *testing.T) {
 	worst := 0
 	for d := 500 * time.Millisecond; d < 90*time.Second; d += 500 * time.Millisecond {
 		s := newAsyncService(t, d, 1)
-		_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, nil)
+		_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
 		require.NoError(t, err, "task of %s", d)
 		polls, late := s.figures()
 		worst = max(worst, polls)
@@ -147,7 +147,7 @@ func TestRefreshProductSendsTheDocumentedRequests(t *testing.T) {
 	s := newAsyncService(t, 3*time.Second, 1)
 	c := newAsyncClient(t, s)
 	var progress []productdata.TaskProgress
-	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP", Update: 48},
+	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 48},
 		&productdata.PollOptions{Progress: func(p productdata.TaskProgress) { progress = append(progress, p) }})
 	require.NoError(t, err)
 	reqs := s.requests()
@@ -168,7 +168,7 @@ func TestRefreshProductOfAFreshProductIsOneRequest(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, product("B0CVM8TXHP", 3999, 9300), 500, 0) })
 	c := newClient(t, srv)
-	p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, nil)
+	p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 9300, p.ListingSalesVolumeOfMonth)
 	assert.Equal(t, 0, *p.Meta.Units.Consumed)
@@ -182,7 +182,7 @@ func TestRefreshProductOfAFreshProductIsOneRequest(t *testing.T) {
 		}
 		return ok(t, nil, 500, 0)
 	})
-	p, err = newClient(t, bare).RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, nil)
+	p, err = newClient(t, bare).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, *p.Meta.Units.Consumed)
 	assert.Len(t, bare.requests(), 2)
@@ -192,7 +192,7 @@ func TestRefreshProductReportsAFailedTask(t *testing.T) {
 	t.Parallel()
 	for outcome, sentinel := range map[int]error{3: productdata.ErrTaskFailed, 4: productdata.ErrQuotaExhausted, 5: productdata.ErrNotFound} {
 		s := newAsyncService(t, 5*time.Second, outcome)
-		_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, nil)
+		_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
 		require.ErrorIs(t, err, sentinel)
 		var te *productdata.TaskError
 		require.ErrorAs(t, err, &te)
@@ -209,7 +209,7 @@ func TestRefreshProductReportsAFailedTask(t *testing.T) {
 func TestRefreshProductWaitEndsAtTheTimeoutAndThePollCap(t *testing.T) {
 	t.Parallel()
 	s := newAsyncService(t, 10*time.Minute, 1)
-	_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, nil)
+	_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrTaskRunning)
 	require.ErrorIs(t, err, productdata.ErrWaitTimeout)
 	var we *productdata.WaitError
@@ -221,7 +221,7 @@ func TestRefreshProductWaitEndsAtTheTimeoutAndThePollCap(t *testing.T) {
 	assert.Equal(t, epoch.Add(90*time.Second), s.requests()[len(s.requests())-1].At, "the last poll is at the timeout")
 
 	s = newAsyncService(t, 10*time.Minute, 1)
-	_, err = newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"},
+	_, err = newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"},
 		&productdata.PollOptions{MaxPolls: 3, Timeout: 10 * time.Minute})
 	require.ErrorIs(t, err, productdata.ErrPollLimit)
 	require.ErrorAs(t, err, &we)
@@ -234,7 +234,7 @@ func TestRefreshProductHonoursTheContext(t *testing.T) {
 	t.Parallel()
 	s := newAsyncService(t, 10*time.Minute, 1)
 	ctx, cancel := context.WithCancel(t.Context())
-	_, err := newAsyncClient(t, s).RefreshProduct(ctx, productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"},
+	_, err := newAsyncClient(t, s).RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"},
 		&productdata.PollOptions{Progress: func(p productdata.TaskProgress) {
 			if p.Polls == 2 {
 				cancel()
@@ -253,10 +253,10 @@ func TestPollOptionsAreValidated(t *testing.T) {
 	for _, o := range []productdata.PollOptions{
 		{MinDelay: -1}, {MaxDelay: -1}, {Timeout: -1}, {MaxPolls: -1}, {MinDelay: 5 * time.Second, MaxDelay: time.Second},
 	} {
-		_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, &o)
+		_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, &o)
 		assert.Equal(t, "poll options", validationError(t, err).Field)
 	}
-	for _, q := range []productdata.RefreshQuery{{ASIN: "B0CVM8TXHP", Update: 121}, {ASIN: "B0CVM8TXHP", Update: -1}, {ASIN: "x"}} {
+	for _, q := range []*productdata.RefreshProductParams{{ASIN: "B0CVM8TXHP", Update: 121}, {ASIN: "B0CVM8TXHP", Update: -1}, {ASIN: "x"}} {
 		_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, q, nil)
 		validationError(t, err)
 	}
@@ -288,7 +288,7 @@ func TestPollingWaitsThroughPerMinuteLimitsOfStatusQueries(t *testing.T) {
 	})
 	var seen []error
 	c := newClient(t, srv, productdata.WithClock(clock))
-	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"},
+	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"},
 		&productdata.PollOptions{Progress: func(p productdata.TaskProgress) { seen = append(seen, p.Err) }})
 	require.NoError(t, err)
 	require.Len(t, seen, 3)
@@ -306,7 +306,7 @@ func TestPollingStopsOnAFatalStatusError(t *testing.T) {
 		return fail(401, "endpoint not open")
 	})
 	c := newClient(t, srv, productdata.WithClock(poll.NewFake(epoch)))
-	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, nil)
+	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrUnauthorized)
 	assert.Len(t, srv.requests(), 2)
 }
@@ -315,7 +315,7 @@ func TestCollectReviewsAndReadThem(t *testing.T) {
 	t.Parallel()
 	s := newAsyncService(t, 40*time.Second, 1)
 	c := newAsyncClient(t, s)
-	task, err := c.CollectReviews(t.Context(), productdata.AmazonUS, productdata.ReviewCollection{
+	task, err := c.CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{
 		ASIN: "B0CVM8TXHP", Pages: 2, MostRecent: true, Stars: []int{1, 2, productdata.StarNegative}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "88231", task.TaskID)
@@ -329,7 +329,7 @@ func TestCollectReviewsAndReadThem(t *testing.T) {
 	assert.Equal(t, map[string]any{"domain": 1.0, "ASIN": "B0CVM8TXHP", "Page": 2.0, "CollectType": 1.0, "Star": "1,2,10"}, reqs[0].Body)
 	assert.Equal(t, map[string]any{"domain": 1.0, "QueryDate": "2026-03-02", "ASIN": "B0CVM8TXHP"}, reqs[1].Body)
 
-	for _, q := range []productdata.ReviewCollection{
+	for _, q := range []*productdata.CollectReviewsParams{
 		{ASIN: "B0CVM8TXHP", Pages: 11}, {ASIN: "B0CVM8TXHP", Stars: []int{6}}, {ASIN: "B0CVM8TXHP", Stars: []int{5, 5}}, {ASIN: "nope"},
 	} {
 		_, err := c.CollectReviews(t.Context(), productdata.AmazonUS, q, nil)
@@ -355,7 +355,7 @@ func TestCollectReviewsMatchesTaskObjectsByID(t *testing.T) {
 		return ok(t, []any{map[string]any{"taskId": 5520, "status": 98}, map[string]any{"taskId": 5521, "status": 0}}, 10, 0)
 	})
 	task, err := newClient(t, srv, productdata.WithClock(clock)).CollectReviews(t.Context(), productdata.AmazonUS,
-		productdata.ReviewCollection{ASIN: "B0CVM8TXHP"}, nil)
+		&productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.NoError(t, err, "the other task's states do not count")
 	assert.Equal(t, "5521", task.TaskID)
 	assert.Equal(t, 3, task.Polls)
@@ -364,12 +364,12 @@ func TestCollectReviewsMatchesTaskObjectsByID(t *testing.T) {
 func TestCollectReviewsRefusedByTheService(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return fail(12, "collected within the last two hours") })
-	_, err := newClient(t, srv).CollectReviews(t.Context(), productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP"}, nil)
+	_, err := newClient(t, srv).CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrAlreadyExists)
 	assert.Len(t, srv.requests(), 1)
 
 	zero := newAPI(t, nil, func(r received) reply { return ok(t, 0, 10, 0) })
-	_, err = newClient(t, zero).CollectReviews(t.Context(), productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP"}, nil)
+	_, err = newClient(t, zero).CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrTaskFailed, "task id 0: no task was created")
 	assert.Len(t, zero.requests(), 1)
 }
@@ -391,7 +391,7 @@ func TestReviewsPagesAndSpellings(t *testing.T) {
 	})
 	c := newClient(t, srv)
 	var got []productdata.Review
-	for r, err := range c.Reviews(t.Context(), productdata.AmazonUS, productdata.ReviewQuery{ASIN: "B0CVM8TXHP", Star: productdata.StarPositive}) {
+	for r, err := range c.AllReviews(t.Context(), productdata.AmazonUS, &productdata.ReviewsParams{ASIN: "B0CVM8TXHP", Star: productdata.StarPositive}) {
 		require.NoError(t, err)
 		got = append(got, r)
 	}
@@ -410,7 +410,7 @@ func TestReviewsPagesAndSpellings(t *testing.T) {
 	assert.Len(t, srv.requests(), 3)
 
 	var errs []error
-	for _, err := range c.Reviews(t.Context(), productdata.AmazonUS, productdata.ReviewQuery{ASIN: "B0CVM8TXHP", Star: 7}) {
+	for _, err := range c.AllReviews(t.Context(), productdata.AmazonUS, &productdata.ReviewsParams{ASIN: "B0CVM8TXHP", Star: 7}) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)

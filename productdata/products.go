@@ -14,8 +14,8 @@ const MaxASINs = 10
 // asinLen is the length of an ASIN: ten letters and digits.
 const asinLen = 10
 
-// ProductQuery is the input of ProductRequest.
-type ProductQuery struct {
+// ProductsParams are the parameters of ProductRequest, for Products.
+type ProductsParams struct {
 	// ASINs are the products, 1 to MaxASINs, without repeats; each is charged.
 	ASINs []string
 	// NoTrend leaves the trends out of the answer (Trend 2); by default they are included.
@@ -39,7 +39,10 @@ type productRequestBody struct {
 const dateLayout = "2006-01-02"
 
 // body validates q and returns ProductRequest's body.
-func (q *ProductQuery) body() (*productRequestBody, error) {
+func (q *ProductsParams) body() (*productRequestBody, error) {
+	if q == nil {
+		q = &ProductsParams{}
+	}
 	switch n := len(q.ASINs); {
 	case n == 0:
 		return nil, invalid("asin", "at least one ASIN is needed")
@@ -114,28 +117,24 @@ type ProductList struct {
 // productsData is the Data of ProductRequest: one ProductObject, a list of them, or null.
 type productsData []Product
 
-// UnmarshalJSON reads an object as a list of one.
+// UnmarshalJSON reads an object as a list of one, and null as no product.
 func (p *productsData) UnmarshalJSON(b []byte) error {
-	switch trimmed := strings.TrimSpace(string(b)); {
-	case trimmed == "null":
-		*p = nil
-		return nil
-	case strings.HasPrefix(trimmed, "{"):
-		var one Product
-		if err := one.UnmarshalJSON(b); err != nil {
-			return err
-		}
-		*p = productsData{one}
-		return nil
+	if !strings.HasPrefix(strings.TrimSpace(string(b)), "{") {
+		return json.Unmarshal(b, (*[]Product)(p))
 	}
-	return json.Unmarshal(b, (*[]Product)(p))
+	var one Product
+	if err := json.Unmarshal(b, &one); err != nil {
+		return err
+	}
+	*p = productsData{one}
+	return nil
 }
 
 // Products looks up 1 to MaxASINs Amazon products with ProductRequest, one unit per ASIN
 // (two with a trend period of more than 15 days). ASINs the answer does not hold are listed
 // in Missing: the service charges for them and returns nothing. Only Amazon sites are
 // accepted; q is validated before any request.
-func (c *Client) Products(ctx context.Context, domain Domain, q ProductQuery) (*ProductList, error) {
+func (c *Client) Products(ctx context.Context, domain Domain, q *ProductsParams) (*ProductList, error) {
 	if err := checkAmazon(domain, "Products"); err != nil {
 		return nil, err
 	}
@@ -174,12 +173,12 @@ func indexOfASIN(products []Product, asin string) int {
 // Product looks up one Amazon product by ASIN with ProductRequest (one unit), trends of the
 // recent 15 days included. A product the service has no data for (Code 0 with no product, as
 // it answers for an ASIN that does not exist; charged) is a *NotFoundError, and code 97 an
-// *APIError: both match ErrNotFound.
+// *sdk.APIError: both match ErrNotFound.
 func (c *Client) Product(ctx context.Context, domain Domain, asin string) (*Product, error) {
 	if err := checkAmazon(domain, "Product"); err != nil {
 		return nil, err
 	}
-	list, err := c.Products(ctx, domain, ProductQuery{ASINs: []string{asin}})
+	list, err := c.Products(ctx, domain, &ProductsParams{ASINs: []string{asin}})
 	if err != nil {
 		return nil, err
 	}
@@ -192,8 +191,8 @@ func (c *Client) Product(ctx context.Context, domain Domain, asin string) (*Prod
 	return &p, nil
 }
 
-// ProductTrendQuery is the input of ProductTrend.
-type ProductTrendQuery struct {
+// ProductTrendParams are the parameters of ProductTrend.
+type ProductTrendParams struct {
 	// ASIN is the product.
 	ASIN string
 	// From and To bound the period (dateRange, "yyyyMMdd,yyyyMMdd"); both or neither. Without
@@ -214,7 +213,10 @@ type productTrendBody struct {
 const compactDate = "20060102"
 
 // body validates q and returns ProductTrend's body.
-func (q *ProductTrendQuery) body() (*productTrendBody, error) {
+func (q *ProductTrendParams) body() (*productTrendBody, error) {
+	if q == nil {
+		q = &ProductTrendParams{}
+	}
 	if err := checkASIN("asin", q.ASIN); err != nil {
 		return nil, err
 	}
@@ -284,7 +286,7 @@ func (t *ProductTrend) UnmarshalJSON(b []byte) error {
 
 // ProductTrend returns the history of an Amazon product with ProductTrend (one unit): price,
 // sales, rank and the other trends the service keeps. q is validated before any request.
-func (c *Client) ProductTrend(ctx context.Context, domain Domain, q ProductTrendQuery) (*ProductTrend, error) {
+func (c *Client) ProductTrend(ctx context.Context, domain Domain, q *ProductTrendParams) (*ProductTrend, error) {
 	if err := checkAmazon(domain, "ProductTrend"); err != nil {
 		return nil, err
 	}

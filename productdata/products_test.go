@@ -112,7 +112,7 @@ func TestProductsOfSeveralASINs(t *testing.T) {
 		return ok(t, []any{product("B0CVM8TXHP", 3999, 9300), product("B0D3DL6PXQ", 2599, -1)}, 6497, 3)
 	})
 	c := newClient(t, srv)
-	list, err := c.Products(t.Context(), productdata.AmazonDE, productdata.ProductQuery{
+	list, err := c.Products(t.Context(), productdata.AmazonDE, &productdata.ProductsParams{
 		ASINs: []string{"B0CVM8TXHP", "b0d3dl6pxq", "B0GONE0000"}, TrendStart: time.Date(2024, 10, 1, 0, 0, 0, 0, time.UTC), TrendEnd: time.Date(2024, 10, 31, 0, 0, 0, 0, time.UTC),
 	})
 	require.NoError(t, err)
@@ -151,18 +151,18 @@ func TestProductInputIsValidatedBeforeSending(t *testing.T) {
 	}
 	day := time.Date(2024, 10, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
-		q     productdata.ProductQuery
+		q     *productdata.ProductsParams
 		field string
 	}{
-		{productdata.ProductQuery{}, "asin"},
-		{productdata.ProductQuery{ASINs: eleven}, "asin"},
-		{productdata.ProductQuery{ASINs: []string{"B0CVM8TXHP", "b0cvm8txhp"}}, "asin"},
-		{productdata.ProductQuery{ASINs: []string{"B0CVM8TXH"}}, "asin"},
-		{productdata.ProductQuery{ASINs: []string{"B0CVM8TXHP,B0D3DL6PXQ"}}, "asin"},
-		{productdata.ProductQuery{ASINs: []string{"B0CVM8TX P"}}, "asin"},
-		{productdata.ProductQuery{ASINs: []string{"B0CVM8TXHP"}, TrendEnd: day}, "QueryTrendEndDt"},
-		{productdata.ProductQuery{ASINs: []string{"B0CVM8TXHP"}, TrendStart: day, TrendEnd: day.AddDate(0, 0, -1)}, "QueryTrendEndDt"},
-		{productdata.ProductQuery{ASINs: []string{"B0CVM8TXHP"}, NoTrend: true, TrendStart: day}, "Trend"},
+		{&productdata.ProductsParams{}, "asin"},
+		{&productdata.ProductsParams{ASINs: eleven}, "asin"},
+		{&productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP", "b0cvm8txhp"}}, "asin"},
+		{&productdata.ProductsParams{ASINs: []string{"B0CVM8TXH"}}, "asin"},
+		{&productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP,B0D3DL6PXQ"}}, "asin"},
+		{&productdata.ProductsParams{ASINs: []string{"B0CVM8TX P"}}, "asin"},
+		{&productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP"}, TrendEnd: day}, "QueryTrendEndDt"},
+		{&productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP"}, TrendStart: day, TrendEnd: day.AddDate(0, 0, -1)}, "QueryTrendEndDt"},
+		{&productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP"}, NoTrend: true, TrendStart: day}, "Trend"},
 	} {
 		_, err := c.Products(t.Context(), productdata.AmazonUS, tc.q)
 		assert.Equal(t, tc.field, validationError(t, err).Field, "%+v", tc.q)
@@ -179,7 +179,7 @@ func TestProductsWithoutTrend(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, product("B0CVM8TXHP", 1, 1), 1, 1) })
 	c := newClient(t, srv)
-	list, err := c.Products(t.Context(), productdata.AmazonJP, productdata.ProductQuery{ASINs: []string{"B0CVM8TXHP"}, NoTrend: true})
+	list, err := c.Products(t.Context(), productdata.AmazonJP, &productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP"}, NoTrend: true})
 	require.NoError(t, err)
 	assert.Len(t, list.Products, 1, "a single object is a list of one")
 	assert.Empty(t, list.Missing)
@@ -193,7 +193,7 @@ func TestProductTrend(t *testing.T) {
 			"SalesVolumeTrend": []any{"20240101", 310, "20240102", 298}, "Note": "x"}, 100, 1)
 	})
 	c := newClient(t, srv)
-	tr, err := c.ProductTrend(t.Context(), productdata.AmazonUS, productdata.ProductTrendQuery{ASIN: "B0CVM8TXHP",
+	tr, err := c.ProductTrend(t.Context(), productdata.AmazonUS, &productdata.ProductTrendParams{ASIN: "B0CVM8TXHP",
 		From: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2024, 12, 31, 0, 0, 0, 0, time.UTC), TrendType: 1})
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"domain": 1.0, "asin": "B0CVM8TXHP", "dateRange": "20240101,20241231", "trendType": 1.0}, srv.requests()[0].Body)
@@ -202,7 +202,7 @@ func TestProductTrend(t *testing.T) {
 	assert.Equal(t, 298.0, tr.Trends["SalesVolumeTrend"][1].Value)
 	assert.Contains(t, string(tr.Raw), `"Note":"x"`)
 
-	for _, q := range []productdata.ProductTrendQuery{
+	for _, q := range []*productdata.ProductTrendParams{
 		{ASIN: "short"},
 		{ASIN: "B0CVM8TXHP", From: time.Now()},
 		{ASIN: "B0CVM8TXHP", From: time.Now(), To: time.Now().Add(-48 * time.Hour)},
@@ -227,7 +227,7 @@ func TestProductTrendShapes(t *testing.T) {
 		"a list of objects":     {[]any{map[string]any{"d": 1}}, 0, true},
 	} {
 		srv := newAPI(t, nil, func(r received) reply { return ok(t, tc.data, 1, 1) })
-		tr, err := newClient(t, srv).ProductTrend(t.Context(), productdata.AmazonUS, productdata.ProductTrendQuery{ASIN: "B0CVM8TXHP"})
+		tr, err := newClient(t, srv).ProductTrend(t.Context(), productdata.AmazonUS, &productdata.ProductTrendParams{ASIN: "B0CVM8TXHP"})
 		if tc.fails {
 			decodeError(t, err)
 			continue

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -106,7 +107,7 @@ func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
 	logs := &lockedBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := newClient(t, srv, productdata.WithLogger(logger),
-		productdata.WithRetry(productdata.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
+		productdata.WithRetry(sdk.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
 	ctx := t.Context()
 
 	for _, tc := range []struct {
@@ -140,20 +141,20 @@ func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
 
 	// A review collection whose task id and status messages echo the key: the wait ends
 	// with a *WaitError holding the last status error.
-	_, err := c.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: "B0CVM8TXHP"},
+	_, err := c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"},
 		&productdata.PollOptions{MinDelay: time.Millisecond, MaxPolls: 1})
 	var we *productdata.WaitError
 	require.ErrorAs(t, err, &we)
 	require.ErrorIs(t, err, productdata.ErrRateLimited)
 	assertNoSecret(t, err, testKey)
 
-	_, err = c.RefreshProduct(ctx, productdata.AmazonUS, productdata.RefreshQuery{ASIN: "B0CVM8TXHP"}, nil)
+	_, err = c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrTaskFailed)
 	assertNoSecret(t, err, testKey)
 
 	// A key set later is kept out of errors too, and so is the one it replaced.
 	const newKey = "n3wk3yn3wk3yn3wk3yn3wk3yn3wk3y00"
-	require.NoError(t, c.SetKey(newKey))
+	require.NoError(t, c.SetAccountKey(newKey))
 	_, err = c.Product(ctx, productdata.AmazonUS, "B0CODE0401")
 	require.ErrorIs(t, err, productdata.ErrUnauthorized)
 	assertNoSecret(t, err, testKey, newKey)
@@ -178,10 +179,10 @@ func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
 func TestKeyNeverReachesValidationErrors(t *testing.T) {
 	t.Parallel()
 	const key = "bad key with spaces 0123456789abcdef"
-	_, err := productdata.New(productdata.WithBaseURL("https://example.invalid"), productdata.WithKey(key))
-	var ve *productdata.ValidationError
+	_, err := productdata.New(productdata.WithBaseURL("https://example.invalid"), productdata.WithAccountKey(key))
+	var ve *sdk.ValidationError
 	require.True(t, errors.As(err, &ve))
-	assert.Equal(t, "key", ve.Field)
+	assert.Equal(t, "account key", ve.Field)
 	scan.Add(key)
 	assertNoSecret(t, err, key)
 }

@@ -1,6 +1,7 @@
 package productdata
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -10,17 +11,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // serviceZone is the time zone of the service's dates (China Standard Time): a review
 // collection's status is queried by the date the task was created there.
 var serviceZone = time.FixedZone("UTC+8", 8*60*60)
 
-// MaxUpdateHours is the largest RefreshQuery.Update.
+// MaxUpdateHours is the largest RefreshProductParams.Update.
 const MaxUpdateHours = 120
 
-// RefreshQuery is the input of RefreshProduct.
-type RefreshQuery struct {
+// RefreshProductParams are the parameters of RefreshProduct.
+type RefreshProductParams struct {
 	// ASIN is the product.
 	ASIN string
 	// Update is the age, in hours (1 to 120), beyond which the service fetches the product
@@ -65,9 +68,12 @@ func (f *freshProduct) UnmarshalJSON(b []byte) error {
 // product later with Product. The starting request is sent once (it is not repeated on a
 // network error); status queries that meet the per-minute limit or a network failure are
 // tried again on the schedule.
-func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q RefreshQuery, o *PollOptions) (*Product, error) {
+func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshProductParams, o *PollOptions) (*Product, error) {
 	if err := checkAmazon(domain, "RefreshProduct"); err != nil {
 		return nil, err
+	}
+	if q == nil {
+		q = &RefreshProductParams{}
 	}
 	if err := checkASIN("ASIN", q.ASIN); err != nil {
 		return nil, err
@@ -134,8 +140,8 @@ const (
 // validStar reports whether s is a star filter: 1 to 5, StarNegative or StarPositive.
 func validStar(s int) bool { return (s >= 1 && s <= 5) || s == StarNegative || s == StarPositive }
 
-// ReviewCollection is the input of CollectReviews.
-type ReviewCollection struct {
+// CollectReviewsParams are the parameters of CollectReviews.
+type CollectReviewsParams struct {
 	// ASIN is the product.
 	ASIN string
 	// Pages is the number of pages to collect (Page, about 10 reviews each), 1 to 10; 0
@@ -158,7 +164,10 @@ type reviewsCollectionBody struct {
 }
 
 // body validates q and returns ProductReviewsCollection's body.
-func (q *ReviewCollection) body() (*reviewsCollectionBody, error) {
+func (q *CollectReviewsParams) body() (*reviewsCollectionBody, error) {
+	if q == nil {
+		q = &CollectReviewsParams{}
+	}
 	if err := checkASIN("ASIN", q.ASIN); err != nil {
 		return nil, err
 	}
@@ -190,7 +199,7 @@ type reviewsStatusBody struct {
 	ASIN      string `json:"ASIN"`
 }
 
-// ReviewTask is a finished review collection, whose reviews Reviews then reads.
+// ReviewTask is a finished review collection, whose reviews AllReviews then reads.
 type ReviewTask struct {
 	// ASIN is the product.
 	ASIN string
@@ -211,14 +220,14 @@ type ReviewTask struct {
 // CollectReviews collects an Amazon product's reviews and waits until the collection is done:
 // it sends ProductReviewsCollection (charged in credit points per page collected), then polls
 // ProductReviewsCollectionStatusQuery on the schedule of o (nil for the defaults). Read the
-// reviews with Reviews afterwards.
+// reviews with AllReviews afterwards.
 //
 // The service takes from minutes to days to collect, and refuses to collect the same product
 // again within two hours (ErrAlreadyExists: read the reviews collected before). A collection
 // that fails is a *TaskError; a wait that ends first is a *WaitError matching ErrTaskRunning,
 // and the collection goes on: poll again later with Call, or read the reviews when done. The
 // starting request is sent once.
-func (c *Client) CollectReviews(ctx context.Context, domain Domain, q ReviewCollection, o *PollOptions) (*ReviewTask, error) {
+func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectReviewsParams, o *PollOptions) (*ReviewTask, error) {
 	if err := checkAmazon(domain, "CollectReviews"); err != nil {
 		return nil, err
 	}
@@ -230,12 +239,12 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q ReviewColl
 	if err != nil {
 		return nil, err
 	}
-	t := &task{endpoint: EndpointProductReviewsCollection, asin: q.ASIN}
-	out := &ReviewTask{ASIN: q.ASIN}
+	t := &task{endpoint: EndpointProductReviewsCollection, asin: body.ASIN}
+	out := &ReviewTask{ASIN: body.ASIN}
 	begin := c.clock.Now()
 	start := func(ctx context.Context) (bool, error) {
 		out.QueryDate = c.clock.Now().In(serviceZone).Format(dateLayout)
-		var id json.RawMessage
+		var id lenient.Opt[lenient.Text]
 		env := &envelope{data: &id}
 		resp, err := c.call(ctx, EndpointProductReviewsCollection, domain, body, env)
 		if err != nil {
@@ -243,8 +252,7 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q ReviewColl
 		}
 		out.Meta = env.meta(resp)
 		// The id reaches results, progress and errors: scrub a key a server may have echoed.
-		t.taskID, _ = scalarText(id)
-		t.taskID = c.core.Redact(t.taskID)
+		t.taskID = c.core.Redact(string(id.Or("")))
 		out.TaskID = t.taskID
 		if n, err := strconv.ParseInt(t.taskID, 10, 64); err == nil && n <= 0 {
 			t.status = TaskFailed
@@ -255,7 +263,7 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q ReviewColl
 	check := func(ctx context.Context) (bool, error) {
 		var states statusList
 		_, err := c.call(ctx, EndpointProductReviewsCollectionStatusQuery, domain,
-			&reviewsStatusBody{QueryDate: out.QueryDate, ASIN: q.ASIN}, &envelope{data: &states})
+			&reviewsStatusBody{QueryDate: out.QueryDate, ASIN: body.ASIN}, &envelope{data: &states})
 		if err != nil {
 			again, report := pollable(ctx, err)
 			return !again, report
@@ -271,8 +279,8 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q ReviewColl
 	return out, nil
 }
 
-// ReviewQuery is the input of Reviews.
-type ReviewQuery struct {
+// ReviewsParams are the parameters of AllReviews.
+type ReviewsParams struct {
 	// ASIN is the product.
 	ASIN string
 	// Star keeps the reviews of one filter: 1 to 5, StarNegative or StarPositive; 0 keeps all.
@@ -286,13 +294,16 @@ type reviewsQueryBody struct {
 	Star int    `json:"Star,omitempty"`
 }
 
-// Reviews iterates over the collected reviews of an Amazon product with ProductReviewsQuery,
-// page by page (up to 100 reviews a page, each page charged), fetching each page when the loop
-// reaches it; breaking out of the loop sends no further request. It ends cleanly at the "no
-// more data" code or after an empty page; any other error (such as ErrNotFound when nothing
-// was collected) is yielded once.
-func (c *Client) Reviews(ctx context.Context, domain Domain, q ReviewQuery) iter.Seq2[Review, error] {
-	err := checkAmazon(domain, "Reviews")
+// AllReviews iterates over the collected reviews of an Amazon product with
+// ProductReviewsQuery, page by page (up to 100 reviews a page, each page charged), fetching
+// each page when the loop reaches it; breaking out of the loop sends no further request. It
+// ends cleanly at the "no more data" code or after an empty page; any other error (such as
+// ErrNotFound when nothing was collected) is yielded once.
+func (c *Client) AllReviews(ctx context.Context, domain Domain, q *ReviewsParams) iter.Seq2[Review, error] {
+	if q == nil {
+		q = &ReviewsParams{}
+	}
+	err := checkAmazon(domain, "AllReviews")
 	if err == nil {
 		err = checkASIN("ASIN", q.ASIN)
 	}
@@ -310,7 +321,7 @@ func (c *Client) Reviews(ctx context.Context, domain Domain, q ReviewQuery) iter
 // Reviews (or Items); null is an empty list.
 type reviewPage struct{ reviews []Review }
 
-// UnmarshalJSON reads the list in one pass.
+// UnmarshalJSON reads the list.
 func (p *reviewPage) UnmarshalJSON(b []byte) error {
 	list, err := decodeList[Review](b, "review list")
 	p.reviews = list
@@ -347,18 +358,18 @@ type Review struct {
 // plainReview is Review without its UnmarshalJSON method.
 type plainReview Review
 
-// UnmarshalJSON decodes a review in one pass, leniently.
+// UnmarshalJSON decodes a review leniently and keeps a copy of its object as Raw.
 func (r *Review) UnmarshalJSON(b []byte) error {
 	var w struct {
 		plainReview
-		ID           string      `json:"Id"`
-		Review       string      `json:"Review"`
-		Date         string      `json:"Date"`
-		Star         maybe[int]  `json:"Star"`
-		Rating       maybe[int]  `json:"Rating"`
-		IsVerified   maybe[bool] `json:"IsVerified"`
-		HelpfulCount maybe[int]  `json:"HelpfulCount"`
-		ImageUrls    textList    `json:"ImageUrls"`
+		ID           string            `json:"Id"`
+		Review       string            `json:"Review"`
+		Date         string            `json:"Date"`
+		Star         lenient.Opt[int]  `json:"Star"`
+		Rating       lenient.Opt[int]  `json:"Rating"`
+		IsVerified   lenient.Opt[bool] `json:"IsVerified"`
+		HelpfulCount lenient.Opt[int]  `json:"HelpfulCount"`
+		ImageUrls    textList          `json:"ImageUrls"`
 	}
 	if err := lenientUnmarshal(b, &w); err != nil {
 		return err
@@ -367,11 +378,8 @@ func (r *Review) UnmarshalJSON(b []byte) error {
 	r.ReviewId = cmp.Or(r.ReviewId, w.ID)
 	r.Content = cmp.Or(r.Content, w.Review)
 	r.ReviewDate = cmp.Or(r.ReviewDate, w.Date)
-	r.Star = w.Star.v
-	if r.Star == nil {
-		r.Star = w.Rating.v
-	}
-	r.IsVerified, r.HelpfulCount, r.ImageUrls = w.IsVerified.v, w.HelpfulCount.v, w.ImageUrls
-	r.Raw = append(json.RawMessage(nil), b...)
+	r.Star = lenient.FirstPtr(w.Star, w.Rating)
+	r.IsVerified, r.HelpfulCount, r.ImageUrls = w.IsVerified.Ptr(), w.HelpfulCount.Ptr(), w.ImageUrls
+	r.Raw = bytes.Clone(b)
 	return nil
 }

@@ -1,7 +1,10 @@
 package productdata
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -19,10 +22,10 @@ const Unknown = -1
 //
 // ASIN, SalesPrice (the price after coupon, the one to quote) and ListingSalesVolumeOfMonth
 // (units sold in the last 30 days, the one to judge sales by) are required: a product
-// without them is a *DecodeError, so a renamed field can never read as an empty value. The
-// other fields are optional: a nil pointer, "" or a nil slice means the answer did not carry
-// the field (or carried a value of another type); Raw holds the object as sent, every field
-// included.
+// without them is an *sdk.DecodeError, so a renamed field can never read as an empty value.
+// The other fields are optional: a nil pointer, "" or a nil slice means the answer did not
+// carry the field (or carried a value of another type); Raw holds a copy of the object as
+// sent, every field included.
 type Product struct {
 	// ASIN is the product's ASIN.
 	ASIN string `json:"ASIN"`
@@ -124,7 +127,8 @@ type Product struct {
 	RatingsTrend      Series `json:"RatingsTrend,omitempty"`
 	SalesVolumeTrend  Series `json:"SalesVolumeTrend,omitempty"`
 
-	// Raw is the product's JSON object as the service sent it, unknown fields included.
+	// Raw is a copy of the product's JSON object as the service sent it, unknown fields
+	// included.
 	Raw json.RawMessage `json:"-"`
 	// Meta describes the answer, for a Product returned by Client.Product or
 	// Client.RefreshProduct; it is zero for a product inside a list.
@@ -139,52 +143,68 @@ type plainProduct Product
 // zero and never fail on an unexpected type.
 type productWire struct {
 	plainProduct
-	ASIN                      required[string] `json:"ASIN"`
-	SalesPrice                required[int]    `json:"SalesPrice"`
-	ListingSalesVolumeOfMonth required[int]    `json:"ListingSalesVolumeOfMonth"`
+	ASIN                      lenient.Required[string] `json:"ASIN"`
+	SalesPrice                lenient.Required[int]    `json:"SalesPrice"`
+	ListingSalesVolumeOfMonth lenient.Required[int]    `json:"ListingSalesVolumeOfMonth"`
 
-	Photo                     textList       `json:"Photo"`
-	EBCPhoto                  textList       `json:"EBCPhoto"`
-	Price                     maybe[int]     `json:"Price"`
-	ListPrice                 maybe[int]     `json:"ListPrice"`
-	Coupon                    maybe[int]     `json:"Coupon"`
-	ListingSalesOfMonth       maybe[int]     `json:"ListingSalesOfMonth"`
-	ListingSalesVolumeOfDaily maybe[int]     `json:"ListingSalesVolumeOfDaily"`
-	ListingSalesOfDaily       maybe[int]     `json:"ListingSalesOfDaily"`
-	IsFBA                     maybe[bool]    `json:"IsFBA"`
-	FbaFee                    maybe[int]     `json:"FbaFee"`
-	FbaDetetail               textList       `json:"FbaDetetail"`
-	ShipCost                  maybe[int]     `json:"ShipCost"`
-	PlatformFee               maybe[int]     `json:"PlatformFee"`
-	Profit                    maybe[int]     `json:"Profit"`
-	ProfitRate                maybe[float64] `json:"ProfitRate"`
-	OnlineDays                maybe[int]     `json:"OnlineDays"`
-	Ratings                   maybe[float64] `json:"Ratings"`
-	RatingsCount              maybe[int]     `json:"RatingsCount"`
-	Rank                      maybe[int]     `json:"Rank"`
-	Category                  textList       `json:"Category"`
-	BsrCategory               rankList       `json:"BsrCategory"`
-	VariationASINCount        maybe[int]     `json:"VariationASINCount"`
-	SellerCount               maybe[int]     `json:"SellerCount"`
-	HasVideo                  maybe[bool]    `json:"HasVideo"`
-	APlus                     maybe[bool]    `json:"APlus"`
-	HasBrandStore             maybe[bool]    `json:"HasBrandStore"`
-	Size                      textList       `json:"Size"`
-	Weight                    maybe[float64] `json:"Weight"`
+	Photo                     textList             `json:"Photo"`
+	EBCPhoto                  textList             `json:"EBCPhoto"`
+	Price                     lenient.Opt[int]     `json:"Price"`
+	ListPrice                 lenient.Opt[int]     `json:"ListPrice"`
+	Coupon                    lenient.Opt[int]     `json:"Coupon"`
+	ListingSalesOfMonth       lenient.Opt[int]     `json:"ListingSalesOfMonth"`
+	ListingSalesVolumeOfDaily lenient.Opt[int]     `json:"ListingSalesVolumeOfDaily"`
+	ListingSalesOfDaily       lenient.Opt[int]     `json:"ListingSalesOfDaily"`
+	IsFBA                     lenient.Opt[bool]    `json:"IsFBA"`
+	FbaFee                    lenient.Opt[int]     `json:"FbaFee"`
+	FbaDetetail               textList             `json:"FbaDetetail"`
+	ShipCost                  lenient.Opt[int]     `json:"ShipCost"`
+	PlatformFee               lenient.Opt[int]     `json:"PlatformFee"`
+	Profit                    lenient.Opt[int]     `json:"Profit"`
+	ProfitRate                lenient.Opt[float64] `json:"ProfitRate"`
+	OnlineDays                lenient.Opt[int]     `json:"OnlineDays"`
+	Ratings                   lenient.Opt[float64] `json:"Ratings"`
+	RatingsCount              lenient.Opt[int]     `json:"RatingsCount"`
+	Rank                      lenient.Opt[int]     `json:"Rank"`
+	Category                  textList             `json:"Category"`
+	BsrCategory               rankList             `json:"BsrCategory"`
+	VariationASINCount        lenient.Opt[int]     `json:"VariationASINCount"`
+	SellerCount               lenient.Opt[int]     `json:"SellerCount"`
+	HasVideo                  lenient.Opt[bool]    `json:"HasVideo"`
+	APlus                     lenient.Opt[bool]    `json:"APlus"`
+	HasBrandStore             lenient.Opt[bool]    `json:"HasBrandStore"`
+	Size                      textList             `json:"Size"`
+	Weight                    lenient.Opt[float64] `json:"Weight"`
 }
 
-// UnmarshalJSON decodes a product in one pass, keeps its raw object, and refuses one without
+// UnmarshalJSON decodes a product, keeps a copy of its object as Raw, and refuses one without
 // ASIN, SalesPrice or ListingSalesVolumeOfMonth.
 func (p *Product) UnmarshalJSON(b []byte) error {
 	var w productWire
 	if err := lenientUnmarshal(b, &w); err != nil {
 		return err
 	}
-	one, err := w.product(append(json.RawMessage(nil), b...))
-	if err != nil {
-		return err
+	asin, err1 := w.ASIN.Value("ASIN")
+	price, err2 := w.SalesPrice.Value("SalesPrice")
+	monthly, err3 := w.ListingSalesVolumeOfMonth.Value("ListingSalesVolumeOfMonth")
+	if err := cmp.Or(err1, err2, err3); err != nil {
+		return fmt.Errorf("product: %w", err)
 	}
-	*p = one
+	if asin == "" {
+		return errors.New(`product: field "ASIN" is empty`)
+	}
+	*p = Product(w.plainProduct)
+	p.ASIN, p.SalesPrice, p.ListingSalesVolumeOfMonth = asin, price, monthly
+	p.Photo, p.EBCPhoto, p.FbaDetetail, p.Category, p.Size = w.Photo, w.EBCPhoto, w.FbaDetetail, w.Category, w.Size
+	p.BsrCategory = w.BsrCategory
+	p.Price, p.ListPrice, p.Coupon = w.Price.Ptr(), w.ListPrice.Ptr(), w.Coupon.Ptr()
+	p.ListingSalesOfMonth, p.ListingSalesVolumeOfDaily, p.ListingSalesOfDaily = w.ListingSalesOfMonth.Ptr(), w.ListingSalesVolumeOfDaily.Ptr(), w.ListingSalesOfDaily.Ptr()
+	p.IsFBA, p.FbaFee, p.ShipCost, p.PlatformFee = w.IsFBA.Ptr(), w.FbaFee.Ptr(), w.ShipCost.Ptr(), w.PlatformFee.Ptr()
+	p.Profit, p.ProfitRate, p.OnlineDays = w.Profit.Ptr(), w.ProfitRate.Ptr(), w.OnlineDays.Ptr()
+	p.Ratings, p.RatingsCount, p.Rank = w.Ratings.Ptr(), w.RatingsCount.Ptr(), w.Rank.Ptr()
+	p.VariationASINCount, p.SellerCount, p.Weight = w.VariationASINCount.Ptr(), w.SellerCount.Ptr(), w.Weight.Ptr()
+	p.HasVideo, p.APlus, p.HasBrandStore = w.HasVideo.Ptr(), w.APlus.Ptr(), w.HasBrandStore.Ptr()
+	p.Raw = bytes.Clone(b)
 	return nil
 }
 
@@ -226,7 +246,8 @@ type Point struct {
 // them up. A trend that is not such a list decodes as nil (Raw keeps it).
 type Series []Point
 
-// UnmarshalJSON pairs a flat [date, value, ...] list; anything else leaves the series nil.
+// UnmarshalJSON pairs a flat [date, value, ...] list, each date a string or a number and each
+// value a number or null; anything else leaves the series nil.
 func (s *Series) UnmarshalJSON(b []byte) error {
 	var flat []any
 	if json.Unmarshal(b, &flat) != nil || len(flat)%2 != 0 {
@@ -265,91 +286,6 @@ func (s Series) MarshalJSON() ([]byte, error) {
 	return json.Marshal(flat)
 }
 
-// required is a field the API description names: decoding records whether it was present,
-// null, or of another type than T, and check reports which.
-type required[T any] struct {
-	v     T
-	state presence
-}
-
-// presence is what the answer carried for a required field.
-type presence uint8
-
-// The states of a required field.
-const (
-	absent presence = iota
-	null
-	wrongType
-	present
-)
-
-// UnmarshalJSON records the value, or that it was null or of the wrong type.
-func (r *required[T]) UnmarshalJSON(b []byte) error {
-	switch {
-	case string(b) == "null":
-		r.state = null
-	case decodeScalar(b, &r.v):
-		r.state = present
-	default:
-		r.state = wrongType
-	}
-	return nil
-}
-
-// check returns the decoding error of a field that is not present with a value of its type.
-func (r *required[T]) check(what, name string) error {
-	switch r.state {
-	case absent:
-		return fmt.Errorf("%s: field %q is missing", what, name)
-	case null:
-		return fmt.Errorf("%s: field %q is null", what, name)
-	case wrongType:
-		return fmt.Errorf("%s: field %q has the wrong type (want %T)", what, name, r.v)
-	}
-	return nil
-}
-
-// maybe is a field the API description does not show: set when the answer carried it with a
-// value of type T, and left unset (never failing the answer) otherwise.
-type maybe[T any] struct{ v *T }
-
-// UnmarshalJSON sets the value when b decodes as a T and is not null.
-func (m *maybe[T]) UnmarshalJSON(b []byte) error {
-	var v T
-	if string(b) != "null" && decodeScalar(b, &v) {
-		m.v = &v
-	}
-	return nil
-}
-
-// decodeScalar decodes one JSON value b (already checked to be valid JSON by the decoder that
-// handed it over) into v, reporting whether it had v's type. Integers, floats, booleans and
-// strings without escapes are read directly, sparing encoding/json's second scan of the value.
-func decodeScalar[T any](b []byte, v *T) bool {
-	switch p := any(v).(type) {
-	case *int:
-		n, err := strconv.Atoi(string(b))
-		*p = n
-		return err == nil
-	case *float64:
-		if len(b) == 0 || b[0] == '"' || b[0] == 't' || b[0] == 'f' || b[0] == 'n' {
-			return false
-		}
-		f, err := strconv.ParseFloat(string(b), 64)
-		*p = f
-		return err == nil
-	case *bool:
-		*p = string(b) == "true"
-		return *p || string(b) == "false"
-	case *string:
-		if s, ok := lenient.Unquote(b); ok {
-			*p = s
-			return true
-		}
-	}
-	return json.Unmarshal(b, v) == nil
-}
-
 // textList is a list of texts that may arrive with numbers among them (sizes, node ids); a
 // value that is not such a list leaves it nil.
 type textList []string
@@ -362,18 +298,14 @@ func (t *textList) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var items []any
-	if json.Unmarshal(b, &items) != nil {
-		return nil
-	}
-	out, ok := texts(items)
-	if ok {
-		*t = out
+	if json.Unmarshal(b, &items) == nil {
+		*t, _ = texts(items)
 	}
 	return nil
 }
 
 // texts returns the text of each item (strings as they are, numbers in JSON form, null as
-// ""), and false when an item is of another kind.
+// ""), and false (with nil) when an item is of another kind.
 func texts(items []any) ([]string, bool) {
 	out := make([]string, 0, len(items))
 	for _, item := range items {
@@ -437,40 +369,14 @@ func (r *rankList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// scalarText returns a JSON string's value, a number's text, "" for null, and false for
-// anything else.
-func scalarText(raw json.RawMessage) (string, bool) {
-	if string(raw) == "null" {
-		return "", true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, true
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String(), true
-	}
-	return "", false
-}
-
 // lenientUnmarshal decodes b into a wire struct whose fields of unshown types are strings or
 // never-failing types: a string field that met another type is left "" and does not fail the
-// answer, while a syntax error does.
+// answer (encoding/json goes on with the other members and reports the first type mismatch),
+// while a syntax error does.
 func lenientUnmarshal(b []byte, wire any) error {
 	err := json.Unmarshal(b, wire)
 	if _, typeOnly := err.(*json.UnmarshalTypeError); typeOnly {
 		return nil
 	}
 	return err
-}
-
-// firstError returns the first non-nil error.
-func firstError(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

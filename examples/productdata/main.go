@@ -8,12 +8,12 @@
 //
 //	go run ./examples/productdata
 //
-// With PRODUCTDATA_URL and PRODUCTDATA_KEY set it calls that service instead. Every call is
-// charged to the account, and a real review collection takes minutes or more, longer than the
-// 90-second wait the client allows by default: the example then reports that the collection is
-// still running.
+// With PRODUCTDATA_URL and PRODUCTDATA_ACCOUNT_KEY set it calls that service instead. Every
+// call is charged to the account, and a real review collection takes minutes or more, longer
+// than the 90-second wait the client allows by default: the example then reports that the
+// collection is still running.
 //
-//	PRODUCTDATA_URL=https://standardapi.sorftime.com PRODUCTDATA_KEY=... go run ./examples/productdata
+//	PRODUCTDATA_URL=https://standardapi.sorftime.com PRODUCTDATA_ACCOUNT_KEY=... go run ./examples/productdata
 package main
 
 import (
@@ -50,7 +50,7 @@ func main() {
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s := settings{baseURL: os.Getenv(productdata.EnvURL), key: os.Getenv(productdata.EnvKey), asin: *asin, node: *node}
+	s := settings{baseURL: os.Getenv(productdata.EnvURL), key: os.Getenv(productdata.EnvAccountKey), asin: *asin, node: *node}
 	if err := run(ctx, os.Stdout, s); err != nil {
 		log.Fatal(err)
 	}
@@ -64,9 +64,9 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		s.baseURL, s.key = srv.URL, productdatatest.DefaultKey
 		// Poll the quick fake more often than a real service would deserve.
 		s.poll = &productdata.PollOptions{MinDelay: 500 * time.Millisecond, MaxDelay: 2 * time.Second, Timeout: 20 * time.Second}
-		fmt.Fprintln(out, "offline: using the in-memory fake (set PRODUCTDATA_URL and PRODUCTDATA_KEY for a live service)")
+		fmt.Fprintln(out, "offline: using the in-memory fake (set PRODUCTDATA_URL and PRODUCTDATA_ACCOUNT_KEY for a live service)")
 	}
-	client, err := productdata.New(productdata.WithBaseURL(s.baseURL), productdata.WithKey(s.key))
+	client, err := productdata.New(productdata.WithBaseURL(s.baseURL), productdata.WithAccountKey(s.key))
 	if err != nil {
 		return err
 	}
@@ -89,9 +89,9 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 
 	// 2. Page through a category, best sellers first. Each page is one request; the loop ends
 	// without an error at the service's "no more data" code.
-	count, before := 0, client.Usage().Calls
+	count, before := 0, client.Counters().Calls
 	var top []productdata.Product
-	for item, err := range client.CategoryProducts(ctx, productdata.AmazonUS, productdata.CategoryProductsQuery{NodeId: s.node}) {
+	for item, err := range client.AllCategoryProducts(ctx, productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: s.node}) {
 		if err != nil {
 			return fmt.Errorf("paging category %s: %w", s.node, err)
 		}
@@ -100,7 +100,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 			top = append(top, item)
 		}
 	}
-	fmt.Fprintf(out, "category %s: %d products in %d requests; best sellers:\n", s.node, count, client.Usage().Calls-before)
+	fmt.Fprintf(out, "category %s: %d products in %d requests; best sellers:\n", s.node, count, client.Counters().Calls-before)
 	for i, item := range top {
 		fmt.Fprintf(out, "  %d. %s %s, %s sold in 30 days\n", i+1, item.ASIN, cents(item.SalesPrice), sales(item.ListingSalesVolumeOfMonth))
 	}
@@ -114,7 +114,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	opts.Progress = func(tp productdata.TaskProgress) {
 		fmt.Fprintf(out, "  collection %s: %d status queries so far, next in %s\n", tp.TaskID, tp.Polls, tp.Wait.Round(time.Millisecond))
 	}
-	task, err := client.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: s.asin, Pages: 2}, &opts)
+	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: s.asin, Pages: 2}, &opts)
 	switch {
 	case errors.Is(err, productdata.ErrAlreadyExists):
 		fmt.Fprintln(out, "reviews were collected less than two hours ago; reading those")
@@ -126,7 +126,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		fmt.Fprintf(out, "collection %s done after %d status queries in %s\n", task.TaskID, task.Polls, task.Elapsed.Round(100*time.Millisecond))
 	}
 	reviews, stars := 0, [6]int{}
-	for r, err := range client.Reviews(ctx, productdata.AmazonUS, productdata.ReviewQuery{ASIN: s.asin}) {
+	for r, err := range client.AllReviews(ctx, productdata.AmazonUS, &productdata.ReviewsParams{ASIN: s.asin}) {
 		if err != nil {
 			return fmt.Errorf("reading reviews of %s: %w", s.asin, err)
 		}
@@ -142,7 +142,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 
 	// 4. Request units: each answer says what it consumed and what is left; the client adds
 	// them up and counts every request it sent, status queries included.
-	u := client.Usage()
+	u := client.Counters()
 	left := "unknown"
 	if u.Left != nil {
 		left = fmt.Sprint(*u.Left)

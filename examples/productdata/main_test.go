@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -47,12 +48,12 @@ func TestRunAgainstAGivenService(t *testing.T) {
 	assert.NotContains(t, text, "offline")
 
 	// The figures printed are the ones the service counted.
-	calls := srv.CallCount("")
-	assert.Equal(t, 1, srv.CallCount("ProductRequest"))
-	assert.Equal(t, 4, srv.CallCount("CategoryProducts"), "three pages, then the no-more-data code")
-	assert.Equal(t, 1, srv.CallCount("ProductReviewsCollection"))
-	assert.Equal(t, 1, srv.CallCount("ProductReviewsCollectionStatusQuery"), "a finished task is noticed at the first poll")
-	assert.Equal(t, 2, srv.CallCount("ProductReviewsQuery"), "one page of reviews, then the no-more-data code")
+	calls := srv.RequestCount("", "")
+	assert.Equal(t, 1, srv.RequestCount(http.MethodPost, "/api/ProductRequest"))
+	assert.Equal(t, 4, srv.RequestCount(http.MethodPost, "/api/CategoryProducts"), "three pages, then the no-more-data code")
+	assert.Equal(t, 1, srv.RequestCount(http.MethodPost, "/api/ProductReviewsCollection"))
+	assert.Equal(t, 1, srv.RequestCount(http.MethodPost, "/api/ProductReviewsCollectionStatusQuery"), "a finished task is noticed at the first poll")
+	assert.Equal(t, 2, srv.RequestCount(http.MethodPost, "/api/ProductReviewsQuery"), "one page of reviews, then the no-more-data code")
 	assert.Equal(t, 9, calls)
 	assert.Contains(t, text, fmt.Sprintf("requests sent: %d (status queries included); units consumed: %d; units left: %d\n",
 		calls, productdatatest.DefaultRequests-srv.RequestLeft(), srv.RequestLeft()))
@@ -80,5 +81,5 @@ func TestRunReportsABadKey(t *testing.T) {
 	require.ErrorIs(t, err, productdata.ErrUnauthorized)
 	assert.ErrorContains(t, err, "the service refused the key or the site")
 	assert.NotContains(t, err.Error(), badKey)
-	assert.Equal(t, 1, srv.CallCount(""), "nothing is sent after the refusal")
+	assert.Equal(t, 1, srv.RequestCount("", ""), "nothing is sent after the refusal")
 }

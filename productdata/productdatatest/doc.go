@@ -4,7 +4,7 @@
 //
 //	srv := productdatatest.NewServer()
 //	defer srv.Close()
-//	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithKey(productdatatest.DefaultKey))
+//	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey))
 //
 // The fake models the real service as its published documentation (its own and third-party
 // copies of it) describes it, including the quirks a client must survive. It does not import
@@ -37,10 +37,10 @@
 //     published site code, or different in the query and the body: code 401 "Endpoint not
 //     open: <what is wrong>" [service: code 401; the reasons are the fake's].
 //
-// A request goes through these checks in order: the faults FailNextHTTP and DropNext, the
+// A request goes through these checks in order: the faults injected with InjectFaults, the
 // route, the method, the key, the IP whitelist (400), the per-minute limit (501), the content
 // type (10), the body (10), the domain (401), the endpoint's availability on the site (16 or
-// 401), the balance (694), the failures WithFailEvery and FailNext (-1), then the endpoint.
+// 401), the balance (694), the failures of WithFailEvery (-1), then the endpoint.
 //
 // # Envelope
 //
@@ -63,7 +63,7 @@
 // The numbers and meanings are the service's code table [service]; when the fake answers each
 // one, and whether it consumes request units, are [fake] unless marked.
 //
-//	 -1  execution failed          WithFailEvery, FailNext                                  not charged
+//	 -1  execution failed          WithFailEvery                                            not charged
 //	  0  success                                                                            charged
 //	 10  parameter error           content type, body, a parameter missing, mistyped,
 //	                               out of range, or a malformed date                        not charged
@@ -199,9 +199,26 @@
 //
 // # Faults and inspection
 //
-// WithFailEvery and FailNext make calls fail with code -1; FailNextHTTP answers an HTTP status
-// and DropNext closes the connection before any check; WithIPWhitelist refuses other
-// addresses; Advance moves the clock. Calls returns every request as received (endpoint,
-// query, headers without Authorization, body and its members, site, status, code, units) and
-// CallCount counts them; RequestLeft reads the balance.
+// The fake shares its vocabulary with the SDK's other fakes (see package sdktest):
+//
+//   - URL and Close; Client, an *http.Client for the server;
+//   - Requests, every request received in order: a Request holds the shared sdktest.Request
+//     (time on the fake's clock, method, path, query, headers with the Authorization value
+//     replaced by sdktest.Redacted, body, status) and what the fake made of it (Endpoint,
+//     AuthScheme, Authorized, Params, Domain, Code, Consumed); RequestCount(method, path)
+//     counts them, by the path as sent ("/api/ProductRequest");
+//   - InjectFaults, which answers the next matching requests with an sdktest.Fault before any
+//     check, executing and charging nothing: a Status of 200 with a Code answers that business
+//     code in HTTP 200 ({"Code": n, "Message": ..., "Data": null}, the fake's message for the
+//     code when Message is empty), another status its text as a gateway does, Drop hangs up,
+//     and Delay waits first (a wait Close ends).
+//
+// Its own options and inspection: WithFailEvery makes every n-th executed call fail with code
+// -1; WithIPWhitelist refuses other addresses; Advance moves the clock; RequestLeft and
+// SetRequestLeft read and set the balance.
+//
+// Stability: the fake follows the SDK's versioning. Its behaviour follows the service's
+// published documentation; where that is silent (the [fake] choices above) it answers as a
+// real server plausibly would, and those choices may be refined in minor releases. Tests
+// should assert on what the service documents rather than on the fake's own choices.
 package productdatatest

@@ -49,6 +49,15 @@ const (
 	msgNoRequestsLeft = "Insufficient request remaining, or this API is not activated on your account"
 )
 
+// codeMessages are the fixed messages of the codes, for faults injected without a message.
+var codeMessages = map[int]string{
+	codeFailed: msgFailed, codeNoData: msgNoData, codeExists: msgExists, codeNoReviews: msgNoReviews,
+	codeTooManyASINs: msgTooManyASINs, codeUnsupported: msgUnsupported, codeCalculating: msgCalculating,
+	codeTooOld: msgTooOld, codeNoProduct: msgNoProduct, codeCollectFailed: msgCollectFailed,
+	codeCollecting: msgCollecting, codeIPNotAllowed: msgIPNotAllowed, codeNotOpen: msgNotOpen,
+	codePerMinuteLimit: msgPerMinuteLimit, codeNoRequestsLeft: msgNoRequestsLeft,
+}
+
 // envelope is the service's answer on every platform's success and on the failures of the
 // Amazon, Shopee and Walmart sites, with its members in the service's order.
 type envelope struct {

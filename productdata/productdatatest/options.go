@@ -144,7 +144,7 @@ func WithIPWhitelist(addresses ...string) Option {
 }
 
 // WithFailEvery makes every n-th call that would otherwise execute fail with code -1
-// (execution failed), consuming nothing. Server.FailNext fails particular calls.
+// (execution failed), consuming nothing. Server.InjectFaults fails particular requests.
 func WithFailEvery(n int) Option {
 	return func(c *config) { c.failEvery = max(n, 0) }
 }

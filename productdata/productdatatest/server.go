@@ -1,23 +1,23 @@
 package productdatatest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
 	"mime"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-)
 
-// maxBody is the most of a request body the fake reads.
-const maxBody = 1 << 20
+	"github.com/agentapis/sdk/internal/fakeserver"
+	"github.com/agentapis/sdk/sdktest"
+)
 
 // authScheme is the scheme word of the Authorization header, literally.
 const authScheme = "BasicAuth"
@@ -28,7 +28,7 @@ type Server struct {
 	// URL is the server's base URL, {data_api_url}; the endpoints are under URL + "/api/".
 	URL string
 
-	ts *httptest.Server
+	fs *fakeserver.Server
 
 	mu         sync.Mutex
 	cfg        config
@@ -37,44 +37,30 @@ type Server struct {
 	created    time.Time
 	left       int
 	window     []time.Time // admitted calls of the last minute
-	calls      []Call
 	executed   int
-	failNext   int
-	httpFaults []int
-	drops      int
 	tasks      []*task
 	latest     map[taskKey]*task
 	nextTaskID int
 }
 
-// Call is one request as the fake received and answered it. It never holds the
-// Authorization header's value; a key a client sends anywhere else (the query, another
-// header, the body) is kept, so that a test can catch the leak.
-type Call struct {
-	// At is the fake's time when the request arrived.
-	At time.Time
-	// Method is the HTTP method.
-	Method string
+// Request is one request as the fake received and answered it: the record every fake keeps
+// (with the Authorization header's value redacted; a key a client sends anywhere else, such
+// as the query or the body, is kept, so that a test can catch the leak) and what this fake
+// made of it. A request answered by an injected fault has only the record and Endpoint.
+type Request struct {
+	sdktest.Request
 	// Endpoint is the endpoint name as the path spelled it (the part after /api/).
 	Endpoint string
-	// Query holds the query parameters as sent, domain among them.
-	Query url.Values
-	// Header holds the request headers without Authorization.
-	Header http.Header
 	// AuthScheme is the word of letters before the first space of the Authorization header
 	// ("BasicAuth" when the client follows the service), empty when there is no such word.
 	AuthScheme string
 	// Authorized reports whether the header carried an accepted key with the right scheme.
 	Authorized bool
-	// Body is the request body, at most 1 MiB of it.
-	Body []byte
 	// Params are the body's top-level members as sent (the spelling of their names kept);
 	// nil when the body was not read as a JSON object.
 	Params map[string]json.RawMessage
 	// Domain is the site code the call was served for; 0 when it had none that was valid.
 	Domain int
-	// Status is the HTTP status of the answer; 0 when the connection was dropped.
-	Status int
 	// Code is the business code of the answer's envelope; 0 for answers without one (see
 	// Status).
 	Code int
@@ -108,16 +94,20 @@ func NewServer(opts ...Option) *Server {
 	for _, k := range cfg.keys {
 		s.keys[k] = true
 	}
-	s.ts = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.ts.URL
+	s.fs = fakeserver.Start(http.HandlerFunc(s.serve), fakeserver.Config{
+		Credentials: []string{"Authorization"},
+		Now:         s.Now,
+		RenderFault: s.renderFault,
+	})
+	s.URL = s.fs.URL
 	return s
 }
 
-// Close shuts the server down.
-func (s *Server) Close() { s.ts.Close() }
+// Close shuts the server down; no request keeps it waiting.
+func (s *Server) Close() { s.fs.Close() }
 
 // Client returns an *http.Client for the server.
-func (s *Server) Client() *http.Client { return s.ts.Client() }
+func (s *Server) Client() *http.Client { return s.fs.Client() }
 
 // now returns the fake's time.
 func (s *Server) now() time.Time { return s.cfg.clock().Add(s.offset) }
@@ -150,50 +140,47 @@ func (s *Server) SetRequestLeft(n int) {
 	s.left = max(n, 0)
 }
 
-// Calls returns every request received so far, in order.
-func (s *Server) Calls() []Call {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.calls)
-}
-
-// CallCount returns how many requests named the endpoint (in any letter case); an empty
-// endpoint counts every request.
-func (s *Server) CallCount(endpoint string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, c := range s.calls {
-		if endpoint == "" || strings.EqualFold(c.Endpoint, endpoint) {
-			n++
+// Requests returns every request received so far, in order of arrival.
+func (s *Server) Requests() []Request {
+	recs := s.fs.Records()
+	out := make([]Request, len(recs))
+	for i, rec := range recs {
+		if r, ok := rec.Extra.(Request); ok {
+			out[i] = r
 		}
+		out[i].Request = rec.Request
+		out[i].Endpoint, _ = strings.CutPrefix(rec.Path, "/api/")
 	}
-	return n
+	return out
 }
 
-// FailNext makes the next n calls that would execute fail with code -1, consuming nothing.
-func (s *Server) FailNext(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failNext += max(n, 0)
-}
+// RequestCount returns how many requests with that method and path (such as
+// "/api/ProductRequest", as sent) were received; an empty method or path matches any.
+func (s *Server) RequestCount(method, path string) int { return s.fs.RequestCount(method, path) }
 
-// FailNextHTTP makes the next n requests, whatever they are, get an HTTP status (such as 502)
-// with a short text body, before any other check; nothing is executed or consumed.
-func (s *Server) FailNextHTTP(status, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.httpFaults = append(s.httpFaults, status)
+// InjectFaults makes the next matching requests fail as the faults say, before any check of
+// the fake and without consuming request units (see sdktest.Fault). A fault with Status 200
+// and a Code answers that business code in HTTP 200, {"Code": n, "Message": ..., "Data":
+// null}, with the fake's message for the code when Message is empty; another status with a
+// Code answers that envelope with that status; a status without a Code (or with one that is
+// not an integer) answers a plain-text body, as a gateway does: Message, else the Code, else
+// the status text.
+func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.fs.InjectFaults(faults...) }
+
+// renderFault writes the answer of an injected fault.
+func (s *Server) renderFault(w http.ResponseWriter, r *http.Request, f sdktest.Fault) {
+	code, err := strconv.Atoi(f.Code)
+	if err != nil {
+		text := cmp.Or(f.Message, f.Code, http.StatusText(f.Status))
+		plainReply{status: f.Status, text: text}.send(w)
+		return
 	}
-}
-
-// DropNext makes the fake close the connection of the next n requests without answering,
-// before any other check; nothing is executed or consumed.
-func (s *Server) DropNext(n int) {
+	name := strings.TrimPrefix(r.URL.Path, "/api/")
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.drops += max(n, 0)
+	a := answer{status: f.Status, left: s.left, lowercase: s.cfg.lowercase, gzipBody: s.cfg.gzipBody.covers(name),
+		code: code, message: cmp.Or(f.Message, codeMessages[code], "Injected fault")}
+	s.mu.Unlock()
+	a.send(w)
 }
 
 // reply is what the pipeline sends back.
@@ -215,57 +202,31 @@ func (p plainReply) send(w http.ResponseWriter) {
 	_, _ = io.WriteString(w, p.text)
 }
 
-// dropReply closes the connection without an answer.
-type dropReply struct{}
-
-func (dropReply) send(w http.ResponseWriter) {
-	if hj, ok := w.(http.Hijacker); ok {
-		if conn, _, err := hj.Hijack(); err == nil {
-			_ = conn.Close()
-			return
-		}
-	}
-	panic(http.ErrAbortHandler)
-}
-
-// serve records a request, runs it through the pipeline, and sends the answer outside the
-// lock.
+// serve runs a request through the pipeline, attaches what it found to the request's record,
+// and sends the answer outside the lock.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, _ := io.ReadAll(io.LimitReader(r.Body, sdktest.MaxBodyBytes))
+	rec := Request{AuthScheme: schemeWord(r.Header.Get("Authorization"))}
 	s.mu.Lock()
-	c := Call{At: s.now(), Method: r.Method, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}
-	c.Header.Del("Authorization")
-	c.AuthScheme = schemeWord(r.Header.Get("Authorization"))
-	c.Endpoint, _ = strings.CutPrefix(r.URL.Path, "/api/")
-	out := s.process(r, body, &c)
-	s.calls = append(s.calls, c)
+	out := s.process(r, body, &rec)
 	s.mu.Unlock()
+	s.fs.Attach(r, rec)
 	out.send(w)
 }
 
-// process is the pipeline: faults, routing, key, IP whitelist, per-minute limit, content
-// type, body, domain, endpoint availability, balance, then the endpoint.
-func (s *Server) process(r *http.Request, body []byte, c *Call) reply {
-	if s.drops > 0 {
-		s.drops--
-		return dropReply{}
-	}
-	if len(s.httpFaults) > 0 {
-		c.Status, s.httpFaults = s.httpFaults[0], s.httpFaults[1:]
-		return plainReply{status: c.Status, text: http.StatusText(c.Status)}
-	}
+// process is the pipeline: routing, key, IP whitelist, per-minute limit, content type, body,
+// domain, endpoint availability, balance, then the endpoint.
+func (s *Server) process(r *http.Request, body []byte, c *Request) reply {
 	name, isAPI := strings.CutPrefix(r.URL.Path, "/api/")
 	ep := endpoints[strings.ToLower(name)]
 	if !isAPI || strings.ContainsAny(name, "/_") || ep == nil && !closedEndpoints[strings.ToLower(name)] {
-		c.Status = http.StatusNotFound
-		return plainReply{status: c.Status, text: "Not Found"}
+		return plainReply{status: http.StatusNotFound, text: "Not Found"}
 	}
 	if r.Method != http.MethodPost {
-		c.Status = http.StatusMethodNotAllowed
-		return plainReply{status: c.Status, text: "Method Not Allowed", header: http.Header{"Allow": {http.MethodPost}}}
+		return plainReply{status: http.StatusMethodNotAllowed, text: "Method Not Allowed", header: http.Header{"Allow": {http.MethodPost}}}
 	}
 	a := answer{status: http.StatusOK, left: s.left, lowercase: s.cfg.lowercase, gzipBody: s.cfg.gzipBody.covers(name)}
-	now := c.At
+	now := s.now()
 	if c.Authorized = s.authorized(r.Header.Get("Authorization")); !c.Authorized {
 		a.left = 0
 		if s.cfg.http401 {
@@ -312,8 +273,7 @@ func (s *Server) process(r *http.Request, body []byte, c *Call) reply {
 		return s.finish(c, a, codeNoRequestsLeft, msgNoRequestsLeft)
 	}
 	s.executed++
-	if s.failNext > 0 || s.cfg.failEvery > 0 && s.executed%s.cfg.failEvery == 0 {
-		s.failNext = max(s.failNext-1, 0)
+	if s.cfg.failEvery > 0 && s.executed%s.cfg.failEvery == 0 {
 		return s.finish(c, a, codeFailed, msgFailed)
 	}
 	res := ep.handle(s, &request{site: st, p: p, now: now})
@@ -325,10 +285,10 @@ func (s *Server) process(r *http.Request, body []byte, c *Call) reply {
 	return s.finish(c, a, res.code, res.message)
 }
 
-// finish completes an answer and the call's record.
-func (s *Server) finish(c *Call, a answer, code int, message string) answer {
+// finish completes an answer and what the request's record adds.
+func (s *Server) finish(c *Request, a answer, code int, message string) answer {
 	a.code, a.message = code, message
-	c.Status, c.Code, c.Consumed = a.status, code, a.consumed
+	c.Code, c.Consumed = code, a.consumed
 	return a
 }
 

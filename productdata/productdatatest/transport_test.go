@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/productdata/productdatatest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 const asin = "B0CVM8TXHP"
@@ -76,13 +77,13 @@ func TestKeyErrorsAreCode401InHTTP200(t *testing.T) {
 		assert.Zero(t, consumed, name)
 		assert.NotContains(t, string(r.raw), productdatatest.DefaultKey, name)
 	}
-	for _, c := range srv.Calls() {
+	for _, c := range srv.Requests() {
 		assert.NotContains(t, c.AuthScheme, productdatatest.DefaultKey)
 		assert.False(t, c.Authorized)
 	}
 	r := send(t, srv, req{endpoint: "ProductRequest", query: "domain=1", body: `{}`, header: map[string]string{"Authorization": productdatatest.DefaultKey + " BasicAuth"}})
 	r.failed(t, 401)
-	calls := srv.Calls()
+	calls := srv.Requests()
 	assert.Empty(t, calls[len(calls)-1].AuthScheme, "a key in the place of the scheme is not recorded")
 	assert.Equal(t, productdatatest.DefaultRequests, srv.RequestLeft())
 }
@@ -129,7 +130,7 @@ func TestDomainInQueryOrBody(t *testing.T) {
 	served := func(r reply) int {
 		var list []map[string]any
 		r.ok(t, &list)
-		return srv.Calls()[len(srv.Calls())-1].Domain
+		return srv.Requests()[len(srv.Requests())-1].Domain
 	}
 	assert.Equal(t, 7, served(send(t, srv, req{endpoint: "ProductRequest", query: "domain=7", body: "{" + body + "}"})), "query only, as the real service reads it")
 	assert.Equal(t, 3, served(send(t, srv, req{endpoint: "ProductRequest", body: `{"domain":3,` + body + "}"})), "body only, as the API description says")
@@ -153,7 +154,7 @@ func TestDomainInQueryOrBody(t *testing.T) {
 		assert.Zero(t, consumed, name)
 	}
 	send(t, srv, req{endpoint: "ProductRequest", query: "domain=1", body: `{"domain":2,` + body + "}"})
-	calls := srv.Calls()
+	calls := srv.Requests()
 	last := calls[len(calls)-1]
 	assert.Equal(t, "1", last.Query.Get("domain"))
 	assert.JSONEq(t, "2", string(last.Params["domain"]))
@@ -170,7 +171,7 @@ func TestEveryPublishedSiteCodeIsAccepted(t *testing.T) {
 		assert.Equal(t, http.StatusOK, r.status, d)
 		assert.NotEmpty(t, r.raw, d)
 	}
-	for _, c := range srv.Calls() {
+	for _, c := range srv.Requests() {
 		assert.NotZero(t, c.Domain, "every call was served for its site")
 	}
 }
@@ -195,16 +196,16 @@ func TestCallsRecordWhatWasSentButNeverTheKey(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	send(t, srv, req{endpoint: "productRequest", query: "domain=1", body: `{"asin":"` + asin + `","domain":1}`, header: map[string]string{"User-Agent": "probe/1"}})
-	calls := srv.Calls()
+	calls := srv.Requests()
 	require.Len(t, calls, 1)
 	c := calls[0]
-	assert.Equal(t, epoch, c.At)
+	assert.Equal(t, epoch, c.Time)
 	assert.Equal(t, "POST", c.Method)
 	assert.Equal(t, "productRequest", c.Endpoint)
 	assert.Equal(t, "1", c.Query.Get("domain"))
 	assert.Equal(t, "BasicAuth", c.AuthScheme)
 	assert.True(t, c.Authorized)
-	assert.Empty(t, c.Header.Values("Authorization"))
+	assert.Equal(t, []string{sdktest.Redacted}, c.Header.Values("Authorization"))
 	assert.Equal(t, "probe/1", c.Header.Get("User-Agent"))
 	assert.Equal(t, "application/json;charset=UTF-8", c.Header.Get("Content-Type"))
 	assert.JSONEq(t, `"`+asin+`"`, string(c.Params["asin"]))
@@ -216,9 +217,9 @@ func TestCallsRecordWhatWasSentButNeverTheKey(t *testing.T) {
 	dump, err := json.Marshal(calls)
 	require.NoError(t, err)
 	assert.NotContains(t, string(dump), productdatatest.DefaultKey)
-	assert.Equal(t, 1, srv.CallCount("PRODUCTREQUEST"))
-	assert.Equal(t, 0, srv.CallCount("CategoryTree"))
-	assert.Equal(t, 1, srv.CallCount(""))
+	assert.Equal(t, 1, srv.RequestCount(http.MethodPost, "/api/productRequest"))
+	assert.Equal(t, 0, srv.RequestCount(http.MethodPost, "/api/CategoryTree"))
+	assert.Equal(t, 1, srv.RequestCount("", ""))
 }
 
 func TestRequestLeftDecreasesByOnePerExecutedCall(t *testing.T) {
@@ -356,22 +357,30 @@ func TestExecutionFailures(t *testing.T) {
 	assert.Equal(t, []int{0, 0, -1, 0, 0, -1}, codes)
 	assert.Equal(t, productdatatest.DefaultRequests-4, srv.RequestLeft(), "failed calls consume nothing")
 
-	srv.FailNext(2)
+	srv.InjectFaults(sdktest.Fault{Status: http.StatusOK, Code: "-1", Times: 2})
 	r := post(t, srv, "KeywordRequest", 1, `{"Keyword":"tent"}`)
-	assert.Contains(t, r.failed(t, -1), "Execution failed")
+	assert.Contains(t, r.failed(t, -1), "Execution failed", "the fake's message for the code")
 	post(t, srv, "KeywordRequest", 1, `{"Keyword":"tent"}`).failed(t, -1)
+	assert.Equal(t, 0, post(t, srv, "KeywordRequest", 1, `{"Keyword":"tent"}`).code(t), "two faults, then the endpoint")
+	assert.Equal(t, productdatatest.DefaultRequests-5, srv.RequestLeft(), "injected failures consume nothing")
+
+	srv.InjectFaults(sdktest.Fault{Path: "/api/ProductRequest", Status: http.StatusOK, Code: "11", Message: "nothing here"})
+	assert.Equal(t, 0, post(t, srv, "KeywordRequest", 1, `{"Keyword":"tent"}`).code(t), "the fault waits for its path")
+	r = post(t, srv, "ProductRequest", 1, `{"asin":"`+asin+`"}`)
+	assert.Equal(t, "nothing here", r.failed(t, 11))
+	assert.JSONEq(t, "null", string(r.env["Data"]))
 }
 
 func TestHTTPFaultsAndDroppedConnections(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	srv.FailNextHTTP(http.StatusBadGateway, 2)
+	srv.InjectFaults(sdktest.Fault{Status: http.StatusBadGateway, Times: 2})
 	for range 2 {
 		r := post(t, srv, "ProductRequest", 1, `{"asin":"`+asin+`"}`)
 		assert.Equal(t, http.StatusBadGateway, r.status)
 		assert.Equal(t, "Bad Gateway", string(r.raw))
 	}
-	srv.DropNext(1)
+	srv.InjectFaults(sdktest.Fault{Drop: true})
 	hr, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/api/ProductRequest?domain=1", strings.NewReader(`{"asin":"`+asin+`"}`))
 	require.NoError(t, err)
 	hr.Header.Set("Authorization", "BasicAuth "+productdatatest.DefaultKey)
@@ -383,9 +392,20 @@ func TestHTTPFaultsAndDroppedConnections(t *testing.T) {
 	require.Error(t, err, "the connection closes without an answer")
 	assert.Equal(t, 0, post(t, srv, "ProductRequest", 1, `{"asin":"`+asin+`"}`).code(t))
 	assert.Equal(t, productdatatest.DefaultRequests-1, srv.RequestLeft())
-	calls := srv.Calls()
+	calls := srv.Requests()
 	require.Len(t, calls, 4)
 	assert.Equal(t, []int{502, 502, 0, 200}, []int{calls[0].Status, calls[1].Status, calls[2].Status, calls[3].Status})
+	assert.Equal(t, "ProductRequest", calls[0].Endpoint, "a faulted request keeps its endpoint")
+
+	srv.InjectFaults(sdktest.Fault{Status: http.StatusUnauthorized, Code: "401", RetryAfter: time.Second})
+	r := post(t, srv, "ProductRequest", 1, `{"asin":"`+asin+`"}`)
+	assert.Equal(t, http.StatusUnauthorized, r.status)
+	assert.Equal(t, 401, r.code(t), "a code with another status answers the envelope with that status")
+	assert.Equal(t, "Endpoint not open: check the endpoint name and whether your plan includes it", r.message(t))
+	assert.Equal(t, "1", r.header.Get("Retry-After"))
+	left, consumed := r.units(t)
+	assert.Equal(t, productdatatest.DefaultRequests-1, left)
+	assert.Zero(t, consumed)
 }
 
 func TestConcurrentCallsAreCountedExactly(t *testing.T) {
@@ -425,5 +445,5 @@ func TestConcurrentCallsAreCountedExactly(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, 800, srv.RequestLeft())
-	assert.Equal(t, 200, srv.CallCount(""))
+	assert.Equal(t, 200, srv.RequestCount("", ""))
 }
