@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -202,4 +203,29 @@ func TestKeywordWithoutData(t *testing.T) {
 	srv = newAPI(t, nil, func(r received) reply { return reply{body: `{"Code":11,"Message":"No data available","Data":null}`} })
 	_, err = newClient(t, srv).Keyword(t.Context(), productdata.AmazonUS, "zzqx")
 	require.ErrorIs(t, err, productdata.ErrNoMoreData)
+}
+
+// A server that answers every page number with the same page stops the iteration at the
+// second page with an *sdk.PagingError, instead of being paid for page after page.
+func TestCategoryProductsStopsAtARepeatedPage(t *testing.T) {
+	t.Parallel()
+	srv := newAPI(t, nil, func(r received) reply {
+		return ok(t, map[string]any{"Products": []any{product("B0CVM8TXHP", 1, 1), product("B0D3DL6PXQ", 2, 1)}}, 90, 5)
+	})
+	c := newClient(t, srv)
+	var items int
+	var stopped error
+	for _, err := range c.AllCategoryProducts(t.Context(), productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "1"}) {
+		if err != nil {
+			stopped = err
+			continue
+		}
+		items++
+	}
+	assert.Equal(t, 2, items, "the first page's products were real")
+	assert.Len(t, srv.requests(), 2, "the repeat is seen on the second page, and no third is bought")
+	var pe *sdk.PagingError
+	require.ErrorAs(t, stopped, &pe)
+	assert.ErrorIs(t, stopped, sdk.ErrRepeatedPage)
+	assert.Equal(t, "productdata", pe.Service)
 }

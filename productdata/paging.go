@@ -42,10 +42,11 @@ type Page struct {
 //		...
 //	}
 //
-// The iteration ends cleanly at the service's "no more data" code (ErrNoMoreData), after a
-// page whose Data is null or an empty list or object, and before a page identical to the one
-// before it (a server that ignores the page number would otherwise be paid forever). Any
-// other error is yielded once and ends it; invalid input is yielded before any request.
+// The iteration ends cleanly at the service's "no more data" code (ErrNoMoreData) and after a
+// page whose Data is null or an empty list or object. A page whose Data repeats the page
+// before (a server that ignores the page number would otherwise be paid for ever) ends it
+// with an *sdk.PagingError matching sdk.ErrRepeatedPage, as do more than sdk.MaxPages pages.
+// Any other error is yielded once and ends it; invalid input is yielded before any request.
 func (c *Client) AllPages(ctx context.Context, endpoint Endpoint, domain Domain, params RawParams, pageParam string) iter.Seq2[*Page, error] {
 	if pageParam == "" {
 		pageParam = DefaultPageParam
@@ -57,28 +58,21 @@ func (c *Client) AllPages(ctx context.Context, endpoint Endpoint, domain Domain,
 	if err != nil {
 		return failing[*Page](err)
 	}
-	return func(yield func(*Page, error) bool) {
-		var previous json.RawMessage // per iteration: the sequence may be ranged over again
-		fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
-			p := maps.Clone(params)
-			if p == nil {
-				p = RawParams{}
-			}
-			p[pageParam] = n
-			env := &envelope{}
-			resp, err := c.call(ctx, endpoint, domain, p, env)
-			if err != nil {
-				return paging.Page[*Page]{}, err
-			}
-			if emptyData(env.raw) || (previous != nil && bytes.Equal(previous, env.raw)) {
-				return paging.Page[*Page]{}, nil
-			}
-			previous = env.raw
-			page := &Page{Number: n, Data: env.raw, Meta: env.meta(resp)}
-			return paging.Page[*Page]{Items: []*Page{page}, More: true}, nil
+	fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
+		p := maps.Clone(params)
+		if p == nil {
+			p = RawParams{}
 		}
-		paging.All(ctx, first, fetch, isNoMoreData)(yield)
+		p[pageParam] = n
+		env := &envelope{}
+		resp, err := c.call(ctx, endpoint, domain, p, env)
+		if err != nil || emptyData(env.raw) {
+			return paging.Page[*Page]{}, err
+		}
+		page := &Page{Number: n, Data: env.raw, Meta: env.meta(resp)}
+		return paging.Page[*Page]{Items: []*Page{page}, More: true, Raw: env.raw}, nil
 	}
+	return paging.All(ctx, serviceName, first, fetch, isNoMoreData)
 }
 
 // firstPage returns the page number params holds under pageParam (in any letter case), or 1.
@@ -119,18 +113,19 @@ func isNoMoreData(err error) bool { return errors.Is(err, ErrNoMoreData) }
 
 // pagedItems iterates over the items of a paged endpoint whose Data decodes into a list of T:
 // body returns the request body of page n, and list the items of a decoded page. It ends at
-// ErrNoMoreData or after an empty page, like AllPages.
+// ErrNoMoreData or after an empty page, and stops on a repeated page, like AllPages.
 func pagedItems[T any, L any](c *Client, ctx context.Context, endpoint Endpoint, domain Domain,
 	body func(page int) any, list func(*L) []T) iter.Seq2[T, error] {
 	fetch := func(ctx context.Context, n int) (paging.Page[T], error) {
 		var data L
-		if _, err := c.call(ctx, endpoint, domain, body(n), &envelope{data: &data}); err != nil {
+		env := &envelope{data: &data}
+		if _, err := c.call(ctx, endpoint, domain, body(n), env); err != nil {
 			return paging.Page[T]{}, err
 		}
 		items := list(&data)
-		return paging.Page[T]{Items: items, More: len(items) > 0}, nil
+		return paging.Page[T]{Items: items, More: len(items) > 0, Raw: env.raw}, nil
 	}
-	return paging.All(ctx, 1, fetch, isNoMoreData)
+	return paging.All(ctx, serviceName, 1, fetch, isNoMoreData)
 }
 
 // failing returns an iterator that yields err alone.

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -41,7 +42,7 @@ func TestPagesEndsAtNoMoreDataWithoutAnError(t *testing.T) {
 	assert.Equal(t, 3.0, reqs[2].Body["PageIndex"])
 }
 
-func TestPagesStartsWhereParamsSayAndStopsOnEmptyOrRepeatedPages(t *testing.T) {
+func TestPagesStartsWhereParamsSayAndStopsOnEmptyPagesOrAtARepeatedPage(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply {
 		switch n := pageNumber(r, "Page"); {
@@ -61,15 +62,24 @@ func TestPagesStartsWhereParamsSayAndStopsOnEmptyOrRepeatedPages(t *testing.T) {
 	assert.Equal(t, []int{3, 4}, numbers, "from page 3; the empty object on page 5 ends it")
 	assert.Len(t, srv.requests(), 3)
 
-	// A server that ignores the page number sends the same page again: it is not paid forever.
+	// A server that ignores the page number sends the same page again: it is not paid
+	// forever, and the caller learns why the listing stopped.
 	same := newAPI(t, nil, func(r received) reply { return ok(t, []any{"same"}, 1, 1) })
 	numbers = nil
+	var stopped error
 	for page, err := range newClient(t, same).AllPages(t.Context(), productdata.EndpointGetFavoriteKeyword, productdata.AmazonUS, nil, "") {
-		require.NoError(t, err)
+		if err != nil {
+			stopped = err
+			continue
+		}
 		numbers = append(numbers, page.Number)
 	}
 	assert.Equal(t, []int{1}, numbers)
 	assert.Len(t, same.requests(), 2)
+	var pe *sdk.PagingError
+	require.ErrorAs(t, stopped, &pe)
+	assert.ErrorIs(t, stopped, sdk.ErrRepeatedPage)
+	assert.Equal(t, 2, pe.Page)
 }
 
 func TestPagesRefusesBadInputBeforeSending(t *testing.T) {
