@@ -89,6 +89,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	f.Cleanup(srv.Close)
 	key := solana.NewWallet().PrivateKey
 	srv.FundUSDC(key.PublicKey(), 100_000_000)
+	srv.FundSOL(key.PublicKey(), 1_000_000_000) // the fees of 200,000 purchases
 	payer, err := gpuprice.NewPrivateKeySigner(key)
 	if err != nil {
 		f.Fatal(err)

@@ -51,6 +51,7 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 		// The throwaway wallet holds 20 USDC: the session's cap, not the balance, bounds
 		// what the tour may spend.
 		srv.FundUSDC(wallet.PublicKey(), 20_000_000)
+		srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL, for the transaction's fee
 		keyText = wallet.String()
 	}
 	buy := srv != nil || s.opts.livePayments
