@@ -3,7 +3,9 @@ package gpuprice
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -288,6 +290,56 @@ func (e *InsufficientFundsError) Error() string {
 
 // Is matches ErrInsufficientFunds.
 func (e *InsufficientFundsError) Is(target error) bool { return target == ErrInsufficientFunds }
+
+// ErrInsufficientSOL matches an *InsufficientSOLError.
+var ErrInsufficientSOL = errors.New(serviceName + ": the payer's SOL balance does not cover the purchase's fee and rent")
+
+// InsufficientSOLError reports a purchase refused because the payer's wallet holds too little
+// SOL for what the transaction costs it besides the USDC: the fee, the rent of the treasury's
+// USDC account when the purchase creates it, and the rent-exempt minimum of the wallet itself
+// when it would keep some SOL (the runtime refuses a transaction that leaves a wallet with
+// less than that and more than nothing). A Solana runtime refuses such a transaction too, or
+// takes its fee and fails it; BuyKey checks first, so that nothing is signed or sent and the
+// budget's reservation is given back. Amounts are in lamports (1 SOL = 1,000,000,000).
+type InsufficientSOLError struct {
+	// Have is the payer's balance; 0 when the wallet does not exist on chain.
+	Have uint64
+	// Need is the smallest balance above Have with which the purchase goes through: Fee plus
+	// Rent, plus Reserve when it is set.
+	Need uint64
+	// Fee is the transaction's fee.
+	Fee uint64
+	// Rent is the rent-exempt balance of the treasury's USDC account, which the purchase
+	// creates and the payer funds; 0 when the purchase creates no account.
+	Rent uint64
+	// Reserve is the rent-exempt minimum of the payer's wallet, counted when Have covers Fee
+	// and Rent but would leave the wallet less than this (spending exactly Fee plus Rent is
+	// allowed too); 0 otherwise.
+	Reserve uint64
+}
+
+// Error names both balances in SOL, and what the need is made of.
+func (e *InsufficientSOLError) Error() string {
+	msg := serviceName + ": the payer holds " + formatSOL(e.Have) + " SOL, the purchase needs " + formatSOL(e.Need) +
+		" SOL (fee " + formatSOL(e.Fee) + " SOL"
+	if e.Rent > 0 {
+		msg += ", rent of the treasury's new USDC account " + formatSOL(e.Rent) + " SOL"
+	}
+	if e.Reserve > 0 {
+		msg += ", and " + formatSOL(e.Reserve) + " SOL the wallet must keep to stay rent-exempt; or exactly " +
+			formatSOL(e.Fee+e.Rent) + " SOL, spending it all"
+	}
+	return msg + ")"
+}
+
+// Is matches ErrInsufficientSOL.
+func (e *InsufficientSOLError) Is(target error) bool { return target == ErrInsufficientSOL }
+
+// formatSOL writes an amount of lamports as a decimal number of SOL, such as "0.000005".
+func formatSOL(lamports uint64) string {
+	text := strconv.FormatUint(lamports/1_000_000_000, 10) + "." + fmt.Sprintf("%09d", lamports%1_000_000_000)
+	return strings.TrimSuffix(strings.TrimRight(text, "0"), ".")
+}
 
 // RPCError reports a failure of the Solana JSON-RPC node: an error answer (Code and Message
 // are the node's) or no answer (Code 0). Its text never holds the node's URL, which may

@@ -151,6 +151,7 @@ func FuzzNodeAnswers(f *testing.F) {
 			pe  *gpuprice.PaymentError
 			re  *gpuprice.RPCError
 			ife *gpuprice.InsufficientFundsError
+			ise *gpuprice.InsufficientSOLError
 			ae  *gpuprice.APIError
 			de  *gpuprice.DecodeError
 		)
@@ -159,7 +160,7 @@ func FuzzNodeAnswers(f *testing.F) {
 			if spent+reserved != price {
 				t.Fatalf("a payment that left (%v) counts %d spent + %d reserved, not the price", pe.Outcome, spent, reserved)
 			}
-		case errors.As(err, &re), errors.As(err, &ife), errors.As(err, &ae), errors.As(err, &de):
+		case errors.As(err, &re), errors.As(err, &ife), errors.As(err, &ise), errors.As(err, &ae), errors.As(err, &de):
 			if spent != 0 || reserved != 0 {
 				t.Fatalf("nothing was sent (%v), yet %d spent and %d reserved", err, spent, reserved)
 			}

@@ -52,12 +52,20 @@ const payerSOL = 10_000_000
 // srv; the private key is known to the secret scan.
 func newPayer(t *testing.T, srv *gpupricetest.Server, usdc uint64) (*gpuprice.PrivateKeySigner, solana.PrivateKey) {
 	t.Helper()
+	return newPayerWithSOL(t, srv, usdc, payerSOL)
+}
+
+// newPayerWithSOL is newPayer with lamports of SOL.
+func newPayerWithSOL(t *testing.T, srv *gpupricetest.Server, usdc, lamports uint64) (*gpuprice.PrivateKeySigner, solana.PrivateKey) {
+	t.Helper()
 	key := solana.NewWallet().PrivateKey
 	scan.Add(key.String())
 	if usdc > 0 {
 		srv.FundUSDC(key.PublicKey(), usdc)
 	}
-	srv.FundSOL(key.PublicKey(), payerSOL)
+	if lamports > 0 {
+		srv.FundSOL(key.PublicKey(), lamports)
+	}
 	s, err := gpuprice.NewPrivateKeySigner(key)
 	require.NoError(t, err)
 	return s, key

@@ -2,6 +2,7 @@ package gpuprice
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -46,9 +47,14 @@ const redeemAttempts = 5
 // In order: the plan's price is reserved in p.Budget (a refusal is the budget's
 // *x402.PolicyError, matching x402.ErrBudgetExceeded, and nothing is signed); the payer's USDC
 // balance is read over RPC (short: an *InsufficientFundsError, and nothing is sent); a recent
-// blockhash is fetched and the transaction of BuildKeyPayment is built and signed; it is sent
-// with preflight, and its status is polled until it is confirmed (commitment "confirmed")
-// or the WithConfirmTimeout bound passes; then it is redeemed with RedeemKey.
+// blockhash is fetched and the transaction of BuildKeyPayment is built; the payer's SOL is
+// checked against what the transaction costs it: the fee (the node's getFeeForMessage, or
+// 5,000 lamports a signature when the node does not say), the rent-exempt balance of the
+// treasury's USDC account when the purchase creates it, and the wallet's own rent-exempt
+// minimum when it would keep some SOL (short: an *InsufficientSOLError, and nothing is signed
+// or sent); the transaction is signed and sent with preflight, and its status is polled until
+// it is confirmed (commitment "confirmed") or the WithConfirmTimeout bound passes; then it is
+// redeemed with RedeemKey.
 //
 // Money is accounted in the budget as x402 payments are: a failure before the transaction
 // is handed to the node gives the reservation back; once it may have left, the amount stays
@@ -117,7 +123,7 @@ func (c *Client) BuyKey(ctx context.Context, p *KeyPurchase) (*Key, error) {
 	return key, nil
 }
 
-// preparePayment checks the payer's balance, fetches a blockhash and builds the signed
+// preparePayment checks the payer's balances, fetches a blockhash and builds the signed
 // transaction, and returns it with the last block height and the time at which its
 // blockhash can still land. Nothing is sent.
 func (c *Client) preparePayment(ctx context.Context, p *KeyPurchase, amount uint64, memo string) (*solana.Transaction, uint64, time.Time, error) {
@@ -127,6 +133,17 @@ func (c *Client) preparePayment(ctx context.Context, p *KeyPurchase, amount uint
 	}
 	if have < amount {
 		return nil, 0, time.Time{}, &InsufficientFundsError{Have: have, Need: amount}
+	}
+	lamports, err := c.node.GetBalance(ctx, p.Payer.PublicKey(), rpc.CommitmentConfirmed)
+	if err != nil {
+		return nil, 0, time.Time{}, c.rpcError("getBalance", err)
+	}
+	if lamports == nil {
+		return nil, 0, time.Time{}, &RPCError{Method: "getBalance", Message: "the node returned no balance"}
+	}
+	rent, err := c.treasuryRent(ctx, p)
+	if err != nil {
+		return nil, 0, time.Time{}, err
 	}
 	bh, err := c.node.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
@@ -139,8 +156,18 @@ func (c *Client) preparePayment(ctx context.Context, p *KeyPurchase, amount uint
 	if height, err := c.node.GetBlockHeight(ctx, rpc.CommitmentConfirmed); err == nil && bh.Value.LastValidBlockHeight >= height {
 		expires = time.Now().Add(time.Duration(bh.Value.LastValidBlockHeight-height+1) * slotTime)
 	}
-	tx, err := buildPayment(p, amount, memo, bh.Value.Blockhash)
+	tx, err := unsignedPayment(p, amount, memo, bh.Value.Blockhash)
 	if err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	fee, err := c.fee(ctx, tx)
+	if err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	if err := c.checkSOL(ctx, lamports.Value, fee, rent); err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	if err := signPayment(tx, p.Payer); err != nil {
 		return nil, 0, time.Time{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -149,8 +176,90 @@ func (c *Client) preparePayment(ctx context.Context, p *KeyPurchase, amount uint
 	return tx, bh.Value.LastValidBlockHeight, expires, nil
 }
 
-// codeInvalidParams is the JSON-RPC code a node answers for an account it does not have.
-const codeInvalidParams = -32602
+// lamportsPerSignature is the fee a Solana cluster charges per signature of a transaction
+// without a compute-budget instruction (such as a key payment). It is used when the node
+// cannot price the message itself (no getFeeForMessage, or a blockhash it does not know).
+const lamportsPerSignature = 5_000
+
+// tokenAccountSize is the size of an SPL Token account, whose rent-exempt balance the payer
+// funds when the purchase creates the treasury's USDC account.
+const tokenAccountSize = 165
+
+// fee returns the fee of the unsigned transaction tx: the node's getFeeForMessage, or
+// lamportsPerSignature for each signature when the node does not say.
+func (c *Client) fee(ctx context.Context, tx *solana.Transaction) (uint64, error) {
+	message, err := tx.Message.MarshalBinary()
+	if err != nil {
+		return 0, errors.New(serviceName + ": encoding the payment message: " + err.Error())
+	}
+	res, err := c.node.GetFeeForMessage(ctx, base64.StdEncoding.EncodeToString(message), rpc.CommitmentConfirmed)
+	if err != nil {
+		if rerr := c.rpcError("getFeeForMessage", err); rerr.Code != codeMethodNotFound {
+			return 0, rerr
+		}
+	} else if res != nil && res.Value != nil {
+		return *res.Value, nil
+	}
+	return lamportsPerSignature * uint64(tx.Message.Header.NumRequiredSignatures), nil
+}
+
+// treasuryRent returns what creating the treasury's USDC account costs the payer: its
+// rent-exempt balance when the purchase creates it (CreateTreasuryAccount, and the account
+// does not exist yet), else 0.
+func (c *Client) treasuryRent(ctx context.Context, p *KeyPurchase) (uint64, error) {
+	if !p.CreateTreasuryAccount {
+		return 0, nil
+	}
+	ata, err := treasuryAccount(p)
+	if err != nil {
+		return 0, err
+	}
+	_, err = c.node.GetAccountInfoWithOpts(ctx, ata, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed})
+	switch {
+	case err == nil:
+		return 0, nil // it exists: the creation is a no-op
+	case !errors.Is(err, rpc.ErrNotFound):
+		return 0, c.rpcError("getAccountInfo", err)
+	}
+	return c.rentExempt(ctx, tokenAccountSize)
+}
+
+// rentExempt returns the node's rent-exempt minimum balance of an account of size bytes.
+func (c *Client) rentExempt(ctx context.Context, size uint64) (uint64, error) {
+	rent, err := c.node.GetMinimumBalanceForRentExemption(ctx, size, rpc.CommitmentConfirmed)
+	if err != nil {
+		return 0, c.rpcError("getMinimumBalanceForRentExemption", err)
+	}
+	return rent, nil
+}
+
+// checkSOL refuses a payer whose lamports do not cover the fee and the rent, or would leave
+// its wallet holding less than the wallet's own rent-exempt minimum and more than nothing,
+// which the runtime refuses too (InsufficientFundsForRent).
+func (c *Client) checkSOL(ctx context.Context, have, fee, rent uint64) error {
+	need := fee + rent
+	if have < need {
+		return &InsufficientSOLError{Have: have, Need: need, Fee: fee, Rent: rent}
+	}
+	if have == need {
+		return nil
+	}
+	reserve, err := c.rentExempt(ctx, 0)
+	if err != nil {
+		return err
+	}
+	if have-need < reserve {
+		return &InsufficientSOLError{Have: have, Need: need + reserve, Fee: fee, Rent: rent, Reserve: reserve}
+	}
+	return nil
+}
+
+// The JSON-RPC codes the purchase tells apart: an account the node does not have, and a
+// method it does not implement.
+const (
+	codeInvalidParams  = -32602
+	codeMethodNotFound = -32601
+)
 
 // usdcBalance returns the USDC balance of owner's associated token account: 0 when the
 // account does not exist.
