@@ -59,7 +59,8 @@ const redeemAttempts = 5
 // Money is accounted in the budget as x402 payments are: a failure before the transaction
 // is handed to the node gives the reservation back; once it may have left, the amount stays
 // counted. A node that refuses the transaction, or a transaction that fails on chain, is a
-// *PaymentError (ErrPaymentRefused) and the amount counts until the blockhash expires; no
+// *PaymentError (ErrPaymentRefused) and the amount counts until the blockhash expires (a
+// refusal wraps the node's *RPCError, with the failing instruction and the program logs); no
 // answer or no confirmation in time is a *PaymentError (ErrPaymentInDoubt) that counts until
 // the caller resolves it (x402.Budget.Resolve with the signature); a confirmed payment is
 // spent, and a redemption that fails after it is a *PaymentError (ErrNotRedeemed) carrying
@@ -96,6 +97,7 @@ func (c *Client) BuyKey(ctx context.Context, p *KeyPurchase) (*Key, error) {
 
 	if _, err := c.node.SendTransactionWithOpts(ctx, tx, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed}); err != nil {
 		rerr := c.rpcError("sendTransaction", err)
+		rerr.Instruction = failedInstruction(tx, rerr.TransactionError, rerr.Logs)
 		if rerr.Code != 0 {
 			hold.Refused() // the node answered no; the signed transaction still counts until it expires
 			return nil, fail(PaymentRejected, rerr)
@@ -343,11 +345,14 @@ func (c *Client) redeemConfirmed(ctx context.Context, sig string) (*Key, error) 
 }
 
 // rpcError converts an error of the solana-go client into an *RPCError whose texts hold no
-// URL: solana-go quotes the node's URL, which may carry an access key.
+// URL: solana-go quotes the node's URL, which may carry an access key. The transaction error
+// and the logs of the node's error data are kept.
 func (c *Client) rpcError(method string, err error) *RPCError {
 	var je *jsonrpc.RPCError
 	if errors.As(err, &je) {
-		return &RPCError{Method: method, Code: je.Code, Message: c.scrubURL(je.Message), Err: errors.New(c.scrubURL(je.Message))}
+		rerr := &RPCError{Method: method, Code: je.Code, Message: c.scrubURL(je.Message), Err: errors.New(c.scrubURL(je.Message))}
+		rerr.TransactionError, rerr.Logs = c.errorData(je.Data)
+		return rerr
 	}
 	msg := c.scrubURL(err.Error())
 	cause := errors.New(msg)
@@ -357,6 +362,74 @@ func (c *Client) rpcError(method string, err error) *RPCError {
 		}
 	}
 	return &RPCError{Method: method, Message: msg, Err: cause}
+}
+
+// errorData returns the transaction error ("err") and the program logs ("logs") of a
+// node's error data, such as that of a sendTransaction whose simulation failed; nothing
+// when the data has neither.
+func (c *Client) errorData(data any) (json.RawMessage, []string) {
+	if data == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, nil
+	}
+	var d struct {
+		Err  json.RawMessage `json:"err"`
+		Logs []string        `json:"logs"`
+	}
+	if json.Unmarshal(raw, &d) != nil {
+		return nil, nil
+	}
+	if string(d.Err) == "null" {
+		d.Err = nil
+	}
+	for i, line := range d.Logs {
+		d.Logs[i] = c.scrubURL(line)
+	}
+	return d.Err, d.Logs
+}
+
+// failedInstruction reads an instruction error ({"InstructionError":[index, reason]}) of tx:
+// the instruction's program from tx, and from the logs the program that raised the error,
+// the first that logged "Program <address> failed" (an invoked program logs its failure
+// before its caller). It returns nil for any other transaction error, or an index tx does
+// not have.
+func failedInstruction(tx *solana.Transaction, txErr json.RawMessage, logs []string) *InstructionFailure {
+	var e struct {
+		InstructionError []json.RawMessage `json:"InstructionError"`
+	}
+	if json.Unmarshal(txErr, &e) != nil || len(e.InstructionError) != 2 {
+		return nil
+	}
+	var index int
+	if json.Unmarshal(e.InstructionError[0], &index) != nil || index < 0 || index >= len(tx.Message.Instructions) {
+		return nil
+	}
+	program, err := tx.Message.Program(tx.Message.Instructions[index].ProgramIDIndex)
+	if err != nil {
+		return nil
+	}
+	f := &InstructionFailure{Index: index, Program: program, FailedIn: program, Reason: e.InstructionError[1]}
+	var custom struct {
+		Custom *uint32 `json:"Custom"`
+	}
+	if json.Unmarshal(f.Reason, &custom) == nil {
+		f.Custom = custom.Custom
+	}
+	for _, line := range logs {
+		rest, ok := strings.CutPrefix(line, "Program ")
+		address, _, failed := strings.Cut(rest, " failed")
+		if !ok || !failed {
+			continue
+		}
+		if pk, err := solana.PublicKeyFromBase58(address); err == nil {
+			f.FailedIn = pk
+			break
+		}
+	}
+	return f
 }
 
 // urlPattern finds URLs in an error text.
