@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -58,7 +59,10 @@ func requireLitesvm(t *testing.T) string {
 	if _, err := fmt.Sscanf(string(version), "v%d.", &major); err != nil || major < 20 {
 		missing("node " + string(bytes.TrimSpace(version)) + " is not Node.js 20 or later")
 	}
-	for _, pkg := range []string{"litesvm", "@solana/kit"} {
+	if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+		missing("litesvm 1.5.0 publishes its runtime for Linux on x86-64 only, not " + runtime.GOOS + "/" + runtime.GOARCH)
+	}
+	for _, pkg := range []string{"litesvm", "litesvm-linux-x64-gnu", "@solana/kit"} {
 		if _, err := os.Stat(filepath.Join(solanaDir, "node_modules", pkg, "package.json")); err != nil {
 			missing("the npm package " + pkg + " is not installed")
 		}
