@@ -67,8 +67,9 @@
 //
 // BuyKey does the whole purchase: it reserves the price in BuyKeyParams.Budget (an
 // *x402.Budget, so one limit bounds the x402 payments and this one; a budget of its own
-// without a limit when none is given), reads the USDC balance (short: nothing is sent),
-// signs, sends with preflight, waits until the transaction is "confirmed", redeems the
+// without a limit when none is given), reads the USDC balance and the SOL that pays the fee
+// and any rent (short: an *InsufficientFundsError or *InsufficientSOLError, and nothing is
+// sent), signs, sends with preflight, waits until the transaction is "confirmed", redeems the
 // signature, and switches the client to the new key. The budget follows the money: given back
 // when nothing was sent; counted until the blockhash expires when the node refused the
 // transaction or it failed on chain; counted until Budget.Resolve when its outcome is unknown

@@ -3,8 +3,12 @@ package gpuprice
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gagliardetto/solana-go"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
@@ -254,23 +258,152 @@ func (e *InsufficientFundsError) Error() string {
 // Is matches ErrInsufficientFunds.
 func (e *InsufficientFundsError) Is(target error) bool { return target == ErrInsufficientFunds }
 
+// ErrInsufficientSOL matches an *InsufficientSOLError.
+var ErrInsufficientSOL = errors.New(serviceName + ": the payer's SOL balance does not cover the purchase's fee and rent")
+
+// InsufficientSOLError reports a purchase refused because the payer's wallet holds too little
+// SOL for what the transaction costs it besides the USDC: the fee, the rent of the treasury's
+// USDC account when the purchase creates it, and the rent-exempt minimum of the wallet itself
+// when it would keep some SOL (the runtime refuses a transaction that leaves a wallet with
+// less than that and more than nothing). A Solana runtime refuses such a transaction too, or
+// takes its fee and fails it; BuyKey checks first, so that nothing is signed or sent and the
+// budget's reservation is given back. Amounts are in lamports (1 SOL = 1,000,000,000).
+type InsufficientSOLError struct {
+	// Have is the payer's balance; 0 when the wallet does not exist on chain.
+	Have uint64
+	// Need is the smallest balance above Have with which the purchase goes through: Fee plus
+	// Rent, plus Reserve when it is set.
+	Need uint64
+	// Fee is the transaction's fee.
+	Fee uint64
+	// Rent is the rent-exempt balance of the treasury's USDC account, which the purchase
+	// creates and the payer funds; 0 when the purchase creates no account.
+	Rent uint64
+	// Reserve is the rent-exempt minimum of the payer's wallet, counted when Have covers Fee
+	// and Rent but would leave the wallet less than this (spending exactly Fee plus Rent is
+	// allowed too); 0 otherwise.
+	Reserve uint64
+}
+
+// Error names both balances in SOL, and what the need is made of.
+func (e *InsufficientSOLError) Error() string {
+	msg := serviceName + ": the payer holds " + formatSOL(e.Have) + " SOL, the purchase needs " + formatSOL(e.Need) +
+		" SOL (fee " + formatSOL(e.Fee) + " SOL"
+	if e.Rent > 0 {
+		msg += ", rent of the treasury's new USDC account " + formatSOL(e.Rent) + " SOL"
+	}
+	if e.Reserve > 0 {
+		msg += ", and " + formatSOL(e.Reserve) + " SOL the wallet must keep to stay rent-exempt; or exactly " +
+			formatSOL(e.Fee+e.Rent) + " SOL, spending it all"
+	}
+	return msg + ")"
+}
+
+// Is matches ErrInsufficientSOL.
+func (e *InsufficientSOLError) Is(target error) bool { return target == ErrInsufficientSOL }
+
+// formatSOL writes an amount of lamports as a decimal number of SOL, such as "0.000005".
+func formatSOL(lamports uint64) string {
+	text := strconv.FormatUint(lamports/1_000_000_000, 10) + "." + fmt.Sprintf("%09d", lamports%1_000_000_000)
+	return strings.TrimSuffix(strings.TrimRight(text, "0"), ".")
+}
+
 // RPCError reports a failure of the Solana JSON-RPC node: an error answer (Code and Message
-// are the node's) or no answer (Code 0). Its text never holds the node's URL, which may
-// carry an access key.
+// are the node's) or no answer (Code 0). A refused transaction keeps what the node's error
+// data says: the transaction error, the failing instruction and the program logs. Its text
+// never holds the node's URL, which may carry an access key.
 type RPCError struct {
 	// Method is the JSON-RPC method, such as "sendTransaction".
 	Method string
 	// Code and Message are the node's JSON-RPC error; Code is 0 when the node gave none.
 	Code    int
 	Message string
+	// TransactionError is the transaction error of the node's error data ("err"), as the
+	// node sent it: "AccountNotFound", {"InstructionError":[1,{"Custom":1}]}, ...; nil when
+	// the answer carried none.
+	TransactionError json.RawMessage
+	// Instruction says which instruction failed and in which program, when TransactionError
+	// is an instruction's error; nil otherwise.
+	Instruction *InstructionFailure
+	// Logs are the program logs of the node's simulation, up to the failure.
+	Logs []string
 	// Err is the cause.
 	Err error
 }
 
-// Error names the method and the node's error.
+// Error names the method and the node's error, and in words the failing instruction and
+// its program.
 func (e *RPCError) Error() string {
-	return serviceName + ": Solana RPC " + e.Method + ": " + e.Message
+	msg := serviceName + ": Solana RPC " + e.Method + ": " + e.Message
+	if e.Instruction != nil {
+		msg += " (" + e.Instruction.String() + ")"
+	}
+	return msg
 }
 
 // Unwrap returns the cause.
 func (e *RPCError) Unwrap() error { return e.Err }
+
+// InstructionFailure says which instruction of a transaction failed, in which program, and why.
+type InstructionFailure struct {
+	// Index is the instruction's position in the transaction, from 0.
+	Index int
+	// Program is the program the instruction calls.
+	Program solana.PublicKey
+	// FailedIn is the program that raised the error: Program, or one it invoked, such as the
+	// System program when the Associated Token Account program's creation of an account
+	// finds the payer short of SOL. It is Program when the logs do not name another.
+	FailedIn solana.PublicKey
+	// Reason is the instruction error as the node sent it: {"Custom":1},
+	// "InvalidAccountData", ...
+	Reason json.RawMessage
+	// Custom is the program's own error code when Reason is one ({"Custom":1}), nil
+	// otherwise.
+	Custom *uint32
+}
+
+// String says in words which instruction failed in which program, and why when the code is
+// one of those a key purchase meets, such as "instruction 0 (Associated Token Account
+// program) failed in the System program: custom program error 0x1, not enough SOL".
+func (e *InstructionFailure) String() string {
+	msg := "instruction " + strconv.Itoa(e.Index) + " (" + programName(e.Program) + ") failed"
+	if !e.FailedIn.Equals(e.Program) {
+		msg += " in the " + programName(e.FailedIn)
+	}
+	if e.Custom == nil {
+		var name string
+		if json.Unmarshal(e.Reason, &name) != nil {
+			name = string(e.Reason)
+		}
+		return msg + ": " + name
+	}
+	msg += ": custom program error 0x" + strconv.FormatUint(uint64(*e.Custom), 16)
+	if meaning := customErrors[e.FailedIn][*e.Custom]; meaning != "" {
+		msg += ", " + meaning
+	}
+	return msg
+}
+
+// programNames names the programs a key purchase calls.
+var programNames = map[solana.PublicKey]string{
+	solana.SystemProgramID:                    "System program",
+	solana.TokenProgramID:                     "Token program",
+	solana.SPLAssociatedTokenAccountProgramID: "Associated Token Account program",
+	solana.MemoProgramID:                      "Memo program",
+}
+
+// programName names a program, or gives its address.
+func programName(program solana.PublicKey) string {
+	if name, ok := programNames[program]; ok {
+		return name
+	}
+	return "program " + program.String()
+}
+
+// customErrors are the meanings of the custom error codes a key purchase meets, by program:
+// the same code 0x1 is short SOL in the System program and short USDC in the Token program.
+var customErrors = map[solana.PublicKey]map[uint32]string{
+	solana.SystemProgramID: {0: "the account already exists", 1: "not enough SOL"},
+	solana.TokenProgramID: {1: "insufficient funds", 3: "the account is not of this mint", 4: "the owner does not match",
+		17: "the account is frozen", 18: "the decimals do not match the mint's"},
+}

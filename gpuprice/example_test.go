@@ -59,6 +59,7 @@ func ExampleClient_BuyKey() {
 
 	wallet := solana.NewWallet().PrivateKey
 	srv.FundUSDC(wallet.PublicKey(), 8_000_000) // 8 USDC on the fake cluster
+	srv.FundSOL(wallet.PublicKey(), 10_000_000) // and 0.01 SOL, for the fee
 	payer, err := gpuprice.NewPrivateKeySigner(wallet)
 	if err != nil {
 		log.Fatal(err)

@@ -153,6 +153,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	f.Cleanup(srv.Close)
 	key := solana.NewWallet().PrivateKey
 	srv.FundUSDC(key.PublicKey(), 100_000_000)
+	srv.FundSOL(key.PublicKey(), 1_000_000_000) // the fees of 200,000 purchases
 	payer, err := gpuprice.NewPrivateKeySigner(key)
 	if err != nil {
 		f.Fatal(err)
@@ -214,6 +215,7 @@ func FuzzNodeAnswers(f *testing.F) {
 			pe  *gpuprice.PaymentError
 			re  *gpuprice.RPCError
 			ife *gpuprice.InsufficientFundsError
+			ise *gpuprice.InsufficientSOLError
 			ae  *sdk.APIError
 			de  *sdk.DecodeError
 		)
@@ -222,7 +224,7 @@ func FuzzNodeAnswers(f *testing.F) {
 			if spent+reserved != price {
 				t.Fatalf("a payment that left (%v) counts %d spent + %d reserved, not the price", pe.Outcome, spent, reserved)
 			}
-		case errors.As(err, &re), errors.As(err, &ife), errors.As(err, &ae), errors.As(err, &de):
+		case errors.As(err, &re), errors.As(err, &ife), errors.As(err, &ise), errors.As(err, &ae), errors.As(err, &de):
 			if spent != 0 || reserved != 0 {
 				t.Fatalf("nothing was sent (%v), yet %d spent and %d reserved", err, spent, reserved)
 			}

@@ -47,14 +47,26 @@ func newClient(t *testing.T, srv *gpupricetest.Server, opts ...gpuprice.Option) 
 	return c
 }
 
-// newPayer returns a fresh wallet's signer funded with usdc atomic units on srv; the
-// private key is known to the secret scan.
+// payerSOL is what a test's payer holds in SOL: 0.01 SOL, in lamports.
+const payerSOL = 10_000_000
+
+// newPayer returns a fresh wallet's signer funded with usdc atomic units and payerSOL on
+// srv; the private key is known to the secret scan.
 func newPayer(t *testing.T, srv *gpupricetest.Server, usdc uint64) (*gpuprice.PrivateKeySigner, solana.PrivateKey) {
+	t.Helper()
+	return newPayerWithSOL(t, srv, usdc, payerSOL)
+}
+
+// newPayerWithSOL is newPayer with lamports of SOL.
+func newPayerWithSOL(t *testing.T, srv *gpupricetest.Server, usdc, lamports uint64) (*gpuprice.PrivateKeySigner, solana.PrivateKey) {
 	t.Helper()
 	key := solana.NewWallet().PrivateKey
 	scan.Add(key.String())
 	if usdc > 0 {
 		srv.FundUSDC(key.PublicKey(), usdc)
+	}
+	if lamports > 0 {
+		srv.FundSOL(key.PublicKey(), lamports)
 	}
 	s, err := gpuprice.NewPrivateKeySigner(key)
 	require.NoError(t, err)

@@ -71,19 +71,23 @@ func BuildKeyPayment(p *BuyKeyParams, recentBlockhash solana.Hash) (*solana.Tran
 	if recentBlockhash.IsZero() {
 		return nil, invalid("recent blockhash", "must not be zero")
 	}
-	return buildPayment(p, amount, memo, recentBlockhash)
+	tx, err := unsignedPayment(p, amount, memo, recentBlockhash)
+	if err != nil {
+		return nil, err
+	}
+	return tx, signPayment(tx, p.Payer)
 }
 
-// buildPayment builds and signs the transaction of a checked purchase.
-func buildPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhash solana.Hash) (*solana.Transaction, error) {
+// unsignedPayment builds the transaction of a checked purchase, without its signature.
+func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhash solana.Hash) (*solana.Transaction, error) {
 	owner := p.Payer.PublicKey()
 	from, _, err := solana.FindAssociatedTokenAddress(owner, USDCMint)
 	if err != nil {
 		return nil, errors.New(serviceName + ": deriving the payer's USDC account: " + err.Error())
 	}
-	to, _, err := solana.FindAssociatedTokenAddress(p.Treasury, USDCMint)
+	to, err := treasuryAccount(p)
 	if err != nil {
-		return nil, errors.New(serviceName + ": deriving the treasury's USDC account: " + err.Error())
+		return nil, err
 	}
 	var ixs []solana.Instruction
 	if p.CreateTreasuryAccount {
@@ -100,19 +104,35 @@ func buildPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhash s
 	if n := tx.Message.Header.NumRequiredSignatures; n != 1 {
 		return nil, errors.New(serviceName + ": the payment transaction needs one signature, the payer's")
 	}
+	return tx, nil
+}
+
+// treasuryAccount returns the treasury's USDC associated token account, where the payment
+// goes.
+func treasuryAccount(p *BuyKeyParams) (solana.PublicKey, error) {
+	to, _, err := solana.FindAssociatedTokenAddress(p.Treasury, USDCMint)
+	if err != nil {
+		return solana.PublicKey{}, errors.New(serviceName + ": deriving the treasury's USDC account: " + err.Error())
+	}
+	return to, nil
+}
+
+// signPayment signs tx with the payer, its only signer, and checks the signature.
+func signPayment(tx *solana.Transaction, payer Signer) error {
 	message, err := tx.Message.MarshalBinary()
 	if err != nil {
-		return nil, errors.New(serviceName + ": encoding the payment message: " + err.Error())
+		return errors.New(serviceName + ": encoding the payment message: " + err.Error())
 	}
-	sig, err := p.Payer.SignMessage(message)
+	owner := payer.PublicKey()
+	sig, err := payer.SignMessage(message)
 	if err != nil {
-		return nil, errors.New(serviceName + ": signing the payment: " + err.Error())
+		return errors.New(serviceName + ": signing the payment: " + err.Error())
 	}
 	if !sig.Verify(owner, message) {
-		return nil, errors.New(serviceName + ": the payer's signature does not verify with its public key")
+		return errors.New(serviceName + ": the payer's signature does not verify with its public key")
 	}
 	tx.Signatures = []solana.Signature{sig}
-	return tx, nil
+	return nil
 }
 
 // createIdempotentData is the instruction data of the associated token account program's

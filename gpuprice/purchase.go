@@ -2,6 +2,7 @@ package gpuprice
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -46,14 +47,20 @@ const redeemAttempts = 5
 // In order: the plan's price is reserved in p.Budget (a refusal is the budget's
 // *x402.PolicyError, matching x402.ErrBudgetExceeded, and nothing is signed); the payer's USDC
 // balance is read over RPC (short: an *InsufficientFundsError, and nothing is sent); a recent
-// blockhash is fetched and the transaction of BuildKeyPayment is built and signed; it is sent
-// with preflight, and its status is polled until it is confirmed (commitment "confirmed")
-// or the WithConfirmTimeout bound passes; then it is redeemed with RedeemKey.
+// blockhash is fetched and the transaction of BuildKeyPayment is built; the payer's SOL is
+// checked against what the transaction costs it: the fee (the node's getFeeForMessage, or
+// 5,000 lamports a signature when the node does not say), the rent-exempt balance of the
+// treasury's USDC account when the purchase creates it, and the wallet's own rent-exempt
+// minimum when it would keep some SOL (short: an *InsufficientSOLError, and nothing is signed
+// or sent); the transaction is signed and sent with preflight, and its status is polled until
+// it is confirmed (commitment "confirmed") or the WithConfirmTimeout bound passes; then it is
+// redeemed with RedeemKey.
 //
 // Money is accounted in the budget as x402 payments are: a failure before the transaction
 // is handed to the node gives the reservation back; once it may have left, the amount stays
 // counted. A node that refuses the transaction, or a transaction that fails on chain, is a
-// *PaymentError (ErrPaymentRefused) and the amount counts until the blockhash expires; no
+// *PaymentError (ErrPaymentRefused) and the amount counts until the blockhash expires (a
+// refusal wraps the node's *RPCError, with the failing instruction and the program logs); no
 // answer or no confirmation in time is a *PaymentError (ErrPaymentInDoubt) that counts until
 // the caller resolves it (x402.Budget.Resolve with the signature); a confirmed payment is
 // spent, and a redemption that fails after it is a *PaymentError (ErrNotRedeemed) carrying
@@ -90,6 +97,7 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 
 	if _, err := c.node.SendTransactionWithOpts(ctx, tx, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed}); err != nil {
 		rerr := c.rpcError("sendTransaction", err)
+		rerr.Instruction = failedInstruction(tx, rerr.TransactionError, rerr.Logs)
 		if rerr.Code != 0 {
 			hold.Refused() // the node answered no; the signed transaction still counts until it expires
 			return nil, fail(PaymentRejected, rerr)
@@ -117,7 +125,7 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 	return key, nil
 }
 
-// preparePayment checks the payer's balance, fetches a blockhash and builds the signed
+// preparePayment checks the payer's balances, fetches a blockhash and builds the signed
 // transaction, and returns it with the last block height and the time at which its
 // blockhash can still land. Nothing is sent.
 func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uint64, memo string) (*solana.Transaction, uint64, time.Time, error) {
@@ -127,6 +135,17 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 	}
 	if have < amount {
 		return nil, 0, time.Time{}, &InsufficientFundsError{Have: have, Need: amount}
+	}
+	lamports, err := c.node.GetBalance(ctx, p.Payer.PublicKey(), rpc.CommitmentConfirmed)
+	if err != nil {
+		return nil, 0, time.Time{}, c.rpcError("getBalance", err)
+	}
+	if lamports == nil {
+		return nil, 0, time.Time{}, &RPCError{Method: "getBalance", Message: "the node returned no balance"}
+	}
+	rent, err := c.treasuryRent(ctx, p)
+	if err != nil {
+		return nil, 0, time.Time{}, err
 	}
 	bh, err := c.node.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
@@ -139,8 +158,18 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 	if height, err := c.node.GetBlockHeight(ctx, rpc.CommitmentConfirmed); err == nil && bh.Value.LastValidBlockHeight >= height {
 		expires = time.Now().Add(time.Duration(bh.Value.LastValidBlockHeight-height+1) * slotTime)
 	}
-	tx, err := buildPayment(p, amount, memo, bh.Value.Blockhash)
+	tx, err := unsignedPayment(p, amount, memo, bh.Value.Blockhash)
 	if err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	fee, err := c.fee(ctx, tx)
+	if err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	if err := c.checkSOL(ctx, lamports.Value, fee, rent); err != nil {
+		return nil, 0, time.Time{}, err
+	}
+	if err := signPayment(tx, p.Payer); err != nil {
 		return nil, 0, time.Time{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -149,8 +178,90 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 	return tx, bh.Value.LastValidBlockHeight, expires, nil
 }
 
-// codeInvalidParams is the JSON-RPC code a node answers for an account it does not have.
-const codeInvalidParams = -32602
+// lamportsPerSignature is the fee a Solana cluster charges per signature of a transaction
+// without a compute-budget instruction (such as a key payment). It is used when the node
+// cannot price the message itself (no getFeeForMessage, or a blockhash it does not know).
+const lamportsPerSignature = 5_000
+
+// tokenAccountSize is the size of an SPL Token account, whose rent-exempt balance the payer
+// funds when the purchase creates the treasury's USDC account.
+const tokenAccountSize = 165
+
+// fee returns the fee of the unsigned transaction tx: the node's getFeeForMessage, or
+// lamportsPerSignature for each signature when the node does not say.
+func (c *Client) fee(ctx context.Context, tx *solana.Transaction) (uint64, error) {
+	message, err := tx.Message.MarshalBinary()
+	if err != nil {
+		return 0, errors.New(serviceName + ": encoding the payment message: " + err.Error())
+	}
+	res, err := c.node.GetFeeForMessage(ctx, base64.StdEncoding.EncodeToString(message), rpc.CommitmentConfirmed)
+	if err != nil {
+		if rerr := c.rpcError("getFeeForMessage", err); rerr.Code != codeMethodNotFound {
+			return 0, rerr
+		}
+	} else if res != nil && res.Value != nil {
+		return *res.Value, nil
+	}
+	return lamportsPerSignature * uint64(tx.Message.Header.NumRequiredSignatures), nil
+}
+
+// treasuryRent returns what creating the treasury's USDC account costs the payer: its
+// rent-exempt balance when the purchase creates it (CreateTreasuryAccount, and the account
+// does not exist yet), else 0.
+func (c *Client) treasuryRent(ctx context.Context, p *BuyKeyParams) (uint64, error) {
+	if !p.CreateTreasuryAccount {
+		return 0, nil
+	}
+	ata, err := treasuryAccount(p)
+	if err != nil {
+		return 0, err
+	}
+	_, err = c.node.GetAccountInfoWithOpts(ctx, ata, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed})
+	switch {
+	case err == nil:
+		return 0, nil // it exists: the creation is a no-op
+	case !errors.Is(err, rpc.ErrNotFound):
+		return 0, c.rpcError("getAccountInfo", err)
+	}
+	return c.rentExempt(ctx, tokenAccountSize)
+}
+
+// rentExempt returns the node's rent-exempt minimum balance of an account of size bytes.
+func (c *Client) rentExempt(ctx context.Context, size uint64) (uint64, error) {
+	rent, err := c.node.GetMinimumBalanceForRentExemption(ctx, size, rpc.CommitmentConfirmed)
+	if err != nil {
+		return 0, c.rpcError("getMinimumBalanceForRentExemption", err)
+	}
+	return rent, nil
+}
+
+// checkSOL refuses a payer whose lamports do not cover the fee and the rent, or would leave
+// its wallet holding less than the wallet's own rent-exempt minimum and more than nothing,
+// which the runtime refuses too (InsufficientFundsForRent).
+func (c *Client) checkSOL(ctx context.Context, have, fee, rent uint64) error {
+	need := fee + rent
+	if have < need {
+		return &InsufficientSOLError{Have: have, Need: need, Fee: fee, Rent: rent}
+	}
+	if have == need {
+		return nil
+	}
+	reserve, err := c.rentExempt(ctx, 0)
+	if err != nil {
+		return err
+	}
+	if have-need < reserve {
+		return &InsufficientSOLError{Have: have, Need: need + reserve, Fee: fee, Rent: rent, Reserve: reserve}
+	}
+	return nil
+}
+
+// The JSON-RPC codes the purchase tells apart: an account the node does not have, and a
+// method it does not implement.
+const (
+	codeInvalidParams  = -32602
+	codeMethodNotFound = -32601
+)
 
 // usdcBalance returns the USDC balance of owner's associated token account: 0 when the
 // account does not exist.
@@ -234,11 +345,14 @@ func (c *Client) redeemConfirmed(ctx context.Context, sig string) (*Key, error) 
 }
 
 // rpcError converts an error of the solana-go client into an *RPCError whose texts hold no
-// URL: solana-go quotes the node's URL, which may carry an access key.
+// URL: solana-go quotes the node's URL, which may carry an access key. The transaction error
+// and the logs of the node's error data are kept.
 func (c *Client) rpcError(method string, err error) *RPCError {
 	var je *jsonrpc.RPCError
 	if errors.As(err, &je) {
-		return &RPCError{Method: method, Code: je.Code, Message: c.scrubURL(je.Message), Err: errors.New(c.scrubURL(je.Message))}
+		rerr := &RPCError{Method: method, Code: je.Code, Message: c.scrubURL(je.Message), Err: errors.New(c.scrubURL(je.Message))}
+		rerr.TransactionError, rerr.Logs = c.errorData(je.Data)
+		return rerr
 	}
 	msg := c.scrubURL(err.Error())
 	cause := errors.New(msg)
@@ -248,6 +362,74 @@ func (c *Client) rpcError(method string, err error) *RPCError {
 		}
 	}
 	return &RPCError{Method: method, Message: msg, Err: cause}
+}
+
+// errorData returns the transaction error ("err") and the program logs ("logs") of a
+// node's error data, such as that of a sendTransaction whose simulation failed; nothing
+// when the data has neither.
+func (c *Client) errorData(data any) (json.RawMessage, []string) {
+	if data == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return nil, nil
+	}
+	var d struct {
+		Err  json.RawMessage `json:"err"`
+		Logs []string        `json:"logs"`
+	}
+	if json.Unmarshal(raw, &d) != nil {
+		return nil, nil
+	}
+	if string(d.Err) == "null" {
+		d.Err = nil
+	}
+	for i, line := range d.Logs {
+		d.Logs[i] = c.scrubURL(line)
+	}
+	return d.Err, d.Logs
+}
+
+// failedInstruction reads an instruction error ({"InstructionError":[index, reason]}) of tx:
+// the instruction's program from tx, and from the logs the program that raised the error,
+// the first that logged "Program <address> failed" (an invoked program logs its failure
+// before its caller). It returns nil for any other transaction error, or an index tx does
+// not have.
+func failedInstruction(tx *solana.Transaction, txErr json.RawMessage, logs []string) *InstructionFailure {
+	var e struct {
+		InstructionError []json.RawMessage `json:"InstructionError"`
+	}
+	if json.Unmarshal(txErr, &e) != nil || len(e.InstructionError) != 2 {
+		return nil
+	}
+	var index int
+	if json.Unmarshal(e.InstructionError[0], &index) != nil || index < 0 || index >= len(tx.Message.Instructions) {
+		return nil
+	}
+	program, err := tx.Message.Program(tx.Message.Instructions[index].ProgramIDIndex)
+	if err != nil {
+		return nil
+	}
+	f := &InstructionFailure{Index: index, Program: program, FailedIn: program, Reason: e.InstructionError[1]}
+	var custom struct {
+		Custom *uint32 `json:"Custom"`
+	}
+	if json.Unmarshal(f.Reason, &custom) == nil {
+		f.Custom = custom.Custom
+	}
+	for _, line := range logs {
+		rest, ok := strings.CutPrefix(line, "Program ")
+		address, _, failed := strings.Cut(rest, " failed")
+		if !ok || !failed {
+			continue
+		}
+		if pk, err := solana.PublicKeyFromBase58(address); err == nil {
+			f.FailedIn = pk
+			break
+		}
+	}
+	return f
 }
 
 // urlPattern finds URLs in an error text.

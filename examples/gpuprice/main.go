@@ -63,6 +63,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// 2. Buy a Pro key from a new wallet, funded on the fake cluster, within a 10 USDC budget.
 	wallet := solana.NewWallet().PrivateKey
 	srv.FundUSDC(wallet.PublicKey(), 6_000_000)
+	srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL: the transaction's fee is paid in SOL
 	payer, err := gpuprice.NewPrivateKeySigner(wallet)
 	if err != nil {
 		return err

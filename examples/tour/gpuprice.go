@@ -51,6 +51,7 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 		// The throwaway wallet holds 20 USDC: the session's cap, not the balance, bounds
 		// what the tour may spend.
 		srv.FundUSDC(wallet.PublicKey(), 20_000_000)
+		srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL, for the transaction's fee
 		keyText = wallet.String()
 	}
 	buy := srv != nil || s.opts.livePayments
@@ -97,7 +98,7 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 	if err != nil {
 		return res, fmt.Errorf("%s: %w", envTreasury, err)
 	}
-	key, err := client.BuyKey(ctx, &gpuprice.KeyPurchase{Plan: gpuprice.PlanPro, Payer: payer, Treasury: treasury, Budget: s.budget})
+	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: treasury, Budget: s.budget})
 	var pe *gpuprice.PaymentError
 	if errors.As(err, &pe) {
 		// The error carries the signature (masked when printed) so that the key can be

@@ -178,8 +178,9 @@ func (s *Server) FundToken(mint, owner solana.PublicKey, amount uint64) {
 	s.chain.fund(mint, owner, amount)
 }
 
-// FundSOL adds lamports to the SOL balance of wallet that getBalance reports. The fake
-// charges no fees and no rent, so a payment needs no SOL.
+// FundSOL adds lamports to the SOL balance of wallet that getBalance reports. A wallet pays
+// from it the fees of the transactions it sends and the rent of the token accounts it
+// creates, as on a real cluster: a payer needs SOL.
 func (s *Server) FundSOL(wallet solana.PublicKey, lamports uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

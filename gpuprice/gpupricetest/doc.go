@@ -109,8 +109,9 @@
 // lastValidBlockHeight}), getBlockHeight, getBalance, getAccountInfo (encodings base64,
 // the default, base58 and jsonParsed; dataSlice; value null for a missing account; token
 // accounts and mints in the SPL Token layouts), getTokenAccountBalance (-32602 "Invalid
-// param: could not find account" for a missing account), sendTransaction and
-// getSignatureStatuses. Any other method is -32601 "Method not found".
+// param: could not find account" for a missing account), getFeeForMessage,
+// getMinimumBalanceForRentExemption, sendTransaction and getSignatureStatuses. Any other
+// method is -32601 "Method not found".
 //
 // The cluster produces a block per 400 ms of the fake's clock and one per
 // getLatestBlockhash call, so every call returns a fresh blockhash; a blockhash is usable
@@ -136,8 +137,21 @@
 // includes BlockhashNotFound and AlreadyProcessed (a signature that already landed). With
 // skipPreflight a failing transaction lands as failed (its status carries err), one with a
 // bad signature or blockhash is answered but never lands, and a repeated one is not
-// applied again. The fake charges no fees and no rent: payments need no SOL, and
-// getBalance reports what FundSOL gave.
+// applied again.
+//
+// SOL is charged as the runtime charges it (FundSOL gives it; getBalance reports it): the
+// fee payer pays 5,000 lamports per signature (getFeeForMessage says so, or null for a
+// blockhash the fake did not issue or that expired), and a Create of a token account moves
+// its rent-exempt balance (getMinimumBalanceForRentExemption(165), 2,039,280 lamports) from
+// the payer through the System program. A fee payer without lamports is AccountNotFound
+// ("Attempt to debit an account but found no record of a prior credit."), one short of the
+// fee InsufficientFundsForFee, and one the fee would leave with less than a wallet's
+// rent-exempt minimum (890,880 lamports) and more than nothing InsufficientFundsForRent:
+// such a transaction never lands. A payer short of the rent fails the creation with the
+// System program's "custom program error: 0x1" (short USDC fails the transfer with the Token
+// program's, the same text: the logs tell them apart); one the whole transaction would leave
+// below a wallet's minimum fails with InsufficientFundsForRent. A transaction that lands and
+// fails still pays its fee.
 //
 // getSignatureStatuses answers null for an unknown signature, and for one that landed more
 // than 300 blocks ago unless searchTransactionHistory is set. A landed transaction is

@@ -47,6 +47,7 @@ func ExampleServer_FundUSDC() {
 	ctx := context.Background()
 	payer := solana.NewWallet().PrivateKey
 	srv.FundUSDC(payer.PublicKey(), 8_000_000) // 8 USDC
+	srv.FundSOL(payer.PublicKey(), 1_000_000)  // 0.001 SOL, for the fee
 
 	node := rpc.New(srv.RPCURL)
 	from, _, _ := solana.FindAssociatedTokenAddress(payer.PublicKey(), gpupricetest.USDCMint)

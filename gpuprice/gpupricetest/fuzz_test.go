@@ -19,6 +19,7 @@ func FuzzSendTransaction(f *testing.F) {
 	c := rpc.New(srv.RPCURL)
 	payer := solana.NewWallet().PrivateKey
 	srv.FundUSDC(payer.PublicKey(), 50_000_000)
+	srv.FundSOL(payer.PublicKey(), 1_000_000_000) // fees of 200,000 transactions
 	const supply = 50_000_000
 
 	seed := func(ixs ...solana.Instruction) {

@@ -100,6 +100,17 @@ func redeem(t *testing.T, srv *gpupricetest.Server, sig string) answer {
 // newWallet returns a fresh key pair.
 func newWallet() solana.PrivateKey { return solana.NewWallet().PrivateKey }
 
+// payerSOL is what a test's fee payer holds: 0.01 SOL, the fees of 2,000 transactions.
+const payerSOL = 10_000_000
+
+// newPayer returns a fresh key pair whose wallet holds payerSOL on srv, to pay the fees of
+// what it sends.
+func newPayer(srv *gpupricetest.Server) solana.PrivateKey {
+	key := newWallet()
+	srv.FundSOL(key.PublicKey(), payerSOL)
+	return key
+}
+
 // ata returns the associated token account of wallet for mint.
 func ata(t *testing.T, wallet, mint solana.PublicKey) solana.PublicKey {
 	t.Helper()

@@ -15,7 +15,7 @@ import (
 func TestAProKeyIsIssuedOncePerSignatureAndWorks(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 5_000_000)
 	sig := pay(t, srv, payer,
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, gpupricetest.ProPrice, gpupricetest.USDCDecimals),
@@ -46,7 +46,7 @@ func TestAProKeyIsIssuedOncePerSignatureAndWorks(t *testing.T) {
 func TestAnUnlimitedKey(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 20_000_000)
 	sig := pay(t, srv, payer,
 		createIdempotent(payer.PublicKey(), srv.Treasury, gpupricetest.USDCMint),
@@ -63,7 +63,7 @@ func TestPaymentsThatBuyNothingAreRefusedWithDistinctCodes(t *testing.T) {
 	t.Parallel()
 	otherMint := solana.NewWallet().PublicKey()
 	srv := start(t, gpupricetest.WithMint(otherMint, 6))
-	payer, stranger := newWallet(), newWallet()
+	payer, stranger := newPayer(srv), newWallet()
 	srv.FundUSDC(payer.PublicKey(), 100_000_000)
 	srv.FundUSDC(stranger.PublicKey(), 0)
 	srv.FundToken(otherMint, payer.PublicKey(), 100_000_000)
@@ -121,7 +121,7 @@ func TestPaymentsThatBuyNothingAreRefusedWithDistinctCodes(t *testing.T) {
 func TestTheRefusalMessagesExplain(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	sig := pay(t, srv, payer, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 4_500_000, 6), memo(payer.PublicKey(), "API-PRO"))
 	a := redeem(t, srv, sig.String())
@@ -134,7 +134,7 @@ func TestTheRefusalMessagesExplain(t *testing.T) {
 func TestTheRedeemPathIsConfigurable(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithRedeemPath("/v1/billing/redeem"), gpupricetest.WithConfirmAfter(0))
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 5_000_000)
 	c := node(srv)
 	sig, err := send(t, c, build(t, c, []solana.PrivateKey{payer},

@@ -91,13 +91,15 @@ type rpcMethod func(s *Server, params []json.RawMessage, now time.Time) (any, *r
 
 // rpcMethods are the methods the fake node implements.
 var rpcMethods = map[string]rpcMethod{
-	"getLatestBlockhash":     (*Server).getLatestBlockhash,
-	"getBlockHeight":         (*Server).getBlockHeight,
-	"getBalance":             (*Server).getBalance,
-	"getAccountInfo":         (*Server).getAccountInfo,
-	"getTokenAccountBalance": (*Server).getTokenAccountBalance,
-	"sendTransaction":        (*Server).sendTransaction,
-	"getSignatureStatuses":   (*Server).getSignatureStatuses,
+	"getLatestBlockhash":                (*Server).getLatestBlockhash,
+	"getBlockHeight":                    (*Server).getBlockHeight,
+	"getBalance":                        (*Server).getBalance,
+	"getAccountInfo":                    (*Server).getAccountInfo,
+	"getTokenAccountBalance":            (*Server).getTokenAccountBalance,
+	"getFeeForMessage":                  (*Server).getFeeForMessage,
+	"getMinimumBalanceForRentExemption": (*Server).getMinimumBalanceForRentExemption,
+	"sendTransaction":                   (*Server).sendTransaction,
+	"getSignatureStatuses":              (*Server).getSignatureStatuses,
 }
 
 // serveRPC answers JSON-RPC 2.0 requests, single or batched, as a Solana node does: errors
@@ -243,6 +245,33 @@ func (s *Server) getBalance(params []json.RawMessage, now time.Time) (any, *rpcE
 		lamports = mintLamports
 	}
 	return s.withContext(now, lamports), nil
+}
+
+// getFeeForMessage answers the fee of a base64 transaction message: 5,000 lamports per
+// signature, or null when its blockhash was not issued or has expired.
+func (s *Server) getFeeForMessage(params []json.RawMessage, now time.Time) (any, *rpcError) {
+	var text string
+	if e := param(params, 0, true, &text); e != nil {
+		return nil, e
+	}
+	var m solana.Message
+	if err := m.UnmarshalBase64(text); err != nil {
+		return nil, invalidParams("failed to deserialize the message: " + err.Error())
+	}
+	if !s.chain.blockhashValid(m.RecentBlockhash, now) {
+		return s.withContext(now, nil), nil
+	}
+	return s.withContext(now, lamportsPerSignature*uint64(m.Header.NumRequiredSignatures)), nil
+}
+
+// getMinimumBalanceForRentExemption answers the rent-exempt minimum balance of an account of
+// the given data size.
+func (s *Server) getMinimumBalanceForRentExemption(params []json.RawMessage, _ time.Time) (any, *rpcError) {
+	var size uint64
+	if e := param(params, 0, true, &size); e != nil {
+		return nil, e
+	}
+	return rentExempt(size), nil
 }
 
 // getTokenAccountBalance answers a token account's balance, with the errors a node gives
@@ -439,6 +468,12 @@ func (s *Server) sendTransaction(params []json.RawMessage, now time.Time) (any, 
 		}
 		failure = &txError{value: "BlockhashNotFound", text: "Blockhash not found"}
 	}
+	if failure == nil {
+		if failure = s.chain.payable(tx); failure != nil && opts.SkipPreflight {
+			rec.Outcome, rec.Error = OutcomeDropped, failure.text
+			return sig.String(), nil
+		}
+	}
 	var x *execution
 	if failure == nil {
 		x, failure = s.chain.execute(tx)
@@ -456,6 +491,7 @@ func (s *Server) sendTransaction(params []json.RawMessage, now time.Time) (any, 
 	landed := &landedTx{slot: s.chain.slot(now), height: s.chain.height(now), err: failure, confirmed: s.cfg.confirmAfter == 0}
 	if failure != nil {
 		rec.Outcome, rec.Error = OutcomeFailed, failure.text
+		s.chain.chargeFee(tx)
 	} else {
 		s.chain.commit(x)
 		rec.Outcome = OutcomeApplied

@@ -130,7 +130,7 @@ func TestAPurchaseTransferIsAppliedOnce(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	c := node(srv)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	tx := build(t, c, []solana.PrivateKey{payer},
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6),
@@ -229,7 +229,7 @@ func TestInsufficientFundsFailTheWholeTransaction(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
 	c := node(srv)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 4_000_000)
 	tx := build(t, c, []solana.PrivateKey{payer},
 		createIdempotent(payer.PublicKey(), srv.Treasury, gpupricetest.USDCMint),
@@ -265,7 +265,7 @@ func TestTransferToAMissingAccountFails(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
 	c := node(srv)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	_, err := send(t, c, build(t, c, []solana.PrivateKey{payer}, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6)))
 	e := rpcError(t, err)
@@ -277,7 +277,7 @@ func TestAssociatedTokenAccountCreation(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
 	c := node(srv)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	create := associatedtokenaccount.NewCreateInstruction(payer.PublicKey(), srv.Treasury, gpupricetest.USDCMint).Build()
 
@@ -301,7 +301,7 @@ func TestBlockhashesMustBeIssuedAndFresh(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	c := node(srv)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	ix := transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 1, 6)
 
@@ -328,7 +328,7 @@ func TestOnlyTheThreeProgramsRun(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	c := node(srv)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	for name, tc := range map[string]struct {
 		ix   solana.Instruction
@@ -352,7 +352,7 @@ func TestOnlyTheOwnerMovesItsTokens(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	c := node(srv)
-	victim, thief := newWallet(), newWallet()
+	victim, thief := newWallet(), newPayer(srv)
 	srv.FundUSDC(victim.PublicKey(), 10_000_000)
 	srv.FundUSDC(thief.PublicKey(), 0)
 	steal := token.NewTransferCheckedInstruction(1_000_000, 6, ata(t, victim.PublicKey(), gpupricetest.USDCMint), gpupricetest.USDCMint,
@@ -371,7 +371,7 @@ func TestOnlyTheOwnerMovesItsTokens(t *testing.T) {
 func TestTheMemoBuilderPrefixesALengthByte(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	sig := pay(t, srv, payer,
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6),
@@ -388,7 +388,7 @@ func TestConfirmAfter(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithConfirmAfter(3))
 	c := node(srv)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	sig, err := send(t, c, build(t, c, []solana.PrivateKey{payer},
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6), memo(payer.PublicKey(), "API-PRO")))
@@ -411,6 +411,7 @@ func TestConfirmAfter(t *testing.T) {
 
 	instant := start(t, gpupricetest.WithConfirmAfter(0))
 	instant.FundUSDC(payer.PublicKey(), 5_000_000)
+	instant.FundSOL(payer.PublicKey(), payerSOL)
 	c = node(instant)
 	sig, err = send(t, c, build(t, c, []solana.PrivateKey{payer},
 		transfer(t, payer, instant.Treasury, gpupricetest.USDCMint, 5_000_000, 6), memo(payer.PublicKey(), "API-PRO")))
@@ -421,7 +422,7 @@ func TestConfirmAfter(t *testing.T) {
 func TestStatusesOutsideTheCacheNeedHistorySearch(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 1)
 	sig := pay(t, srv, payer, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 1, 6))
 	srv.Advance(2*time.Minute + time.Second)
@@ -440,7 +441,7 @@ func TestSendTransactionEncodingsAndMalformedInput(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	c := node(srv)
-	payer := newWallet()
+	payer := newPayer(srv)
 	srv.FundUSDC(payer.PublicKey(), 2)
 	tx := build(t, c, []solana.PrivateKey{payer}, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 1, 6))
 	wire, err := tx.MarshalBinary()
@@ -506,4 +507,196 @@ func TestRawJSONRPC(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 	assert.Equal(t, 1, srv.RPCCalls()["getProgramAccounts"], "unknown methods are counted too")
+}
+
+// solBalance returns the lamports of wallet on srv's node.
+func solBalance(t *testing.T, srv *gpupricetest.Server, wallet solana.PublicKey) uint64 {
+	t.Helper()
+	b, err := node(srv).GetBalance(t.Context(), wallet, "")
+	require.NoError(t, err)
+	return b.Value
+}
+
+// proPayment returns the instructions of a Pro payment by payer to srv's treasury, after
+// an idempotent creation of the treasury's USDC account when create is set.
+func proPayment(t *testing.T, srv *gpupricetest.Server, payer solana.PrivateKey, create bool) []solana.Instruction {
+	t.Helper()
+	var ixs []solana.Instruction
+	if create {
+		ixs = append(ixs, createIdempotent(payer.PublicKey(), srv.Treasury, gpupricetest.USDCMint))
+	}
+	return append(ixs, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6), memo(payer.PublicKey(), "API-PRO"))
+}
+
+func TestTheNodePricesFeesAndRent(t *testing.T) {
+	t.Parallel()
+	srv := start(t)
+	c := node(srv)
+	payer := newPayer(srv)
+	tx := build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, false)...)
+	message, err := tx.Message.MarshalBinary()
+	require.NoError(t, err)
+	fee, err := c.GetFeeForMessage(t.Context(), base64.StdEncoding.EncodeToString(message), "")
+	require.NoError(t, err)
+	require.NotNil(t, fee.Value)
+	assert.Equal(t, uint64(5_000), *fee.Value, "5,000 lamports for its one signature")
+
+	tx.Message.RecentBlockhash = solana.Hash{7}
+	message, err = tx.Message.MarshalBinary()
+	require.NoError(t, err)
+	fee, err = c.GetFeeForMessage(t.Context(), base64.StdEncoding.EncodeToString(message), "")
+	require.NoError(t, err)
+	assert.Nil(t, fee.Value, "null for a blockhash the node did not issue")
+
+	for size, want := range map[uint64]uint64{0: 890_880, 82: 1_461_600, 165: 2_039_280} {
+		got, err := c.GetMinimumBalanceForRentExemption(t.Context(), size, "")
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "%d bytes", size)
+	}
+	info, err := c.GetAccountInfo(t.Context(), srv.TreasuryATA())
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2_039_280), info.Value.Lamports, "a token account holds its rent-exempt minimum")
+}
+
+func TestAPaymentPaysItsFeeAndTheRentOfTheAccountItCreates(t *testing.T) {
+	t.Parallel()
+	srv := start(t, gpupricetest.WithTreasuryATA(false))
+	payer := newPayer(srv)
+	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+
+	pay(t, srv, payer, proPayment(t, srv, payer, true)...)
+	assert.Equal(t, uint64(payerSOL-5_000-2_039_280), solBalance(t, srv, payer.PublicKey()), "the fee and the new account's rent")
+	assert.True(t, srv.TokenAccountExists(srv.TreasuryATA()))
+
+	pay(t, srv, payer, proPayment(t, srv, payer, true)...)
+	assert.Equal(t, uint64(payerSOL-2*5_000-2_039_280), solBalance(t, srv, payer.PublicKey()), "an existing account costs no rent")
+	assert.Equal(t, uint64(10_000_000), srv.USDCBalance(srv.Treasury))
+
+	// A payer that spends exactly what it holds is left with nothing, which is allowed.
+	exact := newWallet()
+	srv.FundSOL(exact.PublicKey(), 5_000)
+	srv.FundUSDC(exact.PublicKey(), 5_000_000)
+	pay(t, srv, exact, proPayment(t, srv, exact, false)...)
+	assert.Zero(t, solBalance(t, srv, exact.PublicKey()))
+}
+
+func TestAFeePayerThatCannotPayNeverLands(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		lamports uint64
+		err      any
+		message  string
+	}{
+		"no SOL": {0, "AccountNotFound",
+			"Transaction simulation failed: Attempt to debit an account but found no record of a prior credit."},
+		"short of the fee": {4_999, "InsufficientFundsForFee", "Transaction simulation failed: Insufficient funds for fee"},
+		"left below a wallet's rent-exempt minimum": {895_000,
+			map[string]any{"InsufficientFundsForRent": map[string]any{"account_index": json.Number("0")}},
+			"Transaction simulation failed: Transaction results in an account (0) with insufficient funds for rent"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := start(t)
+			c := node(srv)
+			payer := newWallet()
+			srv.FundSOL(payer.PublicKey(), tc.lamports)
+			srv.FundUSDC(payer.PublicKey(), 10_000_000)
+			tx := build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, false)...)
+
+			_, err := send(t, c, tx)
+			e := rpcError(t, err)
+			assert.Equal(t, -32002, e.Code)
+			assert.Equal(t, tc.message, e.Message)
+			assert.Equal(t, tc.err, simulationErr(t, e))
+			assert.Equal(t, []any{}, e.Data.(map[string]any)["logs"], "nothing ran")
+
+			sig, err := c.SendTransactionWithOpts(t.Context(), tx, rpc.TransactionOpts{SkipPreflight: true})
+			require.NoError(t, err)
+			st, err := c.GetSignatureStatuses(t.Context(), true, sig)
+			require.NoError(t, err)
+			assert.Nil(t, st.Value[0], "without preflight it is dropped: no fee was paid, nothing landed")
+			assert.Equal(t, gpupricetest.OutcomeDropped, srv.Transactions()[1].Outcome)
+			assert.Equal(t, tc.lamports, solBalance(t, srv, payer.PublicKey()))
+			assert.Equal(t, uint64(10_000_000), srv.USDCBalance(payer.PublicKey()))
+		})
+	}
+}
+
+func TestAPayerShortOfTheRentFailsInTheSystemProgram(t *testing.T) {
+	t.Parallel()
+	srv := start(t, gpupricetest.WithTreasuryATA(false))
+	c := node(srv)
+	payer := newWallet()
+	srv.FundSOL(payer.PublicKey(), 1_000_000) // the fee, not the rent
+	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	tx := build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, true)...)
+
+	_, err := send(t, c, tx)
+	e := rpcError(t, err)
+	assert.Equal(t, "Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1", e.Message,
+		"the same text as short USDC")
+	assert.Equal(t, map[string]any{"InstructionError": []any{json.Number("0"), map[string]any{"Custom": json.Number("1")}}}, simulationErr(t, e))
+	assert.Equal(t, []any{
+		"Program " + solana.SPLAssociatedTokenAccountProgramID.String() + " invoke [1]",
+		"Program log: Create",
+		"Program 11111111111111111111111111111111 invoke [2]",
+		"Transfer: insufficient lamports 995000, need 2039280",
+		"Program 11111111111111111111111111111111 failed: custom program error: 0x1",
+		"Program " + solana.SPLAssociatedTokenAccountProgramID.String() + " failed: custom program error: 0x1",
+	}, e.Data.(map[string]any)["logs"], "the logs name the System program")
+	assert.False(t, srv.TokenAccountExists(srv.TreasuryATA()))
+	assert.Equal(t, uint64(1_000_000), solBalance(t, srv, payer.PublicKey()), "refused in preflight: no fee")
+
+	sig, err := c.SendTransactionWithOpts(t.Context(), tx, rpc.TransactionOpts{SkipPreflight: true})
+	require.NoError(t, err)
+	st, err := c.GetSignatureStatuses(t.Context(), true, sig)
+	require.NoError(t, err)
+	require.NotNil(t, st.Value[0], "without preflight it lands, failed")
+	assert.NotNil(t, st.Value[0].Err)
+	assert.Equal(t, uint64(995_000), solBalance(t, srv, payer.PublicKey()), "a transaction that lands and fails pays its fee")
+	assert.False(t, srv.TokenAccountExists(srv.TreasuryATA()))
+	assert.Equal(t, uint64(10_000_000), srv.USDCBalance(payer.PublicKey()))
+	assert.Equal(t, "tx_failed", redeem(t, srv, sig.String()).code())
+}
+
+func TestAPaymentThatWouldLeaveThePayerBelowItsRentFails(t *testing.T) {
+	t.Parallel()
+	srv := start(t, gpupricetest.WithTreasuryATA(false))
+	c := node(srv)
+	payer := newWallet()
+	srv.FundSOL(payer.PublicKey(), 5_000+2_039_280+100) // the fee and the rent, and 100 lamports left
+	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	tx := build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, true)...)
+
+	_, err := send(t, c, tx)
+	e := rpcError(t, err)
+	assert.Equal(t, "Transaction simulation failed: Transaction results in an account (0) with insufficient funds for rent", e.Message)
+	assert.Contains(t, e.Data.(map[string]any)["logs"], "Program MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr success", "every instruction ran")
+
+	sig, err := c.SendTransactionWithOpts(t.Context(), tx, rpc.TransactionOpts{SkipPreflight: true})
+	require.NoError(t, err)
+	st, err := c.GetSignatureStatuses(t.Context(), true, sig)
+	require.NoError(t, err)
+	require.NotNil(t, st.Value[0])
+	assert.NotNil(t, st.Value[0].Err)
+	assert.Equal(t, uint64(2_039_380), solBalance(t, srv, payer.PublicKey()), "it landed, failed, and paid its fee")
+	assert.False(t, srv.TokenAccountExists(srv.TreasuryATA()))
+	assert.Empty(t, srv.Transfers())
+}
+
+func TestAFailedTransferStillPaysItsFee(t *testing.T) {
+	t.Parallel()
+	srv := start(t)
+	c := node(srv)
+	payer := newPayer(srv)
+	srv.FundUSDC(payer.PublicKey(), 1_000_000)
+	sig, err := c.SendTransactionWithOpts(t.Context(), build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, false)...),
+		rpc.TransactionOpts{SkipPreflight: true})
+	require.NoError(t, err)
+	st, err := c.GetSignatureStatuses(t.Context(), true, sig)
+	require.NoError(t, err)
+	require.NotNil(t, st.Value[0])
+	assert.NotNil(t, st.Value[0].Err, "short USDC")
+	assert.Equal(t, uint64(payerSOL-5_000), solBalance(t, srv, payer.PublicKey()))
+	assert.Equal(t, uint64(1_000_000), srv.USDCBalance(payer.PublicKey()))
 }

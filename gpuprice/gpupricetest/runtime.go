@@ -10,6 +10,56 @@ import (
 	"github.com/gagliardetto/solana-go/programs/token"
 )
 
+// The runtime's charges, as a Solana cluster makes them.
+const (
+	// lamportsPerSignature is the fee of a transaction without a compute-budget instruction,
+	// per signature.
+	lamportsPerSignature = 5_000
+	// rentPerByte is what an account pays per byte, its accountOverhead bytes included, to
+	// be rent-exempt (two years of rent at 3,480 lamports a byte-year).
+	rentPerByte     = 6_960
+	accountOverhead = 128
+)
+
+// rentExempt returns the rent-exempt minimum balance of an account of size bytes.
+func rentExempt(size uint64) uint64 { return (accountOverhead + size) * rentPerByte }
+
+// fee returns what tx costs its fee payer.
+func fee(tx *solana.Transaction) uint64 { return lamportsPerSignature * uint64(len(tx.Signatures)) }
+
+// errInsufficientFundsForRent is the failure of a transaction that would leave its fee
+// payer (account 0) holding SOL below the rent-exempt minimum of a wallet, and more than
+// nothing.
+var errInsufficientFundsForRent = &txError{
+	value: map[string]any{"InsufficientFundsForRent": map[string]int{"account_index": 0}},
+	text:  "Transaction results in an account (0) with insufficient funds for rent",
+}
+
+// rentPaying says whether a wallet left with lamports would be refused by the runtime: it
+// holds some SOL, less than a wallet's rent-exempt minimum.
+func rentPaying(lamports uint64) bool { return lamports > 0 && lamports < rentExempt(0) }
+
+// payable checks that tx's fee payer can pay its fee, as the runtime does before running
+// anything: a wallet without lamports is unknown (AccountNotFound), one short of the fee
+// cannot pay it, and one the fee would leave below a wallet's rent-exempt minimum is refused.
+// A transaction refused here never lands and costs nothing.
+func (c *chain) payable(tx *solana.Transaction) *txError {
+	have, cost := c.lamports[tx.Message.AccountKeys[0]], fee(tx)
+	switch {
+	case have == 0:
+		return &txError{value: "AccountNotFound", text: "Attempt to debit an account but found no record of a prior credit."}
+	case have < cost:
+		return &txError{value: "InsufficientFundsForFee", text: "Insufficient funds for fee"}
+	case rentPaying(have - cost):
+		return errInsufficientFundsForRent
+	}
+	return nil
+}
+
+// chargeFee takes the fee of tx, which landed and failed, from its fee payer: a failed
+// transaction still pays for its slot.
+func (c *chain) chargeFee(tx *solana.Transaction) { c.lamports[tx.Message.AccountKeys[0]] -= fee(tx) }
+
 // txError is a failed transaction as a node reports it.
 type txError struct {
 	// value is the TransactionError in the node's JSON: "BlockhashNotFound",
@@ -45,6 +95,10 @@ const (
 	transferCheckedInstruction = 12
 )
 
+// systemResultWithNegativeLamports is the System program's custom error for a transfer from
+// an account short of lamports.
+const systemResultWithNegativeLamports = 1
+
 // programError is an instruction's failure: a named InstructionError or a program's custom
 // error code.
 type programError struct {
@@ -66,20 +120,26 @@ func failWith(name string) *programError { return &programError{name: name} }
 // customError returns a program's custom error.
 func customError(code uint32) *programError { return &programError{custom: code} }
 
-// execution applies a transaction's instructions to a staged copy of the token accounts.
+// execution applies a transaction's instructions to a staged copy of the token accounts and
+// the wallets' lamports.
 type execution struct {
 	c         *chain
 	signature solana.Signature
 	tokens    map[solana.PublicKey]tokenAccount
+	lamports  map[solana.PublicKey]uint64
 	transfers []Transfer
 	memos     []Memo
 	logs      []string
 }
 
-// execute runs tx's instructions in order on a copy of the ledger. On success the returned
-// execution holds the new ledger for commit; on failure nothing changed.
+// execute runs tx, whose fee payer can pay (see payable), on a copy of the ledger: it takes
+// the fee, runs the instructions in order, and checks that the fee payer is not left below a
+// wallet's rent-exempt minimum. On success the returned execution holds the new ledger for
+// commit; on failure nothing changed.
 func (c *chain) execute(tx *solana.Transaction) (*execution, *txError) {
-	x := &execution{c: c, signature: tx.Signatures[0], tokens: maps.Clone(c.tokens)}
+	x := &execution{c: c, signature: tx.Signatures[0], tokens: maps.Clone(c.tokens), lamports: maps.Clone(c.lamports)}
+	feePayer := tx.Message.AccountKeys[0]
+	x.lamports[feePayer] -= fee(tx)
 	metas, err := tx.Message.AccountMetaList()
 	if err != nil {
 		return nil, &txError{value: "InvalidAccountIndex", text: "Transaction contains an invalid account reference"}
@@ -116,6 +176,11 @@ func (c *chain) execute(tx *solana.Transaction) (*execution, *txError) {
 		}
 		x.logs = append(x.logs, fmt.Sprintf("Program %s success", program))
 	}
+	if rentPaying(x.lamports[feePayer]) {
+		failure := *errInsufficientFundsForRent
+		failure.logs = x.logs
+		return nil, &failure
+	}
 	var memoData [][]byte
 	for _, m := range x.memos {
 		memoData = append(memoData, m.Data)
@@ -129,6 +194,7 @@ func (c *chain) execute(tx *solana.Transaction) (*execution, *txError) {
 // commit makes a successful execution's changes the ledger's.
 func (c *chain) commit(x *execution) {
 	c.tokens = x.tokens
+	c.lamports = x.lamports
 	c.transfers = append(c.transfers, x.transfers...)
 	c.memos = append(c.memos, x.memos...)
 }
@@ -232,6 +298,15 @@ func (x *execution) associatedTokenAccount(accounts solana.AccountMetaSlice, dat
 	if !ata.IsWritable || !payer.IsWritable {
 		return failWith("ReadonlyDataModified")
 	}
+	// The System program moves the new account's rent-exempt balance from the payer.
+	x.logs = append(x.logs, fmt.Sprintf("Program %s invoke [2]", solana.SystemProgramID))
+	if have := x.lamports[payer.PublicKey]; have < tokenAccountLamports {
+		x.logs = append(x.logs, fmt.Sprintf("Transfer: insufficient lamports %d, need %d", have, uint64(tokenAccountLamports)),
+			fmt.Sprintf("Program %s failed: custom program error: 0x%x", solana.SystemProgramID, systemResultWithNegativeLamports))
+		return customError(systemResultWithNegativeLamports)
+	}
+	x.lamports[payer.PublicKey] -= tokenAccountLamports
+	x.logs = append(x.logs, fmt.Sprintf("Program %s success", solana.SystemProgramID))
 	x.tokens[ata.PublicKey] = tokenAccount{mint: mint.PublicKey, owner: wallet.PublicKey}
 	return nil
 }
