@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
+	"strconv"
 	"strings"
 
-	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // ProductKind says what sort of product a catalog entry is. It is an open type: a kind the
@@ -54,15 +55,27 @@ type Product struct {
 	Raw json.RawMessage
 }
 
+// Catalog is the store's list of products, from the free /catalog operation.
+type Catalog struct {
+	// Products lists every product with its live price, in the store's order.
+	Products []Product
+	// Response describes the HTTP answer.
+	Response sdk.Response `json:"-"`
+}
+
 // Catalog returns every product of the store with its live price. The call is free.
 //
 // The store does not document the body of /catalog, so it is read leniently: a JSON array of
 // products, or an object holding them under a key such as "products", "reports", "items",
 // "catalog" or "data" (and bespoke or bundle products under keys such as "bespoke" or
-// "bundles"). A body with no list of products is a *DecodeError; an empty list is an empty
-// result.
-func (c *Client) Catalog(ctx context.Context) ([]Product, error) {
-	return getFree(ctx, c, "/catalog", parseCatalog)
+// "bundles"). A body with no list of products is an *sdk.DecodeError; an empty list is an
+// empty result.
+func (c *Client) Catalog(ctx context.Context) (*Catalog, error) {
+	products, resp, err := getFree(ctx, c, "/catalog", parseCatalog)
+	if err != nil {
+		return nil, err
+	}
+	return &Catalog{Products: products, Response: resp}, nil
 }
 
 // Catalog list keys, in normalised form, and the kind their entries have by default.
@@ -72,13 +85,13 @@ var (
 	bundleListKeys  = []string{"bundles", "bundle", "bundleproducts"}
 )
 
-// parseCatalog reads the products of a /catalog body; each product keeps its part of root
-// as its Raw, so root must not be modified afterwards.
-func parseCatalog(root json.RawMessage) ([]Product, error) {
-	if err := checkJSON(root); err != nil {
+// parseCatalog reads the products of a /catalog body.
+func parseCatalog(body []byte) ([]Product, error) {
+	f, items, err := decodeTop(body)
+	if err != nil {
 		return nil, err
 	}
-	lists, err := catalogLists(root, 0)
+	lists, err := catalogLists(f, items, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +103,7 @@ func parseCatalog(root json.RawMessage) ([]Product, error) {
 				err = errors.New(`field "id" is missing`) // the description names it for every report
 			}
 			if err != nil {
-				return nil, errors.New("catalog entry " + itoa(i) + ": " + err.Error())
+				return nil, errors.New("catalog entry " + strconv.Itoa(i) + ": " + err.Error())
 			}
 			products = append(products, p)
 		}
@@ -104,14 +117,13 @@ type productList struct {
 	kind  ProductKind
 }
 
-// catalogLists finds the lists of products in a /catalog body, looking one level into a
-// wrapping object such as {"data": {"reports": [...]}}.
-func catalogLists(root json.RawMessage, depth int) ([]productList, error) {
-	if items, ok := arrayItems(root); ok {
+// catalogLists finds the lists of products in a /catalog body, an object f or an array of
+// items, looking one level into a wrapping object such as {"data": {"reports": [...]}}.
+func catalogLists(f fields, items []json.RawMessage, depth int) ([]productList, error) {
+	if items != nil {
 		return []productList{{items: items}}, nil
 	}
-	f, ok := objectFields(root)
-	if !ok {
+	if f == nil {
 		return nil, errors.New("body is neither a JSON array nor an object")
 	}
 	var lists []productList
@@ -133,10 +145,8 @@ func catalogLists(root json.RawMessage, depth int) ([]productList, error) {
 	}
 	if depth == 0 {
 		for _, k := range catalogListKeys {
-			if v := f.value(k); v != nil {
-				if _, isObj := objectFields(v); isObj {
-					return catalogLists(v, depth+1)
-				}
+			if inner, isObj := objectFields(f.value(k)); isObj {
+				return catalogLists(inner, nil, depth+1)
 			}
 		}
 	}
@@ -156,7 +166,7 @@ func parseProduct(raw json.RawMessage, listKind ProductKind) (Product, error) {
 		Description: f.str("description", "summary", "measures", "measure"),
 		Period:      f.str("period", "years", "coverageperiod"),
 		Path:        f.str("path", "url", "href", "endpoint"),
-		Raw:         keep(raw),
+		Raw:         raw,
 	}
 	if p.ID == "" {
 		if id, ok := strings.CutPrefix(p.Path, "/report/"); ok && !strings.ContainsAny(id, "/?#") {
@@ -180,7 +190,7 @@ func priceField(f fields, keys ...string) (*Price, string) {
 	if obj, isObj := objectFields(raw); isObj {
 		return priceField(obj, "usd", "value", "amountusd", "decimal", "display")
 	}
-	text, ok := scalarText(raw)
+	text, ok := lenient.ScalarText(raw)
 	if !ok {
 		return nil, string(bytes.TrimSpace(raw))
 	}
@@ -232,273 +242,4 @@ func productKind(f fields, listKind ProductKind, id, path string) ProductKind {
 		return KindBundle
 	}
 	return KindCatalog
-}
-
-// Preview is the free latest-year cross-section of a report: one row per covered economy.
-type Preview struct {
-	// ID is the report id that was asked for.
-	ID string
-	// Year is the year of the cross-section; nil when the body does not say.
-	Year *int
-	// Rows holds one row per economy.
-	Rows []PreviewRow
-	// Raw is the body as the store sent it, with every field this type does not name (such as
-	// a field dictionary).
-	Raw json.RawMessage
-}
-
-// PreviewRow is one economy of a Preview.
-type PreviewRow struct {
-	// Economy is the economy's code, such as "US".
-	Economy string
-	// Name is the economy's name; "" when the row does not give it.
-	Name string
-	// Year is the year of the value: the row's own, else the preview's; nil when neither
-	// says.
-	Year *int
-	// Indicator is the indicator code of Value; "" when the row does not give it.
-	Indicator string
-	// Value is the row's value; nil when it is absent (missing data is not 0).
-	Value *float64
-	// Values holds the values of a report with several indicators, by indicator code, when the
-	// row gives them as an object; a nil entry is a missing value.
-	Values map[string]*float64
-	// Raw is the row as the store sent it.
-	Raw json.RawMessage
-}
-
-// Preview returns the latest-year cross-section of report id for every covered economy. The
-// call is free and needs no wallet. An empty id, or one with "/", "?" or "#", is a
-// *ValidationError.
-//
-// The body is read leniently: a JSON array of rows, or an object holding them under a key
-// such as "rows", "data", "economies" or "values", or an object mapping economy codes to
-// values. A body with none of these is a *DecodeError.
-func (c *Client) Preview(ctx context.Context, id string) (*Preview, error) {
-	if err := checkID(id); err != nil {
-		return nil, err
-	}
-	p, err := getFree(ctx, c, httpcore.Path("preview", id), parsePreview)
-	if err != nil {
-		return nil, err
-	}
-	p.ID = id
-	return p, nil
-}
-
-// Preview row list keys, in normalised form.
-var previewListKeys = []string{"rows", "data", "economies", "crosssection", "values", "items", "results", "countries", "records", "preview"}
-
-// parsePreview reads a /preview body. The preview keeps root as its Raw, and each row a
-// part of it: root must not be modified afterwards (getFree hands each parser a copy of its
-// own).
-func parsePreview(root json.RawMessage) (*Preview, error) {
-	if err := checkJSON(root); err != nil {
-		return nil, err
-	}
-	p := &Preview{Raw: keep(root), Rows: []PreviewRow{}}
-	items, ok := arrayItems(root)
-	if !ok {
-		f, isObj := objectFields(root)
-		if !isObj {
-			return nil, errors.New("body is neither a JSON array nor an object")
-		}
-		p.Year = f.optInt("year", "latestyear", "asof")
-		for _, k := range previewListKeys {
-			if items, ok = arrayItems(f.value(k)); ok {
-				break
-			}
-		}
-		if !ok {
-			for _, k := range previewListKeys {
-				if m, isObj := rawObject(f.value(k)); isObj {
-					p.Rows = rowsFromMap(m, p.Year)
-					return p, nil
-				}
-			}
-			return nil, errors.New("no rows found (looked for an array, or one under " + strings.Join(previewListKeys, ", ") + ")")
-		}
-	}
-	var scratch fields
-	for i, raw := range items {
-		row, err := parsePreviewRow(raw, p.Year, &scratch)
-		if err != nil {
-			return nil, errors.New("preview row " + itoa(i) + ": " + err.Error())
-		}
-		p.Rows = append(p.Rows, row)
-	}
-	return p, nil
-}
-
-// parsePreviewRow reads one row, whose year defaults to the preview's year (nil when the
-// preview gives none); only a row that is not a JSON object is an error. It reads the row's
-// members into *scratch, which a reader of many rows passes to each.
-func parsePreviewRow(raw json.RawMessage, year *int, scratch *fields) (PreviewRow, error) {
-	f, ok := scratch.read(raw)
-	if !ok {
-		return PreviewRow{}, errors.New("not a JSON object")
-	}
-	*scratch = f
-	r := PreviewRow{
-		Economy:   f.str("economy", "economycode", "countrycode", "country", "iso2", "iso3", "iso", "code"),
-		Name:      f.str("name", "economyname", "countryname"),
-		Indicator: f.str("indicator", "indicatorcode", "series"),
-		Year:      f.optInt("year", "date"),
-		Raw:       raw,
-	}
-	if r.Year == nil {
-		r.Year = cloneInt(year)
-	}
-	if v, ok := f.get("value", "latestvalue", "latest"); ok {
-		if n, ok := number(v); ok {
-			r.Value = &n
-		}
-	}
-	if values, ok := objectFields(f.value("values")); ok {
-		r.Values = valueMap(values)
-	}
-	return r, nil
-}
-
-// rowsFromMap reads a preview given as an object of economy code to value (or to a row
-// object), sorted by economy code.
-func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
-	codes := make([]string, 0, len(m))
-	for k := range m {
-		codes = append(codes, k)
-	}
-	sort.Strings(codes)
-	rows := make([]PreviewRow, 0, len(codes))
-	var scratch fields
-	for _, code := range codes {
-		raw := m[code]
-		row, err := parsePreviewRow(raw, year, &scratch)
-		if err != nil {
-			row = PreviewRow{Year: cloneInt(year), Raw: keep(raw)}
-			if n, ok := number(raw); ok {
-				row.Value = &n
-			}
-		}
-		if row.Economy == "" {
-			row.Economy = code
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-// valueMap reads an object of indicator code to value; missing values are nil entries, and
-// of two members with one code the later counts, as in encoding/json.
-func valueMap(values fields) map[string]*float64 {
-	out := make(map[string]*float64, len(values))
-	for _, m := range values {
-		var v *float64
-		if n, ok := number(m.Value); ok {
-			v = &n
-		}
-		out[string(m.Key)] = v
-	}
-	return out
-}
-
-// StartInfo is the store's recommended first purchase, from the free /start operation.
-type StartInfo struct {
-	// ReportID is the id of the recommended report.
-	ReportID string
-	// Path is the recommended request path when the body gives one, such as
-	// "/report/macro-gdp?format=json".
-	Path string
-	// Title is the recommended report's title; "" when the body does not give it.
-	Title string
-	// Price is the recommended report's price when the body gives a single exact amount.
-	Price *Price
-	// Code is the runnable client code, the Go snippet when several languages are offered.
-	Code string
-	// Snippets holds the client code by language when the body offers several.
-	Snippets map[string]string
-	// Raw is the body as the store sent it.
-	Raw json.RawMessage
-}
-
-// Start returns the store's recommended first purchase with its runnable client code. The
-// call is free.
-func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
-	return getFree(ctx, c, "/start", parseStart)
-}
-
-// parseStart reads a /start body: an object naming the recommended report (at the top level
-// or in an object under "recommended", "recommendation", "firstPurchase" or "report") and its
-// client code (a string, or an object of language to code). It keeps root as its Raw, so root
-// must not be modified afterwards.
-func parseStart(root json.RawMessage) (*StartInfo, error) {
-	if err := checkJSON(root); err != nil {
-		return nil, err
-	}
-	f, ok := objectFields(root)
-	if !ok {
-		return nil, errors.New("body is not a JSON object")
-	}
-	s := &StartInfo{Raw: keep(root)}
-	rec := f
-	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
-		v := f.value(k)
-		if v == nil {
-			continue
-		}
-		if obj, isObj := objectFields(v); isObj {
-			rec = obj
-			break
-		}
-		if id, isText := scalarText(v); isText {
-			s.ReportID = id
-			break
-		}
-	}
-	if s.ReportID == "" {
-		s.ReportID = rec.str("id", "reportid", "productid")
-	}
-	s.Path = rec.str("path", "url", "endpoint", "href")
-	s.Title = rec.str("title", "name")
-	s.Price, _ = priceField(rec, "price", "priceusd", "usd")
-	for _, src := range []fields{f, rec} {
-		raw, ok := src.get("code", "clientcode", "snippet", "snippets", "example", "client")
-		if !ok {
-			continue
-		}
-		if text, ok := scalarText(raw); ok {
-			s.Code = text
-			break
-		}
-		if obj, ok := rawObject(raw); ok {
-			s.Snippets, s.Code = snippetMap(obj)
-			break
-		}
-	}
-	if s.ReportID == "" && s.Path == "" {
-		return nil, errors.New("no recommended report found")
-	}
-	return s, nil
-}
-
-// snippetMap reads an object of language to code and picks the Go snippet (or, without one,
-// the first language in alphabetical order).
-func snippetMap(obj map[string]json.RawMessage) (map[string]string, string) {
-	out := make(map[string]string, len(obj))
-	var langs []string
-	for k, raw := range obj {
-		if text, ok := scalarText(raw); ok {
-			out[k] = text
-			langs = append(langs, k)
-		}
-	}
-	sort.Strings(langs)
-	for _, lang := range langs {
-		if strings.EqualFold(lang, "go") || strings.EqualFold(lang, "golang") {
-			return out, out[lang]
-		}
-	}
-	if len(langs) > 0 {
-		return out, out[langs[0]]
-	}
-	return out, ""
 }

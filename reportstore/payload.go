@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // ReportPayload is the body of a FormatJSON report. The store's API description does not
@@ -66,11 +68,11 @@ func (r *Report) JSON() (*ReportPayload, error) {
 
 // parsePayload reads a ReportPayload from JSON.
 func parsePayload(body []byte) (*ReportPayload, error) {
-	if err := checkJSON(body); err != nil {
+	f, _, err := decodeTop(body)
+	if err != nil {
 		return nil, err
 	}
-	f, ok := objectFields(body)
-	if !ok {
+	if f == nil {
 		return nil, errors.New("body is not a JSON object")
 	}
 	p := &ReportPayload{
@@ -79,11 +81,11 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 		Title:         f.str("title", "name"),
 		Description:   f.str("description"),
 		Period:        f.str("period", "years"),
-		Raw:           clone(body),
+		Raw:           ownCopy(body),
 	}
 	if items, ok := arrayItems(f.value("economies")); ok {
 		for _, raw := range items {
-			if code, ok := scalarText(raw); ok {
+			if code, ok := lenient.ScalarText(raw); ok {
 				p.Economies = append(p.Economies, code)
 			} else if obj, ok := objectFields(raw); ok {
 				p.Economies = append(p.Economies, obj.str("code", "economy", "iso2", "iso3", "id"))
@@ -92,8 +94,8 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 	}
 	if items, ok := arrayItems(f.value("indicators")); ok {
 		for _, raw := range items {
-			ind := Indicator{Raw: clone(raw)}
-			if code, ok := scalarText(raw); ok {
+			ind := Indicator{Raw: raw}
+			if code, ok := lenient.ScalarText(raw); ok {
 				ind.Code = code
 			} else if obj, ok := objectFields(raw); ok {
 				ind.Code = obj.str("code", "id", "indicator", "indicatorcode")
@@ -143,7 +145,7 @@ func payloadRecords(items []json.RawMessage) ([]Record, error) {
 		}
 		rec.Year = year
 		if v, present := obj.get(valueColumns...); present {
-			text, isText := scalarText(v)
+			text, isText := lenient.ScalarText(v)
 			if !isText {
 				return nil, fmt.Errorf("entry %d: value %s is not a number", i, strings.TrimSpace(string(v)))
 			}
