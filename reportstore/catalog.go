@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
@@ -127,19 +129,14 @@ func catalogLists(f fields, items []json.RawMessage, depth int) ([]productList, 
 		return nil, errors.New("body is neither a JSON array nor an object")
 	}
 	var lists []productList
-	add := func(keys []string, kind ProductKind, first bool) {
-		for _, k := range keys {
-			if items, ok := arrayItems(f.value(k)); ok {
-				lists = append(lists, productList{items: items, kind: kind})
-				if first {
-					return
-				}
-			}
+	add := func(keys []string, kind ProductKind) {
+		if items, k := f.array(keys...); k != "" {
+			lists = append(lists, productList{items: items, kind: kind})
 		}
 	}
-	add(catalogListKeys, "", true)
-	add(bespokeListKeys, KindBespoke, true)
-	add(bundleListKeys, KindBundle, true)
+	add(catalogListKeys, "")
+	add(bespokeListKeys, KindBespoke)
+	add(bundleListKeys, KindBundle)
 	if len(lists) > 0 {
 		return lists, nil
 	}
@@ -242,4 +239,270 @@ func productKind(f fields, listKind ProductKind, id, path string) ProductKind {
 		return KindBundle
 	}
 	return KindCatalog
+}
+
+// Preview is the free latest-year cross-section of a report: one row per covered economy.
+type Preview struct {
+	// ID is the report id that was asked for.
+	ID string
+	// Year is the year of the cross-section; nil when the body does not say.
+	Year *int
+	// Rows holds one row per economy.
+	Rows []PreviewRow
+	// Raw is the body as the store sent it, with every field this type does not name (such as
+	// a field dictionary).
+	Raw json.RawMessage
+	// Response describes the HTTP answer.
+	Response sdk.Response `json:"-"`
+}
+
+// PreviewRow is one economy of a Preview.
+type PreviewRow struct {
+	// Economy is the economy's code, such as "US".
+	Economy string
+	// Name is the economy's name; "" when the row does not give it.
+	Name string
+	// Year is the year of the value: the row's own, else the preview's; nil when neither
+	// says.
+	Year *int
+	// Indicator is the indicator code of Value; "" when the row does not give it.
+	Indicator string
+	// Value is the row's value; nil when it is absent (missing data is not 0).
+	Value *float64
+	// Values holds the values of a report with several indicators, by indicator code, when the
+	// row gives them as an object; a nil entry is a missing value.
+	Values map[string]*float64
+	// Raw is the row as the store sent it.
+	Raw json.RawMessage
+}
+
+// Preview returns the latest-year cross-section of report id for every covered economy. The
+// call is free and needs no wallet. An empty id, or one with "/", "?" or "#", is an
+// *sdk.ValidationError; an id the store does not know is an *sdk.APIError matching
+// ErrNotFound.
+//
+// The body is read leniently: a JSON array of rows, or an object holding them under a key
+// such as "rows", "data", "economies" or "values", or an object mapping economy codes to
+// values. A body with none of these is an *sdk.DecodeError.
+func (c *Client) Preview(ctx context.Context, id string) (*Preview, error) {
+	if err := checkID(id); err != nil {
+		return nil, err
+	}
+	p, resp, err := getFree(ctx, c, httpcore.Path("preview", id), parsePreview)
+	if err != nil {
+		return nil, err
+	}
+	p.ID, p.Response = id, resp
+	return p, nil
+}
+
+// Preview row list keys, in normalised form.
+var previewListKeys = []string{"rows", "data", "economies", "crosssection", "values", "items", "results", "countries", "records", "preview"}
+
+// parsePreview reads a /preview body.
+func parsePreview(body []byte) (*Preview, error) {
+	f, items, err := decodeTop(body)
+	if err != nil {
+		return nil, err
+	}
+	p := &Preview{Raw: bytes.Clone(bytes.TrimSpace(body)), Rows: []PreviewRow{}}
+	if items == nil {
+		if f == nil {
+			return nil, errors.New("body is neither a JSON array nor an object")
+		}
+		p.Year = f.optInt("year", "latestyear", "asof")
+		var key string
+		if items, key = f.array(previewListKeys...); key == "" {
+			for _, k := range previewListKeys {
+				if m, isObj := rawObject(f.value(k)); isObj {
+					p.Rows = rowsFromMap(m, p.Year)
+					return p, nil
+				}
+			}
+			return nil, errors.New("no rows found (looked for an array, or one under " + strings.Join(previewListKeys, ", ") + ")")
+		}
+	}
+	for i, raw := range items {
+		row, err := parsePreviewRow(raw, p.Year)
+		if err != nil {
+			return nil, errors.New("preview row " + strconv.Itoa(i) + ": " + err.Error())
+		}
+		p.Rows = append(p.Rows, row)
+	}
+	return p, nil
+}
+
+// parsePreviewRow reads one row, whose year defaults to the preview's year (nil when the
+// preview gives none); only a row that is not a JSON object is an error.
+func parsePreviewRow(raw json.RawMessage, year *int) (PreviewRow, error) {
+	f, ok := objectFields(raw)
+	if !ok {
+		return PreviewRow{}, errors.New("not a JSON object")
+	}
+	r := PreviewRow{
+		Economy:   f.str("economy", "economycode", "countrycode", "country", "iso2", "iso3", "iso", "code"),
+		Name:      f.str("name", "economyname", "countryname"),
+		Indicator: f.str("indicator", "indicatorcode", "series"),
+		Year:      f.optInt("year", "date"),
+		Raw:       raw,
+	}
+	if r.Year == nil {
+		r.Year = cloneInt(year)
+	}
+	if v, ok := f.get("value", "latestvalue", "latest"); ok {
+		if n, ok := number(v); ok {
+			r.Value = &n
+		}
+	}
+	if values, ok := rawObject(f.value("values")); ok {
+		r.Values = valueMap(values)
+	}
+	return r, nil
+}
+
+// rowsFromMap reads a preview given as an object of economy code to value (or to a row
+// object), sorted by economy code.
+func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
+	codes := make([]string, 0, len(m))
+	for k := range m {
+		codes = append(codes, k)
+	}
+	sort.Strings(codes)
+	rows := make([]PreviewRow, 0, len(codes))
+	for _, code := range codes {
+		raw := m[code]
+		row, err := parsePreviewRow(raw, year)
+		if err != nil {
+			row = PreviewRow{Year: cloneInt(year), Raw: raw}
+			if n, ok := number(raw); ok {
+				row.Value = &n
+			}
+		}
+		if row.Economy == "" {
+			row.Economy = code
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// valueMap reads an object of indicator code to value; missing values are nil entries.
+func valueMap(values map[string]json.RawMessage) map[string]*float64 {
+	out := make(map[string]*float64, len(values))
+	for code, raw := range values {
+		var v *float64
+		if n, ok := number(raw); ok {
+			v = &n
+		}
+		out[code] = v
+	}
+	return out
+}
+
+// StartInfo is the store's recommended first purchase, from the free /start operation.
+type StartInfo struct {
+	// ReportID is the id of the recommended report.
+	ReportID string
+	// Path is the recommended request path when the body gives one, such as
+	// "/report/macro-gdp?format=json".
+	Path string
+	// Title is the recommended report's title; "" when the body does not give it.
+	Title string
+	// Price is the recommended report's price when the body gives a single exact amount.
+	Price *Price
+	// Code is the runnable client code, the Go snippet when several languages are offered.
+	Code string
+	// Snippets holds the client code by language when the body offers several.
+	Snippets map[string]string
+	// Raw is the body as the store sent it.
+	Raw json.RawMessage
+	// Response describes the HTTP answer.
+	Response sdk.Response `json:"-"`
+}
+
+// Start returns the store's recommended first purchase with its runnable client code. The
+// call is free.
+func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
+	s, resp, err := getFree(ctx, c, "/start", parseStart)
+	if err != nil {
+		return nil, err
+	}
+	s.Response = resp
+	return s, nil
+}
+
+// parseStart reads a /start body: an object naming the recommended report (at the top level
+// or in an object under "recommended", "recommendation", "firstPurchase" or "report") and its
+// client code (a string, or an object of language to code).
+func parseStart(body []byte) (*StartInfo, error) {
+	f, _, err := decodeTop(body)
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return nil, errors.New("body is not a JSON object")
+	}
+	s := &StartInfo{Raw: bytes.Clone(bytes.TrimSpace(body))}
+	rec := f
+	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
+		v := f.value(k)
+		if v == nil {
+			continue
+		}
+		if obj, isObj := objectFields(v); isObj {
+			rec = obj
+			break
+		}
+		if id, isText := lenient.ScalarText(v); isText {
+			s.ReportID = id
+			break
+		}
+	}
+	if s.ReportID == "" {
+		s.ReportID = rec.str("id", "reportid", "productid")
+	}
+	s.Path = rec.str("path", "url", "endpoint", "href")
+	s.Title = rec.str("title", "name")
+	s.Price, _ = priceField(rec, "price", "priceusd", "usd")
+	for _, src := range []fields{f, rec} {
+		raw, ok := src.get("code", "clientcode", "snippet", "snippets", "example", "client")
+		if !ok {
+			continue
+		}
+		if text, ok := lenient.ScalarText(raw); ok {
+			s.Code = text
+			break
+		}
+		if obj, ok := rawObject(raw); ok {
+			s.Snippets, s.Code = snippetMap(obj)
+			break
+		}
+	}
+	if s.ReportID == "" && s.Path == "" {
+		return nil, errors.New("no recommended report found")
+	}
+	return s, nil
+}
+
+// snippetMap reads an object of language to code and picks the Go snippet (or, without one,
+// the first language in alphabetical order).
+func snippetMap(obj map[string]json.RawMessage) (map[string]string, string) {
+	out := make(map[string]string, len(obj))
+	var langs []string
+	for k, raw := range obj {
+		if text, ok := lenient.ScalarText(raw); ok {
+			out[k] = text
+			langs = append(langs, k)
+		}
+	}
+	sort.Strings(langs)
+	for _, lang := range langs {
+		if strings.EqualFold(lang, "go") || strings.EqualFold(lang, "golang") {
+			return out, out[lang]
+		}
+	}
+	if len(langs) > 0 {
+		return out, out[langs[0]]
+	}
+	return out, ""
 }

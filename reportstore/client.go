@@ -60,12 +60,6 @@ type purchase struct{ mismatch *PayeeMismatchError }
 // purchaseKey is the context key of a purchase's *purchase.
 type purchaseKey struct{}
 
-// purchaseOf returns the purchase a request's context carries, nil for a free request.
-func purchaseOf(ctx context.Context) *purchase {
-	p, _ := ctx.Value(purchaseKey{}).(*purchase)
-	return p
-}
-
 // transport is the client's transport middleware. Requests marked as purchases go through
 // the payee check (with WithExpectedPayee) and the payer (with WithPayer); every other
 // request goes to next unchanged, so a free request is never paid.
@@ -77,19 +71,19 @@ func (c *Client) transport(next http.RoundTripper) http.RoundTripper {
 	if c.payer != nil {
 		paid = c.payer.RoundTripper(paid)
 	}
-	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		if purchaseOf(req.Context()) != nil {
-			return paid.RoundTrip(req)
-		}
-		return next.RoundTrip(req)
-	})
+	return purchaseRouter{free: next, paid: paid}
 }
 
-// roundTripFunc is a function that is an http.RoundTripper.
-type roundTripFunc func(*http.Request) (*http.Response, error)
+// purchaseRouter sends the requests of purchases to paid and every other request to free.
+type purchaseRouter struct{ free, paid http.RoundTripper }
 
-// RoundTrip calls f.
-func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+// RoundTrip sends req through paid when its context marks a purchase.
+func (r purchaseRouter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if _, isPurchase := req.Context().Value(purchaseKey{}).(*purchase); isPurchase {
+		return r.paid.RoundTrip(req)
+	}
+	return r.free.RoundTrip(req)
+}
 
 // checkID refuses a report id that is empty or would change the request path or query.
 func checkID(id string) error {
@@ -112,8 +106,7 @@ func getFree[T any](ctx context.Context, c *Client, path string, parse func([]by
 	out := &parsed[T]{parse: parse}
 	resp, err := c.core.Do(ctx, &httpcore.Request{Method: http.MethodGet, Path: path}, out)
 	if err != nil {
-		var zero T
-		return zero, sdk.Response{}, err
+		return out.v, sdk.Response{}, err // out.v is zero: parse gives nothing with its error
 	}
 	return out.v, resp.Meta(), nil
 }
@@ -157,7 +150,7 @@ func (g *payeeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	mismatch := &PayeeMismatchError{Expected: g.payee, Got: foreign}
-	if p := purchaseOf(req.Context()); p != nil {
+	if p, ok := req.Context().Value(purchaseKey{}).(*purchase); ok {
 		p.mismatch = mismatch
 	}
 	httpcore.Drain(resp)

@@ -1,7 +1,6 @@
 package reportstore
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -97,6 +96,17 @@ func arrayItems(raw json.RawMessage) ([]json.RawMessage, bool) {
 // value returns the value of the member whose normalised name is norm, nil when none is.
 func (f fields) value(norm string) json.RawMessage { return f[norm].value }
 
+// array returns the items of the first of keys holding a JSON array, and that key; "" when
+// none does.
+func (f fields) array(keys ...string) ([]json.RawMessage, string) {
+	for _, k := range keys {
+		if items, ok := arrayItems(f.value(k)); ok {
+			return items, k
+		}
+	}
+	return nil, ""
+}
+
 // get returns the first present, non-null value among keys (given in normalised form).
 func (f fields) get(keys ...string) (json.RawMessage, bool) {
 	for _, k := range keys {
@@ -117,26 +127,17 @@ func (f fields) str(keys ...string) string {
 	return ""
 }
 
-// integer returns the first of keys holding an integer, as a JSON number or a numeric string.
-func (f fields) integer(keys ...string) (int, bool) {
+// optInt returns the first of keys holding an integer, as a JSON number or a numeric
+// string, or nil when none does: a count or year the body does not give is absent, never 0.
+func (f fields) optInt(keys ...string) *int {
 	for _, k := range keys {
 		if s, ok := lenient.ScalarText(f.value(k)); ok {
 			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-				return n, true
+				return &n
 			}
 		}
 	}
-	return 0, false
-}
-
-// optInt returns the first of keys holding an integer (see integer), or nil when none does:
-// a count or year the body does not give is absent, never 0.
-func (f fields) optInt(keys ...string) *int {
-	n, ok := f.integer(keys...)
-	if !ok {
-		return nil
-	}
-	return &n
+	return nil
 }
 
 // intRef returns a pointer to n, for an optional count or year that is known.
@@ -184,6 +185,3 @@ func isMissing(s string) bool {
 	}
 	return false
 }
-
-// ownCopy returns a copy of body without the white space around it, to keep as a Raw.
-func ownCopy(body []byte) json.RawMessage { return bytes.Clone(bytes.TrimSpace(body)) }

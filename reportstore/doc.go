@@ -93,10 +93,8 @@
 // free answer whose body cannot be read is an *sdk.DecodeError, and a request that got no
 // answer an *sdk.RequestError.
 //
-// Every result carries the HTTP answer it came from as Response (an sdk.Response: status,
-// headers, request id, rate-limit state): Catalog.Response, Preview.Response,
-// StartInfo.Response, Quote.Response (the 402 answer), Report.Response and
-// ReportStream.Response (the paid answer).
+// Every result (Catalog, Preview, StartInfo, Quote, Report, ReportStream) carries the HTTP
+// answer it came from as Response: status, headers, request id, rate-limit state.
 //
 // # Configuration
 //

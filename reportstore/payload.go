@@ -1,10 +1,10 @@
 package reportstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/agentapis/sdk/internal/lenient"
 )
@@ -81,7 +81,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 		Title:         f.str("title", "name"),
 		Description:   f.str("description"),
 		Period:        f.str("period", "years"),
-		Raw:           ownCopy(body),
+		Raw:           bytes.Clone(bytes.TrimSpace(body)),
 	}
 	if items, ok := arrayItems(f.value("economies")); ok {
 		for _, raw := range items {
@@ -105,17 +105,10 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 			p.Indicators = append(p.Indicators, ind)
 		}
 	}
-	for _, k := range []string{"data", "panel", "records", "rows", "observations"} {
-		items, ok := arrayItems(f.value(k))
-		if !ok {
-			continue
-		}
-		recs, err := payloadRecords(items)
-		if err != nil {
+	if items, k := f.array("data", "panel", "records", "rows", "observations"); k != "" {
+		if p.Records, err = payloadRecords(items); err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		p.Records = recs
-		break
 	}
 	if obj, ok := objectFields(f.value("source")); ok {
 		p.Source = &Source{Name: obj.str("name"), License: obj.str("license", "licence"), URL: obj.str("url", "link")}
@@ -139,21 +132,18 @@ func payloadRecords(items []json.RawMessage) ([]Record, error) {
 			Economy:   obj.str(economyColumns...),
 			Indicator: obj.str(indicatorColumns...),
 		}
-		year, ok := obj.integer(yearColumns...)
-		if rec.Economy == "" || rec.Indicator == "" || !ok {
+		year := obj.optInt(yearColumns...)
+		if rec.Economy == "" || rec.Indicator == "" || year == nil {
 			return nil, fmt.Errorf("entry %d lacks an economy, indicator or year", i)
 		}
-		rec.Year = year
+		rec.Year = *year
 		if v, present := obj.get(valueColumns...); present {
 			text, isText := lenient.ScalarText(v)
-			if !isText {
-				return nil, fmt.Errorf("entry %d: value %s is not a number", i, strings.TrimSpace(string(v)))
+			n, isNumber := parseValue(text)
+			if !isText || !isNumber && !isMissing(text) {
+				return nil, fmt.Errorf("entry %d: value %s is not a number", i, v)
 			}
-			if !isMissing(text) {
-				n, ok := number(v)
-				if !ok {
-					return nil, fmt.Errorf("entry %d: value %s is not a number", i, strings.TrimSpace(string(v)))
-				}
+			if isNumber {
 				rec.Value = &n
 			}
 		}
