@@ -51,17 +51,17 @@ func floorGetPreview(hc *http.Client, base, id string) (int, error) {
 
 // BenchmarkPreview compares Client.Preview, the free call a buyer makes before paying for a
 // report, with the hand-written floor on the same fake: one goroutine, then 64 sharing one
-// client. The report covers 20 economies. "conns" is the number of TCP connections the
-// store accepted during the run.
+// client. The report covers 20 economies. "conns" is the number of TCP connections each
+// client dialled during the run.
 //
 //	go test -run='^$' -bench=Preview -benchmem -count=10 ./reportstore
 func BenchmarkPreview(b *testing.B) {
 	const id, economies = "macro-gdp", 20
 	srv := reportstoretest.NewServer()
 	b.Cleanup(srv.Close)
-	benchcmp.Run(b, func() int64 { return int64(srv.Connections()) }, benchcmp.Calls{
-		SDK: func(b *testing.B) func() error {
-			c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
+	benchcmp.Run(b, benchcmp.Calls{
+		SDK: func(b *testing.B, hc *http.Client) func() error {
+			c, err := reportstore.New(reportstore.WithBaseURL(srv.URL), reportstore.WithHTTPClient(hc))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -73,8 +73,7 @@ func BenchmarkPreview(b *testing.B) {
 				return err
 			}
 		},
-		Floor: func(*testing.B) func() error {
-			hc := benchcmp.FloorClient()
+		Floor: func(_ *testing.B, hc *http.Client) func() error {
 			return func() error {
 				n, err := floorGetPreview(hc, srv.URL, id)
 				if err == nil && n != economies {

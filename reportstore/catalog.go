@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // ProductKind says what sort of product a catalog entry is. It is an open type: a kind the
@@ -54,15 +57,27 @@ type Product struct {
 	Raw json.RawMessage
 }
 
+// Catalog is the store's list of products, from the free /catalog operation.
+type Catalog struct {
+	// Products lists every product with its live price, in the store's order.
+	Products []Product
+	// Response describes the HTTP answer.
+	Response sdk.Response `json:"-"`
+}
+
 // Catalog returns every product of the store with its live price. The call is free.
 //
 // The store does not document the body of /catalog, so it is read leniently: a JSON array of
 // products, or an object holding them under a key such as "products", "reports", "items",
 // "catalog" or "data" (and bespoke or bundle products under keys such as "bespoke" or
-// "bundles"). A body with no list of products is a *DecodeError; an empty list is an empty
-// result.
-func (c *Client) Catalog(ctx context.Context) ([]Product, error) {
-	return getFree(ctx, c, "/catalog", parseCatalog)
+// "bundles"). A body with no list of products is an *sdk.DecodeError; an empty list is an
+// empty result.
+func (c *Client) Catalog(ctx context.Context) (*Catalog, error) {
+	products, resp, err := getFree(ctx, c, "/catalog", parseCatalog)
+	if err != nil {
+		return nil, err
+	}
+	return &Catalog{Products: products, Response: resp}, nil
 }
 
 // Catalog list keys, in normalised form, and the kind their entries have by default.
@@ -72,13 +87,13 @@ var (
 	bundleListKeys  = []string{"bundles", "bundle", "bundleproducts"}
 )
 
-// parseCatalog reads the products of a /catalog body; each product keeps its part of root
-// as its Raw, so root must not be modified afterwards.
-func parseCatalog(root json.RawMessage) ([]Product, error) {
-	if err := checkJSON(root); err != nil {
+// parseCatalog reads the products of a /catalog body.
+func parseCatalog(body []byte) ([]Product, error) {
+	f, items, err := decodeTop(body)
+	if err != nil {
 		return nil, err
 	}
-	lists, err := catalogLists(root, 0)
+	lists, err := catalogLists(f, items, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +105,7 @@ func parseCatalog(root json.RawMessage) ([]Product, error) {
 				err = errors.New(`field "id" is missing`) // the description names it for every report
 			}
 			if err != nil {
-				return nil, errors.New("catalog entry " + itoa(i) + ": " + err.Error())
+				return nil, errors.New("catalog entry " + strconv.Itoa(i) + ": " + err.Error())
 			}
 			products = append(products, p)
 		}
@@ -104,39 +119,31 @@ type productList struct {
 	kind  ProductKind
 }
 
-// catalogLists finds the lists of products in a /catalog body, looking one level into a
-// wrapping object such as {"data": {"reports": [...]}}.
-func catalogLists(root json.RawMessage, depth int) ([]productList, error) {
-	if items, ok := arrayItems(root); ok {
+// catalogLists finds the lists of products in a /catalog body, an object f or an array of
+// items, looking one level into a wrapping object such as {"data": {"reports": [...]}}.
+func catalogLists(f fields, items []json.RawMessage, depth int) ([]productList, error) {
+	if items != nil {
 		return []productList{{items: items}}, nil
 	}
-	f, ok := objectFields(root)
-	if !ok {
+	if f == nil {
 		return nil, errors.New("body is neither a JSON array nor an object")
 	}
 	var lists []productList
-	add := func(keys []string, kind ProductKind, first bool) {
-		for _, k := range keys {
-			if items, ok := arrayItems(f.value(k)); ok {
-				lists = append(lists, productList{items: items, kind: kind})
-				if first {
-					return
-				}
-			}
+	add := func(keys []string, kind ProductKind) {
+		if items, k := f.array(keys...); k != "" {
+			lists = append(lists, productList{items: items, kind: kind})
 		}
 	}
-	add(catalogListKeys, "", true)
-	add(bespokeListKeys, KindBespoke, true)
-	add(bundleListKeys, KindBundle, true)
+	add(catalogListKeys, "")
+	add(bespokeListKeys, KindBespoke)
+	add(bundleListKeys, KindBundle)
 	if len(lists) > 0 {
 		return lists, nil
 	}
 	if depth == 0 {
 		for _, k := range catalogListKeys {
-			if v := f.value(k); v != nil {
-				if _, isObj := objectFields(v); isObj {
-					return catalogLists(v, depth+1)
-				}
+			if inner, isObj := objectFields(f.value(k)); isObj {
+				return catalogLists(inner, nil, depth+1)
 			}
 		}
 	}
@@ -156,7 +163,7 @@ func parseProduct(raw json.RawMessage, listKind ProductKind) (Product, error) {
 		Description: f.str("description", "summary", "measures", "measure"),
 		Period:      f.str("period", "years", "coverageperiod"),
 		Path:        f.str("path", "url", "href", "endpoint"),
-		Raw:         keep(raw),
+		Raw:         raw,
 	}
 	if p.ID == "" {
 		if id, ok := strings.CutPrefix(p.Path, "/report/"); ok && !strings.ContainsAny(id, "/?#") {
@@ -180,7 +187,7 @@ func priceField(f fields, keys ...string) (*Price, string) {
 	if obj, isObj := objectFields(raw); isObj {
 		return priceField(obj, "usd", "value", "amountusd", "decimal", "display")
 	}
-	text, ok := scalarText(raw)
+	text, ok := lenient.ScalarText(raw)
 	if !ok {
 		return nil, string(bytes.TrimSpace(raw))
 	}
@@ -245,6 +252,8 @@ type Preview struct {
 	// Raw is the body as the store sent it, with every field this type does not name (such as
 	// a field dictionary).
 	Raw json.RawMessage
+	// Response describes the HTTP answer.
+	Response sdk.Response `json:"-"`
 }
 
 // PreviewRow is one economy of a Preview.
@@ -268,48 +277,42 @@ type PreviewRow struct {
 }
 
 // Preview returns the latest-year cross-section of report id for every covered economy. The
-// call is free and needs no wallet. An empty id, or one with "/", "?" or "#", is a
-// *ValidationError.
+// call is free and needs no wallet. An empty id, or one with "/", "?" or "#", is an
+// *sdk.ValidationError; an id the store does not know is an *sdk.APIError matching
+// ErrNotFound.
 //
 // The body is read leniently: a JSON array of rows, or an object holding them under a key
 // such as "rows", "data", "economies" or "values", or an object mapping economy codes to
-// values. A body with none of these is a *DecodeError.
+// values. A body with none of these is an *sdk.DecodeError.
 func (c *Client) Preview(ctx context.Context, id string) (*Preview, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	p, err := getFree(ctx, c, httpcore.Path("preview", id), parsePreview)
+	p, resp, err := getFree(ctx, c, httpcore.Path("preview", id), parsePreview)
 	if err != nil {
 		return nil, err
 	}
-	p.ID = id
+	p.ID, p.Response = id, resp
 	return p, nil
 }
 
 // Preview row list keys, in normalised form.
 var previewListKeys = []string{"rows", "data", "economies", "crosssection", "values", "items", "results", "countries", "records", "preview"}
 
-// parsePreview reads a /preview body. The preview keeps root as its Raw, and each row a
-// part of it: root must not be modified afterwards (getFree hands each parser a copy of its
-// own).
-func parsePreview(root json.RawMessage) (*Preview, error) {
-	if err := checkJSON(root); err != nil {
+// parsePreview reads a /preview body.
+func parsePreview(body []byte) (*Preview, error) {
+	f, items, err := decodeTop(body)
+	if err != nil {
 		return nil, err
 	}
-	p := &Preview{Raw: keep(root), Rows: []PreviewRow{}}
-	items, ok := arrayItems(root)
-	if !ok {
-		f, isObj := objectFields(root)
-		if !isObj {
+	p := &Preview{Raw: bytes.Clone(bytes.TrimSpace(body)), Rows: []PreviewRow{}}
+	if items == nil {
+		if f == nil {
 			return nil, errors.New("body is neither a JSON array nor an object")
 		}
 		p.Year = f.optInt("year", "latestyear", "asof")
-		for _, k := range previewListKeys {
-			if items, ok = arrayItems(f.value(k)); ok {
-				break
-			}
-		}
-		if !ok {
+		var key string
+		if items, key = f.array(previewListKeys...); key == "" {
 			for _, k := range previewListKeys {
 				if m, isObj := rawObject(f.value(k)); isObj {
 					p.Rows = rowsFromMap(m, p.Year)
@@ -319,11 +322,10 @@ func parsePreview(root json.RawMessage) (*Preview, error) {
 			return nil, errors.New("no rows found (looked for an array, or one under " + strings.Join(previewListKeys, ", ") + ")")
 		}
 	}
-	var scratch fields
 	for i, raw := range items {
-		row, err := parsePreviewRow(raw, p.Year, &scratch)
+		row, err := parsePreviewRow(raw, p.Year)
 		if err != nil {
-			return nil, errors.New("preview row " + itoa(i) + ": " + err.Error())
+			return nil, errors.New("preview row " + strconv.Itoa(i) + ": " + err.Error())
 		}
 		p.Rows = append(p.Rows, row)
 	}
@@ -331,14 +333,12 @@ func parsePreview(root json.RawMessage) (*Preview, error) {
 }
 
 // parsePreviewRow reads one row, whose year defaults to the preview's year (nil when the
-// preview gives none); only a row that is not a JSON object is an error. It reads the row's
-// members into *scratch, which a reader of many rows passes to each.
-func parsePreviewRow(raw json.RawMessage, year *int, scratch *fields) (PreviewRow, error) {
-	f, ok := scratch.read(raw)
+// preview gives none); only a row that is not a JSON object is an error.
+func parsePreviewRow(raw json.RawMessage, year *int) (PreviewRow, error) {
+	f, ok := objectFields(raw)
 	if !ok {
 		return PreviewRow{}, errors.New("not a JSON object")
 	}
-	*scratch = f
 	r := PreviewRow{
 		Economy:   f.str("economy", "economycode", "countrycode", "country", "iso2", "iso3", "iso", "code"),
 		Name:      f.str("name", "economyname", "countryname"),
@@ -354,7 +354,7 @@ func parsePreviewRow(raw json.RawMessage, year *int, scratch *fields) (PreviewRo
 			r.Value = &n
 		}
 	}
-	if values, ok := objectFields(f.value("values")); ok {
+	if values, ok := rawObject(f.value("values")); ok {
 		r.Values = valueMap(values)
 	}
 	return r, nil
@@ -369,12 +369,11 @@ func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
 	}
 	sort.Strings(codes)
 	rows := make([]PreviewRow, 0, len(codes))
-	var scratch fields
 	for _, code := range codes {
 		raw := m[code]
-		row, err := parsePreviewRow(raw, year, &scratch)
+		row, err := parsePreviewRow(raw, year)
 		if err != nil {
-			row = PreviewRow{Year: cloneInt(year), Raw: keep(raw)}
+			row = PreviewRow{Year: cloneInt(year), Raw: raw}
 			if n, ok := number(raw); ok {
 				row.Value = &n
 			}
@@ -387,16 +386,15 @@ func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
 	return rows
 }
 
-// valueMap reads an object of indicator code to value; missing values are nil entries, and
-// of two members with one code the later counts, as in encoding/json.
-func valueMap(values fields) map[string]*float64 {
+// valueMap reads an object of indicator code to value; missing values are nil entries.
+func valueMap(values map[string]json.RawMessage) map[string]*float64 {
 	out := make(map[string]*float64, len(values))
-	for _, m := range values {
+	for code, raw := range values {
 		var v *float64
-		if n, ok := number(m.Value); ok {
+		if n, ok := number(raw); ok {
 			v = &n
 		}
-		out[string(m.Key)] = v
+		out[code] = v
 	}
 	return out
 }
@@ -418,27 +416,33 @@ type StartInfo struct {
 	Snippets map[string]string
 	// Raw is the body as the store sent it.
 	Raw json.RawMessage
+	// Response describes the HTTP answer.
+	Response sdk.Response `json:"-"`
 }
 
 // Start returns the store's recommended first purchase with its runnable client code. The
 // call is free.
 func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
-	return getFree(ctx, c, "/start", parseStart)
+	s, resp, err := getFree(ctx, c, "/start", parseStart)
+	if err != nil {
+		return nil, err
+	}
+	s.Response = resp
+	return s, nil
 }
 
 // parseStart reads a /start body: an object naming the recommended report (at the top level
 // or in an object under "recommended", "recommendation", "firstPurchase" or "report") and its
-// client code (a string, or an object of language to code). It keeps root as its Raw, so root
-// must not be modified afterwards.
-func parseStart(root json.RawMessage) (*StartInfo, error) {
-	if err := checkJSON(root); err != nil {
+// client code (a string, or an object of language to code).
+func parseStart(body []byte) (*StartInfo, error) {
+	f, _, err := decodeTop(body)
+	if err != nil {
 		return nil, err
 	}
-	f, ok := objectFields(root)
-	if !ok {
+	if f == nil {
 		return nil, errors.New("body is not a JSON object")
 	}
-	s := &StartInfo{Raw: keep(root)}
+	s := &StartInfo{Raw: bytes.Clone(bytes.TrimSpace(body))}
 	rec := f
 	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
 		v := f.value(k)
@@ -449,7 +453,7 @@ func parseStart(root json.RawMessage) (*StartInfo, error) {
 			rec = obj
 			break
 		}
-		if id, isText := scalarText(v); isText {
+		if id, isText := lenient.ScalarText(v); isText {
 			s.ReportID = id
 			break
 		}
@@ -465,7 +469,7 @@ func parseStart(root json.RawMessage) (*StartInfo, error) {
 		if !ok {
 			continue
 		}
-		if text, ok := scalarText(raw); ok {
+		if text, ok := lenient.ScalarText(raw); ok {
 			s.Code = text
 			break
 		}
@@ -486,7 +490,7 @@ func snippetMap(obj map[string]json.RawMessage) (map[string]string, string) {
 	out := make(map[string]string, len(obj))
 	var langs []string
 	for k, raw := range obj {
-		if text, ok := scalarText(raw); ok {
+		if text, ok := lenient.ScalarText(raw); ok {
 			out[k] = text
 			langs = append(langs, k)
 		}

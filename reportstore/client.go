@@ -1,14 +1,11 @@
 package reportstore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/x402"
 )
@@ -22,11 +19,10 @@ const EnvURL = "REPORTSTORE_URL"
 
 // Client calls the macroeconomic report store. It is safe for concurrent use.
 type Client struct {
-	// free sends the free operations and Quote, unpaid, with the retry policy of the options.
-	free *httpcore.Client
-	// paid sends purchases through the payer (when there is one) and the payee check, once:
-	// a purchase is never retried by the client.
-	paid *httpcore.Client
+	// core sends every request: the free ones unpaid with the retry policy of the options,
+	// and the purchases, marked paid, once through the payee check and the payer (see
+	// transport).
+	core *httpcore.Client
 	// payee is the address of WithExpectedPayee, "" for none.
 	payee string
 	// payer is the payer of WithPayer, nil for none; Quote asks it whether it would pay.
@@ -34,53 +30,59 @@ type Client struct {
 }
 
 // New returns a client configured by opts. The base URL comes from WithBaseURL or else from
-// the REPORTSTORE_URL environment variable; without either, New fails with a
-// *ValidationError.
+// the REPORTSTORE_URL environment variable; without either, New fails with an
+// *sdk.ValidationError.
 func New(opts ...Option) (*Client, error) {
 	cfg := &config{}
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
-		return nil, fromCore(err)
+		return nil, err
 	}
 	if _, err := cfg.LoadEnv(EnvURL); err != nil {
-		return nil, fromCore(err)
+		if ve, ok := err.(*sdk.ValidationError); ok {
+			ve.Service = serviceName
+		}
+		return nil, err
 	}
-	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL}
-	base := cfg.HTTPClient()
-	if base == nil {
-		base = &http.Client{Transport: httpcore.DefaultTransport()}
-	}
-	next := base.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
-
-	freeHC := *base
-	freeHC.Transport = next
-	cfg.SetHTTPClient(&freeHC)
-	free, err := httpcore.NewClient(&cfg.Settings, svc)
+	c := &Client{payee: cfg.payee, payer: cfg.payer}
+	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Transport: c.transport})
 	if err != nil {
-		return nil, fromCore(err)
+		return nil, err
 	}
+	c.core = core
+	return c, nil
+}
 
-	var paidRT http.RoundTripper = next
-	if cfg.payee != "" {
-		paidRT = &payeeGuard{next: next, payee: cfg.payee}
+// purchase is the state of one purchase, carried by the context of its request: it marks
+// the request as paid, and the payee check records there a refusal that the payer's error
+// would otherwise hide.
+type purchase struct{ mismatch *PayeeMismatchError }
+
+// purchaseKey is the context key of a purchase's *purchase.
+type purchaseKey struct{}
+
+// transport is the client's transport middleware. Requests marked as purchases go through
+// the payee check (with WithExpectedPayee) and the payer (with WithPayer); every other
+// request goes to next unchanged, so a free request is never paid.
+func (c *Client) transport(next http.RoundTripper) http.RoundTripper {
+	paid := next
+	if c.payee != "" {
+		paid = &payeeGuard{next: next, payee: c.payee}
 	}
-	if cfg.payer != nil {
-		paidRT = cfg.payer.RoundTripper(paidRT)
+	if c.payer != nil {
+		paid = c.payer.RoundTripper(paid)
 	}
-	paidCfg := *cfg
-	paidHC := *base
-	paidHC.Transport = paidRT
-	paidCfg.SetHTTPClient(&paidHC)
-	if err := httpcore.WithRetry[*config](httpcore.RetryPolicy{MaxAttempts: 1})(&paidCfg); err != nil {
-		return nil, fromCore(err)
+	return purchaseRouter{free: next, paid: paid}
+}
+
+// purchaseRouter sends the requests of purchases to paid and every other request to free.
+type purchaseRouter struct{ free, paid http.RoundTripper }
+
+// RoundTrip sends req through paid when its context marks a purchase.
+func (r purchaseRouter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if _, isPurchase := req.Context().Value(purchaseKey{}).(*purchase); isPurchase {
+		return r.paid.RoundTrip(req)
 	}
-	paid, err := httpcore.NewClient(&paidCfg.Settings, svc)
-	if err != nil {
-		return nil, fromCore(err)
-	}
-	return &Client{free: free, paid: paid, payee: cfg.payee, payer: cfg.payer}, nil
+	return r.free.RoundTrip(req)
 }
 
 // checkID refuses a report id that is empty or would change the request path or query.
@@ -98,25 +100,29 @@ func checkID(id string) error {
 	return nil
 }
 
-// getFree sends the free GET of path and reads its JSON body with parse, which is handed a
-// copy of the body of its own to keep and checks that it is JSON of the right shape; a body
-// that parse refuses is a *DecodeError.
-func getFree[T any](ctx context.Context, c *Client, path string, parse func(json.RawMessage) (T, error)) (T, error) {
-	var out T
-	req := &httpcore.Request{Method: http.MethodGet, Path: path}
-	resp, err := c.free.Do(ctx, req, nil)
+// getFree sends the free GET of path and decodes its JSON body with parse, inside the core's
+// decoding: a body that parse refuses is an *sdk.DecodeError.
+func getFree[T any](ctx context.Context, c *Client, path string, parse func([]byte) (T, error)) (T, sdk.Response, error) {
+	out := &parsed[T]{parse: parse}
+	resp, err := c.core.Do(ctx, &httpcore.Request{Method: http.MethodGet, Path: path}, out)
 	if err != nil {
-		return out, fromCore(err)
+		return out.v, sdk.Response{}, err // out.v is zero: parse gives nothing with its error
 	}
-	err = c.free.Decode(req, resp, func(body []byte) (err error) {
-		out, err = parse(bytes.Clone(body))
-		return err
-	})
-	return out, fromCore(err)
+	return out.v, resp.Meta(), nil
 }
 
-// itoa formats an index for error messages.
-func itoa(i int) string { return strconv.Itoa(i) }
+// parsed lets encoding/json decode a body with a parser of the package: the core decodes
+// every body with json.Unmarshal, which hands the parser the body once it is known to be JSON.
+type parsed[T any] struct {
+	parse func([]byte) (T, error)
+	v     T
+}
+
+// UnmarshalJSON parses b.
+func (p *parsed[T]) UnmarshalJSON(b []byte) (err error) {
+	p.v, err = p.parse(b)
+	return err
+}
 
 // payeeGuard is the http.RoundTripper between the payer and the network that enforces
 // WithExpectedPayee: it reads every 402 challenge before the payer sees it, and when the
@@ -125,13 +131,6 @@ type payeeGuard struct {
 	next  http.RoundTripper
 	payee string
 }
-
-// payeeRecord collects a refusal of the payeeGuard for one purchase, so the client can report
-// it even when the payer's own error hides it.
-type payeeRecord struct{ mismatch *PayeeMismatchError }
-
-// payeeRecordKey is the context key of a purchase's *payeeRecord.
-type payeeRecordKey struct{}
 
 // RoundTrip sends req and checks the payee of a 402 answer. On the unpaid request a foreign
 // payee is an error, so the payer never signs. On a paid request (the server answering a
@@ -151,8 +150,8 @@ func (g *payeeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	mismatch := &PayeeMismatchError{Expected: g.payee, Got: foreign}
-	if rec, ok := req.Context().Value(payeeRecordKey{}).(*payeeRecord); ok {
-		rec.mismatch = mismatch
+	if p, ok := req.Context().Value(purchaseKey{}).(*purchase); ok {
+		p.mismatch = mismatch
 	}
 	httpcore.Drain(resp)
 	if req.Header.Get(x402.HeaderPaymentSignature) == "" && req.Header.Get(x402.HeaderPaymentV1) == "" {
@@ -183,11 +182,4 @@ func foreignPayees(pr *x402.PaymentRequired, payee string) []string {
 		out = append(out, to)
 	}
 	return out
-}
-
-// errorsAs is errors.As with a type parameter.
-func errorsAs[T error](err error) (T, bool) {
-	var target T
-	ok := errors.As(err, &target)
-	return target, ok
 }

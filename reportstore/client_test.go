@@ -11,6 +11,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,9 +20,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/x402test"
 )
 
 func TestNewNeedsABaseURL(t *testing.T) {
@@ -35,9 +38,9 @@ func TestNewReadsTheBaseURLFromTheEnvironment(t *testing.T) {
 	t.Setenv(reportstore.EnvURL, srv.URL)
 	c, err := reportstore.New()
 	require.NoError(t, err)
-	products, err := c.Catalog(context.Background())
+	catalog, err := c.Catalog(context.Background())
 	require.NoError(t, err)
-	assert.Len(t, products, 80)
+	assert.Len(t, catalog.Products, 80)
 }
 
 func TestOptionsCheckTheirInput(t *testing.T) {
@@ -171,12 +174,12 @@ func TestPurchasesAreNotRetriedButFreeCallsAre(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL),
-		reportstore.WithRetry(reportstore.RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1}))
+		reportstore.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1}))
 	require.NoError(t, err)
 	ctx := context.Background()
 
 	_, err = c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
-	var apiErr *reportstore.APIError
+	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 503, apiErr.StatusCode)
 	assert.Equal(t, int64(1), hits.Load())
@@ -238,7 +241,7 @@ func TestFreeBodiesThatAreNotUnderstoodAreDecodeErrors(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 
-	var de *reportstore.DecodeError
+	var de *sdk.DecodeError
 	_, err = c.Catalog(ctx)
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, "/catalog", de.Path)
@@ -280,14 +283,14 @@ func TestSecretsNeverReachLogsOrErrors(t *testing.T) {
 	var errs []error
 	_, err := c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
 	require.NoError(t, err)
-	srv.FailNextSettlement()
+	srv.Facilitator().FailNextSettle("unexpected_settle_error")
 	_, err = c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
 	errs = append(errs, err)
 	_, err = c.Report(ctx, "macro-current-account", reportstore.FormatCSV) // over the budget
 	errs = append(errs, err)
 	_, err = strict.Report(ctx, "macro-gdp", reportstore.FormatCSV)
 	errs = append(errs, err)
-	srv.DropNextConnections(100)
+	srv.InjectSettlementFaults(slices.Repeat([]x402test.Fault{x402test.FaultDropAfterSettle}, 100)...)
 	_, err = c.Report(ctx, "macro-population", reportstore.FormatCSV)
 	errs = append(errs, err)
 

@@ -265,12 +265,13 @@ func TestCatalogReportWithoutIDIsRefusedUnlessItsPathNamesIt(t *testing.T) {
 	assert.Equal(t, KindBundle, products[0].Kind)
 }
 
-func TestFieldLookupPrefersTheExactKeyThenTheLaterOne(t *testing.T) {
+func TestFieldLookupPrefersTheExactKeyThenTheFirstInByteOrder(t *testing.T) {
 	t.Parallel()
 	for body, want := range map[string]string{
 		`{"year": 1, "Year": 2}`:               `1`,
 		`{"Year": 1, "year": 2}`:               `2`,
 		`{"Year": 1, "YEAR": 2}`:               `2`,
+		`{"YEAR": 2, "Year": 1}`:               `2`,
 		`{"year": 1, "year": 3}`:               `3`,
 		`{"latest_year": 1, "Latest-Year": 2}`: `2`,
 		`{"y\u0065ar": 4, "Year": 5}`:          `4`,
@@ -286,7 +287,7 @@ func TestFieldLookupPrefersTheExactKeyThenTheLaterOne(t *testing.T) {
 	}
 }
 
-func TestPreviewRowsShareTheBodyAndKeepTheirOwnBytes(t *testing.T) {
+func TestPreviewRowsKeepTheirOwnBytes(t *testing.T) {
 	t.Parallel()
 	body := []byte(` {"year": 2024, "rows": [ {"economy":"US","value":"1.5"} , {"economy":"CN","value":null,"year":"2023"} ]} `)
 	p, err := parsePreview(body)

@@ -9,17 +9,19 @@
 // recommended first purchase with its client code. None of them needs a payer:
 //
 //	client, err := reportstore.New(reportstore.WithBaseURL("https://store.example"))
-//	products, err := client.Catalog(ctx)
+//	catalog, err := client.Catalog(ctx) // catalog.Products
 //
 // The store does not document these response bodies, so they are decoded leniently (an array
-// or an object holding the list under a plausible key, prices as strings or numbers) and
-// every value keeps its raw JSON (Product.Raw, Preview.Raw, StartInfo.Raw).
+// or an object holding the list under a plausible key, member names in any case or
+// separator style, prices as strings or numbers) and every value keeps its raw JSON
+// (Product.Raw, Preview.Raw, StartInfo.Raw).
 //
 // # Buying reports
 //
 // A purchase is paid by an [x402.Payer], which signs an EIP-3009 USDC authorisation within
 // the limits of its [x402.Policy]: a cap per payment, a total budget, the allowed payees and
-// networks. The client sends purchases through the payer's RoundTripper. Always set a total
+// networks. The client sends purchases, and only purchases, through the payer's
+// RoundTripper: a free request is never paid. Always set a total
 // budget and pin the store's address, so that a program left alone can spend no more than
 // MaxTotal, and only at the store:
 //
@@ -80,12 +82,19 @@
 //   - The payer's key and the signed payment are never sent elsewhere, logged or quoted in
 //     an error; WithLogger records request metadata only.
 //
-// # Errors
+// # Errors and responses
 //
-// Bad input (an empty report id, one with "/", "?" or "#", a product path with a query) is a
-// *ValidationError before any request. A report request answered 400 matches
-// ErrUnsupportedFormat (an *UnsupportedFormatError). Other failures are an *APIError with
-// the status, the store's error code and message, and the body.
+// The client returns the SDK's error types. Bad input (an empty report id, one with "/", "?"
+// or "#", a product path with a query) is an *sdk.ValidationError before any request. A
+// report request answered 400 matches ErrUnsupportedFormat (an *UnsupportedFormatError).
+// Other failure answers are an *sdk.APIError with the status, the store's error code and
+// message, and the body; a 404 matches ErrNotFound, and a 429 is an *sdk.RateLimitError
+// (matching ErrRateLimited) with the wait the store asked for and its rate-limit headers. A
+// free answer whose body cannot be read is an *sdk.DecodeError, and a request that got no
+// answer an *sdk.RequestError.
+//
+// Every result (Catalog, Preview, StartInfo, Quote, Report, ReportStream) carries the HTTP
+// answer it came from as Response: status, headers, request id, rate-limit state.
 //
 // # Configuration
 //

@@ -7,15 +7,18 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/x402test"
 )
 
 func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
@@ -23,9 +26,11 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 	srv := newStore(t, reportstoretest.WithPrice("macro-fx", mustParse(t, "0.17")))
 	c := newClient(t, srv, nil)
 
-	products, err := c.Catalog(context.Background())
+	catalog, err := c.Catalog(context.Background())
 	require.NoError(t, err)
+	products := catalog.Products
 	require.Len(t, products, 80)
+	assert.Equal(t, http.StatusOK, catalog.Response.StatusCode)
 
 	byID := map[string]reportstore.Product{}
 	kinds := map[reportstore.ProductKind]int{}
@@ -105,10 +110,11 @@ func TestPreviewIsTheLatestYearForEachEconomy(t *testing.T) {
 	assert.Contains(t, open.Rows[0].Values, "NE.TRD.GNFS.ZS")
 
 	_, err = c.Preview(ctx, "macro-nope")
-	var apiErr *reportstore.APIError
+	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 404, apiErr.StatusCode)
 	assert.Equal(t, "not_found", apiErr.Code)
+	assert.ErrorIs(t, err, reportstore.ErrNotFound)
 }
 
 func TestStartRecommendsAFirstPurchase(t *testing.T) {
@@ -432,7 +438,7 @@ func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
 	payer := newPayer(t, srv, x402.Policy{})
 	c := newClient(t, srv, payer)
-	srv.DropNextConnections(1000)
+	srv.InjectSettlementFaults(slices.Repeat([]x402test.Fault{x402test.FaultDropAfterSettle}, 1000)...)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	var unconfirmed *x402.PaymentUnconfirmedError
@@ -522,7 +528,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 
 	// A bad parameter of a bespoke product is the store's 400, not a format error, and free.
 	_, err = c.Fetch(ctx, "/report/custom", url.Values{"indicators": {"NOPE"}})
-	var apiErr *reportstore.APIError
+	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 400, apiErr.StatusCode)
 	assert.Equal(t, "invalid_parameter", apiErr.Code)
@@ -580,10 +586,10 @@ func TestInvalidInputIsRefusedBeforeAnyRequest(t *testing.T) {
 	assert.Zero(t, hits.Load())
 }
 
-// requireValidation checks that err is a *ValidationError for field.
+// requireValidation checks that err is an *sdk.ValidationError for field.
 func requireValidation(t *testing.T, err error, field string) {
 	t.Helper()
-	var ve *reportstore.ValidationError
+	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, field, ve.Field)
 	assert.Equal(t, "reportstore", ve.Service)

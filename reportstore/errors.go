@@ -4,9 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/agentapis/sdk"
 )
 
-//go:generate go run github.com/agentapis/sdk/internal/gentypes -service reportstore -types APIError,RetryPolicy
+// ErrNotFound matches (with errors.Is) a 404 answer, such as the preview of an id the store
+// does not know; it is sdk.ErrNotFound.
+var ErrNotFound = sdk.ErrNotFound
+
+// ErrRateLimited matches (with errors.Is) every *sdk.RateLimitError: the store answered 429.
+// It is sdk.ErrRateLimited.
+var ErrRateLimited = sdk.ErrRateLimited
 
 // ErrUnsupportedFormat is matched (with errors.Is) by the error of a report request the store
 // answered with 400, which its API description reserves for an unsupported format value.
@@ -21,12 +29,12 @@ var ErrPaymentRequired = errors.New("reportstore: payment required")
 var ErrNoChallenge = errors.New("reportstore: the store did not ask for payment")
 
 // UnsupportedFormatError is the store's 400 answer to a report request: the format value is
-// not one it serves. It matches ErrUnsupportedFormat and unwraps to the *APIError.
+// not one it serves. It matches ErrUnsupportedFormat and unwraps to the *sdk.APIError.
 type UnsupportedFormatError struct {
 	// Format is the value that was sent.
 	Format Format
 	// Err is the store's response.
-	Err *APIError
+	Err *sdk.APIError
 }
 
 // Error names the format and quotes the store's answer.
@@ -37,17 +45,17 @@ func (e *UnsupportedFormatError) Error() string {
 // Is reports whether target is ErrUnsupportedFormat.
 func (e *UnsupportedFormatError) Is(target error) bool { return target == ErrUnsupportedFormat }
 
-// Unwrap returns the store's *APIError.
+// Unwrap returns the store's *sdk.APIError.
 func (e *UnsupportedFormatError) Unwrap() error { return e.Err }
 
 // PaymentRequiredError is the store's 402 answer to a purchase made without a payer (no
 // WithPayer): nothing was paid. Quote holds the price the store asked, when its challenge
-// could be read. It matches ErrPaymentRequired and unwraps to the *APIError.
+// could be read. It matches ErrPaymentRequired and unwraps to the *sdk.APIError.
 type PaymentRequiredError struct {
 	// Quote is the store's price for this request; nil when its challenge was unreadable.
 	Quote *Quote
 	// Err is the store's 402 response.
-	Err *APIError
+	Err *sdk.APIError
 }
 
 // Error says that payment is required and, when known, how much.
@@ -61,7 +69,7 @@ func (e *PaymentRequiredError) Error() string {
 // Is reports whether target is ErrPaymentRequired.
 func (e *PaymentRequiredError) Is(target error) bool { return target == ErrPaymentRequired }
 
-// Unwrap returns the store's *APIError.
+// Unwrap returns the store's *sdk.APIError.
 func (e *PaymentRequiredError) Unwrap() error { return e.Err }
 
 // PayeeMismatchError reports a payment challenge whose recipient (payTo) is not the address
@@ -85,3 +93,8 @@ func (e *PayeeMismatchError) Error() string {
 
 // Unwrap returns the payer's error, if any.
 func (e *PayeeMismatchError) Unwrap() error { return e.Err }
+
+// invalid returns the *sdk.ValidationError for a refused parameter.
+func invalid(field, reason string) error {
+	return &sdk.ValidationError{Service: serviceName, Field: field, Reason: reason}
+}

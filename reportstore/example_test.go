@@ -20,12 +20,12 @@ func ExampleClient_Catalog() {
 		log.Fatal(err)
 	}
 
-	products, err := client.Catalog(context.Background())
+	catalog, err := client.Catalog(context.Background())
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(len(products), "products")
-	for _, p := range products[:3] {
+	fmt.Println(len(catalog.Products), "products")
+	for _, p := range catalog.Products[:3] {
 		economies := "economies not stated" // Economies is nil when the store does not say.
 		if p.Economies != nil {
 			economies = fmt.Sprintf("%d economies", *p.Economies)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/fixture"
 	"github.com/agentapis/sdk/reportstore"
 )
@@ -17,7 +18,7 @@ func fixtureStore(t *testing.T, name string) (*reportstore.Client, *fixture.Exch
 	t.Helper()
 	e := fixture.Load(t, filepath.Join("testdata", "fixtures", name))
 	c, err := reportstore.New(reportstore.WithBaseURL("https://reportbazaar.app.workbuddy.host"), reportstore.WithHTTPClient(e.Client(t)),
-		reportstore.WithRetry(reportstore.RetryPolicy{MaxAttempts: 1}))
+		reportstore.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
 	require.NoError(t, err)
 	return c, e
 }
@@ -25,9 +26,10 @@ func fixtureStore(t *testing.T, name string) (*reportstore.Client, *fixture.Exch
 func TestFixtureCatalogInTheStoresShape(t *testing.T) {
 	t.Parallel()
 	c, e := fixtureStore(t, "catalog.json")
-	products, err := c.Catalog(t.Context())
+	catalog, err := c.Catalog(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 1, e.Calls())
+	products := catalog.Products
 	require.Len(t, products, 3)
 	gdp := products[0]
 	assert.Equal(t, "macro-gdp", gdp.ID)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
@@ -44,7 +45,7 @@ func newPayer(t testing.TB, srv *reportstoretest.Server, policy x402.Policy) *x4
 // newClient returns a client of srv paying with payer (none when nil).
 func newClient(t testing.TB, srv *reportstoretest.Server, payer *x402.Payer, opts ...reportstore.Option) *reportstore.Client {
 	t.Helper()
-	all := []reportstore.Option{reportstore.WithBaseURL(srv.URL), reportstore.WithRetry(reportstore.RetryPolicy{MaxAttempts: 1})}
+	all := []reportstore.Option{reportstore.WithBaseURL(srv.URL), reportstore.WithRetry(sdk.RetryPolicy{MaxAttempts: 1})}
 	if payer != nil {
 		all = append(all, reportstore.WithPayer(payer))
 	}

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/hexstr"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/x402"
 )
@@ -25,7 +27,7 @@ func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*con
 
 // WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
 // Transport, Timeout and Jar are used as they are, the client is never changed, and its idle
-// connections are never closed. The payer of WithPayer wraps a copy of its Transport. Without
+// connections are never closed. The payer of WithPayer wraps its Transport for purchases. Without
 // it the client uses its own transport, which keeps up to 100 idle connections per host.
 func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
 
@@ -35,13 +37,11 @@ func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPCli
 func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
 
 // WithRetry sets the retry policy of the free requests (Catalog, Preview, Start, Quote);
-// zero fields keep their defaults and RetryPolicy{MaxAttempts: 1} turns retries off.
+// zero fields keep their defaults and sdk.RetryPolicy{MaxAttempts: 1} turns retries off.
 // Purchases are never retried by the client: a repeated purchase would pay again. (The payer
 // itself may re-send a paid request with the same signed payment, which cannot settle twice;
 // see x402.WithResend.)
-func WithRetry(p RetryPolicy) Option {
-	return Option(httpcore.WithRetry[*config](httpcore.RetryPolicy(p)))
-}
+func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*config](p)) }
 
 // WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
 // SDK's User-Agent.
@@ -55,7 +55,7 @@ func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent
 func WithPayer(payer *x402.Payer) Option {
 	return func(c *config) error {
 		if payer == nil {
-			return &httpcore.ValidationError{Field: "payer", Reason: "must not be nil"}
+			return &sdk.ValidationError{Field: "payer", Reason: "must not be nil"}
 		}
 		c.payer = payer
 		return nil
@@ -68,24 +68,10 @@ func WithPayer(payer *x402.Payer) Option {
 // 0x-prefixed 20-byte hex address; letter case does not matter.
 func WithExpectedPayee(address string) Option {
 	return func(c *config) error {
-		if !isHexAddress(address) {
-			return &httpcore.ValidationError{Field: "expected payee", Reason: "must be a 0x-prefixed 20-byte hex address"}
+		if !hexstr.IsAddress(address) {
+			return &sdk.ValidationError{Field: "expected payee", Reason: "must be a 0x-prefixed 20-byte hex address"}
 		}
 		c.payee = address
 		return nil
 	}
-}
-
-// isHexAddress reports whether s is 0x followed by 40 hexadecimal digits.
-func isHexAddress(s string) bool {
-	if len(s) != 42 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') {
-		return false
-	}
-	for i := 2; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }

@@ -1,10 +1,12 @@
 package reportstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // ReportPayload is the body of a FormatJSON report. The store's API description does not
@@ -66,11 +68,11 @@ func (r *Report) JSON() (*ReportPayload, error) {
 
 // parsePayload reads a ReportPayload from JSON.
 func parsePayload(body []byte) (*ReportPayload, error) {
-	if err := checkJSON(body); err != nil {
+	f, _, err := decodeTop(body)
+	if err != nil {
 		return nil, err
 	}
-	f, ok := objectFields(body)
-	if !ok {
+	if f == nil {
 		return nil, errors.New("body is not a JSON object")
 	}
 	p := &ReportPayload{
@@ -79,11 +81,11 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 		Title:         f.str("title", "name"),
 		Description:   f.str("description"),
 		Period:        f.str("period", "years"),
-		Raw:           clone(body),
+		Raw:           bytes.Clone(bytes.TrimSpace(body)),
 	}
 	if items, ok := arrayItems(f.value("economies")); ok {
 		for _, raw := range items {
-			if code, ok := scalarText(raw); ok {
+			if code, ok := lenient.ScalarText(raw); ok {
 				p.Economies = append(p.Economies, code)
 			} else if obj, ok := objectFields(raw); ok {
 				p.Economies = append(p.Economies, obj.str("code", "economy", "iso2", "iso3", "id"))
@@ -92,8 +94,8 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 	}
 	if items, ok := arrayItems(f.value("indicators")); ok {
 		for _, raw := range items {
-			ind := Indicator{Raw: clone(raw)}
-			if code, ok := scalarText(raw); ok {
+			ind := Indicator{Raw: raw}
+			if code, ok := lenient.ScalarText(raw); ok {
 				ind.Code = code
 			} else if obj, ok := objectFields(raw); ok {
 				ind.Code = obj.str("code", "id", "indicator", "indicatorcode")
@@ -103,17 +105,10 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 			p.Indicators = append(p.Indicators, ind)
 		}
 	}
-	for _, k := range []string{"data", "panel", "records", "rows", "observations"} {
-		items, ok := arrayItems(f.value(k))
-		if !ok {
-			continue
-		}
-		recs, err := payloadRecords(items)
-		if err != nil {
+	if items, k := f.array("data", "panel", "records", "rows", "observations"); k != "" {
+		if p.Records, err = payloadRecords(items); err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		p.Records = recs
-		break
 	}
 	if obj, ok := objectFields(f.value("source")); ok {
 		p.Source = &Source{Name: obj.str("name"), License: obj.str("license", "licence"), URL: obj.str("url", "link")}
@@ -137,21 +132,18 @@ func payloadRecords(items []json.RawMessage) ([]Record, error) {
 			Economy:   obj.str(economyColumns...),
 			Indicator: obj.str(indicatorColumns...),
 		}
-		year, ok := obj.integer(yearColumns...)
-		if rec.Economy == "" || rec.Indicator == "" || !ok {
+		year := obj.optInt(yearColumns...)
+		if rec.Economy == "" || rec.Indicator == "" || year == nil {
 			return nil, fmt.Errorf("entry %d lacks an economy, indicator or year", i)
 		}
-		rec.Year = year
+		rec.Year = *year
 		if v, present := obj.get(valueColumns...); present {
-			text, isText := scalarText(v)
-			if !isText {
-				return nil, fmt.Errorf("entry %d: value %s is not a number", i, strings.TrimSpace(string(v)))
+			text, isText := lenient.ScalarText(v)
+			n, isNumber := parseValue(text)
+			if !isText || !isNumber && !isMissing(text) {
+				return nil, fmt.Errorf("entry %d: value %s is not a number", i, v)
 			}
-			if !isMissing(text) {
-				n, ok := number(v)
-				if !ok {
-					return nil, fmt.Errorf("entry %d: value %s is not a number", i, strings.TrimSpace(string(v)))
-				}
+			if isNumber {
 				rec.Value = &n
 			}
 		}

@@ -1,12 +1,14 @@
 package reportstore
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // PriceDecimals is the number of decimals of USDC, the currency of every price of the store:
@@ -123,15 +125,7 @@ func (p Price) Atomic() int64 { return p.atomic }
 func (p Price) Big() *big.Int { return big.NewInt(p.atomic) }
 
 // Cmp compares p and q and returns -1, 0 or +1.
-func (p Price) Cmp(q Price) int {
-	switch {
-	case p.atomic < q.atomic:
-		return -1
-	case p.atomic > q.atomic:
-		return 1
-	}
-	return 0
-}
+func (p Price) Cmp(q Price) int { return cmp.Compare(p.atomic, q.atomic) }
 
 // IsZero reports whether p is $0.
 func (p Price) IsZero() bool { return p.atomic == 0 }
@@ -167,13 +161,12 @@ func (p Price) MarshalJSON() ([]byte, error) {
 // JSON number, whose text is read exactly (never through a float64). JSON null leaves p as
 // it is.
 func (p *Price) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if string(b) == "null" {
+	if lenient.IsNull(b) {
 		return nil
 	}
-	text, err := priceText(b)
-	if err != nil {
-		return err
+	text, ok := lenient.ScalarText(b)
+	if !ok {
+		return errors.New("reportstore: a price must be a JSON string or number")
 	}
 	q, err := ParsePrice(text)
 	if err != nil {
@@ -181,20 +174,4 @@ func (p *Price) UnmarshalJSON(b []byte) error {
 	}
 	*p = q
 	return nil
-}
-
-// priceText returns the text of a JSON string or number holding a price.
-func priceText(b []byte) (string, error) {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return "", err
-		}
-		return s, nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return "", errors.New("reportstore: a price must be a JSON string or number")
-	}
-	return n.String(), nil
 }

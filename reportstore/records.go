@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -129,27 +130,18 @@ func recordColumns(header []string) (*recordCols, error) {
 			index[k] = i
 		}
 	}
-	find := func(what string, candidates []string) (int, error) {
-		for _, c := range candidates {
-			if i, ok := index[c]; ok {
-				return i, nil
-			}
-		}
-		return 0, &CSVError{Column: what, Reason: "missing from the header (found: " + strings.Join(names, ",") + ")"}
-	}
 	c := &recordCols{names: names}
-	var err error
-	if c.economy, err = find("economy", economyColumns); err != nil {
-		return nil, err
-	}
-	if c.year, err = find("year", yearColumns); err != nil {
-		return nil, err
-	}
-	if c.indicator, err = find("indicator", indicatorColumns); err != nil {
-		return nil, err
-	}
-	if c.value, err = find("value", valueColumns); err != nil {
-		return nil, err
+	for _, col := range []struct {
+		what       string
+		candidates []string
+		at         *int
+	}{{"economy", economyColumns, &c.economy}, {"year", yearColumns, &c.year},
+		{"indicator", indicatorColumns, &c.indicator}, {"value", valueColumns, &c.value}} {
+		i := slices.IndexFunc(col.candidates, func(k string) bool { _, ok := index[k]; return ok })
+		if i < 0 {
+			return nil, &CSVError{Column: col.what, Reason: "missing from the header (found: " + strings.Join(names, ",") + ")"}
+		}
+		*col.at = index[col.candidates[i]]
 	}
 	return c, nil
 }
@@ -178,8 +170,8 @@ func (c *recordCols) record(row []string, line int) (Record, error) {
 	}
 	rec.Year = year
 	if v := cell(c.value); !isMissing(v) {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
+		f, ok := parseValue(v)
+		if !ok {
 			return bad(c.value, "not a number")
 		}
 		rec.Value = &f

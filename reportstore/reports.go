@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/x402"
 )
@@ -55,6 +56,8 @@ type Quote struct {
 	// when the client has no payer. The budget is not checked: whether it has room depends on
 	// the payments in flight when the report is bought.
 	Refusal error
+	// Response describes the store's 402 answer the quote was read from.
+	Response sdk.Response `json:"-"`
 }
 
 // Quote asks the store for the live price of report id in format, without paying: it sends
@@ -70,7 +73,7 @@ func (c *Client) Quote(ctx context.Context, id string, format Format) (*Quote, e
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
-	return c.quote(ctx, id, httpcore.Path("report", id), formatQuery(nil, format), format.orDefault(), true)
+	return c.quote(ctx, id, httpcore.Path("report", id), formatQuery(format), format.orDefault(), true)
 }
 
 // QuoteFetch asks the store for the live price of a product path, such as "/report/custom"
@@ -87,13 +90,12 @@ func (c *Client) QuoteFetch(ctx context.Context, p string, query url.Values) (*Q
 // 400 is the store's unsupported-format answer.
 func (c *Client) quote(ctx context.Context, id, p string, query url.Values, format Format, isReport bool) (*Quote, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format)}
-	resp, err := c.free.Stream(ctx, req)
-	err = fromCore(err)
+	resp, err := c.core.Stream(ctx, req)
 	if err == nil {
 		httpcore.Drain(resp)
 		return nil, fmt.Errorf("reportstore: GET %s: %w", p, ErrNoChallenge)
 	}
-	apiErr, ok := errorsAs[*APIError](err)
+	apiErr, ok := errorsAs[*sdk.APIError](err)
 	if !ok {
 		return nil, err
 	}
@@ -115,9 +117,9 @@ func (c *Client) quote(ctx context.Context, id, p string, query url.Values, form
 	return q, nil
 }
 
-// quoteFrom reads the challenge of a 402 *APIError, and the option payer (when not nil)
+// quoteFrom reads the challenge of a 402 *sdk.APIError, and the option payer (when not nil)
 // would pay.
-func quoteFrom(apiErr *APIError, id, p string, format Format, payer *x402.Payer) (*Quote, error) {
+func quoteFrom(apiErr *sdk.APIError, id, p string, format Format, payer *x402.Payer) (*Quote, error) {
 	resp := &http.Response{
 		StatusCode: apiErr.StatusCode,
 		Header:     apiErr.Header,
@@ -167,6 +169,8 @@ func quoteFrom(apiErr *APIError, id, p string, format Format, payer *x402.Payer)
 		MaxTimeoutSeconds: chosen.MaxTimeoutSeconds,
 		Challenge:         pr,
 		Refusal:           refusal,
+		Response: (&httpcore.Response{StatusCode: apiErr.StatusCode, Header: apiErr.Header,
+			RequestID: apiErr.RequestID, Attempts: apiErr.Attempts}).Meta(),
 	}, nil
 }
 
@@ -180,6 +184,8 @@ type Report struct {
 	Format Format
 	// ContentType is the media type of the body, such as "text/csv", without parameters.
 	ContentType string
+	// Response describes the store's paid answer.
+	Response sdk.Response `json:"-"`
 	// Body is the report.
 	Body []byte
 	// Receipt is the settlement receipt of the payment (the PAYMENT-RESPONSE header); nil
@@ -194,11 +200,7 @@ type Report struct {
 // A body larger than MaxReportBytes is a *DeliveryError after payment; use OpenReport for
 // large reports.
 func (c *Client) Report(ctx context.Context, id string, format Format) (*Report, error) {
-	if err := checkID(id); err != nil {
-		return nil, err
-	}
-	format = format.orDefault()
-	s, err := c.open(ctx, id, httpcore.Path("report", id), formatQuery(nil, format), format, true)
+	s, err := c.OpenReport(ctx, id, format)
 	if err != nil {
 		return nil, err
 	}
@@ -256,6 +258,8 @@ type ReportStream struct {
 	ContentType string
 	// ContentLength is the body's length when the store announced it, else -1.
 	ContentLength int64
+	// Response describes the store's paid answer.
+	Response sdk.Response `json:"-"`
 	// Receipt is the settlement receipt of the payment; nil when the store sent none.
 	Receipt *x402.SettleResponse
 
@@ -285,18 +289,18 @@ func (c *Client) OpenReport(ctx context.Context, id string, format Format) (*Rep
 		return nil, err
 	}
 	format = format.orDefault()
-	return c.open(ctx, id, httpcore.Path("report", id), formatQuery(nil, format), format, true)
+	return c.open(ctx, id, httpcore.Path("report", id), formatQuery(format), format, true)
 }
 
 // open sends a purchase and returns the live 2xx response as a ReportStream. For a catalog
 // report (isReport) a 400 is the store's unsupported-format answer.
 func (c *Client) open(ctx context.Context, id, p string, query url.Values, format Format, isReport bool) (*ReportStream, error) {
-	rec := &payeeRecord{}
-	ctx = context.WithValue(ctx, payeeRecordKey{}, rec)
-	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format)}
-	resp, err := c.paid.Stream(ctx, req)
+	rec := &purchase{}
+	ctx = context.WithValue(ctx, purchaseKey{}, rec)
+	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format), Retry: httpcore.RetryNever}
+	resp, err := c.core.Stream(ctx, req)
 	if err != nil {
-		return nil, purchaseError(fromCore(err), rec, id, p, format, isReport)
+		return nil, purchaseError(err, rec, id, p, format, isReport)
 	}
 	receipt, _ := x402.ReceiptFrom(resp)
 	ct := resp.Header.Get("Content-Type")
@@ -309,8 +313,10 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 		Format:        format,
 		ContentType:   ct,
 		ContentLength: resp.ContentLength,
-		Receipt:       receipt,
-		body:          resp.Body,
+		Response: (&httpcore.Response{StatusCode: resp.StatusCode, Header: resp.Header,
+			RequestID: requestID(resp.Header), Attempts: 1}).Meta(),
+		Receipt: receipt,
+		body:    resp.Body,
 	}, nil
 }
 
@@ -330,6 +336,7 @@ func (s *ReportStream) readAll() (*Report, error) {
 		Path:        s.Path,
 		Format:      s.Format,
 		ContentType: s.ContentType,
+		Response:    s.Response,
 		Body:        body,
 		Receipt:     s.Receipt,
 	}, nil
@@ -363,14 +370,14 @@ func (e *DeliveryError) Unwrap() error { return e.Err }
 // a *PayeeMismatchError, a 400 to a catalog report an *UnsupportedFormatError, a 402 that
 // nobody paid a *PaymentRequiredError, and an x402 refusal (policy, rejection, unconfirmed
 // payment) is returned with the request named, for errors.As.
-func purchaseError(err error, rec *payeeRecord, id, p string, format Format, isReport bool) error {
+func purchaseError(err error, rec *purchase, id, p string, format Format, isReport bool) error {
 	if rec.mismatch != nil {
 		if inner, ok := errorsAs[*PayeeMismatchError](err); !ok || inner != rec.mismatch {
 			rec.mismatch.Err = err // refused in the answer to a payment: keep the payer's error
 		}
 		return rec.mismatch
 	}
-	if apiErr, ok := errorsAs[*APIError](err); ok {
+	if apiErr, ok := errorsAs[*sdk.APIError](err); ok {
 		switch {
 		case apiErr.StatusCode == http.StatusBadRequest && isReport:
 			return &UnsupportedFormatError{Format: format, Err: apiErr}
@@ -392,23 +399,14 @@ func purchaseError(err error, rec *payeeRecord, id, p string, format Format, isR
 // paymentCause returns the x402 error inside err, or nil. The outcome of a payment comes
 // first: a rejection may carry the policy's refusal of a re-quote inside it.
 func paymentCause(err error) error {
-	if e, ok := errorsAs[*x402.PaymentSettledError](err); ok {
-		return e
-	}
-	if e, ok := errorsAs[*x402.PaymentUnconfirmedError](err); ok {
-		return e
-	}
-	if e, ok := errorsAs[*x402.PaymentRejectedError](err); ok {
-		return e
-	}
-	if e, ok := errorsAs[*x402.PolicyError](err); ok {
-		return e
-	}
-	if e, ok := errorsAs[*x402.NoUsableRequirementsError](err); ok {
-		return e
-	}
-	if e, ok := errorsAs[*x402.FormatError](err); ok {
-		return e
+	for _, as := range []func(error) (error, bool){
+		asError[*x402.PaymentSettledError], asError[*x402.PaymentUnconfirmedError],
+		asError[*x402.PaymentRejectedError], asError[*x402.PolicyError],
+		asError[*x402.NoUsableRequirementsError], asError[*x402.FormatError],
+	} {
+		if e, ok := as(err); ok {
+			return e
+		}
 	}
 	if errors.Is(err, x402.ErrBodyNotReplayable) {
 		return x402.ErrBodyNotReplayable
@@ -416,16 +414,13 @@ func paymentCause(err error) error {
 	return nil
 }
 
-// formatQuery adds the format parameter to q (a new one when nil); the empty format sends
-// none, which the store reads as html.
-func formatQuery(q url.Values, format Format) url.Values {
-	if q == nil {
-		q = url.Values{}
+// formatQuery returns the query of a report in format; the empty format sends none, which
+// the store reads as html.
+func formatQuery(format Format) url.Values {
+	if format == "" {
+		return nil
 	}
-	if format != "" {
-		q.Set("format", string(format))
-	}
-	return q
+	return url.Values{"format": {string(format)}}
 }
 
 // acceptHeader returns the Accept header matching format, so that content negotiation never
@@ -441,4 +436,28 @@ func acceptHeader(format Format) http.Header {
 		accept = "text/csv"
 	}
 	return http.Header{"Accept": {accept}}
+}
+
+// requestID returns the server's request identifier from the headers the core reads it
+// from, for an answer the core streamed without describing it.
+func requestID(h http.Header) string {
+	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Amzn-Requestid", "Cf-Ray"} {
+		if v := h.Get(k); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// errorsAs is errors.As with a type parameter.
+func errorsAs[T error](err error) (T, bool) {
+	var target T
+	ok := errors.As(err, &target)
+	return target, ok
+}
+
+// asError is errorsAs giving the error as an error.
+func asError[T error](err error) (error, bool) {
+	e, ok := errorsAs[T](err)
+	return e, ok
 }

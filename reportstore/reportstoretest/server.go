@@ -15,11 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
-
-	"github.com/agentapis/sdk/internal/conncount"
 )
 
 // DefaultPayTo is the address the fake store is paid at unless WithPayTo says otherwise.
@@ -42,7 +42,7 @@ type Server struct {
 	// URL is the store's base URL, {base_url} of the API description.
 	URL string
 
-	srv      *conncount.Server // counts the TCP connections it accepts
+	srv      *fakeserver.Server
 	fac      *x402test.Facilitator
 	products []*product
 	byID     map[string]*product
@@ -52,7 +52,7 @@ type Server struct {
 	payTo       string
 	requote     func(id string, sales int, current reportstore.Price) reportstore.Price
 	sales       map[string]int
-	faults      []x402test.Fault // faults of the next paid requests, in order
+	faults      []x402test.Fault // settlement faults of the next paid requests, in order
 	latency     time.Duration
 	replays     bool                // deliver a replayed payment again instead of refusing it
 	delivered   map[string]delivery // PAYMENT-SIGNATURE value -> what it paid for
@@ -92,7 +92,8 @@ func WithRequote(f func(id string, sales int, current reportstore.Price) reports
 	return func(s *Server) { s.requote = f }
 }
 
-// WithLatency delays every response by d (the wait ends early when the client goes away).
+// WithLatency delays every response by d (the wait ends early when the client goes away or
+// the store closes).
 func WithLatency(d time.Duration) Option {
 	return func(s *Server) { s.latency = d }
 }
@@ -100,7 +101,8 @@ func WithLatency(d time.Duration) Option {
 // WithDroppedConnections makes the store close the connection without answering the next n
 // paid requests after settling their payment: the money moves but the client gets no
 // response. The same signed payment sent again is refused (its nonce is used), as the
-// reference x402 server does, unless WithReplayedDeliveries is given.
+// reference x402 server does, unless WithReplayedDeliveries is given. It queues n
+// x402test.FaultDropAfterSettle, as InjectSettlementFaults does.
 func WithDroppedConnections(n int) Option {
 	return func(s *Server) {
 		for range n {
@@ -109,9 +111,8 @@ func WithDroppedConnections(n int) Option {
 	}
 }
 
-// WithFaults makes the next paid requests fail as faults say, one fault per paid request, in
-// order (see x402test.Fault: a 503 before settling; a 500, a dropped connection, a 402 or a
-// stall after settling). x402test.NoFault lets a paid request through.
+// WithFaults makes the next paid requests fail around their settlement as faults say, as
+// InjectSettlementFaults does.
 func WithFaults(faults ...x402test.Fault) Option {
 	return func(s *Server) { s.faults = append(s.faults, faults...) }
 }
@@ -124,8 +125,9 @@ func WithReplayedDeliveries() Option {
 	return func(s *Server) { s.replays = true }
 }
 
-// WithFailedSettlements makes the settlements of the next n payments fail, as
-// FailNextSettlement does once.
+// WithFailedSettlements makes the settlements of the next n payments fail (reason
+// "unexpected_settle_error"): the store answers 402 with a failed receipt and no money moves.
+// Facilitator().FailNextSettle does the same for one payment while the store runs.
 func WithFailedSettlements(n int) Option {
 	return func(s *Server) { s.failures = n }
 }
@@ -179,7 +181,7 @@ func NewServer(opts ...Option) *Server {
 		s.fac = x402test.NewFacilitator()
 	}
 	for range s.failures {
-		s.FailNextSettlement()
+		s.fac.FailNextSettle("unexpected_settle_error")
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /catalog", s.catalog)
@@ -189,17 +191,45 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
 	})
-	s.srv = conncount.Start(s.delay(mux))
+	s.srv = fakeserver.Start(s.delay(mux), fakeserver.Config{
+		Credentials: []string{x402.HeaderPaymentSignature, x402.HeaderPaymentV1},
+		RenderFault: func(w http.ResponseWriter, _ *http.Request, f sdktest.Fault) {
+			writeError(w, f.Status, f.Code, f.Message)
+		},
+	})
 	s.URL = s.srv.URL
 	return s
 }
 
-// Connections returns how many TCP connections the store has accepted, so that tests and
-// benchmarks can check that a client reuses its connections.
-func (s *Server) Connections() int { return int(s.srv.Connections()) }
-
-// Close shuts the store down.
+// Close shuts the store down; requests still waiting in the store end at once.
 func (s *Server) Close() { s.srv.Close() }
+
+// Client returns an *http.Client for the store.
+func (s *Server) Client() *http.Client { return s.srv.Client() }
+
+// Requests returns the requests the store received, in order of arrival; the payment
+// headers (PAYMENT-SIGNATURE, X-PAYMENT) are redacted.
+func (s *Server) Requests() []sdktest.Request { return s.srv.Requests() }
+
+// RequestCount returns how many requests with that method and path (escaped, without the
+// query, such as "/report/macro-gdp") the store received; an empty method or path matches
+// any.
+func (s *Server) RequestCount(method, path string) int { return s.srv.RequestCount(method, path) }
+
+// InjectFaults makes the next matching requests fail as faults say, before the store reads
+// them: no payment is verified or settled. Their error body is the store's,
+// {"error": code, "message": message}.
+func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.srv.InjectFaults(faults...) }
+
+// InjectSettlementFaults makes the next paid requests fail around the settlement of their
+// payment, one fault per paid request, in order (see x402test.Fault: a 503 before settling;
+// a 500, a dropped connection, a 402 or a stall after settling, when the money has moved and
+// the store has booked the sale). x402test.NoFault lets a paid request through.
+func (s *Server) InjectSettlementFaults(faults ...x402test.Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, faults...)
+}
 
 // Facilitator returns the facilitator that holds the ledger: fund payers with its Fund, and
 // check Balance and Settlements after a purchase.
@@ -237,13 +267,6 @@ func (s *Server) SetPrice(id string, p reportstore.Price) {
 	s.prices[id] = p
 }
 
-// QueueFaults adds faults for the next paid requests, as WithFaults does.
-func (s *Server) QueueFaults(faults ...x402test.Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, faults...)
-}
-
 // AfterNextChallenge runs f once, right after the store sends its next 402 challenge: a test
 // changes the price or the payee there (SetPrice, SetPayTo), so that the payment made for
 // that challenge meets a new quote.
@@ -251,20 +274,6 @@ func (s *Server) AfterNextChallenge(f func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.onChallenge = append(s.onChallenge, f)
-}
-
-// FailNextSettlement makes the settlement of the next payment fail (reason
-// "unexpected_settle_error"): the store answers 402 with a failed receipt and no money moves.
-func (s *Server) FailNextSettlement() { s.fac.FailNextSettle("unexpected_settle_error") }
-
-// DropNextConnections makes the store drop the connection after settling each of the next n
-// payments; see WithDroppedConnections.
-func (s *Server) DropNextConnections(n int) {
-	faults := make([]x402test.Fault, n)
-	for i := range faults {
-		faults[i] = x402test.FaultDropAfterSettle
-	}
-	s.QueueFaults(faults...)
 }
 
 // Sales returns how many times product id was sold (settled payments).
@@ -280,16 +289,9 @@ func (s *Server) delay(h http.Handler) http.Handler {
 		s.mu.Lock()
 		d := s.latency
 		s.mu.Unlock()
-		if d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+		if fakeserver.Wait(r.Context(), d) {
+			h.ServeHTTP(w, r)
 		}
-		h.ServeHTTP(w, r)
 	})
 }
 
@@ -445,7 +447,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	sig := r.Header.Get(x402.HeaderPaymentSignature)
 	if d, ok := s.replayed(sig, target); ok {
 		if s.nextFault() == x402test.FaultDropAfterSettle {
-			x402test.HangUp(w)
+			fakeserver.HangUp(w)
 			return
 		}
 		w.Header().Set(x402.HeaderPaymentResponse, d.receipt)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -285,6 +286,75 @@ func TestAfterNextChallengeRunsOnceAfterTheChallenge(t *testing.T) {
 		require.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
 	}
 	assert.Equal(t, 1, calls)
+}
+
+func TestInjectedFaultsAnswerInTheStoresErrorShape(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	s.InjectFaults(sdktest.Fault{Path: "/catalog", Status: http.StatusServiceUnavailable, Code: "busy", Message: "try later",
+		RetryAfter: 3 * time.Second})
+	status, ct, body := get(t, s.Client(), s.URL+"/catalog")
+	assert.Equal(t, http.StatusServiceUnavailable, status)
+	assert.Equal(t, "application/json", ct)
+	assert.JSONEq(t, `{"error": "busy", "message": "try later"}`, body)
+	status, _, _ = get(t, s.Client(), s.URL+"/catalog")
+	assert.Equal(t, http.StatusOK, status, "the fault was used up")
+	status, _, _ = get(t, s.Client(), s.URL+"/start")
+	assert.Equal(t, http.StatusOK, status)
+
+	assert.Equal(t, 2, s.RequestCount(http.MethodGet, "/catalog"))
+	assert.Equal(t, 3, s.RequestCount("", ""))
+	requests := s.Requests()
+	require.Len(t, requests, 3)
+	assert.Equal(t, http.StatusServiceUnavailable, requests[0].Status)
+	assert.Equal(t, http.StatusOK, requests[1].Status)
+	assert.Equal(t, "/start", requests[2].Path)
+}
+
+func TestRequestsRedactThePayment(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	c, _ := payingClient(t, s)
+	status, _, _ := get(t, c, s.URL+"/report/macro-gdp?format=json")
+	require.Equal(t, http.StatusOK, status)
+	requests := s.Requests()
+	require.Len(t, requests, 2)
+	assert.Empty(t, requests[0].Header.Get(x402.HeaderPaymentSignature))
+	assert.Equal(t, http.StatusPaymentRequired, requests[0].Status)
+	assert.Equal(t, sdktest.Redacted, requests[1].Header.Get(x402.HeaderPaymentSignature))
+	assert.Equal(t, http.StatusOK, requests[1].Status)
+	assert.Equal(t, "json", requests[1].Query.Get("format"))
+}
+
+func TestInjectSettlementFaults(t *testing.T) {
+	t.Parallel()
+	s := newServer(t)
+	signer, err := x402.NewPrivateKeySigner(testKey)
+	require.NoError(t, err)
+	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithResend(0, 0)) // each fault meets its own payment
+	require.NoError(t, err)
+	s.Facilitator().Fund(payer.Address(), big.NewInt(10_000_000))
+	c := &http.Client{Transport: payer.RoundTripper(nil)}
+	s.InjectSettlementFaults(x402test.FaultErrorBeforeSettle, x402test.NoFault, x402test.FaultErrorAfterSettle)
+	resp, err := c.Get(s.URL + "/report/macro-gdp?format=csv")
+	if err == nil {
+		resp.Body.Close()
+	}
+	require.Error(t, err, "a 503 to a payment leaves it in doubt for the payer")
+	assert.Empty(t, s.Facilitator().Settlements(), "the fault came before settling")
+
+	status, _, _ := get(t, c, s.URL+"/report/macro-gdp?format=csv")
+	assert.Equal(t, http.StatusOK, status, "NoFault lets the next paid request through")
+	assert.Len(t, s.Facilitator().Settlements(), 1)
+
+	resp, err = c.Get(s.URL + "/report/macro-gdp?format=csv")
+	if err == nil {
+		resp.Body.Close()
+	}
+	require.Error(t, err)
+	assert.Len(t, s.Facilitator().Settlements(), 2, "the fault came after settling")
+	assert.Equal(t, 2, s.Sales("macro-gdp"))
+	assert.Equal(t, "130000", payer.Spent().String())
 }
 
 // recordingTransport keeps the last PAYMENT-SIGNATURE sent through it.
