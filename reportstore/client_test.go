@@ -290,7 +290,7 @@ func TestSecretsNeverReachLogsOrErrors(t *testing.T) {
 	errs = append(errs, err)
 	_, err = strict.Report(ctx, "macro-gdp", reportstore.FormatCSV)
 	errs = append(errs, err)
-	srv.InjectSettlementFaults(slices.Repeat([]x402test.Fault{x402test.FaultDropAfterSettle}, 100)...)
+	srv.InjectSettlementFaults(slices.Repeat([]x402test.SettlementFault{x402test.FaultDropAfterSettle}, 100)...)
 	_, err = c.Report(ctx, "macro-population", reportstore.FormatCSV)
 	errs = append(errs, err)
 

@@ -438,7 +438,7 @@ func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
 	payer := newPayer(t, srv, x402.Policy{})
 	c := newClient(t, srv, payer)
-	srv.InjectSettlementFaults(slices.Repeat([]x402test.Fault{x402test.FaultDropAfterSettle}, 1000)...)
+	srv.InjectSettlementFaults(slices.Repeat([]x402test.SettlementFault{x402test.FaultDropAfterSettle}, 1000)...)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	var unconfirmed *x402.PaymentUnconfirmedError

@@ -115,7 +115,7 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 	}
 	s.printf("bought a %s key %v for 5 USDC on Solana (transaction %v), %s", key.Plan, key.Key, key.TxSignature, expires)
 
-	h, err := client.History(ctx, &gpuprice.HistoryOptions{Model: tourGPU, Platform: best.BestPlatform, Limit: 7})
+	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: tourGPU, Platform: best.BestPlatform, Limit: 7})
 	if err != nil {
 		return res, fmt.Errorf("the price history with the new key: %w", err)
 	}

@@ -36,7 +36,7 @@ func (s *session) productdataStep(ctx context.Context) (any, error) {
 	if !s.live(productdata.EnvURL) {
 		srv := productdatatest.NewServer(productdatatest.WithTaskDuration(1500 * time.Millisecond))
 		s.closeLater(srv.Close)
-		opts = append(opts, productdata.WithBaseURL(srv.URL), productdata.WithKey(productdatatest.DefaultKey))
+		opts = append(opts, productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey))
 		// The fake collects in 1.5 s: ask more often than a real service would deserve.
 		poll = &productdata.PollOptions{MinDelay: 500 * time.Millisecond, MaxDelay: 2 * time.Second, Timeout: 20 * time.Second}
 	}
@@ -46,7 +46,7 @@ func (s *session) productdataStep(ctx context.Context) (any, error) {
 	}
 	res := &productdataResult{}
 	defer func() {
-		u := client.Usage()
+		u := client.Counters()
 		res.Calls, res.Units = u.Calls, u.Consumed
 		s.units.Add(res.Units)
 	}()
@@ -61,7 +61,7 @@ func (s *session) productdataStep(ctx context.Context) (any, error) {
 	poll.Progress = func(tp productdata.TaskProgress) {
 		s.printf("review collection %s: %d status queries so far, next in %s", tp.TaskID, tp.Polls, tp.Wait.Round(time.Millisecond))
 	}
-	task, err := client.CollectReviews(ctx, productdata.AmazonUS, productdata.ReviewCollection{ASIN: tourASIN, Pages: 2}, poll)
+	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: tourASIN, Pages: 2}, poll)
 	switch {
 	case errors.Is(err, productdata.ErrAlreadyExists):
 		s.printf("reviews were collected less than two hours ago; reading those")
@@ -71,7 +71,7 @@ func (s *session) productdataStep(ctx context.Context) (any, error) {
 		res.TaskID, res.Polls = task.TaskID, task.Polls
 		s.printf("review collection %s done after %d status queries in %s", task.TaskID, task.Polls, task.Elapsed.Round(100*time.Millisecond))
 	}
-	for _, err := range client.Reviews(ctx, productdata.AmazonUS, productdata.ReviewQuery{ASIN: tourASIN}) {
+	for _, err := range client.AllReviews(ctx, productdata.AmazonUS, &productdata.ReviewsParams{ASIN: tourASIN}) {
 		if err != nil {
 			return res, fmt.Errorf("reading reviews of %s: %w", tourASIN, err)
 		}
@@ -80,7 +80,7 @@ func (s *session) productdataStep(ctx context.Context) (any, error) {
 	if res.Reviews == 0 {
 		return res, fmt.Errorf("the collection of %s gave no review", tourASIN)
 	}
-	u := client.Usage()
+	u := client.Counters()
 	s.printf("read %d reviews; %d requests, %d request units consumed", res.Reviews, u.Calls, u.Consumed)
 	return res, nil
 }

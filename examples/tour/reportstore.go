@@ -97,10 +97,11 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 	}
 
 	res := &reportstoreResult{}
-	products, err := client.Catalog(ctx)
+	catalog, err := client.Catalog(ctx)
 	if err != nil {
 		return res, fmt.Errorf("browsing the catalog: %w", err)
 	}
+	products := catalog.Products
 	res.Products = len(products)
 	if len(products) == 0 {
 		return res, errors.New("the catalog lists no product")

@@ -28,7 +28,7 @@
 // # Faults of this store
 //
 // InjectSettlementFaults (or WithFaults at start) makes paid requests fail around their
-// settlement, as an x402test.Fault says: a 503 before settling, or a 500, a dropped
+// settlement, as an x402test.SettlementFault says: a 503 before settling, or a 500, a dropped
 // connection, a new 402 or a stall after the money moved. WithDroppedConnections queues
 // dropped connections after settling, and WithReplayedDeliveries makes the store deliver a
 // payment sent again instead of refusing its used nonce. WithFailedSettlements (or

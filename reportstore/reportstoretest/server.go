@@ -52,7 +52,7 @@ type Server struct {
 	payTo       string
 	requote     func(id string, sales int, current reportstore.Price) reportstore.Price
 	sales       map[string]int
-	faults      []x402test.Fault // settlement faults of the next paid requests, in order
+	faults      []x402test.SettlementFault // settlement faults of the next paid requests, in order
 	latency     time.Duration
 	replays     bool                // deliver a replayed payment again instead of refusing it
 	delivered   map[string]delivery // PAYMENT-SIGNATURE value -> what it paid for
@@ -113,7 +113,7 @@ func WithDroppedConnections(n int) Option {
 
 // WithFaults makes the next paid requests fail around their settlement as faults say, as
 // InjectSettlementFaults does.
-func WithFaults(faults ...x402test.Fault) Option {
+func WithFaults(faults ...x402test.SettlementFault) Option {
 	return func(s *Server) { s.faults = append(s.faults, faults...) }
 }
 
@@ -222,10 +222,10 @@ func (s *Server) RequestCount(method, path string) int { return s.srv.RequestCou
 func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.srv.InjectFaults(faults...) }
 
 // InjectSettlementFaults makes the next paid requests fail around the settlement of their
-// payment, one fault per paid request, in order (see x402test.Fault: a 503 before settling;
+// payment, one fault per paid request, in order (see x402test.SettlementFault: a 503 before settling;
 // a 500, a dropped connection, a 402 or a stall after settling, when the money has moved and
 // the store has booked the sale). x402test.NoFault lets a paid request through.
-func (s *Server) InjectSettlementFaults(faults ...x402test.Fault) {
+func (s *Server) InjectSettlementFaults(faults ...x402test.SettlementFault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = append(s.faults, faults...)
@@ -457,7 +457,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	payTo := s.payTo
 	s.mu.Unlock()
-	var fault x402test.Fault
+	var fault x402test.SettlementFault
 	if sig != "" {
 		fault = s.nextFault()
 	}
@@ -467,7 +467,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 		Price:       func(*http.Request) *big.Int { return price.Big() },
 		Description: p.title,
 		MimeType:    strings.Split(contentType, ";")[0],
-		Fault:       func(*http.Request) x402test.Fault { return fault },
+		Fault:       func(*http.Request) x402test.SettlementFault { return fault },
 		Settled: func(_ *http.Request, receipt string) {
 			s.sold(p.id, sig, target, receipt)
 		},
@@ -482,7 +482,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 }
 
 // nextFault takes the fault of the next paid request from the queue.
-func (s *Server) nextFault() x402test.Fault {
+func (s *Server) nextFault() x402test.SettlementFault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.faults) == 0 {
