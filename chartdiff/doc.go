@@ -4,10 +4,18 @@
 //
 //	client, err := chartdiff.New(
 //		chartdiff.WithBaseURL("https://charts.example"), // {chart_api_url}; /api/v1 is added
-//		chartdiff.WithAPIKey(os.Getenv("MY_CHARTDIFF_KEY")),
+//		chartdiff.WithAPIKey(os.Getenv("CHARTDIFF_API_KEY")),
 //	)
+//	if err != nil {
+//		return err
+//	}
 //	ch, err := client.Chart(ctx, 12345)
-//	if ch.Analyzed && ch.RefConst != nil { fmt.Println(*ch.RefConst) }
+//	if err != nil {
+//		return err
+//	}
+//	if ch.Analyzed && ch.RefConst != nil {
+//		fmt.Println(*ch.RefConst)
+//	}
 //
 // Package chartdifftest is an in-memory fake of the service for tests.
 //
@@ -62,9 +70,16 @@
 //
 // Charts returns one page with the true Total; AllCharts iterates over every page lazily:
 //
-//	for ch, err := range client.AllCharts(ctx, &chartdiff.ChartsParams{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 200}) {
-//		if err != nil { return err }
-//		...
+//	client, err := chartdiff.New(chartdiff.WithBaseURL("https://charts.example"))
+//	if err != nil {
+//		return err
+//	}
+//	params := &chartdiff.ChartsParams{Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, PageSize: 200}
+//	for ch, err := range client.AllCharts(ctx, params) {
+//		if err != nil {
+//			return err
+//		}
+//		fmt.Println(ch.ID, ch.Name)
 //	}
 //
 // ChartsParams are validated before any request: page 1 or more, pageSize 1 to 200, one of the

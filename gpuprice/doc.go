@@ -5,7 +5,13 @@
 // keys with a USDC payment on Solana.
 //
 //	client, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example")) // {gpu_api_url}; /v1 is added
+//	if err != nil {
+//		return err
+//	}
 //	best, err := client.Cheapest(ctx, "H100")
+//	if err != nil {
+//		return err
+//	}
 //	fmt.Println(best.BestPlatform, best.BestPriceUSDHr, best.SavingPctVsDearest)
 //
 // Package gpupricetest is an in-memory fake of the API and of a Solana node, for tests.

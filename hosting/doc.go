@@ -4,10 +4,18 @@
 //
 //	client, err := hosting.New(
 //		hosting.WithBaseURL("https://host.example"), // {hosting_url}; /api/v1 is added
-//		hosting.WithToken(os.Getenv("MY_HOSTING_TOKEN")),
+//		hosting.WithToken(os.Getenv("HOSTING_TOKEN")),
 //	)
-//	_, err = client.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "my-site"})
+//	if err != nil {
+//		return err
+//	}
+//	if _, err := client.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "my-site"}); err != nil {
+//		return err
+//	}
 //	res, err := client.DeployDir(ctx, "my-site", os.DirFS("public"), nil)
+//	if err != nil {
+//		return err
+//	}
 //	fmt.Println(res.SiteURL) // https://host.example/site/my-site/
 //
 // Package hostingtest is an in-memory fake of the service for tests.

@@ -5,9 +5,15 @@
 //
 //	client, err := productdata.New(
 //		productdata.WithBaseURL("https://standardapi.sorftime.com"), // {data_api_url}; /api is added
-//		productdata.WithAccountKey(os.Getenv("MY_PRODUCTDATA_KEY")),
+//		productdata.WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY")),
 //	)
+//	if err != nil {
+//		return err
+//	}
 //	p, err := client.Product(ctx, productdata.AmazonUS, "B0CVM8TXHP")
+//	if err != nil {
+//		return err
+//	}
 //	fmt.Println(p.Title, p.SalesPrice, p.ListingSalesVolumeOfMonth)
 //
 // Package productdatatest is an in-memory fake of the service for tests.

@@ -9,7 +9,14 @@
 // recommended first purchase with its client code. None of them needs a payer:
 //
 //	client, err := reportstore.New(reportstore.WithBaseURL("https://store.example"))
-//	catalog, err := client.Catalog(ctx) // catalog.Products
+//	if err != nil {
+//		return err
+//	}
+//	catalog, err := client.Catalog(ctx)
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Println(len(catalog.Products), "products")
 //
 // The store does not document these response bodies, so they are decoded leniently (an array
 // or an object holding the list under a plausible key, member names in any case or
@@ -25,18 +32,36 @@
 // budget and pin the store's address, so that a program left alone can spend no more than
 // MaxTotal, and only at the store:
 //
-//	signer, err := x402.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
+//	const storeAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" // the store's payTo
+//	signer, err := x402.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
+//	if err != nil {
+//		return err
+//	}
 //	payer, err := x402.NewPayer(signer, x402.Policy{
-//		MaxPerPayment: big.NewInt(500_000),   // 0.50 USDC per report
-//		MaxTotal:      big.NewInt(5_000_000), // 5 USDC in all
+//		MaxPerPayment: big.NewInt(500_000),   // $0.50 per report (USDC has 6 decimals)
+//		MaxTotal:      big.NewInt(5_000_000), // $5.00 in all
 //		PayTo:         []string{storeAddress},
 //	})
+//	if err != nil {
+//		return err
+//	}
 //	client, err := reportstore.New(
+//		reportstore.WithBaseURL("https://store.example"),
 //		reportstore.WithPayer(payer),
 //		reportstore.WithExpectedPayee(storeAddress),
 //	)
+//	if err != nil {
+//		return err
+//	}
 //	report, err := client.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+//	if err != nil {
+//		return err
+//	}
 //	records, err := report.Records()
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Println(len(records), "rows; spent so far", x402.FormatUSDC(payer.Spent()))
 //
 // Quote reads the live price of a report from the store's 402 challenge without paying, and
 // says in Quote.Refusal why the payer would refuse it. Report buys a report into memory (up

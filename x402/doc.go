@@ -7,18 +7,28 @@
 // A Payer holds a Signer and a Policy. Its RoundTripper answers 402 Payment Required
 // responses by paying, within the policy, and sending the request again:
 //
-//	signer, err := x402.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
-//	if err != nil { ... }
+//	const sellerAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+//	signer, err := x402.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
+//	if err != nil {
+//		return err
+//	}
 //	payer, err := x402.NewPayer(signer, x402.Policy{
-//		MaxPerPayment: big.NewInt(250_000),    // $0.25 per request (USDC has 6 decimals)
-//		MaxTotal:      big.NewInt(10_000_000), // $10 for the life of the payer
+//		MaxPerPayment: big.NewInt(250_000),     // $0.25 per request (USDC has 6 decimals)
+//		MaxTotal:      big.NewInt(10_000_000),  // $10.00 for the life of the payer
 //		PayTo:         []string{sellerAddress}, // pay no one else
 //	})
-//	if err != nil { ... }
+//	if err != nil {
+//		return err
+//	}
 //	client := &http.Client{Transport: payer.RoundTripper(nil)}
 //	resp, err := client.Get("https://api.example.com/report/1")
-//	...
-//	receipt, ok := x402.ReceiptFrom(resp) // the settlement transaction
+//	if err != nil {
+//		return err
+//	}
+//	defer resp.Body.Close()
+//	if receipt, ok := x402.ReceiptFrom(resp); ok {
+//		fmt.Println("settled in", receipt.Transaction, "; spent", x402.FormatUSDC(payer.Spent()))
+//	}
 //
 // The flow for one request:
 //

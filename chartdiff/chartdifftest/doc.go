@@ -4,6 +4,10 @@
 //	srv := chartdifftest.NewServer()
 //	defer srv.Close()
 //	client, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+//	if err != nil {
+//		return err
+//	}
+//	_, err = client.Chart(ctx, 1)
 //
 // The fake implements the whole API description: every endpoint under /api/v1, its
 // validation and error codes, the quotas, the analysis slots and cache, and the key state

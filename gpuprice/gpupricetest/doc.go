@@ -4,9 +4,21 @@
 //
 //	srv := gpupricetest.NewServer()
 //	defer srv.Close()
+//	wallet, err := gpuprice.NewPrivateKeySigner(solana.NewWallet().PrivateKey) // a throwaway key
+//	if err != nil {
+//		return err
+//	}
 //	srv.FundUSDC(wallet.PublicKey(), 10_000_000) // 10 USDC
-//	client, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
-//	node := rpc.New(srv.RPCURL)                  // solana-go
+//	srv.FundSOL(wallet.PublicKey(), 10_000_000)  // 0.01 SOL for fees and rent
+//	client, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(srv.RPCURL))
+//	if err != nil {
+//		return err
+//	}
+//	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: wallet, Treasury: srv.Treasury})
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Println(key.Plan, key.ExpiresAt)
 //
 // The two servers share one state: a USDC payment sent to the node (Server.RPCURL) is
 // redeemed for a key on the price API (Server.URL), which then opens /v1/history. The fake

@@ -4,6 +4,10 @@
 //	srv := hostingtest.NewServer()
 //	defer srv.Close()
 //	client, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken))
+//	if err != nil {
+//		return err
+//	}
+//	_, err = client.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "under-test"})
 //
 // The fake implements every endpoint of the API description under /api/v1 (repositories,
 // files, commits, branches, deployments) and publishes deployed files under /site/<name>/.

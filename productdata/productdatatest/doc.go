@@ -5,6 +5,10 @@
 //	srv := productdatatest.NewServer()
 //	defer srv.Close()
 //	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey))
+//	if err != nil {
+//		return err
+//	}
+//	_, err = client.Product(ctx, productdata.AmazonUS, "B0CVM8TXHP")
 //
 // The fake models the real service as its published documentation (its own and third-party
 // copies of it) describes it, including the quirks a client must survive. It does not import

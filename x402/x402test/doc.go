@@ -6,9 +6,13 @@
 //
 //	srv := x402test.NewServer() // charges DefaultPrice to DefaultPayTo on Base
 //	defer srv.Close()
-//	srv.Facilitator().Fund(payer.Address(), big.NewInt(5_000_000)) // 5 USDC
-//	client := &http.Client{Transport: payer.RoundTripper(nil)}
+//	srv.Facilitator().Fund(payer.Address(), big.NewInt(5_000_000)) // $5.00 of USDC
+//	client := &http.Client{Transport: payer.RoundTripper(srv.Client().Transport)}
 //	resp, err := client.Get(srv.URL + "/anything")
+//	if err != nil {
+//		return err
+//	}
+//	defer resp.Body.Close()
 //
 // The paywall behaves like a reference x402 v2 resource server: an unpaid request gets a 402
 // with PAYMENT-REQUIRED; a paid one is verified, served into a buffer, settled when the

@@ -1,0 +1,29 @@
+package x402_test
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/agentapis/sdk/x402"
+)
+
+func TestFormatUSDCShowsDollarsWithTheirDecimals(t *testing.T) {
+	t.Parallel()
+	big1e30, _ := new(big.Int).SetString("1000000000000000000000000000000", 10)
+	for in, want := range map[*big.Int]string{
+		big.NewInt(5_130_000):  "$5.13",
+		big.NewInt(5_000_000):  "$5.00",
+		big.NewInt(870_000):    "$0.87",
+		big.NewInt(130_500):    "$0.1305",
+		big.NewInt(1):          "$0.000001",
+		big.NewInt(0):          "$0.00",
+		big.NewInt(-500_000):   "-$0.50",
+		big.NewInt(12_345_678): "$12.345678",
+		big1e30:                "$1000000000000000000000000.00",
+		nil:                    "(none)",
+	} {
+		assert.Equal(t, want, x402.FormatUSDC(in), "%v", in)
+	}
+}
