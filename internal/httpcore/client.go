@@ -351,6 +351,9 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		return &sdk.ValidationError{Service: c.service.Name, Field: field, Reason: reason}
 	}
 	creds := *c.creds.Load()
+	for _, v := range req.Secrets {
+		observeSecrets([]Credential{{Value: v}})
+	}
 	if req.Credentials != nil {
 		observeSecrets(req.Credentials)
 		if err := validateCredentials(req.Credentials); err != nil {
@@ -566,11 +569,15 @@ func capBody(b []byte) []byte {
 	return b
 }
 
-// redactorFor returns the client's redactor, also scrubbing the request's own credentials.
+// redactorFor returns the client's redactor, also scrubbing the request's own credentials and
+// secrets.
 func (c *Client) redactorFor(req *Request) redactor {
 	red := *c.redact.Load()
 	if len(req.Credentials) > 0 {
 		red = red.with(credentialValues(req.Credentials)...)
+	}
+	if len(req.Secrets) > 0 {
+		red = red.with(req.Secrets...)
 	}
 	return red
 }

@@ -41,6 +41,10 @@ type Request struct {
 	// Credentials, when not nil, replace the client's credentials for this request; an empty
 	// non-nil slice sends the request anonymously.
 	Credentials []Credential
+	// Secrets are further values scrubbed from every error and log line of this request, in
+	// every form the client scrubs its credentials: a secret the request carries in its body
+	// (a transaction signature being redeemed) that a server may echo.
+	Secrets []string
 }
 
 // RetryMode says whether a request may be sent again after a network failure or a retryable

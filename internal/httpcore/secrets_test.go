@@ -289,3 +289,24 @@ func TestASecretInARedirectedPathIsScrubbedFromErrorsAndLogs(t *testing.T) {
 	assert.NotContains(t, ue.Error(), token)
 	assert.NotContains(t, fmt.Sprintf("%+v %#v", err, re), token)
 }
+
+func TestARequestsOwnSecretsAreScrubbedFromEveryField(t *testing.T) {
+	t.Parallel()
+	const signature = "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW"
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", "req-"+signature)
+		w.Header().Set("X-Echo", url.QueryEscape(signature))
+		w.WriteHeader(http.StatusConflict)
+		_, _ = io.WriteString(w, `{"error":{"code":"already_redeemed","message":"`+signature+` was redeemed"}}`)
+	})
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodPost, Path: "/keys/redeem",
+		Body: JSON(map[string]string{"tx": signature}), Secrets: []string{signature}}, nil)
+	var ae *sdk.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, "req-[REDACTED]", ae.RequestID)
+	assert.Equal(t, "[REDACTED]", ae.Header.Get("X-Echo"))
+	for _, text := range []string{err.Error(), fmt.Sprintf("%#v", ae), string(ae.Body), fmt.Sprint(ae.Header)} {
+		assert.NotContains(t, text, signature)
+	}
+}
