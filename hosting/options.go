@@ -93,3 +93,8 @@ func checkToken(field, token string) error {
 	}
 	return nil
 }
+
+// WithTimeouts sets how long the client waits for an answer's headers, for a whole attempt,
+// and between reads of a streamed body (defaults 30s, 60s and 30s); zero fields keep their
+// defaults. sdk.Timeouts gives the longest a call can take with its retries.
+func WithTimeouts(t sdk.Timeouts) Option { return Option(httpcore.WithTimeouts[*config](t)) }
