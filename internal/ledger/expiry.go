@@ -50,14 +50,14 @@ func (x *expiryIndex) Pop() any {
 // add puts h in the index.
 func (x *expiryIndex) add(h *hold) {
 	heap.Push(x, h)
-	x.sum.Add(&x.sum, h.amount)
+	x.sum.Add(&x.sum, &h.amount)
 }
 
 // remove takes h out of the index, if it is in.
 func (x *expiryIndex) remove(h *hold) {
 	if i := h.pos[x.slot]; i >= 0 {
 		heap.Remove(x, i)
-		x.sum.Sub(&x.sum, h.amount)
+		x.sum.Sub(&x.sum, &h.amount)
 	}
 }
 
@@ -81,7 +81,7 @@ func (x *expiryIndex) freeing(need *big.Int) (int64, bool) {
 	for front.Len() > 0 {
 		i := heap.Pop(front).(int)
 		h := x.items[i]
-		if freed.Add(&freed, h.amount); freed.Cmp(need) >= 0 {
+		if freed.Add(&freed, &h.amount); freed.Cmp(need) >= 0 {
 			return h.deadline, true
 		}
 		for _, c := range []int{2*i + 1, 2*i + 2} {

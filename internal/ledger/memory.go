@@ -34,6 +34,7 @@ type Memory struct {
 	committed  []uint64          // bit id-1 is set for a committed hold
 	refused    expiryIndex       // the refused live holds that expire
 	payees     map[string]*payee // lower-case payee -> account, for the payees with a limit
+	scratch    [2]big.Int        // working values of Reserve, so that a reservation allocates little
 }
 
 // payee is the account of one limited payee.
@@ -45,7 +46,7 @@ type payee struct {
 // hold is one hold of a Memory.
 type hold struct {
 	id       HoldID
-	amount   *big.Int
+	amount   big.Int
 	payTo    string
 	rail     string
 	resource string
@@ -142,17 +143,17 @@ func (m *Memory) Reserve(_ context.Context, r Reservation) (HoldID, error) {
 		return 0, err
 	}
 	m.last++
-	h := &hold{id: m.last, amount: new(big.Int).Set(r.Amount), payTo: r.PayTo, rail: r.Rail, resource: r.Resource,
-		at: now, pos: [2]int{-1, -1}}
+	h := &hold{id: m.last, payTo: r.PayTo, rail: r.Rail, resource: r.Resource, at: now, pos: [2]int{-1, -1}}
+	h.amount.Set(r.Amount)
 	m.live[h.id] = h
-	m.held.Add(&m.held, h.amount)
+	m.held.Add(&m.held, &h.amount)
 	if limit != nil {
 		acct := m.payees[key]
 		if acct == nil {
 			acct = &payee{refused: expiryIndex{slot: 1}}
 			m.payees[key] = acct
 		}
-		acct.used.Add(&acct.used, h.amount)
+		acct.used.Add(&acct.used, &h.amount)
 		h.account = acct
 	}
 	for _, w := range m.windows {
@@ -172,18 +173,20 @@ func (m *Memory) check(v *Verdict, r Reservation, key string, limit *big.Int, no
 		v.Add(&Refusal{Kind: KindPerPayment, Max: clone(l.PerPayment), Left: clone(l.PerPayment)})
 		return
 	}
+	used, need := &m.scratch[0], &m.scratch[1]
 	if l.Total != nil {
-		used := new(big.Int).Add(&m.spent, &m.held)
-		if over := overLimit(KindTotal, l.Total, used, amount, &m.refused); over != nil && v.Add(over) {
+		used.Add(&m.spent, &m.held)
+		if over := overLimit(KindTotal, l.Total, used, amount, &m.refused, need); over != nil && v.Add(over) {
 			return
 		}
 	}
 	if limit != nil {
-		used, refused := new(big.Int), (*expiryIndex)(nil)
+		used.SetInt64(0)
+		var refused *expiryIndex
 		if acct := m.payees[key]; acct != nil {
 			used, refused = &acct.used, &acct.refused
 		}
-		if over := overLimit(KindPayee, limit, used, amount, refused); over != nil {
+		if over := overLimit(KindPayee, limit, used, amount, refused, need); over != nil {
 			over.PayTo = r.PayTo
 			if v.Add(over) {
 				return
@@ -192,7 +195,7 @@ func (m *Memory) check(v *Verdict, r Reservation, key string, limit *big.Int, no
 	}
 	for _, w := range m.windows {
 		w.advance(now)
-		if w.check(v, amount) {
+		if w.check(v, amount, need) {
 			return
 		}
 	}
@@ -200,9 +203,9 @@ func (m *Memory) check(v *Verdict, r Reservation, key string, limit *big.Int, no
 
 // overLimit returns the refusal of a limit max, of which used is taken, for amount, or nil
 // when amount fits; refused (nil: none) holds the refused holds whose expiry frees part of
-// used.
-func overLimit(kind Kind, max, used, amount *big.Int, refused *expiryIndex) *Refusal {
-	need := new(big.Int).Add(used, amount)
+// used. need is scratch space.
+func overLimit(kind Kind, max, used, amount *big.Int, refused *expiryIndex, need *big.Int) *Refusal {
+	need.Add(used, amount)
 	if need.Sub(need, max).Sign() <= 0 {
 		return nil
 	}
@@ -342,7 +345,7 @@ func (m *Memory) Outstanding(_ context.Context, now time.Time) ([]Entry, error) 
 	defer m.mu.Unlock()
 	out := make([]Entry, 0, len(m.live))
 	for _, h := range m.live {
-		e := Entry{Hold: h.id, Amount: new(big.Int).Set(h.amount), PayTo: h.payTo, Rail: h.rail, Resource: h.resource,
+		e := Entry{Hold: h.id, Amount: new(big.Int).Set(&h.amount), PayTo: h.payTo, Rail: h.rail, Resource: h.resource,
 			Reserved: Time(h.at), ID: h.sigID, State: h.state}
 		if h.expires != 0 {
 			e.Expires = Time(h.expires)
@@ -407,9 +410,9 @@ func (m *Memory) unindex(h *hold) {
 // end moves a live hold to Committed or Released and updates the sums.
 func (m *Memory) end(h *hold, to State) {
 	m.unindex(h)
-	m.held.Sub(&m.held, h.amount)
+	m.held.Sub(&m.held, &h.amount)
 	if to == Committed {
-		m.spent.Add(&m.spent, h.amount)
+		m.spent.Add(&m.spent, &h.amount)
 		i := uint64(h.id - 1)
 		for uint64(len(m.committed)) <= i/64 {
 			m.committed = append(m.committed, 0)
@@ -417,7 +420,7 @@ func (m *Memory) end(h *hold, to State) {
 		m.committed[i/64] |= 1 << (i % 64)
 	} else {
 		if h.account != nil {
-			h.account.used.Sub(&h.account.used, h.amount)
+			h.account.used.Sub(&h.account.used, &h.amount)
 		}
 		for _, w := range m.windows {
 			w.release(h)

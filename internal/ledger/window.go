@@ -35,7 +35,7 @@ func (w *window) advance(now int64) {
 	w.mark = now
 	for w.head < len(w.queue) && !w.inside(w.queue[w.head]) {
 		if h := w.queue[w.head]; h.state != Released {
-			w.sum.Sub(&w.sum, h.amount)
+			w.sum.Sub(&w.sum, &h.amount)
 			w.count--
 		}
 		w.queue[w.head] = nil
@@ -50,21 +50,21 @@ func (w *window) advance(now int64) {
 // add counts h, reserved at the time the window was last moved to.
 func (w *window) add(h *hold) {
 	w.queue = append(w.queue, h)
-	w.sum.Add(&w.sum, h.amount)
+	w.sum.Add(&w.sum, &h.amount)
 	w.count++
 }
 
 // release takes the amount of h, just released, out of the sums if it was inside.
 func (w *window) release(h *hold) {
 	if w.inside(h) {
-		w.sum.Sub(&w.sum, h.amount)
+		w.sum.Sub(&w.sum, &h.amount)
 		w.count--
 	}
 }
 
 // check adds to v the refusals of the window, moved to now, for a reservation of amount;
-// it reports whether the verdict is final.
-func (w *window) check(v *Verdict, amount *big.Int) bool {
+// it reports whether the verdict is final. total is scratch space.
+func (w *window) check(v *Verdict, amount, total *big.Int) bool {
 	if w.Count > 0 && w.count+1 > w.Count {
 		r := &Refusal{Kind: KindWindowCount, Window: w.Length, Max: big.NewInt(int64(w.Count)),
 			Left: big.NewInt(int64(max(w.Count-w.count, 0)))}
@@ -78,8 +78,7 @@ func (w *window) check(v *Verdict, amount *big.Int) bool {
 	if w.Amount == nil {
 		return false
 	}
-	total := new(big.Int).Add(&w.sum, amount)
-	if total.Cmp(w.Amount) <= 0 {
+	if total.Add(&w.sum, amount).Cmp(w.Amount) <= 0 {
 		return false
 	}
 	r := &Refusal{Kind: KindWindowAmount, Window: w.Length, Max: new(big.Int).Set(w.Amount), Left: leftOf(w.Amount, &w.sum)}
@@ -111,7 +110,7 @@ func (w *window) freeing(need *big.Int) *hold {
 		if h.state == Released {
 			continue
 		}
-		if freed.Add(&freed, h.amount); freed.Cmp(need) >= 0 {
+		if freed.Add(&freed, &h.amount); freed.Cmp(need) >= 0 {
 			return h
 		}
 	}
