@@ -12,7 +12,8 @@ import (
 // settle.
 const ExpiryMargin = 2 * time.Minute
 
-// HoldID identifies a hold within its store. Stores number holds from 1.
+// HoldID identifies a hold within its store: positive, never given twice, and larger for a
+// later reservation (a durable store may skip numbers).
 type HoldID int64
 
 // State is where a hold stands. The values follow x402.HoldState.
