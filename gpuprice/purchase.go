@@ -44,17 +44,18 @@ const redeemAttempts = 5
 // BuyKey buys a key of p.Plan with a USDC payment on Solana, redeems it, makes the client send
 // the key from now on, and returns it with its plan, expiry and the payment's signature.
 //
-// In order: the plan's price is reserved in p.Budget (a refusal is the budget's
-// *x402.PolicyError, matching x402.ErrBudgetExceeded, and nothing is signed); the payer's USDC
-// balance is read over RPC (short: an *InsufficientFundsError, and nothing is sent); a recent
-// blockhash is fetched and the transaction of BuildKeyPayment is built; the payer's SOL is
-// checked against what the transaction costs it: the fee (the node's getFeeForMessage, or
-// 5,000 lamports a signature when the node does not say), the rent-exempt balance of the
-// treasury's USDC account when the purchase creates it, and the wallet's own rent-exempt
-// minimum when it would keep some SOL (short: an *InsufficientSOLError, and nothing is signed
-// or sent); the transaction is signed and sent with preflight, and its status is polled until
-// it is confirmed (commitment "confirmed") or the WithConfirmTimeout bound passes; then it is
-// redeemed with RedeemKey.
+// In order: the plan's price is reserved in p.Budget, to the treasury (a refusal is the
+// budget's *x402.PolicyError, matching x402.ErrBudgetExceeded or another of its limits, and
+// nothing is signed); the payer's USDC balance is read over RPC (short: an
+// *InsufficientFundsError, and nothing is sent); a recent blockhash is fetched and the
+// transaction of BuildKeyPayment is built; the payer's SOL is checked against what the
+// transaction costs it: the fee (the node's getFeeForMessage, or 5,000 lamports a signature
+// when the node does not say), the rent-exempt balance of the treasury's USDC account when
+// the purchase creates it, and the wallet's own rent-exempt minimum when it would keep some
+// SOL (short: an *InsufficientSOLError, and nothing is signed or sent); the transaction is
+// signed and its signature recorded in the budget (when that fails, nothing is sent); it is
+// sent with preflight, and its status is polled until it is confirmed (commitment
+// "confirmed") or the WithConfirmTimeout bound passes; then it is redeemed with RedeemKey.
 //
 // Money is accounted in the budget as x402 payments are: a failure before the transaction
 // is handed to the node gives the reservation back; once it may have left, the amount stays
@@ -79,18 +80,23 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 			return nil, err
 		}
 	}
-	hold, err := budget.Reserve(price(amount))
+	hold, err := budget.Reserve(ctx, x402.Reservation{Amount: price(amount), PayTo: p.Treasury.String(), Rail: PaymentRail,
+		Resource: "gpuprice key " + string(p.Plan)})
 	if err != nil {
 		return nil, err
 	}
+	// The budget records each outcome whatever becomes of ctx; a store that fails to record
+	// it leaves the amount counted, and changes nothing else.
+	book := context.WithoutCancel(ctx)
 	tx, lastValid, expires, err := c.preparePayment(ctx, p, amount, memo)
+	if err == nil {
+		err = hold.Sign(ctx, x402.Signature{ID: tx.Signatures[0].String(), Expires: expires})
+	}
 	if err != nil {
-		_ = hold.Release() // nothing was handed to the node: the reservation is given back
+		_ = hold.Release(book) // nothing was handed to the node: the reservation is given back
 		return nil, err
 	}
 	sig := tx.Signatures[0]
-	hold.Signed(x402.Signature{ID: sig.String(), Rail: PaymentRail, PayTo: p.Treasury.String(), Expires: expires,
-		Resource: "gpuprice key " + string(p.Plan)})
 	fail := func(outcome PaymentOutcome, cause error) error {
 		return &PaymentError{Outcome: outcome, Signature: sdk.NewSecret(sig.String()), Plan: p.Plan, Err: cause}
 	}
@@ -99,24 +105,24 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 		rerr := c.rpcError("sendTransaction", err)
 		rerr.Instruction = failedInstruction(tx, rerr.TransactionError, rerr.Logs)
 		if rerr.Code != 0 {
-			hold.Refused() // the node answered no; the signed transaction still counts until it expires
+			_ = hold.Refused(book) // the node answered no; the signed transaction still counts until it expires
 			return nil, fail(PaymentRejected, rerr)
 		}
-		hold.InDoubt() // no answer: the transaction may have reached the cluster
+		_ = hold.InDoubt(book) // no answer: the transaction may have reached the cluster
 		return nil, fail(PaymentInDoubt, rerr)
 	}
 	switch err := c.confirm(ctx, sig, lastValid); {
 	case errors.Is(err, errFailedOnChain):
-		hold.Refused()
+		_ = hold.Refused(book)
 		return nil, fail(PaymentFailed, err)
 	case errors.Is(err, errExpired):
-		hold.Refused()
+		_ = hold.Refused(book)
 		return nil, fail(PaymentExpired, err)
 	case err != nil:
-		hold.InDoubt()
+		_ = hold.InDoubt(book)
 		return nil, fail(PaymentInDoubt, err)
 	}
-	hold.Commit()
+	_ = hold.Commit(book)
 
 	key, err := c.redeemConfirmed(ctx, sig.String())
 	if err != nil {

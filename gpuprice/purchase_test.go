@@ -129,7 +129,7 @@ func TestBuyKeyOverBudgetIsRefusedBeforeAnything(t *testing.T) {
 	c := newClient(t, srv)
 	payer, _ := newPayer(t, srv, 50_000_000)
 	budget := budgetOf(t, 10_000_000)
-	held, err := budget.Reserve(big.NewInt(6_000_000)) // an x402 payment under way on the same budget
+	held, err := budget.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(6_000_000)}) // an x402 payment under way on the same budget
 	require.NoError(t, err)
 
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
@@ -138,7 +138,7 @@ func TestBuyKeyOverBudgetIsRefusedBeforeAnything(t *testing.T) {
 	assert.Empty(t, srv.RPCCalls(), "not even the balance was read")
 	assertBudget(t, budget, 0, 6_000_000)
 
-	require.NoError(t, held.Release())
+	require.NoError(t, held.Release(t.Context()))
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.NoError(t, err, "the same budget allows it once the other payment is gone")
 	assertBudget(t, budget, 5_000_000, 0)
@@ -204,7 +204,7 @@ func TestBuyKeyWhenTheSendIsDroppedIsInDoubt(t *testing.T) {
 	k, err := c.RedeemKey(t.Context(), pe.Signature.Reveal())
 	require.NoError(t, err)
 	scan.Add(k.Key.Reveal())
-	require.NoError(t, budget.Resolve(pe.Signature.Reveal(), true))
+	require.NoError(t, budget.Resolve(t.Context(), pe.Signature.Reveal(), true))
 	assertBudget(t, budget, 5_000_000, 0)
 }
 

@@ -213,6 +213,13 @@ func TestReportInEachFormat(t *testing.T) {
 		require.Len(t, settlements, i+1)
 		assert.Equal(t, settlements[i].TxHash, r.Receipt.Transaction)
 		assert.Equal(t, "130000", settlements[i].Value.String())
+		require.NotNil(t, r.Payment, "the report names its payment")
+		assert.Equal(t, settlements[i].Nonce, r.Payment.Nonce)
+		assert.Equal(t, payer.Address(), r.Payment.Payer)
+		assert.Equal(t, settlements[i].Network, r.Payment.Network)
+		assert.True(t, strings.EqualFold(settlements[i].To, r.Payment.PayTo))
+		assert.Equal(t, "130000", r.Payment.Amount.String())
+		assert.Equal(t, srv.URL+"/report/macro-gdp", r.Payment.Resource, "the URL paid for, without its query")
 		tc.check(t, r)
 	}
 	assert.Equal(t, "520000", payer.Spent().String())

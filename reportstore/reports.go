@@ -191,6 +191,9 @@ type Report struct {
 	// Receipt is the settlement receipt of the payment (the PAYMENT-RESPONSE header); nil
 	// when the store sent none.
 	Receipt *x402.SettleResponse
+	// Payment identifies the payment (nonce, payer, network, payee, amount, resource); nil
+	// when the report was not paid for by this client's payer.
+	Payment *x402.Payment
 }
 
 // Report buys report id in format and returns it. An empty format means FormatHTML. The
@@ -263,7 +266,8 @@ type ReportStream struct {
 	// Receipt is the settlement receipt of the payment; nil when the store sent none.
 	Receipt *x402.SettleResponse
 
-	body io.ReadCloser
+	body    io.ReadCloser
+	payment *x402.Payment // for Report.Payment
 }
 
 // Read reads the next bytes of the report. A failure other than io.EOF (the connection
@@ -303,6 +307,7 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 		return nil, purchaseError(err, rec, id, p, format, isReport)
 	}
 	receipt, _ := x402.ReceiptFrom(resp)
+	payment, _ := x402.PaymentFrom(resp)
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
 		ct = mt
@@ -317,6 +322,7 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 			RequestID: requestID(resp.Header), Attempts: 1}).Meta(),
 		Receipt: receipt,
 		body:    resp.Body,
+		payment: payment,
 	}, nil
 }
 
@@ -339,6 +345,7 @@ func (s *ReportStream) readAll() (*Report, error) {
 		Response:    s.Response,
 		Body:        body,
 		Receipt:     s.Receipt,
+		Payment:     s.payment,
 	}, nil
 }
 

@@ -1,17 +1,19 @@
 package x402
 
 import (
+	"context"
 	"errors"
 	"math/big"
-	"sort"
-	"sync"
+	"strings"
 	"time"
+
+	"github.com/agentapis/sdk/internal/ledger"
 )
 
-// ExpiryMargin is how long after its expiry a refused authorization stays counted: the
-// chain's clock may run behind this machine's, and until it passes the expiry too the payee
-// can still settle.
-const ExpiryMargin = 2 * time.Minute
+// ExpiryMargin (two minutes) is how long after its expiry a refused authorization stays
+// counted: the chain's clock may run behind this machine's, and until it passes the expiry
+// too the payee can still settle.
+const ExpiryMargin = ledger.ExpiryMargin
 
 // Budget bounds what may leave a wallet, whatever the payment rail: x402 authorizations,
 // and any other payment of the SDK that draws on it (such as gpuprice's USDC transfer on
@@ -22,32 +24,45 @@ const ExpiryMargin = 2 * time.Minute
 // gets then follows the payment:
 //
 //   - Release gives the amount back, and only while nothing was signed;
-//   - Signed records what was signed (identifier, payee, expiry): from then on the amount
-//     counts until it is committed, or until the authorization can no longer be used;
+//   - Sign records what was signed (identifier, expiry) before it leaves: from then on the
+//     amount counts until it is committed, or until the authorization can no longer be used;
 //   - Commit moves the amount to Spent: a success receipt or a 2xx answer proved the payment;
 //   - Refused keeps the amount counted until the authorization expires (plus ExpiryMargin):
 //     the server said no, but the payee still holds a valid authorization and could settle it;
-//   - InDoubt keeps the amount counted for the life of the budget: the payment may have
+//   - InDoubt keeps the amount counted until the caller resolves it: the payment may have
 //     settled (no answer, a 5xx, an answer to a re-sent request). Resolve ends that once the
 //     caller has checked the chain.
 //
-// Nothing a server says releases a signed authorization early. A Budget is safe for
-// concurrent use: however many goroutines pay at once, Spent plus Reserved never passes the
-// limit.
+// Nothing a server says releases a signed authorization early, and no error of the store
+// releases anything: a hold whose change could not be recorded simply stays counted.
+//
+// Limits, all checked in the same atomic step as the reservation: the total (NewBudget's
+// limit) on what was spent plus what is held; the amount of one payment
+// (WithPaymentLimit); the amount and number of payments in rolling windows
+// (WithWindowLimit); what each payee may get (WithPayeeLimit, WithPayeeLimitFor). A refusal
+// is a *PolicyError naming the limit and, when time alone frees enough, when that is
+// (RetryAt).
+//
+// Where the holds live is the budget's store (WithStore): by default in memory, where a
+// restart forgets them and each process has its own. A Budget is safe for concurrent use:
+// however many goroutines pay at once, no limit is ever passed.
 type Budget struct {
-	mu    sync.Mutex
-	limit *big.Int // nil: no cap
-	now   func() time.Time
-	spent big.Int
-	held  big.Int
-	holds map[*Hold]struct{}
+	store  ledger.Store
+	limits ledger.Limits
+	now    func() time.Time
+}
+
+// BudgetStore keeps the holds of a Budget. Only the stores of this module satisfy it: the
+// in-memory default, and the durable stores of its subpackages.
+type BudgetStore interface {
+	ledger.Store
 }
 
 // BudgetOption configures a Budget.
 type BudgetOption func(*Budget) error
 
-// WithBudgetClock sets the clock that decides when a refused authorization has expired
-// (default time.Now).
+// WithBudgetClock sets the clock that decides when a refused authorization has expired and
+// which reservations a rolling window holds (default time.Now).
 func WithBudgetClock(now func() time.Time) BudgetOption {
 	return func(b *Budget) error {
 		if now == nil {
@@ -58,15 +73,70 @@ func WithBudgetClock(now func() time.Time) BudgetOption {
 	}
 }
 
+// WithStore keeps the budget's holds in s instead of in memory. A store serves one Budget:
+// a second NewBudget on the same store fails.
+func WithStore(s BudgetStore) BudgetOption {
+	return func(b *Budget) error {
+		if s == nil {
+			return invalid("budget store", "must not be nil")
+		}
+		b.store = s
+		return nil
+	}
+}
+
+// WithWindowLimit bounds the payments reserved in every rolling window of length: at most
+// maxAmount atomic units and at most maxPayments payments (a nil amount or a zero count
+// leaves that part unbounded, not both). A payment counts in the window from its
+// reservation for length, unless it is released; a committed or pending one keeps
+// counting. Repeat it for several windows, such as a minute and a day.
+func WithWindowLimit(length time.Duration, maxAmount *big.Int, maxPayments int) BudgetOption {
+	return func(b *Budget) error {
+		b.limits.Windows = append(b.limits.Windows, ledger.Window{Length: length, Amount: maxAmount, Count: maxPayments})
+		return nil
+	}
+}
+
+// WithPayeeLimit bounds what any one payee may get, spent and held together, over the life
+// of the budget; WithPayeeLimitFor sets another bound for a given payee.
+func WithPayeeLimit(max *big.Int) BudgetOption {
+	return func(b *Budget) error {
+		b.limits.PerPayee = max
+		return nil
+	}
+}
+
+// WithPayeeLimitFor bounds what payTo (compared in any letter case) may get, spent and
+// held together, over the life of the budget, instead of WithPayeeLimit's bound.
+func WithPayeeLimitFor(payTo string, max *big.Int) BudgetOption {
+	return func(b *Budget) error {
+		if b.limits.Payees == nil {
+			b.limits.Payees = make(map[string]*big.Int)
+		}
+		b.limits.Payees[strings.ToLower(payTo)] = max
+		return nil
+	}
+}
+
+// WithPaymentLimit bounds the amount of one payment, on every rail that draws on the
+// budget (a Payer's Policy.MaxPerPayment bounds its own payments too).
+func WithPaymentLimit(max *big.Int) BudgetOption {
+	return func(b *Budget) error {
+		b.limits.PerPayment = max
+		return nil
+	}
+}
+
 // NewBudget returns a budget of limit atomic units; a nil limit accounts for every payment
-// without capping them. A negative limit is a *sdk.ValidationError.
+// without capping the total. A negative limit, or an invalid option, is a
+// *sdk.ValidationError.
 func NewBudget(limit *big.Int, opts ...BudgetOption) (*Budget, error) {
-	b := &Budget{now: time.Now, holds: make(map[*Hold]struct{})}
+	b := &Budget{now: time.Now}
 	if limit != nil {
 		if limit.Sign() < 0 {
 			return nil, invalid("budget limit", "must not be negative")
 		}
-		b.limit = new(big.Int).Set(limit)
+		b.limits.Total = limit
 	}
 	for _, opt := range opts {
 		if opt == nil {
@@ -75,6 +145,16 @@ func NewBudget(limit *big.Int, opts ...BudgetOption) (*Budget, error) {
 		if err := opt(b); err != nil {
 			return nil, err
 		}
+	}
+	if err := b.limits.Validate(); err != nil {
+		return nil, budgetError("configure", err)
+	}
+	b.limits = b.limits.Clone()
+	if b.store == nil {
+		b.store = ledger.NewMemory()
+	}
+	if err := b.store.Configure(context.Background(), b.limits); err != nil {
+		return nil, budgetError("configure", err)
 	}
 	return b, nil
 }
@@ -99,22 +179,18 @@ const (
 )
 
 // String names the state.
-func (s HoldState) String() string {
-	switch s {
-	case HoldReserved:
-		return "reserved"
-	case HoldSigned:
-		return "signed"
-	case HoldRefused:
-		return "refused"
-	case HoldInDoubt:
-		return "in doubt"
-	case HoldCommitted:
-		return "committed"
-	case HoldReleased:
-		return "released"
-	}
-	return "unknown"
+func (s HoldState) String() string { return ledger.State(s).String() }
+
+// Reservation asks a Budget to hold an amount for one payment.
+type Reservation struct {
+	// Amount is the amount to hold, in atomic units.
+	Amount *big.Int
+	// PayTo is the recipient; required when the budget limits what payees get.
+	PayTo string
+	// Rail names the payment rail, such as "x402 eip155:8453" or "solana".
+	Rail string
+	// Resource describes what is paid for, such as the URL.
+	Resource string
 }
 
 // Signature describes what a hold's payment signed, so the outstanding payments can be
@@ -133,16 +209,6 @@ type Signature struct {
 	Resource string
 }
 
-// Hold is an amount held in a Budget for one payment. Its methods are safe to call from any
-// goroutine; a transition that does not apply to the hold's state is ignored, so that no
-// late or repeated call can give back money that may have left.
-type Hold struct {
-	b      *Budget
-	amount *big.Int
-	state  HoldState
-	sig    Signature
-}
-
 // Outstanding is a payment a budget still counts without having spent it.
 type Outstanding struct {
 	Signature
@@ -152,193 +218,170 @@ type Outstanding struct {
 	State HoldState
 }
 
-// ErrHoldSigned is returned by Release for a hold whose payment was signed: only a commit, its
-// expiry or Resolve can end it.
-var ErrHoldSigned = errors.New("x402: the payment was signed; its amount stays counted until it is committed or expires")
+// Errors of a Budget and its holds, matched with errors.Is.
+var (
+	// ErrHoldSigned is returned by Release for a hold whose payment was signed: only a
+	// commit, its expiry or Resolve can end it.
+	ErrHoldSigned = errors.New("x402: the payment was signed; its amount stays counted until it is committed or expires")
+	// ErrHoldNotReserved is returned by Hold.Sign for a hold that is no longer reserved
+	// (released, or signed already): nothing may be sent.
+	ErrHoldNotReserved = errors.New("x402: the hold is no longer reserved; nothing may be signed against it")
+	// ErrPaymentNotFound is returned by Resolve when no outstanding payment has the id.
+	ErrPaymentNotFound = errors.New("x402: no outstanding payment has that id")
+	// ErrPaymentNotExpired is returned by Resolve for a payment found unsettled that could
+	// still settle: it has not expired, plus ExpiryMargin, or it has no known expiry.
+	ErrPaymentNotExpired = errors.New("x402: the payment has not expired yet; it could still settle")
+)
 
-// Reserve holds amount when spent + held + amount stays within the limit. Otherwise it
-// returns a *PolicyError matching ErrBudgetExceeded with the amount left, and holds nothing.
-// A nil or negative amount is a *sdk.ValidationError.
-func (b *Budget) Reserve(amount *big.Int) (*Hold, error) {
-	if amount == nil || amount.Sign() < 0 {
+// BudgetStoreError reports a failure of a budget's store. The change may or may not have
+// been recorded; the Budget never gives an amount back because of it, so a payment that
+// may have left stays counted.
+type BudgetStoreError struct {
+	// Op names the operation, such as "reserve" or "commit".
+	Op string
+	// Err is the store's failure.
+	Err error
+}
+
+// Error names the operation and the failure.
+func (e *BudgetStoreError) Error() string {
+	return "x402: budget store: " + e.Op + ": " + e.Err.Error()
+}
+
+// Unwrap returns the store's failure.
+func (e *BudgetStoreError) Unwrap() error { return e.Err }
+
+// RetryableError reports false: an HTTP retry layer must not send the request again, since
+// another attempt would reserve (and may sign) a new payment while the store cannot say
+// what became of this one.
+func (e *BudgetStoreError) RetryableError() bool { return false }
+
+// budgetError turns an error of the store into this package's: its sentinels, a
+// *PolicyError is made by the caller, a *sdk.ValidationError, or a *BudgetStoreError.
+func budgetError(op string, err error) error {
+	var in *ledger.InputError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ledger.ErrSigned):
+		return ErrHoldSigned
+	case errors.Is(err, ledger.ErrNotReserved):
+		return ErrHoldNotReserved
+	case errors.Is(err, ledger.ErrUnknownID):
+		return ErrPaymentNotFound
+	case errors.Is(err, ledger.ErrNotExpired):
+		return ErrPaymentNotExpired
+	case errors.As(err, &in):
+		return invalid("budget "+in.Field, in.Reason)
+	}
+	return &BudgetStoreError{Op: op, Err: err}
+}
+
+// Reserve holds r.Amount when every limit allows it. Otherwise it returns a *PolicyError
+// (ErrBudgetExceeded, ErrAmountOverCap, ErrWindowExceeded, ErrPaymentCountExceeded or
+// ErrPayeeLimitExceeded) saying what is left and when enough frees up, and holds nothing.
+// A nil or negative amount, or a missing payee when the budget limits payees, is a
+// *sdk.ValidationError; a failure of the store a *BudgetStoreError.
+func (b *Budget) Reserve(ctx context.Context, r Reservation) (*Hold, error) {
+	if r.Amount == nil || r.Amount.Sign() < 0 {
 		return nil, invalid("amount", "must be a non-negative number of atomic units")
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.expireLocked()
-	if b.limit != nil {
-		left := new(big.Int).Sub(b.limit, &b.spent)
-		left.Sub(left, &b.held)
-		if amount.Cmp(left) > 0 {
-			return nil, &PolicyError{Rule: ErrBudgetExceeded, Requirements: PaymentRequirements{Amount: new(big.Int).Set(amount)}, Limit: left}
+	if r.PayTo == "" && (b.limits.PerPayee != nil || len(b.limits.Payees) > 0) {
+		return nil, invalid("payTo", "must name the payee: the budget limits what each payee gets")
+	}
+	id, err := b.store.Reserve(ctx, ledger.Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: r.Rail, Resource: r.Resource, Now: b.now()})
+	if err != nil {
+		var refusal *ledger.Refusal
+		if errors.As(err, &refusal) {
+			return nil, policyError(refusal, r)
 		}
+		return nil, budgetError("reserve", err)
 	}
-	h := &Hold{b: b, amount: new(big.Int).Set(amount), state: HoldReserved}
-	b.held.Add(&b.held, amount)
-	b.holds[h] = struct{}{}
-	return h, nil
+	return &Hold{b: b, id: id, amount: new(big.Int).Set(r.Amount), payTo: r.PayTo, rail: r.Rail, resource: r.Resource}, nil
 }
 
-// Amount returns the amount held.
-func (h *Hold) Amount() *big.Int { return new(big.Int).Set(h.amount) }
-
-// State returns where the hold stands.
-func (h *Hold) State() HoldState {
-	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
-	h.b.expireLocked()
-	return h.state
-}
-
-// Release gives the amount back, which is allowed only while nothing was signed; otherwise it
-// returns ErrHoldSigned and keeps the amount counted.
-func (h *Hold) Release() error {
-	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
-	switch h.state {
-	case HoldReserved:
-		h.b.endLocked(h, HoldReleased)
-		return nil
-	case HoldReleased, HoldCommitted:
-		return nil
+// policyError returns the *PolicyError of a refusal of r.
+func policyError(refusal *ledger.Refusal, r Reservation) *PolicyError {
+	pe := &PolicyError{Requirements: PaymentRequirements{Amount: new(big.Int).Set(r.Amount), PayTo: r.PayTo},
+		Limit: refusal.Left, Window: refusal.Window, RetryAt: refusal.RetryAt}
+	switch refusal.Kind {
+	case ledger.KindPerPayment:
+		pe.Rule, pe.Limit = ErrAmountOverCap, refusal.Max
+	case ledger.KindTotal:
+		pe.Rule = ErrBudgetExceeded
+	case ledger.KindPayee:
+		pe.Rule = ErrPayeeLimitExceeded
+	case ledger.KindWindowAmount:
+		pe.Rule = ErrWindowExceeded
+	case ledger.KindWindowCount:
+		pe.Rule = ErrPaymentCountExceeded
 	}
-	return ErrHoldSigned
-}
-
-// Signed records that the payment was signed, and what was signed.
-func (h *Hold) Signed(s Signature) {
-	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
-	if h.state == HoldReserved {
-		h.state, h.sig = HoldSigned, s
-	}
-}
-
-// Commit records that the payment went through: its amount moves to Spent. It applies to any
-// hold that was not released, since a receipt may come after a refusal or a doubt.
-func (h *Hold) Commit() {
-	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
-	switch h.state {
-	case HoldReserved, HoldSigned, HoldRefused, HoldInDoubt:
-		h.b.spent.Add(&h.b.spent, h.amount)
-		h.b.endLocked(h, HoldCommitted)
-	}
-}
-
-// Refused records that the server refused the signed payment: the amount stays counted until
-// the authorization expires (plus ExpiryMargin).
-func (h *Hold) Refused() {
-	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
-	if h.state == HoldSigned {
-		h.state = HoldRefused
-	}
-}
-
-// InDoubt records that the outcome of the signed payment is unknown: the amount stays
-// counted until Resolve or Commit.
-func (h *Hold) InDoubt() {
-	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
-	if h.state == HoldSigned || h.state == HoldRefused {
-		h.state = HoldInDoubt
-	}
-}
-
-// discard gives back the amount of a hold whose authorization was signed but never left the
-// process (the request could not be built, or the context ended before it was sent): nobody
-// else holds it, so it can never be used. Only the payer, which knows that, calls it.
-func (h *Hold) discard() {
-	h.b.mu.Lock()
-	defer h.b.mu.Unlock()
-	if h.state == HoldReserved || h.state == HoldSigned {
-		h.b.endLocked(h, HoldReleased)
-	}
-}
-
-// endLocked ends h in state (HoldCommitted or HoldReleased); b.mu must be held.
-func (b *Budget) endLocked(h *Hold, state HoldState) {
-	b.held.Sub(&b.held, h.amount)
-	h.state = state
-	delete(b.holds, h)
-}
-
-// expireLocked releases the refused holds whose authorization has expired, margin included;
-// b.mu must be held.
-func (b *Budget) expireLocked() {
-	now := b.now()
-	for h := range b.holds {
-		if h.state == HoldRefused && !h.sig.Expires.IsZero() && now.After(h.sig.Expires.Add(ExpiryMargin)) {
-			b.endLocked(h, HoldReleased)
-		}
-	}
+	return pe
 }
 
 // Resolve ends an outstanding payment the caller has looked up on its rail, by its
 // Signature.ID: settled true commits it; settled false releases it, but only once it has
-// expired (plus ExpiryMargin), since until then it could still settle. It returns an error
-// when no outstanding payment has that id, or when it has not expired yet.
-func (b *Budget) Resolve(id string, settled bool) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.expireLocked()
-	for h := range b.holds {
-		if h.sig.ID != id || h.state == HoldReserved {
-			continue
-		}
-		if settled {
-			b.spent.Add(&b.spent, h.amount)
-			b.endLocked(h, HoldCommitted)
-			return nil
-		}
-		if h.sig.Expires.IsZero() || !b.now().After(h.sig.Expires.Add(ExpiryMargin)) {
-			return errors.New("x402: the payment has not expired yet; it could still settle")
-		}
-		b.endLocked(h, HoldReleased)
-		return nil
-	}
-	return errors.New("x402: no outstanding payment has that id")
+// expired (plus ExpiryMargin), since until then it could still settle. It returns
+// ErrPaymentNotFound when no outstanding payment has that id, and ErrPaymentNotExpired when
+// it could still settle.
+func (b *Budget) Resolve(ctx context.Context, id string, settled bool) error {
+	return budgetError("resolve", b.store.Resolve(ctx, id, settled, b.now()))
 }
 
-// Limit returns the budget's limit, nil when it has none.
+// Limit returns the budget's total limit, nil when it has none.
 func (b *Budget) Limit() *big.Int {
-	if b.limit == nil {
+	if b.limits.Total == nil {
 		return nil
 	}
-	return new(big.Int).Set(b.limit)
+	return new(big.Int).Set(b.limits.Total)
 }
 
-// Spent returns the total of the payments that went through, in atomic units.
+// Totals returns what was spent (the payments that went through) and what is reserved
+// (held for payments not yet spent: reserved, signed, refused and not yet expired, or in
+// doubt), in atomic units.
+func (b *Budget) Totals(ctx context.Context) (spent, reserved *big.Int, err error) {
+	t, err := b.store.Totals(ctx, b.now())
+	if err != nil {
+		return nil, nil, budgetError("totals", err)
+	}
+	return t.Spent, t.Held, nil
+}
+
+// Spent returns the total of the payments that went through, in atomic units; nil when the
+// store cannot be read (Totals says why).
 func (b *Budget) Spent() *big.Int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return new(big.Int).Set(&b.spent)
+	spent, _, _ := b.Totals(context.Background())
+	return spent
 }
 
 // Reserved returns the total held for payments not yet spent: reserved, signed, refused and
-// not yet expired, or in doubt.
+// not yet expired, or in doubt; nil when the store cannot be read (Totals says why).
 func (b *Budget) Reserved() *big.Int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.expireLocked()
-	return new(big.Int).Set(&b.held)
+	_, reserved, _ := b.Totals(context.Background())
+	return reserved
 }
 
-// Outstanding lists the payments the budget holds, oldest expiry first.
-func (b *Budget) Outstanding() []Outstanding {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.expireLocked()
-	out := make([]Outstanding, 0, len(b.holds))
-	for h := range b.holds {
-		out = append(out, Outstanding{Signature: h.sig, Amount: new(big.Int).Set(h.amount), State: h.state})
+// OutstandingContext lists the payments the budget holds, oldest expiry first (reserved,
+// unsigned ones first).
+func (b *Budget) OutstandingContext(ctx context.Context) ([]Outstanding, error) {
+	entries, err := b.store.Outstanding(ctx, b.now())
+	if err != nil {
+		return nil, budgetError("outstanding", err)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Expires.Equal(out[j].Expires) {
-			return out[i].Expires.Before(out[j].Expires)
+	out := make([]Outstanding, len(entries))
+	for i, e := range entries {
+		out[i] = Outstanding{
+			Signature: Signature{ID: e.ID, Rail: e.Rail, PayTo: e.PayTo, Expires: e.Expires, Resource: e.Resource},
+			Amount:    e.Amount,
+			State:     HoldState(e.State),
 		}
-		return out[i].ID < out[j].ID
-	})
+	}
+	return out, nil
+}
+
+// Outstanding lists the payments the budget holds, oldest expiry first; nil when the store
+// cannot be read (OutstandingContext says why), and an empty list when nothing is held.
+func (b *Budget) Outstanding() []Outstanding {
+	out, _ := b.OutstandingContext(context.Background())
 	return out
 }

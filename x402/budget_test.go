@@ -1,6 +1,7 @@
 package x402_test
 
 import (
+	"fmt"
 	"math/big"
 	"sync"
 	"sync/atomic"
@@ -32,26 +33,27 @@ func TestBudgetHoldsFollowThePayment(t *testing.T) {
 	clock := &fakeNow{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 	b, err := x402.NewBudget(big.NewInt(1000), x402.WithBudgetClock(clock.now))
 	require.NoError(t, err)
+	ctx := t.Context()
 
-	never, err := b.Reserve(big.NewInt(100))
+	never, err := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(100)})
 	require.NoError(t, err)
-	require.NoError(t, never.Release(), "an authorization never signed is released at once")
+	require.NoError(t, never.Release(ctx), "an authorization never signed is released at once")
 	assert.Zero(t, b.Reserved().Sign())
 
-	committed, _ := b.Reserve(big.NewInt(200))
-	committed.Signed(x402.Signature{ID: "0xaa", Expires: clock.now().Add(time.Minute)})
-	assert.ErrorIs(t, committed.Release(), x402.ErrHoldSigned, "a signed authorization is not given back")
-	committed.Commit()
+	committed, _ := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(200)})
+	require.NoError(t, committed.Sign(ctx, x402.Signature{ID: "0xaa", Expires: clock.now().Add(time.Minute)}))
+	assert.ErrorIs(t, committed.Release(ctx), x402.ErrHoldSigned, "a signed authorization is not given back")
+	require.NoError(t, committed.Commit(ctx))
 	assert.Equal(t, big.NewInt(200), b.Spent())
 
-	refused, _ := b.Reserve(big.NewInt(300))
-	refused.Signed(x402.Signature{ID: "0xbb", PayTo: "0xpayee", Expires: clock.now().Add(time.Minute)})
-	refused.Refused()
-	doubt, _ := b.Reserve(big.NewInt(400))
-	doubt.Signed(x402.Signature{ID: "0xcc", Expires: clock.now().Add(time.Minute)})
-	doubt.InDoubt()
+	refused, _ := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(300), PayTo: "0xpayee"})
+	require.NoError(t, refused.Sign(ctx, x402.Signature{ID: "0xbb", PayTo: "0xpayee", Expires: clock.now().Add(time.Minute)}))
+	require.NoError(t, refused.Refused(ctx))
+	doubt, _ := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(400)})
+	require.NoError(t, doubt.Sign(ctx, x402.Signature{ID: "0xcc", Expires: clock.now().Add(time.Minute)}))
+	require.NoError(t, doubt.InDoubt(ctx))
 	assert.Equal(t, big.NewInt(700), b.Reserved())
-	_, err = b.Reserve(big.NewInt(101))
+	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(101)})
 	var pe *x402.PolicyError
 	require.ErrorAs(t, err, &pe)
 	assert.ErrorIs(t, err, x402.ErrBudgetExceeded)
@@ -68,14 +70,14 @@ func TestBudgetHoldsFollowThePayment(t *testing.T) {
 	assert.Equal(t, big.NewInt(700), b.Reserved(), "until the margin has passed, a refused authorization still counts")
 	clock.add(time.Second)
 	assert.Equal(t, big.NewInt(400), b.Reserved(), "a refused authorization is released once it has expired")
-	assert.Equal(t, x402.HoldReleased, refused.State())
-	assert.Equal(t, x402.HoldInDoubt, doubt.State(), "a payment in doubt is never released by time alone")
+	assert.Equal(t, x402.HoldReleased, stateOf(t, refused))
+	assert.Equal(t, x402.HoldInDoubt, stateOf(t, doubt), "a payment in doubt is never released by time alone")
 
-	refused.Commit()
+	require.NoError(t, refused.Commit(ctx))
 	assert.Equal(t, big.NewInt(200), b.Spent(), "a released hold cannot be committed later")
 
-	require.Error(t, b.Resolve("0xnone", true))
-	require.NoError(t, b.Resolve("0xcc", true))
+	require.ErrorIs(t, b.Resolve(ctx, "0xnone", true), x402.ErrPaymentNotFound)
+	require.NoError(t, b.Resolve(ctx, "0xcc", true))
 	assert.Equal(t, big.NewInt(600), b.Spent())
 	assert.Zero(t, b.Reserved().Sign())
 	assert.Empty(t, b.Outstanding())
@@ -86,12 +88,13 @@ func TestBudgetResolveReleasesOnlyExpiredPayments(t *testing.T) {
 	clock := &fakeNow{t: time.Unix(1_800_000_000, 0)}
 	b, err := x402.NewBudget(nil, x402.WithBudgetClock(clock.now))
 	require.NoError(t, err)
-	h, _ := b.Reserve(big.NewInt(5))
-	h.Signed(x402.Signature{ID: "sig-1", Expires: clock.now().Add(90 * time.Second)})
-	h.InDoubt()
-	require.Error(t, b.Resolve("sig-1", false), "a payment that can still settle is not released")
+	ctx := t.Context()
+	h, _ := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(5)})
+	require.NoError(t, h.Sign(ctx, x402.Signature{ID: "sig-1", Expires: clock.now().Add(90 * time.Second)}))
+	require.NoError(t, h.InDoubt(ctx))
+	require.ErrorIs(t, b.Resolve(ctx, "sig-1", false), x402.ErrPaymentNotExpired, "a payment that can still settle is not released")
 	clock.add(90*time.Second + x402.ExpiryMargin + time.Second)
-	require.NoError(t, b.Resolve("sig-1", false))
+	require.NoError(t, b.Resolve(ctx, "sig-1", false))
 	assert.Zero(t, b.Reserved().Sign())
 	assert.Zero(t, b.Spent().Sign())
 	assert.Nil(t, b.Limit())
@@ -104,9 +107,9 @@ func TestBudgetRefusesBadInput(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	b, err := x402.NewBudget(big.NewInt(10))
 	require.NoError(t, err)
-	_, err = b.Reserve(nil)
+	_, err = b.Reserve(t.Context(), x402.Reservation{})
 	require.ErrorAs(t, err, &ve)
-	_, err = b.Reserve(big.NewInt(-1))
+	_, err = b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(-1)})
 	require.ErrorAs(t, err, &ve)
 	_, err = x402.NewBudget(nil, x402.WithBudgetClock(nil))
 	require.ErrorAs(t, err, &ve)
@@ -122,19 +125,20 @@ func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h, err := b.Reserve(big.NewInt(1))
+			ctx := t.Context()
+			h, err := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(1)})
 			if err != nil {
 				return
 			}
 			granted.Add(1)
-			h.Signed(x402.Signature{ID: string(rune('a' + i%26))})
+			assert.NoError(t, h.Sign(ctx, x402.Signature{ID: fmt.Sprint(i)}))
 			switch i % 3 {
 			case 0:
-				h.Commit()
+				assert.NoError(t, h.Commit(ctx))
 			case 1:
-				h.InDoubt()
+				assert.NoError(t, h.InDoubt(ctx))
 			default:
-				h.Refused()
+				assert.NoError(t, h.Refused(ctx))
 			}
 		}()
 	}
@@ -142,4 +146,12 @@ func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 	assert.Equal(t, int64(50), granted.Load())
 	total := new(big.Int).Add(b.Spent(), b.Reserved())
 	assert.Equal(t, big.NewInt(50), total, "spent plus held is what was granted, never more than the limit")
+}
+
+// stateOf returns where h stands.
+func stateOf(t *testing.T, h *x402.Hold) x402.HoldState {
+	t.Helper()
+	st, err := h.State(t.Context())
+	require.NoError(t, err)
+	return st
 }

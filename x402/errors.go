@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/excerpt"
@@ -35,10 +36,21 @@ func (e *FormatError) Unwrap() error { return e.Err }
 
 // Sentinels for the policy rules, matched with errors.Is against a *PolicyError.
 var (
-	// ErrAmountOverCap reports a price above Policy.MaxPerPayment.
+	// ErrAmountOverCap reports a price above Policy.MaxPerPayment, or above the budget's
+	// WithPaymentLimit.
 	ErrAmountOverCap = errors.New("x402: amount above the per-payment cap")
-	// ErrBudgetExceeded reports a payment that would take the total past Policy.MaxTotal.
+	// ErrBudgetExceeded reports a payment that would take the total past Policy.MaxTotal
+	// (the Budget's limit).
 	ErrBudgetExceeded = errors.New("x402: payment would exceed the total budget")
+	// ErrWindowExceeded reports a payment that would take the amount reserved in a rolling
+	// window past its bound (WithWindowLimit).
+	ErrWindowExceeded = errors.New("x402: payment would exceed the amount allowed in a rolling window")
+	// ErrPaymentCountExceeded reports a payment that would take the number of payments in a
+	// rolling window past its bound (WithWindowLimit).
+	ErrPaymentCountExceeded = errors.New("x402: payment would exceed the number of payments allowed in a rolling window")
+	// ErrPayeeLimitExceeded reports a payment that would take what a payee gets past its
+	// bound (WithPayeeLimit, WithPayeeLimitFor).
+	ErrPayeeLimitExceeded = errors.New("x402: payment would exceed what the payee may get")
 	// ErrPayToNotAllowed reports a recipient that is not in Policy.PayTo.
 	ErrPayToNotAllowed = errors.New("x402: recipient not in the allowed list")
 	// ErrNotApproved reports a quote the Policy.Approve hook refused.
@@ -48,18 +60,28 @@ var (
 	ErrOriginNotAllowed = errors.New("x402: payment asked for after a redirect to another origin")
 )
 
-// PolicyError reports a payment the policy refused. Nothing was signed.
+// PolicyError reports a payment the policy or the budget refused. Nothing was signed.
 type PolicyError struct {
 	// Rule is the sentinel of the rule that refused: ErrAmountOverCap, ErrBudgetExceeded,
+	// ErrWindowExceeded, ErrPaymentCountExceeded, ErrPayeeLimitExceeded,
 	// ErrPayToNotAllowed, ErrNotApproved or ErrOriginNotAllowed.
 	Rule error
 	// Origin is the origin that asked for payment (ErrOriginNotAllowed only).
 	Origin string
-	// Requirements is the accepts entry that was refused.
+	// Requirements is the accepts entry that was refused; for a refusal of the budget on
+	// another rail, its Amount and PayTo only.
 	Requirements PaymentRequirements
-	// Limit is the cap (ErrAmountOverCap) or the budget left (ErrBudgetExceeded), in atomic
-	// units; nil for the other rules.
+	// Limit is the cap (ErrAmountOverCap), or what the limit had left (ErrBudgetExceeded,
+	// ErrWindowExceeded and ErrPayeeLimitExceeded: atomic units; ErrPaymentCountExceeded: a
+	// number of payments); nil for the other rules.
 	Limit *big.Int
+	// Window is the length of the rolling window that refused (ErrWindowExceeded,
+	// ErrPaymentCountExceeded).
+	Window time.Duration
+	// RetryAt is when enough frees up under the limit for this payment, if nothing else
+	// happens: the oldest payments leave the window, or refused authorizations expire. Zero
+	// when only a release or a resolution can free enough, or nothing can.
+	RetryAt time.Time
 	// Cause is the error the Approve hook returned (ErrNotApproved only).
 	Cause error
 }
@@ -78,8 +100,14 @@ func (e *PolicyError) Error() string {
 	if e.Limit != nil {
 		fmt.Fprintf(&b, ", limit %s", e.Limit)
 	}
-	if errors.Is(e.Rule, ErrPayToNotAllowed) {
+	if e.Window > 0 {
+		fmt.Fprintf(&b, ", window %s", e.Window)
+	}
+	if errors.Is(e.Rule, ErrPayToNotAllowed) || errors.Is(e.Rule, ErrPayeeLimitExceeded) {
 		fmt.Fprintf(&b, ", payTo %s", e.Requirements.PayTo)
+	}
+	if !e.RetryAt.IsZero() {
+		fmt.Fprintf(&b, ", enough frees up at %s", e.RetryAt.UTC().Format(time.RFC3339Nano))
 	}
 	if e.Origin != "" {
 		fmt.Fprintf(&b, ", origin %s", e.Origin)
@@ -128,6 +156,33 @@ func (e *NoUsableRequirementsError) RetryableError() bool { return false }
 // *bytes.Buffer, *bytes.Reader or *strings.Reader have GetBody. Nothing was signed.
 var ErrBodyNotReplayable = errors.New("x402: request body cannot be re-sent for payment (set http.Request.GetBody)")
 
+// Payment identifies a signed x402 payment: what to look up on chain, and what it paid for.
+// Every payment error carries it, and PaymentFrom reads it from a paid answer.
+type Payment struct {
+	// Nonce is the EIP-3009 nonce of the authorization, 0x hex: its identifier on chain,
+	// and its Signature.ID in the budget.
+	Nonce string
+	// Payer is the paying address.
+	Payer string
+	// Network is the chain, in CAIP-2 form (such as "eip155:8453").
+	Network string
+	// PayTo is the recipient.
+	PayTo string
+	// Amount is the amount authorized, in atomic units.
+	Amount *big.Int
+	// Resource is the URL paid for, without its query.
+	Resource string
+}
+
+// clone returns a copy of p that shares nothing with it.
+func (p *Payment) clone() Payment {
+	c := *p
+	if p.Amount != nil {
+		c.Amount = new(big.Int).Set(p.Amount)
+	}
+	return c
+}
+
 // PaymentRejectedError reports that the server refused a paid request: it answered with
 // another 402 (it refused the payment, or settling it failed), or with another failure status
 // and no settlement receipt, and nothing about the payment was in doubt. No money moved as
@@ -135,6 +190,8 @@ var ErrBodyNotReplayable = errors.New("x402: request body cannot be re-sent for 
 // expires: its amount stays counted against the budget until then (see Budget). The payer
 // pays a new quote only with Policy.AllowRequote, once.
 type PaymentRejectedError struct {
+	// Payment identifies the refused authorization.
+	Payment
 	// Requirements is the accepts entry that was paid.
 	Requirements PaymentRequirements
 	// StatusCode is the status of the server's answer (402, or another 4xx).
@@ -146,8 +203,6 @@ type PaymentRejectedError struct {
 	// Settlement is the server's PAYMENT-RESPONSE receipt, when it sent one (usually with
 	// Success false and an ErrorReason).
 	Settlement *SettleResponse
-	// Nonce is the EIP-3009 nonce of the refused authorization, 0x hex.
-	Nonce string
 	// Requote is why the server's new quote was not paid, when Policy.AllowRequote is set.
 	Requote error
 }
@@ -186,12 +241,10 @@ func (e *PaymentRejectedError) Unwrap() error { return e.Requote }
 // the budget until resolved (see Budget.Resolve), and Nonce identifies the authorization on
 // chain.
 type PaymentUnconfirmedError struct {
+	// Payment identifies the authorization: Nonce is what to look up on chain.
+	Payment
 	// Requirements is the accepts entry that was paid.
 	Requirements PaymentRequirements
-	// Payer is the paying address.
-	Payer string
-	// Nonce is the EIP-3009 nonce of the authorization, 0x hex.
-	Nonce string
 	// StatusCode is the status of the last answer, 0 when none came.
 	StatusCode int
 	// Reason is the server's reason when its last answer gave one (a new challenge's error
@@ -230,6 +283,8 @@ func (e *PaymentUnconfirmedError) Unwrap() error { return e.Err }
 // spent: the amount is committed. The redirect is not followed, since the next hop could ask
 // to be paid again.
 type PaymentSettledError struct {
+	// Payment identifies the settled authorization.
+	Payment
 	// Requirements is the accepts entry that was paid.
 	Requirements PaymentRequirements
 	// StatusCode is the status of the answer.

@@ -32,13 +32,12 @@ func (p *Payer) PayOffline(req *http.Request, challenge *http.Response, receipt 
 	var writes atomic.Int32
 	paid, err := paidRequest(req, pay, &writes)
 	if err != nil {
-		pay.hold.discard()
+		pay.hold.discard(req.Context())
 		return nil, err
 	}
 	if _, err := ParseSettleResponse(receipt); err != nil {
-		pay.hold.InDoubt()
+		_ = pay.hold.InDoubt(req.Context())
 		return nil, err
 	}
-	pay.hold.Commit()
-	return paid, nil
+	return paid, pay.hold.Commit(req.Context())
 }

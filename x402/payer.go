@@ -133,10 +133,10 @@ func (p *Payer) Evaluate(pr *PaymentRequired) (*PaymentRequirements, error) {
 // payment is one signed payment on its way to the server.
 type payment struct {
 	hold   *Hold
+	id     Payment             // what identifies it: its nonce, payer, network, payee, amount
 	req    PaymentRequirements // the entry paid, as the policy checked it
 	header string              // header name: PAYMENT-SIGNATURE or X-PAYMENT
 	value  string              // header value
-	nonce  string
 	// expires is the authorization's validBefore, unix seconds.
 	expires int64
 	// secrets are the forms of the payment that must never reach an error: the header value
@@ -148,15 +148,18 @@ type payment struct {
 func (pay *payment) scrub(text string) string { return httpcore.Scrub(text, pay.secrets...) }
 
 // prepare chooses an entry of pr, applies the policy to a copy of it, reserves the amount,
-// asks the approval hook (with a copy of its own) and signs the checked copy. On any error
-// nothing is signed and nothing stays reserved.
+// asks the approval hook (with a copy of its own), signs the checked copy and records the
+// signature in the budget. On any error nothing is sent, and nothing stays reserved unless
+// the store could not record the release.
 func (p *Payer) prepare(ctx context.Context, req *http.Request, pr *PaymentRequired, requote bool) (*payment, error) {
 	chosen, err := p.rules.choose(pr)
 	if err != nil {
 		return nil, err
 	}
 	r := copyRequirements(chosen)
-	hold, err := p.budget.Reserve(r.Amount)
+	network, _ := normalizeNetwork(r.Network) // checked by choose
+	resource := resourceOf(req)
+	hold, err := p.budget.Reserve(ctx, Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: "x402 " + network, Resource: resource})
 	if err != nil {
 		if pe, ok := err.(*PolicyError); ok {
 			pe.Requirements = copyRequirements(&r)
@@ -164,13 +167,16 @@ func (p *Payer) prepare(ctx context.Context, req *http.Request, pr *PaymentRequi
 		return nil, err
 	}
 	pay, err := p.authorize(ctx, req, pr, &r, requote)
+	if err == nil {
+		err = hold.Sign(ctx, Signature{ID: pay.id.Nonce, Expires: time.Unix(pay.expires, 0)})
+	}
 	if err != nil {
-		_ = hold.Release() // nothing was signed
+		_ = hold.Release(context.WithoutCancel(ctx)) // nothing was sent
 		return nil, err
 	}
 	pay.hold = hold
-	network, _ := normalizeNetwork(r.Network)
-	hold.Signed(Signature{ID: pay.nonce, Rail: "x402 " + network, PayTo: r.PayTo, Expires: time.Unix(pay.expires, 0), Resource: resourceOf(req)})
+	pay.id.Payer, pay.id.Network, pay.id.PayTo, pay.id.Resource = p.signer.Address(), network, r.PayTo, resource
+	pay.id.Amount = new(big.Int).Set(r.Amount)
 	return pay, nil
 }
 
@@ -221,7 +227,7 @@ func (p *Payer) authorize(ctx context.Context, req *http.Request, pr *PaymentReq
 		req:     *r,
 		header:  header,
 		value:   value,
-		nonce:   string(appendHex(nil, auth.Nonce[:])),
+		id:      Payment{Nonce: string(appendHex(nil, auth.Nonce[:]))},
 		expires: auth.ValidBefore.Int64(),
 		secrets: []string{value, sigHex, sigHex[2:]},
 	}, nil

@@ -170,6 +170,10 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 				assert.Equal(t, http.StatusFound, se.StatusCode)
 				assert.True(t, se.Receipt.Success)
 				assert.Equal(t, big.NewInt(100), payer.Spent())
+				require.Len(t, f.Settlements(), 1)
+				assert.Equal(t, f.Settlements()[0].Nonce, se.Nonce, "the error names the settled payment")
+				assert.Equal(t, signer.Address(), se.Payer)
+				assert.Equal(t, store.URL+"/report/x", se.Resource)
 			} else {
 				var ue *x402.PaymentUnconfirmedError
 				require.ErrorAs(t, err, &ue)

@@ -164,14 +164,19 @@ type sent struct {
 // or a 5xx as WithResend allows, and books the outcome in the payment's hold. It returns the
 // 2xx answer to hand to the caller, the typed error of an outcome that is settled or in
 // doubt, or the refusal of a clean refusal.
+//
+// The outcome is booked in the budget whatever happened to the request's context. A failure
+// of the store to book it is not reported: the hold then stays counted as signed, and the
+// answer or error is the same.
 func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Response, *refusal, error) {
 	s := t.attempts(req, pay)
+	book := context.WithoutCancel(req.Context())
 	if !s.left {
-		pay.hold.discard() // the signed authorization never left this process
+		pay.hold.discard(book) // the signed authorization never left this process
 		return nil, nil, s.err
 	}
 	if s.resp == nil {
-		pay.hold.InDoubt()
+		_ = pay.hold.InDoubt(book)
 		return nil, nil, t.unconfirmed(pay, 0, "", s.err)
 	}
 	resp := s.resp
@@ -179,19 +184,20 @@ func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Respo
 	status := resp.StatusCode
 	switch {
 	case status >= 200 && status <= 299:
-		pay.hold.Commit() // delivered: the payment went through
-		return resp, nil, nil
+		_ = pay.hold.Commit(book) // delivered: the payment went through
+		return withPayment(resp, req, pay), nil, nil
 	case hasReceipt && receipt.Success:
-		pay.hold.Commit()
+		_ = pay.hold.Commit(book)
 		location := resp.Header.Get("Location")
 		httpcore.Drain(resp)
-		return nil, nil, &PaymentSettledError{Requirements: pay.req, StatusCode: status, Location: pay.scrub(location), Receipt: receipt}
+		return nil, nil, &PaymentSettledError{Payment: pay.id.clone(), Requirements: pay.req, StatusCode: status,
+			Location: pay.scrub(location), Receipt: receipt}
 	case status >= 500, status >= 300 && status <= 399, s.doubt:
-		pay.hold.InDoubt()
+		_ = pay.hold.InDoubt(book)
 		return nil, nil, t.unconfirmed(pay, status, t.reason(resp, pay), nil)
 	}
-	pay.hold.Refused()
-	ref := &refusal{err: &PaymentRejectedError{Requirements: pay.req, StatusCode: status, Nonce: pay.nonce}}
+	_ = pay.hold.Refused(book)
+	ref := &refusal{err: &PaymentRejectedError{Payment: pay.id.clone(), Requirements: pay.req, StatusCode: status}}
 	if hasReceipt {
 		ref.err.Settlement = scrubReceipt(receipt, pay)
 	}
@@ -286,8 +292,7 @@ func (t *payingTransport) unconfirmed(pay *payment, status int, reason string, e
 			err = errors.New(msg) // the failure quoted the payment: keep only the scrubbed text
 		}
 	}
-	return &PaymentUnconfirmedError{Requirements: pay.req, Payer: t.p.signer.Address(), Nonce: pay.nonce,
-		StatusCode: status, Reason: reason, Err: err}
+	return &PaymentUnconfirmedError{Payment: pay.id.clone(), Requirements: pay.req, StatusCode: status, Reason: reason, Err: err}
 }
 
 // repeatableMethods are the methods a paid request may be sent again with.
@@ -308,10 +313,44 @@ func (unreplayable) Read([]byte) (int, error) { return 0, io.EOF }
 // Close does nothing.
 func (unreplayable) Close() error { return nil }
 
+// paymentKey is the context key of the Payment a paid request carries.
+type paymentKey struct{}
+
+// PaymentFrom returns what identifies the payment of a paid answer: the 2xx response the
+// payer's RoundTripper returned for a request it paid (a copy). It reports false for an
+// answer nothing was paid for. The response's headers are the server's, unchanged: the
+// payment travels in the context of resp.Request.
+func PaymentFrom(resp *http.Response) (*Payment, bool) {
+	if resp == nil || resp.Request == nil {
+		return nil, false
+	}
+	p, ok := resp.Request.Context().Value(paymentKey{}).(*Payment)
+	if !ok {
+		return nil, false
+	}
+	c := p.clone()
+	return &c, true
+}
+
+// withPayment makes sure resp's Request carries pay's Payment, as the paid request did,
+// whatever request the transport below set on resp (or none), and returns resp.
+func withPayment(resp *http.Response, req *http.Request, pay *payment) *http.Response {
+	base := resp.Request
+	if base == nil {
+		base = req
+	} else if p, _ := base.Context().Value(paymentKey{}).(*Payment); p == &pay.id {
+		return resp // the paid request itself
+	}
+	resp.Request = base.WithContext(context.WithValue(base.Context(), paymentKey{}, &pay.id))
+	return resp
+}
+
 // paidRequest returns a copy of req carrying the payment header, with a fresh body the
 // transport cannot replay, and a trace that counts the request headers written into writes.
+// Its context carries the payment's identity, so that the answer's Request has it.
 func paidRequest(req *http.Request, pay *payment, writes *atomic.Int32) (*http.Request, error) {
 	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{WroteHeaders: func() { writes.Add(1) }})
+	ctx = context.WithValue(ctx, paymentKey{}, &pay.id)
 	paid := req.Clone(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		body, err := req.GetBody()

@@ -1,0 +1,75 @@
+package gpuprice_test
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/internal/ledger/ledgertest"
+	"github.com/agentapis/sdk/x402"
+)
+
+// faultyBudget returns a budget of limit whose store fails as set.
+func faultyBudget(t *testing.T, limit int64, set func(*ledgertest.Faulty)) *x402.Budget {
+	t.Helper()
+	store := ledgertest.NewFaulty(ledger.NewMemory())
+	set(store)
+	b, err := x402.NewBudget(big.NewInt(limit), x402.WithStore(store))
+	require.NoError(t, err)
+	return b
+}
+
+func TestBuyKeySendsNothingWhenTheSignatureCannotBeRecorded(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, key := newPayer(t, srv, 8_000_000)
+	budget := faultyBudget(t, 10_000_000, func(s *ledgertest.Faulty) { s.Fail("sign") })
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	var se *x402.BudgetStoreError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "sign", se.Op)
+	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was handed to the node")
+	assert.Empty(t, srv.Transactions())
+	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()))
+	assertBudget(t, budget, 0, 0)
+}
+
+func TestBuyKeyWhoseCommitCannotBeRecordedStillReturnsTheKey(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, _ := newPayer(t, srv, 8_000_000)
+	budget := faultyBudget(t, 10_000_000, func(s *ledgertest.Faulty) { s.Fail("mark committed") })
+
+	bought, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	require.NoError(t, err, "the payment went through: the key is the caller's")
+	scan.Add(bought.Key.Reveal(), bought.TxSignature.Reveal())
+	assertBudget(t, budget, 0, 5_000_000)
+	out := budget.Outstanding()
+	require.Len(t, out, 1)
+	assert.Equal(t, x402.HoldSigned, out[0].State, "it stays counted, as signed")
+	assert.Equal(t, bought.TxSignature.Reveal(), out[0].ID)
+}
+
+func TestBuyKeyWithinTheTreasurysLimit(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	payer, _ := newPayer(t, srv, 8_000_000)
+	budget, err := x402.NewBudget(nil, x402.WithPayeeLimitFor(srv.Treasury.String(), big.NewInt(4_000_000)))
+	require.NoError(t, err)
+
+	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	var pe *x402.PolicyError
+	require.ErrorAs(t, err, &pe)
+	assert.ErrorIs(t, err, x402.ErrPayeeLimitExceeded)
+	assert.Equal(t, srv.Treasury.String(), pe.Requirements.PayTo)
+	assert.Equal(t, "5000000", pe.Requirements.Amount.String())
+	assert.Empty(t, srv.RPCCalls(), "not even the balance was read")
+	assertBudget(t, budget, 0, 0)
+}

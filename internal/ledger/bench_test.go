@@ -1,0 +1,60 @@
+package ledger_test
+
+import (
+	"fmt"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/agentapis/sdk/internal/ledger"
+)
+
+// BenchmarkReserve reserves and releases one hold beside 0 and beside 100,000 outstanding
+// holds, half in doubt and half refused, under every kind of limit. Target: the second at
+// most 2x the first.
+func BenchmarkReserve(b *testing.B) {
+	for _, n := range []int{0, 100_000} {
+		b.Run(fmt.Sprintf("outstanding=%d", n), func(b *testing.B) {
+			ctx := b.Context()
+			s := ledger.NewMemory()
+			huge := new(big.Int).Lsh(big.NewInt(1), 100)
+			limits := ledger.Limits{Total: huge, PerPayment: huge, PerPayee: huge, Windows: []ledger.Window{
+				{Length: time.Hour, Amount: huge, Count: 1 << 40}, {Length: 24 * time.Hour, Count: 1 << 40},
+			}}
+			if err := s.Configure(ctx, limits); err != nil {
+				b.Fatal(err)
+			}
+			now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+			amount := big.NewInt(1000)
+			for i := range n {
+				id, err := s.Reserve(ctx, ledger.Reservation{Amount: amount, PayTo: fmt.Sprintf("0x%04x", i%1000), Now: now})
+				if err != nil {
+					b.Fatal(err)
+				}
+				// Expiries spread over a day, after the benchmark's end.
+				sig := ledger.Signing{ID: fmt.Sprintf("0x%08x", i), Expires: now.Add(time.Hour + time.Duration(i)*time.Second), Now: now}
+				if err := s.Sign(ctx, id, sig); err != nil {
+					b.Fatal(err)
+				}
+				to := []ledger.State{ledger.InDoubt, ledger.Refused}[i%2]
+				if _, err := s.Mark(ctx, id, to, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r := ledger.Reservation{Amount: amount, PayTo: "0x0001", Rail: "x402 eip155:8453", Resource: "/item"}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				now = now.Add(time.Microsecond)
+				r.Now = now
+				id, err := s.Reserve(ctx, r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Mark(ctx, id, ledger.Released, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

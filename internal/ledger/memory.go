@@ -1,0 +1,434 @@
+package ledger
+
+import (
+	"cmp"
+	"context"
+	"math/big"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Memory is the in-memory Store, the default of x402.Budget. Its holds last as long as the
+// process: nothing survives a restart, and two processes each have their own. Every
+// operation costs the same whatever the number of outstanding holds (see the package
+// documentation); it keeps one bit per hold ever reserved, so that HoldState answers for
+// ended holds too.
+//
+// A reservation is recorded at the caller's time, or at the latest reservation's time when
+// the caller's is earlier (two goroutines reading the clock in one order and reserving in
+// the other): a hold then counts in its windows a little longer, never shorter.
+type Memory struct {
+	mu         sync.Mutex
+	configured bool
+	closed     bool
+	limits     Limits
+	windows    []*window
+	spent      big.Int
+	held       big.Int
+	last       HoldID // the latest HoldID given
+	lastAt     int64  // the latest reservation time
+	live       map[HoldID]*hold
+	byID       map[string]*hold  // the signed live holds by signing ID
+	committed  []uint64          // bit id-1 is set for a committed hold
+	refused    expiryIndex       // the refused live holds that expire
+	payees     map[string]*payee // lower-case payee -> account, for the payees with a limit
+	scratch    [2]big.Int        // working values of Reserve, so that a reservation allocates little
+}
+
+// payee is the account of one limited payee.
+type payee struct {
+	used    big.Int     // spent plus held
+	refused expiryIndex // its refused live holds that expire
+}
+
+// hold is one hold of a Memory.
+type hold struct {
+	id       HoldID
+	amount   big.Int
+	payTo    string
+	rail     string
+	resource string
+	at       int64 // reservation time
+	sigID    string
+	expires  int64 // 0: unknown
+	deadline int64 // expires plus ExpiryMargin
+	state    State
+	pos      [2]int // positions in Memory.refused and payee.refused; -1 outside
+	account  *payee // nil when the payee has no limit
+}
+
+// NewMemory returns an empty in-memory store, to be configured.
+func NewMemory() *Memory {
+	return &Memory{live: make(map[HoldID]*hold), byID: make(map[string]*hold), payees: make(map[string]*payee)}
+}
+
+// ready reports whether m is open and configured; m.mu is held.
+func (m *Memory) ready() error {
+	switch {
+	case m.closed:
+		return ErrClosed
+	case !m.configured:
+		return ErrNotConfigured
+	}
+	return nil
+}
+
+// expire releases the refused holds whose deadline is before now; m.mu is held.
+func (m *Memory) expire(now int64) {
+	for h := m.refused.first(); h != nil && now > h.deadline; h = m.refused.first() {
+		m.end(h, Released)
+	}
+}
+
+// begin locks m for an operation at now (a time the caller gave): it checks that m is open
+// and configured, and releases the refused holds that have expired. The caller unlocks
+// m.mu when begin succeeds.
+func (m *Memory) begin(field string, t time.Time) (int64, error) {
+	now, err := Nanos(field, t)
+	if err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	if err := m.ready(); err != nil {
+		m.mu.Unlock()
+		return 0, err
+	}
+	m.expire(now)
+	return now, nil
+}
+
+// Configure sets the limits; see Store.
+func (m *Memory) Configure(_ context.Context, limits Limits) error {
+	if err := limits.Validate(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch {
+	case m.closed:
+		return ErrClosed
+	case m.configured:
+		return ErrConfigured
+	}
+	m.limits, m.configured = limits.Clone(), true
+	for _, w := range m.limits.Windows {
+		m.windows = append(m.windows, newWindow(w))
+	}
+	return nil
+}
+
+// Reserve checks every limit and records the hold; see Store.
+func (m *Memory) Reserve(_ context.Context, r Reservation) (HoldID, error) {
+	if r.Amount == nil || r.Amount.Sign() < 0 {
+		return 0, &InputError{Field: "amount", Reason: "must be a non-negative number of atomic units"}
+	}
+	now, err := Nanos("reservation time", r.Now)
+	if err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.ready(); err != nil {
+		return 0, err
+	}
+	now = max(now, m.lastAt)
+	m.expire(now)
+	key := strings.ToLower(r.PayTo)
+	limit := m.limits.PayeeCap(key)
+	var v Verdict
+	m.check(&v, r, key, limit, now)
+	if err := v.Err(); err != nil {
+		return 0, err
+	}
+	m.last++
+	h := &hold{id: m.last, payTo: r.PayTo, rail: r.Rail, resource: r.Resource, at: now, pos: [2]int{-1, -1}}
+	h.amount.Set(r.Amount)
+	m.live[h.id] = h
+	m.held.Add(&m.held, &h.amount)
+	if limit != nil {
+		acct := m.payees[key]
+		if acct == nil {
+			acct = &payee{refused: expiryIndex{slot: 1}}
+			m.payees[key] = acct
+		}
+		acct.used.Add(&acct.used, &h.amount)
+		h.account = acct
+	}
+	for _, w := range m.windows {
+		w.add(h)
+	}
+	m.lastAt = now
+	return h.id, nil
+}
+
+// check adds to v the refusals of a reservation of r.Amount at now to payee key, whose
+// limit is limit (nil: none), in the order of the package documentation, stopping at a
+// final one. It moves the windows to now.
+func (m *Memory) check(v *Verdict, r Reservation, key string, limit *big.Int, now int64) {
+	l := &m.limits
+	amount := r.Amount
+	if l.PerPayment != nil && amount.Cmp(l.PerPayment) > 0 {
+		v.Add(&Refusal{Kind: KindPerPayment, Max: clone(l.PerPayment), Left: clone(l.PerPayment)})
+		return
+	}
+	used, need := &m.scratch[0], &m.scratch[1]
+	if l.Total != nil {
+		used.Add(&m.spent, &m.held)
+		if over := overLimit(KindTotal, l.Total, used, amount, &m.refused, need); over != nil && v.Add(over) {
+			return
+		}
+	}
+	if limit != nil {
+		used.SetInt64(0)
+		var refused *expiryIndex
+		if acct := m.payees[key]; acct != nil {
+			used, refused = &acct.used, &acct.refused
+		}
+		if over := overLimit(KindPayee, limit, used, amount, refused, need); over != nil {
+			over.PayTo = r.PayTo
+			if v.Add(over) {
+				return
+			}
+		}
+	}
+	for _, w := range m.windows {
+		w.advance(now)
+		if w.check(v, amount, need) {
+			return
+		}
+	}
+}
+
+// overLimit returns the refusal of a limit max, of which used is taken, for amount, or nil
+// when amount fits; refused (nil: none) holds the refused holds whose expiry frees part of
+// used. need is scratch space.
+func overLimit(kind Kind, max, used, amount *big.Int, refused *expiryIndex, need *big.Int) *Refusal {
+	need.Add(used, amount)
+	if need.Sub(need, max).Sign() <= 0 {
+		return nil
+	}
+	r := &Refusal{Kind: kind, Max: clone(max), Left: leftOf(max, used)}
+	if refused != nil {
+		if deadline, ok := refused.freeing(need); ok {
+			r.RetryAt = Time(deadline + 1) // released once now is after the deadline
+		}
+	}
+	return r
+}
+
+// Sign records the signing of a reserved hold; see Store.
+func (m *Memory) Sign(_ context.Context, id HoldID, s Signing) error {
+	if s.ID == "" {
+		return &InputError{Field: "signing id", Reason: "must not be empty"}
+	}
+	var expires int64
+	if !s.Expires.IsZero() {
+		var err error
+		if expires, err = Nanos("expiry", s.Expires); err != nil {
+			return err
+		}
+	}
+	if _, err := m.begin("time", s.Now); err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	h := m.live[id]
+	switch {
+	case h == nil:
+		if _, err := m.ended(id); err != nil {
+			return err
+		}
+		return ErrNotReserved
+	case h.state != Reserved:
+		return ErrNotReserved
+	case m.byID[s.ID] != nil:
+		return ErrDuplicateID
+	}
+	h.state, h.sigID, h.expires = Signed, s.ID, expires
+	if expires != 0 {
+		h.deadline = AddNanos(expires, ExpiryMargin)
+	}
+	m.byID[s.ID] = h
+	return nil
+}
+
+// Mark moves a hold; see Store.
+func (m *Memory) Mark(_ context.Context, id HoldID, to State, now time.Time) (State, error) {
+	switch to {
+	case Refused, InDoubt, Committed, Released:
+	default:
+		return 0, &InputError{Field: "state", Reason: "a hold can be marked refused, in doubt, committed or released only"}
+	}
+	if _, err := m.begin("time", now); err != nil {
+		return 0, err
+	}
+	defer m.mu.Unlock()
+	h := m.live[id]
+	if h == nil {
+		return m.ended(id)
+	}
+	switch {
+	case to == Released && h.state == Reserved:
+		m.end(h, Released)
+	case to == Released:
+		return h.state, ErrSigned
+	case to == Committed:
+		m.end(h, Committed)
+	case to == Refused && h.state == Signed:
+		h.state = Refused
+		if h.expires != 0 {
+			m.refused.add(h)
+			if h.account != nil {
+				h.account.refused.add(h)
+			}
+		}
+	case to == InDoubt && (h.state == Signed || h.state == Refused):
+		m.unindex(h)
+		h.state = InDoubt
+	}
+	return h.state, nil
+}
+
+// Discard releases a hold whose payment never left; see Store.
+func (m *Memory) Discard(_ context.Context, id HoldID, now time.Time) (State, error) {
+	if _, err := m.begin("time", now); err != nil {
+		return 0, err
+	}
+	defer m.mu.Unlock()
+	h := m.live[id]
+	if h == nil {
+		return m.ended(id)
+	}
+	if h.state == Reserved || h.state == Signed {
+		m.end(h, Released)
+	}
+	return h.state, nil
+}
+
+// Resolve ends an outstanding payment by its signing ID; see Store.
+func (m *Memory) Resolve(_ context.Context, id string, settled bool, now time.Time) error {
+	n, err := m.begin("time", now)
+	if err != nil {
+		return err
+	}
+	defer m.mu.Unlock()
+	h := m.byID[id]
+	switch {
+	case h == nil:
+		return ErrUnknownID
+	case settled:
+		m.end(h, Committed)
+	case h.expires == 0 || n <= h.deadline:
+		return ErrNotExpired
+	default:
+		m.end(h, Released)
+	}
+	return nil
+}
+
+// Totals returns the sums; see Store.
+func (m *Memory) Totals(_ context.Context, now time.Time) (Totals, error) {
+	if _, err := m.begin("time", now); err != nil {
+		return Totals{}, err
+	}
+	defer m.mu.Unlock()
+	return Totals{Spent: new(big.Int).Set(&m.spent), Held: new(big.Int).Set(&m.held)}, nil
+}
+
+// Outstanding lists the live holds; see Store.
+func (m *Memory) Outstanding(_ context.Context, now time.Time) ([]Entry, error) {
+	if _, err := m.begin("time", now); err != nil {
+		return nil, err
+	}
+	defer m.mu.Unlock()
+	out := make([]Entry, 0, len(m.live))
+	for _, h := range m.live {
+		e := Entry{Hold: h.id, Amount: new(big.Int).Set(&h.amount), PayTo: h.payTo, Rail: h.rail, Resource: h.resource,
+			Reserved: Time(h.at), ID: h.sigID, State: h.state}
+		if h.expires != 0 {
+			e.Expires = Time(h.expires)
+		}
+		out = append(out, e)
+	}
+	slices.SortFunc(out, CompareEntries)
+	return out, nil
+}
+
+// CompareEntries orders entries as Outstanding lists them: oldest expiry first (none
+// first), then by ID, then by HoldID.
+func CompareEntries(a, b Entry) int {
+	if c := a.Expires.Compare(b.Expires); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.ID, b.ID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Hold, b.Hold)
+}
+
+// HoldState returns where a hold stands; see Store.
+func (m *Memory) HoldState(_ context.Context, id HoldID, now time.Time) (State, error) {
+	if _, err := m.begin("time", now); err != nil {
+		return 0, err
+	}
+	defer m.mu.Unlock()
+	if h := m.live[id]; h != nil {
+		return h.state, nil
+	}
+	return m.ended(id)
+}
+
+// Close closes the store; see Store.
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	return nil
+}
+
+// ended returns the final state of a hold that is no longer live, or ErrUnknownHold.
+func (m *Memory) ended(id HoldID) (State, error) {
+	if id < 1 || id > m.last {
+		return 0, ErrUnknownHold
+	}
+	if i := uint64(id - 1); i/64 < uint64(len(m.committed)) && m.committed[i/64]&(1<<(i%64)) != 0 {
+		return Committed, nil
+	}
+	return Released, nil
+}
+
+// unindex takes h out of the expiry indexes.
+func (m *Memory) unindex(h *hold) {
+	m.refused.remove(h)
+	if h.account != nil {
+		h.account.refused.remove(h)
+	}
+}
+
+// end moves a live hold to Committed or Released and updates the sums.
+func (m *Memory) end(h *hold, to State) {
+	m.unindex(h)
+	m.held.Sub(&m.held, &h.amount)
+	if to == Committed {
+		m.spent.Add(&m.spent, &h.amount)
+		i := uint64(h.id - 1)
+		for uint64(len(m.committed)) <= i/64 {
+			m.committed = append(m.committed, 0)
+		}
+		m.committed[i/64] |= 1 << (i % 64)
+	} else {
+		if h.account != nil {
+			h.account.used.Sub(&h.account.used, &h.amount)
+		}
+		for _, w := range m.windows {
+			w.release(h)
+		}
+	}
+	delete(m.live, h.id)
+	if h.sigID != "" {
+		delete(m.byID, h.sigID)
+	}
+	h.state = to
+}

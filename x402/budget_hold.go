@@ -1,0 +1,82 @@
+package x402
+
+import (
+	"context"
+	"math/big"
+	"strings"
+
+	"github.com/agentapis/sdk/internal/ledger"
+)
+
+// Hold is an amount held in a Budget for one payment. Its methods are safe to call from any
+// goroutine; a transition that does not apply to the hold's state is ignored, so that no
+// late or repeated call can give back money that may have left. Each records the change in
+// the budget's store before it returns; a failure of the store is a *BudgetStoreError, and
+// the hold then stays counted.
+type Hold struct {
+	b        *Budget
+	id       ledger.HoldID
+	amount   *big.Int
+	payTo    string
+	rail     string
+	resource string
+}
+
+// Amount returns the amount held.
+func (h *Hold) Amount() *big.Int { return new(big.Int).Set(h.amount) }
+
+// State returns where the hold stands.
+func (h *Hold) State(ctx context.Context) (HoldState, error) {
+	st, err := h.b.store.HoldState(ctx, h.id, h.b.now())
+	return HoldState(st), budgetError("hold state", err)
+}
+
+// Release gives the amount back, which is allowed only while nothing was signed; otherwise it
+// returns ErrHoldSigned and keeps the amount counted.
+func (h *Hold) Release(ctx context.Context) error {
+	_, err := h.b.store.Mark(ctx, h.id, ledger.Released, h.b.now())
+	return budgetError("release", err)
+}
+
+// Sign records what the payment signed, before it leaves: its ID and expiry. The payee,
+// rail and resource are the reservation's; s may repeat them, and must not contradict them.
+// When Sign fails (ErrHoldNotReserved, a *sdk.ValidationError, a *BudgetStoreError), the
+// payment must not be sent.
+func (h *Hold) Sign(ctx context.Context, s Signature) error {
+	switch {
+	case s.PayTo != "" && !strings.EqualFold(s.PayTo, h.payTo):
+		return invalid("Signature.PayTo", "differs from the reservation's payee")
+	case s.Rail != "" && s.Rail != h.rail:
+		return invalid("Signature.Rail", "differs from the reservation's rail")
+	case s.Resource != "" && s.Resource != h.resource:
+		return invalid("Signature.Resource", "differs from the reservation's resource")
+	}
+	err := h.b.store.Sign(ctx, h.id, ledger.Signing{ID: s.ID, Expires: s.Expires, Now: h.b.now()})
+	return budgetError("sign", err)
+}
+
+// Commit records that the payment went through: its amount moves to Spent. It applies to any
+// hold that was not released, since a receipt may come after a refusal or a doubt.
+func (h *Hold) Commit(ctx context.Context) error { return h.mark(ctx, "commit", ledger.Committed) }
+
+// Refused records that the server refused the signed payment: the amount stays counted until
+// the authorization expires (plus ExpiryMargin).
+func (h *Hold) Refused(ctx context.Context) error { return h.mark(ctx, "refused", ledger.Refused) }
+
+// InDoubt records that the outcome of the signed payment is unknown: the amount stays
+// counted until Resolve or Commit.
+func (h *Hold) InDoubt(ctx context.Context) error { return h.mark(ctx, "in doubt", ledger.InDoubt) }
+
+// mark moves the hold to state, as the state machine allows.
+func (h *Hold) mark(ctx context.Context, op string, to ledger.State) error {
+	_, err := h.b.store.Mark(ctx, h.id, to, h.b.now())
+	return budgetError(op, err)
+}
+
+// discard gives back the amount of a hold whose authorization was signed but never left the
+// process (the request could not be built, or the context ended before it was sent): nobody
+// else holds it, so it can never be used. Only the payer, which knows that, calls it; a
+// failure of the store leaves the hold counted.
+func (h *Hold) discard(ctx context.Context) {
+	_, _ = h.b.store.Discard(ctx, h.id, h.b.now())
+}

@@ -1,0 +1,229 @@
+package x402_test
+
+import (
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/x402test"
+)
+
+// policyRefusal reserves amount to payTo and returns the *PolicyError it must get.
+func policyRefusal(t *testing.T, b *x402.Budget, amount int64, payTo string) *x402.PolicyError {
+	t.Helper()
+	_, err := b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
+	var pe *x402.PolicyError
+	require.ErrorAs(t, err, &pe)
+	return pe
+}
+
+func TestBudgetEnforcesEveryLimit(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
+	clock := &fakeNow{t: t0}
+	const special = "0x00000000000000000000000000000000000000Ab"
+	b, err := x402.NewBudget(big.NewInt(1000), x402.WithBudgetClock(clock.now),
+		x402.WithWindowLimit(time.Minute, big.NewInt(300), 2),
+		x402.WithPayeeLimit(big.NewInt(500)),
+		x402.WithPayeeLimitFor(special, big.NewInt(100)),
+		x402.WithPaymentLimit(big.NewInt(250)))
+	require.NoError(t, err)
+	ctx := t.Context()
+
+	pe := policyRefusal(t, b, 251, "0xa")
+	assert.ErrorIs(t, pe, x402.ErrAmountOverCap)
+	assert.Equal(t, "250", pe.Limit.String())
+	assert.True(t, pe.RetryAt.IsZero(), "a payment above the cap never fits")
+
+	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(200), PayTo: "0xa"})
+	require.NoError(t, err)
+	clock.add(time.Second)
+	pe = policyRefusal(t, b, 200, "0xb")
+	assert.ErrorIs(t, pe, x402.ErrWindowExceeded)
+	assert.Equal(t, time.Minute, pe.Window)
+	assert.Equal(t, "100", pe.Limit.String(), "what the window has left")
+	assert.Equal(t, t0.Add(time.Minute), pe.RetryAt, "when the first payment leaves the window")
+	assert.Equal(t, "0xb", pe.Requirements.PayTo)
+	assert.Equal(t, "200", pe.Requirements.Amount.String())
+	assert.Contains(t, pe.Error(), "window 1m0s")
+	assert.Contains(t, pe.Error(), "enough frees up at 2030-05-06T07:09:09Z")
+
+	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(100), PayTo: "0xb"})
+	require.NoError(t, err)
+	pe = policyRefusal(t, b, 0, "0xc")
+	assert.ErrorIs(t, pe, x402.ErrPaymentCountExceeded)
+	assert.Equal(t, "0", pe.Limit.String(), "no payment left in the window")
+	assert.Equal(t, t0.Add(time.Minute), pe.RetryAt)
+
+	clock.add(time.Minute)
+	pe = policyRefusal(t, b, 101, "0x00000000000000000000000000000000000000AB")
+	assert.ErrorIs(t, pe, x402.ErrPayeeLimitExceeded, "a payee's own limit, in any letter case")
+	assert.Equal(t, "100", pe.Limit.String())
+	assert.Contains(t, pe.Error(), "payTo 0x00000000000000000000000000000000000000AB")
+	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(250), PayTo: "0xA"})
+	require.NoError(t, err)
+	pe = policyRefusal(t, b, 60, "0xa")
+	assert.ErrorIs(t, pe, x402.ErrPayeeLimitExceeded, "every other payee's limit")
+	assert.Equal(t, "50", pe.Limit.String())
+
+	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(1)})
+	var ve *sdk.ValidationError
+	require.ErrorAs(t, err, &ve, "a budget that limits payees must be told the payee")
+	assert.Equal(t, "550", b.Reserved().String(), "no refusal held anything")
+}
+
+func TestBudgetOptionsAreChecked(t *testing.T) {
+	t.Parallel()
+	for name, opt := range map[string]x402.BudgetOption{
+		"window without length":  x402.WithWindowLimit(0, big.NewInt(1), 0),
+		"window without a bound": x402.WithWindowLimit(time.Minute, nil, 0),
+		"negative window count":  x402.WithWindowLimit(time.Minute, nil, -1),
+		"negative payee limit":   x402.WithPayeeLimit(big.NewInt(-1)),
+		"payee without address":  x402.WithPayeeLimitFor("", big.NewInt(1)),
+		"payee without limit":    x402.WithPayeeLimitFor("0xa", nil),
+		"negative payment limit": x402.WithPaymentLimit(big.NewInt(-5)),
+		"nil store":              x402.WithStore(nil),
+	} {
+		_, err := x402.NewBudget(nil, opt)
+		var ve *sdk.ValidationError
+		assert.ErrorAs(t, err, &ve, name)
+	}
+}
+
+func TestBudgetOnAStoreOfItsOwn(t *testing.T) {
+	t.Parallel()
+	store := ledger.NewMemory()
+	b, err := x402.NewBudget(big.NewInt(10), x402.WithStore(store))
+	require.NoError(t, err)
+	h, err := b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(4)})
+	require.NoError(t, err)
+	totals, err := store.Totals(t.Context(), time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, "4", totals.Held.String(), "the holds live in the store given")
+	require.NoError(t, h.Release(t.Context()))
+
+	_, err = x402.NewBudget(big.NewInt(10), x402.WithStore(store))
+	var se *x402.BudgetStoreError
+	require.ErrorAs(t, err, &se, "a store serves one budget")
+	assert.ErrorIs(t, err, ledger.ErrConfigured)
+}
+
+func TestHoldSignRecordsWhatWasReserved(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	b, err := x402.NewBudget(nil)
+	require.NoError(t, err)
+	h, err := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(7), PayTo: "0xAbC", Rail: "solana", Resource: "key"})
+	require.NoError(t, err)
+	var ve *sdk.ValidationError
+	require.ErrorAs(t, h.Sign(ctx, x402.Signature{ID: "s1", PayTo: "0xother"}), &ve)
+	require.ErrorAs(t, h.Sign(ctx, x402.Signature{ID: "s1", Rail: "x402"}), &ve)
+	require.ErrorAs(t, h.Sign(ctx, x402.Signature{ID: "s1", Resource: "other"}), &ve)
+	require.ErrorAs(t, h.Sign(ctx, x402.Signature{}), &ve, "a signature needs its id")
+	assert.Equal(t, x402.HoldReserved, stateOf(t, h), "a refused Sign changes nothing")
+
+	expires := time.Now().Add(time.Minute).UTC().Truncate(time.Second)
+	require.NoError(t, h.Sign(ctx, x402.Signature{ID: "s1", PayTo: "0xabc", Expires: expires}))
+	require.ErrorIs(t, h.Sign(ctx, x402.Signature{ID: "s2"}), x402.ErrHoldNotReserved, "signed once only")
+	out := b.Outstanding()
+	require.Len(t, out, 1)
+	assert.Equal(t, x402.Outstanding{
+		Signature: x402.Signature{ID: "s1", Rail: "solana", PayTo: "0xAbC", Expires: expires, Resource: "key"},
+		Amount:    big.NewInt(7),
+		State:     x402.HoldSigned,
+	}, out[0])
+
+	other, err := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(1)})
+	require.NoError(t, err)
+	require.NoError(t, other.Release(ctx))
+	require.ErrorIs(t, other.Sign(ctx, x402.Signature{ID: "s3"}), x402.ErrHoldNotReserved, "nothing is signed against a released hold")
+	spent, reserved, err := b.Totals(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "0", spent.String())
+	assert.Equal(t, "7", reserved.String())
+}
+
+func TestPayerRefusesPastAPayeeLimit(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+	budget, err := x402.NewBudget(nil, x402.WithPayeeLimitFor(shopAddress, big.NewInt(150)))
+	require.NoError(t, err)
+	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(budget))
+	_, _, err = get(t, client, s.srv.URL+"/a")
+	require.NoError(t, err)
+	_, _, err = get(t, client, s.srv.URL+"/b")
+	var pe *x402.PolicyError
+	require.ErrorAs(t, err, &pe)
+	assert.ErrorIs(t, err, x402.ErrPayeeLimitExceeded)
+	assert.Equal(t, "50", pe.Limit.String())
+	assert.Equal(t, x402.NetworkBase, pe.Requirements.Network, "the refused entry is named whole")
+	assert.Equal(t, int64(1), signer.n.Load(), "nothing was signed for the refused payment")
+	assert.Equal(t, "100", payer.Spent().String())
+	assert.Len(t, s.payments.all(), 1)
+}
+
+func TestPaidAnswerNamesItsPayment(t *testing.T) {
+	t.Parallel()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(130000)}, nil)
+	_, signer, client := newPayer(t, s.f, 1_000_000, x402.Policy{})
+	resp, body, err := get(t, client, s.srv.URL+"/report/1?format=csv")
+	require.NoError(t, err)
+	assert.Equal(t, "the goods", body)
+	p, ok := x402.PaymentFrom(resp)
+	require.True(t, ok)
+	st := s.f.Settlements()
+	require.Len(t, st, 1)
+	assert.Equal(t, &x402.Payment{Nonce: st[0].Nonce, Payer: signer.Address(), Network: x402.NetworkBase, PayTo: shopAddress,
+		Amount: big.NewInt(130000), Resource: s.srv.URL + "/report/1"}, p)
+	p.Amount.SetInt64(1)
+	again, _ := x402.PaymentFrom(resp)
+	assert.Equal(t, "130000", again.Amount.String(), "each caller gets a copy")
+	for name := range resp.Header {
+		assert.NotContains(t, []string{"Payment-Signature", "X-Payment"}, name, "the answer's headers are the server's")
+	}
+
+	free := httptest.NewServer(okHandler)
+	t.Cleanup(free.Close)
+	resp, _, err = get(t, client, free.URL)
+	require.NoError(t, err)
+	_, ok = x402.PaymentFrom(resp)
+	assert.False(t, ok, "nothing was paid for this answer")
+	_, ok = x402.PaymentFrom(nil)
+	assert.False(t, ok)
+}
+
+func TestPaymentErrorsNameTheirPayment(t *testing.T) {
+	t.Parallel()
+	// Never funded: the facilitator refuses the payment.
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
+	payer, signer, client := newPayer(t, nil, 0, x402.Policy{})
+	_, _, err := get(t, client, s.srv.URL+"/x?y=1")
+	var rej *x402.PaymentRejectedError
+	require.ErrorAs(t, err, &rej)
+	assert.Equal(t, signer.Address(), rej.Payer)
+	assert.Equal(t, x402.NetworkBase, rej.Network)
+	assert.Equal(t, shopAddress, rej.PayTo)
+	assert.Equal(t, "100", rej.Amount.String())
+	assert.Equal(t, s.srv.URL+"/x", rej.Resource)
+	require.Len(t, payer.Outstanding(), 1)
+	assert.Equal(t, payer.Outstanding()[0].ID, rej.Payment.Nonce)
+
+	fault := x402test.FaultErrorAfterSettle
+	settled := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), Fault: func(*http.Request) x402test.SettlementFault { return fault }}, nil)
+	_, signer, client = newPayer(t, settled.f, 1_000, x402.Policy{})
+	_, _, err = get(t, client, settled.srv.URL+"/z")
+	var unconfirmed *x402.PaymentUnconfirmedError
+	require.ErrorAs(t, err, &unconfirmed)
+	require.Len(t, settled.f.Settlements(), 1)
+	assert.Equal(t, settled.f.Settlements()[0].Nonce, unconfirmed.Nonce)
+	assert.Equal(t, x402.Payment{Nonce: unconfirmed.Nonce, Payer: signer.Address(), Network: x402.NetworkBase, PayTo: shopAddress,
+		Amount: big.NewInt(100), Resource: settled.srv.URL + "/z"}, unconfirmed.Payment)
+}

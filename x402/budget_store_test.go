@@ -1,0 +1,125 @@
+package x402_test
+
+import (
+	"math/big"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/internal/ledger/ledgertest"
+	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/x402test"
+)
+
+// payerOnFaultyStore returns a shop at price 100 and a payer whose budget lives in a store
+// failing as set.
+func payerOnFaultyStore(t *testing.T, fault x402test.SettlementFault, set func(*ledgertest.Faulty)) (*shop, *x402.Payer, *countingSigner, *http.Client) {
+	t.Helper()
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), Fault: func(*http.Request) x402test.SettlementFault { return fault }}, nil)
+	store := ledgertest.NewFaulty(ledger.NewMemory())
+	set(store)
+	budget, err := x402.NewBudget(big.NewInt(1_000), x402.WithStore(store))
+	require.NoError(t, err)
+	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(budget), x402.WithResend(0, 0))
+	return s, payer, signer, client
+}
+
+func TestStoreFailuresBeforeSendingSendNothing(t *testing.T) {
+	t.Parallel()
+	for name, tc := range map[string]struct {
+		set      func(*ledgertest.Faulty)
+		signed   int64 // signatures made
+		reserved int64 // what stays counted
+	}{
+		"reserve fails":                   {func(s *ledgertest.Faulty) { s.Fail("reserve") }, 0, 0},
+		"sign fails":                      {func(s *ledgertest.Faulty) { s.Fail("sign") }, 1, 0},
+		"sign applies, then fails":        {func(s *ledgertest.Faulty) { s.FailAfter("sign") }, 1, 100},
+		"sign and the release both fail":  {func(s *ledgertest.Faulty) { s.Fail("sign"); s.Fail("mark released") }, 1, 100},
+		"sign fails, the release is lost": {func(s *ledgertest.Faulty) { s.Fail("sign"); s.FailAfter("mark released") }, 1, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, payer, signer, client := payerOnFaultyStore(t, x402test.NoFault, tc.set)
+			_, _, err := get(t, client, s.srv.URL+"/x")
+			var se *x402.BudgetStoreError
+			require.ErrorAs(t, err, &se)
+			assert.ErrorIs(t, err, ledgertest.ErrFault)
+			assert.False(t, se.RetryableError(), "a retry layer must not pay again")
+			assert.Empty(t, s.payments.all(), "no payment was sent")
+			assert.Empty(t, s.f.Settlements())
+			assert.Equal(t, tc.signed, signer.n.Load())
+			assert.Equal(t, big.NewInt(tc.reserved).String(), payer.Reserved().String(),
+				"a reservation the store may still hold stays counted")
+			assert.Zero(t, payer.Spent().Sign())
+		})
+	}
+}
+
+func TestStoreFailuresAfterSendingReleaseNothing(t *testing.T) {
+	t.Parallel()
+	t.Run("a 2xx whose commit fails is still the answer", func(t *testing.T) {
+		t.Parallel()
+		s, payer, _, client := payerOnFaultyStore(t, x402test.NoFault, func(s *ledgertest.Faulty) { s.Fail("mark committed") })
+		resp, body, err := get(t, client, s.srv.URL+"/x")
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		assert.Equal(t, "the goods", body)
+		assert.Len(t, s.f.Settlements(), 1)
+		assert.Zero(t, payer.Spent().Sign())
+		assert.Equal(t, "100", payer.Reserved().String(), "the payment stays counted, as signed")
+		require.Len(t, payer.Outstanding(), 1)
+		assert.Equal(t, x402.HoldSigned, payer.Outstanding()[0].State)
+	})
+	t.Run("an outcome in doubt that cannot be booked stays counted", func(t *testing.T) {
+		t.Parallel()
+		s, payer, _, client := payerOnFaultyStore(t, x402test.FaultErrorAfterSettle, func(s *ledgertest.Faulty) { s.Fail("mark in doubt") })
+		_, _, err := get(t, client, s.srv.URL+"/x")
+		var ue *x402.PaymentUnconfirmedError
+		require.ErrorAs(t, err, &ue, "the outcome is reported as it is, whatever the store")
+		assert.Equal(t, "100", payer.Reserved().String())
+		assert.Equal(t, x402.HoldSigned, payer.Outstanding()[0].State)
+	})
+	t.Run("a refusal that cannot be booked stays counted", func(t *testing.T) {
+		t.Parallel()
+		s, payer, _, client := payerOnFaultyStore(t, x402test.FaultChallengeAfterSettle, func(s *ledgertest.Faulty) { s.Fail("mark refused") })
+		_, _, err := get(t, client, s.srv.URL+"/x")
+		var rej *x402.PaymentRejectedError
+		require.ErrorAs(t, err, &rej)
+		assert.Equal(t, "100", payer.Reserved().String())
+		assert.Equal(t, x402.HoldSigned, payer.Outstanding()[0].State, "not even the refusal's expiry releases it")
+	})
+}
+
+func TestStoreFailuresNeverReadAsZero(t *testing.T) {
+	t.Parallel()
+	store := ledgertest.NewFaulty(ledger.NewMemory())
+	b, err := x402.NewBudget(big.NewInt(10), x402.WithStore(store))
+	require.NoError(t, err)
+	assert.NotNil(t, b.Outstanding(), "nothing outstanding is an empty list")
+	store.Fail("totals")
+	store.Fail("outstanding")
+	_, _, err = b.Totals(t.Context())
+	var se *x402.BudgetStoreError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "totals", se.Op)
+	assert.Nil(t, b.Spent(), "an unknown total is not 0")
+	assert.Nil(t, b.Reserved())
+	_, err = b.OutstandingContext(t.Context())
+	require.ErrorAs(t, err, &se)
+	assert.Nil(t, b.Outstanding(), "an unreadable listing is not an empty one")
+}
+
+// The budget's states are the store's, value for value.
+func TestHoldStatesAreTheStores(t *testing.T) {
+	t.Parallel()
+	for want, got := range map[x402.HoldState]ledger.State{
+		x402.HoldReserved: ledger.Reserved, x402.HoldSigned: ledger.Signed, x402.HoldRefused: ledger.Refused,
+		x402.HoldInDoubt: ledger.InDoubt, x402.HoldCommitted: ledger.Committed, x402.HoldReleased: ledger.Released,
+	} {
+		assert.Equal(t, want, x402.HoldState(got))
+	}
+	assert.Equal(t, "in doubt", x402.HoldInDoubt.String())
+}
