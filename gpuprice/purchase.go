@@ -19,7 +19,10 @@ import (
 	"github.com/agentapis/sdk/x402"
 )
 
-// PaymentRail names the Solana rail in a budget's outstanding payments.
+// PaymentRail names the Solana rail in a budget's outstanding payments. A key purchase's
+// hold records the payer's wallet (Payer), the USDC mint (Asset), the transaction signature
+// (ID), and as Ref the transaction's blockhash and its last valid block height, separated by
+// a space: what it takes to look the payment up on chain.
 const PaymentRail = "solana"
 
 // slotTime is a conservative length of a Solana block, used to estimate when a blockhash
@@ -81,7 +84,7 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 		}
 	}
 	hold, err := budget.Reserve(ctx, x402.Reservation{Amount: price(amount), PayTo: p.Treasury.String(), Rail: PaymentRail,
-		Resource: "gpuprice key " + string(p.Plan)})
+		Resource: "gpuprice key " + string(p.Plan), Payer: p.Payer.PublicKey().String(), Asset: USDCMint.String()})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +93,8 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 	book := context.WithoutCancel(ctx)
 	tx, lastValid, expires, err := c.preparePayment(ctx, p, amount, memo)
 	if err == nil {
-		err = hold.Sign(ctx, x402.Signature{ID: tx.Signatures[0].String(), Expires: expires})
+		err = hold.Sign(ctx, x402.Signature{ID: tx.Signatures[0].String(), Expires: expires,
+			Ref: tx.Message.RecentBlockhash.String() + " " + strconv.FormatUint(lastValid, 10)})
 	}
 	if err != nil {
 		_ = hold.Release(book) // nothing was handed to the node: the reservation is given back

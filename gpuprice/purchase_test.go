@@ -3,6 +3,7 @@ package gpuprice_test
 import (
 	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +195,14 @@ func TestBuyKeyWhenTheSendIsDroppedIsInDoubt(t *testing.T) {
 	assert.Equal(t, srv.Treasury.String(), out[0].PayTo)
 	assert.Equal(t, "gpuprice key pro", out[0].Resource)
 	assert.True(t, out[0].Expires.After(time.Now()))
+	assert.Equal(t, key.PublicKey().String(), out[0].Payer, "the hold names who paid")
+	assert.Equal(t, gpuprice.USDCMint.String(), out[0].Asset)
+	blockhash, height, ok := strings.Cut(out[0].Ref, " ")
+	require.True(t, ok, "Ref is the blockhash and the last valid block height: %q", out[0].Ref)
+	_, err = solana.HashFromBase58(blockhash)
+	assert.NoError(t, err, "a blockhash")
+	_, err = strconv.ParseUint(height, 10, 64)
+	assert.NoError(t, err)
 
 	// The caller looks the payment up on chain, then redeems it with the signature.
 	sig := solana.MustSignatureFromBase58(pe.Signature.Reveal())

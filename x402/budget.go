@@ -191,6 +191,10 @@ type Reservation struct {
 	Rail string
 	// Resource describes what is paid for, such as the URL.
 	Resource string
+	// Payer is who pays (the signer's address, a Solana wallet) and Asset what with (the
+	// token contract, the mint): with the signature's ID, what Reconcile needs to look the
+	// payment up on its rail.
+	Payer, Asset string
 }
 
 // Signature describes what a hold's payment signed, so the outstanding payments can be
@@ -207,6 +211,11 @@ type Signature struct {
 	Expires time.Time
 	// Resource describes what is paid for, such as the URL.
 	Resource string
+	// Payer and Asset are the reservation's.
+	Payer, Asset string
+	// Ref is what else the rail needs to look the payment up, in its own notation (for a
+	// Solana transaction: its blockhash and last valid block height).
+	Ref string
 }
 
 // Outstanding is a payment a budget still counts without having spent it.
@@ -289,7 +298,8 @@ func (b *Budget) Reserve(ctx context.Context, r Reservation) (*Hold, error) {
 	if r.PayTo == "" && (b.limits.PerPayee != nil || len(b.limits.Payees) > 0) {
 		return nil, invalid("payTo", "must name the payee: the budget limits what each payee gets")
 	}
-	id, err := b.store.Reserve(ctx, ledger.Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: r.Rail, Resource: r.Resource, Now: b.now()})
+	id, err := b.store.Reserve(ctx, ledger.Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: r.Rail, Resource: r.Resource,
+		Payer: r.Payer, Asset: r.Asset, Now: b.now()})
 	if err != nil {
 		var refusal *ledger.Refusal
 		if errors.As(err, &refusal) {
@@ -297,7 +307,8 @@ func (b *Budget) Reserve(ctx context.Context, r Reservation) (*Hold, error) {
 		}
 		return nil, budgetError("reserve", err)
 	}
-	return &Hold{b: b, id: id, amount: new(big.Int).Set(r.Amount), payTo: r.PayTo, rail: r.Rail, resource: r.Resource}, nil
+	return &Hold{b: b, id: id, amount: new(big.Int).Set(r.Amount), payTo: r.PayTo, rail: r.Rail, resource: r.Resource,
+		payer: r.Payer, asset: r.Asset}, nil
 }
 
 // policyError returns the *PolicyError of a refusal of r.
@@ -371,7 +382,8 @@ func (b *Budget) OutstandingContext(ctx context.Context) ([]Outstanding, error) 
 	out := make([]Outstanding, len(entries))
 	for i, e := range entries {
 		out[i] = Outstanding{
-			Signature: Signature{ID: e.ID, Rail: e.Rail, PayTo: e.PayTo, Expires: e.Expires, Resource: e.Resource},
+			Signature: Signature{ID: e.ID, Rail: e.Rail, PayTo: e.PayTo, Expires: e.Expires, Resource: e.Resource,
+				Payer: e.Payer, Asset: e.Asset, Ref: e.Ref},
 			Amount:    e.Amount,
 			State:     HoldState(e.State),
 		}

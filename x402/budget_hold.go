@@ -20,6 +20,8 @@ type Hold struct {
 	payTo    string
 	rail     string
 	resource string
+	payer    string
+	asset    string
 }
 
 // Amount returns the amount held.
@@ -38,8 +40,9 @@ func (h *Hold) Release(ctx context.Context) error {
 	return budgetError("release", err)
 }
 
-// Sign records what the payment signed, before it leaves: its ID and expiry. The payee,
-// rail and resource are the reservation's; s may repeat them, and must not contradict them.
+// Sign records what the payment signed, before it leaves: its ID, expiry and Ref. The payee,
+// rail, resource, payer and asset are the reservation's; s may repeat them, and must not
+// contradict them.
 // When Sign fails (ErrHoldNotReserved, a *sdk.ValidationError, a *BudgetStoreError), the
 // payment must not be sent.
 func (h *Hold) Sign(ctx context.Context, s Signature) error {
@@ -50,8 +53,12 @@ func (h *Hold) Sign(ctx context.Context, s Signature) error {
 		return invalid("Signature.Rail", "differs from the reservation's rail")
 	case s.Resource != "" && s.Resource != h.resource:
 		return invalid("Signature.Resource", "differs from the reservation's resource")
+	case s.Payer != "" && !strings.EqualFold(s.Payer, h.payer):
+		return invalid("Signature.Payer", "differs from the reservation's payer")
+	case s.Asset != "" && !strings.EqualFold(s.Asset, h.asset):
+		return invalid("Signature.Asset", "differs from the reservation's asset")
 	}
-	err := h.b.store.Sign(ctx, h.id, ledger.Signing{ID: s.ID, Expires: s.Expires, Now: h.b.now()})
+	err := h.b.store.Sign(ctx, h.id, ledger.Signing{ID: s.ID, Expires: s.Expires, Ref: s.Ref, Now: h.b.now()})
 	return budgetError("sign", err)
 }
 

@@ -3,6 +3,7 @@ package x402_test
 import (
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -122,4 +123,25 @@ func TestHoldStatesAreTheStores(t *testing.T) {
 		assert.Equal(t, want, x402.HoldState(got))
 	}
 	assert.Equal(t, "in doubt", x402.HoldInDoubt.String())
+}
+
+// A payment's hold records what a reconciler needs to look it up: the payer, the asset, the
+// nonce and the expiry, listed by Outstanding while the payment is in doubt.
+func TestOutstandingNamesThePayerAndTheAsset(t *testing.T) {
+	t.Parallel()
+	f := x402test.NewFacilitator()
+	srv := httptest.NewServer(x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100),
+		Fault: func(*http.Request) x402test.SettlementFault { return x402test.FaultErrorAfterSettle }}, okHandler))
+	t.Cleanup(srv.Close)
+	payer, signer, client := newPayer(t, f, 1000, x402.Policy{}, x402.WithResend(0, 0))
+	_, _, err := get(t, client, srv.URL+"/x")
+	var unconfirmed *x402.PaymentUnconfirmedError
+	require.ErrorAs(t, err, &unconfirmed)
+	out := payer.Outstanding()
+	require.Len(t, out, 1)
+	assert.Equal(t, signer.Address(), out[0].Payer)
+	assert.Equal(t, x402.USDCBase, out[0].Asset)
+	assert.Equal(t, unconfirmed.Nonce, out[0].ID)
+	assert.Equal(t, "x402 "+x402.NetworkBase, out[0].Rail)
+	assert.Equal(t, x402.HoldInDoubt, out[0].State)
 }

@@ -159,7 +159,8 @@ func (p *Payer) prepare(ctx context.Context, req *http.Request, pr *PaymentRequi
 	r := copyRequirements(chosen)
 	network, _ := normalizeNetwork(r.Network) // checked by choose
 	resource := resourceOf(req)
-	hold, err := p.budget.Reserve(ctx, Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: "x402 " + network, Resource: resource})
+	hold, err := p.budget.Reserve(ctx, Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: "x402 " + network, Resource: resource,
+		Payer: p.signer.Address(), Asset: r.Asset})
 	if err != nil {
 		if pe, ok := err.(*PolicyError); ok {
 			pe.Requirements = copyRequirements(&r)

@@ -64,6 +64,10 @@ type Reservation struct {
 	Rail string
 	// Resource describes what is paid for.
 	Resource string
+	// Payer is who pays (an EVM address, a Solana wallet), and Asset what with (the token
+	// contract, the mint): with the signing's ID, what a reconciler needs to look the payment
+	// up on its rail.
+	Payer, Asset string
 	// Now is the caller's time of the reservation.
 	Now time.Time
 }
@@ -76,6 +80,9 @@ type Signing struct {
 	// Expires is when the payment can no longer be used; zero when unknown (the hold then
 	// never expires by time).
 	Expires time.Time
+	// Ref is what else the rail needs to look the payment up, in the rail's own notation
+	// (for a Solana transaction, its blockhash and last valid block height); may be empty.
+	Ref string
 	// Now is the caller's time.
 	Now time.Time
 }
@@ -86,13 +93,14 @@ type Entry struct {
 	Hold HoldID
 	// Amount is the amount held.
 	Amount *big.Int
-	// PayTo, Rail and Resource are the reservation's.
-	PayTo, Rail, Resource string
+	// PayTo, Rail, Resource, Payer and Asset are the reservation's.
+	PayTo, Rail, Resource, Payer, Asset string
 	// Reserved is when the hold was reserved (the time its windows count it from).
 	Reserved time.Time
-	// ID and Expires are the signing's; empty and zero while the hold is Reserved.
+	// ID, Expires and Ref are the signing's; empty and zero while the hold is Reserved.
 	ID      string
 	Expires time.Time
+	Ref     string
 	// State is Reserved, Signed, Refused or InDoubt.
 	State State
 }

@@ -50,6 +50,9 @@ type hold struct {
 	payTo    string
 	rail     string
 	resource string
+	payer    string
+	asset    string
+	ref      string
 	at       int64 // reservation time
 	sigID    string
 	expires  int64 // 0: unknown
@@ -143,7 +146,7 @@ func (m *Memory) Reserve(_ context.Context, r Reservation) (HoldID, error) {
 		return 0, err
 	}
 	m.last++
-	h := &hold{id: m.last, payTo: r.PayTo, rail: r.Rail, resource: r.Resource, at: now, pos: [2]int{-1, -1}}
+	h := &hold{id: m.last, payTo: r.PayTo, rail: r.Rail, resource: r.Resource, payer: r.Payer, asset: r.Asset, at: now, pos: [2]int{-1, -1}}
 	h.amount.Set(r.Amount)
 	m.live[h.id] = h
 	m.held.Add(&m.held, &h.amount)
@@ -246,7 +249,7 @@ func (m *Memory) Sign(_ context.Context, id HoldID, s Signing) error {
 	case m.byID[s.ID] != nil:
 		return ErrDuplicateID
 	}
-	h.state, h.sigID, h.expires = Signed, s.ID, expires
+	h.state, h.sigID, h.expires, h.ref = Signed, s.ID, expires, s.Ref
 	if expires != 0 {
 		h.deadline = AddNanos(expires, ExpiryMargin)
 	}
@@ -346,7 +349,7 @@ func (m *Memory) Outstanding(_ context.Context, now time.Time) ([]Entry, error) 
 	out := make([]Entry, 0, len(m.live))
 	for _, h := range m.live {
 		e := Entry{Hold: h.id, Amount: new(big.Int).Set(&h.amount), PayTo: h.payTo, Rail: h.rail, Resource: h.resource,
-			Reserved: Time(h.at), ID: h.sigID, State: h.state}
+			Payer: h.payer, Asset: h.asset, Reserved: Time(h.at), ID: h.sigID, Ref: h.ref, State: h.state}
 		if h.expires != 0 {
 			e.Expires = Time(h.expires)
 		}

@@ -142,7 +142,7 @@ func (d *differ) pay() {
 // reserve reserves a random amount to a random payee, and reports whether it was granted.
 func (d *differ) reserve() bool {
 	r := ledger.Reservation{Amount: amount(int64(d.rng.IntN(50))), PayTo: payees[d.rng.IntN(len(payees))],
-		Rail: "test", Resource: fmt.Sprintf("/item/%d", d.step), Now: d.now}
+		Rail: "test", Resource: fmt.Sprintf("/item/%d", d.step), Payer: fmt.Sprintf("0xpayer%d", d.step%3), Asset: "0xasset", Now: d.now}
 	gid, gerr := d.got.s.Reserve(d.got.ctx, r)
 	wid, werr := d.want.s.Reserve(d.want.ctx, r)
 	d.sameError("Reserve", gerr, werr)
@@ -165,7 +165,7 @@ func (d *differ) sign(i int) {
 		return
 	}
 	gid, wid := d.ids(i)
-	s := ledger.Signing{ID: fmt.Sprintf("0x%x", d.step), Now: d.now}
+	s := ledger.Signing{ID: fmt.Sprintf("0x%x", d.step), Ref: fmt.Sprintf("ref %d", d.step), Now: d.now}
 	if len(d.signings) > 0 && d.rng.IntN(10) == 0 {
 		s.ID = d.signings[d.rng.IntN(len(d.signings))]
 	}
@@ -270,6 +270,7 @@ func (d *differ) compareOutstanding() {
 		}
 		ge.Hold = we.Hold
 		if ge.Amount.Cmp(we.Amount) != 0 || ge.PayTo != we.PayTo || ge.Rail != we.Rail || ge.Resource != we.Resource ||
+			ge.Payer != we.Payer || ge.Asset != we.Asset || ge.Ref != we.Ref ||
 			!ge.Reserved.Equal(we.Reserved) || ge.ID != we.ID || !ge.Expires.Equal(we.Expires) || ge.State != we.State {
 			d.fail("Outstanding[%d] = %+v, want %+v", i, ge, we)
 		}

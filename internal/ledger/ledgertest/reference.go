@@ -115,7 +115,8 @@ func (r *Reference) Reserve(_ context.Context, res ledger.Reservation) (ledger.H
 		return 0, err
 	}
 	h := &refHold{Entry: ledger.Entry{Hold: ledger.HoldID(len(r.holds) + 1), Amount: new(big.Int).Set(res.Amount),
-		PayTo: res.PayTo, Rail: res.Rail, Resource: res.Resource, Reserved: ledger.Time(now), State: ledger.Reserved}, at: now}
+		PayTo: res.PayTo, Rail: res.Rail, Resource: res.Resource, Payer: res.Payer, Asset: res.Asset,
+		Reserved: ledger.Time(now), State: ledger.Reserved}, at: now}
 	r.holds = append(r.holds, h)
 	return h.Hold, nil
 }
@@ -260,7 +261,7 @@ func (r *Reference) Sign(_ context.Context, id ledger.HoldID, s ledger.Signing) 
 			return ledger.ErrDuplicateID
 		}
 	}
-	h.State, h.ID, h.expires = ledger.Signed, s.ID, expires
+	h.State, h.ID, h.Ref, h.expires = ledger.Signed, s.ID, s.Ref, expires
 	if expires != 0 {
 		h.Expires = ledger.Time(expires)
 	}

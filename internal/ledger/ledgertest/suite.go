@@ -25,6 +25,7 @@ func Run(t *testing.T, open Open) {
 		{"Transitions", testTransitions},
 		{"Sign", testSign},
 		{"OutstandingAndTotals", testOutstandingAndTotals},
+		{"LookupDataComesBack", testLookupData},
 		{"PerPayment", testPerPayment},
 		{"Total", testTotal},
 		{"TotalRetryAtFollowsExpiries", testTotalRetryAt},
@@ -159,6 +160,22 @@ func testOutstandingAndTotals(t *testing.T, open Open) {
 	assert.Equal(t, "0xaa", out[2].ID)
 	assert.Equal(t, ledger.Signed, out[3].State)
 	assert.Equal(t, time.UTC, out[3].Expires.Location(), "times come back in UTC")
+}
+
+// testLookupData checks that what a reconciler needs to look a payment up (the payer, the
+// asset, the signing's ID, expiry and Ref) comes back exactly as given.
+func testLookupData(t *testing.T, open Open) {
+	f := configured(t, open, ledger.Limits{})
+	id, err := f.s.Reserve(f.ctx, ledger.Reservation{Amount: amount(100), PayTo: "Treasury111", Rail: "solana",
+		Resource: "key pro", Payer: "Payer1111111111111111111111111111", Asset: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Now: t0})
+	require.NoError(t, err)
+	const ref = "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn 318274655"
+	require.NoError(t, f.s.Sign(f.ctx, id, ledger.Signing{ID: "5VERv8NMvzbJ", Expires: t0.Add(time.Minute), Ref: ref, Now: t0}))
+	out := f.outstanding(t0)
+	require.Len(t, out, 1)
+	assert.Equal(t, ledger.Entry{Hold: id, Amount: amount(100), PayTo: "Treasury111", Rail: "solana", Resource: "key pro",
+		Payer: "Payer1111111111111111111111111111", Asset: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+		Reserved: t0, ID: "5VERv8NMvzbJ", Expires: t0.Add(time.Minute), Ref: ref, State: ledger.Signed}, out[0])
 }
 
 // testPerPayment checks the per-payment limit.
