@@ -384,8 +384,8 @@ func (b *Budget) OutstandingContext(ctx context.Context) ([]Outstanding, error) 
 		out[i] = Outstanding{
 			Signature: Signature{ID: e.ID, Rail: e.Rail, PayTo: e.PayTo, Expires: e.Expires, Resource: e.Resource,
 				Payer: e.Payer, Asset: e.Asset, Ref: e.Ref},
-			Amount:    e.Amount,
-			State:     HoldState(e.State),
+			Amount: e.Amount,
+			State:  HoldState(e.State),
 		}
 	}
 	return out, nil
