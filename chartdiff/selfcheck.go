@@ -141,7 +141,9 @@ func (c *Client) SelfCheck(ctx context.Context) (*SelfCheckReport, error) {
 		return report, fmt.Errorf("%s: self-check: GET /meta?diag=1 returned no header diagnostics", serviceName)
 	}
 	for name, n := range meta.Diag.HeaderLengths {
-		report.Headers = append(report.Headers, HeaderCheck{Name: strings.ToLower(name), Sent: sent[strings.ToLower(name)], Received: n})
+		name = strings.ToLower(name)
+		// The names are the server's text, which the report's and the error's text quote.
+		report.Headers = append(report.Headers, HeaderCheck{Name: c.core.Redact(name), Sent: sent[name], Received: n})
 	}
 	sort.Slice(report.Headers, func(i, j int) bool { return report.Headers[i].Name < report.Headers[j].Name })
 	if !report.OK() {
