@@ -2,7 +2,9 @@ package chartdiff_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -489,5 +491,31 @@ func TestListDecodeFollowsTheTotal(t *testing.T) {
 		var de *sdk.DecodeError
 		require.True(t, errors.As(err, &de), "%s: a missing list while total says more must not read as empty: %v", fixture, err)
 		assert.Contains(t, de.Error(), "missing or null while total is", fixture)
+	}
+}
+
+// TestNumbersAreFiniteOrRefused: NaN and infinities are never values. A value the API
+// description names (ref_const) that is not a finite number, as text or as an out-of-range
+// JSON number, fails the answer; a count it does not name (coverage) is then absent.
+func TestNumbersAreFiniteOrRefused(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{`"NaN"`, `"Infinity"`, `"-Infinity"`, `"inf"`, `"1e999"`, `1e999`, `-1e999`} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/v1/stats" {
+				_, _ = io.WriteString(w, `{"charts_stored":3,"coverage":`+v+`}`)
+				return
+			}
+			_, _ = io.WriteString(w, `{"chart_id":1,"analyzed":true,"ref_const":`+v+`}`)
+		}))
+		c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry))
+		require.NoError(t, err)
+		_, err = c.Chart(t.Context(), 1)
+		var de *sdk.DecodeError
+		assert.ErrorAs(t, err, &de, v)
+		stats, err := c.Stats(t.Context())
+		require.NoError(t, err, v)
+		assert.Nil(t, stats.Coverage, v)
+		assert.Equal(t, 3, *stats.ChartsStored, v)
+		srv.Close()
 	}
 }
