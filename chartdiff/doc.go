@@ -24,8 +24,13 @@
 // New takes options: WithBaseURL, WithAPIKey, WithAccountToken, WithHTTPClient, WithLogger,
 // WithRetry, WithUserAgent and WithAnalyzeWait. Without WithBaseURL the base URL comes from
 // CHARTDIFF_URL, and then CHARTDIFF_API_KEY and CHARTDIFF_ACCOUNT_TOKEN supply the credentials
-// that no option gave. When WithBaseURL is given the environment's credentials are ignored, so
-// that a key meant for one server never reaches another (a test server, say).
+// that no option gave. When WithBaseURL is given the environment's credentials are not sent,
+// so that a key meant for one server never reaches another (a test server, say); the client
+// then says so where it matters: key management and Usage, which need a credential, fail with
+// an *sdk.MissingCredentialError naming the variable that was set but not used, and
+// SelfCheck's report and Usage's result carry KeyNotUsed when CHARTDIFF_API_KEY was. To send
+// them to an address given in code, pass them explicitly:
+// WithAPIKey(os.Getenv("CHARTDIFF_API_KEY")).
 //
 // # Authentication
 //
