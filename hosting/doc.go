@@ -25,8 +25,12 @@
 // New takes options: WithBaseURL, WithToken, WithHTTPClient, WithLogger, WithRetry,
 // WithUserAgent and WithRequestsPerMinute. Without WithBaseURL the base URL comes from
 // HOSTING_URL (EnvURL), and then HOSTING_TOKEN (EnvToken) supplies the token if WithToken did
-// not. When WithBaseURL is given the environment's token is ignored, so that a token meant for
-// one server never reaches another. Client.SetToken replaces the token while the client runs.
+// not. When WithBaseURL is given the environment's token is not sent, so that a token meant for
+// one server never reaches another. The token is required (every call of the API needs one):
+// without it New returns an *sdk.MissingCredentialError, which names HOSTING_TOKEN when it was
+// set but not used, and the opt-in that sends it to an address given in code,
+// WithToken(os.Getenv("HOSTING_TOKEN")). Client.SetToken replaces the token while the client
+// runs.
 //
 // # Authentication and the gateway remedies
 //
