@@ -49,7 +49,9 @@ type Client struct {
 // The base URL comes from WithBaseURL or else from PRODUCTDATA_URL; the account key from
 // WithAccountKey or, when the base URL comes from PRODUCTDATA_URL, from
 // PRODUCTDATA_ACCOUNT_KEY. The key is required: every call of the service needs one, and
-// without it New returns an *sdk.MissingCredentialError. The client paces itself at
+// without it New returns an *sdk.MissingCredentialError, which says when
+// PRODUCTDATA_ACCOUNT_KEY was set but not used (the address was given with WithBaseURL) and how
+// to send it: WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY")). The client paces itself at
 // DefaultRequestsPerMinute and sends a request at most DefaultMaxAttempts times unless
 // options say otherwise.
 func New(opts ...Option) (*Client, error) {
@@ -91,8 +93,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if cfg.key == "" {
-		return nil, &sdk.MissingCredentialError{Service: serviceName, Operation: "New", Credential: "account key",
-			Reason: "use WithAccountKey, or " + EnvAccountKey + " together with " + EnvURL}
+		return nil, cfg.MissingCredential(serviceName, "New", keyField, "WithAccountKey", EnvAccountKey)
 	}
 	return c, nil
 }

@@ -24,8 +24,10 @@
 // WithUserAgent and WithRequestsPerMinute. Without WithBaseURL the base URL comes from
 // PRODUCTDATA_URL (EnvURL), and then PRODUCTDATA_ACCOUNT_KEY (EnvAccountKey) supplies the
 // account key that WithAccountKey did not. When WithBaseURL is given the environment's key is
-// ignored, so that a key meant for one server never reaches another. The key is required:
-// without it New returns an *sdk.MissingCredentialError. SetAccountKey replaces it later.
+// not sent, so that a key meant for one server never reaches another. The key is required:
+// without it New returns an *sdk.MissingCredentialError, which names PRODUCTDATA_ACCOUNT_KEY
+// when it was set but not used, and the opt-in that sends it to an address given in code,
+// WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY")). SetAccountKey replaces it later.
 //
 // # Requests
 //
