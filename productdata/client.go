@@ -154,7 +154,8 @@ func (c *Client) call(ctx context.Context, endpoint Endpoint, domain Domain, par
 	if domain != NoDomain {
 		req.Query = url.Values{"domain": {strconv.Itoa(int(domain))}}
 	}
-	return c.core.Do(ctx, req, env)
+	// The counters' transport finds env through the context, to number its attempts.
+	return c.core.Do(context.WithValue(ctx, envelopeKey{}, env), req, env)
 }
 
 // requestBody encodes params as a JSON object with "domain" added (unless NoDomain). params
@@ -191,7 +192,9 @@ type Counters struct {
 	Calls int64
 	// Consumed is the sum of the RequestConsumed values the answers reported.
 	Consumed int64
-	// Left is the RequestLeft of the most recent answer that carried one; nil before any did.
+	// Left is the RequestLeft of the answer to the most recently sent request among those
+	// whose answers carried one (a late answer to an older request does not replace it); nil
+	// before any did.
 	Left *int
 }
 
@@ -204,17 +207,21 @@ type counters struct {
 	consumed atomic.Int64
 	mu       sync.Mutex
 	left     *int
+	// leftSent is the number of the attempt whose answer gave left (see envelope.sent).
+	leftSent int64
 }
 
-// record adds the units of one answer.
-func (u *counters) record(units Units) {
+// record adds the units of the answer to attempt number sent.
+func (u *counters) record(units Units, sent int64) {
 	if units.Consumed != nil {
 		u.consumed.Add(int64(*units.Consumed))
 	}
 	if units.Left != nil {
 		left := *units.Left
 		u.mu.Lock()
-		u.left = &left
+		if u.left == nil || sent > u.leftSent {
+			u.left, u.leftSent = &left, sent
+		}
 		u.mu.Unlock()
 	}
 }
@@ -231,10 +238,14 @@ func (u *counters) snapshot() Counters {
 	return out
 }
 
-// transport is the client's Service.Transport: it counts every attempt the client sends.
+// transport is the client's Service.Transport: it counts every attempt the client sends, and
+// gives the attempt's number (its count) to the envelope of its call.
 func (u *counters) transport(next http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		u.calls.Add(1)
+		n := u.calls.Add(1)
+		if env, ok := req.Context().Value(envelopeKey{}).(*envelope); ok {
+			env.sent.Store(n)
+		}
 		return next.RoundTrip(req)
 	})
 }
