@@ -122,4 +122,22 @@
 //
 // Every returned value has a Response field (an sdk.Response) with the status, the request id
 // and the rate-limit headers (RateLimit) of its answer.
+//
+// # Time limits
+//
+// No call waits for ever: every attempt is bounded by the client's sdk.Timeouts (WithTimeouts),
+// by default 30 s for the answer's headers and 60 s for the whole attempt, and a server that
+// sends nothing, or a byte at a time, ends it with an *sdk.RequestError matching
+// context.DeadlineExceeded. With the defaults, the longest a call can take is:
+//
+//   - a request that is retried (the reads, UpdateKey, DeleteKey): 4 attempts of 60 s and 3
+//     waits of at most 30 s (a Retry-After, capped by sdk.RetryPolicy.MaxRetryAfter): 5.5
+//     minutes; AllCharts one such request per page, SelfCheck two;
+//   - CreateKey and RotateKey, sent once: 60 s;
+//   - Analyze: its attempts start within WithAnalyzeWait (30 s) and the last may take 60 s:
+//     90 s.
+//
+// To shorten it, lower the bounds with WithTimeouts, the attempts or MaxRetryAfter (or set
+// StopOnLongRetryAfter) with WithRetry, the wait for a free analysis slot with
+// WithAnalyzeWait, or give the call a context with a deadline, which bounds everything.
 package chartdiff
