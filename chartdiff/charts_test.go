@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -518,4 +519,35 @@ func TestNumbersAreFiniteOrRefused(t *testing.T) {
 		assert.Equal(t, 3, *stats.ChartsStored, v)
 		srv.Close()
 	}
+}
+
+// TestAllChartsStopsOnARepeatedPage: a server that ignores the page number and returns the
+// same page for every one would make the iteration read for ever; it ends after the second
+// request with an *sdk.PagingError, the first page's charts yielded once.
+func TestAllChartsStopsOnARepeatedPage(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		_, _ = io.WriteString(w, `{"total":1000,"page":1,"pageSize":2,"charts":[{"chart_id":1,"analyzed":false},{"chart_id":2,"analyzed":false}]}`)
+	}))
+	defer srv.Close()
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry))
+	require.NoError(t, err)
+	var ids []int
+	var stopped error
+	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 2}) {
+		if err != nil {
+			stopped = err
+			continue
+		}
+		ids = append(ids, ch.ID)
+	}
+	assert.Equal(t, []int{1, 2}, ids)
+	var pe *sdk.PagingError
+	require.ErrorAs(t, stopped, &pe)
+	assert.ErrorIs(t, stopped, sdk.ErrRepeatedPage)
+	assert.Equal(t, "chartdiff", pe.Service)
+	assert.Equal(t, 2, pe.Page)
+	assert.Equal(t, int32(2), requests.Load())
 }
