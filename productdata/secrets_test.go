@@ -251,7 +251,7 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 			return reply{status: http.StatusNotFound, body: `{"Code":404,"Message":"no such path"}`}
 		}
 		asins, _ := r.Body["asin"].(string)
-		kind, n := strings.TrimRight(asins, "0123456789"), strings.TrimLeft(asins, "B0ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+		kind, n := strings.TrimRight(asins, "0123456789"), strings.TrimLeft(asins, "0ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 		i, _ := strconv.Atoi(n)
 		e := echoForms[max(i-1, 0)].encode(key)
 		echo := func(status int, body string) reply {
