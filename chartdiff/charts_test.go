@@ -2,9 +2,12 @@ package chartdiff_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -490,4 +493,61 @@ func TestListDecodeFollowsTheTotal(t *testing.T) {
 		require.True(t, errors.As(err, &de), "%s: a missing list while total says more must not read as empty: %v", fixture, err)
 		assert.Contains(t, de.Error(), "missing or null while total is", fixture)
 	}
+}
+
+// TestNumbersAreFiniteOrRefused: NaN and infinities are never values. A value the API
+// description names (ref_const) that is not a finite number, as text or as an out-of-range
+// JSON number, fails the answer; a count it does not name (coverage) is then absent.
+func TestNumbersAreFiniteOrRefused(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{`"NaN"`, `"Infinity"`, `"-Infinity"`, `"inf"`, `"1e999"`, `1e999`, `-1e999`} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/api/v1/stats" {
+				_, _ = io.WriteString(w, `{"charts_stored":3,"coverage":`+v+`}`)
+				return
+			}
+			_, _ = io.WriteString(w, `{"chart_id":1,"analyzed":true,"ref_const":`+v+`}`)
+		}))
+		c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry))
+		require.NoError(t, err)
+		_, err = c.Chart(t.Context(), 1)
+		var de *sdk.DecodeError
+		assert.ErrorAs(t, err, &de, v)
+		stats, err := c.Stats(t.Context())
+		require.NoError(t, err, v)
+		assert.Nil(t, stats.Coverage, v)
+		assert.Equal(t, 3, *stats.ChartsStored, v)
+		srv.Close()
+	}
+}
+
+// TestAllChartsStopsOnARepeatedPage: a server that ignores the page number and returns the
+// same page for every one would make the iteration read for ever; it ends after the second
+// request with an *sdk.PagingError, the first page's charts yielded once.
+func TestAllChartsStopsOnARepeatedPage(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		_, _ = io.WriteString(w, `{"total":1000,"page":1,"pageSize":2,"charts":[{"chart_id":1,"analyzed":false},{"chart_id":2,"analyzed":false}]}`)
+	}))
+	defer srv.Close()
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry))
+	require.NoError(t, err)
+	var ids []int
+	var stopped error
+	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 2}) {
+		if err != nil {
+			stopped = err
+			continue
+		}
+		ids = append(ids, ch.ID)
+	}
+	assert.Equal(t, []int{1, 2}, ids)
+	var pe *sdk.PagingError
+	require.ErrorAs(t, stopped, &pe)
+	assert.ErrorIs(t, stopped, sdk.ErrRepeatedPage)
+	assert.Equal(t, "chartdiff", pe.Service)
+	assert.Equal(t, 2, pe.Page)
+	assert.Equal(t, int32(2), requests.Load())
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,8 @@ type Client struct {
 	analyzeWait time.Duration
 	// clock times Analyze's waits while the service is busy.
 	clock poll.Clock
+	// settings are the options New was given; they explain a credential the client lacks.
+	settings *httpcore.Settings
 	// creds holds the credentials behind a pointer, so that printing a Client with %v or %+v
 	// shows an address and never a secret.
 	creds atomic.Pointer[credentials]
@@ -88,7 +91,8 @@ func (cr *credentials) all() []httpcore.Credential {
 // The base URL comes from WithBaseURL or else from CHARTDIFF_URL. When the base URL comes from
 // CHARTDIFF_URL, CHARTDIFF_API_KEY and CHARTDIFF_ACCOUNT_TOKEN supply the credentials that
 // WithAPIKey and WithAccountToken did not; when WithBaseURL is given, the environment's
-// credentials are ignored.
+// credentials are not sent, and the calls that need one (key management, Usage) or would
+// have used one (SelfCheck) say which variable was set but not used, and how to send it.
 func New(opts ...Option) (*Client, error) {
 	cfg := &config{analyzeWait: DefaultAnalyzeWait}
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
@@ -120,7 +124,7 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{core: core, analyzeWait: cfg.analyzeWait, clock: poll.Real}
+	c := &Client{core: core, analyzeWait: cfg.analyzeWait, clock: poll.Real, settings: &cfg.Settings}
 	c.creds.Store(creds)
 	return c, nil
 }
@@ -181,6 +185,33 @@ func (c *Client) accountCredentials(op string) ([]httpcore.Credential, error) {
 	if cr := c.creds.Load().account; cr != nil {
 		return cr, nil
 	}
-	return nil, missingCredential(op, "account token",
-		"give it with WithAccountToken, SetAccountToken or "+EnvAccountToken+"; it is sent in "+AccountTokenHeader)
+	err := c.settings.MissingCredential(serviceName, op, "account token", "WithAccountToken", EnvAccountToken, ErrAccountTokenRequired)
+	err.Reason += "; it travels in " + AccountTokenHeader + " (SetAccountToken gives it to a client already made)"
+	return nil, err
+}
+
+// keyNotUsed says, for a client without an API key while CHARTDIFF_API_KEY is set, why the
+// variable was not used and how to send the key; it returns "" otherwise.
+func (c *Client) keyNotUsed(op string) string {
+	if c.creds.Load().key != "" || os.Getenv(EnvAPIKey) == "" {
+		return ""
+	}
+	return c.settings.MissingCredential(serviceName, op, "API key", "WithAPIKey", EnvAPIKey).Reason
+}
+
+// scrubbedMeta returns the sdk.Response of resp for an error of the package's own: its request
+// id and its header's names and values scrubbed of every credential the client knows, as the
+// core scrubs those of an *sdk.APIError.
+func (c *Client) scrubbedMeta(resp *httpcore.Response) sdk.Response {
+	m := resp.Meta()
+	m.RequestID = c.core.Redact(m.RequestID)
+	h := make(http.Header, len(m.Header))
+	for k, vs := range m.Header {
+		k = c.core.Redact(k)
+		for _, v := range vs {
+			h[k] = append(h[k], c.core.Redact(v))
+		}
+	}
+	m.Header = h
+	return m
 }

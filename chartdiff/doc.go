@@ -24,8 +24,13 @@
 // New takes options: WithBaseURL, WithAPIKey, WithAccountToken, WithHTTPClient, WithLogger,
 // WithRetry, WithUserAgent and WithAnalyzeWait. Without WithBaseURL the base URL comes from
 // CHARTDIFF_URL, and then CHARTDIFF_API_KEY and CHARTDIFF_ACCOUNT_TOKEN supply the credentials
-// that no option gave. When WithBaseURL is given the environment's credentials are ignored, so
-// that a key meant for one server never reaches another (a test server, say).
+// that no option gave. When WithBaseURL is given the environment's credentials are not sent,
+// so that a key meant for one server never reaches another (a test server, say); the client
+// then says so where it matters: key management and Usage, which need a credential, fail with
+// an *sdk.MissingCredentialError naming the variable that was set but not used, and
+// SelfCheck's report and Usage's result carry KeyNotUsed when CHARTDIFF_API_KEY was. To send
+// them to an address given in code, pass them explicitly:
+// WithAPIKey(os.Getenv("CHARTDIFF_API_KEY")).
 //
 // # Authentication
 //
@@ -117,4 +122,22 @@
 //
 // Every returned value has a Response field (an sdk.Response) with the status, the request id
 // and the rate-limit headers (RateLimit) of its answer.
+//
+// # Time limits
+//
+// No call waits for ever: every attempt is bounded by the client's sdk.Timeouts (WithTimeouts),
+// by default 30 s for the answer's headers and 60 s for the whole attempt, and a server that
+// sends nothing, or a byte at a time, ends it with an *sdk.RequestError matching
+// context.DeadlineExceeded. With the defaults, the longest a call can take is:
+//
+//   - a request that is retried (the reads, UpdateKey, DeleteKey): 4 attempts of 60 s and 3
+//     waits of at most 30 s (a Retry-After, capped by sdk.RetryPolicy.MaxRetryAfter): 5.5
+//     minutes; AllCharts one such request per page, SelfCheck two;
+//   - CreateKey and RotateKey, sent once: 60 s;
+//   - Analyze: its attempts start within WithAnalyzeWait (30 s) and the last may take 60 s:
+//     90 s.
+//
+// To shorten it, lower the bounds with WithTimeouts, the attempts or MaxRetryAfter (or set
+// StopOnLongRetryAfter) with WithRetry, the wait for a free analysis slot with
+// WithAnalyzeWait, or give the call a context with a deadline, which bounds everything.
 package chartdiff

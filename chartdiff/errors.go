@@ -113,10 +113,3 @@ func parseAllowedSort(v string) []SortField {
 func invalid(field, reason string) error {
 	return &sdk.ValidationError{Service: serviceName, Field: field, Reason: reason}
 }
-
-// missingCredential returns the *sdk.MissingCredentialError of an operation that needs a
-// credential the client does not have; it matches ErrAccountTokenRequired.
-func missingCredential(op, credential, reason string) error {
-	return &sdk.MissingCredentialError{Service: serviceName, Operation: op, Credential: credential, Reason: reason,
-		Sentinels: []error{ErrAccountTokenRequired}}
-}

@@ -197,7 +197,8 @@ type RotatedKey struct {
 // KeyAnswerError reports an answer of CreateKey or RotateKey in which the client found no
 // plaintext key. The key may have been created nonetheless (and, for a rotation, the old key
 // revoked): Body holds the whole answer, printed only as a mask; Reveal it to recover the key
-// by hand, and never log it.
+// by hand, and never log it. Response keeps the answer's request id and header scrubbed of the
+// client's credentials, as an *sdk.APIError keeps them.
 type KeyAnswerError struct {
 	// Operation is "CreateKey" or "RotateKey".
 	Operation string
@@ -473,7 +474,7 @@ func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string)
 		plaintext = string(plaintextPattern.Find(body))
 	}
 	if plaintext == "" {
-		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: resp.Meta()}
+		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: c.scrubbedMeta(resp)}
 	}
 	ans := &secretAnswer{secret: sdk.NewSecret(plaintext), response: resp.Meta()}
 	if !isObject {

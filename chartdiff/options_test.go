@@ -1,6 +1,7 @@
 package chartdiff_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -113,6 +114,89 @@ func TestEnvironmentCredentialsIgnoredWithExplicitURL(t *testing.T) {
 	_, err = c.Keys(t.Context())
 	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
 	assert.Len(t, srv.Requests(), 1)
+}
+
+// TestEnvironmentCredentialsNotUsedAreNamed: with the address given in code, the credentials
+// of the environment are not sent, and every call that needs one, or would have used one,
+// says which variable was set, why it was not used and how to send it.
+func TestEnvironmentCredentialsNotUsedAreNamed(t *testing.T) {
+	srv := chartdifftest.NewServer()
+	defer srv.Close()
+	token := srv.AccountToken()
+	key := srv.IssueKey(token)
+	t.Setenv(chartdiff.EnvURL, "")
+	t.Setenv(chartdiff.EnvAPIKey, key)
+	t.Setenv(chartdiff.EnvAccountToken, token)
+	notUsed := func(envVar, option string) []string {
+		return []string{envVar + " is set but was not used", chartdiff.EnvURL, "WithBaseURL", option + `(os.Getenv("` + envVar + `"))`}
+	}
+	log := &sentLog{}
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry), log.option())
+	require.NoError(t, err, "the API key is optional: anonymous use is allowed")
+
+	// Key management needs the account token.
+	_, err = c.Keys(t.Context())
+	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
+	var mc *sdk.MissingCredentialError
+	require.ErrorAs(t, err, &mc)
+	assert.Equal(t, "Keys", mc.Operation)
+	for _, part := range append(notUsed(chartdiff.EnvAccountToken, "WithAccountToken"), "x-hm-token") {
+		assert.Contains(t, err.Error(), part)
+	}
+
+	// Usage needs one of the two.
+	_, err = c.Usage(t.Context())
+	require.ErrorAs(t, err, &mc)
+	assert.Equal(t, "Usage", mc.Operation)
+	for _, part := range append(notUsed(chartdiff.EnvAPIKey, "WithAPIKey"), notUsed(chartdiff.EnvAccountToken, "WithAccountToken")...) {
+		assert.Contains(t, err.Error(), part)
+	}
+
+	// SelfCheck needs no key, but says that the client has none.
+	report, err := c.SelfCheck(t.Context())
+	require.NoError(t, err)
+	for _, part := range notUsed(chartdiff.EnvAPIKey, "WithAPIKey") {
+		assert.Contains(t, report.KeyNotUsed, part)
+		assert.Contains(t, report.String(), part)
+	}
+
+	// Usage by the account token says that the key was not used.
+	admin, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAccountToken(os.Getenv(chartdiff.EnvAccountToken)))
+	require.NoError(t, err)
+	u, err := admin.Usage(t.Context())
+	require.NoError(t, err)
+	for _, part := range notUsed(chartdiff.EnvAPIKey, "WithAPIKey") {
+		assert.Contains(t, u.KeyNotUsed, part)
+	}
+
+	// The opt-in the errors name sends the key, and then nothing is said.
+	keyed, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(os.Getenv(chartdiff.EnvAPIKey)))
+	require.NoError(t, err)
+	u, err = keyed.Usage(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, u.KeyNotUsed)
+	report, err = keyed.SelfCheck(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, report.KeyNotUsed)
+	assert.NotContains(t, report.String(), chartdiff.EnvAPIKey)
+	sent := log.sent()
+	require.Len(t, sent, 2, "Keys and Usage sent nothing; SelfCheck sent its probe and /meta")
+	for _, h := range sent {
+		assert.NotEqual(t, key, h.Get("x-phm-key"), "the ambient key reached the explicit address")
+		assert.Empty(t, h.Values("x-hm-token"), "the ambient token reached the explicit address")
+	}
+
+	// Without the variables, the errors say how to give each credential.
+	t.Setenv(chartdiff.EnvAPIKey, "")
+	t.Setenv(chartdiff.EnvAccountToken, "")
+	_, err = c.Usage(t.Context())
+	for _, part := range []string{"WithAPIKey", "WithAccountToken", chartdiff.EnvAPIKey, chartdiff.EnvAccountToken} {
+		assert.Contains(t, err.Error(), part)
+	}
+	assert.NotContains(t, err.Error(), "was not used")
+	report, err = c.SelfCheck(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, report.KeyNotUsed)
 }
 
 func TestEnvironmentKeyIsValidated(t *testing.T) {

@@ -33,6 +33,10 @@ type SelfCheckReport struct {
 	// length the client sent and the length the service received. It is empty when the service
 	// sent no diagnostics.
 	Headers []HeaderCheck
+	// KeyNotUsed is set when the client has no API key while CHARTDIFF_API_KEY is set: it says
+	// why the variable was not used (the address was given with WithBaseURL) and how to send
+	// the key. The probe needs no key, but the client's other calls go out anonymously.
+	KeyNotUsed string
 }
 
 // HeaderCheck is the fate of one authentication header.
@@ -96,6 +100,9 @@ func (r *SelfCheckReport) String() string {
 			fmt.Fprintf(&b, "%s: does NOT arrive (sent %d bytes)", h.Name, h.Sent)
 		}
 	}
+	if r.KeyNotUsed != "" {
+		b.WriteString("\nthe client sends no API key: " + r.KeyNotUsed)
+	}
 	return b.String()
 }
 
@@ -107,7 +114,8 @@ func (r *SelfCheckReport) String() string {
 // expects 401 invalid_api_key (a 200 means the header was dropped on the way), then reads
 // GET /meta?diag=1 with the same probe key, plus the account token in x-hm-token when the
 // client has one, and reports the length the service received for each authentication header.
-// The client's own API key is never sent by SelfCheck.
+// The client's own API key is never sent by SelfCheck; when it has none while
+// CHARTDIFF_API_KEY is set, the report's KeyNotUsed says why and how to send it.
 //
 // The report is returned whenever the probe got an answer. The error is ErrKeyHeaderDropped
 // (wrapped with the report's text) when the key header does not arrive intact, the failure of a
@@ -115,7 +123,7 @@ func (r *SelfCheckReport) String() string {
 func (c *Client) SelfCheck(ctx context.Context) (*SelfCheckReport, error) {
 	probe := randomKey()
 	creds := []httpcore.Credential{{Header: KeyHeader, Value: probe}}
-	report := &SelfCheckReport{KeyHeader: KeyHeader}
+	report := &SelfCheckReport{KeyHeader: KeyHeader, KeyNotUsed: c.keyNotUsed("SelfCheck")}
 	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/charts/1", Credentials: creds}, nil)
 	switch {
 	case err == nil:
@@ -141,7 +149,9 @@ func (c *Client) SelfCheck(ctx context.Context) (*SelfCheckReport, error) {
 		return report, fmt.Errorf("%s: self-check: GET /meta?diag=1 returned no header diagnostics", serviceName)
 	}
 	for name, n := range meta.Diag.HeaderLengths {
-		report.Headers = append(report.Headers, HeaderCheck{Name: strings.ToLower(name), Sent: sent[strings.ToLower(name)], Received: n})
+		name = strings.ToLower(name)
+		// The names are the server's text, which the report's and the error's text quote.
+		report.Headers = append(report.Headers, HeaderCheck{Name: c.core.Redact(name), Sent: sent[name], Received: n})
 	}
 	sort.Slice(report.Headers, func(i, j int) bool { return report.Headers[i].Name < report.Headers[j].Name })
 	if !report.OK() {

@@ -20,8 +20,10 @@ func (c *Client) Stats(ctx context.Context) (*Stats, error) {
 }
 
 // Usage returns the usage of the account that owns the client's API key, or, for a client with
-// only an account token, of the token's account. A client with neither gets an
-// *sdk.MissingCredentialError (matching ErrAccountTokenRequired) and nothing is sent.
+// only an account token, of the token's account (Usage.KeyNotUsed then says so when
+// CHARTDIFF_API_KEY is set but was not used). A client with neither gets an
+// *sdk.MissingCredentialError (matching ErrAccountTokenRequired), saying how to give each and
+// which variable was set but not used, and nothing is sent.
 func (c *Client) Usage(ctx context.Context) (*Usage, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: "/usage"}
 	switch cr := c.creds.Load(); {
@@ -30,15 +32,16 @@ func (c *Client) Usage(ctx context.Context) (*Usage, error) {
 	case cr.account != nil:
 		req.Credentials = cr.account
 	default:
-		return nil, missingCredential("Usage", "API key or account token",
-			"give one with WithAPIKey or WithAccountToken (or SetAPIKey, SetAccountToken)")
+		err := c.settings.MissingCredential(serviceName, "Usage", "API key or account token", "WithAPIKey", EnvAPIKey, ErrAccountTokenRequired)
+		err.Reason += "; or " + c.settings.MissingCredential(serviceName, "Usage", "account token", "WithAccountToken", EnvAccountToken).Reason
+		return nil, err
 	}
 	var out Usage
 	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err
 	}
-	out.Raw, out.Response = resp.Body, resp.Meta()
+	out.Raw, out.Response, out.KeyNotUsed = resp.Body, resp.Meta(), c.keyNotUsed("Usage")
 	return &out, nil
 }
 

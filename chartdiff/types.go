@@ -379,6 +379,10 @@ type Usage struct {
 	Limits *UsageLimits `json:"limits"`
 	// Keys is the usage of each key of the account, revoked keys included.
 	Keys []KeyUsage `json:"keys"`
+	// KeyNotUsed, not from the answer, is set when the client asked with its account token
+	// because it has no API key while CHARTDIFF_API_KEY is set: it says why the variable was
+	// not used (the address was given with WithBaseURL) and how to send the key.
+	KeyNotUsed string `json:"-"`
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
 	// Response describes the HTTP response.

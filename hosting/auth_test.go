@@ -206,16 +206,3 @@ func TestSetTokenKeepsTheHeaderThatWorks(t *testing.T) {
 	assert.Empty(t, reqs[2].Header.Get("Authorization"))
 	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
 }
-
-func TestSetTokenGivesAClientWithoutOneItsToken(t *testing.T) {
-	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repos":[]}`))
-	c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithRetry(noRetry))
-	require.NoError(t, err)
-	assert.Empty(t, c.Counters().TokenHeader)
-	require.NoError(t, c.SetToken(testToken))
-	_, err = c.Repos(t.Context())
-	require.NoError(t, err)
-	assert.Equal(t, "Bearer "+testToken, srv.requests()[0].Header.Get("Authorization"))
-	assert.Equal(t, hosting.AuthorizationHeader, c.Counters().TokenHeader)
-}

@@ -55,7 +55,7 @@ type Client struct {
 type auth struct {
 	token string
 	// header is AuthorizationHeader, or TokenHeader once a gateway was seen stripping
-	// Authorization; "" without a token.
+	// Authorization.
 	header string
 }
 
@@ -70,7 +70,7 @@ type Counters struct {
 	// description for a CDN or firewall).
 	BlockedPutRetries int64
 	// TokenHeader is the header the token travels in now: AuthorizationHeader, or
-	// TokenHeader once X-API-Token has worked after a 401; "" for a client without a token.
+	// TokenHeader once X-API-Token has worked after a 401.
 	TokenHeader string
 }
 
@@ -78,9 +78,9 @@ type Counters struct {
 //
 // The base URL comes from WithBaseURL or else from HOSTING_URL. When the base URL comes from
 // HOSTING_URL, HOSTING_TOKEN supplies the token that WithToken did not; when WithBaseURL is
-// given, the environment's token is ignored. A client without a token sends its requests
-// without one (a transport of the caller's may add it); the service answers them 401, which
-// matches ErrUnauthorized.
+// given, the environment's token is not sent. The token is required, since every call of
+// the API needs one: without it New returns an *sdk.MissingCredentialError, which says when
+// HOSTING_TOKEN was set but not used and how to send it (WithToken(os.Getenv("HOSTING_TOKEN"))).
 func New(opts ...Option) (*Client, error) {
 	cfg := &config{}
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
@@ -104,14 +104,16 @@ func New(opts ...Option) (*Client, error) {
 		Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1",
 		Decode: decodeAnswer, ErrorBody: decodeErrorBody, Classify: classify,
 	}
-	a := &auth{}
+	a := &auth{token: cfg.token, header: AuthorizationHeader}
 	if cfg.token != "" {
-		a = &auth{token: cfg.token, header: AuthorizationHeader}
 		svc.Credentials = []httpcore.Credential{credential(a.header, a.token)}
 	}
 	core, err := httpcore.NewClient(&cfg.Settings, svc)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.token == "" {
+		return nil, cfg.MissingCredential(serviceName, "New", "API token", "WithToken", EnvToken)
 	}
 	c := &Client{core: core, logger: cfg.logger}
 	c.auth.Store(a)
@@ -128,9 +130,9 @@ func credential(header, token string) httpcore.Credential {
 
 // SetToken replaces the token of every later request, such as one regenerated while the client
 // runs; requests already under way keep the token they started with. The token goes in the
-// header that works (Counters().TokenHeader, Authorization for a client that had none), and
-// the old token and the new one are both scrubbed from every error and log line from then on.
-// It refuses what WithToken refuses, with a *sdk.ValidationError.
+// header that works (Counters().TokenHeader), and the old token and the new one are both
+// scrubbed from every error and log line from then on. It refuses what WithToken refuses, with
+// a *sdk.ValidationError.
 func (c *Client) SetToken(token string) error {
 	if err := checkToken("token", token); err != nil {
 		return err
@@ -138,9 +140,6 @@ func (c *Client) SetToken(token string) error {
 	c.authMu.Lock()
 	defer c.authMu.Unlock()
 	header := c.auth.Load().header
-	if header == "" {
-		header = AuthorizationHeader
-	}
 	if err := c.core.SetCredentials(credential(header, token)); err != nil {
 		return err
 	}

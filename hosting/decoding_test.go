@@ -206,3 +206,17 @@ func TestCreateRepoAndCreateBranchFillWhatTheAnswerDoesNotCarry(t *testing.T) {
 	assert.Equal(t, hosting.Visibility("private"), repo.Visibility)
 	assert.JSONEq(t, `{"name":"blog","visibility":"private"}`, string(srv.requests()[1].Body))
 }
+
+// TestFileSizesAreFiniteOrAbsent: NaN and infinities are never values; a file size that is
+// not a finite number, as text or as an out-of-range JSON number, is absent.
+func TestFileSizesAreFiniteOrAbsent(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{`"NaN"`, `"Infinity"`, `"inf"`, `"1e999"`, `1e999`, `-1e999`} {
+		srv := serve(t, answer(http.StatusOK, `{"ok":true,"files":[{"path":"a.txt","size":`+v+`}],"branches":[],"head":null}`))
+		info, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
+		require.NoError(t, err, v)
+		f, ok := info.File("a.txt")
+		require.True(t, ok, v)
+		assert.Nil(t, f.Size, v)
+	}
+}

@@ -208,7 +208,9 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 	}
 	d, err := c.Deploy(ctx, repo, &DeployParams{Commit: cm.ID, Message: o.Message})
 	if err != nil {
-		return nil, fmt.Errorf("%s: deploying repository %q: commit %q was made, but deploying it did not succeed: %w", serviceName, repo, cm.ID, err)
+		// The id is the server's text: scrubbed, as the core scrubs the text of its errors.
+		return nil, fmt.Errorf("%s: deploying repository %q: commit %q was made, but deploying it did not succeed: %w",
+			serviceName, repo, c.core.Redact(cm.ID), err)
 	}
 	site, err := c.SiteURL(repo)
 	if err != nil {

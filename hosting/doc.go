@@ -25,8 +25,12 @@
 // New takes options: WithBaseURL, WithToken, WithHTTPClient, WithLogger, WithRetry,
 // WithUserAgent and WithRequestsPerMinute. Without WithBaseURL the base URL comes from
 // HOSTING_URL (EnvURL), and then HOSTING_TOKEN (EnvToken) supplies the token if WithToken did
-// not. When WithBaseURL is given the environment's token is ignored, so that a token meant for
-// one server never reaches another. Client.SetToken replaces the token while the client runs.
+// not. When WithBaseURL is given the environment's token is not sent, so that a token meant for
+// one server never reaches another. The token is required (every call of the API needs one):
+// without it New returns an *sdk.MissingCredentialError, which names HOSTING_TOKEN when it was
+// set but not used, and the opt-in that sends it to an address given in code,
+// WithToken(os.Getenv("HOSTING_TOKEN")). Client.SetToken replaces the token while the client
+// runs.
 //
 // # Authentication and the gateway remedies
 //
@@ -89,4 +93,24 @@
 // committing and deploying are sent once, as a repeat could act twice. Every returned value
 // has a Response field (an sdk.Response) with the status, the request id and the attempt
 // count of its answer.
+//
+// # Time limits
+//
+// No call waits for ever: every attempt is bounded by the client's sdk.Timeouts (WithTimeouts),
+// by default 30 s for the answer's headers and 60 s for the whole attempt, and a server that
+// sends nothing, or a byte at a time, ends it with an *sdk.RequestError matching
+// context.DeadlineExceeded. With the defaults, the longest a call can take is:
+//
+//   - a request that is retried (every GET, file write and DELETE): 4 attempts of 60 s and 3
+//     waits of at most 30 s (a Retry-After, capped by sdk.RetryPolicy.MaxRetryAfter): 5.5
+//     minutes;
+//   - CreateRepo, CreateBranch, Commit and Deploy, sent once: 60 s;
+//   - each gateway remedy sends the request once more: a 401 with the token in X-API-Token, a
+//     blocked PUT as a POST (so a PutFile is at most four requests);
+//   - DeployDir: the repository's information, then the files in rounds of Concurrency (8),
+//     each a PutFile (or a DeleteFile), then a commit and a deployment of 60 s each.
+//
+// To shorten it, lower the bounds with WithTimeouts, the attempts or MaxRetryAfter (or set
+// StopOnLongRetryAfter) with WithRetry, or give the call a context with a deadline, which
+// bounds everything; DeployDir's files go faster with a higher Concurrency.
 package hosting

@@ -109,6 +109,15 @@ func validationError(t *testing.T, err error) *sdk.ValidationError {
 	return ve
 }
 
+// missingCredential returns err's *MissingCredentialError, failing the test when there is
+// none.
+func missingCredential(t *testing.T, err error) *sdk.MissingCredentialError {
+	t.Helper()
+	var mc *sdk.MissingCredentialError
+	require.True(t, errors.As(err, &mc), "want *MissingCredentialError, got %T: %v", err, err)
+	return mc
+}
+
 // decodeError returns err's *DecodeError, failing the test when there is none.
 func decodeError(t *testing.T, err error) *sdk.DecodeError {
 	t.Helper()

@@ -26,7 +26,8 @@ type Option func(*config) error
 // https://host or https://host/proxy); the client adds the /api/v1 prefix of the API, and
 // SiteURL uses the address itself. Without it the HOSTING_URL environment variable is used.
 // Giving WithBaseURL also stops the client from reading HOSTING_TOKEN, so that an explicitly
-// addressed server never receives a token that was meant for another.
+// addressed server never receives a token that was meant for another: give the token with
+// WithToken, or New fails with an *sdk.MissingCredentialError that says so.
 func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
 
 // WithToken sets the API token, sent as "Authorization: Bearer <token>" (or in X-API-Token

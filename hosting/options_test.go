@@ -2,12 +2,14 @@ package hosting_test
 
 import (
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
 )
 
@@ -49,19 +51,19 @@ func TestTokenTravelsAsBearerOnlyInHeaders(t *testing.T) {
 	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
 }
 
-func TestClientWithoutTokenSendsNone(t *testing.T) {
+func TestClientWithoutTokenIsRefused(t *testing.T) {
 	t.Parallel()
 	srv := serve(t, answer(http.StatusUnauthorized, `{"ok":false,"error":"missing token"}`))
 	c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithRetry(noRetry))
-	require.NoError(t, err)
-	_, err = c.Repos(t.Context())
-	ae := apiError(t, err)
-	assert.Equal(t, http.StatusUnauthorized, ae.StatusCode)
-	assert.Equal(t, "missing token", ae.Message)
-	reqs := srv.requests()
-	require.Len(t, reqs, 1, "no X-API-Token retry without a token")
-	assert.Empty(t, reqs[0].Header.Get("Authorization"))
-	assert.Equal(t, hosting.Counters{}, c.Counters())
+	assert.Nil(t, c)
+	mc := missingCredential(t, err)
+	assert.Equal(t, "hosting", mc.Service)
+	assert.Equal(t, "New", mc.Operation)
+	assert.Equal(t, "API token", mc.Credential)
+	assert.Contains(t, mc.Reason, "WithToken")
+	assert.Contains(t, mc.Reason, hosting.EnvToken)
+	assert.ErrorIs(t, err, sdk.ErrMissingCredential)
+	assert.Empty(t, srv.requests(), "every /api/v1 call needs the token: none is sent without it")
 }
 
 func TestBaseURLKeepsItsPathAndSiteURLDropsThePrefix(t *testing.T) {
@@ -106,15 +108,26 @@ func TestEnvironmentSuppliesURLAndToken(t *testing.T) {
 	assert.Equal(t, "Bearer tok-explicit-0001", srv.requests()[1].Header.Get("Authorization"), "WithToken wins over the environment")
 }
 
-func TestEnvironmentTokenIgnoredWithExplicitURL(t *testing.T) {
+func TestEnvironmentTokenNotSentToAnExplicitURLIsNamed(t *testing.T) {
 	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repos":[]}`))
 	t.Setenv(hosting.EnvURL, "http://127.0.0.1:1")
 	t.Setenv(hosting.EnvToken, testToken)
 	c, err := hosting.New(hosting.WithBaseURL(srv.URL))
+	assert.Nil(t, c, "a token meant for HOSTING_URL never reaches another server")
+	mc := missingCredential(t, err)
+	for _, part := range []string{hosting.EnvToken + " is set but was not used", hosting.EnvURL, "WithBaseURL", `WithToken(os.Getenv("HOSTING_TOKEN"))`} {
+		assert.Contains(t, mc.Error(), part)
+	}
+	assert.NotContains(t, mc.Error(), testToken)
+
+	// The opt-in the error names sends it.
+	c, err = hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(os.Getenv(hosting.EnvToken)))
 	require.NoError(t, err)
 	_, err = c.Repos(t.Context())
 	require.NoError(t, err)
-	assert.Empty(t, srv.requests()[0].Header.Get("Authorization"), "a token meant for HOSTING_URL never reaches another server")
+	reqs := srv.requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "Bearer "+testToken, reqs[0].Header.Get("Authorization"))
 }
 
 func TestEnvironmentTokenIsValidated(t *testing.T) {

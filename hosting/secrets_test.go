@@ -1,15 +1,21 @@
 package hosting_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
 )
 
@@ -60,4 +66,150 @@ func TestEchoedTokenNeverReachesErrorsOrLogs(t *testing.T) {
 	}
 	assert.NotEmpty(t, logs.String())
 	assert.NotContains(t, strings.ToLower(logs.String()), strings.ToLower(testToken), "the token leaked into a log line")
+}
+
+// hostileToken is the token of the hostile-server tests, with characters that URL escaping
+// changes.
+const hostileToken = "tok+Hs/9f8e7d6c5b4a3928=1716"
+
+// echoForm is one way a server may echo a secret.
+type echoForm struct {
+	name   string
+	encode func(secret string) string
+}
+
+// echoForms are the forms a server may echo a credential in: as sent, in another letter case,
+// URL-escaped (query and path), and base64 in both alphabets, padded or not, the secret after
+// 0, 1, 2 or more other bytes (every alignment within a base64 group).
+var echoForms = []echoForm{
+	{"as sent", func(s string) string { return s }},
+	{"upper case", strings.ToUpper},
+	{"query-escaped", url.QueryEscape},
+	{"path-escaped", url.PathEscape},
+	{"base64 std", func(s string) string { return base64.StdEncoding.EncodeToString([]byte("Bearer " + s)) }},
+	{"base64 std raw", func(s string) string { return base64.RawStdEncoding.EncodeToString([]byte("k=" + s + `"}`)) }},
+	{"base64 url", func(s string) string { return base64.URLEncoding.EncodeToString([]byte("x" + s)) }},
+	{"base64 url raw", func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s + "!")) }},
+}
+
+// assertNoTelltale fails when one of texts holds, in any letter case, secret or one of its
+// echoes, or for an echo longer than the secret (base64 of more bytes) the middle of the
+// echo, which only the secret's bytes determine.
+func assertNoTelltale(t *testing.T, what, secret string, texts ...string) {
+	t.Helper()
+	tells := []string{strings.ToLower(secret)}
+	for _, f := range echoForms {
+		echo := f.encode(secret)
+		tells = append(tells, strings.ToLower(echo))
+		if mid := len(echo) / 2; len(echo) > len(secret) {
+			tells = append(tells, strings.ToLower(echo[mid-6:mid+6]))
+		}
+	}
+	for _, tell := range tells {
+		for _, text := range texts {
+			assert.NotContains(t, strings.ToLower(text), tell, "%s: the token leaked", what)
+		}
+	}
+}
+
+// TestTokenNeverShowsWhateverTheServerEchoes runs every place a hostile server can put the
+// token (a redirect's path, the redirect staying on the host or leaving for one that does not
+// answer; a message, a body, a header and the request id, in every encoded form, in an error
+// status, an {"ok": false} answer and an undecodable one; the commit id DeployDir quotes)
+// against every way a caller prints the error, and against the log.
+func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
+	t.Parallel()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	away := dead.URL
+	dead.Close()
+	form := func(n string) echoForm {
+		i, err := strconv.Atoi(n)
+		if err != nil || i < 1 || i > len(echoForms) {
+			t.Errorf("no echo form %q", n)
+			return echoForms[0]
+		}
+		return echoForms[i-1]
+	}
+	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("X-API-Token")
+		path := strings.TrimPrefix(r.URL.Path, "/api/v1/repos/")
+		name, rest, _ := strings.Cut(path, "/") // a repository named <kind><form number>
+		kind, n := strings.TrimRight(name, "0123456789"), strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz")
+		echo := func(status int, body string) {
+			e := form(n).encode(token)
+			w.Header().Set("X-Request-Id", e)
+			w.Header().Set("X-Echo", "seen "+e)
+			reply(w, status, strings.ReplaceAll(body, "ECHO", e))
+		}
+		switch {
+		case path == "redirect":
+			http.Redirect(w, r, "/api/v1/gone/"+url.PathEscape(token)+"/x?t=1", http.StatusFound)
+		case path == "away":
+			http.Redirect(w, r, away+"/k/"+url.PathEscape(token)+"?t=1", http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/api/v1/gone/"):
+			reply(w, http.StatusNotFound, `{"ok":false,"error":"no such path"}`)
+		case kind == "status":
+			echo(http.StatusConflict, `{"ok":false,"error":"token ECHO refused"}`)
+		case kind == "refused":
+			echo(http.StatusOK, `{"ok":false,"error":"refused for ECHO"}`)
+		case kind == "garbled":
+			echo(http.StatusOK, `{"ok":"ECHO"}`)
+		case kind == "deploy" && r.Method == http.MethodGet:
+			reply(w, http.StatusOK, `{"ok":true,"files":[],"branches":["main"],"head":null}`)
+		case kind == "deploy" && r.Method == http.MethodPut:
+			reply(w, http.StatusOK, `{"ok":true}`)
+		case kind == "deploy" && rest == "commit":
+			echo(http.StatusOK, `{"ok":true,"commit":"ECHO"}`)
+		case kind == "deploy" && rest == "deploy":
+			reply(w, http.StatusConflict, `{"ok":false,"error":"cannot deploy now"}`)
+		default:
+			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+			reply(w, http.StatusTeapot, `{"ok":false,"error":"unexpected"}`)
+		}
+	})
+	logs := &logBuffer{}
+	c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostileToken), hosting.WithRetry(noRetry),
+		hosting.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	require.NoError(t, err)
+	ctx := t.Context()
+	check := func(what string, err error) {
+		t.Helper()
+		require.Error(t, err, what)
+		scan.Record(err)
+		assertNoTelltale(t, what, hostileToken, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+	}
+
+	_, err = c.Repo(ctx, "redirect")
+	check("the token in a redirected path", err)
+	assert.Equal(t, "/api/v1/gone/[REDACTED]/x", apiError(t, err).Path)
+
+	_, err = c.Repo(ctx, "away")
+	check("the token in the path of a redirect to a host that does not answer", err)
+	var re *sdk.RequestError
+	require.ErrorAs(t, err, &re)
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	assertNoTelltale(t, "the *url.Error", hostileToken, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
+	assert.NotContains(t, ue.URL, "t=1", "the query is dropped")
+
+	for i, f := range echoForms {
+		n := strconv.Itoa(i + 1)
+		for _, kind := range []string{"status", "refused"} {
+			_, err = c.Repo(ctx, kind+n)
+			check("the token echoed "+f.name+" in "+kind, err)
+			ae := apiError(t, err)
+			assert.Contains(t, ae.Message, "[REDACTED]", f.name)
+			assertNoTelltale(t, f.name, hostileToken, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+		}
+		_, err = c.Repo(ctx, "garbled"+n)
+		check("the token echoed "+f.name+" in an undecodable answer", err)
+		decodeError(t, err)
+
+		_, err = c.DeployDir(ctx, "deploy"+n, fstest.MapFS{"index.html": {Data: []byte("<p>hi</p>")}}, nil)
+		check("the token echoed "+f.name+" as the commit id of a failed deployment", err)
+		assert.Equal(t, http.StatusConflict, apiError(t, err).StatusCode)
+	}
+
+	assert.Contains(t, logs.String(), `"path":"/api/v1/gone/[REDACTED]/x"`, "the logger saw the redirect")
+	assertNoTelltale(t, "the log", hostileToken, logs.String())
 }

@@ -49,7 +49,9 @@ type Client struct {
 // The base URL comes from WithBaseURL or else from PRODUCTDATA_URL; the account key from
 // WithAccountKey or, when the base URL comes from PRODUCTDATA_URL, from
 // PRODUCTDATA_ACCOUNT_KEY. The key is required: every call of the service needs one, and
-// without it New returns an *sdk.MissingCredentialError. The client paces itself at
+// without it New returns an *sdk.MissingCredentialError, which says when
+// PRODUCTDATA_ACCOUNT_KEY was set but not used (the address was given with WithBaseURL) and how
+// to send it: WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY")). The client paces itself at
 // DefaultRequestsPerMinute and sends a request at most DefaultMaxAttempts times unless
 // options say otherwise.
 func New(opts ...Option) (*Client, error) {
@@ -91,8 +93,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if cfg.key == "" {
-		return nil, &sdk.MissingCredentialError{Service: serviceName, Operation: "New", Credential: "account key",
-			Reason: "use WithAccountKey, or " + EnvAccountKey + " together with " + EnvURL}
+		return nil, cfg.MissingCredential(serviceName, "New", keyField, "WithAccountKey", EnvAccountKey)
 	}
 	return c, nil
 }
@@ -153,7 +154,8 @@ func (c *Client) call(ctx context.Context, endpoint Endpoint, domain Domain, par
 	if domain != NoDomain {
 		req.Query = url.Values{"domain": {strconv.Itoa(int(domain))}}
 	}
-	return c.core.Do(ctx, req, env)
+	// The counters' transport finds env through the context, to number its attempts.
+	return c.core.Do(context.WithValue(ctx, envelopeKey{}, env), req, env)
 }
 
 // requestBody encodes params as a JSON object with "domain" added (unless NoDomain). params
@@ -190,7 +192,9 @@ type Counters struct {
 	Calls int64
 	// Consumed is the sum of the RequestConsumed values the answers reported.
 	Consumed int64
-	// Left is the RequestLeft of the most recent answer that carried one; nil before any did.
+	// Left is the RequestLeft of the answer to the most recently sent request among those
+	// whose answers carried one (a late answer to an older request does not replace it); nil
+	// before any did.
 	Left *int
 }
 
@@ -203,17 +207,21 @@ type counters struct {
 	consumed atomic.Int64
 	mu       sync.Mutex
 	left     *int
+	// leftSent is the number of the attempt whose answer gave left (see envelope.sent).
+	leftSent int64
 }
 
-// record adds the units of one answer.
-func (u *counters) record(units Units) {
+// record adds the units of the answer to attempt number sent.
+func (u *counters) record(units Units, sent int64) {
 	if units.Consumed != nil {
 		u.consumed.Add(int64(*units.Consumed))
 	}
 	if units.Left != nil {
 		left := *units.Left
 		u.mu.Lock()
-		u.left = &left
+		if u.left == nil || sent > u.leftSent {
+			u.left, u.leftSent = &left, sent
+		}
 		u.mu.Unlock()
 	}
 }
@@ -230,10 +238,14 @@ func (u *counters) snapshot() Counters {
 	return out
 }
 
-// transport is the client's Service.Transport: it counts every attempt the client sends.
+// transport is the client's Service.Transport: it counts every attempt the client sends, and
+// gives the attempt's number (its count) to the envelope of its call.
 func (u *counters) transport(next http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		u.calls.Add(1)
+		n := u.calls.Add(1)
+		if env, ok := req.Context().Value(envelopeKey{}).(*envelope); ok {
+			env.sent.Store(n)
+		}
 		return next.RoundTrip(req)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -143,4 +145,42 @@ func TestSetAccountKeyReplacesTheKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "BasicAuth second-key-0123456789", srv.requests()[0].Header.Get("Authorization"))
 	assert.Equal(t, "account key", validationError(t, c.SetAccountKey("two words")).Field)
+}
+
+// TestCountersKeepTheUnitsLeftOfTheNewestRequest: two calls run at once and the server answers
+// the newer one first (90 units left) and the older one last (91, counted before the newer
+// request was): Counters().Left keeps 90, the figure of the most recently sent request, not
+// that of the answer that happened to arrive last.
+func TestCountersKeepTheUnitsLeftOfTheNewestRequest(t *testing.T) {
+	t.Parallel()
+	olderIn, releaseOlder := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(releaseOlder) }) })
+	var n atomic.Int32
+	srv := newAPI(t, nil, func(r received) reply {
+		if n.Add(1) == 1 {
+			close(olderIn)
+			<-releaseOlder
+			return ok(t, nil, 91, 1)
+		}
+		return ok(t, nil, 90, 1)
+	})
+	c := newClient(t, srv)
+	older := make(chan error, 1)
+	go func() {
+		_, err := c.Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
+		older <- err
+	}()
+	<-olderIn
+	meta, err := c.Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 90, *meta.Units.Left)
+	once.Do(func() { close(releaseOlder) })
+	require.NoError(t, <-older)
+
+	counted := c.Counters()
+	assert.Equal(t, int64(2), counted.Calls)
+	assert.Equal(t, int64(2), counted.Consumed)
+	require.NotNil(t, counted.Left)
+	assert.Equal(t, 90, *counted.Left, "a late answer to an older request does not replace a newer one's figure")
 }

@@ -24,8 +24,10 @@
 // WithUserAgent and WithRequestsPerMinute. Without WithBaseURL the base URL comes from
 // PRODUCTDATA_URL (EnvURL), and then PRODUCTDATA_ACCOUNT_KEY (EnvAccountKey) supplies the
 // account key that WithAccountKey did not. When WithBaseURL is given the environment's key is
-// ignored, so that a key meant for one server never reaches another. The key is required:
-// without it New returns an *sdk.MissingCredentialError. SetAccountKey replaces it later.
+// not sent, so that a key meant for one server never reaches another. The key is required:
+// without it New returns an *sdk.MissingCredentialError, which names PRODUCTDATA_ACCOUNT_KEY
+// when it was set but not used, and the opt-in that sends it to an address given in code,
+// WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY")). SetAccountKey replaces it later.
 //
 // # Requests
 //
@@ -124,4 +126,24 @@
 // Every result carries a Meta with the answer's RequestLeft and RequestConsumed (Units) and
 // its HTTP response (an sdk.Response); Client.Counters adds up, without a request, the
 // requests sent (every attempt and poll) and the units the answers reported.
+//
+// # Time limits
+//
+// No call waits for ever: every attempt is bounded by the client's sdk.Timeouts (WithTimeouts),
+// by default 30 s for the answer's headers and 60 s for the whole attempt, and a server that
+// sends nothing, or a byte at a time, ends it with an *sdk.RequestError matching
+// context.DeadlineExceeded (inside a *WaitError when it was a status query). With the
+// defaults, the longest a call can take is:
+//
+//   - a request: 3 attempts of 60 s and 2 waits of at most 30 s (the per-minute limit's
+//     minute, or a Retry-After, capped by sdk.RetryPolicy.MaxRetryAfter): 4 minutes, plus the
+//     pacing between attempts (0.3 s at 200 a minute, more when goroutines share the
+//     client); the iterators one request per page;
+//   - CollectReviews: the starting request, then status queries until PollOptions.Timeout
+//     (90 s after the start) and the query under way then: 5.5 minutes;
+//   - RefreshProduct: the same, then the read of the product: 9.5 minutes.
+//
+// To shorten it, lower the bounds with WithTimeouts, the attempts or MaxRetryAfter (or set
+// StopOnLongRetryAfter) with WithRetry, the wait for a task with PollOptions.Timeout, or give
+// the call a context with a deadline, which bounds everything, pacing included.
 package productdata

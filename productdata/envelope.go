@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentapis/sdk"
@@ -53,7 +54,14 @@ type envelope struct {
 	raw     json.RawMessage
 	message string
 	units   Units
+	// sent is the number of the call's latest attempt, in the order the client's attempts
+	// were sent, so that Counters keeps the units of the newest request whatever order the
+	// answers arrive in.
+	sent atomic.Int64
 }
+
+// envelopeKey is the context key of a call's *envelope.
+type envelopeKey struct{}
 
 // meta returns the answer's Meta, with resp's details.
 func (e *envelope) meta(resp *httpcore.Response) Meta {
@@ -219,7 +227,11 @@ func (c *Client) decode(body []byte, out any) error {
 		target = env.data
 	}
 	p, err := parseEnvelope(body, target)
-	c.counters.record(p.units)
+	var sent int64
+	if env != nil {
+		sent = env.sent.Load()
+	}
+	c.counters.record(p.units, sent)
 	if err != nil {
 		return err
 	}

@@ -103,18 +103,19 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // notFound builds the *NotFoundError of a lookup answered without the data. Its Meta keeps the
-// answer's message and headers with the client's keys scrubbed, as an *sdk.APIError keeps
-// them: an error may be printed whole (%#v), and a gateway may echo the Authorization header.
+// answer's message, request id and header (names and values) with the client's keys scrubbed,
+// as an *sdk.APIError keeps them: an error may be printed whole (%#v), and a gateway may echo
+// the Authorization header.
 func (c *Client) notFound(endpoint Endpoint, domain Domain, missing []string, meta Meta) *NotFoundError {
 	meta.Message = c.core.Redact(meta.Message)
+	meta.Response.RequestID = c.core.Redact(meta.Response.RequestID)
 	if meta.Response.Header != nil {
 		h := make(http.Header, len(meta.Response.Header))
 		for k, vs := range meta.Response.Header {
-			scrubbed := make([]string, len(vs))
-			for i, v := range vs {
-				scrubbed[i] = c.core.Redact(v)
+			k = c.core.Redact(k)
+			for _, v := range vs {
+				h[k] = append(h[k], c.core.Redact(v))
 			}
-			h[k] = scrubbed
 		}
 		meta.Response.Header = h
 	}

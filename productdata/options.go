@@ -42,7 +42,8 @@ const DefaultMaxAttempts = 3
 // https://standardapi.sorftime.com, or https://host/proxy); the client adds the /api prefix.
 // Without it the PRODUCTDATA_URL environment variable is used. Giving WithBaseURL also stops the
 // client from reading PRODUCTDATA_ACCOUNT_KEY, so that an explicitly addressed server never
-// receives a key that was meant for another.
+// receives a key that was meant for another: give the key with WithAccountKey, or New fails
+// with an *sdk.MissingCredentialError that says so.
 func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
 
 // WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its

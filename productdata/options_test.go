@@ -2,6 +2,7 @@ package productdata_test
 
 import (
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -81,10 +82,24 @@ func TestEnvironmentSuppliesURLAndKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "BasicAuth "+testKey, srv.requests()[1].Header.Get("Authorization"))
 
-	// An explicit base URL never receives the environment's key.
+	// An explicit base URL never receives the environment's key, and New says why and how to
+	// send it.
 	other := newAPI(t, nil, func(r received) reply { return ok(t, nil, 1, 1) })
 	_, err = productdata.New(productdata.WithBaseURL(other.URL))
-	assert.Equal(t, "account key", missingCredential(t, err).Credential)
+	mc := missingCredential(t, err)
+	assert.Equal(t, "account key", mc.Credential)
+	for _, part := range []string{productdata.EnvAccountKey + " is set but was not used", productdata.EnvURL, "WithBaseURL",
+		`WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY"))`} {
+		assert.Contains(t, mc.Reason, part)
+	}
+	assert.NotContains(t, err.Error(), "env-key-0123456789")
+	c, err = productdata.New(productdata.WithBaseURL(other.URL), productdata.WithAccountKey(os.Getenv(productdata.EnvAccountKey)),
+		productdata.WithRequestsPerMinute(0))
+	require.NoError(t, err)
+	_, err = c.Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
+	require.NoError(t, err)
+	require.Len(t, other.requests(), 1, "only the opt-in sent anything")
+	assert.Equal(t, "BasicAuth env-key-0123456789", other.requests()[0].Header.Get("Authorization"))
 
 	t.Setenv(productdata.EnvAccountKey, "bad key")
 	_, err = productdata.New()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -223,8 +222,8 @@ func parseTaskState(item json.RawMessage) (taskState, error) {
 		if len(parts) < 2 {
 			return taskState{}, fmt.Errorf("task status: %q is not <ASIN>:<status>:<finish time>", line)
 		}
-		n, err := strconv.Atoi(strings.TrimSpace(parts[1]))
-		if err != nil {
+		n, ok := wholeNumber(parts[1])
+		if !ok {
 			return taskState{}, fmt.Errorf("task status: %q has no numeric status", line)
 		}
 		st := taskState{asin: strings.TrimSpace(parts[0]), status: TaskStatus(n), listed: true}

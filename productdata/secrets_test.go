@@ -2,11 +2,15 @@ package productdata_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -185,4 +189,135 @@ func TestKeyNeverReachesValidationErrors(t *testing.T) {
 	assert.Equal(t, "account key", ve.Field)
 	scan.Add(key)
 	assertNoSecret(t, err, key)
+}
+
+// hostileKey is the account key of the hostile-server tests, with characters that URL
+// escaping changes.
+const hostileKey = "pdK+ey/9f8e7d6c5b4a3928=1716"
+
+// echoForm is one way a server may echo a secret.
+type echoForm struct {
+	name   string
+	encode func(secret string) string
+}
+
+// echoForms are the forms a server may echo a credential in: as sent, in another letter case,
+// URL-escaped (query and path), and base64 in both alphabets, padded or not, the secret after
+// 0, 1, 2 or more other bytes (every alignment within a base64 group).
+var echoForms = []echoForm{
+	{"as sent", func(s string) string { return s }},
+	{"upper case", strings.ToUpper},
+	{"query-escaped", url.QueryEscape},
+	{"path-escaped", url.PathEscape},
+	{"base64 std", func(s string) string { return base64.StdEncoding.EncodeToString([]byte("BasicAuth " + s)) }},
+	{"base64 std raw", func(s string) string { return base64.RawStdEncoding.EncodeToString([]byte("k=" + s + `"}`)) }},
+	{"base64 url", func(s string) string { return base64.URLEncoding.EncodeToString([]byte("x" + s)) }},
+	{"base64 url raw", func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s + "!")) }},
+}
+
+// assertNoTelltale fails when one of texts holds, in any letter case, secret or one of its
+// echoes, or for an echo longer than the secret (base64 of more bytes) the middle of the
+// echo, which only the secret's bytes determine.
+func assertNoTelltale(t *testing.T, what, secret string, texts ...string) {
+	t.Helper()
+	tells := []string{strings.ToLower(secret)}
+	for _, f := range echoForms {
+		echo := f.encode(secret)
+		tells = append(tells, strings.ToLower(echo))
+		if mid := len(echo) / 2; len(echo) > len(secret) {
+			tells = append(tells, strings.ToLower(echo[mid-6:mid+6]))
+		}
+	}
+	for _, tell := range tells {
+		for _, text := range texts {
+			assert.NotContains(t, strings.ToLower(text), tell, "%s: the key leaked", what)
+		}
+	}
+}
+
+// TestKeyNeverShowsWhateverTheServerEchoes runs every place a hostile server can put the
+// account key (a redirect's path, the redirect staying on the host or leaving for one that does
+// not answer; a message, a body, a header and the request id, in every encoded form, in an
+// error status, a business code, an undecodable answer and a lookup answered without the
+// product) against every way a caller prints the error, and against the log.
+func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
+	t.Parallel()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	away := dead.URL
+	dead.Close()
+	srv := newAPI(t, nil, func(r received) reply {
+		key := strings.TrimPrefix(r.Header.Get("Authorization"), productdata.AuthScheme+" ")
+		if strings.HasPrefix(r.Endpoint, "gone/") {
+			return reply{status: http.StatusNotFound, body: `{"Code":404,"Message":"no such path"}`}
+		}
+		asins, _ := r.Body["asin"].(string)
+		kind, n := strings.TrimRight(asins, "0123456789"), strings.TrimLeft(asins, "0ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+		i, _ := strconv.Atoi(n)
+		e := echoForms[max(i-1, 0)].encode(key)
+		echo := func(status int, body string) reply {
+			return reply{status: status, header: http.Header{"X-Request-Id": {e}, "X-Echo": {"seen " + e}},
+				body: strings.ReplaceAll(body, "ECHO", e)}
+		}
+		switch kind {
+		case "B0REDIRECT":
+			return reply{status: http.StatusTemporaryRedirect, header: http.Header{"Location": {"/api/gone/" + url.PathEscape(key) + "/x?k=1"}}}
+		case "B0AWAYAWAY":
+			return reply{status: http.StatusTemporaryRedirect, header: http.Header{"Location": {away + "/k/" + url.PathEscape(key) + "?k=1"}}}
+		case "B0STATUS":
+			return echo(http.StatusConflict, `{"Code":409,"Message":"key ECHO refused"}`)
+		case "B0CODEXX":
+			return echo(http.StatusOK, `{"Code":401,"Message":"Endpoint not open for ECHO","Data":null}`)
+		case "B0GARBLE":
+			return echo(http.StatusOK, `{"Code":"ECHO","Data":null}`)
+		case "B0NOTFND":
+			return echo(http.StatusOK, `{"Code":0,"Message":"nothing for ECHO","Data":[],"RequestLeft":9}`)
+		}
+		return reply{status: http.StatusTeapot, body: "unexpected " + asins}
+	})
+	logs := &lockedBuffer{}
+	c := newClient(t, srv, productdata.WithAccountKey(hostileKey),
+		productdata.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	ctx := t.Context()
+	check := func(what string, err error) {
+		t.Helper()
+		require.Error(t, err, what)
+		scan.Record(err)
+		assertNoTelltale(t, what, hostileKey, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+	}
+
+	_, err := c.Product(ctx, productdata.AmazonUS, "B0REDIRECT")
+	check("the key in a redirected path", err)
+	assert.Equal(t, "/api/gone/[REDACTED]/x", apiError(t, err).Path)
+
+	_, err = c.Product(ctx, productdata.AmazonUS, "B0AWAYAWAY")
+	check("the key in the path of a redirect to a host that does not answer", err)
+	var re *sdk.RequestError
+	require.ErrorAs(t, err, &re)
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	assertNoTelltale(t, "the *url.Error", hostileKey, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
+	assert.NotContains(t, ue.URL, "k=1", "the query is dropped")
+
+	for i, f := range echoForms {
+		n := strconv.Itoa(i + 1)
+		for _, asin := range []string{"B0STATUS0" + n, "B0CODEXX0" + n} {
+			_, err = c.Product(ctx, productdata.AmazonUS, asin)
+			check("the key echoed "+f.name+" for "+asin, err)
+			ae := apiError(t, err)
+			assert.Contains(t, ae.Message, "[REDACTED]", f.name)
+			assertNoTelltale(t, f.name, hostileKey, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+		}
+		_, err = c.Product(ctx, productdata.AmazonUS, "B0GARBLE0"+n)
+		check("the key echoed "+f.name+" in an undecodable answer", err)
+		decodeError(t, err)
+
+		_, err = c.Product(ctx, productdata.AmazonUS, "B0NOTFND0"+n)
+		check("the key echoed "+f.name+" around a lookup without the product", err)
+		var nf *productdata.NotFoundError
+		require.ErrorAs(t, err, &nf, f.name)
+		assertNoTelltale(t, f.name, hostileKey, nf.Meta.Message, nf.Meta.Response.RequestID, fmt.Sprint(nf.Meta.Response.Header))
+	}
+
+	assert.Contains(t, logs.String(), `"path":"/api/gone/[REDACTED]/x"`, "the logger saw the redirect")
+	assertNoTelltale(t, "the log", hostileKey, logs.String())
 }

@@ -254,7 +254,7 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 		// The id reaches results, progress and errors: scrub a key a server may have echoed.
 		t.taskID = c.core.Redact(string(id.Or("")))
 		out.TaskID = t.taskID
-		if n, err := strconv.ParseInt(t.taskID, 10, 64); err == nil && n <= 0 {
+		if n, ok := wholeNumber(t.taskID); ok && n <= 0 {
 			t.status = TaskFailed
 			return true, &TaskError{Endpoint: t.endpoint, ASIN: t.asin, TaskID: t.taskID, Status: TaskFailed}
 		}

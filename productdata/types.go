@@ -359,7 +359,7 @@ func (r *rankList) UnmarshalJSON(b []byte) error {
 		}
 		entry := CategoryRank{Name: row[0], NodeID: row[1]}
 		if len(row) > 2 {
-			if n, err := strconv.Atoi(row[2]); err == nil {
+			if n, ok := wholeNumber(row[2]); ok {
 				entry.Rank = &n
 			}
 		}
@@ -367,6 +367,18 @@ func (r *rankList) UnmarshalJSON(b []byte) error {
 	}
 	*r = out
 	return nil
+}
+
+// wholeNumber reads a whole number sent as text (a rank, a task's status or id) by the SDK's
+// one rule for numbers sent as text, lenient.ParseNumber (JSON's grammar, finite: 12, 1e2 and
+// 3.0 are numbers; NaN, Infinity, 1e999 and +7 are not), and reports false for anything else,
+// a fraction and a value beyond 2^53 included.
+func wholeNumber(s string) (int, bool) {
+	v, err := lenient.ParseNumber(s)
+	if err != nil || v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		return 0, false
+	}
+	return int(v), true
 }
 
 // lenientUnmarshal decodes b into a wire struct whose fields of unshown types are strings or

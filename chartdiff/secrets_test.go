@@ -1,0 +1,218 @@
+package chartdiff_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/chartdiff"
+)
+
+// The credentials of the hostile-server tests: a key of the service's form, and a token
+// whose URL-escaped forms differ from it.
+const (
+	hostileKey   = "sk-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+	hostileToken = "hm+Tok/en=9f8e7d6c5b4a3928171615"
+)
+
+// echoForm is one way a server may echo a secret.
+type echoForm struct {
+	name   string
+	encode func(secret string) string
+}
+
+// echoForms are the forms a server may echo a credential in: as sent, in another letter case,
+// URL-escaped (query and path), and base64 in both alphabets, padded or not, the secret after
+// 0, 1, 2 or more other bytes (every alignment within a base64 group).
+var echoForms = []echoForm{
+	{"as sent", func(s string) string { return s }},
+	{"upper case", strings.ToUpper},
+	{"query-escaped", url.QueryEscape},
+	{"path-escaped", url.PathEscape},
+	{"base64 std", func(s string) string { return base64.StdEncoding.EncodeToString([]byte("Bearer " + s)) }},
+	{"base64 std raw", func(s string) string { return base64.RawStdEncoding.EncodeToString([]byte("k=" + s + `"}`)) }},
+	{"base64 url", func(s string) string { return base64.URLEncoding.EncodeToString([]byte("x" + s)) }},
+	{"base64 url raw", func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s + "!")) }},
+}
+
+// telltales returns, in lower case, what must not appear where secret may have been echoed:
+// the secret and each of its echoes, and for an echo longer than the secret (base64 of more
+// bytes) the middle of the echo, which only the secret's bytes determine.
+func telltales(secret string) []string {
+	out := []string{strings.ToLower(secret)}
+	for _, f := range echoForms {
+		echo := f.encode(secret)
+		out = append(out, strings.ToLower(echo))
+		if mid := len(echo) / 2; len(echo) > len(secret) {
+			out = append(out, strings.ToLower(echo[mid-6:mid+6]))
+		}
+	}
+	return out
+}
+
+// assertNoTelltale fails when one of texts holds a telltale of one of secrets.
+func assertNoTelltale(t *testing.T, what string, secrets []string, texts ...string) {
+	t.Helper()
+	for _, secret := range secrets {
+		for _, tell := range telltales(secret) {
+			for _, text := range texts {
+				assert.NotContains(t, strings.ToLower(text), tell, "%s: a credential leaked", what)
+			}
+		}
+	}
+}
+
+// formOf returns the echo form a request names by a number in its path (1 for the first).
+func formOf(t *testing.T, n string) echoForm {
+	i, err := strconv.Atoi(n)
+	if err != nil || i < 1 || i > len(echoForms) {
+		t.Errorf("no echo form %q", n)
+		return echoForms[0]
+	}
+	return echoForms[i-1]
+}
+
+// echo answers with status and body, ECHO in the body replaced by secret in form f, which
+// also goes into the request id and another header.
+func echo(w http.ResponseWriter, secret string, f echoForm, status int, body string) {
+	e := f.encode(secret)
+	w.Header().Set("X-Request-Id", e)
+	w.Header().Set("X-Echo", "seen "+e)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, strings.ReplaceAll(body, "ECHO", e))
+}
+
+// Chart ids the hostile server redirects: on the same host, and to a host that does not
+// answer, each with the key in the new path.
+const (
+	chartRedirected = 1000
+	chartSentAway   = 1001
+)
+
+// hostileServer echoes the credentials it receives in every form and every place it can.
+// /charts/{n} and DELETE /keys/{n} pick echoForms[n-1]; so does GET /charts?q=n.
+func hostileServer(t *testing.T, away string) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v1/charts/{n}", func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("x-phm-key")
+		switch r.PathValue("n") {
+		case strconv.Itoa(chartRedirected):
+			http.Redirect(w, r, "/api/v1/gone/"+url.PathEscape(key)+"/x?k=1", http.StatusFound)
+		case strconv.Itoa(chartSentAway):
+			http.Redirect(w, r, away+"/k/"+url.PathEscape(key)+"?k=1", http.StatusFound)
+		default:
+			echo(w, key, formOf(t, r.PathValue("n")), http.StatusUnauthorized, `{"error":{"code":"invalid_api_key","message":"key ECHO is not valid"}}`)
+		}
+	})
+	mux.HandleFunc("GET /api/v1/gone/", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"error":{"code":"not_found","message":"no such path"}}`)
+	})
+	mux.HandleFunc("GET /api/v1/charts", func(w http.ResponseWriter, r *http.Request) {
+		echo(w, r.Header.Get("x-phm-key"), formOf(t, r.URL.Query().Get("q")), http.StatusOK, `{"total":"ECHO"}`)
+	})
+	mux.HandleFunc("GET /api/v1/keys", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/api/v1/gone/"+url.PathEscape(r.Header.Get("x-hm-token")), http.StatusFound)
+	})
+	mux.HandleFunc("DELETE /api/v1/keys/{n}", func(w http.ResponseWriter, r *http.Request) {
+		echo(w, r.Header.Get("x-hm-token"), formOf(t, r.PathValue("n")), http.StatusForbidden, `{"code":"insufficient_scope","message":"token ECHO may not"}`)
+	})
+	mux.HandleFunc("POST /api/v1/keys/{n}/rotate", func(w http.ResponseWriter, r *http.Request) {
+		echo(w, r.Header.Get("x-hm-token"), formOf(t, r.PathValue("n")), http.StatusOK, `{"note":"rotated for ECHO"}`)
+	})
+	mux.HandleFunc("GET /api/v1/meta", func(w http.ResponseWriter, r *http.Request) {
+		echo(w, r.Header.Get("x-hm-token"), echoForms[4], http.StatusOK, `{"diag":{"headers":{"x-phm-key":0,"ECHO":3}}}`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestCredentialsNeverShowWhateverTheServerEchoes runs every place a hostile server can put the
+// API key or the account token (a redirect's path, the redirect staying on the host or leaving
+// for one that does not answer; a message, a body, a header and the request id, in every
+// encoded form; a key answer without plaintext; the header names of the self-check) against
+// every way a caller prints the error, and against the log.
+func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
+	t.Parallel()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	away := dead.URL
+	dead.Close()
+	srv := hostileServer(t, away)
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(hostileKey), chartdiff.WithAccountToken(hostileToken),
+		chartdiff.WithRetry(noRetry), chartdiff.WithLogger(logger))
+	require.NoError(t, err)
+	ctx := t.Context()
+	secrets := []string{hostileKey, hostileToken}
+	check := func(what string, err error) {
+		t.Helper()
+		require.Error(t, err, what)
+		scan.Record(err)
+		assertNoTelltale(t, what, secrets, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+	}
+
+	_, err = c.Chart(ctx, chartRedirected)
+	check("the key in a redirected path", err)
+	assert.Equal(t, "/api/v1/gone/[REDACTED]/x", apiError(t, err).Path)
+	_, err = c.Keys(ctx)
+	check("the token in a redirected path", err)
+	assert.Equal(t, "/api/v1/gone/[REDACTED]", apiError(t, err).Path)
+
+	_, err = c.Chart(ctx, chartSentAway)
+	check("the key in the path of a redirect to a host that does not answer", err)
+	var re *sdk.RequestError
+	require.ErrorAs(t, err, &re)
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	assertNoTelltale(t, "the *url.Error", secrets, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
+	assert.NotContains(t, ue.URL, "k=1", "the query is dropped")
+
+	for i, f := range echoForms {
+		n := i + 1
+		_, err = c.Chart(ctx, n)
+		check("the key echoed "+f.name+" in an error", err)
+		ae := apiError(t, err)
+		assert.Contains(t, ae.Message, "[REDACTED]", f.name)
+		assertNoTelltale(t, f.name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+
+		_, err = c.Charts(ctx, &chartdiff.ChartsParams{Query: strconv.Itoa(n)})
+		check("the key echoed "+f.name+" in an undecodable answer", err)
+		var de *sdk.DecodeError
+		require.ErrorAs(t, err, &de, f.name)
+
+		_, err = c.DeleteKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
+		check("the token echoed "+f.name+" in an error", err)
+		ae = apiError(t, err)
+		assertNoTelltale(t, f.name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+
+		_, err = c.RotateKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
+		check("the token echoed "+f.name+" around a key answer without plaintext", err)
+		var kae *chartdiff.KeyAnswerError
+		require.ErrorAs(t, err, &kae, f.name)
+		assertNoTelltale(t, f.name, secrets, kae.Response.RequestID, fmt.Sprint(kae.Response.Header))
+	}
+
+	report, err := c.SelfCheck(ctx)
+	check("the token echoed as the name of a header in the self-check", err)
+	require.ErrorIs(t, err, chartdiff.ErrKeyHeaderDropped)
+	assertNoTelltale(t, "the self-check report", secrets, report.String(), fmt.Sprintf("%#v", report))
+
+	assert.Contains(t, logs.String(), `"path":"/api/v1/gone/[REDACTED]/x"`, "the logger saw the redirect")
+	assertNoTelltale(t, "the log", secrets, logs.String())
+}
