@@ -198,20 +198,3 @@ func (c *Client) keyNotUsed(op string) string {
 	}
 	return c.settings.MissingCredential(serviceName, op, "API key", "WithAPIKey", EnvAPIKey).Reason
 }
-
-// scrubbedMeta returns the sdk.Response of resp for an error of the package's own: its request
-// id and its header's names and values scrubbed of every credential the client knows, as the
-// core scrubs those of an *sdk.APIError.
-func (c *Client) scrubbedMeta(resp *httpcore.Response) sdk.Response {
-	m := resp.Meta()
-	m.RequestID = c.core.Redact(m.RequestID)
-	h := make(http.Header, len(m.Header))
-	for k, vs := range m.Header {
-		k = c.core.Redact(k)
-		for _, v := range vs {
-			h[k] = append(h[k], c.core.Redact(v))
-		}
-	}
-	m.Header = h
-	return m
-}

@@ -474,7 +474,7 @@ func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string)
 		plaintext = string(plaintextPattern.Find(body))
 	}
 	if plaintext == "" {
-		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: c.scrubbedMeta(resp)}
+		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: c.core.RedactResponse(resp.Meta())}
 	}
 	ans := &secretAnswer{secret: sdk.NewSecret(plaintext), response: resp.Meta()}
 	if !isObject {

@@ -108,17 +108,7 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 // the Authorization header.
 func (c *Client) notFound(endpoint Endpoint, domain Domain, missing []string, meta Meta) *NotFoundError {
 	meta.Message = c.core.Redact(meta.Message)
-	meta.Response.RequestID = c.core.Redact(meta.Response.RequestID)
-	if meta.Response.Header != nil {
-		h := make(http.Header, len(meta.Response.Header))
-		for k, vs := range meta.Response.Header {
-			k = c.core.Redact(k)
-			for _, v := range vs {
-				h[k] = append(h[k], c.core.Redact(v))
-			}
-		}
-		meta.Response.Header = h
-	}
+	meta.Response = c.core.RedactResponse(meta.Response)
 	return &NotFoundError{Endpoint: endpoint, Domain: domain, Missing: missing, Meta: meta}
 }
 

@@ -247,6 +247,16 @@ func (c *Client) Root() *url.URL {
 // they put into an error of their own.
 func (c *Client) Redact(s string) string { return c.redact.Load().text(s) }
 
+// RedactResponse returns a copy of r with every secret the client knows scrubbed from its
+// request id and its header's names and values, as the core scrubs an *sdk.APIError's: for a
+// package's own error that keeps the answer's metadata.
+func (c *Client) RedactResponse(r sdk.Response) sdk.Response {
+	red := c.redact.Load()
+	r.RequestID = red.text(r.RequestID)
+	r.Header = red.header(r.Header)
+	return r
+}
+
 // Response is a successful response read in full by Do.
 type Response struct {
 	StatusCode int

@@ -112,18 +112,17 @@ func (r redactor) bytes(b []byte) []byte {
 	return b
 }
 
-// header returns a copy of h with every known secret scrubbed from its values.
+// header returns a copy of h with every known secret scrubbed from its names and values.
 func (r redactor) header(h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
 	out := make(http.Header, len(h))
 	for k, vs := range h {
-		scrubbed := make([]string, len(vs))
-		for i, v := range vs {
-			scrubbed[i] = r.text(v)
+		k = r.text(k)
+		for _, v := range vs {
+			out[k] = append(out[k], r.text(v))
 		}
-		out[k] = scrubbed
 	}
 	return out
 }

@@ -310,3 +310,21 @@ func TestARequestsOwnSecretsAreScrubbedFromEveryField(t *testing.T) {
 		assert.NotContains(t, text, signature)
 	}
 }
+
+func TestASecretInAHeaderNameIsScrubbed(t *testing.T) {
+	t.Parallel()
+	const token = "tok-HeAdErNaMe0123456789"
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-"+token, "seen")
+		w.WriteHeader(http.StatusBadRequest)
+	})
+	c := newTestClient(t, Service{Credentials: []Credential{{Header: "X-Token", Value: token}}}, WithBaseURL[*testConfig](srv.URL))
+	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
+	var ae *sdk.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.NotContains(t, strings.ToLower(fmt.Sprintf("%#v %v", ae, ae.Header)), strings.ToLower(token))
+	assert.Equal(t, []string{"seen"}, ae.Header["X-[REDACTED]"], "the header is kept under a scrubbed name")
+	meta := c.RedactResponse(sdk.Response{RequestID: token, Header: http.Header{"X-" + token: {token}}})
+	assert.Equal(t, "[REDACTED]", meta.RequestID)
+	assert.Equal(t, http.Header{"X-[REDACTED]": {"[REDACTED]"}}, meta.Header)
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,7 +97,7 @@ func withCause(err, cause error) error {
 	if errors.As(err, &ue) && errors.Is(ue.Err, context.Canceled) {
 		return &url.Error{Op: ue.Op, URL: ue.URL, Err: cause}
 	}
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), cause.Error()) {
 		return fmt.Errorf("%w: %w", cause, err)
 	}
 	return err // a typed error of the layers below (a payment in doubt) stays as it is
@@ -121,11 +122,9 @@ func (g *guardedBody) Read(p []byte) (int, error) {
 		g.idle.Reset(g.idleFor)
 	}
 	if err != nil && err != io.EOF {
-		if cause := context.Cause(g.ctx); cause != nil {
-			var te *timeoutError
-			if errors.As(cause, &te) {
-				err = fmt.Errorf("%w: %w", cause, err)
-			}
+		var te *timeoutError
+		if cause := context.Cause(g.ctx); errors.As(cause, &te) && !strings.Contains(err.Error(), cause.Error()) {
+			err = fmt.Errorf("%w: %w", cause, err)
 		}
 	}
 	return n, err

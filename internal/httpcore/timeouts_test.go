@@ -72,6 +72,7 @@ func TestATrickledBodyEndsAtTheAttemptBound(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Contains(t, err.Error(), "the attempt did not end within 150ms")
+	assert.Equal(t, 1, strings.Count(err.Error(), "the attempt did not end"), "the cause is said once: %v", err)
 	assert.Less(t, time.Since(start), 5*time.Second)
 }
 
