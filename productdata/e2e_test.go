@@ -110,7 +110,8 @@ func TestFakeTrendCategoryAndKeyword(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, trend.Trends["Trend"], 10)
 	assert.Equal(t, fakeEpoch.Format("20060102"), trend.Trends["Trend"][9].Date)
-	assert.Positive(t, trend.Trends["Trend"][9].Value)
+	require.NotNil(t, trend.Trends["Trend"][9].Value)
+	assert.Positive(t, *trend.Trends["Trend"][9].Value)
 
 	cat, err := c.Category(ctx, productdata.AmazonUS, &productdata.CategoryParams{NodeId: "3743561"})
 	require.NoError(t, err)

@@ -77,8 +77,9 @@ func TestFixtureProduct(t *testing.T) {
 	assert.Empty(t, p.BrandPromotion, "null text is empty")
 	assert.Equal(t, "Limited time deal", p.DealType)
 	assert.Len(t, p.PriceTrend, 3)
-	assert.Equal(t, productdata.Point{Date: "2024-11-01", Value: 3999}, p.PriceTrend[2])
-	assert.Equal(t, 310.0, p.SalesVolumeTrend[2].Value)
+	assert.Equal(t, productdata.Point{Date: "2024-11-01", Value: ptr(3999.0)}, p.PriceTrend[2])
+	require.NotNil(t, p.SalesVolumeTrend[2].Value)
+	assert.Equal(t, 310.0, *p.SalesVolumeTrend[2].Value)
 	assert.Equal(t, 1052670, *p.Meta.Units.Left)
 	assert.Equal(t, 1, *p.Meta.Units.Consumed)
 }
@@ -102,7 +103,7 @@ func TestFixtureProductTrend(t *testing.T) {
 		From: time.Date(2024, 10, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2024, 10, 3, 0, 0, 0, 0, time.UTC)})
 	require.NoError(t, err)
 	assert.Len(t, tr.Trends, 3)
-	assert.Equal(t, productdata.Series{{"20241001", 295}, {"20241002", 301}, {"20241003", 288}}, tr.Trends["SalesVolumeTrend"])
+	assert.Equal(t, productdata.Series{{"20241001", ptr(295.0)}, {"20241002", ptr(301.0)}, {"20241003", ptr(288.0)}}, tr.Trends["SalesVolumeTrend"])
 }
 
 func TestFixtureCategory(t *testing.T) {
@@ -137,7 +138,7 @@ func TestFixtureKeyword(t *testing.T) {
 	assert.Equal(t, 1520000, *k.SearchVolume)
 	assert.Equal(t, 142, *k.CPC)
 	assert.Equal(t, 60000, *k.ProductCount)
-	assert.Equal(t, productdata.Point{Date: "202411", Value: 142}, k.CPCTrend[2])
+	assert.Equal(t, productdata.Point{Date: "202411", Value: ptr(142.0)}, k.CPCTrend[2])
 }
 
 func TestFixtureRefreshProduct(t *testing.T) {

@@ -185,7 +185,7 @@ func TestKeyword(t *testing.T) {
 	assert.Equal(t, 1520000, *k.SearchVolume)
 	assert.Equal(t, 142, *k.CPC)
 	assert.Nil(t, k.ProductCount, "a count that is not a number is absent")
-	assert.Equal(t, productdata.Series{{"202410", 1400000}, {"202411", 1520000}}, k.SearchVolumeTrend)
+	assert.Equal(t, productdata.Series{{"202410", ptr(1400000.0)}, {"202411", ptr(1520000.0)}}, k.SearchVolumeTrend)
 	assert.Nil(t, k.CPCTrend)
 	assert.Equal(t, 77, *k.Meta.Units.Left)
 

@@ -2,7 +2,6 @@ package productdata_test
 
 import (
 	"encoding/json"
-	"math"
 	"testing"
 	"time"
 
@@ -51,10 +50,10 @@ func TestProductDecodesTheOfficialFieldNames(t *testing.T) {
 	assert.Equal(t, "7073960011", p.BsrCategory[0].NodeID)
 	assert.Equal(t, 1, *p.BsrCategory[0].Rank)
 	assert.Equal(t, []productdata.ExtraSaving{{Asin: "B0BZS461JG", Text: "Save 5%"}}, p.ExtraSavings)
-	assert.Equal(t, productdata.Series{{Date: "2024-11-01", Value: 4599}, {Date: "2024-11-02", Value: 3999}}, p.PriceTrend)
+	assert.Equal(t, productdata.Series{{Date: "2024-11-01", Value: ptr(4599.0)}, {Date: "2024-11-02", Value: ptr(3999.0)}}, p.PriceTrend)
 	require.Len(t, p.SalesVolumeTrend, 2)
 	assert.Equal(t, "20241102", p.SalesVolumeTrend[1].Date)
-	assert.True(t, math.IsNaN(p.SalesVolumeTrend[1].Value), "a null value is NaN, not 0")
+	assert.Nil(t, p.SalesVolumeTrend[1].Value, "a null value is absent, not 0 and not NaN")
 	assert.Equal(t, 6499, *p.Meta.Units.Left)
 	assert.Equal(t, 1, *p.Meta.Units.Consumed)
 	var raw map[string]any
@@ -198,8 +197,9 @@ func TestProductTrend(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"domain": 1.0, "asin": "B0CVM8TXHP", "dateRange": "20240101,20241231", "trendType": 1.0}, srv.requests()[0].Body)
 	assert.Len(t, tr.Trends, 2)
-	assert.Equal(t, productdata.Series{{"20240101", 4599}, {"20240102", 4499}}, tr.Trends["PriceTrend"])
-	assert.Equal(t, 298.0, tr.Trends["SalesVolumeTrend"][1].Value)
+	assert.Equal(t, productdata.Series{{"20240101", ptr(4599.0)}, {"20240102", ptr(4499.0)}}, tr.Trends["PriceTrend"])
+	require.NotNil(t, tr.Trends["SalesVolumeTrend"][1].Value)
+	assert.Equal(t, 298.0, *tr.Trends["SalesVolumeTrend"][1].Value)
 	assert.Contains(t, string(tr.Raw), `"Note":"x"`)
 
 	for _, q := range []*productdata.ProductTrendParams{

@@ -238,8 +238,8 @@ type ExtraSaving struct {
 type Point struct {
 	// Date is the point's date or month as sent, such as "2024-11-01", "20241101" or "202410".
 	Date string
-	// Value is the value; NaN when the service sent null.
-	Value float64
+	// Value is the value; nil when the service sent null (never NaN or 0 in its place).
+	Value *float64
 }
 
 // Series is a trend. The service sends it flat, [date, value, date, value, ...]; Series pairs
@@ -259,10 +259,10 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 		if !ok || date == "" {
 			return nil
 		}
-		v := math.NaN()
+		var v *float64
 		switch x := flat[i+1].(type) {
 		case float64:
-			v = x
+			v = &x
 		case nil:
 		default:
 			return nil
@@ -273,15 +273,11 @@ func (s *Series) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the series flat, as the service sends it (a NaN value as null).
+// MarshalJSON writes the series flat, as the service sends it (an absent value as null).
 func (s Series) MarshalJSON() ([]byte, error) {
 	flat := make([]any, 0, 2*len(s))
 	for _, p := range s {
-		var v any = p.Value
-		if math.IsNaN(p.Value) {
-			v = nil
-		}
-		flat = append(flat, p.Date, v)
+		flat = append(flat, p.Date, p.Value)
 	}
 	return json.Marshal(flat)
 }
