@@ -7,7 +7,7 @@
 //	go run ./examples/chartdiff
 //
 // With CHARTDIFF_URL and CHARTDIFF_ACCOUNT_TOKEN set it talks to that service instead (the key
-// it creates is revoked at the end):
+// it creates is revoked at the end); CHARTDIFF_URL without CHARTDIFF_ACCOUNT_TOKEN is refused:
 //
 //	CHARTDIFF_URL=https://charts.example CHARTDIFF_ACCOUNT_TOKEN=... go run ./examples/chartdiff -chart 12345
 package main
@@ -15,16 +15,21 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/signal"
 
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/examples/internal/cli"
 )
+
+// about is what -h says the program does.
+const about = `Creates an API key with the account token, checks that the key header arrives, analyses
+a chart, lists the hardest charts, rotates the key and revokes it. Offline against the
+in-memory fake by default; with ` + chartdiff.EnvURL + ` and ` + chartdiff.EnvAccountToken + ` set, against
+that service.`
 
 // settings say which service to use and which chart to analyse.
 type settings struct {
@@ -34,19 +39,39 @@ type settings struct {
 }
 
 func main() {
-	chartID := flag.Int("chart", chartdifftest.ChartNotAnalyzed, "id of the chart to analyse")
-	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s := settings{baseURL: os.Getenv(chartdiff.EnvURL), token: os.Getenv(chartdiff.EnvAccountToken), chartID: *chartID}
-	if err := run(ctx, os.Stdout, s); err != nil {
-		log.Fatal(err)
-	}
+	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-// run performs the walk-through, writing what happens to out.
+// realMain runs the program with the command line args and the environment env, and returns
+// its exit status.
+func realMain(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
+	p := cli.New("chartdiff", about,
+		cli.Var{Name: chartdiff.EnvURL, Use: "the service's address, {chart_api_url} (unset: the in-memory fake)"},
+		cli.Var{Name: chartdiff.EnvAccountToken, Use: "the account token that manages keys, required with " + chartdiff.EnvURL})
+	chartID := p.Flags.Int("chart", chartdifftest.ChartNotAnalyzed, "id of the chart to analyse")
+	if code, done := p.Parse(args, stdout, stderr); done {
+		return code
+	}
+	if *chartID <= 0 {
+		return p.Refuse(stderr, fmt.Errorf("-chart %d: chart ids are positive", *chartID))
+	}
+	live, err := cli.Live(env, chartdiff.EnvURL, chartdiff.EnvAccountToken)
+	if err != nil {
+		return p.Refuse(stderr, err)
+	}
+	s := settings{chartID: *chartID}
+	if live {
+		s.baseURL, s.token = env(chartdiff.EnvURL), env(chartdiff.EnvAccountToken)
+	}
+	return p.Exit(stderr, run(ctx, stdout, s))
+}
+
+// run performs the walk-through, writing what happens to out: against the service at
+// s.baseURL, or the in-memory fake when it is empty.
 func run(ctx context.Context, out io.Writer, s settings) (err error) {
-	if s.baseURL == "" || s.token == "" {
+	if s.baseURL == "" {
 		srv := chartdifftest.NewServer()
 		defer srv.Close()
 		s.baseURL, s.token = srv.URL, srv.AccountToken()

@@ -8,7 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/examples/internal/cli"
+	"github.com/agentapis/sdk/examples/internal/clitest"
 )
 
 func TestRunOffline(t *testing.T) {
@@ -29,4 +32,29 @@ func TestRunOffline(t *testing.T) {
 	}
 	assert.Regexp(t, regexp.MustCompile(`rotated: new key (key_\w+) \(sk-…\w{4}\), revoked key_\w+\nthe old key is refused: invalid_api_key\nrevoked key key_\w+\n$`), text)
 	assert.NotRegexp(t, `sk-[0-9a-f]{32}`, text, "no plaintext key is printed")
+}
+
+func TestHelpPrintsTheUsageAndDoesNothing(t *testing.T) {
+	t.Parallel()
+	clitest.AssertHelp(t, realMain, "chartdiff", chartdiff.EnvURL, chartdiff.EnvAccountToken)
+}
+
+func TestRefusesIncompleteSettings(t *testing.T) {
+	t.Parallel()
+	clitest.AssertRefused(t, realMain, "chartdiff", map[string]string{chartdiff.EnvURL: "https://charts.example"},
+		"CHARTDIFF_URL is set without CHARTDIFF_ACCOUNT_TOKEN: set that too to use the service, or unset CHARTDIFF_URL to use the in-memory fake")
+	clitest.AssertRefused(t, realMain, "chartdiff", nil, "-chart 0: chart ids are positive", "-chart", "0")
+	clitest.AssertRefused(t, realMain, "chartdiff", nil, `invalid value "golden" for flag -chart`, "-chart", "golden")
+}
+
+func TestMainUsesTheServiceInTheEnvironment(t *testing.T) {
+	t.Parallel()
+	srv := chartdifftest.NewServer()
+	defer srv.Close()
+	env := map[string]string{chartdiff.EnvURL: srv.URL, chartdiff.EnvAccountToken: srv.AccountToken()}
+	code, out, errOut := clitest.Run(t, realMain, env, "-chart", "4")
+	require.Equal(t, cli.ExitOK, code, errOut)
+	assert.NotContains(t, out, "offline")
+	assert.Contains(t, out, "chart 4 ")
+	assert.Positive(t, srv.RequestCount("", ""))
 }

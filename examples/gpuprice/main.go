@@ -1,40 +1,74 @@
-// Command gpuprice walks through the GPU price API: it prints the cheapest H100 and the
-// compute futures index, buys a Pro key with a USDC payment on Solana from a freshly
-// generated wallet, and fetches the H100 price history with that key.
+// Command gpuprice walks through the GPU price API: it prints the cheapest price of a GPU
+// model and the compute futures index, buys a Pro key with a USDC payment on Solana from a
+// freshly generated wallet, within a budget of -cap, and fetches the model's price history
+// with that key.
 //
 // It runs offline against the in-memory fakes of the API and of a Solana node:
 //
-//	go run ./examples/gpuprice
+//	go run ./examples/gpuprice -model L40S -cap 10.00
 //
-// Buying a real key spends real USDC; this program never does: it always pays the fake.
+// Buying a real key spends real USDC; this program never does: it always pays the fake. The
+// tour buys a live one with -live-payments (go run ./examples/tour -h).
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"log"
 	"math/big"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/gagliardetto/solana-go"
 
+	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/x402"
 )
 
+// about is what -h says the program does.
+const about = `Prints the cheapest price of a GPU model and the compute futures index, buys a Pro key
+with USDC on Solana within a budget of -cap, and reads the model's price history with it.
+It always runs against the in-memory fakes of the API and of a Solana node, and pays from a
+throwaway wallet: it never spends real money (the tour buys a live key with -live-payments).`
+
+// settings say which model to price and the budget of the key purchase.
+type settings struct {
+	model string
+	// budget is the most the purchase may spend, in USDC atomic units.
+	budget *big.Int
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		log.Fatal(err)
+	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// realMain runs the program with the command line args, and returns its exit status. It
+// reads no environment variable: env is there for the signature every example shares.
+func realMain(ctx context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
+	p := cli.New("gpuprice", about)
+	model := p.Flags.String("model", "H100", "the GPU model to price and read the history of")
+	capText := p.Flags.String("cap", "10.00", "the budget of the key purchase, in USD (a Pro key costs 5.00)")
+	if code, done := p.Parse(args, stdout, stderr); done {
+		return code
 	}
+	if strings.TrimSpace(*model) == "" {
+		return p.Refuse(stderr, errors.New("-model: name a GPU model, such as H100"))
+	}
+	budget, err := cli.ParseCap("cap", *capText)
+	if err != nil {
+		return p.Refuse(stderr, err)
+	}
+	return p.Exit(stderr, run(ctx, stdout, settings{model: *model, budget: budget}))
 }
 
 // run performs the walk-through against the fakes, writing what happens to out.
-func run(ctx context.Context, out io.Writer) error {
+func run(ctx context.Context, out io.Writer, s settings) error {
 	srv := gpupricetest.NewServer()
 	defer srv.Close()
 	client, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(srv.RPCURL))
@@ -42,13 +76,13 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 
-	// 1. The cheapest H100 and the futures index: free endpoints, no key.
-	best, err := client.Cheapest(ctx, "H100")
+	// 1. The cheapest offer of the model and the futures index: free endpoints, no key.
+	best, err := client.Cheapest(ctx, s.model)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "cheapest H100: %.2f USD/h on %s (%.1f%% below the dearest platform)\n",
-		best.BestPriceUSDHr, best.BestPlatform, best.SavingPctVsDearest)
+	fmt.Fprintf(out, "cheapest %s: %.2f USD/h on %s (%.1f%% below the dearest platform)\n",
+		s.model, best.BestPriceUSDHr, best.BestPlatform, best.SavingPctVsDearest)
 	index, err := client.FuturesIndex(ctx)
 	if err != nil {
 		return err
@@ -60,7 +94,7 @@ func run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "free requests left today: %d\n", *rl.Remaining)
 	}
 
-	// 2. Buy a Pro key from a new wallet, funded on the fake cluster, within a 10 USDC budget.
+	// 2. Buy a Pro key from a new wallet, funded on the fake cluster, within the budget.
 	wallet := solana.NewWallet().PrivateKey
 	srv.FundUSDC(wallet.PublicKey(), 6_000_000)
 	srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL: the transaction's fee is paid in SOL
@@ -68,19 +102,25 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	budget, err := x402.NewBudget(big.NewInt(10_000_000))
+	budget, err := x402.NewBudget(s.budget)
 	if err != nil {
 		return err
 	}
 	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
 	if err != nil {
-		return err
+		return fmt.Errorf("buying a Pro key: %w", err)
 	}
-	fmt.Fprintf(out, "bought a %s key %v, valid until %s; budget spent %s of 10000000\n",
-		key.Plan, key.Key, key.ExpiresAt.Format("2006-01-02"), budget.Spent())
+	expires := "no expiry given"
+	if key.ExpiresAt != nil {
+		expires = "valid until " + key.ExpiresAt.Format("2006-01-02")
+	}
+	price, _ := gpuprice.PlanPro.Price()
+	fmt.Fprintf(out, "bought a %s key %v, %s\n", key.Plan, key.Key, expires)
+	fmt.Fprintf(out, "paid %s in USDC on Solana to the treasury %s; budget spent %s of %s\n",
+		x402.FormatUSDC(new(big.Int).SetUint64(price)), srv.Treasury, x402.FormatUSDC(budget.Spent()), x402.FormatUSDC(budget.Limit()))
 
 	// 3. The history needs the key; BuyKey already switched the client to it.
-	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: "H100", Platform: best.BestPlatform, Limit: 7})
+	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: s.model, Platform: best.BestPlatform, Limit: 7})
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,8 @@
 //	go run ./examples/hosting
 //
 // With HOSTING_URL and HOSTING_TOKEN set it publishes to that service instead (the API has no
-// way to delete a repository, so the one it creates stays):
+// way to delete a repository, so the one it creates stays); HOSTING_URL without
+// HOSTING_TOKEN is refused:
 //
 //	HOSTING_URL=https://host.example HOSTING_TOKEN=... go run ./examples/hosting -repo my-first-site
 package main
@@ -18,21 +19,25 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"flag"
 	"fmt"
 	"html"
 	"io"
 	"io/fs"
-	"log"
 	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
 )
+
+// about is what -h says the program does.
+const about = `Creates a repository, publishes a small site to it with one DeployDir call, fetches the
+site back and checks every file. Offline against the in-memory fake by default; with
+` + hosting.EnvURL + ` and ` + hosting.EnvToken + ` set, against that service (the repository stays).`
 
 // siteFiles is the folder to publish.
 //
@@ -47,19 +52,39 @@ type settings struct {
 }
 
 func main() {
-	repo := flag.String("repo", "hosting-example", "name of the repository to create and publish")
-	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s := settings{baseURL: os.Getenv(hosting.EnvURL), token: os.Getenv(hosting.EnvToken), repo: *repo}
-	if err := run(ctx, os.Stdout, s); err != nil {
-		log.Fatal(err)
-	}
+	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-// run performs the walk-through, writing what happens to out.
+// realMain runs the program with the command line args and the environment env, and returns
+// its exit status.
+func realMain(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
+	p := cli.New("hosting", about,
+		cli.Var{Name: hosting.EnvURL, Use: "the hosting service's address (unset: the in-memory fake)"},
+		cli.Var{Name: hosting.EnvToken, Use: "the account's API token, required with " + hosting.EnvURL})
+	repo := p.Flags.String("repo", "hosting-example", "name of the repository to create and publish")
+	if code, done := p.Parse(args, stdout, stderr); done {
+		return code
+	}
+	if strings.TrimSpace(*repo) == "" {
+		return p.Refuse(stderr, errors.New("-repo: the repository needs a name"))
+	}
+	live, err := cli.Live(env, hosting.EnvURL, hosting.EnvToken)
+	if err != nil {
+		return p.Refuse(stderr, err)
+	}
+	s := settings{repo: *repo}
+	if live {
+		s.baseURL, s.token = env(hosting.EnvURL), env(hosting.EnvToken)
+	}
+	return p.Exit(stderr, run(ctx, stdout, s))
+}
+
+// run performs the walk-through, writing what happens to out: against the service at
+// s.baseURL, or the in-memory fake when it is empty.
 func run(ctx context.Context, out io.Writer, s settings) error {
-	if s.baseURL == "" || s.token == "" {
+	if s.baseURL == "" {
 		srv := hostingtest.NewServer()
 		defer srv.Close()
 		s.baseURL, s.token = srv.URL, hostingtest.DefaultToken

@@ -9,6 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/examples/internal/cli"
+	"github.com/agentapis/sdk/examples/internal/clitest"
+	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
 )
 
@@ -57,4 +60,39 @@ func TestRunReportsAFailure(t *testing.T) {
 	err := run(t.Context(), &bytes.Buffer{}, settings{baseURL: srv.URL, token: "tok-0123456789", repo: "taken"})
 	assert.ErrorContains(t, err, "creating repository taken")
 	assert.ErrorContains(t, err, "repository name already taken")
+}
+
+func TestHelpPrintsTheUsageAndDoesNothing(t *testing.T) {
+	t.Parallel()
+	clitest.AssertHelp(t, realMain, "hosting", hosting.EnvURL, hosting.EnvToken)
+}
+
+func TestRefusesIncompleteSettings(t *testing.T) {
+	t.Parallel()
+	clitest.AssertRefused(t, realMain, "hosting", map[string]string{hosting.EnvURL: "https://host.example"},
+		"HOSTING_URL is set without HOSTING_TOKEN: set that too to use the service, or unset HOSTING_URL to use the in-memory fake")
+	clitest.AssertRefused(t, realMain, "hosting", nil, "-repo: the repository needs a name", "-repo", " ")
+	clitest.AssertRefused(t, realMain, "hosting", nil, "flag provided but not defined: -prune", "-prune")
+}
+
+func TestMainPublishesToTheServiceInTheEnvironment(t *testing.T) {
+	t.Parallel()
+	srv := hostingtest.NewServer()
+	defer srv.Close()
+	env := map[string]string{hosting.EnvURL: srv.URL, hosting.EnvToken: hostingtest.DefaultToken}
+	code, out, errOut := clitest.Run(t, realMain, env, "-repo", "from-env")
+	require.Equal(t, cli.ExitOK, code, errOut)
+	assert.NotContains(t, out, "offline")
+	assert.Contains(t, out, "created repository from-env (public)\n")
+	assert.Equal(t, 1, srv.RequestCount(http.MethodPost, "/api/v1/repos"))
+}
+
+func TestMainReportsAFailureWithStatus1(t *testing.T) {
+	t.Parallel()
+	srv := hostingtest.NewServer()
+	defer srv.Close()
+	env := map[string]string{hosting.EnvURL: srv.URL, hosting.EnvToken: "tok-not-an-account"}
+	code, _, errOut := clitest.Run(t, realMain, env)
+	assert.Equal(t, cli.ExitFailed, code)
+	assert.Contains(t, errOut, "hosting: creating repository hosting-example: ")
 }

@@ -8,7 +8,8 @@
 //
 //	go run ./examples/productdata
 //
-// With PRODUCTDATA_URL and PRODUCTDATA_ACCOUNT_KEY set it calls that service instead. Every
+// With PRODUCTDATA_URL and PRODUCTDATA_ACCOUNT_KEY set it calls that service instead
+// (PRODUCTDATA_URL without PRODUCTDATA_ACCOUNT_KEY is refused). Every
 // call is charged to the account, and a real review collection takes minutes or more, longer
 // than the 90-second wait the client allows by default: the example then reports that the
 // collection is still running.
@@ -19,17 +20,23 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
+	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
 )
+
+// about is what -h says the program does.
+const about = `Looks up a product on the Amazon US site, pages through a category, collects the
+product's reviews (polling the collection to its end) and prints the request units used.
+Offline against the in-memory fake by default; with ` + productdata.EnvURL + ` and
+` + productdata.EnvAccountKey + ` set, against that service, where every call is charged.`
 
 // settings say which service to use and what to look up.
 type settings struct {
@@ -45,20 +52,40 @@ type settings struct {
 const offlineTask = 1500 * time.Millisecond
 
 func main() {
-	asin := flag.String("asin", "B0CVM8TXHP", "ASIN of the product to look up and collect reviews of")
-	node := flag.String("node", "3743561", "node id of the category to page through")
-	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s := settings{baseURL: os.Getenv(productdata.EnvURL), key: os.Getenv(productdata.EnvAccountKey), asin: *asin, node: *node}
-	if err := run(ctx, os.Stdout, s); err != nil {
-		log.Fatal(err)
-	}
+	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-// run performs the walk-through, writing what happens to out.
+// realMain runs the program with the command line args and the environment env, and returns
+// its exit status.
+func realMain(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
+	p := cli.New("productdata", about,
+		cli.Var{Name: productdata.EnvURL, Use: "the service's address, {data_api_url} (unset: the in-memory fake)"},
+		cli.Var{Name: productdata.EnvAccountKey, Use: "the account key, required with " + productdata.EnvURL})
+	asin := p.Flags.String("asin", "B0CVM8TXHP", "ASIN of the product to look up and collect reviews of")
+	node := p.Flags.String("node", "3743561", "node id of the category to page through")
+	if code, done := p.Parse(args, stdout, stderr); done {
+		return code
+	}
+	if strings.TrimSpace(*asin) == "" || strings.TrimSpace(*node) == "" {
+		return p.Refuse(stderr, errors.New("-asin and -node must not be empty"))
+	}
+	live, err := cli.Live(env, productdata.EnvURL, productdata.EnvAccountKey)
+	if err != nil {
+		return p.Refuse(stderr, err)
+	}
+	s := settings{asin: *asin, node: *node}
+	if live {
+		s.baseURL, s.key = env(productdata.EnvURL), env(productdata.EnvAccountKey)
+	}
+	return p.Exit(stderr, run(ctx, stdout, s))
+}
+
+// run performs the walk-through, writing what happens to out: against the service at
+// s.baseURL, or the in-memory fake when it is empty.
 func run(ctx context.Context, out io.Writer, s settings) error {
-	if s.baseURL == "" || s.key == "" {
+	if s.baseURL == "" {
 		srv := productdatatest.NewServer(productdatatest.WithTaskDuration(offlineTask))
 		defer srv.Close()
 		s.baseURL, s.key = srv.URL, productdatatest.DefaultKey

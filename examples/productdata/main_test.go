@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/examples/internal/cli"
+	"github.com/agentapis/sdk/examples/internal/clitest"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
 )
@@ -82,4 +84,30 @@ func TestRunReportsABadKey(t *testing.T) {
 	assert.ErrorContains(t, err, "the service refused the key or the site")
 	assert.NotContains(t, err.Error(), badKey)
 	assert.Equal(t, 1, srv.RequestCount("", ""), "nothing is sent after the refusal")
+}
+
+func TestHelpPrintsTheUsageAndDoesNothing(t *testing.T) {
+	t.Parallel()
+	clitest.AssertHelp(t, realMain, "productdata", productdata.EnvURL, productdata.EnvAccountKey)
+}
+
+func TestRefusesIncompleteSettings(t *testing.T) {
+	t.Parallel()
+	clitest.AssertRefused(t, realMain, "productdata", map[string]string{productdata.EnvURL: "https://data.example"},
+		"PRODUCTDATA_URL is set without PRODUCTDATA_ACCOUNT_KEY: set that too to use the service, or unset PRODUCTDATA_URL to use the in-memory fake")
+	clitest.AssertRefused(t, realMain, "productdata", nil, "-asin and -node must not be empty", "-asin", "")
+	clitest.AssertRefused(t, realMain, "productdata", nil, "-asin and -node must not be empty", "-node", "")
+	clitest.AssertRefused(t, realMain, "productdata", nil, `unexpected argument "B0CVM8TXHP"`, "B0CVM8TXHP")
+}
+
+func TestMainCallsTheServiceInTheEnvironment(t *testing.T) {
+	t.Parallel()
+	srv := productdatatest.NewServer()
+	defer srv.Close()
+	env := map[string]string{productdata.EnvURL: srv.URL, productdata.EnvAccountKey: strings.Repeat("k", 32)}
+	code, out, errOut := clitest.Run(t, realMain, env)
+	assert.Equal(t, cli.ExitFailed, code, "the fake refuses a key it did not issue")
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "productdata: the service refused the key or the site: ")
+	assert.Equal(t, 1, srv.RequestCount(http.MethodPost, "/api/ProductRequest"), "the key of the environment went to the service")
 }

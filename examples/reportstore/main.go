@@ -1,85 +1,129 @@
 // Command reportstore buys a macroeconomic report with x402: it quotes the report, buys it as
-// CSV under a 0.50 USDC cap, and prints a few rows, the settlement receipt and the total
-// spent.
+// CSV under a $0.50 cap, and prints a few rows, the settlement receipt and the total spent.
 //
 // It runs offline against the in-memory fake store by default, with a throwaway wallet funded
 // in the fake's ledger:
 //
 //	go run ./examples/reportstore
 //
-// With REPORTSTORE_URL and REPORTSTORE_WALLET_KEY (a hex private key of a wallet holding USDC
-// on Base) set, it buys from that store instead and spends real money, at most the cap.
-// REPORTSTORE_PAY_TO, when set, is the only payee the client agrees to pay:
+// With REPORTSTORE_URL set it asks that store instead, and only quotes the report. It buys it,
+// spending real money (at most -cap), only with -live-payments and the hex private key of a
+// wallet holding USDC on Base in EVM_PRIVATE_KEY. REPORTSTORE_PAY_TO, when set, is the only
+// payee the client agrees to pay:
 //
-//	REPORTSTORE_URL=https://store.example REPORTSTORE_WALLET_KEY=... REPORTSTORE_PAY_TO=0x... \
-//		go run ./examples/reportstore -report macro-inflation
+//	REPORTSTORE_URL=https://store.example EVM_PRIVATE_KEY=... REPORTSTORE_PAY_TO=0x... \
+//		go run ./examples/reportstore -report macro-inflation -live-payments -cap 0.50
 package main
 
 import (
 	"context"
 	"encoding/hex"
-	"flag"
+	"errors"
 	"fmt"
 	"io"
-	"log"
+	"math/big"
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 )
 
-// Environment variables of the live mode, besides reportstore.EnvURL.
-const (
-	envWalletKey = "REPORTSTORE_WALLET_KEY"
-	envPayTo     = "REPORTSTORE_PAY_TO"
-)
+// about is what -h says the program does.
+const about = `Quotes a report of the macroeconomic report store, buys it as CSV under a spending cap,
+and prints a few rows, the receipt and what was spent. Offline against the in-memory fake
+store by default, paid from a throwaway wallet. With ` + reportstore.EnvURL + ` set it only quotes
+that store's report; -live-payments, with ` + cli.EnvEVMPrivateKey + `, buys it with real USDC.`
 
-// settings say which store to buy from, with which wallet, what and under which cap.
+// settings say which store to buy from, whether to pay it, with which wallet, what and under
+// which cap.
 type settings struct {
-	baseURL  string
-	key      string
+	// baseURL is the store; "" buys from the in-memory fake.
+	baseURL string
+	// pay lets the store at baseURL be paid (the fake always is).
+	pay bool
+	// key is the payer's hex private key; "" pays the fake from a throwaway key.
+	key string
+	// payTo, when set, is the only payee the client agrees to pay.
 	payTo    string
 	reportID string
-	cap      string
-	rows     int
+	// cap is the most to pay, in USDC atomic units.
+	cap  *big.Int
+	rows int
 }
 
 func main() {
-	reportID := flag.String("report", "macro-gdp", "id of the report to buy")
-	limit := flag.String("cap", "0.50", "most to pay for the report, in USD")
-	rows := flag.Int("rows", 5, "how many rows to print")
-	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	s := settings{
-		baseURL:  os.Getenv(reportstore.EnvURL),
-		key:      os.Getenv(envWalletKey),
-		payTo:    os.Getenv(envPayTo),
-		reportID: *reportID,
-		cap:      *limit,
-		rows:     *rows,
-	}
-	if err := run(ctx, os.Stdout, s); err != nil {
-		log.Fatal(err)
-	}
+	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
 
-// run quotes and buys the report, writing what happens to out. It never prints the key.
-func run(ctx context.Context, out io.Writer, s settings) error {
-	capPrice, err := reportstore.ParsePrice(s.cap)
-	if err != nil {
-		return fmt.Errorf("-cap: %w", err)
+// realMain runs the program with the command line args and the environment env, and returns
+// its exit status.
+func realMain(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
+	p := cli.New("reportstore", about,
+		cli.Var{Name: reportstore.EnvURL, Use: "the store's address, {base_url} (unset: the in-memory fake)"},
+		cli.Var{Name: cli.EnvEVMPrivateKey, Use: "hex private key of the wallet paying USDC on Base, required with -live-payments"},
+		cli.Var{Name: cli.EnvReportstorePayTo, Use: "the store's payee address: no other is paid (optional)"})
+	reportID := p.Flags.String("report", "macro-gdp", "id of the report to buy")
+	capText := p.Flags.String("cap", "0.50", "most to pay for the report, in USD")
+	rows := p.Flags.Int("rows", 5, "how many rows to print")
+	live := p.Flags.Bool("live-payments", false, "buy from the store at "+reportstore.EnvURL+" (needs "+cli.EnvEVMPrivateKey+")")
+	if code, done := p.Parse(args, stdout, stderr); done {
+		return code
 	}
+	s, err := configure(*reportID, *capText, *rows, *live, env)
+	if err != nil {
+		return p.Refuse(stderr, err)
+	}
+	return p.Exit(stderr, run(ctx, stdout, s))
+}
+
+// configure checks the flags against each other and the environment.
+func configure(reportID, capText string, rows int, live bool, env func(string) string) (settings, error) {
+	limit, err := cli.ParseCap("cap", capText)
+	if err != nil {
+		return settings{}, err
+	}
+	s := settings{reportID: reportID, cap: limit, rows: rows, pay: live}
+	switch {
+	case strings.TrimSpace(reportID) == "":
+		return s, errors.New("-report: give the id of a report")
+	case rows < 0:
+		return s, fmt.Errorf("-rows %d: a count of rows cannot be negative", rows)
+	}
+	if s.baseURL = env(reportstore.EnvURL); s.baseURL != "" {
+		s.payTo = env(cli.EnvReportstorePayTo)
+	}
+	if !live {
+		return s, nil
+	}
+	if s.baseURL == "" {
+		return s, fmt.Errorf("-live-payments buys from the store at %s: set it (the in-memory fake needs no -live-payments)", reportstore.EnvURL)
+	}
+	if s.key = env(cli.EnvEVMPrivateKey); s.key == "" {
+		return s, fmt.Errorf("-live-payments needs %s, the hex private key of a wallet holding USDC on Base", cli.EnvEVMPrivateKey)
+	}
+	if _, err := x402.NewPrivateKeySigner(s.key); err != nil {
+		return s, fmt.Errorf("%s: %w", cli.EnvEVMPrivateKey, err)
+	}
+	return s, nil
+}
+
+// run quotes the report and buys it when allowed, writing what happens to out. It never
+// prints the key.
+func run(ctx context.Context, out io.Writer, s settings) error {
 	var store *reportstoretest.Server
-	if s.baseURL == "" || s.key == "" {
+	if s.baseURL == "" {
 		store = reportstoretest.NewServer()
 		defer store.Close()
-		s.baseURL, s.payTo = store.URL, reportstoretest.DefaultPayTo
+		s.baseURL, s.payTo, s.pay = store.URL, store.PayTo(), true
 		if s.key == "" {
 			key, err := crypto.GenerateKey()
 			if err != nil {
@@ -87,27 +131,32 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 			}
 			s.key = hex.EncodeToString(crypto.FromECDSA(key))
 		}
-		fmt.Fprintf(out, "offline: using the in-memory fake store (set %s and %s for a live one)\n", reportstore.EnvURL, envWalletKey)
+		fmt.Fprintf(out, "offline: using the in-memory fake store (set %s for a live one)\n", reportstore.EnvURL)
 	}
 
-	signer, err := x402.NewPrivateKeySigner(s.key)
-	if err != nil {
-		return err
-	}
-	policy := x402.Policy{MaxPerPayment: capPrice.Big(), MaxTotal: capPrice.Big()}
 	opts := []reportstore.Option{reportstore.WithBaseURL(s.baseURL)}
 	if s.payTo != "" {
-		policy.PayTo = []string{s.payTo}
 		opts = append(opts, reportstore.WithExpectedPayee(s.payTo))
 	}
-	payer, err := x402.NewPayer(signer, policy)
-	if err != nil {
-		return err
+	var payer *x402.Payer
+	if s.pay {
+		signer, err := x402.NewPrivateKeySigner(s.key)
+		if err != nil {
+			return err
+		}
+		policy := x402.Policy{MaxPerPayment: s.cap, MaxTotal: s.cap}
+		if s.payTo != "" {
+			policy.PayTo = []string{s.payTo}
+		}
+		if payer, err = x402.NewPayer(signer, policy); err != nil {
+			return err
+		}
+		if store != nil {
+			store.Facilitator().Fund(payer.Address(), s.cap)
+		}
+		opts = append(opts, reportstore.WithPayer(payer))
 	}
-	if store != nil {
-		store.Facilitator().Fund(payer.Address(), capPrice.Big())
-	}
-	client, err := reportstore.New(append(opts, reportstore.WithPayer(payer))...)
+	client, err := reportstore.New(opts...)
 	if err != nil {
 		return err
 	}
@@ -117,7 +166,11 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	if err != nil {
 		return fmt.Errorf("quoting %s: %w", s.reportID, err)
 	}
-	fmt.Fprintf(out, "quote for %s: %s to %s on %s (cap %s)\n", s.reportID, q.Price, q.PayTo, q.Network, capPrice)
+	fmt.Fprintf(out, "quote for %s: %s to %s on %s (cap %s)\n", s.reportID, x402.FormatUSDC(q.Amount), q.PayTo, q.Network, x402.FormatUSDC(s.cap))
+	if !s.pay {
+		fmt.Fprintf(out, "not buying from a live store: give -live-payments, with %s, to buy it\n", cli.EnvEVMPrivateKey)
+		return nil
+	}
 
 	// 2. The purchase. The payer pays the price of this request's own 402, which may differ
 	// from the quote, and refuses anything above the cap before signing.
@@ -142,10 +195,6 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	} else {
 		fmt.Fprintln(out, "receipt: none sent by the store")
 	}
-	spent, err := reportstore.PriceFromBig(payer.Spent())
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "total spent: %s\n", spent)
+	fmt.Fprintf(out, "total spent: %s of the %s cap\n", x402.FormatUSDC(payer.Spent()), x402.FormatUSDC(s.cap))
 	return nil
 }

@@ -25,7 +25,12 @@ type chartdiffResult struct {
 func (s *session) chartdiffStep(ctx context.Context) (any, error) {
 	opts := []chartdiff.Option{chartdiff.WithHTTPClient(s.httpClient()), chartdiff.WithLogger(s.logger)}
 	chartID := chartdifftest.ChartNotAnalyzed
-	if !s.live(chartdiff.EnvURL) {
+	if s.live(chartdiff.EnvURL) {
+		opts = append(opts, chartdiff.WithBaseURL(s.env(chartdiff.EnvURL)))
+		if key := s.env(chartdiff.EnvAPIKey); key != "" {
+			opts = append(opts, chartdiff.WithAPIKey(key))
+		}
+	} else {
 		srv := chartdifftest.NewServer(chartdifftest.WithCharts(500))
 		s.closeLater(srv.Close)
 		opts = append(opts, chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))

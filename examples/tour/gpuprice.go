@@ -4,20 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
+	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-)
-
-// Environment variables of the gpuprice step's live purchase, besides gpuprice.EnvURL and
-// gpuprice.EnvRPCURL: the payer's key (base58) and the service's treasury wallet.
-const (
-	envSolanaKey = "TOUR_SOLANA_KEY"
-	envTreasury  = "GPUPRICE_TREASURY"
 )
 
 // gpupriceResult is what the gpuprice step did.
@@ -40,9 +35,14 @@ const tourGPU = "H100"
 // from the session's budget, and reads the price history with it.
 func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 	opts := []gpuprice.Option{gpuprice.WithHTTPClient(s.httpClient()), gpuprice.WithLogger(s.logger)}
-	rpcURL, treasuryText, keyText := s.env(gpuprice.EnvRPCURL), s.env(envTreasury), s.env(envSolanaKey)
+	rpcURL, treasuryText, keyText := s.env(gpuprice.EnvRPCURL), s.env(cli.EnvGPUPriceTreasury), s.env(cli.EnvSolanaPrivateKey)
 	var srv *gpupricetest.Server
-	if !s.live(gpuprice.EnvURL) {
+	if s.live(gpuprice.EnvURL) {
+		opts = append(opts, gpuprice.WithBaseURL(s.env(gpuprice.EnvURL)))
+		if key := s.env(gpuprice.EnvAPIKey); key != "" {
+			opts = append(opts, gpuprice.WithAPIKey(key))
+		}
+	} else {
 		srv = gpupricetest.NewServer()
 		s.closeLater(srv.Close)
 		opts = append(opts, gpuprice.WithBaseURL(srv.URL))
@@ -54,11 +54,10 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 		srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL, for the transaction's fee
 		keyText = wallet.String()
 	}
+	// The environment was checked before the tour started: a live service is paid only with
+	// -live-payments, a node, a treasury and a valid key.
 	buy := srv != nil || s.opts.livePayments
 	if buy {
-		if rpcURL == "" || treasuryText == "" || keyText == "" {
-			return nil, fmt.Errorf("-live-payments: set %s, %s and %s to buy a key", gpuprice.EnvRPCURL, envTreasury, envSolanaKey)
-		}
 		// The node's requests are counted with the others.
 		node := rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(rpcURL, &jsonrpc.RPCClientOpts{HTTPClient: s.httpClient()}))
 		opts = append(opts, gpuprice.WithRPCClient(node))
@@ -82,21 +81,18 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 		s.printf("compute futures index %s: $%.4f per H100-equivalent hour", index.Symbol, *index.Value)
 	}
 	if !buy {
-		s.printf("not buying a key from a live service: that needs -live-payments, %s, %s, %s and -cap", gpuprice.EnvRPCURL, envTreasury, envSolanaKey)
+		s.printf("not buying a key from a live service: that needs -live-payments, %s, %s, %s and -cap",
+			gpuprice.EnvRPCURL, cli.EnvGPUPriceTreasury, cli.EnvSolanaPrivateKey)
 		return res, nil
 	}
 
-	wallet, err := solana.PrivateKeyFromBase58(keyText)
+	payer, err := gpuprice.PrivateKeySignerFromBase58(keyText)
 	if err != nil {
-		return res, fmt.Errorf("%s is not a base58 Solana private key", envSolanaKey)
-	}
-	payer, err := gpuprice.NewPrivateKeySigner(wallet)
-	if err != nil {
-		return res, err
+		return res, fmt.Errorf("%s is not a base58 Solana private key", cli.EnvSolanaPrivateKey)
 	}
 	treasury, err := solana.PublicKeyFromBase58(treasuryText)
 	if err != nil {
-		return res, fmt.Errorf("%s: %w", envTreasury, err)
+		return res, fmt.Errorf("%s: %w", cli.EnvGPUPriceTreasury, err)
 	}
 	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: treasury, Budget: s.budget})
 	var pe *gpuprice.PaymentError
@@ -113,7 +109,10 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 	if key.ExpiresAt != nil {
 		expires = "valid until " + key.ExpiresAt.Format("2006-01-02")
 	}
-	s.printf("bought a %s key %v for 5 USDC on Solana (transaction %v), %s", key.Plan, key.Key, key.TxSignature, expires)
+	s.printf("bought a %s key %v (transaction %v), %s", key.Plan, key.Key, key.TxSignature, expires)
+	if price, ok := gpuprice.PlanPro.Price(); ok {
+		s.paid(payment{Amount: new(big.Int).SetUint64(price), To: treasury.String(), Rail: "USDC on Solana", For: "a Pro key"})
+	}
 
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: tourGPU, Platform: best.BestPlatform, Limit: 7})
 	if err != nil {

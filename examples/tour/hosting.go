@@ -38,7 +38,10 @@ type hostingResult struct {
 // file back from the published site.
 func (s *session) hostingStep(ctx context.Context) (any, error) {
 	opts := []hosting.Option{hosting.WithHTTPClient(s.httpClient()), hosting.WithLogger(s.logger)}
-	if !s.live(hosting.EnvURL) {
+	if s.live(hosting.EnvURL) {
+		// The token is there: the environment was checked before the tour started.
+		opts = append(opts, hosting.WithBaseURL(s.env(hosting.EnvURL)), hosting.WithToken(s.env(hosting.EnvToken)))
+	} else {
 		srv := hostingtest.NewServer()
 		s.closeLater(srv.Close)
 		opts = append(opts, hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken))

@@ -33,7 +33,10 @@ type productdataResult struct {
 func (s *session) productdataStep(ctx context.Context) (any, error) {
 	opts := []productdata.Option{productdata.WithHTTPClient(s.httpClient()), productdata.WithLogger(s.logger)}
 	poll := &productdata.PollOptions{}
-	if !s.live(productdata.EnvURL) {
+	if s.live(productdata.EnvURL) {
+		// The key is there: the environment was checked before the tour started.
+		opts = append(opts, productdata.WithBaseURL(s.env(productdata.EnvURL)), productdata.WithAccountKey(s.env(productdata.EnvAccountKey)))
+	} else {
 		srv := productdatatest.NewServer(productdatatest.WithTaskDuration(1500 * time.Millisecond))
 		s.closeLater(srv.Close)
 		opts = append(opts, productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey))

@@ -9,29 +9,25 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 )
 
-// Environment variables of the reportstore step's live mode, besides reportstore.EnvURL.
-const (
-	envEVMKey        = "TOUR_EVM_KEY"
-	envReportstorePT = "REPORTSTORE_PAY_TO"
-)
-
-// tourReport is the report the tour buys, and reportCap the most it pays for one report.
+// tourReport is the report the tour buys, and reportCap the most it pays for one report, in
+// USDC atomic units ($0.50).
 const (
 	tourReport = "macro-gdp"
-	reportCap  = "0.50"
+	reportCap  = 500_000
 )
 
 // reportstoreResult is what the reportstore step did.
 type reportstoreResult struct {
 	// Products is the number of catalog entries.
 	Products int
-	// Quoted is the price the store quoted for the report.
-	Quoted reportstore.Price
+	// Quoted is the price the store quoted for the report, in USDC atomic units.
+	Quoted *big.Int
 	// Bought reports whether the report was bought (a live store without -live-payments is
 	// only quoted).
 	Bought bool
@@ -45,7 +41,7 @@ type reportstoreResult struct {
 // paying from the session's budget.
 func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 	opts := []reportstore.Option{reportstore.WithHTTPClient(s.httpClient()), reportstore.WithLogger(s.logger)}
-	key, payTo := s.env(envEVMKey), s.env(envReportstorePT)
+	key, payTo := s.env(cli.EnvEVMPrivateKey), s.env(cli.EnvReportstorePayTo)
 	var store *reportstoretest.Server
 	if s.live(reportstore.EnvURL) {
 		opts = append(opts, reportstore.WithBaseURL(s.env(reportstore.EnvURL)))
@@ -60,34 +56,32 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 		}
 		key = hex.EncodeToString(crypto.FromECDSA(k))
 	}
+	// The environment was checked before the tour started: a live store is paid only with
+	// -live-payments and a valid key.
 	pay := store != nil || s.opts.livePayments
-	if pay && key == "" {
-		return nil, fmt.Errorf("-live-payments: set %s to the hex key of a wallet holding USDC on Base", envEVMKey)
-	}
-
-	var payer *x402.Payer
+	// signed is the payment the payer is about to sign: where the money goes.
+	var signed x402.Quote
 	if pay {
 		signer, err := x402.NewPrivateKeySigner(key)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", envEVMKey, err)
+			return nil, fmt.Errorf("%s: %w", cli.EnvEVMPrivateKey, err)
 		}
-		perReport, err := reportstore.ParsePrice(reportCap)
-		if err != nil {
-			return nil, err
-		}
-		policy := x402.Policy{MaxPerPayment: perReport.Big()}
+		policy := x402.Policy{MaxPerPayment: big.NewInt(reportCap), Approve: func(_ context.Context, q x402.Quote) error {
+			signed = q
+			return nil
+		}}
 		if payTo != "" {
 			policy.PayTo = []string{payTo}
 			opts = append(opts, reportstore.WithExpectedPayee(payTo))
 		}
-		payer, err = x402.NewPayer(signer, policy, x402.WithBudget(s.budget))
+		payer, err := x402.NewPayer(signer, policy, x402.WithBudget(s.budget))
 		if err != nil {
 			return nil, err
 		}
 		if store != nil {
 			// The throwaway wallet holds five times the cap: the cap, not the balance, bounds
 			// what the tour may spend.
-			store.Facilitator().Fund(payer.Address(), new(big.Int).Mul(s.cap.Big(), big.NewInt(5)))
+			store.Facilitator().Fund(payer.Address(), new(big.Int).Mul(s.cap, big.NewInt(5)))
 		}
 		opts = append(opts, reportstore.WithPayer(payer))
 	}
@@ -113,19 +107,23 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 	if err != nil {
 		return res, fmt.Errorf("quoting %s: %w", tourReport, err)
 	}
-	res.Quoted = q.Price
-	s.printf("quote for %s: %s to %s on %s (at most $%s a report, %s for the session)", tourReport, q.Price, q.PayTo, q.Network, reportCap, s.cap)
+	res.Quoted = q.Amount
+	s.printf("quote for %s: %s to %s on %s (at most %s a report, %s for the session)", tourReport,
+		x402.FormatUSDC(q.Amount), q.PayTo, q.Network, x402.FormatUSDC(big.NewInt(reportCap)), x402.FormatUSDC(s.cap))
 	if q.Refusal != nil {
 		return res, fmt.Errorf("the payer would refuse this quote: %w", q.Refusal)
 	}
 	if !pay {
-		s.printf("not buying from a live store: that needs -live-payments, %s and -cap", envEVMKey)
+		s.printf("not buying from a live store: that needs -live-payments, %s and -cap", cli.EnvEVMPrivateKey)
 		return res, nil
 	}
 
 	report, err := client.Report(ctx, tourReport, reportstore.FormatCSV)
 	if err != nil {
 		return res, fmt.Errorf("buying %s: %w", tourReport, err)
+	}
+	if signed.Requirements.Amount != nil {
+		s.paid(payment{Amount: signed.Requirements.Amount, To: signed.Requirements.PayTo, Rail: "x402 on " + signed.Network, For: "the report " + tourReport})
 	}
 	records, err := report.Records()
 	if err != nil {
@@ -153,7 +151,7 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 func priceText(p reportstore.Product) string {
 	switch {
 	case p.Price != nil:
-		return p.Price.String()
+		return x402.FormatUSDC(p.Price.Big())
 	case p.PriceText != "":
 		return p.PriceText
 	default:

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -32,8 +32,9 @@ var steps = []step{
 }
 
 // run walks through the selected services, writing the session to out, and returns what each
-// step did. Its error is for a tour that cannot start (bad flags); a failed step is recorded
-// in the report instead, and the tour goes on with the next one.
+// step did. Its error is for a tour that cannot start (bad flags, or an environment that
+// lacks what they ask for), and then nothing was done; a failed step is recorded in the
+// report instead, and the tour goes on with the next one.
 func run(ctx context.Context, out io.Writer, o options, env func(string) string) (*report, error) {
 	services, err := o.selected()
 	if err != nil {
@@ -42,15 +43,18 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 	capText := o.cap
 	if capText == "" {
 		if o.livePayments {
-			return nil, errors.New("-live-payments needs -cap, the most the session may spend in USDC")
+			return nil, errors.New("-live-payments needs -cap, the most the session may spend in USD")
 		}
 		capText = defaultCap
 	}
-	limit, err := reportstore.ParsePrice(capText)
+	limit, err := cli.ParseCap("cap", capText)
 	if err != nil {
-		return nil, fmt.Errorf("-cap: %w", err)
+		return nil, err
 	}
-	budget, err := x402.NewBudget(limit.Big())
+	if err := o.checkEnvironment(services, env); err != nil {
+		return nil, err
+	}
+	budget, err := x402.NewBudget(limit)
 	if err != nil {
 		return nil, fmt.Errorf("-cap: %w", err)
 	}
@@ -70,15 +74,7 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 		}
 	}
 	rep.Duration = time.Since(start)
-	spent, err := reportstore.PriceFromBig(budget.Spent())
-	if err != nil {
-		return rep, err
-	}
-	reserved, err := reportstore.PriceFromBig(budget.Reserved())
-	if err != nil {
-		return rep, err
-	}
-	rep.Spent, rep.Reserved = spent, reserved
+	rep.Spent, rep.Reserved, rep.Payments = budget.Spent(), budget.Reserved(), s.payments
 	rep.Units, rep.Requests = s.units.Load(), s.requests.Load()
 
 	failed := 0
@@ -88,6 +84,10 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 		}
 	}
 	fmt.Fprintf(out, "total: spent %s and %s still reserved of the %s cap, %d request units, %d requests, %s; %d of %d steps succeeded\n",
-		rep.Spent, rep.Reserved, limit, rep.Units, rep.Requests, rep.Duration.Round(time.Millisecond), len(rep.Steps)-failed, len(rep.Steps))
+		x402.FormatUSDC(rep.Spent), x402.FormatUSDC(rep.Reserved), x402.FormatUSDC(limit),
+		rep.Units, rep.Requests, rep.Duration.Round(time.Millisecond), len(rep.Steps)-failed, len(rep.Steps))
+	for _, p := range rep.Payments {
+		fmt.Fprintf(out, "  %s\n", p)
+	}
 	return rep, nil
 }

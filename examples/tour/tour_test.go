@@ -3,13 +3,21 @@ package main
 import (
 	"bytes"
 	"context"
+	"math/big"
 	"strings"
 	"testing"
 
+	"github.com/gagliardetto/solana-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/chartdiff"
+	"github.com/agentapis/sdk/examples/internal/cli"
+	"github.com/agentapis/sdk/examples/internal/clitest"
 	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
@@ -17,6 +25,18 @@ import (
 
 // offline is an environment with no variable set: every service runs against its fake.
 func offline(string) string { return "" }
+
+// environment returns an environment holding only vars.
+func environment(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// testEVMKey is a well-known public test key (the second Hardhat development account), and
+// testEVMAddress its address.
+const (
+	testEVMKey     = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+	testEVMAddress = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+)
 
 // stepDetail returns the detail of the service's step, failing the test when the step is
 // missing or failed.
@@ -48,7 +68,7 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	assert.True(t, rs.Bought)
 	assert.Positive(t, rs.Rows)
 	assert.NotEmpty(t, rs.Transaction)
-	assert.True(t, rep.Reserved.IsZero())
+	assert.Zero(t, rep.Reserved.Sign())
 
 	h := stepDetail[*hostingResult](t, rep, svcHosting)
 	assert.Equal(t, len(tourSite), h.Files)
@@ -77,8 +97,16 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	assert.Positive(t, gp.Snapshots)
 	assert.NotContains(t, out.String(), gp.Signature, "the signature redeems a key: printed masked")
 
-	// One budget took both payments: the report's price and the Pro key's 5 USDC.
-	assert.Equal(t, rs.Quoted.Atomic()+5_000_000, rep.Spent.Atomic())
+	// One budget took both payments: the report's price and the Pro key's 5 USDC, and the
+	// tour says where each went.
+	assert.Equal(t, new(big.Int).Add(rs.Quoted, big.NewInt(5_000_000)), rep.Spent)
+	require.Len(t, rep.Payments, 2)
+	assert.Equal(t, payment{Amount: rs.Quoted, To: reportstoretest.DefaultPayTo, Rail: "x402 on eip155:8453", For: "the report macro-gdp"}, rep.Payments[0])
+	assert.Equal(t, big.NewInt(5_000_000), rep.Payments[1].Amount)
+	assert.Equal(t, "USDC on Solana", rep.Payments[1].Rail)
+	assert.Equal(t, "a Pro key", rep.Payments[1].For)
+	_, err = solana.PublicKeyFromBase58(rep.Payments[1].To)
+	assert.NoError(t, err, "the treasury's address")
 
 	cd := stepDetail[*chartdiffResult](t, rep, svcChartdiff)
 	assert.NotZero(t, cd.RefConst)
@@ -87,8 +115,16 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 
 	assert.Positive(t, rep.Requests)
 	text := out.String()
-	assert.Contains(t, text, "total: spent "+rep.Spent.String())
-	assert.Contains(t, text, "of 5 steps succeeded")
+	assert.Contains(t, text, "\n  quote for macro-gdp: $0.13 to "+reportstoretest.DefaultPayTo+" on eip155:8453 (at most $0.50 a report, $6.00 for the session)\n")
+	assert.Contains(t, text, "\n  paid $0.13 to "+reportstoretest.DefaultPayTo+" (x402 on eip155:8453) for the report macro-gdp\n")
+	assert.Contains(t, text, "\n  paid $5.00 to "+rep.Payments[1].To+" (USDC on Solana) for a Pro key\n")
+	assert.Contains(t, text, "\ntotal: spent $5.13 and $0.00 still reserved of the $6.00 cap, ")
+	assert.True(t, strings.HasSuffix(text, " of 5 steps succeeded\n"+
+		"  $0.13 to "+reportstoretest.DefaultPayTo+" (x402 on eip155:8453) for the report macro-gdp\n"+
+		"  $5.00 to "+rep.Payments[1].To+" (USDC on Solana) for a Pro key\n"), text)
+	for _, atomic := range []string{" 130000", " 5000000", " 5130000", " 6000000", " 500000", "USDC atomic"} {
+		assert.NotContains(t, text, atomic, "every amount is in dollars")
+	}
 	assert.NotContains(t, text, "FAILED")
 }
 
@@ -103,7 +139,8 @@ func TestTourOnlyRunsTheNamedServices(t *testing.T) {
 		names = append(names, st.Service)
 	}
 	assert.Equal(t, []string{svcHosting, svcChartdiff}, names)
-	assert.True(t, rep.Spent.IsZero(), "nothing bought")
+	assert.Zero(t, rep.Spent.Sign(), "nothing bought")
+	assert.Empty(t, rep.Payments)
 }
 
 func TestTourRefusesBadFlags(t *testing.T) {
@@ -116,6 +153,81 @@ func TestTourRefusesBadFlags(t *testing.T) {
 	require.ErrorContains(t, err, "-cap")
 }
 
+func TestTourRefusesWhatItCouldNotDo(t *testing.T) {
+	t.Parallel()
+	solanaWallet := solana.NewWallet().PrivateKey.String()
+	treasury := solana.NewWallet().PublicKey().String()
+	for _, tc := range []struct {
+		name string
+		o    options
+		env  map[string]string
+		want string
+	}{
+		{"live payments with no live service", options{livePayments: true, cap: "1.00"}, nil,
+			"-live-payments pays a live service, and none of the tour's is: set REPORTSTORE_URL or GPUPRICE_URL"},
+		{"live payments to a service -only leaves out", options{livePayments: true, cap: "1.00", only: "hosting"},
+			map[string]string{reportstore.EnvURL: "https://store.example", cli.EnvEVMPrivateKey: testEVMKey},
+			"-live-payments pays a live service, and none of the tour's is"},
+		{"a live store without the wallet", options{livePayments: true, cap: "1.00"}, map[string]string{reportstore.EnvURL: "https://store.example"},
+			"-live-payments with REPORTSTORE_URL needs EVM_PRIVATE_KEY"},
+		{"a live store with a key that is not one", options{livePayments: true, cap: "1.00"},
+			map[string]string{reportstore.EnvURL: "https://store.example", cli.EnvEVMPrivateKey: "0x1234"}, "EVM_PRIVATE_KEY: "},
+		{"a live GPU service without the wallet", options{livePayments: true, cap: "6.00"},
+			map[string]string{gpuprice.EnvURL: "https://gpu.example", gpuprice.EnvRPCURL: "https://node.example"},
+			"-live-payments with GPUPRICE_URL needs SOLANA_PRIVATE_KEY, GPUPRICE_TREASURY"},
+		{"a live GPU service with a key that is not one", options{livePayments: true, cap: "6.00"},
+			map[string]string{gpuprice.EnvURL: "https://gpu.example", gpuprice.EnvRPCURL: "https://node.example",
+				cli.EnvSolanaPrivateKey: "not-base58-0OIl", cli.EnvGPUPriceTreasury: treasury},
+			"SOLANA_PRIVATE_KEY is not a base58 Solana private key"},
+		{"a live GPU service with a treasury that is not one", options{livePayments: true, cap: "6.00"},
+			map[string]string{gpuprice.EnvURL: "https://gpu.example", gpuprice.EnvRPCURL: "https://node.example",
+				cli.EnvSolanaPrivateKey: solanaWallet, cli.EnvGPUPriceTreasury: "nowhere"},
+			"GPUPRICE_TREASURY: "},
+		{"a live host without its token", options{}, map[string]string{hosting.EnvURL: "https://host.example"},
+			"HOSTING_URL is set without HOSTING_TOKEN"},
+		{"a live product service without its key", options{only: "productdata"}, map[string]string{productdata.EnvURL: "https://data.example"},
+			"PRODUCTDATA_URL is set without PRODUCTDATA_ACCOUNT_KEY"},
+		{"a zero cap", options{cap: "0"}, nil, `-cap "0": the cap must be a positive dollar amount`},
+		{"a negative cap", options{cap: "-1.00"}, nil, `-cap "-1.00": the cap must be a positive dollar amount`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var out bytes.Buffer
+			rep, err := run(context.Background(), &out, tc.o, environment(tc.env))
+			require.ErrorContains(t, err, tc.want)
+			assert.Nil(t, rep)
+			assert.Empty(t, out.String(), "nothing was done")
+			assert.NotContains(t, err.Error(), solanaWallet)
+		})
+	}
+}
+
+func TestMainHelpPrintsTheUsageAndDoesNothing(t *testing.T) {
+	t.Parallel()
+	clitest.AssertHelp(t, realMain, "tour",
+		reportstore.EnvURL, cli.EnvEVMPrivateKey, cli.EnvReportstorePayTo,
+		hosting.EnvURL, hosting.EnvToken,
+		productdata.EnvURL, productdata.EnvAccountKey,
+		gpuprice.EnvURL, gpuprice.EnvAPIKey, cli.EnvSolanaPrivateKey, gpuprice.EnvRPCURL, cli.EnvGPUPriceTreasury,
+		chartdiff.EnvURL, chartdiff.EnvAPIKey)
+}
+
+func TestMainExitStatuses(t *testing.T) {
+	t.Parallel()
+	// Live payments and a cap, but no live service nor wallet: refused, nothing done.
+	clitest.AssertRefused(t, realMain, "tour", nil, "-live-payments pays a live service", "-live-payments", "-cap", "1.00")
+	clitest.AssertRefused(t, realMain, "tour", nil, `-cap "0": the cap must be a positive dollar amount`, "-cap", "0")
+	clitest.AssertRefused(t, realMain, "tour", nil, "flag provided but not defined: -services", "-services", "hosting")
+
+	code, out, errOut := clitest.Run(t, realMain, nil, "-only", "chartdiff")
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.Contains(t, out, "1 of 1 steps succeeded\n")
+
+	code, out, _ = clitest.Run(t, realMain, nil, "-only", "reportstore", "-cap", "0.05")
+	assert.Equal(t, cli.ExitFailed, code, "a step failed")
+	assert.Contains(t, out, "0 of 1 steps succeeded\n")
+}
+
 func TestTourCapBoundsThePurchase(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
@@ -125,10 +237,12 @@ func TestTourCapBoundsThePurchase(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, rep.OK())
 	require.Len(t, rep.Steps, 1)
-	require.Error(t, rep.Steps[0].Err)
-	assert.True(t, rep.Spent.IsZero())
-	assert.True(t, rep.Reserved.IsZero())
-	assert.Contains(t, out.String(), "FAILED")
+	require.ErrorIs(t, rep.Steps[0].Err, x402.ErrBudgetExceeded)
+	assert.Zero(t, rep.Spent.Sign())
+	assert.Zero(t, rep.Reserved.Sign())
+	assert.Contains(t, out.String(), "\n  FAILED: buying macro-gdp: ")
+	assert.Contains(t, out.String(), x402.ErrBudgetExceeded.Error()+": amount $0.13, limit $0.05\n")
+	assert.NotContains(t, out.String(), "130000")
 }
 
 func TestOneBudgetBoundsBothRails(t *testing.T) {
@@ -146,7 +260,13 @@ func TestOneBudgetBoundsBothRails(t *testing.T) {
 	require.ErrorIs(t, gp.Err, x402.ErrBudgetExceeded)
 	assert.False(t, gp.Detail.(*gpupriceResult).Bought)
 	assert.Equal(t, rs.Quoted, rep.Spent)
-	assert.True(t, rep.Reserved.IsZero())
+	assert.Zero(t, rep.Reserved.Sign())
+	require.Len(t, rep.Payments, 1, "only the report was paid")
+	// The refusal is shown in dollars, like the total beside it.
+	assert.Contains(t, out.String(), "\n  FAILED: buying a Pro key: "+x402.ErrBudgetExceeded.Error()+": amount $5.00, limit $0.87\n")
+	assert.Contains(t, out.String(), "\ntotal: spent $0.13 and $0.00 still reserved of the $1.00 cap, ")
+	assert.NotContains(t, out.String(), "5000000")
+	assert.NotContains(t, out.String(), "870000")
 }
 
 func TestLiveStoreWithoutLivePaymentsIsOnlyQuoted(t *testing.T) {
@@ -154,20 +274,49 @@ func TestLiveStoreWithoutLivePaymentsIsOnlyQuoted(t *testing.T) {
 	// A store the tour treats as live, because its URL variable is set.
 	store := reportstoretest.NewServer()
 	t.Cleanup(store.Close)
-	env := func(k string) string {
-		if k == reportstore.EnvURL {
-			return store.URL
-		}
-		return ""
-	}
+	env := environment(map[string]string{reportstore.EnvURL: store.URL, cli.EnvEVMPrivateKey: testEVMKey})
 	var out bytes.Buffer
 	rep, err := run(context.Background(), &out, options{only: "reportstore"}, env)
 	require.NoError(t, err)
 	require.True(t, rep.OK(), out.String())
 	rs := stepDetail[*reportstoreResult](t, rep, svcReportstore)
 	assert.False(t, rs.Bought)
-	assert.Positive(t, rs.Quoted.Atomic())
+	assert.Positive(t, rs.Quoted.Sign())
 	assert.True(t, strings.Contains(out.String(), "not buying from a live store"))
-	assert.True(t, rep.Spent.IsZero())
+	assert.Zero(t, rep.Spent.Sign())
 	assert.Zero(t, store.Sales(tourReport), "nothing was bought")
+}
+
+func TestLivePaymentsPayTheLiveServicesFromTheirWallets(t *testing.T) {
+	t.Parallel()
+	// A store and a GPU price service the tour treats as live, because their URL variables
+	// are set, with the wallets of both rails in their one variable each.
+	store := reportstoretest.NewServer()
+	t.Cleanup(store.Close)
+	store.Facilitator().Fund(testEVMAddress, big.NewInt(1_000_000))
+	gpu := gpupricetest.NewServer()
+	t.Cleanup(gpu.Close)
+	wallet := solana.NewWallet().PrivateKey
+	gpu.FundUSDC(wallet.PublicKey(), 6_000_000)
+	gpu.FundSOL(wallet.PublicKey(), 10_000_000)
+	env := environment(map[string]string{
+		reportstore.EnvURL: store.URL, cli.EnvEVMPrivateKey: testEVMKey, cli.EnvReportstorePayTo: store.PayTo(),
+		gpuprice.EnvURL: gpu.URL, gpuprice.EnvRPCURL: gpu.RPCURL, cli.EnvGPUPriceTreasury: gpu.Treasury.String(),
+		cli.EnvSolanaPrivateKey: wallet.String(),
+	})
+	var out bytes.Buffer
+	rep, err := run(context.Background(), &out, options{only: "reportstore,gpuprice", livePayments: true, cap: "5.50"}, env)
+	require.NoError(t, err)
+	require.True(t, rep.OK(), out.String())
+	assert.Equal(t, 1, store.Sales(tourReport))
+	assert.Equal(t, big.NewInt(870_000), store.Facilitator().Balance(testEVMAddress))
+	assert.Equal(t, big.NewInt(5_130_000), rep.Spent)
+	assert.Equal(t, []payment{
+		{Amount: big.NewInt(130_000), To: store.PayTo(), Rail: "x402 on eip155:8453", For: "the report macro-gdp"},
+		{Amount: big.NewInt(5_000_000), To: gpu.Treasury.String(), Rail: "USDC on Solana", For: "a Pro key"},
+	}, rep.Payments)
+	assert.Contains(t, out.String(), "paid by "+testEVMAddress)
+	assert.Contains(t, out.String(), "\ntotal: spent $5.13 and $0.00 still reserved of the $5.50 cap, ")
+	assert.NotContains(t, out.String(), testEVMKey)
+	assert.NotContains(t, out.String(), wallet.String())
 }
