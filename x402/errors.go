@@ -95,10 +95,13 @@ func (e *PolicyError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Rule.Error())
 	if e.Requirements.Amount != nil {
-		fmt.Fprintf(&b, ": amount %s", e.Requirements.Amount)
+		fmt.Fprintf(&b, ": amount %s", FormatUSDC(e.Requirements.Amount))
 	}
-	if e.Limit != nil {
-		fmt.Fprintf(&b, ", limit %s", e.Limit)
+	switch {
+	case e.Limit != nil && errors.Is(e.Rule, ErrPaymentCountExceeded):
+		fmt.Fprintf(&b, ", payments left %s", e.Limit)
+	case e.Limit != nil:
+		fmt.Fprintf(&b, ", limit %s", FormatUSDC(e.Limit))
 	}
 	if e.Window > 0 {
 		fmt.Fprintf(&b, ", window %s", e.Window)

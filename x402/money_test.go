@@ -27,3 +27,11 @@ func TestFormatUSDCShowsDollarsWithTheirDecimals(t *testing.T) {
 		assert.Equal(t, want, x402.FormatUSDC(in), "%v", in)
 	}
 }
+
+func TestPolicyErrorsShowMoneyInDollars(t *testing.T) {
+	t.Parallel()
+	over := &x402.PolicyError{Rule: x402.ErrBudgetExceeded, Requirements: x402.PaymentRequirements{Amount: big.NewInt(5_000_000)}, Limit: big.NewInt(870_000)}
+	assert.Equal(t, x402.ErrBudgetExceeded.Error()+": amount $5.00, limit $0.87", over.Error())
+	count := &x402.PolicyError{Rule: x402.ErrPaymentCountExceeded, Requirements: x402.PaymentRequirements{Amount: big.NewInt(130_000)}, Limit: big.NewInt(0)}
+	assert.Contains(t, count.Error(), "amount $0.13, payments left 0", "a count is not money")
+}

@@ -51,7 +51,7 @@ func TestRunRefusesAReportOverTheCap(t *testing.T) {
 	require.ErrorIs(t, err, x402.ErrAmountOverCap)
 	assert.Contains(t, out.String(), "quote for macro-fdi: $0.28")
 	assert.NotContains(t, out.String(), "bought")
-	assert.True(t, strings.HasSuffix(cli.Message(err), x402.ErrAmountOverCap.Error()+": amount $0.28, limit $0.20"), cli.Message(err))
+	assert.True(t, strings.HasSuffix(err.Error(), x402.ErrAmountOverCap.Error()+": amount $0.28, limit $0.20"), err.Error())
 }
 
 func TestMainShowsAFailureInDollars(t *testing.T) {

@@ -253,7 +253,7 @@ func (s *session) runStep(ctx context.Context, rep *report, service, title strin
 	detail, err := step(ctx)
 	res := stepResult{Service: service, Err: err, Duration: time.Since(start), Detail: detail}
 	if err != nil {
-		fmt.Fprintf(s.out, "  FAILED: %s\n", cli.Message(err))
+		fmt.Fprintf(s.out, "  FAILED: %s\n", err)
 	} else if res.Duration > time.Second {
 		s.printf("(%s)", res.Duration.Round(10*time.Millisecond))
 	}

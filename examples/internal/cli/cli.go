@@ -97,7 +97,7 @@ func (p *Program) Exit(stderr io.Writer, err error) int {
 	if err == nil {
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "%s: %s\n", p.name, Message(err))
+	fmt.Fprintf(stderr, "%s: %s\n", p.name, err)
 	return ExitFailed
 }
 

@@ -128,21 +128,3 @@ func TestLive(t *testing.T) {
 	_, err = Live(env(map[string]string{"DEMO_URL": "https://demo.example", "DEMO_A": "a"}), "DEMO_URL", "DEMO_A", "DEMO_B", "DEMO_C")
 	assert.EqualError(t, err, "DEMO_URL is set without DEMO_B and DEMO_C: set that too to use the service, or unset DEMO_URL to use the in-memory fake")
 }
-
-func TestMessageShowsPolicyAmountsInDollars(t *testing.T) {
-	t.Parallel()
-	budget := &x402.PolicyError{
-		Rule: x402.ErrBudgetExceeded, Requirements: x402.PaymentRequirements{Amount: big.NewInt(5_000_000)}, Limit: big.NewInt(870_000),
-	}
-	require.Contains(t, budget.Error(), "amount 5000000, limit 870000", "the policy error's own text")
-	assert.Equal(t, "buying a Pro key: "+x402.ErrBudgetExceeded.Error()+": amount $5.00, limit $0.87",
-		Message(fmt.Errorf("buying a Pro key: %w", budget)))
-
-	payee := &x402.PolicyError{
-		Rule: x402.ErrPayToNotAllowed, Requirements: x402.PaymentRequirements{Amount: big.NewInt(130_000), PayTo: "0xabc"},
-	}
-	assert.Equal(t, x402.ErrPayToNotAllowed.Error()+": amount $0.13, payTo 0xabc", Message(payee))
-
-	other := fmt.Errorf("reading: %w", fmt.Errorf("amount 5000000 left"))
-	assert.Equal(t, "reading: amount 5000000 left", Message(other), "only a policy error's amounts are known to be USDC")
-}
