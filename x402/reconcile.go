@@ -291,31 +291,28 @@ func (r *Reconciler) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 		return nil, err
 	}
 	rep := &ReconcileReport{}
-	groups := make([][]Outstanding, len(r.lookups))
-	unhandled := map[string][]Outstanding{}
-	var rails []string
+	byRail := map[string][]Outstanding{}
+	var rails []string // in the order of their first payment: oldest expiry first
 	for _, p := range all {
 		if p.ID == "" || (p.State != HoldInDoubt && p.State != HoldRefused) {
 			continue
 		}
-		i := r.lookupOf(p.Rail)
-		if i < 0 {
-			if unhandled[p.Rail] == nil {
-				rails = append(rails, p.Rail)
-			}
-			unhandled[p.Rail] = append(unhandled[p.Rail], p)
-			continue
+		if byRail[p.Rail] == nil {
+			rails = append(rails, p.Rail)
 		}
-		groups[i] = append(groups[i], p)
+		byRail[p.Rail] = append(byRail[p.Rail], p)
 	}
 	for _, rail := range rails {
-		r.fail(ctx, rep, unhandled[rail], ErrNoLookup)
-	}
-	for i, group := range groups {
-		for len(group) > 0 {
-			n := min(len(group), r.batch)
-			chunk := group[:n]
-			group = group[n:]
+		payments := byRail[rail]
+		l := r.lookupOf(rail)
+		if l == nil {
+			r.fail(ctx, rep, payments, ErrNoLookup)
+			continue
+		}
+		for len(payments) > 0 {
+			n := min(len(payments), r.batch)
+			chunk := payments[:n]
+			payments = payments[n:]
 			if err := r.limiter.Wait(ctx); err != nil {
 				if cause := context.Cause(ctx); cause != nil {
 					err = cause
@@ -323,23 +320,23 @@ func (r *Reconciler) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 				r.fail(ctx, rep, chunk, err) // ctx ended, or will before the next lookup may go
 				continue
 			}
-			r.lookup(ctx, rep, r.lookups[i], chunk)
+			r.lookup(ctx, rep, l, chunk)
 		}
 	}
 	return rep, context.Cause(ctx)
 }
 
-// lookupOf returns the index of the first lookup that handles rail, or -1.
-func (r *Reconciler) lookupOf(rail string) int {
-	for i, l := range r.lookups {
+// lookupOf returns the first lookup that handles rail, or nil.
+func (r *Reconciler) lookupOf(rail string) PaymentLookup {
+	for _, l := range r.lookups {
 		if l.Handles(rail) {
-			return i
+			return l
 		}
 	}
-	return -1
+	return nil
 }
 
-// lookup looks chunk up with l and resolves what it found.
+// lookup looks chunk, payments of one rail, up with l and resolves what it found.
 func (r *Reconciler) lookup(ctx context.Context, rep *ReconcileReport, l PaymentLookup, chunk []Outstanding) {
 	lctx, cancel := context.WithTimeout(ctx, r.timeout)
 	results, err := l.Lookup(lctx, chunk)
@@ -409,7 +406,8 @@ func (r *Reconciler) resolve(ctx context.Context, rep *ReconcileReport, p Outsta
 	r.log(ctx, level, out, "pending")
 }
 
-// fail records that the payments could not be looked up: they stay as they are.
+// fail records that payments, all of one rail, could not be looked up: they stay as they
+// are.
 func (r *Reconciler) fail(ctx context.Context, rep *ReconcileReport, payments []Outstanding, err error) {
 	le := &LookupError{Rail: payments[0].Rail, Payments: len(payments), Err: err}
 	rep.Failures = append(rep.Failures, le)

@@ -70,7 +70,7 @@ type PaymentLookup interface {
 	// Handles reports whether the lookup covers payments of rail (Signature.Rail), such as
 	// "x402 eip155:8453" or "solana".
 	Handles(rail string) bool
-	// Lookup looks up payments, all of rails it handles, at most the Reconciler's batch
+	// Lookup looks up payments, all of one rail it handles, at most the Reconciler's batch
 	// size at a time. It returns what it found of each, in any order, matched by ID; a
 	// payment it says nothing of, or one whose result has Err set, stays as it is. An
 	// error, such as a node's failure, a timeout or an answer it cannot read, leaves every
