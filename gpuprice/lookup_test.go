@@ -154,7 +154,7 @@ func reconcile(t *testing.T, b *x402.Budget, c *gpuprice.Client, opts ...x402.Re
 	lookup, err := c.PurchaseLookup()
 	require.NoError(t, err)
 	r, err := x402.NewReconciler(b, append([]x402.ReconcilerOption{x402.WithLookup(lookup), x402.WithReconcileRate(1000),
-		x402.WithLookupTimeout(time.Second)}, opts...)...)
+		x402.WithLookupTimeout(time.Second), x402.WithReconcileLogger(scan.Logger())}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
 	rep, err := r.Reconcile(t.Context())

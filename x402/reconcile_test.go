@@ -86,7 +86,8 @@ func clockedBudget(t *testing.T, clock *testClock) *x402.Budget {
 // newReconciler returns a reconciler of b through node, fast-paced, with opts after.
 func newReconciler(t *testing.T, b *x402.Budget, node *evmNode, opts ...x402.ReconcilerOption) *x402.Reconciler {
 	t.Helper()
-	all := append([]x402.ReconcilerOption{x402.WithEVMRPC(x402.NetworkBase, node.URL), x402.WithReconcileRate(1000)}, opts...)
+	all := append([]x402.ReconcilerOption{x402.WithEVMRPC(x402.NetworkBase, node.URL), x402.WithReconcileRate(1000),
+		x402.WithReconcileLogger(scan.Logger())}, opts...)
 	r, err := x402.NewReconciler(b, all...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })

@@ -69,7 +69,7 @@ func solanaReconciler(t *testing.T, node *solanaNode, budget *x402.Budget) *x402
 	t.Helper()
 	lookup, err := gpuprice.NewPurchaseLookup(node.RPC)
 	require.NoError(t, err)
-	r, err := x402.NewReconciler(budget, x402.WithLookup(lookup), x402.WithReconcileRate(100))
+	r, err := x402.NewReconciler(budget, x402.WithLookup(lookup), x402.WithReconcileRate(100), x402.WithReconcileLogger(scan.Logger()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
 	return r
