@@ -80,7 +80,10 @@
 // when nothing was sent; counted until the blockhash expires when the node refused the
 // transaction or it failed on chain; counted until Budget.Resolve when its outcome is unknown
 // (ErrPaymentInDoubt); spent once confirmed, even when the redemption then fails
-// (ErrNotRedeemed: redeem the PaymentError's signature again with RedeemKey).
+// (ErrNotRedeemed: redeem the PaymentError's signature again with RedeemKey). A purchase in
+// doubt resolves itself when an x402.Reconciler of the budget has the client's
+// PurchaseLookup (x402.WithLookup): it commits what landed and releases what can no longer
+// land once its blockhash expired.
 //
 // A Signer holds the payer's key: PrivateKeySigner prints only its public key, and the
 // private key never travels, only signatures. The issued key and the transaction signature

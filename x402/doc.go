@@ -79,6 +79,41 @@
 // with other payment rails too (WithBudget), so that one cap covers every way a program
 // pays.
 //
+// # Reconciling payments in doubt
+//
+// A payment in doubt stays counted until someone finds out what became of it, and a
+// durable budget store keeps it across a restart. A Reconciler finds out by asking the
+// chain: for each payment the budget holds in doubt or refused, it reads the token
+// contract's authorizationState(payer, nonce) through the network's JSON-RPC node. A used
+// authorization is committed (with its settling transaction, from the AuthorizationUsed
+// event); an unused one is released once the chain's latest block is past its validBefore
+// and the clock past validBefore plus ExpiryMargin; anything else stays in doubt:
+//
+//	reconciler, err := x402.NewReconciler(payer.Budget(),
+//		x402.WithEVMRPC(x402.NetworkBase, os.Getenv("BASE_RPC_URL")),
+//		x402.WithReconcileLogger(slog.Default()))
+//	if err != nil {
+//		return err
+//	}
+//	defer reconciler.Close()
+//	report, err := reconciler.Reconcile(ctx)
+//	if err != nil {
+//		return err
+//	}
+//	for _, c := range report.Committed {
+//		fmt.Println("settled:", x402.FormatUSDC(c.Amount), "in", c.Transaction)
+//	}
+//	for _, p := range report.Pending {
+//		fmt.Println("still in doubt:", x402.FormatUSDC(p.Amount), "until", p.Until, p.Err)
+//	}
+//
+// Run does the same in the background, every interval, until its context ends. Other
+// rails bring their own PaymentLookup (WithLookup), such as gpuprice's for its Solana key
+// purchases. Nothing is released because of an error: a node that fails, times out or
+// answers something unreadable leaves the payments it covered as they are, and so does a
+// node that says "unused" before the payment's expiry. Lookups are batched and paced
+// (WithReconcileBatch, WithReconcileRate) so that a public endpoint serves them.
+//
 // # Money safety
 //
 // Amounts are big integers in the token's atomic units, never floats. The default policy

@@ -1,0 +1,147 @@
+package interop_test
+
+import (
+	"context"
+	"encoding/hex"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/x402"
+)
+
+// startLosingProxy starts a proxy in front of upstream that forwards unpaid requests and
+// loses every paid one: it reads the request, then closes the connection without
+// forwarding it. The payment left the payer but never reached the server, so it never
+// settles. The proxy is closed when the test ends.
+func startLosingProxy(t *testing.T, upstream string) string {
+	t.Helper()
+	target, err := url.Parse(upstream)
+	require.NoError(t, err)
+	forward := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(x402.HeaderPaymentSignature) == "" {
+			forward.ServeHTTP(w, r)
+			return
+		}
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			panic(http.ErrAbortHandler)
+		}
+		_ = conn.Close()
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// shiftedClock is the wall clock moved forward by what a test adds.
+type shiftedClock struct{ by atomic.Int64 }
+
+func (c *shiftedClock) Now() time.Time      { return time.Now().Add(time.Duration(c.by.Load())) }
+func (c *shiftedClock) add(d time.Duration) { c.by.Add(int64(d)) }
+
+// The reference server settles five payments on chain while a proxy drops every answer,
+// and a sixth payment is lost on its way to the server. One reconciliation against the
+// chain's node commits the five, each with the transaction that settled it, so that Spent
+// is what the chain settled; the sixth stays in doubt until the chain and the clock have
+// both passed its validBefore, and is then given back.
+func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
+	t.Parallel()
+	node, anvil := requireNode(t), requireAnvil(t)
+	ctx := testContext(t)
+
+	signer, err := x402.NewPrivateKeySigner(goPayerKey)
+	require.NoError(t, err)
+	chain := startAnvil(ctx, t, anvil)
+	srv := startJSServer(ctx, t, node, jsServerConfig{
+		RPC:               chain.RPC,
+		PayTo:             payTo,
+		Amount:            big.NewInt(price).String(),
+		Fund:              map[string]string{signer.Address(): big.NewInt(startFunds).String()},
+		MaxTimeoutSeconds: 60,
+	})
+	usdcOnChain := dialUSDC(ctx, t, chain.RPC)
+	dropping := startSettleDroppingProxy(t, srv.URL)
+	losing := startLosingProxy(t, srv.URL)
+
+	clock := &shiftedClock{}
+	budget, err := x402.NewBudget(big.NewInt(10*price), x402.WithBudgetClock(clock.Now))
+	require.NoError(t, err)
+	payer, err := x402.NewPayer(signer, x402.Policy{
+		MaxPerPayment: big.NewInt(price),
+		PayTo:         []string{payTo},
+		Networks:      []string{x402.NetworkBase},
+	}, x402.WithBudget(budget))
+	require.NoError(t, err)
+	client := &http.Client{Transport: payer.RoundTripper(newTransport(t))}
+
+	const settled = 5
+	inDoubt := fetchInDoubt(ctx, t, client, dropping.URL+"/paid", settled)
+	lost := fetchInDoubt(ctx, t, client, losing+"/paid", 1)[0]
+	require.Len(t, budget.Outstanding(), settled+1)
+	assert.Zero(t, budget.Spent().Sign())
+	assert.Equal(t, big.NewInt((settled+1)*price).String(), budget.Reserved().String())
+
+	reconciler, err := x402.NewReconciler(budget, x402.WithEVMRPC(x402.NetworkBase, chain.RPC), x402.WithReconcileRate(100))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = reconciler.Close() })
+	rep, err := reconciler.Reconcile(ctx)
+	require.NoError(t, err)
+	require.NoError(t, rep.Err())
+
+	// What the chain says settled, read independently of the reconciler.
+	onChain := new(big.Int)
+	settledTx := map[string]string{}
+	for _, u := range usdcOnChain.authorizationsUsed(ctx, t) {
+		settledTx["0x"+hex.EncodeToString(u.Nonce[:])] = u.Tx.Hex()
+	}
+	for _, e := range append(inDoubt, lost) {
+		if usdcOnChain.authorizationState(ctx, t, signer.Address(), nonceOf(t, e.Nonce)) {
+			onChain.Add(onChain, big.NewInt(price))
+		}
+	}
+	assert.Equal(t, big.NewInt(settled*price).String(), onChain.String(), "the chain settled the five")
+	assert.Equal(t, onChain.String(), budget.Spent().String(), "Spent is what the chain settled")
+	assert.Equal(t, big.NewInt(price).String(), budget.Reserved().String(), "only the lost payment is still held")
+
+	require.Len(t, rep.Committed, settled)
+	for _, c := range rep.Committed {
+		assert.Equal(t, settledTx[strings.ToLower(c.ID)], c.Transaction, "payment %s is committed with its settling transaction", c.ID)
+		assert.NotEmpty(t, c.Transaction)
+	}
+	assert.Empty(t, rep.Released)
+	require.Len(t, rep.Pending, 1)
+	assert.Equal(t, lost.Nonce, rep.Pending[0].ID)
+	assert.Equal(t, x402.ChainPending, rep.Pending[0].Chain, "unused, and the chain is before its validBefore")
+
+	// An hour later on the chain and on the clock, the lost payment can no longer settle.
+	rpcClient := usdcOnChain.client.Client()
+	require.NoError(t, rpcClient.CallContext(ctx, nil, "evm_increaseTime", 3600))
+	require.NoError(t, rpcClient.CallContext(ctx, nil, "evm_mine"))
+	clock.add(time.Hour)
+	rep, err = reconciler.Reconcile(ctx)
+	require.NoError(t, err)
+	require.Len(t, rep.Released, 1)
+	assert.Equal(t, lost.Nonce, rep.Released[0].ID)
+	assert.Equal(t, x402.ChainNotSettled, rep.Released[0].Chain)
+	assert.False(t, usdcOnChain.authorizationState(ctx, t, signer.Address(), nonceOf(t, lost.Nonce)), "it never settled")
+	assert.Equal(t, big.NewInt(settled*price).String(), budget.Spent().String())
+	assert.Zero(t, budget.Reserved().Sign())
+	assert.Empty(t, budget.Outstanding())
+	assert.Equal(t, big.NewInt(startFunds-settled*price).String(), usdcOnChain.balanceOf(ctx, t, signer.Address()).String())
+
+	// Nothing is left in doubt: a further pass finds nothing to do.
+	rep, err = reconciler.Reconcile(context.WithoutCancel(ctx))
+	require.NoError(t, err)
+	assert.Empty(t, rep.Committed)
+	assert.Empty(t, rep.Pending)
+}

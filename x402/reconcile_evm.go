@@ -1,0 +1,270 @@
+package x402
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
+
+	"github.com/agentapis/sdk/internal/httpcore"
+)
+
+// The parts of EIP-3009 a lookup reads from a token contract.
+var (
+	// authorizationStateSelector selects authorizationState(address authorizer, bytes32
+	// nonce) returns (bool): true once the authorization was used (or cancelled).
+	authorizationStateSelector = crypto.Keccak256([]byte("authorizationState(address,bytes32)"))[:4]
+	// authorizationUsedTopic is the topic of AuthorizationUsed(address indexed authorizer,
+	// bytes32 indexed nonce), emitted by the transaction that used an authorization.
+	authorizationUsedTopic = common.BytesToHash(crypto.Keccak256([]byte("AuthorizationUsed(address,bytes32)")))
+)
+
+// logBlocks is how many blocks back from the latest the lookup searches for the
+// settlements' AuthorizationUsed events: about 5.5 hours of Base, and a range that many
+// public endpoints accept. An older settlement is committed without its transaction.
+const logBlocks = 10_000
+
+// evmLookup looks x402 authorizations of one EVM network up in their token contracts.
+type evmLookup struct {
+	rail    string // "x402 " + the CAIP-2 network
+	chainID uint64
+	client  *rpc.Client
+	eth     *ethclient.Client
+	rawURL  string      // the endpoint's URL, scrubbed from errors; "" for a client given whole
+	checked atomic.Bool // the node was found to serve chainID
+}
+
+// newEVMLookup returns the lookup of network's payments (CAIP-2, of chain id chainID)
+// through client, whose URL, when known, is rawURL.
+func newEVMLookup(network string, chainID uint64, client *rpc.Client, rawURL string) *evmLookup {
+	return &evmLookup{rail: "x402 " + network, chainID: chainID, client: client, eth: ethclient.NewClient(client), rawURL: rawURL}
+}
+
+// Handles reports whether rail is the lookup's network.
+func (l *evmLookup) Handles(rail string) bool { return rail == l.rail }
+
+// callArgs are the arguments of an eth_call.
+type callArgs struct {
+	To   common.Address `json:"to"`
+	Data hexutil.Bytes  `json:"data"`
+}
+
+// authorization is an x402 payment as its token contract knows it.
+type authorization struct {
+	payer, asset common.Address
+	nonce        [32]byte
+}
+
+// parseAuthorization reads what the lookup needs of p.
+func parseAuthorization(p Outstanding) (authorization, error) {
+	var a authorization
+	var err error
+	if a.nonce, err = decodeHex32(p.ID); err != nil {
+		return a, errors.New("x402: the payment's id is not an EIP-3009 nonce")
+	}
+	if a.payer, err = parseAddress(p.Payer); err != nil {
+		return a, errors.New("x402: the payment records no payer address")
+	}
+	if a.asset, err = parseAddress(p.Asset); err != nil {
+		return a, errors.New("x402: the payment records no token contract")
+	}
+	return a, nil
+}
+
+// Lookup reads authorizationState(payer, nonce) of each payment at the latest block, in one
+// JSON-RPC batch, and for those found used the transaction of their AuthorizationUsed event.
+func (l *evmLookup) Lookup(ctx context.Context, payments []Outstanding) ([]LookupResult, error) {
+	if err := l.checkChain(ctx); err != nil {
+		return nil, err
+	}
+	head, err := l.eth.HeaderByNumber(ctx, nil)
+	if err != nil {
+		return nil, l.nodeError("eth_getBlockByNumber", err)
+	}
+	if head.Number == nil || head.Number.Sign() < 0 {
+		return nil, l.nodeError("eth_getBlockByNumber", errors.New("the latest block has no number"))
+	}
+	block := hexutil.EncodeBig(head.Number)
+
+	results := make([]LookupResult, len(payments))
+	auths := make([]authorization, len(payments))
+	elems := make([]rpc.BatchElem, 0, len(payments))
+	index := make([]int, 0, len(payments))
+	for i, p := range payments {
+		results[i].ID = p.ID
+		a, err := parseAuthorization(p)
+		if err != nil {
+			results[i].Err = err
+			continue
+		}
+		auths[i] = a
+		data := make([]byte, 0, 4+2*32)
+		data = append(data, authorizationStateSelector...)
+		data = append(data, common.LeftPadBytes(a.payer[:], 32)...)
+		data = append(data, a.nonce[:]...)
+		elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: []any{callArgs{To: a.asset, Data: data}, block},
+			Result: new(hexutil.Bytes)})
+		index = append(index, i)
+	}
+	if len(elems) > 0 {
+		if err := l.client.BatchCallContext(ctx, elems); err != nil {
+			return nil, l.nodeError("eth_call", err)
+		}
+	}
+	var used []int
+	for k, e := range elems {
+		i := index[k]
+		if e.Error != nil {
+			results[i].Err = l.nodeError("eth_call", e.Error)
+			continue
+		}
+		settled, err := decodeBool(*e.Result.(*hexutil.Bytes))
+		if err != nil {
+			results[i].Err = l.nodeError("eth_call", err)
+			continue
+		}
+		expires := payments[i].Expires
+		switch {
+		case settled:
+			results[i].State = ChainSettled
+			used = append(used, i)
+		case !expires.IsZero() && expires.Unix() > 0 && head.Time >= uint64(expires.Unix()):
+			// The contract refuses an authorization at a block whose time is not before
+			// validBefore, and block times never go back.
+			results[i].State = ChainNotSettled
+		default:
+			results[i].State = ChainPending
+		}
+	}
+	l.settlements(ctx, head.Number, auths, used, results)
+	return results, nil
+}
+
+// decodeBool decodes the ABI encoding of a bool: 32 bytes, all zero but the last, 0 or 1.
+func decodeBool(b []byte) (bool, error) {
+	if len(b) != 32 {
+		return false, errors.New("the answer is " + strconv.Itoa(len(b)) + " bytes, not an ABI bool")
+	}
+	for _, c := range b[:31] {
+		if c != 0 {
+			return false, errors.New("the answer is not an ABI bool")
+		}
+	}
+	switch b[31] {
+	case 0:
+		return false, nil
+	case 1:
+		return true, nil
+	}
+	return false, errors.New("the answer is not an ABI bool")
+}
+
+// checkChain makes sure, once, that the node serves the lookup's chain: on another chain
+// every authorization would read unused.
+func (l *evmLookup) checkChain(ctx context.Context) error {
+	if l.checked.Load() {
+		return nil
+	}
+	id, err := l.eth.ChainID(ctx)
+	if err != nil {
+		return l.nodeError("eth_chainId", err)
+	}
+	if !id.IsUint64() || id.Uint64() != l.chainID {
+		return l.nodeError("eth_chainId", errors.New("the node serves chain "+id.String()+", not "+strconv.FormatUint(l.chainID, 10)))
+	}
+	l.checked.Store(true)
+	return nil
+}
+
+// settlements sets the Transaction of the used authorizations (indexes into auths and
+// results) from the AuthorizationUsed events of the last logBlocks blocks up to head. It is
+// best effort: a node that refuses the range or fails leaves them without one.
+func (l *evmLookup) settlements(ctx context.Context, head *big.Int, auths []authorization, used []int, results []LookupResult) {
+	if len(used) == 0 {
+		return
+	}
+	var assets []common.Address
+	var payers, nonces []common.Hash
+	seenAsset, seenPayer := map[common.Address]bool{}, map[common.Address]bool{}
+	for _, i := range used {
+		a := auths[i]
+		if !seenAsset[a.asset] {
+			seenAsset[a.asset] = true
+			assets = append(assets, a.asset)
+		}
+		if !seenPayer[a.payer] {
+			seenPayer[a.payer] = true
+			payers = append(payers, common.BytesToHash(a.payer[:]))
+		}
+		nonces = append(nonces, a.nonce)
+	}
+	from := new(big.Int).Sub(head, big.NewInt(logBlocks))
+	if from.Sign() < 0 {
+		from.SetInt64(0)
+	}
+	logs, err := l.eth.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: from, ToBlock: head, Addresses: assets,
+		Topics: [][]common.Hash{{authorizationUsedTopic}, payers, nonces}})
+	if err != nil {
+		return
+	}
+	txs := make(map[authorization]string, len(logs))
+	for _, lg := range logs {
+		if lg.Removed || len(lg.Topics) != 3 || lg.Topics[0] != authorizationUsedTopic {
+			continue
+		}
+		a := authorization{payer: common.BytesToAddress(lg.Topics[1][:]), asset: lg.Address, nonce: lg.Topics[2]}
+		txs[a] = lg.TxHash.Hex()
+	}
+	for _, i := range used {
+		results[i].Transaction = txs[auths[i]]
+	}
+}
+
+// nodeError is a failure of a node, its text scrubbed of the node's URL.
+type nodeError struct {
+	method string
+	text   string
+	cause  error // one of nodeSentinels, when the failure is one
+}
+
+// nodeSentinels are the failures a nodeError unwraps to: the ends of a context, and a batch
+// the node left unanswered. Other causes are not kept, since they may quote the node's URL.
+var nodeSentinels = []error{context.Canceled, context.DeadlineExceeded, rpc.ErrMissingBatchResponse, rpc.ErrNoResult}
+
+// Error names the method and the failure.
+func (e *nodeError) Error() string { return "x402: " + e.method + ": " + e.text }
+
+// Unwrap returns the sentinel of the failure, if it is one of nodeSentinels.
+func (e *nodeError) Unwrap() error { return e.cause }
+
+// nodeError returns err of a call of method, scrubbed of the node's URL.
+func (l *evmLookup) nodeError(method string, err error) error {
+	e := &nodeError{method: method, text: scrubText(err, l.rawURL)}
+	for _, c := range nodeSentinels {
+		if errors.Is(err, c) {
+			e.cause = c
+			break
+		}
+	}
+	return e
+}
+
+// scrubText returns the text of err without the URL it was sent to (rawURL, when known, and
+// the URL net/http quotes), which may carry a provider's access key.
+func scrubText(err error, rawURL string) string {
+	secrets := []string{rawURL}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		secrets = append(secrets, ue.URL)
+	}
+	return httpcore.Scrub(err.Error(), secrets...)
+}
