@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -285,7 +286,9 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 			assert.Equal(t, http.StatusPaymentRequired, status)
 			assert.Equal(t, tc.reason, reason)
 			if tc.log != "" {
-				assert.Contains(t, srv.log(), tc.log)
+				// The server writes its log line as it answers: wait for the pipe to deliver it.
+				assert.Eventually(t, func() bool { return strings.Contains(srv.log(), tc.log) }, 10*time.Second, 20*time.Millisecond,
+					"the server's log names the contract's refusal %q", tc.log)
 			}
 			chain.assertUnchanged(ctx, t, afterPaying)
 		})
