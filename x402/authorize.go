@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/big"
 	"time"
+
+	"github.com/agentapis/sdk/internal/hexstr"
 )
 
 // validAfterSkew back-dates validAfter, as every reference client does, so that a facilitator
@@ -51,7 +53,7 @@ func signExact(signer Signer, pr *PaymentRequired, r *PaymentRequirements, now t
 		return nil, fmt.Errorf("x402: cannot sign for this entry: %w", err)
 	}
 	from := signer.Address()
-	if !isHexAddress(from) {
+	if !hexstr.IsAddress(from) {
 		return nil, invalid("signer address", "must be a 0x-prefixed 20-byte hex address")
 	}
 	unix := now.Unix()

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agentapis/sdk/internal/hexstr"
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
@@ -73,7 +74,7 @@ func NewPayer(signer Signer, policy Policy, opts ...PayerOption) (*Payer, error)
 	if signer == nil {
 		return nil, invalid("signer", "must not be nil")
 	}
-	if !isHexAddress(signer.Address()) {
+	if !hexstr.IsAddress(signer.Address()) {
 		return nil, invalid("signer address", "must be a 0x-prefixed 20-byte hex address")
 	}
 	r, err := newRules(policy)

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/agentapis/sdk/internal/hexstr"
 )
 
 // DefaultMaxPerPayment is the per-payment cap of a Policy that sets none: 1 USDC, in atomic
@@ -129,7 +131,7 @@ func newRules(p Policy) (*rules, error) {
 	if len(p.PayTo) > 0 {
 		r.payTo = make(map[string]bool, len(p.PayTo))
 		for _, a := range p.PayTo {
-			if !isHexAddress(a) {
+			if !hexstr.IsAddress(a) {
 				return nil, invalid("Policy.PayTo", "each entry must be a 0x-prefixed 20-byte hex address")
 			}
 			r.payTo[strings.ToLower(a)] = true
@@ -137,7 +139,7 @@ func newRules(p Policy) (*rules, error) {
 	}
 	assets := make(map[string]bool, len(p.Assets))
 	for _, a := range p.Assets {
-		if !isHexAddress(a) {
+		if !hexstr.IsAddress(a) {
 			return nil, invalid("Policy.Assets", "each entry must be a 0x-prefixed 20-byte hex address")
 		}
 		assets[strings.ToLower(a)] = true

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentapis/sdk/internal/hexstr"
 )
 
 // Signer holds the paying account. A hardware wallet or a key management service can
@@ -32,10 +34,10 @@ type PrivateKeySigner struct {
 // with or without a 0x prefix). The error never quotes the key.
 func NewPrivateKeySigner(hexKey string) (*PrivateKeySigner, error) {
 	s := strings.TrimSpace(hexKey)
-	if has0x(s) {
+	if hexstr.Has0x(s) {
 		s = s[2:]
 	}
-	if len(s) != 64 || !isHex(s) {
+	if len(s) != 64 || !hexstr.IsHex(s) {
 		return nil, invalid("private key", "must be 64 hexadecimal digits, with or without 0x")
 	}
 	raw, _ := hex.DecodeString(s)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+
+	"github.com/agentapis/sdk/internal/hexstr"
 )
 
 // SchemeExact is the payment scheme this package signs and verifies: a fixed amount paid with
@@ -252,10 +254,10 @@ func parseRequirements(raw []byte, version int) (PaymentRequirements, error) {
 		}
 	}
 	if _, err := evmChainID(r.Network); err == nil {
-		if r.Asset != "" && !isHexAddress(r.Asset) {
+		if r.Asset != "" && !hexstr.IsAddress(r.Asset) {
 			note("asset is not a 0x-prefixed 20-byte hex address")
 		}
-		if r.PayTo != "" && !isHexAddress(r.PayTo) {
+		if r.PayTo != "" && !hexstr.IsAddress(r.PayTo) {
 			note("payTo is not a 0x-prefixed 20-byte hex address")
 		}
 		if _, _, ok := r.TokenDomain(); !ok {
@@ -400,7 +402,7 @@ func (a *Authorization) wire() (authorizationOut, error) {
 	if !fitsUint256(a.Value) || !fitsUint256(a.ValidAfter) || !fitsUint256(a.ValidBefore) {
 		return authorizationOut{}, errors.New("x402: authorization value, validAfter and validBefore must be uint256 values")
 	}
-	if !isHexAddress(a.From) || !isHexAddress(a.To) {
+	if !hexstr.IsAddress(a.From) || !hexstr.IsAddress(a.To) {
 		return authorizationOut{}, errors.New("x402: authorization from and to must be hex addresses")
 	}
 	return authorizationOut{From: a.From, To: a.To, Value: a.Value.String(), ValidAfter: a.ValidAfter.String(),
@@ -443,10 +445,10 @@ func (w *authorizationWire) authorization() (Authorization, error) {
 			return out, fmt.Errorf("authorization.%s is missing", f.name)
 		}
 	}
-	if !isHexAddress(*w.From) {
+	if !hexstr.IsAddress(*w.From) {
 		return out, errors.New("authorization.from is not a hex address")
 	}
-	if !isHexAddress(*w.To) {
+	if !hexstr.IsAddress(*w.To) {
 		return out, errors.New("authorization.to is not a hex address")
 	}
 	out.From, out.To = *w.From, *w.To
@@ -523,7 +525,7 @@ func (w *exactWire) payload() (ExactPayload, error) {
 		return ExactPayload{}, errors.New("payload.signature is missing")
 	}
 	s := *w.Signature
-	if !has0x(s) || len(s)%2 != 0 || !isHex(s[2:]) {
+	if !hexstr.Has0x(s) || len(s)%2 != 0 || !hexstr.IsHex(s[2:]) {
 		return ExactPayload{}, errors.New("payload.signature is not 0x-prefixed hex")
 	}
 	if w.Authorization == nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/agentapis/sdk/internal/hexstr"
 )
 
 // maxUint256Digits is the number of decimal digits of 2^256-1; longer strings (leading zeros
@@ -51,11 +53,6 @@ func fitsUint256(n *big.Int) bool {
 	return n != nil && n.Sign() >= 0 && n.BitLen() <= 256
 }
 
-// isHexAddress reports whether s is a 0x-prefixed 20-byte hex address (any letter case).
-func isHexAddress(s string) bool {
-	return len(s) == 42 && has0x(s) && isHex(s[2:])
-}
-
 // errNotAddress is the reason given for a malformed address.
 var errNotAddress = errors.New("must be a 0x-prefixed 20-byte hex address")
 
@@ -63,12 +60,12 @@ var errNotAddress = errors.New("must be a 0x-prefixed 20-byte hex address")
 // letter case is not checked, as the reference implementations do not check it either.
 func parseAddress(s string) (common.Address, error) {
 	var a common.Address
-	if len(s) != 42 || !has0x(s) {
+	if len(s) != 42 || !hexstr.Has0x(s) {
 		return a, errNotAddress
 	}
 	for i := range a {
-		hi, ok1 := unhex(s[2+2*i])
-		lo, ok2 := unhex(s[3+2*i])
+		hi, ok1 := hexstr.Digit(s[2+2*i])
+		lo, ok2 := hexstr.Digit(s[3+2*i])
 		if !ok1 || !ok2 {
 			return common.Address{}, errNotAddress
 		}
@@ -77,46 +74,15 @@ func parseAddress(s string) (common.Address, error) {
 	return a, nil
 }
 
-// unhex returns the value of a hexadecimal digit.
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
 // sameAddress reports whether a and b are the same hex address, ignoring letter case.
 func sameAddress(a, b string) bool {
-	return isHexAddress(a) && isHexAddress(b) && strings.EqualFold(a, b)
-}
-
-// has0x reports whether s starts with 0x or 0X.
-func has0x(s string) bool {
-	return len(s) >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
-}
-
-// isHex reports whether s is a non-empty run of hexadecimal digits.
-func isHex(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if _, ok := unhex(s[i]); !ok {
-			return false
-		}
-	}
-	return true
+	return hexstr.IsAddress(a) && hexstr.IsAddress(b) && strings.EqualFold(a, b)
 }
 
 // decodeHex32 decodes a 0x-prefixed 32-byte hex value such as an EIP-3009 nonce.
 func decodeHex32(s string) ([32]byte, error) {
 	var out [32]byte
-	if len(s) != 66 || !has0x(s) || !isHex(s[2:]) {
+	if len(s) != 66 || !hexstr.Has0x(s) || !hexstr.IsHex(s[2:]) {
 		return out, errors.New("must be a 0x-prefixed 32-byte hex string")
 	}
 	_, _ = hex.Decode(out[:], []byte(s[2:]))

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentapis/sdk/internal/hexstr"
 )
 
 // Reasons a payment is invalid: the codes of the reference EVM "exact" facilitator, which a
@@ -129,13 +131,13 @@ func CheckExactTerms(p *PaymentPayload, req PaymentRequirements, now time.Time) 
 	if _, err := evmChainID(req.Network); err != nil {
 		return fail(ReasonUnknownNetwork, "network "+err.Error())
 	}
-	if !isHexAddress(req.Asset) {
+	if !hexstr.IsAddress(req.Asset) {
 		return fail(ReasonUnknownNetwork, "required asset is not a hex address")
 	}
 	if !sameAddress(auth.To, req.PayTo) {
 		return fail(ReasonRecipientMismatch, "authorization.to is not payTo")
 	}
-	if !isHexAddress(auth.From) || !fitsUint256(auth.Value) || !fitsUint256(auth.ValidAfter) || !fitsUint256(auth.ValidBefore) {
+	if !hexstr.IsAddress(auth.From) || !fitsUint256(auth.Value) || !fitsUint256(auth.ValidAfter) || !fitsUint256(auth.ValidBefore) {
 		return fail(ReasonInvalidPayload, "authorization is incomplete or out of range")
 	}
 	if !fitsUint256(req.Amount) {
