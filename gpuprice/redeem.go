@@ -96,7 +96,8 @@ type redeemRequest struct {
 // the key, and repeating it would be refused as already redeemed. Refusals match the
 // sentinels ErrTxNotFound, ErrTxNotConfirmed (redeem again later), ErrAlreadyRedeemed,
 // ErrTxFailed, ErrWrongMemo, ErrInsufficientAmount, ErrWrongDestination, ErrWrongMint and
-// ErrNoTransfer. The signature never appears in an error.
+// ErrNoTransfer. The signature never appears in an error or a log line, whatever form a
+// server echoes it in (a redirect's path, a header, base64 or URL-escaped text).
 func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error) {
 	if _, err := solana.SignatureFromBase58(txSignature); err != nil {
 		return nil, invalid("tx_signature", "must be the base58 text of a 64-byte transaction signature")
@@ -109,9 +110,10 @@ func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error
 		Retry:         httpcore.RetryNever,
 		SensitiveBody: true,
 		Credentials:   anonymous,
+		Secrets:       []string{txSignature},
 	}, &ans)
 	if err != nil {
-		return nil, scrubSignature(err, txSignature)
+		return nil, err
 	}
 	key := &Key{Key: sdk.NewSecret(ans.key), Plan: ans.plan, ExpiresAt: ans.expires,
 		TxSignature: sdk.NewSecret(txSignature), Response: resp.Meta()}
@@ -119,24 +121,4 @@ func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error
 		return key, errors.New(serviceName + ": the issued key was returned but cannot be sent in a header: " + err.Error())
 	}
 	return key, nil
-}
-
-// signatureMask replaces a transaction signature quoted by an error.
-const signatureMask = "[tx signature]"
-
-// scrubSignature removes the transaction signature from the texts of an *sdk.APIError (and
-// of the one inside an *sdk.RateLimitError) and of an *sdk.DecodeError: a signature redeems
-// a key until it is used, so it is kept out of error texts like a credential.
-func scrubSignature(err error, sig string) error {
-	var ae *sdk.APIError
-	if errors.As(err, &ae) {
-		ae.Code = strings.ReplaceAll(ae.Code, sig, signatureMask)
-		ae.Message = strings.ReplaceAll(ae.Message, sig, signatureMask)
-		ae.Body = []byte(strings.ReplaceAll(string(ae.Body), sig, signatureMask))
-	}
-	var de *sdk.DecodeError
-	if errors.As(err, &de) {
-		de.Excerpt = strings.ReplaceAll(de.Excerpt, sig, signatureMask)
-	}
-	return err
 }
