@@ -96,7 +96,9 @@ type redeemRequest struct {
 // the key, and repeating it would be refused as already redeemed. Refusals match the
 // sentinels ErrTxNotFound, ErrTxNotConfirmed (redeem again later), ErrAlreadyRedeemed,
 // ErrTxFailed, ErrWrongMemo, ErrInsufficientAmount, ErrWrongDestination, ErrWrongMint and
-// ErrNoTransfer. The signature never appears in an error or a log line, whatever form a
+// ErrNoTransfer by what the service's code means (signature_already_redeemed, already_used
+// and AlreadyRedeemed are ErrAlreadyRedeemed), and a 409 is ErrAlreadyRedeemed whatever its
+// code unless the code says not confirmed. The signature never appears in an error or a log line, whatever form a
 // server echoes it in (a redirect's path, a header, base64 or URL-escaped text).
 func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error) {
 	if _, err := solana.SignatureFromBase58(txSignature); err != nil {
@@ -113,7 +115,7 @@ func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error
 		Secrets:       []string{txSignature},
 	}, &ans)
 	if err != nil {
-		return nil, err
+		return nil, refusedRedemption(err)
 	}
 	key := &Key{Key: sdk.NewSecret(ans.key), Plan: ans.plan, ExpiresAt: ans.expires,
 		TxSignature: sdk.NewSecret(txSignature), Response: resp.Meta()}

@@ -116,6 +116,21 @@ func times(opts ...lenient.Opt[timestamp]) *time.Time {
 	return nil
 }
 
+// fold returns name without letter case and without the separators "_", "-", "." and
+// spaces, so that the spellings of one name compare equal: best_price_usd_hr,
+// bestPriceUsdHr and Best-Price-USD-Hr all fold to bestpriceusdhr.
+func fold(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			return -1
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return r
+	}, name)
+}
+
 // bareArray reports whether b is a JSON array (a list sent without an object around it).
 func bareArray(b []byte) bool {
 	b = bytes.TrimSpace(b)
