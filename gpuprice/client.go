@@ -38,6 +38,8 @@ const (
 type Client struct {
 	// core sends every request of the price API.
 	core *httpcore.Client
+	// settings are the client's shared settings, for the error of a missing key.
+	settings *httpcore.Settings
 	// hasKey reports whether the client has an API key to send.
 	hasKey atomic.Bool
 	// node is the Solana JSON-RPC client, nil when none was configured.
@@ -73,7 +75,7 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{core: core, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout, keyOnFree: cfg.keyOnFree,
+	c := &Client{core: core, settings: &cfg.Settings, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout, keyOnFree: cfg.keyOnFree,
 		clock: cfg.clock}
 	c.hasKey.Store(cfg.apiKey != "")
 	switch {

@@ -51,7 +51,9 @@
 // it to the free price endpoints, for a service that counts them against the key's plan
 // (1,000 a day for Pro) rather than the free tier's 10.
 // History without a key is an *sdk.MissingCredentialError (matching ErrKeyRequired) before
-// any request; 401 and 403 answers are *sdk.APIError values matching ErrUnauthorized or
+// any request, which says so when GPUPRICE_API_KEY is set but was not used because the
+// address came from WithBaseURL (pass WithAPIKey(os.Getenv("GPUPRICE_API_KEY")) to send it
+// there); 401 and 403 answers are *sdk.APIError values matching ErrUnauthorized or
 // ErrForbidden and the sentinel of their code (ErrInvalidAPIKey, ErrPlanRequired...).
 // SetAPIKey switches keys while requests run.
 //

@@ -183,13 +183,12 @@ func (h *History) UnmarshalJSON(b []byte) error {
 // History returns the snapshot history and market benchmarks (GET /v1/history), narrowed by
 // params (nil for the service's defaults); it needs the key of a Pro or Unlimited plan.
 // Without a key it returns an *sdk.MissingCredentialError (matching ErrKeyRequired) before
-// any request; a free key is an *sdk.APIError matching ErrForbidden and ErrPlanRequired, an
+// any request, which says when GPUPRICE_API_KEY is set but was not used (the address was
+// given with WithBaseURL) and how to send it anyway; SetAPIKey and BuyKey give a key later; a free key is an *sdk.APIError matching ErrForbidden and ErrPlanRequired, an
 // unknown or expired one an *sdk.APIError matching ErrUnauthorized.
 func (c *Client) History(ctx context.Context, params *HistoryParams) (*History, error) {
 	if !c.hasKey.Load() {
-		return nil, &sdk.MissingCredentialError{Service: serviceName, Operation: "History", Credential: "API key",
-			Reason:    "a Pro or Unlimited key, sent in X-API-Key: use WithAPIKey, " + EnvAPIKey + ", SetAPIKey or BuyKey",
-			Sentinels: []error{ErrKeyRequired}}
+		return nil, c.settings.MissingCredential(serviceName, "History", "API key", "WithAPIKey", EnvAPIKey, ErrKeyRequired)
 	}
 	q := url.Values{}
 	if params != nil {
