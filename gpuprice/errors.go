@@ -14,6 +14,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/x402"
 )
 
 // codes maps the service's error codes to the package's sentinels; the client gives it to
@@ -271,9 +272,13 @@ type PaymentError struct {
 	Err error
 }
 
-// Error names the outcome and the cause.
+// Error names the plan, its price in dollars of USDC, the outcome and the cause.
 func (e *PaymentError) Error() string {
-	msg := serviceName + ": buying a " + string(e.Plan) + " key: payment " + e.Outcome.String()
+	msg := serviceName + ": buying a key of plan " + string(e.Plan)
+	if amount, ok := e.Plan.Price(); ok {
+		msg += " for " + x402.FormatUSDC(price(amount))
+	}
+	msg += ": payment " + e.Outcome.String()
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
@@ -309,9 +314,10 @@ type InsufficientFundsError struct {
 	Need uint64
 }
 
-// Error names both amounts.
+// Error names both amounts, in dollars of USDC (x402.FormatUSDC).
 func (e *InsufficientFundsError) Error() string {
-	return serviceName + ": the payer holds " + formatUSDC(e.Have) + " USDC, the plan costs " + formatUSDC(e.Need) + " USDC"
+	return serviceName + ": the payer's USDC balance is " + x402.FormatUSDC(price(e.Have)) + ", the plan costs " +
+		x402.FormatUSDC(price(e.Need))
 }
 
 // Is matches ErrInsufficientFunds.

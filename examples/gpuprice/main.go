@@ -76,8 +76,8 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "bought a %s key %v, valid until %s; budget spent %s of 10000000\n",
-		key.Plan, key.Key, key.ExpiresAt.Format("2006-01-02"), budget.Spent())
+	fmt.Fprintf(out, "bought a %s key %v, valid until %s; budget spent %s of %s\n",
+		key.Plan, key.Key, key.ExpiresAt.Format("2006-01-02"), x402.FormatUSDC(budget.Spent()), x402.FormatUSDC(budget.Limit()))
 
 	// 3. The history needs the key; BuyKey already switched the client to it.
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: "H100", Platform: best.BestPlatform, Limit: 7})
