@@ -174,3 +174,53 @@ func TestRedemptionWithoutAKeyIsADecodeErrorThatQuotesNothing(t *testing.T) {
 	assert.Equal(t, gpuprice.PlanUnlimited, k.Plan)
 	assert.Equal(t, "2026-04-14", k.ExpiresAt.Format("2006-01-02"))
 }
+
+// notNumbers are the spellings of NaN and infinities that strconv.ParseFloat reads, and
+// other texts no JSON number has: none is a value.
+var notNumbers = []string{`"NaN"`, `"nan"`, `" NaN "`, `"inf"`, `"+Inf"`, `"-inf"`, `"Infinity"`, `"-Infinity"`, `"+infinity"`,
+	`"1e400"`, `"-1e400"`, `"0x1p3"`, `"1_000"`, `"+1"`, `".5"`}
+
+func TestNaNAndInfinityAreNeverValues(t *testing.T) {
+	t.Parallel()
+	for _, v := range notNumbers {
+		h, err := answering(t, "/v1/history", 200, `{"total":`+v+`,"snapshots":[{"timestamp":`+v+`,"model":"H100","price_usd_hr":`+v+
+			`}],"benchmarks":[{"model":"H100","samples":`+v+`,"min_usd_hr":`+v+`,"max_usd_hr":`+v+`,"mean_usd_hr":`+v+`,"change_pct":`+v+`}]}`).
+			History(t.Context(), nil)
+		require.NoError(t, err, v)
+		require.Len(t, h.Snapshots, 1, v)
+		assert.Nil(t, h.Total, v)
+		assert.Nil(t, h.Snapshots[0].USDPerHour, v)
+		assert.Nil(t, h.Snapshots[0].Timestamp, v)
+		assert.Equal(t, "H100", h.Snapshots[0].Model, v)
+		b := h.Benchmarks[0]
+		for _, f := range []*float64{b.MinUSDHr, b.MaxUSDHr, b.MeanUSDHr, b.ChangePct} {
+			assert.Nil(t, f, v)
+		}
+		assert.Nil(t, b.Samples, v)
+
+		book, err := answering(t, "/v1/exchange/book", 200, `{"best_bid":`+v+`,"best_ask":`+v+`,"mid":`+v+`,"spread":`+v+
+			`,"bids":[{"price":2.5,"quantity":`+v+`,"orders":`+v+`}],"asks":[[2.6,`+v+`]],"recent_matches":[{"price":2.55,"quantity":`+v+`}]}`).
+			OrderBook(t.Context(), "")
+		require.NoError(t, err, v)
+		for _, f := range []*float64{book.BestBid, book.BestAsk, book.Mid, book.Spread, book.Bids[0].Quantity, book.Asks[0].Quantity,
+			book.RecentMatches[0].Quantity} {
+			assert.Nil(t, f, v)
+		}
+		assert.Nil(t, book.Bids[0].Orders, v)
+
+		x, err := answering(t, "/v1/futures/index", 200, `{"value":`+v+`,"bid":`+v+`,"ask":`+v+`,"spread_bps":`+v+`,"platforms":`+v+`}`).
+			FuturesIndex(t.Context())
+		require.NoError(t, err, v)
+		for _, f := range []*float64{x.Value, x.Bid, x.Ask, x.SpreadBPS} {
+			assert.Nil(t, f, v)
+		}
+		assert.Nil(t, x.Platforms, v)
+
+		comps, err := answering(t, "/v1/futures/components", 200, `{"components":[{"model":"H100","spot_price_usd_hr":`+v+
+			`,"h100_equivalent":`+v+`,"weight":`+v+`}]}`).FuturesComponents(t.Context())
+		require.NoError(t, err, v)
+		for _, f := range []*float64{comps.Components[0].SpotPriceUSDHr, comps.Components[0].H100Equivalent, comps.Components[0].Weight} {
+			assert.Nil(t, f, v)
+		}
+	}
+}

@@ -43,32 +43,32 @@ type FuturesIndex struct {
 // UnmarshalJSON reads the index under the likely spellings of its members.
 func (x *FuturesIndex) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Symbol         lenient.Opt[lenient.Text] `json:"symbol"`
-		Ticker         lenient.Opt[lenient.Text] `json:"ticker"`
-		Name           lenient.Opt[lenient.Text] `json:"name"`
-		Value          lenient.Opt[number]       `json:"value"`
-		Index          lenient.Opt[number]       `json:"index"`
-		IndexValue     lenient.Opt[number]       `json:"index_value"`
-		Level          lenient.Opt[number]       `json:"level"`
-		Price          lenient.Opt[number]       `json:"price"`
-		Bid            lenient.Opt[number]       `json:"bid"`
-		BestBid        lenient.Opt[number]       `json:"best_bid"`
-		Ask            lenient.Opt[number]       `json:"ask"`
-		BestAsk        lenient.Opt[number]       `json:"best_ask"`
-		Spread         lenient.Opt[number]       `json:"spread"`
-		SpreadBPS      lenient.Opt[number]       `json:"spread_bps"`
-		Currency       lenient.Opt[lenient.Text] `json:"currency"`
-		Unit           lenient.Opt[lenient.Text] `json:"unit"`
-		Basis          lenient.Opt[lenient.Text] `json:"basis"`
-		Platforms      lenient.Opt[integer]      `json:"platforms"`
-		PlatformCount  lenient.Opt[integer]      `json:"platform_count"`
-		Models         lenient.Opt[integer]      `json:"models"`
-		ModelCount     lenient.Opt[integer]      `json:"model_count"`
-		Timestamp      lenient.Opt[timestamp]    `json:"timestamp"`
-		Time           lenient.Opt[timestamp]    `json:"time"`
-		UpdatedAt      lenient.Opt[timestamp]    `json:"updated_at"`
-		PlatformsCount lenient.Opt[integer]      `json:"platforms_count"`
-		ModelsCount    lenient.Opt[integer]      `json:"models_count"`
+		Symbol         lenient.Opt[lenient.Text]   `json:"symbol"`
+		Ticker         lenient.Opt[lenient.Text]   `json:"ticker"`
+		Name           lenient.Opt[lenient.Text]   `json:"name"`
+		Value          lenient.Opt[lenient.Number] `json:"value"`
+		Index          lenient.Opt[lenient.Number] `json:"index"`
+		IndexValue     lenient.Opt[lenient.Number] `json:"index_value"`
+		Level          lenient.Opt[lenient.Number] `json:"level"`
+		Price          lenient.Opt[lenient.Number] `json:"price"`
+		Bid            lenient.Opt[lenient.Number] `json:"bid"`
+		BestBid        lenient.Opt[lenient.Number] `json:"best_bid"`
+		Ask            lenient.Opt[lenient.Number] `json:"ask"`
+		BestAsk        lenient.Opt[lenient.Number] `json:"best_ask"`
+		Spread         lenient.Opt[lenient.Number] `json:"spread"`
+		SpreadBPS      lenient.Opt[lenient.Number] `json:"spread_bps"`
+		Currency       lenient.Opt[lenient.Text]   `json:"currency"`
+		Unit           lenient.Opt[lenient.Text]   `json:"unit"`
+		Basis          lenient.Opt[lenient.Text]   `json:"basis"`
+		Platforms      lenient.Opt[integer]        `json:"platforms"`
+		PlatformCount  lenient.Opt[integer]        `json:"platform_count"`
+		Models         lenient.Opt[integer]        `json:"models"`
+		ModelCount     lenient.Opt[integer]        `json:"model_count"`
+		Timestamp      lenient.Opt[timestamp]      `json:"timestamp"`
+		Time           lenient.Opt[timestamp]      `json:"time"`
+		UpdatedAt      lenient.Opt[timestamp]      `json:"updated_at"`
+		PlatformsCount lenient.Opt[integer]        `json:"platforms_count"`
+		ModelsCount    lenient.Opt[integer]        `json:"models_count"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -141,23 +141,23 @@ type Component struct {
 // UnmarshalJSON reads a component under the likely spellings of its members.
 func (c *Component) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Model          lenient.Opt[lenient.Text] `json:"model"`
-		GPU            lenient.Opt[lenient.Text] `json:"gpu"`
-		SpotPriceUSDHr lenient.Opt[number]       `json:"spot_price_usd_hr"`
-		SpotUSDHr      lenient.Opt[number]       `json:"spot_usd_hr"`
-		SpotPrice      lenient.Opt[number]       `json:"spot_price"`
-		PriceUSDHr     lenient.Opt[number]       `json:"price_usd_hr"`
-		Price          lenient.Opt[number]       `json:"price"`
-		H100Equivalent lenient.Opt[number]       `json:"h100_equivalent"`
-		H100e          lenient.Opt[number]       `json:"h100e"`
-		H100Ratio      lenient.Opt[number]       `json:"h100_ratio"`
-		PerH100e       lenient.Opt[number]       `json:"price_per_h100e_usd_hr"`
-		PerH100eShort  lenient.Opt[number]       `json:"price_per_h100e"`
-		Normalized     lenient.Opt[number]       `json:"normalized_price_usd_hr"`
-		Weight         lenient.Opt[number]       `json:"weight"`
-		IndexWeight    lenient.Opt[number]       `json:"index_weight"`
-		Platforms      lenient.Opt[integer]      `json:"platforms"`
-		PlatformCount  lenient.Opt[integer]      `json:"platform_count"`
+		Model          lenient.Opt[lenient.Text]   `json:"model"`
+		GPU            lenient.Opt[lenient.Text]   `json:"gpu"`
+		SpotPriceUSDHr lenient.Opt[lenient.Number] `json:"spot_price_usd_hr"`
+		SpotUSDHr      lenient.Opt[lenient.Number] `json:"spot_usd_hr"`
+		SpotPrice      lenient.Opt[lenient.Number] `json:"spot_price"`
+		PriceUSDHr     lenient.Opt[lenient.Number] `json:"price_usd_hr"`
+		Price          lenient.Opt[lenient.Number] `json:"price"`
+		H100Equivalent lenient.Opt[lenient.Number] `json:"h100_equivalent"`
+		H100e          lenient.Opt[lenient.Number] `json:"h100e"`
+		H100Ratio      lenient.Opt[lenient.Number] `json:"h100_ratio"`
+		PerH100e       lenient.Opt[lenient.Number] `json:"price_per_h100e_usd_hr"`
+		PerH100eShort  lenient.Opt[lenient.Number] `json:"price_per_h100e"`
+		Normalized     lenient.Opt[lenient.Number] `json:"normalized_price_usd_hr"`
+		Weight         lenient.Opt[lenient.Number] `json:"weight"`
+		IndexWeight    lenient.Opt[lenient.Number] `json:"index_weight"`
+		Platforms      lenient.Opt[integer]        `json:"platforms"`
+		PlatformCount  lenient.Opt[integer]        `json:"platform_count"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -265,33 +265,33 @@ var errNoPrice = errors.New("order book: a level or match has no price")
 // spellings) or as an array [price, quantity, orders?]. A level without a price is an error.
 func (l *BookLevel) UnmarshalJSON(b []byte) error {
 	if bareArray(b) {
-		var a []number
+		var a []json.RawMessage
 		if err := json.Unmarshal(b, &a); err != nil {
 			return err
 		}
-		if len(a) == 0 {
+		var price, quantity lenient.Opt[lenient.Number]
+		var orders lenient.Opt[integer]
+		for i, dst := range []json.Unmarshaler{&price, &quantity, &orders} {
+			if i < len(a) {
+				_ = dst.UnmarshalJSON(a[i]) // an Opt never fails
+			}
+		}
+		p := floats(price)
+		if p == nil {
 			return errNoPrice
 		}
-		*l = BookLevel{Price: float64(a[0])}
-		if len(a) > 1 {
-			q := float64(a[1])
-			l.Quantity = &q
-		}
-		if len(a) > 2 {
-			n := int(a[2])
-			l.Orders = &n
-		}
+		*l = BookLevel{Price: *p, Quantity: floats(quantity), Orders: ints(orders)}
 		return nil
 	}
 	var w struct {
-		Price    lenient.Opt[number]  `json:"price"`
-		Px       lenient.Opt[number]  `json:"px"`
-		Quantity lenient.Opt[number]  `json:"quantity"`
-		Qty      lenient.Opt[number]  `json:"qty"`
-		Size     lenient.Opt[number]  `json:"size"`
-		Amount   lenient.Opt[number]  `json:"amount"`
-		Orders   lenient.Opt[integer] `json:"orders"`
-		Count    lenient.Opt[integer] `json:"count"`
+		Price    lenient.Opt[lenient.Number] `json:"price"`
+		Px       lenient.Opt[lenient.Number] `json:"px"`
+		Quantity lenient.Opt[lenient.Number] `json:"quantity"`
+		Qty      lenient.Opt[lenient.Number] `json:"qty"`
+		Size     lenient.Opt[lenient.Number] `json:"size"`
+		Amount   lenient.Opt[lenient.Number] `json:"amount"`
+		Orders   lenient.Opt[integer]        `json:"orders"`
+		Count    lenient.Opt[integer]        `json:"count"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -322,16 +322,16 @@ type Match struct {
 // price is an error.
 func (m *Match) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Price     lenient.Opt[number]       `json:"price"`
-		Px        lenient.Opt[number]       `json:"px"`
-		Quantity  lenient.Opt[number]       `json:"quantity"`
-		Qty       lenient.Opt[number]       `json:"qty"`
-		Size      lenient.Opt[number]       `json:"size"`
-		Side      lenient.Opt[lenient.Text] `json:"side"`
-		MatchedAt lenient.Opt[timestamp]    `json:"matched_at"`
-		Time      lenient.Opt[timestamp]    `json:"time"`
-		Timestamp lenient.Opt[timestamp]    `json:"timestamp"`
-		TS        lenient.Opt[timestamp]    `json:"ts"`
+		Price     lenient.Opt[lenient.Number] `json:"price"`
+		Px        lenient.Opt[lenient.Number] `json:"px"`
+		Quantity  lenient.Opt[lenient.Number] `json:"quantity"`
+		Qty       lenient.Opt[lenient.Number] `json:"qty"`
+		Size      lenient.Opt[lenient.Number] `json:"size"`
+		Side      lenient.Opt[lenient.Text]   `json:"side"`
+		MatchedAt lenient.Opt[timestamp]      `json:"matched_at"`
+		Time      lenient.Opt[timestamp]      `json:"time"`
+		Timestamp lenient.Opt[timestamp]      `json:"timestamp"`
+		TS        lenient.Opt[timestamp]      `json:"ts"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -354,26 +354,26 @@ func (m *Match) UnmarshalJSON(b []byte) error {
 // neither bids nor asks is an error, never an empty book.
 func (o *OrderBook) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Market        lenient.Opt[lenient.Text]  `json:"market"`
-		Symbol        lenient.Opt[lenient.Text]  `json:"symbol"`
-		Model         lenient.Opt[lenient.Text]  `json:"model"`
-		Unit          lenient.Opt[lenient.Text]  `json:"unit"`
-		BestBid       lenient.Opt[number]        `json:"best_bid"`
-		BestAsk       lenient.Opt[number]        `json:"best_ask"`
-		Mid           lenient.Opt[number]        `json:"mid"`
-		MidPrice      lenient.Opt[number]        `json:"mid_price"`
-		Spread        lenient.Opt[number]        `json:"spread"`
-		Bids          lenient.Field[[]BookLevel] `json:"bids"`
-		Buys          lenient.Field[[]BookLevel] `json:"buys"`
-		Asks          lenient.Field[[]BookLevel] `json:"asks"`
-		Sells         lenient.Field[[]BookLevel] `json:"sells"`
-		Offers        lenient.Field[[]BookLevel] `json:"offers"`
-		RecentMatches lenient.Field[[]Match]     `json:"recent_matches"`
-		Matches       lenient.Field[[]Match]     `json:"matches"`
-		Trades        lenient.Field[[]Match]     `json:"trades"`
-		RecentTrades  lenient.Field[[]Match]     `json:"recent_trades"`
-		Timestamp     lenient.Opt[timestamp]     `json:"timestamp"`
-		Time          lenient.Opt[timestamp]     `json:"time"`
+		Market        lenient.Opt[lenient.Text]   `json:"market"`
+		Symbol        lenient.Opt[lenient.Text]   `json:"symbol"`
+		Model         lenient.Opt[lenient.Text]   `json:"model"`
+		Unit          lenient.Opt[lenient.Text]   `json:"unit"`
+		BestBid       lenient.Opt[lenient.Number] `json:"best_bid"`
+		BestAsk       lenient.Opt[lenient.Number] `json:"best_ask"`
+		Mid           lenient.Opt[lenient.Number] `json:"mid"`
+		MidPrice      lenient.Opt[lenient.Number] `json:"mid_price"`
+		Spread        lenient.Opt[lenient.Number] `json:"spread"`
+		Bids          lenient.Field[[]BookLevel]  `json:"bids"`
+		Buys          lenient.Field[[]BookLevel]  `json:"buys"`
+		Asks          lenient.Field[[]BookLevel]  `json:"asks"`
+		Sells         lenient.Field[[]BookLevel]  `json:"sells"`
+		Offers        lenient.Field[[]BookLevel]  `json:"offers"`
+		RecentMatches lenient.Field[[]Match]      `json:"recent_matches"`
+		Matches       lenient.Field[[]Match]      `json:"matches"`
+		Trades        lenient.Field[[]Match]      `json:"trades"`
+		RecentTrades  lenient.Field[[]Match]      `json:"recent_trades"`
+		Timestamp     lenient.Opt[timestamp]      `json:"timestamp"`
+		Time          lenient.Opt[timestamp]      `json:"time"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err

@@ -62,19 +62,19 @@ type Snapshot struct {
 // UnmarshalJSON reads a snapshot under the likely spellings of its members.
 func (s *Snapshot) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Timestamp  lenient.Opt[timestamp]    `json:"timestamp"`
-		Time       lenient.Opt[timestamp]    `json:"time"`
-		Date       lenient.Opt[timestamp]    `json:"date"`
-		TS         lenient.Opt[timestamp]    `json:"ts"`
-		Model      lenient.Opt[lenient.Text] `json:"model"`
-		GPU        lenient.Opt[lenient.Text] `json:"gpu"`
-		Platform   lenient.Opt[lenient.Text] `json:"platform"`
-		Provider   lenient.Opt[lenient.Text] `json:"provider"`
-		PriceUSDHr lenient.Opt[number]       `json:"price_usd_hr"`
-		USDPerHour lenient.Opt[number]       `json:"usd_per_hour"`
-		USDHr      lenient.Opt[number]       `json:"usd_hr"`
-		Price      lenient.Opt[number]       `json:"price"`
-		Value      lenient.Opt[number]       `json:"value"`
+		Timestamp  lenient.Opt[timestamp]      `json:"timestamp"`
+		Time       lenient.Opt[timestamp]      `json:"time"`
+		Date       lenient.Opt[timestamp]      `json:"date"`
+		TS         lenient.Opt[timestamp]      `json:"ts"`
+		Model      lenient.Opt[lenient.Text]   `json:"model"`
+		GPU        lenient.Opt[lenient.Text]   `json:"gpu"`
+		Platform   lenient.Opt[lenient.Text]   `json:"platform"`
+		Provider   lenient.Opt[lenient.Text]   `json:"provider"`
+		PriceUSDHr lenient.Opt[lenient.Number] `json:"price_usd_hr"`
+		USDPerHour lenient.Opt[lenient.Number] `json:"usd_per_hour"`
+		USDHr      lenient.Opt[lenient.Number] `json:"usd_hr"`
+		Price      lenient.Opt[lenient.Number] `json:"price"`
+		Value      lenient.Opt[lenient.Number] `json:"value"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -108,20 +108,20 @@ type Benchmark struct {
 // UnmarshalJSON reads a benchmark under the likely spellings of its members.
 func (m *Benchmark) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Model     lenient.Opt[lenient.Text] `json:"model"`
-		GPU       lenient.Opt[lenient.Text] `json:"gpu"`
-		Samples   lenient.Opt[integer]      `json:"samples"`
-		Count     lenient.Opt[integer]      `json:"count"`
-		MinUSDHr  lenient.Opt[number]       `json:"min_usd_hr"`
-		Min       lenient.Opt[number]       `json:"min"`
-		MaxUSDHr  lenient.Opt[number]       `json:"max_usd_hr"`
-		Max       lenient.Opt[number]       `json:"max"`
-		MeanUSDHr lenient.Opt[number]       `json:"mean_usd_hr"`
-		Mean      lenient.Opt[number]       `json:"mean"`
-		AvgUSDHr  lenient.Opt[number]       `json:"avg_usd_hr"`
-		Avg       lenient.Opt[number]       `json:"avg"`
-		ChangePct lenient.Opt[number]       `json:"change_pct"`
-		Change    lenient.Opt[number]       `json:"change_percent"`
+		Model     lenient.Opt[lenient.Text]   `json:"model"`
+		GPU       lenient.Opt[lenient.Text]   `json:"gpu"`
+		Samples   lenient.Opt[integer]        `json:"samples"`
+		Count     lenient.Opt[integer]        `json:"count"`
+		MinUSDHr  lenient.Opt[lenient.Number] `json:"min_usd_hr"`
+		Min       lenient.Opt[lenient.Number] `json:"min"`
+		MaxUSDHr  lenient.Opt[lenient.Number] `json:"max_usd_hr"`
+		Max       lenient.Opt[lenient.Number] `json:"max"`
+		MeanUSDHr lenient.Opt[lenient.Number] `json:"mean_usd_hr"`
+		Mean      lenient.Opt[lenient.Number] `json:"mean"`
+		AvgUSDHr  lenient.Opt[lenient.Number] `json:"avg_usd_hr"`
+		Avg       lenient.Opt[lenient.Number] `json:"avg"`
+		ChangePct lenient.Opt[lenient.Number] `json:"change_pct"`
+		Change    lenient.Opt[lenient.Number] `json:"change_percent"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err

@@ -56,21 +56,21 @@ type Price struct {
 // UnmarshalJSON reads a row under the likely spellings of its members.
 func (p *Price) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Model        lenient.Opt[lenient.Text] `json:"model"`
-		GPU          lenient.Opt[lenient.Text] `json:"gpu"`
-		GPUModel     lenient.Opt[lenient.Text] `json:"gpu_model"`
-		Platform     lenient.Opt[lenient.Text] `json:"platform"`
-		Provider     lenient.Opt[lenient.Text] `json:"provider"`
-		PriceUSDHr   lenient.Opt[number]       `json:"price_usd_hr"`
-		USDPerHour   lenient.Opt[number]       `json:"usd_per_hour"`
-		USDHr        lenient.Opt[number]       `json:"usd_hr"`
-		PricePerHour lenient.Opt[number]       `json:"price_per_hour"`
-		OnDemand     lenient.Opt[number]       `json:"on_demand_usd_hr"`
-		Price        lenient.Opt[number]       `json:"price"`
-		VRAMGB       lenient.Opt[number]       `json:"vram_gb"`
-		VRAM         lenient.Opt[number]       `json:"vram"`
-		UpdatedAt    lenient.Opt[timestamp]    `json:"updated_at"`
-		Timestamp    lenient.Opt[timestamp]    `json:"timestamp"`
+		Model        lenient.Opt[lenient.Text]   `json:"model"`
+		GPU          lenient.Opt[lenient.Text]   `json:"gpu"`
+		GPUModel     lenient.Opt[lenient.Text]   `json:"gpu_model"`
+		Platform     lenient.Opt[lenient.Text]   `json:"platform"`
+		Provider     lenient.Opt[lenient.Text]   `json:"provider"`
+		PriceUSDHr   lenient.Opt[lenient.Number] `json:"price_usd_hr"`
+		USDPerHour   lenient.Opt[lenient.Number] `json:"usd_per_hour"`
+		USDHr        lenient.Opt[lenient.Number] `json:"usd_hr"`
+		PricePerHour lenient.Opt[lenient.Number] `json:"price_per_hour"`
+		OnDemand     lenient.Opt[lenient.Number] `json:"on_demand_usd_hr"`
+		Price        lenient.Opt[lenient.Number] `json:"price"`
+		VRAMGB       lenient.Opt[lenient.Number] `json:"vram_gb"`
+		VRAM         lenient.Opt[lenient.Number] `json:"vram"`
+		UpdatedAt    lenient.Opt[timestamp]      `json:"updated_at"`
+		Timestamp    lenient.Opt[timestamp]      `json:"timestamp"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err

@@ -18,29 +18,10 @@ import (
 // beside the decoded values. A list the client cannot find at all is an error, never an
 // empty result.
 
-// number is a JSON number, also accepted as a string holding one ("2.84"). Both are read by
-// encoding/json, so a number is always finite: "NaN" and "Inf" are not numbers.
-type number float64
-
-// UnmarshalJSON reads a number or a string holding one.
-func (n *number) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		b = []byte(strings.TrimSpace(s))
-	}
-	var f float64
-	if json.Unmarshal(b, &f) != nil {
-		return errNotNumber
-	}
-	*n = number(f)
-	return nil
-}
-
-// errNotNumber is the decoding error of a value that should be a number.
-var errNotNumber = errors.New("expected a number")
-
-// floats returns the first set of opts as a *float64.
-func floats(opts ...lenient.Opt[number]) *float64 {
+// floats returns the first set of opts as a *float64. Every number the service may send as
+// text is a lenient.Number: finite, so NaN and infinities, whatever their spelling, leave it
+// unset.
+func floats(opts ...lenient.Opt[lenient.Number]) *float64 {
 	if v, ok := lenient.First(opts...); ok {
 		f := float64(v)
 		return &f
@@ -51,18 +32,21 @@ func floats(opts ...lenient.Opt[number]) *float64 {
 // integer is a whole number, also accepted as a numeric string.
 type integer int
 
-// UnmarshalJSON reads a whole number or a string holding one.
+// UnmarshalJSON reads a whole number or a string holding one, as a lenient.Number.
 func (n *integer) UnmarshalJSON(b []byte) error {
-	var f number
+	var f lenient.Number
 	if err := f.UnmarshalJSON(b); err != nil {
 		return err
 	}
-	if f != number(int(f)) {
-		return errNotNumber
+	if f != lenient.Number(int(f)) {
+		return errNotInteger
 	}
 	*n = integer(f)
 	return nil
 }
+
+// errNotInteger is the decoding error of a number that should be whole.
+var errNotInteger = errors.New("expected a whole number")
 
 // ints returns the first set of opts as an *int.
 func ints(opts ...lenient.Opt[integer]) *int {
@@ -95,7 +79,7 @@ func (t *timestamp) UnmarshalJSON(b []byte) error {
 		}
 		return fmt.Errorf("not a time: %q", s)
 	}
-	var n number
+	var n lenient.Number
 	if err := n.UnmarshalJSON(b); err != nil {
 		return err
 	}
