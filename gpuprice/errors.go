@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -177,21 +176,15 @@ func withReset(rl *sdk.RateLimit, e *sdk.APIError, now time.Time) *sdk.RateLimit
 }
 
 // quotaReset returns the time the quota of a refused request resets: a reset time in the
-// body ({"error":{"reset_at"}}, or reset_at, resets_at, reset at the top), or the next UTC
+// body (under the spellings of qReset, inside {"error":{...}} or at the top), or the next UTC
 // midnight.
 func quotaReset(body []byte, now time.Time) time.Time {
-	type resetFields struct {
-		ResetAt  lenient.Opt[timestamp] `json:"reset_at"`
-		ResetsAt lenient.Opt[timestamp] `json:"resets_at"`
-		Reset    lenient.Opt[timestamp] `json:"reset"`
-	}
-	var b struct {
-		resetFields
-		Error lenient.Opt[resetFields] `json:"error"`
-	}
-	if json.Unmarshal(body, &b) == nil {
-		inner, _ := b.Error.Get()
-		if t := times(inner.ResetAt, inner.ResetsAt, inner.Reset, b.ResetAt, b.ResetsAt, b.Reset); t != nil && t.After(now) {
+	if m, err := readMembers(body); err == nil {
+		inner, _ := m.object(qError)
+		if t := inner.time(qReset); t != nil && t.After(now) {
+			return *t
+		}
+		if t := m.time(qReset); t != nil && t.After(now) {
 			return *t
 		}
 	}

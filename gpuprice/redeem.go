@@ -2,7 +2,6 @@ package gpuprice
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // Key is an API key issued for a payment, by RedeemKey or BuyKey.
@@ -31,54 +29,32 @@ type Key struct {
 }
 
 // keyAnswer is the redemption's answer. The API description does not show it: the key is
-// read from api_key, apiKey, key or token, at the top or inside data. Its raw body is not
-// kept: it holds the key in plain text.
+// read under the spellings of qAPIKey (api_key, apiKey, key, token...), at the top or inside
+// data. Its raw body is not kept: it holds the key in plain text.
 type keyAnswer struct {
 	key     string
 	plan    Plan
 	expires *time.Time
 }
 
-// keyFields are the members of a redemption answer, under their likely spellings.
-type keyFields struct {
-	APIKey    lenient.Opt[string]       `json:"api_key"`
-	APIKeyCC  lenient.Opt[string]       `json:"apiKey"`
-	Key       lenient.Opt[string]       `json:"key"`
-	Token     lenient.Opt[string]       `json:"token"`
-	Plan      lenient.Opt[lenient.Text] `json:"plan"`
-	Tier      lenient.Opt[lenient.Text] `json:"tier"`
-	ExpiresAt lenient.Opt[timestamp]    `json:"expires_at"`
-	Expires   lenient.Opt[timestamp]    `json:"expires"`
-	Expiry    lenient.Opt[timestamp]    `json:"expiry"`
-	Until     lenient.Opt[timestamp]    `json:"valid_until"`
-}
-
 // errNoKey is the decoding error of a redemption answer that carries no key.
-var errNoKey = errors.New("redemption: the answer carries no API key (looked for api_key, apiKey, key, token)")
+var errNoKey = errors.New("redemption: the answer carries no API key (looked for " + strings.Join(spellings[qAPIKey], ", ") + ")")
 
 // UnmarshalJSON reads the key, its plan and its expiry; an answer without a key is an error.
 func (a *keyAnswer) UnmarshalJSON(b []byte) error {
-	var w struct {
-		keyFields
-		Data lenient.Opt[keyFields] `json:"data"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
-	f := w.keyFields
-	key, found := lenient.First(f.APIKey, f.APIKeyCC, f.Key, f.Token)
-	if data, ok := w.Data.Get(); ok && !found {
-		f = data
-		key, _ = lenient.First(f.APIKey, f.APIKeyCC, f.Key, f.Token)
+	key, found := first[string](m, qAPIKey)
+	if data, ok := m.object(qData); ok && !found {
+		m = data
+		key, _ = first[string](m, qAPIKey)
 	}
 	if strings.TrimSpace(key) == "" {
 		return errNoKey
 	}
-	*a = keyAnswer{
-		key:     key,
-		plan:    Plan(strings.ToLower(texts(f.Plan, f.Tier))),
-		expires: times(f.ExpiresAt, f.Expires, f.Expiry, f.Until),
-	}
+	*a = keyAnswer{key: key, plan: Plan(strings.ToLower(m.text(qPlan))), expires: m.time(qExpires)}
 	return nil
 }
 
