@@ -183,3 +183,30 @@ func TestLogsCarryNoKey(t *testing.T) {
 	assert.Positive(t, errs)
 	assert.NotContains(t, fmt.Sprint(err), key)
 }
+
+func TestAKeyLeftInTheEnvironmentIsNotSentToAnAddressGivenInCode(t *testing.T) {
+	// Not parallel: it sets environment variables.
+	srv := startFake(t)
+	key := issueKey(srv, gpupricetest.PlanPro)
+	t.Setenv(gpuprice.EnvAPIKey, key)
+	t.Setenv(gpuprice.EnvURL, "")
+
+	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	_, err = c.History(t.Context(), nil)
+	require.ErrorIs(t, err, gpuprice.ErrKeyRequired)
+	require.ErrorIs(t, err, sdk.ErrMissingCredential)
+	mc := asError[*sdk.MissingCredentialError](t, err)
+	assert.Equal(t, "History", mc.Operation)
+	assert.Equal(t, "API key", mc.Credential)
+	assert.Contains(t, mc.Reason, "GPUPRICE_API_KEY is set but was not used", "it says why the variable was not used")
+	assert.Contains(t, mc.Reason, `WithAPIKey(os.Getenv("GPUPRICE_API_KEY"))`, "and how to send it anyway")
+	assert.NotContains(t, err.Error(), key)
+	assert.Empty(t, srv.Requests(), "nothing was sent")
+
+	t.Setenv(gpuprice.EnvAPIKey, "")
+	_, err = c.History(t.Context(), nil)
+	mc = asError[*sdk.MissingCredentialError](t, err)
+	assert.NotContains(t, mc.Reason, "is set but was not used", "without the variable, only how to give a key")
+	assert.Contains(t, mc.Reason, "WithAPIKey")
+}

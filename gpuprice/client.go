@@ -38,6 +38,8 @@ const (
 type Client struct {
 	// core sends every request of the price API.
 	core *httpcore.Client
+	// settings are the client's shared settings, for the error of a missing key.
+	settings *httpcore.Settings
 	// hasKey reports whether the client has an API key to send.
 	hasKey atomic.Bool
 	// node is the Solana JSON-RPC client, nil when none was configured.
@@ -46,6 +48,8 @@ type Client struct {
 	nodeURL        string
 	redeemPath     string
 	confirmTimeout time.Duration
+	// nodeTimeout bounds each call of the Solana node (see nodeCall).
+	nodeTimeout time.Duration
 	// clock times BuyKey's waits for confirmation and redemption; nil means the wall clock.
 	clock poll.Clock
 	// keyOnFree sends the key to the free endpoints too (WithKeyOnFreeEndpoints).
@@ -59,7 +63,7 @@ type Client struct {
 // WithRPCClient, WithRPCURL or SOLANA_RPC_URL; it is needed by BuyKey only. A refused option
 // or environment value is an *sdk.ValidationError.
 func New(opts ...Option) (*Client, error) {
-	cfg := &config{redeemPath: DefaultRedeemPath, confirmTimeout: DefaultConfirmTimeout}
+	cfg := &config{redeemPath: DefaultRedeemPath, confirmTimeout: DefaultConfirmTimeout, nodeTimeout: sdk.DefaultAttemptTimeout}
 	all := append(append([]Option{WithRetry(sdk.RetryPolicy{})}, opts...), (*config).fromEnv)
 	if err := httpcore.Configure(serviceName, cfg, all); err != nil {
 		return nil, err
@@ -73,8 +77,8 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{core: core, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout, keyOnFree: cfg.keyOnFree,
-		clock: cfg.clock}
+	c := &Client{core: core, settings: &cfg.Settings, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout,
+		nodeTimeout: cfg.nodeTimeout, keyOnFree: cfg.keyOnFree, clock: cfg.clock}
 	c.hasKey.Store(cfg.apiKey != "")
 	switch {
 	case cfg.rpcClient != nil:

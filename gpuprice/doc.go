@@ -36,10 +36,14 @@
 //
 // Every body is decoded once, by encoding/json. The API description shows one body, the
 // cheapest price: its five members are required, and an answer without one is an
-// *sdk.DecodeError. Every other body is read leniently: members under their likely spellings
-// (price_usd_hr, usd_per_hour, price...), numbers also as text, times as RFC 3339, dates or
-// Unix seconds, a value that was not sent left nil rather than 0, and a copy of each value's
-// JSON kept in its Raw. A list the client cannot find at all is an *sdk.DecodeError, never an
+// *sdk.DecodeError. Every other body is read leniently: each member under the family of
+// spellings a JSON API would use for it, from one table (a price as price_usd_hr,
+// best_price_usd_hr as in the cheapest price, usd_per_hour, price, px..., in snake_case,
+// camelCase or any letter case), numbers also as text but always finite (NaN and infinities,
+// however spelt, are absent), times as RFC 3339, dates or Unix seconds, a value that was not
+// sent left nil rather than 0, and a copy of each value's JSON kept in its Raw. An order-book
+// level or match without a readable price is kept with its Price nil, never dropped and never
+// failing the book. A list the client cannot find at all is an *sdk.DecodeError, never an
 // empty result; a count of 0 without a list is empty. /v1/health may answer a JSON object or
 // a plain-text status such as ok: Health reads both.
 //
@@ -51,7 +55,9 @@
 // it to the free price endpoints, for a service that counts them against the key's plan
 // (1,000 a day for Pro) rather than the free tier's 10.
 // History without a key is an *sdk.MissingCredentialError (matching ErrKeyRequired) before
-// any request; 401 and 403 answers are *sdk.APIError values matching ErrUnauthorized or
+// any request, which says so when GPUPRICE_API_KEY is set but was not used because the
+// address came from WithBaseURL (pass WithAPIKey(os.Getenv("GPUPRICE_API_KEY")) to send it
+// there); 401 and 403 answers are *sdk.APIError values matching ErrUnauthorized or
 // ErrForbidden and the sentinel of their code (ErrInvalidAPIKey, ErrPlanRequired...).
 // SetAPIKey switches keys while requests run.
 //

@@ -212,13 +212,19 @@ func TestOrderBookDecodes(t *testing.T) {
 	require.Len(t, book.RecentMatches, 5)
 	require.NotNil(t, book.BestBid)
 	require.NotNil(t, book.BestAsk)
-	assert.Equal(t, book.Bids[0].Price, *book.BestBid)
-	assert.Equal(t, book.Asks[0].Price, *book.BestAsk)
-	assert.Greater(t, book.Bids[0].Price, book.Bids[1].Price, "highest bid first")
-	assert.Less(t, book.Asks[0].Price, book.Asks[1].Price, "lowest ask first")
+	for _, level := range append(book.Bids, book.Asks...) {
+		require.NotNil(t, level.Price, "every level of the fake has a price")
+		assert.NotEmpty(t, level.Raw)
+	}
+	assert.Equal(t, *book.Bids[0].Price, *book.BestBid)
+	assert.Equal(t, *book.Asks[0].Price, *book.BestAsk)
+	assert.Greater(t, *book.Bids[0].Price, *book.Bids[1].Price, "highest bid first")
+	assert.Less(t, *book.Asks[0].Price, *book.Asks[1].Price, "lowest ask first")
 	require.NotNil(t, book.Bids[0].Quantity)
 	require.NotNil(t, book.Bids[0].Orders)
 	m := book.RecentMatches[0]
+	require.NotNil(t, m.Price)
+	assert.InDelta(t, *book.Mid, *m.Price, 0.01)
 	assert.Contains(t, []string{"buy", "sell"}, m.Side)
 	require.NotNil(t, m.MatchedAt)
 	assert.Equal(t, t0.Add(-47*time.Second), *m.MatchedAt)

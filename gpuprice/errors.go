@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -12,7 +13,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/x402"
 )
 
 // codes maps the service's error codes to the package's sentinels; the client gives it to
@@ -22,7 +23,9 @@ var codes = httpcore.Codes{}
 // Sentinels for the failures a caller branches on, matched with errors.Is against any error
 // the client returns. The API description shows no error body, so the codes below are the
 // likely ones (those of package gpupricetest); the status sentinels ErrUnauthorized,
-// ErrForbidden and ErrRateLimited match whatever code the service sends.
+// ErrForbidden and ErrRateLimited match whatever code the service sends, and the
+// redemption's sentinels (ErrTxNotFound to ErrInsufficientAmount) match the likely spellings
+// of their codes too (see RedeemKey).
 var (
 	// ErrUnauthorized matches every 401 answer: the key is missing, unknown or expired. It is
 	// sdk.ErrUnauthorized.
@@ -52,24 +55,24 @@ var (
 	ErrInvalidParameter = codes.Sentinel(serviceName, "invalid_parameter", "invalid_parameter")
 
 	// ErrTxNotFound (404 tx_not_found): the service has not seen the transaction.
-	ErrTxNotFound = codes.Sentinel(serviceName, "tx_not_found", "tx_not_found")
+	ErrTxNotFound = errors.New(serviceName + ": tx_not_found")
 	// ErrTxNotConfirmed (409 tx_not_confirmed): the transaction is not confirmed yet; redeem
 	// it again later.
-	ErrTxNotConfirmed = codes.Sentinel(serviceName, "tx_not_confirmed", "tx_not_confirmed")
+	ErrTxNotConfirmed = errors.New(serviceName + ": tx_not_confirmed")
 	// ErrAlreadyRedeemed (409 already_redeemed): a key was already issued for the transaction.
-	ErrAlreadyRedeemed = codes.Sentinel(serviceName, "already_redeemed", "already_redeemed")
+	ErrAlreadyRedeemed = errors.New(serviceName + ": already_redeemed")
 	// ErrTxFailed (422 tx_failed): the transaction failed on chain.
-	ErrTxFailed = codes.Sentinel(serviceName, "tx_failed", "tx_failed")
+	ErrTxFailed = errors.New(serviceName + ": tx_failed")
 	// ErrNoTransfer (422 no_transfer): the transaction moved no USDC to the treasury.
-	ErrNoTransfer = codes.Sentinel(serviceName, "no_transfer", "no_transfer")
+	ErrNoTransfer = errors.New(serviceName + ": no_transfer")
 	// ErrWrongMint (422 wrong_mint): the transaction moved a token other than USDC.
-	ErrWrongMint = codes.Sentinel(serviceName, "wrong_mint", "wrong_mint")
+	ErrWrongMint = errors.New(serviceName + ": wrong_mint")
 	// ErrWrongDestination (422 wrong_destination): the transfer did not reach the treasury.
-	ErrWrongDestination = codes.Sentinel(serviceName, "wrong_destination", "wrong_destination")
+	ErrWrongDestination = errors.New(serviceName + ": wrong_destination")
 	// ErrWrongMemo (422 wrong_memo): the memo is not exactly one plan's memo.
-	ErrWrongMemo = codes.Sentinel(serviceName, "wrong_memo", "wrong_memo")
+	ErrWrongMemo = errors.New(serviceName + ": wrong_memo")
 	// ErrInsufficientAmount (422 insufficient_amount): less than the plan's price was paid.
-	ErrInsufficientAmount = codes.Sentinel(serviceName, "insufficient_amount", "insufficient_amount")
+	ErrInsufficientAmount = errors.New(serviceName + ": insufficient_amount")
 )
 
 // The error codes that report a used-up quota, whatever the status that carries them (the
@@ -79,6 +82,62 @@ func init() {
 		"daily_limit_exceeded", "too_many_requests", "limit_exceeded", "request_limit_exceeded"} {
 		codes[code] = ErrRateLimited
 	}
+}
+
+// redemptionRefusals is the one table of the redemption's refusals: for each sentinel, the
+// codes a service may send for it. The API description does not show them, so each family
+// holds the spellings a service would likely use; a code is compared folded (letter case and
+// the separators "_", "-", "." and spaces ignored: ALREADY-REDEEMED and AlreadyRedeemed are
+// already_redeemed). The codes mean something on the redemption only: the same code on
+// another endpoint matches none of these sentinels.
+var redemptionRefusals = []struct {
+	sentinel error
+	codes    []string
+}{
+	{ErrTxNotConfirmed, []string{"tx_not_confirmed", "transaction_not_confirmed", "signature_not_confirmed", "not_confirmed",
+		"unconfirmed", "tx_unconfirmed", "not_finalized", "tx_not_finalized", "pending", "tx_pending", "transaction_pending"}},
+	{ErrAlreadyRedeemed, []string{"already_redeemed", "signature_already_redeemed", "tx_already_redeemed",
+		"transaction_already_redeemed", "already_used", "signature_already_used", "tx_already_used", "already_claimed",
+		"already_processed", "duplicate_signature", "duplicate_transaction", "signature_reused", "replay"}},
+	{ErrTxNotFound, []string{"tx_not_found", "transaction_not_found", "signature_not_found", "unknown_transaction",
+		"unknown_signature", "unknown_tx", "tx_unknown", "no_such_transaction"}},
+	{ErrTxFailed, []string{"tx_failed", "transaction_failed", "failed_transaction", "tx_error", "transaction_error"}},
+	{ErrNoTransfer, []string{"no_transfer", "no_usdc_transfer", "no_token_transfer", "transfer_not_found", "missing_transfer"}},
+	{ErrWrongMint, []string{"wrong_mint", "invalid_mint", "unsupported_mint", "mint_mismatch", "wrong_token", "invalid_token"}},
+	{ErrWrongDestination, []string{"wrong_destination", "invalid_destination", "destination_mismatch", "wrong_recipient",
+		"invalid_recipient", "recipient_mismatch", "wrong_treasury"}},
+	{ErrWrongMemo, []string{"wrong_memo", "invalid_memo", "missing_memo", "no_memo", "unknown_memo", "memo_mismatch"}},
+	{ErrInsufficientAmount, []string{"insufficient_amount", "amount_too_low", "underpaid", "underpayment",
+		"insufficient_payment", "wrong_amount", "invalid_amount", "amount_mismatch"}},
+}
+
+// redemptionCodes maps each folded code of redemptionRefusals to its sentinel.
+var redemptionCodes = func() map[string]error {
+	m := map[string]error{}
+	for _, r := range redemptionRefusals {
+		for _, code := range r.codes {
+			m[fold(code)] = r.sentinel
+		}
+	}
+	return m
+}()
+
+// refusedRedemption gives a refused redemption the sentinel its code means, by
+// redemptionRefusals; a 409 is ErrAlreadyRedeemed whatever its code, unless the code says
+// the transaction is not confirmed yet (a 409 too).
+func refusedRedemption(err error) error {
+	var ae *sdk.APIError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	s := redemptionCodes[fold(ae.Code)]
+	if s != nil {
+		ae.Sentinels = append(ae.Sentinels, s)
+	}
+	if ae.StatusCode == http.StatusConflict && s != ErrTxNotConfirmed && s != ErrAlreadyRedeemed {
+		ae.Sentinels = append(ae.Sentinels, ErrAlreadyRedeemed)
+	}
+	return err
 }
 
 // invalid returns the *sdk.ValidationError for a refused parameter or setting.
@@ -117,21 +176,15 @@ func withReset(rl *sdk.RateLimit, e *sdk.APIError, now time.Time) *sdk.RateLimit
 }
 
 // quotaReset returns the time the quota of a refused request resets: a reset time in the
-// body ({"error":{"reset_at"}}, or reset_at, resets_at, reset at the top), or the next UTC
+// body (under the spellings of qReset, inside {"error":{...}} or at the top), or the next UTC
 // midnight.
 func quotaReset(body []byte, now time.Time) time.Time {
-	type resetFields struct {
-		ResetAt  lenient.Opt[timestamp] `json:"reset_at"`
-		ResetsAt lenient.Opt[timestamp] `json:"resets_at"`
-		Reset    lenient.Opt[timestamp] `json:"reset"`
-	}
-	var b struct {
-		resetFields
-		Error lenient.Opt[resetFields] `json:"error"`
-	}
-	if json.Unmarshal(body, &b) == nil {
-		inner, _ := b.Error.Get()
-		if t := times(inner.ResetAt, inner.ResetsAt, inner.Reset, b.ResetAt, b.ResetsAt, b.Reset); t != nil && t.After(now) {
+	if m, err := readMembers(body); err == nil {
+		inner, _ := m.object(qError)
+		if t := inner.time(qReset); t != nil && t.After(now) {
+			return *t
+		}
+		if t := m.time(qReset); t != nil && t.After(now) {
 			return *t
 		}
 	}
@@ -212,9 +265,13 @@ type PaymentError struct {
 	Err error
 }
 
-// Error names the outcome and the cause.
+// Error names the plan, its price in dollars of USDC, the outcome and the cause.
 func (e *PaymentError) Error() string {
-	msg := serviceName + ": buying a " + string(e.Plan) + " key: payment " + e.Outcome.String()
+	msg := serviceName + ": buying a key of plan " + string(e.Plan)
+	if amount, ok := e.Plan.Price(); ok {
+		msg += " for " + x402.FormatUSDC(price(amount))
+	}
+	msg += ": payment " + e.Outcome.String()
 	if e.Err != nil {
 		msg += ": " + e.Err.Error()
 	}
@@ -250,9 +307,10 @@ type InsufficientFundsError struct {
 	Need uint64
 }
 
-// Error names both amounts.
+// Error names both amounts, in dollars of USDC (x402.FormatUSDC).
 func (e *InsufficientFundsError) Error() string {
-	return serviceName + ": the payer holds " + formatUSDC(e.Have) + " USDC, the plan costs " + formatUSDC(e.Need) + " USDC"
+	return serviceName + ": the payer's USDC balance is " + x402.FormatUSDC(price(e.Have)) + ", the plan costs " +
+		x402.FormatUSDC(price(e.Need))
 }
 
 // Is matches ErrInsufficientFunds.

@@ -82,7 +82,7 @@ func ExampleClient_BuyKey() {
 		log.Fatal(err)
 	}
 	fmt.Println("plan:", key.Plan, "expires:", key.ExpiresAt.Format(time.DateOnly))
-	fmt.Println("spent:", budget.Spent(), "held:", budget.Reserved())
+	fmt.Println("spent:", x402.FormatUSDC(budget.Spent()), "held:", x402.FormatUSDC(budget.Reserved()))
 
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: "H100", Platform: "lambda", Limit: 3})
 	if err != nil {
@@ -91,6 +91,6 @@ func ExampleClient_BuyKey() {
 	fmt.Println(len(h.Snapshots), "snapshots of", *h.Total)
 	// Output:
 	// plan: pro expires: 2026-04-14
-	// spent: 5000000 held: 0
+	// spent: $5.00 held: $0.00
 	// 3 snapshots of 30
 }

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // FuturesIndex is the live compute futures index of GET /v1/futures/index: the price of an
@@ -40,53 +40,26 @@ type FuturesIndex struct {
 	Response sdk.Response
 }
 
-// UnmarshalJSON reads the index under the likely spellings of its members.
+// UnmarshalJSON reads the index under the spellings of its members.
 func (x *FuturesIndex) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Symbol         lenient.Opt[lenient.Text] `json:"symbol"`
-		Ticker         lenient.Opt[lenient.Text] `json:"ticker"`
-		Name           lenient.Opt[lenient.Text] `json:"name"`
-		Value          lenient.Opt[number]       `json:"value"`
-		Index          lenient.Opt[number]       `json:"index"`
-		IndexValue     lenient.Opt[number]       `json:"index_value"`
-		Level          lenient.Opt[number]       `json:"level"`
-		Price          lenient.Opt[number]       `json:"price"`
-		Bid            lenient.Opt[number]       `json:"bid"`
-		BestBid        lenient.Opt[number]       `json:"best_bid"`
-		Ask            lenient.Opt[number]       `json:"ask"`
-		BestAsk        lenient.Opt[number]       `json:"best_ask"`
-		Spread         lenient.Opt[number]       `json:"spread"`
-		SpreadBPS      lenient.Opt[number]       `json:"spread_bps"`
-		Currency       lenient.Opt[lenient.Text] `json:"currency"`
-		Unit           lenient.Opt[lenient.Text] `json:"unit"`
-		Basis          lenient.Opt[lenient.Text] `json:"basis"`
-		Platforms      lenient.Opt[integer]      `json:"platforms"`
-		PlatformCount  lenient.Opt[integer]      `json:"platform_count"`
-		Models         lenient.Opt[integer]      `json:"models"`
-		ModelCount     lenient.Opt[integer]      `json:"model_count"`
-		Timestamp      lenient.Opt[timestamp]    `json:"timestamp"`
-		Time           lenient.Opt[timestamp]    `json:"time"`
-		UpdatedAt      lenient.Opt[timestamp]    `json:"updated_at"`
-		PlatformsCount lenient.Opt[integer]      `json:"platforms_count"`
-		ModelsCount    lenient.Opt[integer]      `json:"models_count"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
 	*x = FuturesIndex{
-		Symbol:    texts(w.Symbol, w.Ticker),
-		Name:      texts(w.Name),
-		Value:     floats(w.Value, w.Index, w.IndexValue, w.Level, w.Price),
-		Bid:       floats(w.Bid, w.BestBid),
-		Ask:       floats(w.Ask, w.BestAsk),
-		Spread:    floats(w.Spread),
-		SpreadBPS: floats(w.SpreadBPS),
-		Currency:  texts(w.Currency),
-		Unit:      texts(w.Unit),
-		Basis:     texts(w.Basis),
-		Platforms: ints(w.Platforms, w.PlatformCount, w.PlatformsCount),
-		Models:    ints(w.Models, w.ModelCount, w.ModelsCount),
-		Timestamp: times(w.Timestamp, w.Time, w.UpdatedAt),
+		Symbol:    m.text(qSymbol),
+		Name:      m.text(qDisplayName),
+		Value:     m.number(qIndexValue, qHourPrice),
+		Bid:       m.number(qBid),
+		Ask:       m.number(qAsk),
+		Spread:    m.number(qSpread),
+		SpreadBPS: m.number(qSpreadBPS),
+		Currency:  m.text(qCurrency),
+		Unit:      m.text(qUnit),
+		Basis:     m.text(qBasis),
+		Platforms: m.integer(qPlatformCount),
+		Models:    m.integer(qModelCount),
+		Timestamp: m.time(qTime),
 		Raw:       bytes.Clone(b),
 	}
 	return nil
@@ -128,6 +101,8 @@ type Component struct {
 	SpotPriceUSDHr *float64
 	// H100Equivalent is how many H100s one GPU of the model is worth (H100 is 1).
 	H100Equivalent *float64
+	// VRAMGB is the GPU's memory in GB.
+	VRAMGB *float64
 	// PricePerH100eUSDHr is the spot price normalised to an H100-equivalent hour.
 	PricePerH100eUSDHr *float64
 	// Weight is the component's weight in the index (the weights add up to 1).
@@ -138,44 +113,27 @@ type Component struct {
 	Raw json.RawMessage
 }
 
-// UnmarshalJSON reads a component under the likely spellings of its members.
+// UnmarshalJSON reads a component under the spellings of its members.
 func (c *Component) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Model          lenient.Opt[lenient.Text] `json:"model"`
-		GPU            lenient.Opt[lenient.Text] `json:"gpu"`
-		SpotPriceUSDHr lenient.Opt[number]       `json:"spot_price_usd_hr"`
-		SpotUSDHr      lenient.Opt[number]       `json:"spot_usd_hr"`
-		SpotPrice      lenient.Opt[number]       `json:"spot_price"`
-		PriceUSDHr     lenient.Opt[number]       `json:"price_usd_hr"`
-		Price          lenient.Opt[number]       `json:"price"`
-		H100Equivalent lenient.Opt[number]       `json:"h100_equivalent"`
-		H100e          lenient.Opt[number]       `json:"h100e"`
-		H100Ratio      lenient.Opt[number]       `json:"h100_ratio"`
-		PerH100e       lenient.Opt[number]       `json:"price_per_h100e_usd_hr"`
-		PerH100eShort  lenient.Opt[number]       `json:"price_per_h100e"`
-		Normalized     lenient.Opt[number]       `json:"normalized_price_usd_hr"`
-		Weight         lenient.Opt[number]       `json:"weight"`
-		IndexWeight    lenient.Opt[number]       `json:"index_weight"`
-		Platforms      lenient.Opt[integer]      `json:"platforms"`
-		PlatformCount  lenient.Opt[integer]      `json:"platform_count"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
 	*c = Component{
-		Model:              texts(w.Model, w.GPU),
-		SpotPriceUSDHr:     floats(w.SpotPriceUSDHr, w.SpotUSDHr, w.SpotPrice, w.PriceUSDHr, w.Price),
-		H100Equivalent:     floats(w.H100Equivalent, w.H100e, w.H100Ratio),
-		PricePerH100eUSDHr: floats(w.PerH100e, w.PerH100eShort, w.Normalized),
-		Weight:             floats(w.Weight, w.IndexWeight),
-		Platforms:          ints(w.Platforms, w.PlatformCount),
+		Model:              m.text(qModel),
+		SpotPriceUSDHr:     m.number(qSpotPrice, qHourPrice),
+		H100Equivalent:     m.number(qH100Equivalent),
+		VRAMGB:             m.number(qMemoryGB),
+		PricePerH100eUSDHr: m.number(qPerH100e),
+		Weight:             m.number(qWeight),
+		Platforms:          m.integer(qPlatformCount),
 		Raw:                bytes.Clone(b),
 	}
 	return nil
 }
 
 // UnmarshalJSON reads a bare list, or an object with the list under components, data, items
-// or results (a count of 0 with no list is empty).
+// or results, in any of their spellings (a count of 0 with no list is empty).
 func (f *FuturesComponents) UnmarshalJSON(b []byte) error {
 	if bareArray(b) {
 		var all []Component
@@ -185,25 +143,15 @@ func (f *FuturesComponents) UnmarshalJSON(b []byte) error {
 		*f = FuturesComponents{Components: all, Raw: bytes.Clone(b)}
 		return nil
 	}
-	var w struct {
-		Symbol     lenient.Opt[lenient.Text]  `json:"symbol"`
-		Timestamp  lenient.Opt[timestamp]     `json:"timestamp"`
-		UpdatedAt  lenient.Opt[timestamp]     `json:"updated_at"`
-		Count      lenient.Opt[integer]       `json:"count"`
-		Components lenient.Field[[]Component] `json:"components"`
-		Data       lenient.Field[[]Component] `json:"data"`
-		Items      lenient.Field[[]Component] `json:"items"`
-		Results    lenient.Field[[]Component] `json:"results"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	all, found := lenient.FirstField(w.Components, w.Data, w.Items, w.Results)
-	all, err := lenient.List("futures components", all, found, ints(w.Count), "components", "data", "items", "results")
+	m, err := readMembers(b)
 	if err != nil {
 		return err
 	}
-	*f = FuturesComponents{Symbol: texts(w.Symbol), Timestamp: times(w.Timestamp, w.UpdatedAt), Components: all, Raw: bytes.Clone(b)}
+	all, err := list[Component](m, "futures components", qComponentList, m.integer(qCount, qTotal))
+	if err != nil {
+		return err
+	}
+	*f = FuturesComponents{Symbol: m.text(qSymbol), Timestamp: m.time(qTime), Components: all, Raw: bytes.Clone(b)}
 	return nil
 }
 
@@ -245,69 +193,54 @@ type OrderBook struct {
 	Response sdk.Response
 }
 
-// BookLevel is one price level of the order book.
+// BookLevel is one price level of the order book. A level the service sent without a
+// readable price is kept, its Price nil, with its Raw.
 type BookLevel struct {
-	// Price is the level's price in USD per GPU-hour.
-	Price float64
+	// Price is the level's price in USD per GPU-hour; nil when the level had none.
+	Price *float64
 	// Quantity is the GPU-hours offered at the level, when the service said.
 	Quantity *float64
 	// Orders is the number of orders at the level, when the service said.
 	Orders *int
+	// Raw is the level as the service sent it.
+	Raw json.RawMessage
 }
 
 // errNoSide is the decoding error of an order book with neither bids nor asks.
-var errNoSide = errors.New("order book: no list found (looked for bids, buys, asks, sells, offers)")
+var errNoSide = errors.New("order book: no list found (looked for " + strings.Join(spellings[qBids], ", ") + ", " +
+	strings.Join(spellings[qAsks], ", ") + ")")
 
-// errNoPrice is the decoding error of a book level or match without a price.
-var errNoPrice = errors.New("order book: a level or match has no price")
-
-// UnmarshalJSON reads a level as an object ({price, quantity, orders} under their likely
-// spellings) or as an array [price, quantity, orders?]. A level without a price is an error.
+// UnmarshalJSON reads a level as an object (price, quantity and orders under their
+// spellings) or as an array [price, quantity, orders]; a value it cannot read is nil.
 func (l *BookLevel) UnmarshalJSON(b []byte) error {
+	var m members
 	if bareArray(b) {
-		var a []number
+		var a []json.RawMessage
 		if err := json.Unmarshal(b, &a); err != nil {
 			return err
 		}
-		if len(a) == 0 {
-			return errNoPrice
+		named := map[string]json.RawMessage{}
+		for i, name := range []string{"price", "quantity", "orders"} { // the positions of an array level
+			if i < len(a) {
+				named[name] = a[i]
+			}
 		}
-		*l = BookLevel{Price: float64(a[0])}
-		if len(a) > 1 {
-			q := float64(a[1])
-			l.Quantity = &q
+		m = newMembers(named)
+	} else {
+		var err error
+		if m, err = readMembers(b); err != nil {
+			return err
 		}
-		if len(a) > 2 {
-			n := int(a[2])
-			l.Orders = &n
-		}
-		return nil
 	}
-	var w struct {
-		Price    lenient.Opt[number]  `json:"price"`
-		Px       lenient.Opt[number]  `json:"px"`
-		Quantity lenient.Opt[number]  `json:"quantity"`
-		Qty      lenient.Opt[number]  `json:"qty"`
-		Size     lenient.Opt[number]  `json:"size"`
-		Amount   lenient.Opt[number]  `json:"amount"`
-		Orders   lenient.Opt[integer] `json:"orders"`
-		Count    lenient.Opt[integer] `json:"count"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	p := floats(w.Price, w.Px)
-	if p == nil {
-		return errNoPrice
-	}
-	*l = BookLevel{Price: *p, Quantity: floats(w.Quantity, w.Qty, w.Size, w.Amount), Orders: ints(w.Orders, w.Count)}
+	*l = BookLevel{Price: m.number(qHourPrice), Quantity: m.number(qQuantity), Orders: m.integer(qOrders), Raw: bytes.Clone(b)}
 	return nil
 }
 
-// Match is a recent trade of the order book.
+// Match is a recent trade of the order book. A match the service sent without a readable
+// price is kept, its Price nil, with its Raw.
 type Match struct {
-	// Price is the trade's price in USD per GPU-hour.
-	Price float64
+	// Price is the trade's price in USD per GPU-hour; nil when the match had none.
+	Price *float64
 	// Quantity is the GPU-hours traded, when the service said.
 	Quantity *float64
 	// Side is the taker's side, such as "buy" or "sell", when the service said.
@@ -318,84 +251,56 @@ type Match struct {
 	Raw json.RawMessage
 }
 
-// UnmarshalJSON reads a match under the likely spellings of its members. A match without a
-// price is an error.
+// UnmarshalJSON reads a match under the spellings of its members.
 func (m *Match) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Price     lenient.Opt[number]       `json:"price"`
-		Px        lenient.Opt[number]       `json:"px"`
-		Quantity  lenient.Opt[number]       `json:"quantity"`
-		Qty       lenient.Opt[number]       `json:"qty"`
-		Size      lenient.Opt[number]       `json:"size"`
-		Side      lenient.Opt[lenient.Text] `json:"side"`
-		MatchedAt lenient.Opt[timestamp]    `json:"matched_at"`
-		Time      lenient.Opt[timestamp]    `json:"time"`
-		Timestamp lenient.Opt[timestamp]    `json:"timestamp"`
-		TS        lenient.Opt[timestamp]    `json:"ts"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	f, err := readMembers(b)
+	if err != nil {
 		return err
 	}
-	p := floats(w.Price, w.Px)
-	if p == nil {
-		return errNoPrice
-	}
 	*m = Match{
-		Price:     *p,
-		Quantity:  floats(w.Quantity, w.Qty, w.Size),
-		Side:      texts(w.Side),
-		MatchedAt: times(w.MatchedAt, w.Time, w.Timestamp, w.TS),
+		Price:     f.number(qHourPrice),
+		Quantity:  f.number(qQuantity),
+		Side:      f.text(qSide),
+		MatchedAt: f.time(qMatchedAt, qTime),
 		Raw:       bytes.Clone(b),
 	}
 	return nil
 }
 
-// UnmarshalJSON reads the book under the likely spellings of its members. An answer with
-// neither bids nor asks is an error, never an empty book.
+// UnmarshalJSON reads the book under the spellings of its members. An answer with neither
+// bids nor asks is an error, never an empty book.
 func (o *OrderBook) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Market        lenient.Opt[lenient.Text]  `json:"market"`
-		Symbol        lenient.Opt[lenient.Text]  `json:"symbol"`
-		Model         lenient.Opt[lenient.Text]  `json:"model"`
-		Unit          lenient.Opt[lenient.Text]  `json:"unit"`
-		BestBid       lenient.Opt[number]        `json:"best_bid"`
-		BestAsk       lenient.Opt[number]        `json:"best_ask"`
-		Mid           lenient.Opt[number]        `json:"mid"`
-		MidPrice      lenient.Opt[number]        `json:"mid_price"`
-		Spread        lenient.Opt[number]        `json:"spread"`
-		Bids          lenient.Field[[]BookLevel] `json:"bids"`
-		Buys          lenient.Field[[]BookLevel] `json:"buys"`
-		Asks          lenient.Field[[]BookLevel] `json:"asks"`
-		Sells         lenient.Field[[]BookLevel] `json:"sells"`
-		Offers        lenient.Field[[]BookLevel] `json:"offers"`
-		RecentMatches lenient.Field[[]Match]     `json:"recent_matches"`
-		Matches       lenient.Field[[]Match]     `json:"matches"`
-		Trades        lenient.Field[[]Match]     `json:"trades"`
-		RecentTrades  lenient.Field[[]Match]     `json:"recent_trades"`
-		Timestamp     lenient.Opt[timestamp]     `json:"timestamp"`
-		Time          lenient.Opt[timestamp]     `json:"time"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
-	bids, hasBids := lenient.FirstField(w.Bids, w.Buys)
-	asks, hasAsks := lenient.FirstField(w.Asks, w.Sells, w.Offers)
+	bids, hasBids, err := carried[BookLevel](m, qBids)
+	if err != nil {
+		return err
+	}
+	asks, hasAsks, err := carried[BookLevel](m, qAsks)
+	if err != nil {
+		return err
+	}
 	if !hasBids && !hasAsks {
 		return errNoSide
 	}
-	matches, _ := lenient.FirstField(w.RecentMatches, w.Matches, w.Trades, w.RecentTrades)
+	matches, _, err := carried[Match](m, qMatches)
+	if err != nil {
+		return err
+	}
 	*o = OrderBook{
-		Market:        texts(w.Market, w.Symbol),
-		Model:         texts(w.Model),
-		Unit:          texts(w.Unit),
-		BestBid:       floats(w.BestBid),
-		BestAsk:       floats(w.BestAsk),
-		Mid:           floats(w.Mid, w.MidPrice),
-		Spread:        floats(w.Spread),
+		Market:        m.text(qMarket),
+		Model:         m.text(qModel),
+		Unit:          m.text(qUnit),
+		BestBid:       m.number(qBid),
+		BestAsk:       m.number(qAsk),
+		Mid:           m.number(qMid),
+		Spread:        m.number(qSpread),
 		Bids:          sideOf(bids, hasBids),
 		Asks:          sideOf(asks, hasAsks),
 		RecentMatches: matches,
-		Timestamp:     times(w.Timestamp, w.Time),
+		Timestamp:     m.time(qTime),
 		Raw:           bytes.Clone(b),
 	}
 	return nil

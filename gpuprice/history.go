@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // HistoryParams narrow the snapshot history. The API description does not show the
@@ -53,38 +52,28 @@ type Snapshot struct {
 	Timestamp *time.Time
 	// Model and Platform say whose price it is.
 	Model, Platform string
+	// PlatformName is the platform's display name, when the snapshot said.
+	PlatformName string
 	// USDPerHour is the price in USD per GPU-hour; nil when the snapshot had none.
 	USDPerHour *float64
 	// Raw is the snapshot as the service sent it.
 	Raw json.RawMessage
 }
 
-// UnmarshalJSON reads a snapshot under the likely spellings of its members.
+// UnmarshalJSON reads a snapshot under the spellings of its members: a price under
+// price_usd_hr, best_price_usd_hr (as in the cheapest price), usd_per_hour, price, value...
 func (s *Snapshot) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Timestamp  lenient.Opt[timestamp]    `json:"timestamp"`
-		Time       lenient.Opt[timestamp]    `json:"time"`
-		Date       lenient.Opt[timestamp]    `json:"date"`
-		TS         lenient.Opt[timestamp]    `json:"ts"`
-		Model      lenient.Opt[lenient.Text] `json:"model"`
-		GPU        lenient.Opt[lenient.Text] `json:"gpu"`
-		Platform   lenient.Opt[lenient.Text] `json:"platform"`
-		Provider   lenient.Opt[lenient.Text] `json:"provider"`
-		PriceUSDHr lenient.Opt[number]       `json:"price_usd_hr"`
-		USDPerHour lenient.Opt[number]       `json:"usd_per_hour"`
-		USDHr      lenient.Opt[number]       `json:"usd_hr"`
-		Price      lenient.Opt[number]       `json:"price"`
-		Value      lenient.Opt[number]       `json:"value"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
 	*s = Snapshot{
-		Timestamp:  times(w.Timestamp, w.Time, w.Date, w.TS),
-		Model:      texts(w.Model, w.GPU),
-		Platform:   texts(w.Platform, w.Provider),
-		USDPerHour: floats(w.PriceUSDHr, w.USDPerHour, w.USDHr, w.Price, w.Value),
-		Raw:        bytes.Clone(b),
+		Timestamp:    m.time(qTime),
+		Model:        m.text(qModel),
+		Platform:     m.text(qPlatform),
+		PlatformName: m.text(qPlatformName),
+		USDPerHour:   m.number(qHourPrice, qIndexValue),
+		Raw:          bytes.Clone(b),
 	}
 	return nil
 }
@@ -105,76 +94,49 @@ type Benchmark struct {
 	Raw json.RawMessage
 }
 
-// UnmarshalJSON reads a benchmark under the likely spellings of its members.
+// UnmarshalJSON reads a benchmark under the spellings of its members.
 func (m *Benchmark) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Model     lenient.Opt[lenient.Text] `json:"model"`
-		GPU       lenient.Opt[lenient.Text] `json:"gpu"`
-		Samples   lenient.Opt[integer]      `json:"samples"`
-		Count     lenient.Opt[integer]      `json:"count"`
-		MinUSDHr  lenient.Opt[number]       `json:"min_usd_hr"`
-		Min       lenient.Opt[number]       `json:"min"`
-		MaxUSDHr  lenient.Opt[number]       `json:"max_usd_hr"`
-		Max       lenient.Opt[number]       `json:"max"`
-		MeanUSDHr lenient.Opt[number]       `json:"mean_usd_hr"`
-		Mean      lenient.Opt[number]       `json:"mean"`
-		AvgUSDHr  lenient.Opt[number]       `json:"avg_usd_hr"`
-		Avg       lenient.Opt[number]       `json:"avg"`
-		ChangePct lenient.Opt[number]       `json:"change_pct"`
-		Change    lenient.Opt[number]       `json:"change_percent"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	f, err := readMembers(b)
+	if err != nil {
 		return err
 	}
 	*m = Benchmark{
-		Model:     texts(w.Model, w.GPU),
-		Samples:   ints(w.Samples, w.Count),
-		MinUSDHr:  floats(w.MinUSDHr, w.Min),
-		MaxUSDHr:  floats(w.MaxUSDHr, w.Max),
-		MeanUSDHr: floats(w.MeanUSDHr, w.Mean, w.AvgUSDHr, w.Avg),
-		ChangePct: floats(w.ChangePct, w.Change),
+		Model:     f.text(qModel),
+		Samples:   f.integer(qSamples),
+		MinUSDHr:  f.number(qMin),
+		MaxUSDHr:  f.number(qMax),
+		MeanUSDHr: f.number(qMean),
+		ChangePct: f.number(qChangePct),
 		Raw:       bytes.Clone(b),
 	}
 	return nil
 }
 
 // UnmarshalJSON reads the history: the snapshots under snapshots, history, data, items or
-// results (a total of 0 with no list is empty; no list otherwise is an error), the
-// benchmarks under benchmarks or benchmark, and the range's members.
+// results, in any of their spellings (a total of 0 with no list is empty, no list otherwise
+// is an error), the benchmarks under benchmarks or benchmark, and the range's members.
 func (h *History) UnmarshalJSON(b []byte) error {
-	var w struct {
-		From       lenient.Opt[timestamp]     `json:"from"`
-		To         lenient.Opt[timestamp]     `json:"to"`
-		Interval   lenient.Opt[lenient.Text]  `json:"interval"`
-		Total      lenient.Opt[integer]       `json:"total"`
-		Count      lenient.Opt[integer]       `json:"count"`
-		Truncated  lenient.Opt[bool]          `json:"truncated"`
-		Snapshots  lenient.Field[[]Snapshot]  `json:"snapshots"`
-		History    lenient.Field[[]Snapshot]  `json:"history"`
-		Data       lenient.Field[[]Snapshot]  `json:"data"`
-		Items      lenient.Field[[]Snapshot]  `json:"items"`
-		Results    lenient.Field[[]Snapshot]  `json:"results"`
-		Benchmarks lenient.Field[[]Benchmark] `json:"benchmarks"`
-		Benchmark  lenient.Field[[]Benchmark] `json:"benchmark"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	snaps, found := lenient.FirstField(w.Snapshots, w.History, w.Data, w.Items, w.Results)
-	total := ints(w.Total)
-	snaps, err := lenient.List("history", snaps, found, ints(w.Total, w.Count), "snapshots", "history", "data", "items", "results")
+	m, err := readMembers(b)
 	if err != nil {
 		return err
 	}
-	benchmarks, _ := lenient.FirstField(w.Benchmarks, w.Benchmark)
+	total := m.integer(qTotal)
+	snaps, err := list[Snapshot](m, "history", qSnapshots, m.integer(qTotal, qCount))
+	if err != nil {
+		return err
+	}
+	benchmarks, _, err := carried[Benchmark](m, qBenchmarks)
+	if err != nil {
+		return err
+	}
 	*h = History{
 		Snapshots:  snaps,
 		Benchmarks: benchmarks,
-		From:       times(w.From),
-		To:         times(w.To),
-		Interval:   texts(w.Interval),
+		From:       m.time(qFrom),
+		To:         m.time(qTo),
+		Interval:   m.text(qInterval),
 		Total:      total,
-		Truncated:  lenient.FirstPtr(w.Truncated),
+		Truncated:  m.flag(qTruncated),
 		Raw:        bytes.Clone(b),
 	}
 	return nil
@@ -183,13 +145,12 @@ func (h *History) UnmarshalJSON(b []byte) error {
 // History returns the snapshot history and market benchmarks (GET /v1/history), narrowed by
 // params (nil for the service's defaults); it needs the key of a Pro or Unlimited plan.
 // Without a key it returns an *sdk.MissingCredentialError (matching ErrKeyRequired) before
-// any request; a free key is an *sdk.APIError matching ErrForbidden and ErrPlanRequired, an
+// any request, which says when GPUPRICE_API_KEY is set but was not used (the address was
+// given with WithBaseURL) and how to send it anyway; SetAPIKey and BuyKey give a key later; a free key is an *sdk.APIError matching ErrForbidden and ErrPlanRequired, an
 // unknown or expired one an *sdk.APIError matching ErrUnauthorized.
 func (c *Client) History(ctx context.Context, params *HistoryParams) (*History, error) {
 	if !c.hasKey.Load() {
-		return nil, &sdk.MissingCredentialError{Service: serviceName, Operation: "History", Credential: "API key",
-			Reason:    "a Pro or Unlimited key, sent in X-API-Key: use WithAPIKey, " + EnvAPIKey + ", SetAPIKey or BuyKey",
-			Sentinels: []error{ErrKeyRequired}}
+		return nil, c.settings.MissingCredential(serviceName, "History", "API key", "WithAPIKey", EnvAPIKey, ErrKeyRequired)
 	}
 	q := url.Values{}
 	if params != nil {

@@ -2,7 +2,6 @@ package gpuprice
 
 import (
 	"math/big"
-	"strconv"
 
 	"github.com/gagliardetto/solana-go"
 )
@@ -61,17 +60,3 @@ func (p Plan) Memo() (string, bool) {
 
 // price returns the plan's price as a *big.Int, for the budget.
 func price(amount uint64) *big.Int { return new(big.Int).SetUint64(amount) }
-
-// formatUSDC writes an amount of atomic units as a decimal number of USDC, such as "5" or
-// "0.25".
-func formatUSDC(amount uint64) string {
-	whole, frac := amount/1_000_000, amount%1_000_000
-	if frac == 0 {
-		return strconv.FormatUint(whole, 10)
-	}
-	s := strconv.FormatUint(1_000_000+frac, 10)[1:]
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	return strconv.FormatUint(whole, 10) + "." + s
-}

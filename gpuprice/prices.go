@@ -45,50 +45,41 @@ type Price struct {
 	Platform string
 	// USDPerHour is the on-demand price in USD per GPU-hour; nil when the row had none.
 	USDPerHour *float64
+	// PlatformName is the platform's display name, such as "Amazon Web Services", when the
+	// row said.
+	PlatformName string
 	// VRAMGB is the GPU's memory in GB, when the row said.
 	VRAMGB *float64
+	// H100Equivalent is how many H100s one GPU of the model is worth, when the row said.
+	H100Equivalent *float64
 	// UpdatedAt is when the price was last refreshed, when the row said.
 	UpdatedAt *time.Time
 	// Raw is the row as the service sent it.
 	Raw json.RawMessage
 }
 
-// UnmarshalJSON reads a row under the likely spellings of its members.
+// UnmarshalJSON reads a row under the spellings of its members.
 func (p *Price) UnmarshalJSON(b []byte) error {
-	var w struct {
-		Model        lenient.Opt[lenient.Text] `json:"model"`
-		GPU          lenient.Opt[lenient.Text] `json:"gpu"`
-		GPUModel     lenient.Opt[lenient.Text] `json:"gpu_model"`
-		Platform     lenient.Opt[lenient.Text] `json:"platform"`
-		Provider     lenient.Opt[lenient.Text] `json:"provider"`
-		PriceUSDHr   lenient.Opt[number]       `json:"price_usd_hr"`
-		USDPerHour   lenient.Opt[number]       `json:"usd_per_hour"`
-		USDHr        lenient.Opt[number]       `json:"usd_hr"`
-		PricePerHour lenient.Opt[number]       `json:"price_per_hour"`
-		OnDemand     lenient.Opt[number]       `json:"on_demand_usd_hr"`
-		Price        lenient.Opt[number]       `json:"price"`
-		VRAMGB       lenient.Opt[number]       `json:"vram_gb"`
-		VRAM         lenient.Opt[number]       `json:"vram"`
-		UpdatedAt    lenient.Opt[timestamp]    `json:"updated_at"`
-		Timestamp    lenient.Opt[timestamp]    `json:"timestamp"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
 	*p = Price{
-		Model:      texts(w.Model, w.GPU, w.GPUModel),
-		Platform:   texts(w.Platform, w.Provider),
-		USDPerHour: floats(w.PriceUSDHr, w.USDPerHour, w.USDHr, w.PricePerHour, w.OnDemand, w.Price),
-		VRAMGB:     floats(w.VRAMGB, w.VRAM),
-		UpdatedAt:  times(w.UpdatedAt, w.Timestamp),
-		Raw:        bytes.Clone(b),
+		Model:          m.text(qModel),
+		Platform:       m.text(qPlatform),
+		USDPerHour:     m.number(qHourPrice),
+		PlatformName:   m.text(qPlatformName),
+		VRAMGB:         m.number(qMemoryGB),
+		H100Equivalent: m.number(qH100Equivalent),
+		UpdatedAt:      m.time(qTime),
+		Raw:            bytes.Clone(b),
 	}
 	return nil
 }
 
-// UnmarshalJSON reads the table: an object with the list under prices, gpus, data, items or
-// results (a count of 0 with no list is an empty table), or a bare list. An answer in which
-// no list is found is an error, never an empty table.
+// UnmarshalJSON reads the table: an object with the list under prices, gpus, data, items,
+// results or rows, in any of their spellings (a count of 0 with no list is an empty table),
+// or a bare list. An answer in which no list is found is an error, never an empty table.
 func (t *PriceTable) UnmarshalJSON(b []byte) error {
 	if bareArray(b) {
 		var rows []Price
@@ -98,33 +89,19 @@ func (t *PriceTable) UnmarshalJSON(b []byte) error {
 		*t = PriceTable{Prices: rows, Raw: bytes.Clone(b)}
 		return nil
 	}
-	var w struct {
-		UpdatedAt lenient.Opt[timestamp]    `json:"updated_at"`
-		Updated   lenient.Opt[timestamp]    `json:"last_updated"`
-		Timestamp lenient.Opt[timestamp]    `json:"timestamp"`
-		Currency  lenient.Opt[lenient.Text] `json:"currency"`
-		Unit      lenient.Opt[lenient.Text] `json:"unit"`
-		Count     lenient.Opt[integer]      `json:"count"`
-		Total     lenient.Opt[integer]      `json:"total"`
-		Prices    lenient.Field[[]Price]    `json:"prices"`
-		GPUs      lenient.Field[[]Price]    `json:"gpus"`
-		Data      lenient.Field[[]Price]    `json:"data"`
-		Items     lenient.Field[[]Price]    `json:"items"`
-		Results   lenient.Field[[]Price]    `json:"results"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
-	rows, found := lenient.FirstField(w.Prices, w.GPUs, w.Data, w.Items, w.Results)
-	rows, err := lenient.List("price table", rows, found, ints(w.Count, w.Total), "prices", "gpus", "data", "items", "results")
+	rows, err := list[Price](m, "price table", qPriceRows, m.integer(qCount, qTotal))
 	if err != nil {
 		return err
 	}
 	*t = PriceTable{
 		Prices:    rows,
-		UpdatedAt: times(w.UpdatedAt, w.Updated, w.Timestamp),
-		Currency:  texts(w.Currency),
-		Unit:      texts(w.Unit),
+		UpdatedAt: m.time(qTime),
+		Currency:  m.text(qCurrency),
+		Unit:      m.text(qUnit),
 		Raw:       bytes.Clone(b),
 	}
 	return nil
@@ -269,7 +246,7 @@ type CheapestList struct {
 }
 
 // UnmarshalJSON reads a bare list, or an object with the list under cheapest, models, data,
-// items or results (a count of 0 with no list is empty).
+// items or results, in any of their spellings (a count of 0 with no list is empty).
 func (l *CheapestList) UnmarshalJSON(b []byte) error {
 	if bareArray(b) {
 		var all []CheapestPrice
@@ -279,19 +256,11 @@ func (l *CheapestList) UnmarshalJSON(b []byte) error {
 		*l = CheapestList{Prices: all, Raw: bytes.Clone(b)}
 		return nil
 	}
-	var w struct {
-		Count    lenient.Opt[integer]           `json:"count"`
-		Cheapest lenient.Field[[]CheapestPrice] `json:"cheapest"`
-		Models   lenient.Field[[]CheapestPrice] `json:"models"`
-		Data     lenient.Field[[]CheapestPrice] `json:"data"`
-		Items    lenient.Field[[]CheapestPrice] `json:"items"`
-		Results  lenient.Field[[]CheapestPrice] `json:"results"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
-	all, found := lenient.FirstField(w.Cheapest, w.Models, w.Data, w.Items, w.Results)
-	all, err := lenient.List("cheapest prices", all, found, ints(w.Count), "cheapest", "models", "data", "items", "results")
+	all, err := list[CheapestPrice](m, "cheapest prices", qCheapestList, m.integer(qCount, qTotal))
 	if err != nil {
 		return err
 	}
@@ -342,40 +311,25 @@ type Platform struct {
 	Raw json.RawMessage
 }
 
-// UnmarshalJSON reads an object under the likely spellings of its members, or a bare name.
+// UnmarshalJSON reads an object under the spellings of its members, or a bare name.
 func (p *Platform) UnmarshalJSON(b []byte) error {
 	var name string
 	if json.Unmarshal(b, &name) == nil {
 		*p = Platform{ID: name, Name: name, Raw: bytes.Clone(b)}
 		return nil
 	}
-	var w struct {
-		ID            lenient.Opt[lenient.Text] `json:"id"`
-		Slug          lenient.Opt[lenient.Text] `json:"slug"`
-		Key           lenient.Opt[lenient.Text] `json:"key"`
-		Name          lenient.Opt[lenient.Text] `json:"name"`
-		Kind          lenient.Opt[lenient.Text] `json:"kind"`
-		Type          lenient.Opt[lenient.Text] `json:"type"`
-		Website       lenient.Opt[lenient.Text] `json:"website"`
-		URL           lenient.Opt[lenient.Text] `json:"url"`
-		OnDemandIndex lenient.Opt[bool]         `json:"on_demand_index"`
-		OnDemand      lenient.Opt[bool]         `json:"on_demand"`
-		FuturesIndex  lenient.Opt[bool]         `json:"futures_index"`
-		Futures       lenient.Opt[bool]         `json:"futures"`
-		Models        lenient.Opt[[]string]     `json:"models"`
-		GPUs          lenient.Opt[[]string]     `json:"gpus"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
-	models, _ := lenient.First(w.Models, w.GPUs)
+	models, _ := first[[]string](m, qModels)
 	*p = Platform{
-		ID:            texts(w.ID, w.Slug, w.Key, w.Name),
-		Name:          texts(w.Name, w.ID, w.Slug),
-		Kind:          texts(w.Kind, w.Type),
-		Website:       texts(w.Website, w.URL),
-		OnDemandIndex: lenient.FirstPtr(w.OnDemandIndex, w.OnDemand),
-		FuturesIndex:  lenient.FirstPtr(w.FuturesIndex, w.Futures),
+		ID:            m.text(qPlatformID, qDisplayName),
+		Name:          m.text(qDisplayName, qPlatformID),
+		Kind:          m.text(qKind),
+		Website:       m.text(qWebsite),
+		OnDemandIndex: m.flag(qOnDemandIndex),
+		FuturesIndex:  m.flag(qFuturesIndex),
 		Models:        models,
 		Raw:           bytes.Clone(b),
 	}
@@ -383,7 +337,7 @@ func (p *Platform) UnmarshalJSON(b []byte) error {
 }
 
 // UnmarshalJSON reads a bare list, or an object with the list under platforms, data, items
-// or results (a count of 0 with no list is empty).
+// or results, in any of their spellings (a count of 0 with no list is empty).
 func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
 	if bareArray(b) {
 		var all []Platform
@@ -393,19 +347,11 @@ func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
 		*d = PlatformDirectory{Platforms: all, Raw: bytes.Clone(b)}
 		return nil
 	}
-	var w struct {
-		Count     lenient.Opt[integer]      `json:"count"`
-		Total     lenient.Opt[integer]      `json:"total"`
-		Platforms lenient.Field[[]Platform] `json:"platforms"`
-		Data      lenient.Field[[]Platform] `json:"data"`
-		Items     lenient.Field[[]Platform] `json:"items"`
-		Results   lenient.Field[[]Platform] `json:"results"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
-	all, found := lenient.FirstField(w.Platforms, w.Data, w.Items, w.Results)
-	all, err := lenient.List("platform directory", all, found, ints(w.Count, w.Total), "platforms", "data", "items", "results")
+	all, err := list[Platform](m, "platform directory", qPlatformList, m.integer(qCount, qTotal))
 	if err != nil {
 		return err
 	}
@@ -471,32 +417,20 @@ func (h *Health) decode(body []byte) error {
 		*h = Health{Status: s, Raw: bytes.Clone(body)}
 		return nil
 	}
-	var w struct {
-		Status      lenient.Opt[lenient.Text] `json:"status"`
-		State       lenient.Opt[lenient.Text] `json:"state"`
-		OK          lenient.Opt[bool]         `json:"ok"`
-		Service     lenient.Opt[lenient.Text] `json:"service"`
-		Name        lenient.Opt[lenient.Text] `json:"name"`
-		Version     lenient.Opt[lenient.Text] `json:"version"`
-		Time        lenient.Opt[timestamp]    `json:"time"`
-		Timestamp   lenient.Opt[timestamp]    `json:"timestamp"`
-		LastRefresh lenient.Opt[timestamp]    `json:"last_refresh"`
-		LastUpdated lenient.Opt[timestamp]    `json:"last_updated"`
-		UpdatedAt   lenient.Opt[timestamp]    `json:"updated_at"`
-	}
-	if err := json.Unmarshal(body, &w); err != nil {
+	m, err := readMembers(body)
+	if err != nil {
 		return err
 	}
-	status := texts(w.Status, w.State)
-	if ok, set := w.OK.Get(); status == "" && set {
-		status = map[bool]string{true: "ok", false: "error"}[ok]
+	status := m.text(qStatus)
+	if ok := m.flag(qOK); status == "" && ok != nil {
+		status = map[bool]string{true: "ok", false: "error"}[*ok]
 	}
 	*h = Health{
 		Status:      status,
-		Service:     texts(w.Service, w.Name),
-		Version:     texts(w.Version),
-		Time:        times(w.Time, w.Timestamp),
-		LastRefresh: times(w.LastRefresh, w.LastUpdated, w.UpdatedAt),
+		Service:     m.text(qService),
+		Version:     m.text(qVersion),
+		Time:        m.time(qClock),
+		LastRefresh: m.time(qRefreshed),
 		Raw:         bytes.Clone(body),
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -59,6 +60,11 @@ const redeemAttempts = 5
 // signed and its signature recorded in the budget (when that fails, nothing is sent); it is
 // sent with preflight, and its status is polled until it is confirmed (commitment
 // "confirmed") or the WithConfirmTimeout bound passes; then it is redeemed with RedeemKey.
+// Each call of the node is bounded by the attempt timeout of WithTimeouts (60s by default),
+// which ends it with an *RPCError matching context.DeadlineExceeded; a status check that
+// fails so is repeated until the confirmation bound. No step waits forever: a purchase takes
+// at most about one attempt bound per node call, plus twice WithConfirmTimeout (the wait for
+// confirmation, then the repeated redemption).
 //
 // Money is accounted in the budget as x402 payments are: a failure before the transaction
 // is handed to the node gives the reservation back; once it may have left, the amount stays
@@ -105,7 +111,10 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 		return &PaymentError{Outcome: outcome, Signature: sdk.NewSecret(sig.String()), Plan: p.Plan, Err: cause}
 	}
 
-	if _, err := c.node.SendTransactionWithOpts(ctx, tx, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed}); err != nil {
+	_, err = nodeCall(ctx, c, func(ctx context.Context) (solana.Signature, error) {
+		return c.node.SendTransactionWithOpts(ctx, tx, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed})
+	})
+	if err != nil {
 		rerr := c.rpcError("sendTransaction", err)
 		rerr.Instruction = failedInstruction(tx, rerr.TransactionError, rerr.Logs)
 		if rerr.Code != 0 {
@@ -146,7 +155,9 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 	if have < amount {
 		return nil, 0, time.Time{}, &InsufficientFundsError{Have: have, Need: amount}
 	}
-	lamports, err := c.node.GetBalance(ctx, p.Payer.PublicKey(), rpc.CommitmentConfirmed)
+	lamports, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetBalanceResult, error) {
+		return c.node.GetBalance(ctx, p.Payer.PublicKey(), rpc.CommitmentConfirmed)
+	})
 	if err != nil {
 		return nil, 0, time.Time{}, c.rpcError("getBalance", err)
 	}
@@ -157,7 +168,9 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 	if err != nil {
 		return nil, 0, time.Time{}, err
 	}
-	bh, err := c.node.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	bh, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetLatestBlockhashResult, error) {
+		return c.node.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
+	})
 	if err != nil {
 		return nil, 0, time.Time{}, c.rpcError("getLatestBlockhash", err)
 	}
@@ -165,7 +178,7 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 		return nil, 0, time.Time{}, &RPCError{Method: "getLatestBlockhash", Message: "the node returned no blockhash"}
 	}
 	expires := time.Now().Add(unknownExpiry)
-	if height, err := c.node.GetBlockHeight(ctx, rpc.CommitmentConfirmed); err == nil && bh.Value.LastValidBlockHeight >= height {
+	if height, err := c.blockHeight(ctx); err == nil && bh.Value.LastValidBlockHeight >= height {
 		expires = time.Now().Add(time.Duration(bh.Value.LastValidBlockHeight-height+1) * slotTime)
 	}
 	tx, err := unsignedPayment(p, amount, memo, bh.Value.Blockhash)
@@ -204,7 +217,9 @@ func (c *Client) fee(ctx context.Context, tx *solana.Transaction) (uint64, error
 	if err != nil {
 		return 0, errors.New(serviceName + ": encoding the payment message: " + err.Error())
 	}
-	res, err := c.node.GetFeeForMessage(ctx, base64.StdEncoding.EncodeToString(message), rpc.CommitmentConfirmed)
+	res, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetFeeForMessageResult, error) {
+		return c.node.GetFeeForMessage(ctx, base64.StdEncoding.EncodeToString(message), rpc.CommitmentConfirmed)
+	})
 	if err != nil {
 		if rerr := c.rpcError("getFeeForMessage", err); rerr.Code != codeMethodNotFound {
 			return 0, rerr
@@ -226,7 +241,9 @@ func (c *Client) treasuryRent(ctx context.Context, p *BuyKeyParams) (uint64, err
 	if err != nil {
 		return 0, err
 	}
-	_, err = c.node.GetAccountInfoWithOpts(ctx, ata, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed})
+	_, err = nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetAccountInfoResult, error) {
+		return c.node.GetAccountInfoWithOpts(ctx, ata, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed})
+	})
 	switch {
 	case err == nil:
 		return 0, nil // it exists: the creation is a no-op
@@ -238,7 +255,9 @@ func (c *Client) treasuryRent(ctx context.Context, p *BuyKeyParams) (uint64, err
 
 // rentExempt returns the node's rent-exempt minimum balance of an account of size bytes.
 func (c *Client) rentExempt(ctx context.Context, size uint64) (uint64, error) {
-	rent, err := c.node.GetMinimumBalanceForRentExemption(ctx, size, rpc.CommitmentConfirmed)
+	rent, err := nodeCall(ctx, c, func(ctx context.Context) (uint64, error) {
+		return c.node.GetMinimumBalanceForRentExemption(ctx, size, rpc.CommitmentConfirmed)
+	})
 	if err != nil {
 		return 0, c.rpcError("getMinimumBalanceForRentExemption", err)
 	}
@@ -280,7 +299,9 @@ func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint6
 	if err != nil {
 		return 0, errors.New(serviceName + ": deriving the payer's USDC account: " + err.Error())
 	}
-	res, err := c.node.GetTokenAccountBalance(ctx, ata, rpc.CommitmentConfirmed)
+	res, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetTokenAccountBalanceResult, error) {
+		return c.node.GetTokenAccountBalance(ctx, ata, rpc.CommitmentConfirmed)
+	})
 	if err != nil {
 		rerr := c.rpcError("getTokenAccountBalance", err)
 		if rerr.Code == codeInvalidParams && strings.Contains(strings.ToLower(rerr.Message), "could not find account") {
@@ -315,12 +336,14 @@ var errExpired = errors.New("the blockhash expired before the transaction landed
 func (c *Client) confirm(ctx context.Context, sig solana.Signature, lastValid uint64) error {
 	return poll.Run(ctx, poll.Options{Schedule: confirmSchedule, Timeout: c.confirmTimeout, Clock: c.clock},
 		func(ctx context.Context, _ int) (bool, time.Duration, error) {
-			res, err := c.node.GetSignatureStatuses(ctx, false, sig)
+			res, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetSignatureStatusesResult, error) {
+				return c.node.GetSignatureStatuses(ctx, false, sig)
+			})
 			if err != nil {
 				return false, 0, c.rpcError("getSignatureStatuses", err)
 			}
 			if res == nil || len(res.Value) == 0 || res.Value[0] == nil {
-				height, err := c.node.GetBlockHeight(ctx, rpc.CommitmentConfirmed)
+				height, err := c.blockHeight(ctx)
 				if err == nil && height > lastValid {
 					return true, 0, errExpired
 				}
@@ -352,6 +375,27 @@ func (c *Client) redeemConfirmed(ctx context.Context, sig string) (*Key, error) 
 			return true, 0, err
 		})
 	return key, err
+}
+
+// nodeCall makes call, one call of the Solana node, within the client's attempt timeout
+// (sdk.Timeouts.Attempt, see WithTimeouts): solana-go's client does not go through the HTTP
+// core, so each of its calls is bounded through its context, whatever client WithRPCClient
+// gave. A call the bound ends fails with an error that says so and matches
+// context.DeadlineExceeded; its text holds no URL.
+func nodeCall[T any](ctx context.Context, c *Client, call func(context.Context) (T, error)) (T, error) {
+	bound := fmt.Errorf("no answer from the Solana node within %s: %w", c.nodeTimeout, context.DeadlineExceeded)
+	callCtx, cancel := context.WithTimeoutCause(ctx, c.nodeTimeout, bound)
+	defer cancel()
+	v, err := call(callCtx)
+	if err != nil && ctx.Err() == nil && context.Cause(callCtx) == bound {
+		err = bound
+	}
+	return v, err
+}
+
+// blockHeight returns the node's block height at commitment "confirmed".
+func (c *Client) blockHeight(ctx context.Context) (uint64, error) {
+	return nodeCall(ctx, c, func(ctx context.Context) (uint64, error) { return c.node.GetBlockHeight(ctx, rpc.CommitmentConfirmed) })
 }
 
 // rpcError converts an error of the solana-go client into an *RPCError whose texts hold no

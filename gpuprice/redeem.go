@@ -2,7 +2,6 @@ package gpuprice
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // Key is an API key issued for a payment, by RedeemKey or BuyKey.
@@ -31,54 +29,32 @@ type Key struct {
 }
 
 // keyAnswer is the redemption's answer. The API description does not show it: the key is
-// read from api_key, apiKey, key or token, at the top or inside data. Its raw body is not
-// kept: it holds the key in plain text.
+// read under the spellings of qAPIKey (api_key, apiKey, key, token...), at the top or inside
+// data. Its raw body is not kept: it holds the key in plain text.
 type keyAnswer struct {
 	key     string
 	plan    Plan
 	expires *time.Time
 }
 
-// keyFields are the members of a redemption answer, under their likely spellings.
-type keyFields struct {
-	APIKey    lenient.Opt[string]       `json:"api_key"`
-	APIKeyCC  lenient.Opt[string]       `json:"apiKey"`
-	Key       lenient.Opt[string]       `json:"key"`
-	Token     lenient.Opt[string]       `json:"token"`
-	Plan      lenient.Opt[lenient.Text] `json:"plan"`
-	Tier      lenient.Opt[lenient.Text] `json:"tier"`
-	ExpiresAt lenient.Opt[timestamp]    `json:"expires_at"`
-	Expires   lenient.Opt[timestamp]    `json:"expires"`
-	Expiry    lenient.Opt[timestamp]    `json:"expiry"`
-	Until     lenient.Opt[timestamp]    `json:"valid_until"`
-}
-
 // errNoKey is the decoding error of a redemption answer that carries no key.
-var errNoKey = errors.New("redemption: the answer carries no API key (looked for api_key, apiKey, key, token)")
+var errNoKey = errors.New("redemption: the answer carries no API key (looked for " + strings.Join(spellings[qAPIKey], ", ") + ")")
 
 // UnmarshalJSON reads the key, its plan and its expiry; an answer without a key is an error.
 func (a *keyAnswer) UnmarshalJSON(b []byte) error {
-	var w struct {
-		keyFields
-		Data lenient.Opt[keyFields] `json:"data"`
-	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	m, err := readMembers(b)
+	if err != nil {
 		return err
 	}
-	f := w.keyFields
-	key, found := lenient.First(f.APIKey, f.APIKeyCC, f.Key, f.Token)
-	if data, ok := w.Data.Get(); ok && !found {
-		f = data
-		key, _ = lenient.First(f.APIKey, f.APIKeyCC, f.Key, f.Token)
+	key, found := first[string](m, qAPIKey)
+	if data, ok := m.object(qData); ok && !found {
+		m = data
+		key, _ = first[string](m, qAPIKey)
 	}
 	if strings.TrimSpace(key) == "" {
 		return errNoKey
 	}
-	*a = keyAnswer{
-		key:     key,
-		plan:    Plan(strings.ToLower(texts(f.Plan, f.Tier))),
-		expires: times(f.ExpiresAt, f.Expires, f.Expiry, f.Until),
-	}
+	*a = keyAnswer{key: key, plan: Plan(strings.ToLower(m.text(qPlan))), expires: m.time(qExpires)}
 	return nil
 }
 
@@ -96,7 +72,10 @@ type redeemRequest struct {
 // the key, and repeating it would be refused as already redeemed. Refusals match the
 // sentinels ErrTxNotFound, ErrTxNotConfirmed (redeem again later), ErrAlreadyRedeemed,
 // ErrTxFailed, ErrWrongMemo, ErrInsufficientAmount, ErrWrongDestination, ErrWrongMint and
-// ErrNoTransfer. The signature never appears in an error.
+// ErrNoTransfer by what the service's code means (signature_already_redeemed, already_used
+// and AlreadyRedeemed are ErrAlreadyRedeemed), and a 409 is ErrAlreadyRedeemed whatever its
+// code unless the code says not confirmed. The signature never appears in an error or a log line, whatever form a
+// server echoes it in (a redirect's path, a header, base64 or URL-escaped text).
 func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error) {
 	if _, err := solana.SignatureFromBase58(txSignature); err != nil {
 		return nil, invalid("tx_signature", "must be the base58 text of a 64-byte transaction signature")
@@ -109,9 +88,10 @@ func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error
 		Retry:         httpcore.RetryNever,
 		SensitiveBody: true,
 		Credentials:   anonymous,
+		Secrets:       []string{txSignature},
 	}, &ans)
 	if err != nil {
-		return nil, scrubSignature(err, txSignature)
+		return nil, refusedRedemption(err)
 	}
 	key := &Key{Key: sdk.NewSecret(ans.key), Plan: ans.plan, ExpiresAt: ans.expires,
 		TxSignature: sdk.NewSecret(txSignature), Response: resp.Meta()}
@@ -119,24 +99,4 @@ func (c *Client) RedeemKey(ctx context.Context, txSignature string) (*Key, error
 		return key, errors.New(serviceName + ": the issued key was returned but cannot be sent in a header: " + err.Error())
 	}
 	return key, nil
-}
-
-// signatureMask replaces a transaction signature quoted by an error.
-const signatureMask = "[tx signature]"
-
-// scrubSignature removes the transaction signature from the texts of an *sdk.APIError (and
-// of the one inside an *sdk.RateLimitError) and of an *sdk.DecodeError: a signature redeems
-// a key until it is used, so it is kept out of error texts like a credential.
-func scrubSignature(err error, sig string) error {
-	var ae *sdk.APIError
-	if errors.As(err, &ae) {
-		ae.Code = strings.ReplaceAll(ae.Code, sig, signatureMask)
-		ae.Message = strings.ReplaceAll(ae.Message, sig, signatureMask)
-		ae.Body = []byte(strings.ReplaceAll(string(ae.Body), sig, signatureMask))
-	}
-	var de *sdk.DecodeError
-	if errors.As(err, &de) {
-		de.Excerpt = strings.ReplaceAll(de.Excerpt, sig, signatureMask)
-	}
-	return err
 }

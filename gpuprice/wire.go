@@ -12,72 +12,172 @@ import (
 )
 
 // The API description shows one body, the cheapest price; every other shape is "not shown".
-// The wire types of this package read those shapes leniently: each member is optional, the
-// likely spellings are accepted (price_usd_hr, usd_per_hour, price...), a value of an
-// unexpected type is left unset rather than failing the answer, and the raw JSON is kept
-// beside the decoded values. A list the client cannot find at all is an error, never an
-// empty result.
+// The wire types of this package read those shapes leniently: each member is optional and
+// read under the names of its quantity in spellings, a value of an unexpected type is passed
+// over rather than failing the answer, and the raw JSON is kept beside the decoded values. A
+// list the client cannot find at all is an error, never an empty result.
 
-// number is a JSON number, also accepted as a string holding one ("2.84"). Both are read by
-// encoding/json, so a number is always finite: "NaN" and "Inf" are not numbers.
-type number float64
-
-// UnmarshalJSON reads a number or a string holding one.
-func (n *number) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		b = []byte(strings.TrimSpace(s))
-	}
-	var f float64
-	if json.Unmarshal(b, &f) != nil {
-		return errNotNumber
-	}
-	*n = number(f)
-	return nil
+// members are the members of a JSON object, found by the spellings of a quantity.
+type members struct {
+	raw map[string]json.RawMessage
+	// folded maps each member's folded name to its name; among members whose names fold
+	// alike, the greatest name, so that the choice never depends on map order.
+	folded map[string]string
 }
 
-// errNotNumber is the decoding error of a value that should be a number.
-var errNotNumber = errors.New("expected a number")
-
-// floats returns the first set of opts as a *float64.
-func floats(opts ...lenient.Opt[number]) *float64 {
-	if v, ok := lenient.First(opts...); ok {
-		f := float64(v)
-		return &f
+// readMembers reads b, which must be a JSON object (or null, which has no members).
+func readMembers(b []byte) (members, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return members{}, err
 	}
-	return nil
+	return newMembers(raw), nil
+}
+
+// newMembers indexes raw by folded name.
+func newMembers(raw map[string]json.RawMessage) members {
+	m := members{raw: raw, folded: make(map[string]string, len(raw))}
+	for name := range raw {
+		f := fold(name)
+		if prev, ok := m.folded[f]; !ok || name > prev {
+			m.folded[f] = name
+		}
+	}
+	return m
+}
+
+// member returns the value of the member named name exactly, or else of one whose name folds
+// to folded.
+func (m members) member(name, folded string) (json.RawMessage, bool) {
+	if raw, ok := m.raw[name]; ok {
+		return raw, true
+	}
+	name, ok := m.folded[folded]
+	return m.raw[name], ok
+}
+
+// first returns the value of the first member, by the spellings of qs in their order, that is
+// not null and decodes as a T, and whether there is one: a member of another type is passed
+// over and never fails the answer.
+func first[T any](m members, qs ...quantity) (T, bool) {
+	for _, q := range qs {
+		for i, name := range spellings[q] {
+			raw, ok := m.member(name, foldedSpellings[q][i])
+			if !ok || lenient.IsNull(raw) {
+				continue
+			}
+			var v T
+			if json.Unmarshal(raw, &v) == nil {
+				return v, true
+			}
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// number returns the first number of qs, nil when there is none. Every number the service
+// may send as text is a lenient.Number: finite, so that NaN and infinities, whatever their
+// spelling, are absent.
+func (m members) number(qs ...quantity) *float64 {
+	v, ok := first[lenient.Number](m, qs...)
+	if !ok {
+		return nil
+	}
+	f := float64(v)
+	return &f
+}
+
+// integer returns the first whole number of qs, nil when there is none.
+func (m members) integer(qs ...quantity) *int {
+	v, ok := first[integer](m, qs...)
+	if !ok {
+		return nil
+	}
+	i := int(v)
+	return &i
+}
+
+// text returns the first string (or number, as sent) of qs, "" when there is none.
+func (m members) text(qs ...quantity) string {
+	v, _ := first[lenient.Text](m, qs...)
+	return string(v)
+}
+
+// time returns the first time of qs, nil when there is none.
+func (m members) time(qs ...quantity) *time.Time {
+	v, ok := first[timestamp](m, qs...)
+	if !ok {
+		return nil
+	}
+	t := time.Time(v)
+	return &t
+}
+
+// flag returns the first boolean of qs, nil when there is none.
+func (m members) flag(qs ...quantity) *bool {
+	v, ok := first[bool](m, qs...)
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// object returns the members of the first object of q.
+func (m members) object(q quantity) (members, bool) {
+	raw, ok := first[map[string]json.RawMessage](m, q)
+	return newMembers(raw), ok
+}
+
+// carried returns the list of q and whether the object carried one of its spellings, null
+// included. The list decodes strictly: a value of another type fails the answer, so that a
+// renamed or reshaped list never reads as an empty one.
+func carried[T any](m members, q quantity) ([]T, bool, error) {
+	for i, name := range spellings[q] {
+		raw, ok := m.member(name, foldedSpellings[q][i])
+		if !ok {
+			continue
+		}
+		var items []T
+		if lenient.IsNull(raw) {
+			return nil, true, nil
+		}
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, true, err
+		}
+		return items, true, nil
+	}
+	return nil, false, nil
+}
+
+// list returns the list of q by lenient.List's rule: a list absent or null is empty when
+// count says 0, and an error otherwise. what names the value being read, for the error.
+func list[T any](m members, what string, q quantity, count *int) ([]T, error) {
+	items, found, err := carried[T](m, q)
+	if err != nil {
+		return nil, err
+	}
+	return lenient.List(what, items, found, count, spellings[q]...)
 }
 
 // integer is a whole number, also accepted as a numeric string.
 type integer int
 
-// UnmarshalJSON reads a whole number or a string holding one.
+// UnmarshalJSON reads a whole number or a string holding one, as a lenient.Number.
 func (n *integer) UnmarshalJSON(b []byte) error {
-	var f number
+	var f lenient.Number
 	if err := f.UnmarshalJSON(b); err != nil {
 		return err
 	}
-	if f != number(int(f)) {
-		return errNotNumber
+	if f != lenient.Number(int(f)) {
+		return errNotInteger
 	}
 	*n = integer(f)
 	return nil
 }
 
-// ints returns the first set of opts as an *int.
-func ints(opts ...lenient.Opt[integer]) *int {
-	if v, ok := lenient.First(opts...); ok {
-		i := int(v)
-		return &i
-	}
-	return nil
-}
-
-// texts returns the first set of opts as a string, "" when none is.
-func texts(opts ...lenient.Opt[lenient.Text]) string {
-	t, _ := lenient.First(opts...)
-	return string(t)
-}
+// errNotInteger is the decoding error of a number that should be whole.
+var errNotInteger = errors.New("expected a whole number")
 
 // timestamp is a time sent as RFC 3339 text, a date (2026-01-31), or Unix seconds or
 // milliseconds.
@@ -95,7 +195,7 @@ func (t *timestamp) UnmarshalJSON(b []byte) error {
 		}
 		return fmt.Errorf("not a time: %q", s)
 	}
-	var n number
+	var n lenient.Number
 	if err := n.UnmarshalJSON(b); err != nil {
 		return err
 	}
@@ -107,13 +207,19 @@ func (t *timestamp) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// times returns the first set of opts as a *time.Time.
-func times(opts ...lenient.Opt[timestamp]) *time.Time {
-	if v, ok := lenient.First(opts...); ok {
-		tm := time.Time(v)
-		return &tm
-	}
-	return nil
+// fold returns name without letter case and without the separators "_", "-", "." and
+// spaces, so that the spellings of one name compare equal: best_price_usd_hr,
+// bestPriceUsdHr and Best-Price-USD-Hr all fold to bestpriceusdhr.
+func fold(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			return -1
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return r
+	}, name)
 }
 
 // bareArray reports whether b is a JSON array (a list sent without an object around it).

@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/agentapis/sdk/x402"
 )
 
 // redeemRequest is the body of the redemption operation.
@@ -119,8 +122,8 @@ func (s *Server) verifyPayment(tx *landedTx) (Plan, int, any) {
 		price = UnlimitedPrice
 	}
 	if paid < price {
-		return refuse("insufficient_amount", fmt.Sprintf("the transaction pays %s USDC to the treasury; the %s plan costs %s USDC",
-			uiAmountString(paid, USDCDecimals), plan, uiAmountString(price, USDCDecimals)))
+		return refuse("insufficient_amount", fmt.Sprintf("the transaction pays %s of USDC to the treasury; the %s plan costs %s",
+			x402.FormatUSDC(new(big.Int).SetUint64(paid)), plan, x402.FormatUSDC(new(big.Int).SetUint64(price))))
 	}
 	return plan, 0, nil
 }

@@ -125,7 +125,7 @@ func TestTheRefusalMessagesExplain(t *testing.T) {
 	srv.FundUSDC(payer.PublicKey(), 10_000_000)
 	sig := pay(t, srv, payer, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 4_500_000, 6), memo(payer.PublicKey(), "API-PRO"))
 	a := redeem(t, srv, sig.String())
-	assert.Equal(t, "the transaction pays 4.5 USDC to the treasury; the pro plan costs 5 USDC", a.message())
+	assert.Equal(t, "the transaction pays $4.50 of USDC to the treasury; the pro plan costs $5.00", a.message())
 	sig = pay(t, srv, payer, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6), memo(payer.PublicKey(), "API PRO"))
 	a = redeem(t, srv, sig.String())
 	assert.Equal(t, `the memo must be exactly "API-PRO" or "API-ULTRA"; the transaction carries the memo "API PRO"`, a.message())

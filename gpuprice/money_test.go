@@ -1,0 +1,25 @@
+package gpuprice_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/agentapis/sdk/gpuprice"
+)
+
+func TestMessagesShowUSDCAsDollars(t *testing.T) {
+	t.Parallel()
+	short := &gpuprice.InsufficientFundsError{Have: 4_999_999, Need: 5_000_000}
+	assert.Equal(t, "gpuprice: the payer's USDC balance is $4.999999, the plan costs $5.00", short.Error())
+	none := &gpuprice.InsufficientFundsError{Need: 19_000_000}
+	assert.Equal(t, "gpuprice: the payer's USDC balance is $0.00, the plan costs $19.00", none.Error())
+
+	pe := &gpuprice.PaymentError{Outcome: gpuprice.PaymentInDoubt, Plan: gpuprice.PlanUnlimited, Err: errors.New("no answer")}
+	assert.Equal(t, "gpuprice: buying a key of plan unlimited for $19.00: payment in doubt: no answer", pe.Error())
+	pe = &gpuprice.PaymentError{Outcome: gpuprice.PaymentRejected, Plan: gpuprice.PlanPro}
+	assert.Equal(t, "gpuprice: buying a key of plan pro for $5.00: payment rejected by the node", pe.Error())
+	pe = &gpuprice.PaymentError{Outcome: gpuprice.PaymentFailed, Plan: "gold"}
+	assert.Equal(t, "gpuprice: buying a key of plan gold: payment failed on chain", pe.Error(), "an unknown plan has no price to show")
+}

@@ -1,0 +1,43 @@
+package gpuprice
+
+import "testing"
+
+// TestEveryQuantityHasItsSpellings checks the table: every quantity has names, each in
+// snake_case (its other forms are read by folding), none repeated within a quantity.
+func TestEveryQuantityHasItsSpellings(t *testing.T) {
+	t.Parallel()
+	if len(spellings) != int(qError)+1 {
+		t.Fatalf("the table has %d quantities; the constants %d", len(spellings), int(qError)+1)
+	}
+	for q, names := range spellings {
+		if len(names) == 0 {
+			t.Errorf("quantity %d has no spelling", q)
+		}
+		seen := map[string]bool{}
+		for _, name := range names {
+			f := fold(name)
+			if seen[f] || snake(name) != name {
+				t.Errorf("quantity %d: %q is repeated or not in snake_case", q, name)
+			}
+			seen[f] = true
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"best_price_usd_hr", "bestpriceusdhr"}, {"bestPriceUsdHr", "bestpriceusdhr"}, {"Best-Price-USD-Hr", "bestpriceusdhr"},
+		{"h100e", "h100e"}, {"API.Key", "apikey"},
+	} {
+		if got := fold(tc.in); got != tc.want {
+			t.Errorf("fold(%q) = %q; want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// snake returns name if it is lower-case letters, digits and underscores, else "".
+func snake(name string) string {
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			return ""
+		}
+	}
+	return name
+}
