@@ -16,6 +16,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
 	"github.com/agentapis/sdk/x402"
 )
@@ -108,7 +109,7 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 	}
 	sig := tx.Signatures[0]
 	fail := func(outcome PaymentOutcome, cause error) error {
-		return &PaymentError{Outcome: outcome, Signature: sdk.NewSecret(sig.String()), Plan: p.Plan, Err: cause}
+		return &PaymentError{Outcome: outcome, Signature: sdk.NewSecret(sig.String()), Plan: p.Plan, Err: withoutSecret(cause, sig.String())}
 	}
 
 	_, err = nodeCall(ctx, c, func(ctx context.Context) (solana.Signature, error) {
@@ -504,4 +505,32 @@ func describe(v any) string {
 		return "unreadable error"
 	}
 	return string(b)
+}
+
+// withoutSecret returns err with secret (a signed transaction's signature, which redeems a
+// key) scrubbed from every text it carries, as the node or the service may echo it: an
+// *RPCError's message and logs, or any other error's text. An error that does not carry it is
+// returned as it is, so that errors.Is still sees its cause.
+func withoutSecret(err error, secret string) error {
+	if err == nil {
+		return nil
+	}
+	var rerr *RPCError
+	if errors.As(err, &rerr) {
+		scrubbed := *rerr
+		scrubbed.Message = httpcore.Scrub(rerr.Message, secret)
+		scrubbed.Logs = make([]string, len(rerr.Logs))
+		for i, l := range rerr.Logs {
+			scrubbed.Logs[i] = httpcore.Scrub(l, secret)
+		}
+		scrubbed.TransactionError = []byte(httpcore.Scrub(string(rerr.TransactionError), secret))
+		if rerr.Err != nil && httpcore.Scrub(rerr.Err.Error(), secret) != rerr.Err.Error() {
+			scrubbed.Err = errors.New(httpcore.Scrub(rerr.Err.Error(), secret))
+		}
+		return &scrubbed
+	}
+	if text := httpcore.Scrub(err.Error(), secret); text != err.Error() {
+		return errors.New(text)
+	}
+	return err
 }

@@ -1,6 +1,11 @@
 package gpuprice_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -431,4 +436,54 @@ func TestRPCErrorsNeverQuoteTheNodeURL(t *testing.T) {
 		assert.NotContains(t, text, access)
 	}
 	assertBudget(t, budget, 0, 0)
+}
+
+// echoingNode answers sendTransaction, after forwarding it, with a node error whose message,
+// logs and transaction error echo the transaction's signature.
+type echoingNode struct{}
+
+func (echoingNode) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	if rpcMethod(body) != "sendTransaction" {
+		return http.DefaultTransport.RoundTrip(req)
+	}
+	var call struct {
+		ID     json.RawMessage `json:"id"`
+		Params []json.RawMessage
+	}
+	if err := json.Unmarshal(body, &call); err != nil || len(call.Params) == 0 {
+		return nil, errors.New("bad call")
+	}
+	var encoded string
+	_ = json.Unmarshal(call.Params[0], &encoded)
+	tx, err := solana.TransactionFromBase64(encoded)
+	if err != nil {
+		return nil, err
+	}
+	sig := tx.Signatures[0].String()
+	answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32002,"message":"Transaction %s simulation failed",`+
+		`"data":{"err":{"Note":%q},"logs":["Program log: %s"]}}}`, call.ID, sig, sig, sig)
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(answer)), Request: req}, nil
+}
+
+func TestANodeErrorEchoingTheSignatureDoesNotLeakIt(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, echoingNode{})))
+	payer, _ := newPayer(t, srv, 8_000_000)
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budgetOf(t, 10_000_000)))
+	pe := asError[*gpuprice.PaymentError](t, err)
+	sig := pe.Signature.Reveal()
+	require.NotEmpty(t, sig)
+	var rerr *gpuprice.RPCError
+	require.ErrorAs(t, err, &rerr)
+	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", rerr), rerr.Message, strings.Join(rerr.Logs, "\n"), string(rerr.TransactionError)} {
+		assert.NotContains(t, text, sig)
+	}
+	assert.Contains(t, rerr.Message, "[REDACTED]", "the echo is visibly scrubbed")
 }
