@@ -55,12 +55,17 @@ func PriceFromBig(n *big.Int) (Price, error) {
 
 // ParsePrice reads a dollar amount as the store writes it: "0.130000" (the interface
 // description's six-decimal form), "$0.13" (the payment flow's form), "0.13", "13" or an
-// exponent form such as "1.3e-1". Surrounding spaces and one leading "$" are allowed. The
-// result is exact: more than six decimals are accepted only when the extra digits are zeros
-// ("0.1300000"), never rounded. Signs, empty strings, separators such as "1,000" and
-// values beyond int64 atomic units are refused.
+// exponent form such as "1.3e-1". Surrounding spaces and one leading "$" are allowed; the
+// rest must be a finite number in JSON's grammar, the SDK's one rule for numbers sent as
+// text. The result is exact: more than six decimals are accepted only when the extra digits
+// are zeros ("0.1300000"), never rounded. Signs, empty strings, separators such as "1,000",
+// NaN, infinities and values beyond int64 atomic units are refused.
 func ParsePrice(s string) (Price, error) {
-	n, err := parseAtomic(strings.TrimPrefix(strings.TrimSpace(s), "$"))
+	s = strings.TrimPrefix(strings.TrimSpace(s), "$")
+	if _, err := lenient.ParseNumber(s); err != nil {
+		return Price{}, errors.New("reportstore: invalid price: " + err.Error())
+	}
+	n, err := parseAtomic(s)
 	if err != nil {
 		return Price{}, errors.New("reportstore: invalid price: " + err.Error())
 	}
