@@ -2,7 +2,10 @@ package reportstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -323,6 +326,7 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 		stop()
 	}
 	receipt, _ := x402.ReceiptFrom(resp)
+	receipt = scrubReceipt(receipt, resp.Request)
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
 		ct = mt
@@ -340,6 +344,31 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 		ctx:     ctx,
 		release: release,
 	}, nil
+}
+
+// scrubReceipt returns a copy of the receipt of a paid answer with every form of the payment
+// that req, the paid request, carried scrubbed from its texts: a store may echo the payment
+// there, and DeliveryError prints the receipt.
+func scrubReceipt(r *x402.SettleResponse, req *http.Request) *x402.SettleResponse {
+	if r == nil || req == nil {
+		return r
+	}
+	value := cmp.Or(req.Header.Get(x402.HeaderPaymentSignature), req.Header.Get(x402.HeaderPaymentV1))
+	if value == "" {
+		return r
+	}
+	secrets := []string{value}
+	if p, err := x402.DecodePaymentPayload(value); err == nil {
+		secrets = append(secrets, hex.EncodeToString(p.Payload.Signature))
+	}
+	c := *r
+	for _, f := range []*string{&c.ErrorReason, &c.ErrorMessage, &c.Payer, &c.Transaction, &c.Network, &c.RawNetwork, &c.Amount} {
+		*f = httpcore.Scrub(*f, secrets...)
+	}
+	if len(r.Extensions) > 0 {
+		c.Extensions = json.RawMessage(httpcore.Scrub(string(r.Extensions), secrets...))
+	}
+	return &c
 }
 
 // readAll reads the whole stream into a Report, at most MaxReportBytes.
