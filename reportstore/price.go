@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/x402"
 )
 
 // PriceDecimals is the number of decimals of USDC, the currency of every price of the store:
@@ -135,15 +136,9 @@ func (p Price) Cmp(q Price) int { return cmp.Compare(p.atomic, q.atomic) }
 // IsZero reports whether p is $0.
 func (p Price) IsZero() bool { return p.atomic == 0 }
 
-// String returns the price in dollars with a "$", at least two decimals and no trailing zeros
-// beyond them: "$0.13", "$1.00", "$0.095", "$0.130001".
-func (p Price) String() string {
-	frac := strings.TrimRight(p.fraction(), "0")
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	return "$" + strconv.FormatInt(p.atomic/atomicPerDollar, 10) + "." + frac
-}
+// String returns the price in dollars as every message of the SDK shows USDC
+// (x402.FormatUSDC): "$0.13", "$1.00", "$0.095", "$0.130001".
+func (p Price) String() string { return x402.FormatUSDC(p.Big()) }
 
 // Decimal returns the price as a plain decimal with all six decimals, the form of the store's
 // interface description: "0.130000".

@@ -117,7 +117,8 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	if err != nil {
 		return fmt.Errorf("quoting %s: %w", s.reportID, err)
 	}
-	fmt.Fprintf(out, "quote for %s: %s to %s on %s (cap %s)\n", s.reportID, q.Price, q.PayTo, q.Network, capPrice)
+	fmt.Fprintf(out, "quote for %s: %s to %s on %s (cap %s)\n", s.reportID, x402.FormatUSDC(q.Amount), q.PayTo, q.Network,
+		x402.FormatUSDC(policy.MaxPerPayment))
 
 	// 2. The purchase. The payer pays the price of this request's own 402, which may differ
 	// from the quote, and refuses anything above the cap before signing.
@@ -142,10 +143,6 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	} else {
 		fmt.Fprintln(out, "receipt: none sent by the store")
 	}
-	spent, err := reportstore.PriceFromBig(payer.Spent())
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "total spent: %s\n", spent)
+	fmt.Fprintf(out, "total spent: %s\n", x402.FormatUSDC(payer.Spent()))
 	return nil
 }
