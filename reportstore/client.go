@@ -1,9 +1,13 @@
 package reportstore
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
@@ -27,6 +31,8 @@ type Client struct {
 	payee string
 	// payer is the payer of WithPayer, nil for none; Quote asks it whether it would pay.
 	payer *x402.Payer
+	// attempt bounds a purchase (see bound).
+	attempt time.Duration
 }
 
 // New returns a client configured by opts. The base URL comes from WithBaseURL or else from
@@ -43,7 +49,7 @@ func New(opts ...Option) (*Client, error) {
 		}
 		return nil, err
 	}
-	c := &Client{payee: cfg.payee, payer: cfg.payer}
+	c := &Client{payee: cfg.payee, payer: cfg.payer, attempt: cmp.Or(cfg.attempt, sdk.DefaultAttemptTimeout)}
 	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Transport: c.transport})
 	if err != nil {
 		return nil, err
@@ -53,9 +59,13 @@ func New(opts ...Option) (*Client, error) {
 }
 
 // purchase is the state of one purchase, carried by the context of its request: it marks
-// the request as paid, and the payee check records there a refusal that the payer's error
-// would otherwise hide.
-type purchase struct{ mismatch *PayeeMismatchError }
+// the request as paid, the payee check records there a refusal that the payer's error would
+// otherwise hide, and the router the payer's error, which the core reports only as the
+// context's end when the context ended during the paid request.
+type purchase struct {
+	mismatch *PayeeMismatchError
+	err      error
+}
 
 // purchaseKey is the context key of a purchase's *purchase.
 type purchaseKey struct{}
@@ -77,12 +87,45 @@ func (c *Client) transport(next http.RoundTripper) http.RoundTripper {
 // purchaseRouter sends the requests of purchases to paid and every other request to free.
 type purchaseRouter struct{ free, paid http.RoundTripper }
 
-// RoundTrip sends req through paid when its context marks a purchase.
+// RoundTrip sends req through paid when its context marks a purchase, and records the
+// error of a purchase.
 func (r purchaseRouter) RoundTrip(req *http.Request) (*http.Response, error) {
-	if _, isPurchase := req.Context().Value(purchaseKey{}).(*purchase); isPurchase {
-		return r.paid.RoundTrip(req)
+	if p, isPurchase := req.Context().Value(purchaseKey{}).(*purchase); isPurchase {
+		resp, err := r.paid.RoundTrip(req)
+		p.err = err
+		return resp, err
 	}
 	return r.free.RoundTrip(req)
+}
+
+// bound returns ctx ended after the client's Attempt bound, with a cause matching
+// context.DeadlineExceeded, and the functions that stop the bound and release the context. A
+// purchase is one attempt, never retried, and the core bounds the answer of a streamed request
+// only between reads: without this bound a store trickling an error answer or a report one
+// byte at a time would hold the call for ever.
+func (c *Client) bound(ctx context.Context) (context.Context, func() bool, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(c.attempt, func() { cancel(&boundError{c.attempt}) })
+	return ctx, timer.Stop, func() { timer.Stop(); cancel(nil) }
+}
+
+// boundError is the cause of a purchase that did not end within the Attempt bound.
+type boundError struct{ d time.Duration }
+
+// Error says which bound fired.
+func (e *boundError) Error() string { return fmt.Sprintf("the purchase did not end within %s", e.d) }
+
+// Is matches context.DeadlineExceeded.
+func (e *boundError) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// bounded returns err naming the bound of ctx when that bound ended the call and err, which
+// then says only that the context was canceled, does not name it.
+func bounded(ctx context.Context, err error) error {
+	var be *boundError
+	if err != nil && errors.As(context.Cause(ctx), &be) && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %w", err, be)
+	}
+	return err
 }
 
 // checkID refuses a report id that is empty or would change the request path or query.

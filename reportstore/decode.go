@@ -2,7 +2,6 @@ package reportstore
 
 import (
 	"encoding/json"
-	"math"
 	"strconv"
 	"strings"
 
@@ -162,18 +161,15 @@ func number(raw json.RawMessage) (float64, bool) {
 	return parseValue(s)
 }
 
-// parseValue reads a statistic written as text. Empty cells and the usual missing-value
-// markers are not values; ok is false for them and for text that is not a finite number.
+// parseValue reads a statistic written as text by the SDK's one rule for numbers sent as text
+// (lenient.ParseNumber: JSON's grammar, finite). Empty cells and the usual missing-value
+// markers are not values; ok is false for them and for text that is not such a number.
 func parseValue(s string) (float64, bool) {
-	s = strings.TrimSpace(s)
 	if isMissing(s) {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
-		return 0, false
-	}
-	return v, true
+	v, err := lenient.ParseNumber(s)
+	return v, err == nil
 }
 
 // isMissing reports whether a cell holds no value: empty, or a missing-value marker of

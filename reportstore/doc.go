@@ -91,12 +91,13 @@
 //     error answer) is an *x402.PaymentSettledError carrying the receipt: the money moved
 //     and counts as spent.
 //   - A paid request whose outcome is unknown (no answer, a 5xx, a redirect, the context
-//     ending) is an *x402.PaymentUnconfirmedError: the payment may have settled, and its
+//     ending, a time bound firing) is an *x402.PaymentUnconfirmedError: the payment may have settled, and its
 //     amount stays reserved until Budget.Resolve says otherwise or it expires. The payer
 //     re-sends the same signed payment a few times first (x402.WithResend), which cannot
 //     settle twice.
 //   - A report paid for but not read in full (the connection broke during the body, the
-//     context ended) is a *DeliveryError carrying the receipt.
+//     context ended, a time bound fired) is a *DeliveryError carrying the receipt; the
+//     payment is committed, since a 2xx came.
 //   - A redirect is never followed after a payment, and a request redirected to another
 //     origin is not paid (see x402.Policy.RedirectOrigins).
 //   - Purchases are never retried by the client (WithRetry applies to the free operations
@@ -120,6 +121,28 @@
 //
 // Every result (Catalog, Preview, StartInfo, Quote, Report, ReportStream) carries the HTTP
 // answer it came from as Response: status, headers, request id, rate-limit state.
+//
+// # How long a call can take
+//
+// No call waits for ever on a store that sends nothing, or one byte at a time. With the
+// default sdk.Timeouts (Header 30s, Attempt 60s, Idle 30s) and sdk.RetryPolicy:
+//
+//   - Catalog, Preview, Start and Quote: each attempt ends within 60s, its headers within
+//     30s; up to 4 attempts, at most 30s apart (MaxRetryAfter): 4 × 60s + 3 × 30s = 5.5
+//     minutes at worst.
+//   - Report and Fetch: one attempt, never retried, within 60s from the first request to
+//     the report's last byte; the answer to the paid request (after the 402, the signature
+//     and the payer's re-sends) must begin within 30s of the first request.
+//   - OpenReport returns within 60s (the paid answer's headers within 30s), then each Read
+//     waits at most 30s (Idle) for the next bytes. The stream as a whole has no bound: a
+//     large report takes the time it takes.
+//
+// WithTimeouts shortens the bounds, WithRetry(sdk.RetryPolicy{MaxAttempts: 1}) turns the
+// retries of the free calls off, and a context deadline bounds everything, reads of a stream
+// included. A bound that fires ends the call with an error matching context.DeadlineExceeded
+// that names it ("no response headers within 30s"). After a payment left, it means what any
+// lost answer means: an *x402.PaymentUnconfirmedError before the paid answer came (the
+// amount stays counted in the budget), a *DeliveryError after.
 //
 // # Configuration
 //

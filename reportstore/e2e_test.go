@@ -490,6 +490,7 @@ func TestPurchaseWithoutPayerNeedsPayment(t *testing.T) {
 	require.ErrorAs(t, err, &pr)
 	require.NotNil(t, pr.Quote)
 	assert.Equal(t, "$0.13", pr.Quote.Price.String())
+	assert.Contains(t, err.Error(), "payment of $0.13 required for /report/macro-gdp", "money in dollars")
 	assert.Equal(t, 402, pr.Err.StatusCode)
 	assert.Empty(t, srv.Facilitator().Settlements())
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/x402"
 )
 
 // ErrNotFound matches (with errors.Is) a 404 answer, such as the preview of an id the store
@@ -63,7 +64,8 @@ func (e *PaymentRequiredError) Error() string {
 	if e.Quote == nil {
 		return "reportstore: payment required (no payer configured; use WithPayer): " + e.Err.Error()
 	}
-	return fmt.Sprintf("reportstore: payment of %s required for %s (no payer configured; use WithPayer)", e.Quote.Price, e.Err.Path)
+	return fmt.Sprintf("reportstore: payment of %s required for %s (no payer configured; use WithPayer)",
+		x402.FormatUSDC(e.Quote.Amount), e.Err.Path)
 }
 
 // Is reports whether target is ErrPaymentRequired.

@@ -52,7 +52,7 @@ func ExampleClient_Quote() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("price:", q.Price, "=", q.Amount, "atomic USDC units")
+	fmt.Println("price:", x402.FormatUSDC(q.Amount), "=", q.Amount, "atomic USDC units")
 	fmt.Println("network:", q.Network)
 	fmt.Println("pay to:", q.PayTo)
 	// Output:
@@ -106,8 +106,8 @@ func ExampleClient_Report() {
 		fmt.Println(r.Economy, r.Year, r.Indicator, *r.Value)
 	}
 	fmt.Println("settled:", report.Receipt.Success, "on", report.Receipt.Network)
-	fmt.Println("spent:", payer.Spent(), "atomic USDC units")
-	fmt.Println("store balance:", store.Facilitator().Balance(reportstoretest.DefaultPayTo))
+	fmt.Println("spent:", x402.FormatUSDC(payer.Spent()))
+	fmt.Println("store balance:", x402.FormatUSDC(store.Facilitator().Balance(reportstoretest.DefaultPayTo)))
 	// Output:
 	// 110 records
 	// US 2015 SI.POV.GINI (no data)
@@ -115,8 +115,8 @@ func ExampleClient_Report() {
 	// US 2017 SI.POV.GINI 46.52
 	// US 2018 SI.POV.GINI 46.82
 	// settled: true on eip155:8453
-	// spent: 250000 atomic USDC units
-	// store balance: 250000
+	// spent: $0.25
+	// store balance: $0.25
 }
 
 func ExampleClient_OpenReport() {
@@ -150,10 +150,10 @@ func ExampleClient_OpenReport() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", payer.Spent(), "atomic USDC units")
+	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", x402.FormatUSDC(payer.Spent()))
 	// Output:
 	// receipt before reading: true
-	// streamed 10485742 bytes of text/csv for 50000 atomic USDC units
+	// streamed 10485742 bytes of text/csv for $0.05
 }
 
 func ExampleParsePrice() {

@@ -141,7 +141,7 @@ func payloadRecords(items []json.RawMessage) ([]Record, error) {
 			text, isText := lenient.ScalarText(v)
 			n, isNumber := parseValue(text)
 			if !isText || !isNumber && !isMissing(text) {
-				return nil, fmt.Errorf("entry %d: value %s is not a number", i, v)
+				return nil, fmt.Errorf("entry %d: the value is not a number", i) // not quoted: the report may echo anything
 			}
 			if isNumber {
 				rec.Value = &n

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/x402"
 )
 
 // PriceDecimals is the number of decimals of USDC, the currency of every price of the store:
@@ -55,12 +56,17 @@ func PriceFromBig(n *big.Int) (Price, error) {
 
 // ParsePrice reads a dollar amount as the store writes it: "0.130000" (the interface
 // description's six-decimal form), "$0.13" (the payment flow's form), "0.13", "13" or an
-// exponent form such as "1.3e-1". Surrounding spaces and one leading "$" are allowed. The
-// result is exact: more than six decimals are accepted only when the extra digits are zeros
-// ("0.1300000"), never rounded. Signs, empty strings, separators such as "1,000" and
-// values beyond int64 atomic units are refused.
+// exponent form such as "1.3e-1". Surrounding spaces and one leading "$" are allowed; the
+// rest must be a finite number in JSON's grammar, the SDK's one rule for numbers sent as
+// text. The result is exact: more than six decimals are accepted only when the extra digits
+// are zeros ("0.1300000"), never rounded. Signs, empty strings, separators such as "1,000",
+// NaN, infinities and values beyond int64 atomic units are refused.
 func ParsePrice(s string) (Price, error) {
-	n, err := parseAtomic(strings.TrimPrefix(strings.TrimSpace(s), "$"))
+	s = strings.TrimPrefix(strings.TrimSpace(s), "$")
+	if _, err := lenient.ParseNumber(s); err != nil {
+		return Price{}, errors.New("reportstore: invalid price: " + err.Error())
+	}
+	n, err := parseAtomic(s)
 	if err != nil {
 		return Price{}, errors.New("reportstore: invalid price: " + err.Error())
 	}
@@ -130,15 +136,9 @@ func (p Price) Cmp(q Price) int { return cmp.Compare(p.atomic, q.atomic) }
 // IsZero reports whether p is $0.
 func (p Price) IsZero() bool { return p.atomic == 0 }
 
-// String returns the price in dollars with a "$", at least two decimals and no trailing zeros
-// beyond them: "$0.13", "$1.00", "$0.095", "$0.130001".
-func (p Price) String() string {
-	frac := strings.TrimRight(p.fraction(), "0")
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	return "$" + strconv.FormatInt(p.atomic/atomicPerDollar, 10) + "." + frac
-}
+// String returns the price in dollars as every message of the SDK shows USDC
+// (x402.FormatUSDC): "$0.13", "$1.00", "$0.095", "$0.130001".
+func (p Price) String() string { return x402.FormatUSDC(p.Big()) }
 
 // Decimal returns the price as a plain decimal with all six decimals, the form of the store's
 // interface description: "0.130000".

@@ -22,7 +22,8 @@ type Record struct {
 	// Indicator is the indicator code, such as "NY.GDP.MKTP.CD".
 	Indicator string
 	// Value is the observation; nil when the cell is empty or a missing-value marker ("..",
-	// "NA", "N/A", "null", "NaN", "-"). Missing data is never 0.
+	// "NA", "N/A", "null", "NaN", "-"). Missing data is never 0. Any other cell must be a
+	// finite number in JSON's grammar: "Infinity", "1e999" or "0x1p4" is a *CSVError.
 	Value *float64
 }
 

@@ -2,7 +2,10 @@ package reportstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,13 +89,13 @@ func (c *Client) QuoteFetch(ctx context.Context, p string, query url.Values) (*Q
 	return c.quote(ctx, path.Base(p), escaped, query, Format(query.Get("format")).orDefault(), false)
 }
 
-// quote sends the unpaid request and reads its challenge. For a catalog report (isReport) a
-// 400 is the store's unsupported-format answer.
+// quote sends the unpaid request and reads its challenge, each attempt within the client's
+// Attempt bound, body included. For a catalog report (isReport) a 400 is the store's
+// unsupported-format answer.
 func (c *Client) quote(ctx context.Context, id, p string, query url.Values, format Format, isReport bool) (*Quote, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format)}
-	resp, err := c.core.Stream(ctx, req)
+	_, err := c.core.Do(ctx, req, nil)
 	if err == nil {
-		httpcore.Drain(resp)
 		return nil, fmt.Errorf("reportstore: GET %s: %w", p, ErrNoChallenge)
 	}
 	apiErr, ok := errorsAs[*sdk.APIError](err)
@@ -203,7 +206,7 @@ type Report struct {
 // A body larger than MaxReportBytes is a *DeliveryError after payment; use OpenReport for
 // large reports.
 func (c *Client) Report(ctx context.Context, id string, format Format) (*Report, error) {
-	s, err := c.OpenReport(ctx, id, format)
+	s, err := c.openReport(ctx, id, format, false)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +223,7 @@ func (c *Client) Fetch(ctx context.Context, p string, query url.Values) (*Report
 		return nil, err
 	}
 	format := Format(query.Get("format")).orDefault()
-	s, err := c.open(ctx, path.Base(p), escaped, query, format, false)
+	s, err := c.open(ctx, path.Base(p), escaped, query, format, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +269,10 @@ type ReportStream struct {
 	// Receipt is the settlement receipt of the payment; nil when the store sent none.
 	Receipt *x402.SettleResponse
 
-	body    io.ReadCloser
+	body io.ReadCloser
+	// ctx is the purchase's context, under its bound; release ends both.
+	ctx     context.Context
+	release func()
 	payment *x402.Payment // for Report.Payment
 }
 
@@ -276,38 +282,56 @@ type ReportStream struct {
 func (s *ReportStream) Read(p []byte) (int, error) {
 	n, err := s.body.Read(p)
 	if err != nil && err != io.EOF {
-		err = &DeliveryError{Path: s.Path, Receipt: s.Receipt, Err: err}
+		err = &DeliveryError{Path: s.Path, Receipt: s.Receipt, Err: bounded(s.ctx, err)}
 	}
 	return n, err
 }
 
 // Close closes the connection; reading the rest of the report is not needed.
-func (s *ReportStream) Close() error { return s.body.Close() }
+func (s *ReportStream) Close() error {
+	err := s.body.Close()
+	s.release()
+	return err
+}
 
 // OpenReport buys report id in format like Report, and returns the report as a stream: the
 // body is read from the network as the caller reads, so reports of any size use little
 // memory. The payment has settled by the time OpenReport returns; the caller must Close the
 // stream.
 func (c *Client) OpenReport(ctx context.Context, id string, format Format) (*ReportStream, error) {
+	return c.openReport(ctx, id, format, true)
+}
+
+// openReport buys catalog report id in format, as a stream or to be read whole (see open).
+func (c *Client) openReport(ctx context.Context, id string, format Format, stream bool) (*ReportStream, error) {
 	if err := checkID(id); err != nil {
 		return nil, err
 	}
 	format = format.orDefault()
-	return c.open(ctx, id, httpcore.Path("report", id), formatQuery(format), format, true)
+	return c.open(ctx, id, httpcore.Path("report", id), formatQuery(format), format, true, stream)
 }
 
-// open sends a purchase and returns the live 2xx response as a ReportStream. For a catalog
-// report (isReport) a 400 is the store's unsupported-format answer.
-func (c *Client) open(ctx context.Context, id, p string, query url.Values, format Format, isReport bool) (*ReportStream, error) {
+// open sends a purchase and returns the live 2xx response as a ReportStream, within the
+// client's Attempt bound; for a stream (OpenReport) the bound stops once the answer came, and
+// its reads are then bounded by Idle only. For a catalog report (isReport) a 400 is the
+// store's unsupported-format answer.
+func (c *Client) open(ctx context.Context, id, p string, query url.Values, format Format, isReport, stream bool) (*ReportStream, error) {
+	ctx, stop, release := c.bound(ctx)
 	rec := &purchase{}
 	ctx = context.WithValue(ctx, purchaseKey{}, rec)
 	req := &httpcore.Request{Method: http.MethodGet, Path: p, Query: query, Header: acceptHeader(format), Retry: httpcore.RetryNever}
 	resp, err := c.core.Stream(ctx, req)
 	if err != nil {
-		return nil, purchaseError(err, rec, id, p, format, isReport)
+		err = bounded(ctx, purchaseError(err, rec, id, p, format, isReport))
+		release()
+		return nil, err
+	}
+	if stream {
+		stop()
 	}
 	receipt, _ := x402.ReceiptFrom(resp)
 	payment, _ := x402.PaymentFrom(resp)
+	receipt = scrubReceipt(receipt, resp.Request)
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, perr := mime.ParseMediaType(ct); perr == nil {
 		ct = mt
@@ -322,8 +346,35 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 			RequestID: requestID(resp.Header), Attempts: 1}).Meta(),
 		Receipt: receipt,
 		body:    resp.Body,
+		ctx:     ctx,
+		release: release,
 		payment: payment,
 	}, nil
+}
+
+// scrubReceipt returns a copy of the receipt of a paid answer with every form of the payment
+// that req, the paid request, carried scrubbed from its texts: a store may echo the payment
+// there, and DeliveryError prints the receipt.
+func scrubReceipt(r *x402.SettleResponse, req *http.Request) *x402.SettleResponse {
+	if r == nil || req == nil {
+		return r
+	}
+	value := cmp.Or(req.Header.Get(x402.HeaderPaymentSignature), req.Header.Get(x402.HeaderPaymentV1))
+	if value == "" {
+		return r
+	}
+	secrets := []string{value}
+	if p, err := x402.DecodePaymentPayload(value); err == nil {
+		secrets = append(secrets, hex.EncodeToString(p.Payload.Signature))
+	}
+	c := *r
+	for _, f := range []*string{&c.ErrorReason, &c.ErrorMessage, &c.Payer, &c.Transaction, &c.Network, &c.RawNetwork, &c.Amount} {
+		*f = httpcore.Scrub(*f, secrets...)
+	}
+	if len(r.Extensions) > 0 {
+		c.Extensions = json.RawMessage(httpcore.Scrub(string(r.Extensions), secrets...))
+	}
+	return &c
 }
 
 // readAll reads the whole stream into a Report, at most MaxReportBytes.
@@ -397,7 +448,11 @@ func purchaseError(err error, rec *purchase, id, p string, format Format, isRepo
 		}
 		return err
 	}
-	if payErr := paymentCause(err); payErr != nil {
+	payErr := paymentCause(err)
+	if payErr == nil && rec.err != nil {
+		payErr = paymentCause(rec.err) // err says only that the context ended
+	}
+	if payErr != nil {
 		return fmt.Errorf("reportstore: GET %s: %w", p, payErr)
 	}
 	return err

@@ -29,13 +29,13 @@ func ExampleNewServer() {
 	}
 	fmt.Println(report.ContentType, report.Receipt.Success)
 	fmt.Println("sales:", store.Sales("macro-gdp"))
-	fmt.Println("settled:", len(store.Facilitator().Settlements()), store.Facilitator().Settlements()[0].Value)
-	fmt.Println("spent:", payer.Spent())
+	fmt.Println("settled:", len(store.Facilitator().Settlements()), x402.FormatUSDC(store.Facilitator().Settlements()[0].Value))
+	fmt.Println("spent:", x402.FormatUSDC(payer.Spent()))
 	// Output:
 	// text/csv true
 	// sales: 1
-	// settled: 1 250000
-	// spent: 250000
+	// settled: 1 $0.25
+	// spent: $0.25
 }
 
 // mustPrice parses a price written in dollars.
