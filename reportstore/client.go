@@ -1,7 +1,6 @@
 package reportstore
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,7 +48,7 @@ func New(opts ...Option) (*Client, error) {
 		}
 		return nil, err
 	}
-	c := &Client{payee: cfg.payee, payer: cfg.payer, attempt: cmp.Or(cfg.attempt, sdk.DefaultAttemptTimeout)}
+	c := &Client{payee: cfg.payee, payer: cfg.payer, attempt: cfg.Timeouts().Attempt}
 	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Transport: c.transport})
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package reportstore
 import (
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/hexstr"
@@ -16,9 +15,6 @@ type config struct {
 	httpcore.Settings
 	payer *x402.Payer
 	payee string
-	// attempt is the Attempt of WithTimeouts, 0 for the default; purchases are bounded by it
-	// as a whole (see Client.bound).
-	attempt time.Duration
 }
 
 // Option configures a Client; pass options to New.
@@ -84,13 +80,4 @@ func WithExpectedPayee(address string) Option {
 // and between reads of a streamed body (defaults 30s, 60s and 30s); zero fields keep their
 // defaults. A purchase is one attempt: Report and Fetch end within Attempt, and OpenReport
 // returns within it. The package documentation gives the longest each call can take.
-func WithTimeouts(t sdk.Timeouts) Option {
-	shared := httpcore.WithTimeouts[*config](t)
-	return func(c *config) error {
-		if err := shared(c); err != nil {
-			return err
-		}
-		c.attempt = t.Attempt
-		return nil
-	}
-}
+func WithTimeouts(t sdk.Timeouts) Option { return Option(httpcore.WithTimeouts[*config](t)) }

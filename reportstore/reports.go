@@ -342,13 +342,12 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 		Format:        format,
 		ContentType:   ct,
 		ContentLength: resp.ContentLength,
-		Response: (&httpcore.Response{StatusCode: resp.StatusCode, Header: resp.Header,
-			RequestID: requestID(resp.Header), Attempts: 1}).Meta(),
-		Receipt: receipt,
-		body:    resp.Body,
-		ctx:     ctx,
-		release: release,
-		payment: payment,
+		Response:      httpcore.Meta(resp),
+		Receipt:       receipt,
+		body:          resp.Body,
+		ctx:           ctx,
+		release:       release,
+		payment:       payment,
 	}, nil
 }
 
@@ -498,17 +497,6 @@ func acceptHeader(format Format) http.Header {
 		accept = "text/csv"
 	}
 	return http.Header{"Accept": {accept}}
-}
-
-// requestID returns the server's request identifier from the headers the core reads it
-// from, for an answer the core streamed without describing it.
-func requestID(h http.Header) string {
-	for _, k := range []string{"X-Request-Id", "Request-Id", "X-Amzn-Requestid", "Cf-Ray"} {
-		if v := h.Get(k); v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // errorsAs is errors.As with a type parameter.

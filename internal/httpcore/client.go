@@ -293,10 +293,23 @@ func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, erro
 }
 
 // Stream sends req like Do but returns the live 2xx response for the caller to read and close,
-// without buffering its body. A non-2xx final response is an *sdk.APIError.
+// without buffering its body; Meta describes it. A non-2xx final response is an
+// *sdk.APIError.
 func (c *Client) Stream(ctx context.Context, req *Request) (*http.Response, error) {
 	_, resp, err := c.send(ctx, req, nil, true)
 	return resp, observeError(err)
+}
+
+// Meta describes a response that Stream returned, as the sdk.Response every result carries:
+// its status, header, request id, rate limit and the attempts the call made.
+func Meta(resp *http.Response) sdk.Response {
+	attempts := 1
+	if resp.Request != nil {
+		if st := callOf(resp.Request.Context()); st != nil && st.attempt > 0 {
+			attempts = st.attempt
+		}
+	}
+	return (&Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: requestID(resp.Header), Attempts: attempts}).Meta()
 }
 
 // Decode runs parse on the body of resp, which Do returned for req, and turns its error into an

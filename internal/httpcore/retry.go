@@ -49,6 +49,9 @@ func shouldRetry(ctx context.Context, repeatable bool, resp *http.Response, err 
 		return false, nil // an answer that arrived is kept, even when the context ended since
 	}
 	if ctx.Err() != nil {
+		if err != nil {
+			return false, nil // the attempt's own error says more (a payment in doubt, a bound)
+		}
 		return false, ctx.Err()
 	}
 	if !repeatable {

@@ -117,6 +117,9 @@ func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]stri
 	return secrets, nil
 }
 
+// Timeouts returns the client's timeouts, defaults filled in.
+func (s *Settings) Timeouts() sdk.Timeouts { return timeoutDefaults(s.timeouts) }
+
 // MissingCredential returns the error of a client without the credential it needs for
 // operation ("New" when it needs it for every call), which option and the variable envVar
 // give. When envVar is set but was not used, because the base URL was given in code and not

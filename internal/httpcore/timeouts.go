@@ -45,8 +45,8 @@ func (e *timeoutError) Is(target error) bool { return target == context.Deadline
 func (e *timeoutError) Timeout() bool { return true }
 
 // timedTransport bounds every attempt it passes on by the client's Timeouts: the wait for the
-// headers, the whole attempt when the call reads the body itself, the wait between reads of a
-// streamed body. When a bound fires, the attempt's context ends with a *timeoutError as its
+// headers, the whole attempt when the call reads the body itself (a streamed call's failure
+// answer included), the wait between reads of a streamed 2xx body. When a bound fires, the attempt's context ends with a *timeoutError as its
 // cause, which the attempt's error then carries.
 type timedTransport struct {
 	next     http.RoundTripper
@@ -61,11 +61,9 @@ func (t *timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx, cancel := context.WithCancelCause(req.Context())
 	g := &guardedBody{ctx: ctx, cancel: cancel}
-	if !stream {
-		g.attempt = time.AfterFunc(t.timeouts.Attempt, func() {
-			cancel(&timeoutError{what: "the attempt did not end", d: t.timeouts.Attempt})
-		})
-	}
+	g.attempt = time.AfterFunc(t.timeouts.Attempt, func() {
+		cancel(&timeoutError{what: "the attempt did not end", d: t.timeouts.Attempt})
+	})
 	header := time.AfterFunc(t.timeouts.Header, func() {
 		cancel(&timeoutError{what: "no response headers", d: t.timeouts.Header})
 	})
@@ -75,7 +73,11 @@ func (t *timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		g.stop()
 		return nil, withCause(err, context.Cause(ctx))
 	}
-	if stream {
+	if stream && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		// The caller reads a 2xx stream at its own pace: from here only the gap between
+		// reads is bounded. A failure answer's body is read by the client within the attempt.
+		g.attempt.Stop()
+		g.attempt = nil
 		g.idle = time.AfterFunc(t.timeouts.Idle, func() {
 			cancel(&timeoutError{what: "no data from the stream", d: t.timeouts.Idle})
 		})

@@ -2,9 +2,11 @@ package httpcore
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,4 +126,74 @@ func TestTimeoutsRefuseNegativeValues(t *testing.T) {
 	assert.Equal(t, "timeouts", ve.Field)
 	c := newTestClient(t, Service{}, WithBaseURL[*testConfig]("https://h"))
 	assert.Equal(t, sdk.Timeouts{Header: 30 * time.Second, Attempt: time.Minute, Idle: 30 * time.Second}, c.timeouts)
+}
+
+func TestAStreamedFailureAnswerIsBoundedByTheAttempt(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		for {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+				_, _ = io.WriteString(w, " ")
+				http.NewResponseController(w).Flush()
+			}
+		}
+	})
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: 1}),
+		WithTimeouts[*testConfig](sdk.Timeouts{Attempt: 200 * time.Millisecond, Idle: time.Minute}))
+	start := time.Now()
+	_, err := c.Stream(context.Background(), &Request{Method: http.MethodGet, Path: "/x"})
+	var ae *sdk.APIError
+	require.ErrorAs(t, err, &ae, "the failure answer is reported with what of its body came")
+	assert.Equal(t, http.StatusBadGateway, ae.StatusCode)
+	assert.Less(t, time.Since(start), 5*time.Second, "a trickled error body ends at the attempt bound, not the idle bound")
+}
+
+// failingTransport fails every request with a typed error once the request's context ends,
+// as a payer does with a payment in doubt.
+type failingTransport struct{}
+
+type typedError struct{ error }
+
+func (failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	<-r.Context().Done()
+	return nil, &typedError{errors.New("payment in doubt")}
+}
+
+func TestATypedErrorOfTheTransportSurvivesTheContextEnding(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, Service{Transport: func(http.RoundTripper) http.RoundTripper { return failingTransport{} }},
+		WithBaseURL[*testConfig]("http://127.0.0.1:1"))
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/x"}, nil)
+	var typed *typedError
+	assert.ErrorAs(t, err, &typed, "the transport's own error, not a bare context error: %v", err)
+}
+
+func TestMetaOfAStreamCountsItsAttempts(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("X-Request-Id", "req-7")
+		_, _ = io.WriteString(w, "data")
+	})
+	c := newTestClient(t, Service{}, WithBaseURL[*testConfig](srv.URL), WithRetry[*testConfig](fastRetry))
+	resp, err := c.Stream(t.Context(), &Request{Method: http.MethodGet, Path: "/x"})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	m := Meta(resp)
+	assert.Equal(t, 2, m.Attempts)
+	assert.Equal(t, "req-7", m.RequestID)
+	assert.Equal(t, http.StatusOK, m.StatusCode)
+	cfg := &testConfig{}
+	require.NoError(t, Configure("t", cfg, []testOption{WithTimeouts[*testConfig](sdk.Timeouts{Idle: time.Second})}))
+	assert.Equal(t, sdk.Timeouts{Header: 30 * time.Second, Attempt: time.Minute, Idle: time.Second}, cfg.Timeouts())
 }
