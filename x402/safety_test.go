@@ -229,3 +229,43 @@ func TestPaymentNeverEchoedIntoErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), "[REDACTED]", "status %d: the echo is visibly scrubbed", status)
 	}
 }
+
+// A server that settles, then answers a redirect or a failure with a receipt echoing the
+// payment (as its transaction, its payer, its extensions) does not get it into the
+// *PaymentSettledError's text or fields.
+func TestASettledReceiptEchoingThePaymentIsScrubbed(t *testing.T) {
+	t.Parallel()
+	var sig string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v := r.Header.Get(x402.HeaderPaymentSignature)
+		if v == "" {
+			pr := &x402.PaymentRequired{X402Version: 2, Error: "Payment required", Accepts: []x402.PaymentRequirements{{
+				Scheme: "exact", Network: x402.NetworkBase, Amount: big.NewInt(10), Asset: x402.USDCBase,
+				PayTo: shopAddress, MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"},
+			}}}
+			enc, _ := x402.EncodePaymentRequired(pr)
+			w.Header().Set(x402.HeaderPaymentRequired, enc)
+			w.WriteHeader(http.StatusPaymentRequired)
+			return
+		}
+		p, _ := x402.DecodePaymentPayload(v)
+		sig = "0x" + hex.EncodeToString(p.Payload.Signature)
+		receipt, _ := x402.EncodeSettleResponse(&x402.SettleResponse{Success: true, Transaction: sig, Network: x402.NetworkBase,
+			Payer: v[:40], Extensions: []byte(`{"echo":"` + sig + `"}`)})
+		w.Header().Set(x402.HeaderPaymentResponse, receipt)
+		w.Header().Set("Location", "/elsewhere/"+sig)
+		w.WriteHeader(http.StatusFound)
+	}))
+	t.Cleanup(srv.Close)
+	_, _, client := newPayer(t, nil, 0, x402.Policy{}, x402.WithResend(0, 0))
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	_, err := client.Get(srv.URL + "/x")
+	var settled *x402.PaymentSettledError
+	require.ErrorAs(t, err, &settled)
+	require.NotEmpty(t, sig)
+	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", settled), fmt.Sprintf("%#v", *settled.Receipt),
+		settled.Location, string(settled.Receipt.Extensions)} {
+		assert.NotContains(t, strings.ToLower(text), strings.ToLower(sig[2:]))
+	}
+	assert.Contains(t, err.Error(), "[REDACTED]", "the echo is visibly scrubbed")
+}

@@ -191,7 +191,7 @@ func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Respo
 		location := resp.Header.Get("Location")
 		httpcore.Drain(resp)
 		return nil, nil, &PaymentSettledError{Payment: pay.id.clone(), Requirements: pay.req, StatusCode: status,
-			Location: pay.scrub(location), Receipt: receipt}
+			Location: pay.scrub(location), Receipt: scrubReceipt(receipt, pay)}
 	case status >= 500, status >= 300 && status <= 399, s.doubt:
 		_ = pay.hold.InDoubt(book)
 		return nil, nil, t.unconfirmed(pay, status, t.reason(resp, pay), nil)
@@ -281,6 +281,12 @@ const maxReasonBytes = 16 << 10
 func scrubReceipt(r *SettleResponse, pay *payment) *SettleResponse {
 	c := *r
 	c.ErrorReason, c.ErrorMessage = pay.scrub(r.ErrorReason), pay.scrub(r.ErrorMessage)
+	c.Transaction, c.Payer, c.Amount = pay.scrub(r.Transaction), pay.scrub(r.Payer), pay.scrub(r.Amount)
+	c.Network, c.RawNetwork = pay.scrub(r.Network), pay.scrub(r.RawNetwork)
+	c.Extensions = []byte(pay.scrub(string(r.Extensions)))
+	if r.Extensions == nil {
+		c.Extensions = nil
+	}
 	return &c
 }
 

@@ -198,7 +198,13 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 		fault := s.takeFault(r)
 		s.mu.Unlock()
 
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, answered: func(status int) {
+			// The status is recorded as the answer starts, so that a client that has read the
+			// whole answer finds it in Requests even before the handler returns.
+			s.mu.Lock()
+			rec.Body, rec.Status = bytes.Clone(body.Bytes()), status
+			s.mu.Unlock()
+		}}
 		finish := func(answered bool) {
 			s.mu.Lock()
 			rec.Body = body.Bytes()
@@ -305,11 +311,12 @@ func copyRequest(r sdktest.Request) sdktest.Request {
 }
 
 // statusWriter remembers the status of the answer, and whether the handler took the
-// connection over.
+// connection over; answered sees the status as the answer starts.
 type statusWriter struct {
 	http.ResponseWriter
 	status   int
 	hijacked bool
+	answered func(status int)
 }
 
 // Hijack hands the connection to the handler (HangUp uses it).
@@ -322,6 +329,7 @@ func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.answered(code)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -329,7 +337,7 @@ func (w *statusWriter) WriteHeader(code int) {
 // Write records an implicit 200.
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
 }

@@ -142,3 +142,25 @@ func TestWaitEndsWithTheContext(t *testing.T) {
 	cancel()
 	assert.False(t, Wait(ctx, time.Hour))
 }
+
+// A client that has read the whole answer finds its status recorded, even while the handler
+// is still running after it answered.
+func TestTheStatusIsRecordedAsTheAnswerStarts(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	s := Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}), Config{})
+	defer s.Close()
+	defer close(release)
+	resp, err := s.Client().Get(s.URL + "/x")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	assert.Equal(t, http.StatusAccepted, s.Requests()[0].Status)
+}
