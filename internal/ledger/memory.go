@@ -85,7 +85,7 @@ func (m *Memory) ready() error {
 // enough to survive a power loss with sync, then unlocks m.mu. A failure to write becomes
 // the operation's error, and every later call's.
 func (m *Memory) unlock(err *error, sync bool) {
-	if m.journal != nil {
+	if m.journal != nil && m.broken == nil {
 		if jerr := m.journal.Commit(sync); jerr != nil {
 			m.broken = fmt.Errorf("ledger: a change could not be written, so the store takes no more; reopen it: %w", jerr)
 			*err = m.broken
