@@ -76,10 +76,10 @@
 //
 // # Cost
 //
-// Opening reads back the outstanding holds and those that count in a rolling window (about
-// 4 ms for each thousand). Then every operation is the in-memory store's, whatever the
-// number of outstanding holds, plus one SQLite transaction: tens of microseconds, and the
-// fsync of a signature. A Store is safe for concurrent use; its operations run one at a time,
+// Configuring the budget reads back the outstanding holds and those that count in a rolling
+// window (5 to 10 ms for each thousand). Then every operation is the in-memory store's,
+// whatever the number of outstanding holds, plus one SQLite transaction: tens of
+// microseconds, and the fsync of a signature. A Store is safe for concurrent use; its operations run one at a time,
 // so a signature's fsync holds back the operations behind it. Operations do not watch their
 // context: each is a short write to a file no other process can hold.
 package budgetfile
