@@ -4,7 +4,7 @@
 // (modernc.org/sqlite), so the program needs no C compiler. A program that does not import
 // this package does not link it.
 //
-//	store, err := budgetfile.Open("/var/lib/myagent/budget.db")
+//	store, err := budgetfile.Open("/var/lib/myagent/budget.db") // made on first use
 //	if err != nil {
 //		return err
 //	}
@@ -13,7 +13,20 @@
 //	if err != nil {
 //		return err
 //	}
+//	signer, err := x402.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
+//	if err != nil {
+//		return err
+//	}
 //	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget))
+//	if err != nil {
+//		return err
+//	}
+//	client := &http.Client{Transport: payer.RoundTripper(nil)}
+//	resp, err := client.Get("https://api.example.com/report/1")
+//	if err != nil {
+//		return err
+//	}
+//	defer resp.Body.Close()
 //
 // # When to use it
 //
