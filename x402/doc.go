@@ -79,6 +79,19 @@
 // with other payment rails too (WithBudget), so that one cap covers every way a program
 // pays.
 //
+// # Budgets and stores
+//
+// A Budget keeps its holds in a store (WithStore). By default they live in memory: a restart
+// forgets them, and each process has its own budget. Package x402/budgetfile keeps them in
+// one SQLite file, for one process on one machine whose budget must outlive restarts and
+// crashes; package x402/budgetpg keeps them in PostgreSQL, for any number of processes on
+// any number of machines sharing one budget. Each durable store lives in its own package, so
+// a program that uses neither links no database driver. With every store, a hold is recorded
+// before its authorization is signed, and the signature before it is sent: a process killed
+// at any instant loses no payment from the books. When a durable store is opened again,
+// holds that were never signed are released, signed ones are in doubt until Budget.Resolve,
+// refused ones keep counting until they expire, and Spent is what was committed.
+//
 // # Reconciling payments in doubt
 //
 // A payment in doubt stays counted until someone finds out what became of it, and a

@@ -3,6 +3,7 @@ package ledger
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math/big"
 	"slices"
 	"strings"
@@ -19,6 +20,9 @@ import (
 // A reservation is recorded at the caller's time, or at the latest reservation's time when
 // the caller's is earlier (two goroutines reading the clock in one order and reserving in
 // the other): a hold then counts in its windows a little longer, never shorter.
+//
+// A durable store keeps its accounts in a Memory too, restored from what it read back
+// (Restore) and writing every change through its Journal.
 type Memory struct {
 	mu         sync.Mutex
 	configured bool
@@ -31,10 +35,12 @@ type Memory struct {
 	lastAt     int64  // the latest reservation time
 	live       map[HoldID]*hold
 	byID       map[string]*hold  // the signed live holds by signing ID
-	committed  []uint64          // bit id-1 is set for a committed hold
+	committed  []uint64          // bit id-1 is set for a committed hold (without a journal)
 	refused    expiryIndex       // the refused live holds that expire
 	payees     map[string]*payee // lower-case payee -> account, for the payees with a limit
 	scratch    [2]big.Int        // working values of Reserve, so that a reservation allocates little
+	journal    Journal           // nil: the holds live in memory only
+	broken     error             // the journal's failure, after which every call fails
 }
 
 // payee is the account of one limited payee.
@@ -67,7 +73,7 @@ func NewMemory() *Memory {
 	return &Memory{live: make(map[HoldID]*hold), byID: make(map[string]*hold), payees: make(map[string]*payee)}
 }
 
-// ready reports whether m is open and configured; m.mu is held.
+// ready reports whether m is open, configured and not broken; m.mu is held.
 func (m *Memory) ready() error {
 	switch {
 	case m.closed:
@@ -75,7 +81,20 @@ func (m *Memory) ready() error {
 	case !m.configured:
 		return ErrNotConfigured
 	}
-	return nil
+	return m.broken
+}
+
+// unlock ends an operation: it writes the operation's changes through the journal, durably
+// enough to survive a power loss with sync, then unlocks m.mu. A failure to write becomes
+// the operation's error, and every later call's.
+func (m *Memory) unlock(err *error, sync bool) {
+	if m.journal != nil && m.broken == nil {
+		if jerr := m.journal.Commit(sync); jerr != nil {
+			m.broken = fmt.Errorf("ledger: a change could not be written, so the store takes no more; reopen it: %w", jerr)
+			*err = m.broken
+		}
+	}
+	m.mu.Unlock()
 }
 
 // expire releases the refused holds whose deadline is before now; m.mu is held.
@@ -123,7 +142,7 @@ func (m *Memory) Configure(_ context.Context, limits Limits) error {
 }
 
 // Reserve checks every limit and records the hold; see Store.
-func (m *Memory) Reserve(_ context.Context, r Reservation) (HoldID, error) {
+func (m *Memory) Reserve(_ context.Context, r Reservation) (_ HoldID, err error) {
 	if r.Amount == nil || r.Amount.Sign() < 0 {
 		return 0, &InputError{Field: "amount", Reason: "must be a non-negative number of atomic units"}
 	}
@@ -132,7 +151,7 @@ func (m *Memory) Reserve(_ context.Context, r Reservation) (HoldID, error) {
 		return 0, err
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer m.unlock(&err, false)
 	if err := m.ready(); err != nil {
 		return 0, err
 	}
@@ -151,19 +170,25 @@ func (m *Memory) Reserve(_ context.Context, r Reservation) (HoldID, error) {
 	m.live[h.id] = h
 	m.held.Add(&m.held, &h.amount)
 	if limit != nil {
-		acct := m.payees[key]
-		if acct == nil {
-			acct = &payee{refused: expiryIndex{slot: 1}}
-			m.payees[key] = acct
-		}
-		acct.used.Add(&acct.used, &h.amount)
-		h.account = acct
+		h.account = m.account(key)
+		h.account.used.Add(&h.account.used, &h.amount)
 	}
 	for _, w := range m.windows {
 		w.add(h)
 	}
 	m.lastAt = now
+	m.record(h)
 	return h.id, nil
+}
+
+// account returns the account of payee key (lower case), made empty when it has none.
+func (m *Memory) account(key string) *payee {
+	acct := m.payees[key]
+	if acct == nil {
+		acct = &payee{refused: expiryIndex{slot: 1}}
+		m.payees[key] = acct
+	}
+	return acct
 }
 
 // check adds to v the refusals of a reservation of r.Amount at now to payee key, whose
@@ -222,7 +247,7 @@ func overLimit(kind Kind, max, used, amount *big.Int, refused *expiryIndex, need
 }
 
 // Sign records the signing of a reserved hold; see Store.
-func (m *Memory) Sign(_ context.Context, id HoldID, s Signing) error {
+func (m *Memory) Sign(_ context.Context, id HoldID, s Signing) (err error) {
 	if s.ID == "" {
 		return &InputError{Field: "signing id", Reason: "must not be empty"}
 	}
@@ -236,7 +261,7 @@ func (m *Memory) Sign(_ context.Context, id HoldID, s Signing) error {
 	if _, err := m.begin("time", s.Now); err != nil {
 		return err
 	}
-	defer m.mu.Unlock()
+	defer m.unlock(&err, true) // once Sign returns, the payment may leave
 	h := m.live[id]
 	switch {
 	case h == nil:
@@ -254,11 +279,12 @@ func (m *Memory) Sign(_ context.Context, id HoldID, s Signing) error {
 		h.deadline = AddNanos(expires, ExpiryMargin)
 	}
 	m.byID[s.ID] = h
+	m.record(h)
 	return nil
 }
 
 // Mark moves a hold; see Store.
-func (m *Memory) Mark(_ context.Context, id HoldID, to State, now time.Time) (State, error) {
+func (m *Memory) Mark(_ context.Context, id HoldID, to State, now time.Time) (_ State, err error) {
 	switch to {
 	case Refused, InDoubt, Committed, Released:
 	default:
@@ -267,7 +293,7 @@ func (m *Memory) Mark(_ context.Context, id HoldID, to State, now time.Time) (St
 	if _, err := m.begin("time", now); err != nil {
 		return 0, err
 	}
-	defer m.mu.Unlock()
+	defer m.unlock(&err, false)
 	h := m.live[id]
 	if h == nil {
 		return m.ended(id)
@@ -287,19 +313,21 @@ func (m *Memory) Mark(_ context.Context, id HoldID, to State, now time.Time) (St
 				h.account.refused.add(h)
 			}
 		}
+		m.record(h)
 	case to == InDoubt && (h.state == Signed || h.state == Refused):
 		m.unindex(h)
 		h.state = InDoubt
+		m.record(h)
 	}
 	return h.state, nil
 }
 
 // Discard releases a hold whose payment never left; see Store.
-func (m *Memory) Discard(_ context.Context, id HoldID, now time.Time) (State, error) {
+func (m *Memory) Discard(_ context.Context, id HoldID, now time.Time) (_ State, err error) {
 	if _, err := m.begin("time", now); err != nil {
 		return 0, err
 	}
-	defer m.mu.Unlock()
+	defer m.unlock(&err, false)
 	h := m.live[id]
 	if h == nil {
 		return m.ended(id)
@@ -311,12 +339,12 @@ func (m *Memory) Discard(_ context.Context, id HoldID, now time.Time) (State, er
 }
 
 // Resolve ends an outstanding payment by its signing ID; see Store.
-func (m *Memory) Resolve(_ context.Context, id string, settled bool, now time.Time) error {
+func (m *Memory) Resolve(_ context.Context, id string, settled bool, now time.Time) (err error) {
 	n, err := m.begin("time", now)
 	if err != nil {
 		return err
 	}
-	defer m.mu.Unlock()
+	defer m.unlock(&err, false)
 	h := m.byID[id]
 	switch {
 	case h == nil:
@@ -332,27 +360,24 @@ func (m *Memory) Resolve(_ context.Context, id string, settled bool, now time.Ti
 }
 
 // Totals returns the sums; see Store.
-func (m *Memory) Totals(_ context.Context, now time.Time) (Totals, error) {
+func (m *Memory) Totals(_ context.Context, now time.Time) (_ Totals, err error) {
 	if _, err := m.begin("time", now); err != nil {
 		return Totals{}, err
 	}
-	defer m.mu.Unlock()
+	defer m.unlock(&err, false) // the refused holds begin released
 	return Totals{Spent: new(big.Int).Set(&m.spent), Held: new(big.Int).Set(&m.held)}, nil
 }
 
 // Outstanding lists the live holds; see Store.
-func (m *Memory) Outstanding(_ context.Context, now time.Time) ([]Entry, error) {
+func (m *Memory) Outstanding(_ context.Context, now time.Time) (_ []Entry, err error) {
 	if _, err := m.begin("time", now); err != nil {
 		return nil, err
 	}
-	defer m.mu.Unlock()
+	defer m.unlock(&err, false)
 	out := make([]Entry, 0, len(m.live))
 	for _, h := range m.live {
-		e := Entry{Hold: h.id, Amount: new(big.Int).Set(&h.amount), PayTo: h.payTo, Rail: h.rail, Resource: h.resource,
-			Payer: h.payer, Asset: h.asset, Reserved: Time(h.at), ID: h.sigID, Ref: h.ref, State: h.state}
-		if h.expires != 0 {
-			e.Expires = Time(h.expires)
-		}
+		e := h.entry()
+		e.Amount = new(big.Int).Set(e.Amount)
 		out = append(out, e)
 	}
 	slices.SortFunc(out, CompareEntries)
@@ -372,11 +397,11 @@ func CompareEntries(a, b Entry) int {
 }
 
 // HoldState returns where a hold stands; see Store.
-func (m *Memory) HoldState(_ context.Context, id HoldID, now time.Time) (State, error) {
+func (m *Memory) HoldState(_ context.Context, id HoldID, now time.Time) (_ State, err error) {
 	if _, err := m.begin("time", now); err != nil {
 		return 0, err
 	}
-	defer m.mu.Unlock()
+	defer m.unlock(&err, false)
 	if h := m.live[id]; h != nil {
 		return h.state, nil
 	}
@@ -393,6 +418,9 @@ func (m *Memory) Close() error {
 
 // ended returns the final state of a hold that is no longer live, or ErrUnknownHold.
 func (m *Memory) ended(id HoldID) (State, error) {
+	if m.journal != nil {
+		return m.journal.Ended(id)
+	}
 	if id < 1 || id > m.last {
 		return 0, ErrUnknownHold
 	}
@@ -416,11 +444,12 @@ func (m *Memory) end(h *hold, to State) {
 	m.held.Sub(&m.held, &h.amount)
 	if to == Committed {
 		m.spent.Add(&m.spent, &h.amount)
-		i := uint64(h.id - 1)
-		for uint64(len(m.committed)) <= i/64 {
-			m.committed = append(m.committed, 0)
+		if i := uint64(h.id - 1); m.journal == nil {
+			for uint64(len(m.committed)) <= i/64 {
+				m.committed = append(m.committed, 0)
+			}
+			m.committed[i/64] |= 1 << (i % 64)
 		}
-		m.committed[i/64] |= 1 << (i % 64)
 	} else {
 		if h.account != nil {
 			h.account.used.Sub(&h.account.used, &h.amount)
@@ -434,4 +463,5 @@ func (m *Memory) end(h *hold, to State) {
 		delete(m.byID, h.sigID)
 	}
 	h.state = to
+	m.record(h)
 }

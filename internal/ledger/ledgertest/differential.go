@@ -44,6 +44,20 @@ func differentialLimits(seed uint64) ledger.Limits {
 // totals, the listing. The store's HoldIDs may differ from the reference's, but must grow
 // with each reservation.
 func Differential(t *testing.T, open Open, seed uint64, ops int) {
+	differential(t, open, nil, seed, ops, 0)
+}
+
+// DifferentialReopen is Differential for a durable store: about once every `every`
+// operations, it reopens the store (reopen) and the reference (Reference.Reopen), configures
+// both with the same limits again, and goes on comparing, so that what a store restores
+// from what it wrote (sums, windows, payees, expiries, signing ids) is checked too.
+func DifferentialReopen(t *testing.T, open Open, reopen Reopen, seed uint64, ops, every int) {
+	differential(t, open, reopen, seed, ops, every)
+}
+
+// differential runs Differential, reopening about once every `every` operations when
+// reopen is set.
+func differential(t *testing.T, open Open, reopen Reopen, seed uint64, ops, every int) {
 	limits := differentialLimits(seed)
 	got := configured(t, open, limits)
 	ref := NewReference()
@@ -53,6 +67,11 @@ func Differential(t *testing.T, open Open, seed uint64, ops int) {
 	d := &differ{t: t, got: got, want: want, rng: rng, now: t0, toRef: map[ledger.HoldID]ledger.HoldID{}, spends: seed%2 == 1}
 	for i := range ops {
 		d.step = i
+		if reopen != nil && rng.IntN(every) == 0 {
+			d.got = reopened(t, d.got, reopen, limits)
+			d.want = &fixture{t: t, s: d.want.s.(*Reference).Reopen(), ctx: t.Context()}
+			require.NoError(t, d.want.s.Configure(t.Context(), limits))
+		}
 		d.now = d.now.Add(time.Duration(rng.IntN(20_000)) * time.Millisecond)
 		switch n := rng.IntN(100); {
 		case n < 30:

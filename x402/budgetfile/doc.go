@@ -1,0 +1,98 @@
+// Package budgetfile keeps the holds of an x402.Budget in one SQLite file, so that a budget
+// outlives its process: what was spent, and every payment that may have left, are still
+// counted after a restart or a crash. There is no server to run; the driver is pure Go
+// (modernc.org/sqlite), so the program needs no C compiler. A program that does not import
+// this package does not link it.
+//
+//	store, err := budgetfile.Open("/var/lib/myagent/budget.db") // made on first use
+//	if err != nil {
+//		return err
+//	}
+//	defer store.Close()
+//	budget, err := x402.NewBudget(big.NewInt(10_000_000), x402.WithStore(store)) // $10.00
+//	if err != nil {
+//		return err
+//	}
+//	signer, err := x402.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
+//	if err != nil {
+//		return err
+//	}
+//	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget))
+//	if err != nil {
+//		return err
+//	}
+//	client := &http.Client{Transport: payer.RoundTripper(nil)}
+//	resp, err := client.Get("https://api.example.com/report/1")
+//	if err != nil {
+//		return err
+//	}
+//	defer resp.Body.Close()
+//
+// # When to use it
+//
+// Pick it for one process on one machine whose limits must hold across restarts: an agent
+// or a daemon that is restarted, a command run again and again, a scheduled job. The
+// default store, in memory, is the right one when the budget may start afresh with the
+// process. When several processes, or several machines, must draw on one budget, use the
+// PostgreSQL store of package x402/budgetpg.
+//
+// # Durability
+//
+// Every change is in the file before the call that made it returns, and the Budget reserves
+// before anything is signed and records the signature before it is sent:
+//
+//   - a reservation, a commit, a refusal or a doubt is committed to the file's write-ahead log
+//     (SQLite's WAL, synchronous=NORMAL). It survives the end of the process, however it ends
+//     (SIGKILL included); a power loss may take the latest ones back;
+//   - a signature is committed with synchronous=FULL: the log is on the disk (one fsync)
+//     before Sign returns, so before the signed payment can leave the process, and with it
+//     everything written before.
+//
+// So after a power loss a commit written after the latest signature may be missing: its hold
+// reads back as signed, and so in doubt; it stays counted until Budget.Resolve, never lost.
+// A reservation never signed may be missing: nothing was signed for it. That is one fsync
+// per payment, plus two at every checkpoint of the log (about every 100 payments).
+//
+// Opening the file applies the reopening rules: holds reserved and never signed are
+// released (nothing can have left for them), signed ones are in doubt until resolved,
+// refused ones keep counting until they expire, and Spent is what was committed.
+//
+// # One process at a time
+//
+// A Store holds the file for its whole life with an exclusive lock (SQLite's
+// locking_mode=EXCLUSIVE): another process, another Store of the same process, or another
+// SQLite program that opens the file gets a *LockedError ("database is locked" for other
+// programs) until Close. Open can wait for the file instead (WithWait). The lock goes with
+// the process: when a process ends, killed or not, the kernel releases it, and the next Open
+// succeeds at once.
+//
+// Refusing a second process is what keeps the store simple and every operation flat: the
+// process that holds the file keeps its accounts (sums, rolling windows, indexes) in memory,
+// read back from the file when the budget is configured, and writes each change as one
+// SQLite transaction. Sharing the file would make every process re-read the others' changes,
+// and releasing the reservations of a process that died would need to know which processes
+// are alive; the PostgreSQL store does that. SQLite's locks are POSIX record locks: opening
+// the same file by other means in the same process and closing it drops them, so leave the
+// file alone while a Store has it.
+//
+// # The file
+//
+// The file keeps every hold ever reserved (about 200 bytes each, with a URL as resource) and
+// what each payee was paid. The budget's total applies to the file's whole life: to start a
+// new budget, start a new file; deleting a file forgets what was spent and what is in doubt.
+// While a Store has the file, the log sits beside it ("-wal"); Close folds it in and removes
+// it. Copy the file only while no Store has it open.
+//
+// The schema has numbered versions: a release that changes it upgrades a file written by an
+// earlier one, in order, when it opens it, and a file of a later release is refused with a
+// *FormatError, as is another program's database.
+//
+// # Cost
+//
+// Configuring the budget reads back the outstanding holds and those that count in a rolling
+// window (5 to 10 ms for each thousand). Then every operation is the in-memory store's,
+// whatever the number of outstanding holds, plus one SQLite transaction: tens of
+// microseconds, and the fsync of a signature. A Store is safe for concurrent use; its operations run one at a time,
+// so a signature's fsync holds back the operations behind it. Operations do not watch their
+// context: each is a short write to a file no other process can hold.
+package budgetfile

@@ -1,0 +1,33 @@
+package budgetfile
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Fill writes n outstanding holds of 1000 into a new budget file at path, as the
+// benchmarks make them through the store's methods in memory, but in one transaction: hold
+// i, reserved at now to payee 0x%04x (i mod 1000) and signed as 0x%08x (i) expiring i
+// seconds after an hour past now, is in doubt when i is even and refused when it is odd.
+func Fill(path string, n int, now time.Time) error {
+	s, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.conn.ExecContext(ctx, `BEGIN`); err != nil {
+		return err
+	}
+	for i := range n {
+		state := 3 - i%2 // in doubt, refused
+		expires := now.Add(time.Hour + time.Duration(i)*time.Second).UnixNano()
+		if _, err := s.conn.ExecContext(ctx, `INSERT INTO holds VALUES (?, '1000', ?, '', '', ?, ?, ?, ?)`,
+			i+1, fmt.Sprintf("0x%04x", i%1000), now.UnixNano(), fmt.Sprintf("0x%08x", i), expires, state); err != nil {
+			return err
+		}
+	}
+	_, err = s.conn.ExecContext(ctx, `COMMIT`)
+	return err
+}

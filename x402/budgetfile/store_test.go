@@ -1,0 +1,65 @@
+package budgetfile_test
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/internal/ledger/ledgertest"
+	"github.com/agentapis/sdk/x402/budgetfile"
+)
+
+// paths are the files of the stores openFile and reopenFile opened.
+var paths sync.Map // ledger.Store -> string
+
+// openFile returns a store in a new file of the test's.
+func openFile(t *testing.T) ledger.Store {
+	t.Helper()
+	return openAt(t, filepath.Join(t.TempDir(), "budget.db"))
+}
+
+// openAt opens the store at path, closed on the test's cleanup.
+func openAt(t *testing.T, path string) *budgetfile.Store {
+	t.Helper()
+	s, err := budgetfile.Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	paths.Store(ledger.Store(s), path)
+	return s
+}
+
+// reopenFile closes s and opens its file again, as a new process would.
+func reopenFile(t *testing.T, s ledger.Store) ledger.Store {
+	t.Helper()
+	path, ok := paths.Load(s)
+	require.True(t, ok)
+	require.NoError(t, s.Close())
+	return openAt(t, path.(string))
+}
+
+func TestFileStoreConforms(t *testing.T) {
+	t.Parallel()
+	ledgertest.Run(t, openFile)
+}
+
+func TestFileStoreReopens(t *testing.T) {
+	t.Parallel()
+	ledgertest.RunReopen(t, openFile, reopenFile)
+}
+
+func TestFileStoreMatchesTheReference(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(8) {
+		ledgertest.Differential(t, openFile, seed, 3000)
+	}
+}
+
+func TestFileStoreMatchesTheReferenceAcrossReopenings(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(4) { // every kind of limit refuses under one of the first four seeds
+		ledgertest.DifferentialReopen(t, openFile, reopenFile, seed, 3000, 50)
+	}
+}
