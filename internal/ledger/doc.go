@@ -58,7 +58,8 @@
 //
 // Memory, in this package, is the default. Durable stores live in packages of their own so
 // that x402 links no database driver: x402/budgetfile (one file, SQLite in WAL mode) and
-// x402/budgetpg (PostgreSQL, shared by processes on many machines). Every store runs the
-// conformance suite of package ledgertest: Run for the contract, RunReopen for the reopening
-// rules of a durable store.
+// x402/budgetpg (PostgreSQL, shared by processes on many machines). Every store computes its
+// refusals with a Checker fed by what it keeps (Usage), so that a refusal reads the same
+// whichever store made it, and runs the conformance suite of package ledgertest: Run for the
+// contract, RunReopen for the reopening rules of a durable store.
 package ledger
