@@ -33,6 +33,9 @@ const childEnv = "BUDGETPG_TEST_CHILD"
 // a server.
 var schemaDSN string
 
+// baseDSN is the DSN the tests were given, for the tests that make schemas of their own.
+var baseDSN string
+
 // scan checks that the DSN's password reaches no error the tests see.
 var scan = secretscan.New()
 
@@ -41,6 +44,7 @@ func TestMain(m *testing.M) {
 		os.Exit(runChild(role))
 	}
 	base := os.Getenv(dsnEnv)
+	baseDSN = base
 	if base == "" {
 		os.Exit(secretscan.Main(m, scan))
 	}
@@ -123,4 +127,21 @@ func admin(t testing.TB) *pgx.Conn {
 		_ = conn.Close(ctx)
 	})
 	return conn
+}
+
+// freshSchema makes an empty schema for t, dropped when the test ends, and returns the DSN
+// whose search_path is that schema.
+func freshSchema(t testing.TB) string {
+	t.Helper()
+	requireDSN(t)
+	schema := fmt.Sprintf("budgetpg_fresh_%d_%d", os.Getpid(), budgets.Add(1))
+	if err := execOn(baseDSN, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := execOn(baseDSN, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Error(err)
+		}
+	})
+	return withSearchPath(baseDSN, schema)
 }
