@@ -27,8 +27,10 @@ const childLife = 2 * time.Minute
 
 // roles are the parts a child process can play, by name.
 var roles = map[string]func(ctx context.Context) error{
-	"holder": holderChild,
-	"fleet":  fleetChild,
+	"holder":      holderChild,
+	"fleet":       fleetChild,
+	"bench-store": benchStoreChild,
+	"bench-floor": benchFloorChild,
 }
 
 // runChild plays role in a child process and returns its exit code.

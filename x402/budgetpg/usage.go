@@ -13,19 +13,18 @@ import (
 
 // usage is what a refused reservation's ledger.Checker reads of a budget, inside the
 // transaction that holds the budget's lock: the sums, as the reservation left them (the
-// windows moved to its time), and walks through the indexes by deadline and by reservation
-// time, each stopping at the hold that frees enough. The first error of a walk is kept in
+// windows moved to its time), and walks, through the index by deadline and, for a window,
+// by id from its tail, each stopping at the hold that frees enough. The first error of a walk is kept in
 // err, and the walk answers that nothing frees up.
 type usage struct {
 	ctx    context.Context
 	tx     pgx.Tx
 	budget int64
-	limits *ledger.Limits
 
 	total, refused big.Int // spent plus held; the refused holds that expire
 	payee          *big.Int
 	payeeRefused   big.Int
-	marks, counts  []int64
+	tails, counts  []int64
 	sums           []*big.Int
 	err            error
 }
@@ -35,11 +34,11 @@ var errNotInteger = errors.New("a sum is not an integer")
 
 // loadUsage reads the sums of budget id and of payee's account.
 func loadUsage(ctx context.Context, tx pgx.Tx, id int64, limits *ledger.Limits, payee string) (*usage, error) {
-	u := &usage{ctx: ctx, tx: tx, budget: id, limits: limits}
+	u := &usage{ctx: ctx, tx: tx, budget: id}
 	var total, refused string
 	var sums []string
-	err := tx.QueryRow(ctx, "SELECT (spent + held)::text, refused::text, w_mark, w_n, w_sum::text[] FROM x402_budgets WHERE id = $1", id).
-		Scan(&total, &refused, &u.marks, &u.counts, &sums)
+	err := tx.QueryRow(ctx, "SELECT (spent + held)::text, refused::text, w_tail, w_n, w_sum::text[] FROM x402_budgets WHERE id = $1", id).
+		Scan(&total, &refused, &u.tails, &u.counts, &sums)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +58,7 @@ func loadUsage(ctx context.Context, tx pgx.Tx, id int64, limits *ledger.Limits, 
 		u.payee = new(big.Int)
 		ok = ok && setInt(u.payee, used) && setInt(&u.payeeRefused, payeeRefused)
 	}
-	if !ok || len(u.sums) != len(limits.Windows) || len(u.marks) != len(limits.Windows) || len(u.counts) != len(limits.Windows) {
+	if n := len(limits.Windows); !ok || len(u.sums) != n || len(u.tails) != n || len(u.counts) != n {
 		return nil, errNotInteger
 	}
 	return u, nil
@@ -111,24 +110,22 @@ func (u *usage) PayeeFreeing(payee string, need *big.Int) (int64, bool) {
 // Window returns a window's running sums; see ledger.Usage.
 func (u *usage) Window(i int) (int, *big.Int) { return int(u.counts[i]), u.sums[i] }
 
-// after returns the reservation time after which a hold is inside window i.
-func (u *usage) after(i int) int64 { return u.marks[i] - int64(u.limits.Windows[i].Length) }
-
-// Nth walks window i by reservation time; see ledger.Usage.
+// Nth walks window i by id from its tail, skipping the released holds; see ledger.Usage.
 func (u *usage) Nth(i, n int) (int64, bool) {
 	return u.walk(`SELECT reserved_at FROM x402_budget_holds
-		WHERE budget_id = $1 AND state <> 5 AND reserved_at > $2
-		ORDER BY reserved_at, id OFFSET $3 LIMIT 1`, u.budget, u.after(i), n-1)
+		WHERE budget_id = $1 AND id >= $2 AND state <> 5
+		ORDER BY id OFFSET $3 LIMIT 1`, u.budget, u.tails[i], n-1)
 }
 
-// Leaving walks window i by reservation time; see ledger.Usage.
+// Leaving walks window i by id from its tail, skipping the released holds; see
+// ledger.Usage.
 func (u *usage) Leaving(i int, need *big.Int) (int64, bool) {
 	return u.walk(`SELECT reserved_at FROM (
-		SELECT reserved_at, sum(amount) OVER (ORDER BY reserved_at, id ROWS UNBOUNDED PRECEDING) AS freed
+		SELECT reserved_at, sum(amount) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS freed
 		FROM x402_budget_holds
-		WHERE budget_id = $1 AND state <> 5 AND reserved_at > $2
-		ORDER BY reserved_at, id) w
-	WHERE freed >= $3::numeric LIMIT 1`, u.budget, u.after(i), need.String())
+		WHERE budget_id = $1 AND id >= $2 AND state <> 5
+		ORDER BY id) w
+	WHERE freed >= $3::numeric LIMIT 1`, u.budget, u.tails[i], need.String())
 }
 
 // walk runs a query returning at most one time; false when it returns none or fails (the

@@ -14,12 +14,15 @@ CREATE TABLE x402_budgets (
 	per_payment numeric,
 	per_payee   numeric,
 	-- One element per window, in the limits' order: its length (ns), amount (NULL: none)
-	-- and count (0: none); the latest time it was moved to; the sum and number of the holds
-	-- reserved after mark - length and not released.
+	-- and count (0: none); the latest time it was moved to (mark); the first hold that may
+	-- still be inside (tail: every hold before it was reserved at or before mark - length);
+	-- the sum and number of the holds reserved after mark - length and not released. Hold
+	-- ids grow with reservation times, so a window's holds are a range of ids from its tail.
 	w_length    bigint[] NOT NULL DEFAULT '{}',
 	w_amount    numeric[] NOT NULL DEFAULT '{}',
 	w_count     bigint[] NOT NULL DEFAULT '{}',
 	w_mark      bigint[] NOT NULL DEFAULT '{}',
+	w_tail      bigint[] NOT NULL DEFAULT '{}',
 	w_sum       numeric[] NOT NULL DEFAULT '{}',
 	w_n         bigint[] NOT NULL DEFAULT '{}',
 	-- spent: the committed holds; held: the reserved, signed, refused and in doubt ones;
@@ -27,7 +30,8 @@ CREATE TABLE x402_budgets (
 	spent       numeric NOT NULL DEFAULT 0,
 	held        numeric NOT NULL DEFAULT 0,
 	refused     numeric NOT NULL DEFAULT 0,
-	-- The latest hold id given, and the latest reservation time.
+	-- The latest hold id given, and the latest reservation time (or time a refused
+	-- reservation moved the windows to): a later reservation is never recorded earlier.
 	last_hold   bigint NOT NULL DEFAULT 0,
 	last_at     bigint NOT NULL DEFAULT 0,
 	created_at  timestamptz NOT NULL DEFAULT now()
@@ -56,7 +60,8 @@ CREATE INDEX x402_budget_sessions_budget ON x402_budget_sessions (budget_id);
 CREATE INDEX x402_budget_sessions_pid ON x402_budget_sessions (pid, id);
 
 -- Every hold ever reserved (committed and released ones stay, so that HoldState answers
--- for them and the ledger can be audited).
+-- for them and the ledger can be audited). The primary key orders a budget's holds by id,
+-- which is their order of reservation: the windows walk it from their tails.
 CREATE TABLE x402_budget_holds (
 	budget_id   bigint NOT NULL REFERENCES x402_budgets (id),
 	id          bigint NOT NULL,
@@ -85,9 +90,6 @@ CREATE INDEX x402_budget_holds_expiry ON x402_budget_holds (budget_id, deadline,
 -- The same per payee (RetryAt of a payee's limit).
 CREATE INDEX x402_budget_holds_payee_expiry ON x402_budget_holds (budget_id, payee, deadline, id)
 	WHERE state = 2 AND deadline IS NOT NULL AND payee IS NOT NULL;
--- The holds not released, by reservation time (the windows' running sums and RetryAt).
-CREATE INDEX x402_budget_holds_window ON x402_budget_holds (budget_id, reserved_at, id)
-	WHERE state <> 5;
 -- The outstanding holds, by session (Outstanding, and the holds of a dead session).
 CREATE INDEX x402_budget_holds_outstanding ON x402_budget_holds (budget_id, session_id)
 	WHERE state IN (0, 1, 2, 3);

@@ -6,8 +6,8 @@
 -- x402_budget_save writes back what the operations change in a budget's row.
 CREATE FUNCTION x402_budget_save(b x402_budgets) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
-	UPDATE x402_budgets SET w_mark = b.w_mark, w_sum = b.w_sum, w_n = b.w_n, spent = b.spent,
-		held = b.held, refused = b.refused, last_hold = b.last_hold, last_at = b.last_at
+	UPDATE x402_budgets SET w_mark = b.w_mark, w_tail = b.w_tail, w_sum = b.w_sum, w_n = b.w_n,
+		spent = b.spent, held = b.held, refused = b.refused, last_hold = b.last_hold, last_at = b.last_at
 	WHERE id = b.id;
 END $$;
 
@@ -86,20 +86,25 @@ BEGIN
 END $$;
 
 -- x402_budget_advance moves every window to p_now: the holds whose time in it has passed
--- leave its running sums, found through the index by reservation time (each hold leaves
--- each window once).
+-- leave its running sums, walked by id from its tail (each hold leaves each window once).
 CREATE FUNCTION x402_budget_advance(INOUT b x402_budgets, p_now bigint) LANGUAGE plpgsql AS $$
 DECLARE
-	gone_sum numeric;
-	gone_n bigint;
+	h record;
+	cutoff bigint;
 BEGIN
 	FOR i IN 1 .. coalesce(array_length(b.w_length, 1), 0) LOOP
 		CONTINUE WHEN p_now <= b.w_mark[i];
-		SELECT coalesce(sum(amount), 0), count(*) INTO gone_sum, gone_n FROM x402_budget_holds
-		WHERE budget_id = b.id AND state <> 5
-			AND reserved_at > b.w_mark[i] - b.w_length[i] AND reserved_at <= p_now - b.w_length[i];
-		b.w_sum[i] := b.w_sum[i] - gone_sum;
-		b.w_n[i] := b.w_n[i] - gone_n;
+		cutoff := p_now - b.w_length[i];
+		FOR h IN SELECT id, amount, reserved_at, state FROM x402_budget_holds
+			WHERE budget_id = b.id AND id >= b.w_tail[i] ORDER BY id
+		LOOP
+			EXIT WHEN h.reserved_at > cutoff;
+			IF h.state <> 5 THEN
+				b.w_sum[i] := b.w_sum[i] - h.amount;
+				b.w_n[i] := b.w_n[i] - 1;
+			END IF;
+			b.w_tail[i] := h.id + 1;
+		END LOOP;
 		b.w_mark[i] := p_now;
 	END LOOP;
 END $$;
@@ -108,7 +113,8 @@ END $$;
 -- p_amount for session p_session, in one step under the budget's lock. It returns the hold's
 -- id; 0 when a limit refuses (nothing recorded; the windows are moved to the reservation's
 -- time); -1 when the session is not registered (it was found dead and swept). p_payee is the
--- lower-case payee. The reservation time is p_now, or the latest one when p_now is earlier.
+-- lower-case payee. The reservation time is p_now, or the latest one when p_now is earlier
+-- (so that ids and reservation times grow together).
 CREATE FUNCTION x402_budget_reserve(p_budget bigint, p_session bigint, p_amount numeric, p_pay_to text,
 	p_payee text, p_rail text, p_resource text, p_now bigint) RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
@@ -124,7 +130,12 @@ BEGIN
 		RETURN -1;
 	END IF;
 	at := greatest(p_now, b.last_at);
-	b := x402_budget_advance(x402_budget_expire(b, at), at);
+	b.last_at := at;
+	b := x402_budget_expire(b, at);
+	n := coalesce(array_length(b.w_length, 1), 0);
+	IF n > 0 THEN
+		b := x402_budget_advance(b, at);
+	END IF;
 	cap := b.per_payee;
 	SELECT * INTO acct FROM x402_budget_payees WHERE budget_id = p_budget AND payee = p_payee;
 	IF acct.cap IS NOT NULL THEN
@@ -133,7 +144,6 @@ BEGIN
 	fits := (b.per_payment IS NULL OR p_amount <= b.per_payment)
 		AND (b.total IS NULL OR b.spent + b.held + p_amount <= b.total)
 		AND (cap IS NULL OR coalesce(acct.used, 0) + p_amount <= cap);
-	n := coalesce(array_length(b.w_length, 1), 0);
 	FOR i IN 1 .. n LOOP
 		EXIT WHEN NOT fits;
 		fits := (b.w_count[i] = 0 OR b.w_n[i] < b.w_count[i])
@@ -144,7 +154,6 @@ BEGIN
 		RETURN 0;
 	END IF;
 	b.last_hold := b.last_hold + 1;
-	b.last_at := at;
 	b.held := b.held + p_amount;
 	FOR i IN 1 .. n LOOP
 		b.w_sum[i] := b.w_sum[i] + p_amount;
