@@ -19,7 +19,7 @@ import (
 const dsnEnv = "SDK_TEST_POSTGRES_DSN"
 
 // howToRun says how to run the tests that need PostgreSQL.
-const howToRun = dsnEnv + " is not set: these tests need a PostgreSQL server (13 or later). " +
+const howToRun = dsnEnv + " is not set: these tests need a PostgreSQL server. " +
 	"To run them on Debian: apt-get install -y postgresql; pg_ctlcluster 15 main start; " +
 	`su postgres -c "psql -c \"CREATE ROLE sdk LOGIN PASSWORD 'sdk-test-pw'\" -c 'CREATE DATABASE sdk_test OWNER sdk'"; ` +
 	"export " + dsnEnv + "=postgres://sdk:sdk-test-pw@127.0.0.1:5432/sdk_test"
