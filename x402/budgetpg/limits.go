@@ -125,8 +125,9 @@ func agree(ctx context.Context, tx pgx.Tx, id int64, name string, l *ledger.Limi
 	}
 	if _, err := tx.Exec(ctx, `UPDATE x402_budgets SET limits = $2, total = $3::numeric, per_payment = $4::numeric,
 		per_payee = $5::numeric, w_length = $6, w_amount = $7::numeric[], w_count = $8, w_mark = $9, w_tail = $9,
-		w_sum = $10::numeric[], w_n = $9 WHERE id = $1`,
-		id, mine, decimal(l.Total), decimal(l.PerPayment), decimal(l.PerPayee), lengths, amounts, counts, zeros, sums); err != nil {
+		w_sum = $10::numeric[], w_n = $9, payee_caps = $11 WHERE id = $1`,
+		id, mine, decimal(l.Total), decimal(l.PerPayment), decimal(l.PerPayee), lengths, amounts, counts, zeros, sums,
+		l.PerPayee != nil || len(l.Payees) > 0); err != nil {
 		return err
 	}
 	for payee, limit := range l.Payees {

@@ -13,6 +13,8 @@ CREATE TABLE x402_budgets (
 	total       numeric,
 	per_payment numeric,
 	per_payee   numeric,
+	-- payee_caps: a payee limit applies to some payee (per_payee, or a named payee's).
+	payee_caps  boolean NOT NULL DEFAULT false,
 	-- One element per window, in the limits' order: its length (ns), amount (NULL: none)
 	-- and count (0: none); the latest time it was moved to (mark); the first hold that may
 	-- still be inside (tail: every hold before it was reserved at or before mark - length);
@@ -26,10 +28,12 @@ CREATE TABLE x402_budgets (
 	w_sum       numeric[] NOT NULL DEFAULT '{}',
 	w_n         bigint[] NOT NULL DEFAULT '{}',
 	-- spent: the committed holds; held: the reserved, signed, refused and in doubt ones;
-	-- refused: the refused holds that expire.
+	-- refused: the refused holds that expire; next_deadline: no refused hold expires before
+	-- it (NULL: none expires), so that an operation looks for expired holds only after it.
 	spent       numeric NOT NULL DEFAULT 0,
 	held        numeric NOT NULL DEFAULT 0,
 	refused     numeric NOT NULL DEFAULT 0,
+	next_deadline bigint,
 	-- The latest hold id given, and the latest reservation time (or time a refused
 	-- reservation moved the windows to): a later reservation is never recorded earlier.
 	last_hold   bigint NOT NULL DEFAULT 0,
