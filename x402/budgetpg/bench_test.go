@@ -146,3 +146,64 @@ func benchFloorChild(ctx context.Context) error {
 		return reserve, func() { _ = conn.Close(context.Background()) }, nil
 	})
 }
+
+// BenchmarkReserveBesideOutstanding reserves and releases one hold (two statements) beside
+// 0 and 20,000 outstanding holds, half in doubt and half refused (expiring after the
+// benchmark), under a total, a payee limit and two windows that count them all. Target: the
+// second at most 1.5x the first: no operation reads all the outstanding holds.
+func BenchmarkReserveBesideOutstanding(b *testing.B) {
+	huge := new(big.Int).Lsh(big.NewInt(1), 100)
+	limits := ledger.Limits{Total: huge, PerPayment: huge, PerPayee: huge, Windows: []ledger.Window{
+		{Length: time.Hour, Amount: huge, Count: 1 << 40}, {Length: 24 * time.Hour, Count: 1 << 40},
+	}}
+	now := time.Now()
+	for _, n := range []int{0, 20_000} {
+		budget := budgetName(b)
+		s, err := budgetpg.Open(b.Context(), requireDSN(b), budgetpg.WithName(budget))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = s.Close() })
+		if err := s.Configure(b.Context(), limits); err != nil {
+			b.Fatal(err)
+		}
+		// The outstanding holds are made by the store's own functions, inside the server
+		// (a round trip each would take minutes), committed every 500.
+		if _, err := admin(b).Exec(b.Context(), fmt.Sprintf(`DO $$
+DECLARE
+	budget bigint := (SELECT id FROM x402_budgets WHERE name = '%s');
+	session bigint := (SELECT max(id) FROM x402_budget_sessions WHERE budget_id = budget);
+	h bigint;
+BEGIN
+	FOR i IN 1 .. %d LOOP
+		h := x402_budget_reserve(budget, session, 1000, '0x' || lpad(to_hex(i %% 1000), 4, '0'),
+			'0x' || lpad(to_hex(i %% 1000), 4, '0'), 'test', '/item', %d);
+		PERFORM x402_budget_sign(budget, h, 'sig-' || i, %d + i * 1000000000::bigint,
+			%d + i * 1000000000::bigint + %d, %d);
+		PERFORM x402_budget_mark(budget, h, (2 + i %% 2)::smallint, %d);
+		IF i %% 500 = 0 THEN
+			COMMIT;
+		END IF;
+	END LOOP;
+END $$`, budget, n, now.UnixNano(), now.Add(time.Hour).UnixNano(), now.Add(time.Hour).UnixNano(),
+			int64(ledger.ExpiryMargin), now.UnixNano(), now.UnixNano())); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("outstanding=%d", n), func(b *testing.B) {
+			ctx := b.Context()
+			r := ledger.Reservation{Amount: big.NewInt(1000), PayTo: "0x0001", Rail: "x402 eip155:8453", Resource: "/item"}
+			b.ResetTimer()
+			for range b.N {
+				now = now.Add(time.Microsecond)
+				r.Now = now
+				id, err := s.Reserve(ctx, r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Mark(ctx, id, ledger.Released, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -73,6 +73,11 @@ func (s *Store) refusal(ctx context.Context, r ledger.Reservation, args []any) (
 		if err := tx.QueryRow(ctx, reserveSQL, args...).Scan(&id); err != nil || id != 0 {
 			return err
 		}
+		// The walks follow an index in its order and stop early; statistics that lag behind
+		// a growing table must not turn one into a sort of every hold it could reach.
+		if _, err := tx.Exec(ctx, "SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off"); err != nil {
+			return err
+		}
 		u, err := loadUsage(ctx, tx, s.budget, &s.limits, args[4].(string))
 		if err != nil {
 			return err
