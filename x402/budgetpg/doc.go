@@ -19,9 +19,22 @@
 //	budget, err := x402.NewBudget(big.NewInt(50_000_000), // $50.00 of USDC, fleet-wide
 //		x402.WithStore(store), x402.WithWindowLimit(24*time.Hour, big.NewInt(10_000_000), 0))
 //	if err != nil {
+//		return err // budgetpg.ErrLimitsDiffer when the fleet runs with other limits
+//	}
+//	signer, err := x402.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
+//	if err != nil {
 //		return err
 //	}
 //	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget))
+//	if err != nil {
+//		return err
+//	}
+//	client := &http.Client{Transport: payer.RoundTripper(nil)}
+//	resp, err := client.Get("https://shop.example/report")
+//	if err != nil {
+//		return err
+//	}
+//	defer resp.Body.Close()
 //
 // # Guarantees
 //
