@@ -44,7 +44,7 @@ func (s *Store) Reserve(ctx context.Context, r ledger.Reservation) (ledger.HoldI
 			return 0, s.fail("reserve", err)
 		}
 		if id == 0 {
-			id, err = s.refusal(ctx, r, args)
+			id, err = s.refusal(ctx, r, key, args)
 		}
 		switch {
 		case err != nil:
@@ -62,8 +62,9 @@ func (s *Store) Reserve(ctx context.Context, r ledger.Reservation) (ledger.HoldI
 // refusal handles a reservation the database refused: in one transaction, it sweeps the
 // dead sessions, reserves again, and when the reservation is still refused, computes the
 // refusal under the budget's lock. It returns the hold's id when the second reservation
-// went through, -1 when the session was swept, or the *ledger.Refusal.
-func (s *Store) refusal(ctx context.Context, r ledger.Reservation, args []any) (int64, error) {
+// went through, -1 when the session was swept, or the *ledger.Refusal. key is the payee in
+// lower case, args the reservation's arguments.
+func (s *Store) refusal(ctx context.Context, r ledger.Reservation, key string, args []any) (int64, error) {
 	var id int64
 	var refusal error
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -78,7 +79,7 @@ func (s *Store) refusal(ctx context.Context, r ledger.Reservation, args []any) (
 		if _, err := tx.Exec(ctx, "SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = off"); err != nil {
 			return err
 		}
-		u, err := loadUsage(ctx, tx, s.budget, &s.limits, args[4].(string))
+		u, err := loadUsage(ctx, tx, s.budget, &s.limits, key)
 		if err != nil {
 			return err
 		}

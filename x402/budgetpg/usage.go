@@ -29,8 +29,9 @@ type usage struct {
 	err            error
 }
 
-// errNotInteger reports a sum the database returned that is not an integer.
-var errNotInteger = errors.New("a sum is not an integer")
+// errSums reports sums the database returned that are not integers, or windows that are
+// not the limits'.
+var errSums = errors.New("the budget's sums are not integers, one per window of its limits")
 
 // loadUsage reads the sums of budget id and of payee's account.
 func loadUsage(ctx context.Context, tx pgx.Tx, id int64, limits *ledger.Limits, payee string) (*usage, error) {
@@ -59,7 +60,7 @@ func loadUsage(ctx context.Context, tx pgx.Tx, id int64, limits *ledger.Limits, 
 		ok = ok && setInt(u.payee, used) && setInt(&u.payeeRefused, payeeRefused)
 	}
 	if n := len(limits.Windows); !ok || len(u.sums) != n || len(u.tails) != n || len(u.counts) != n {
-		return nil, errNotInteger
+		return nil, errSums
 	}
 	return u, nil
 }
