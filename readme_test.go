@@ -33,6 +33,7 @@ var readmePackages = map[string]string{
 	"github.com/agentapis/sdk/x402":          "x402.NewPayer",
 	"github.com/agentapis/sdk/x402/x402test": "x402test.NewFacilitator",
 	"github.com/agentapis/sdk/x402/budgetfile":             "budgetfile.Open",
+	"github.com/agentapis/sdk/x402/budgetpg":               "budgetpg.Open",
 	"github.com/agentapis/sdk/reportstore":                 "reportstore.New",
 	"github.com/agentapis/sdk/reportstore/reportstoretest": "reportstoretest.NewServer",
 	"github.com/agentapis/sdk/chartdiff":                   "chartdiff.New",

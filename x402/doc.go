@@ -77,7 +77,9 @@
 // A Budget is shared by every request of a Payer and is safe for concurrent use: however
 // many goroutines pay at once, committed plus held never passes MaxTotal. It can be shared
 // with other payment rails too (WithBudget), so that one cap covers every way a program
-// pays.
+// pays. Its holds live in memory unless WithStore keeps them elsewhere: package
+// x402/budgetpg keeps them in PostgreSQL, where processes on many machines share one
+// budget.
 //
 // # Budgets and stores
 //

@@ -58,10 +58,12 @@
 //
 // Memory, in this package, is the default. Durable stores live in packages of their own so
 // that x402 links no database driver: x402/budgetfile (one file, SQLite in WAL mode) and
-// x402/budgetpg (PostgreSQL, shared by processes on many machines). A durable store that
-// only one process uses at a time can keep its accounts in a Memory restored from what it
-// reads back (Restore) and write every change through its Journal, as budgetfile does.
-// Every store runs the conformance suite of package ledgertest: Run for the contract,
-// Differential against the reference, and for a durable store RunReopen for the reopening
-// rules, DifferentialReopen, and the crash test of package crashtest.
+// x402/budgetpg (PostgreSQL, shared by processes on many machines). Every store computes its
+// refusals with a Checker fed by what it keeps (Usage), so that a refusal reads the same
+// whichever store made it. A durable store that only one process uses at a time can keep
+// its accounts in a Memory restored from what it reads back (Restore) and write every change
+// through its Journal, as budgetfile does. Every store runs the conformance suite of package
+// ledgertest: Run for the contract, Differential against the reference, and for a durable
+// store RunReopen for the reopening rules, DifferentialReopen, and the crash test of package
+// crashtest.
 package ledger

@@ -38,7 +38,8 @@ type Memory struct {
 	committed  []uint64          // bit id-1 is set for a committed hold (without a journal)
 	refused    expiryIndex       // the refused live holds that expire
 	payees     map[string]*payee // lower-case payee -> account, for the payees with a limit
-	scratch    [2]big.Int        // working values of Reserve, so that a reservation allocates little
+	checker    Checker           // Reserve's, whose working values it reuses
+	total      big.Int           // a working value of Reserve: spent plus held
 	journal    Journal           // nil: the holds live in memory only
 	broken     error             // the journal's failure, after which every call fails
 }
@@ -157,13 +158,14 @@ func (m *Memory) Reserve(_ context.Context, r Reservation) (_ HoldID, err error)
 	}
 	now = max(now, m.lastAt)
 	m.expire(now)
-	key := strings.ToLower(r.PayTo)
-	limit := m.limits.PayeeCap(key)
-	var v Verdict
-	m.check(&v, r, key, limit, now)
-	if err := v.Err(); err != nil {
+	for _, w := range m.windows {
+		w.advance(now)
+	}
+	if err := m.checker.Check(&m.limits, r.Amount, r.PayTo, (*memoryUsage)(m)); err != nil {
 		return 0, err
 	}
+	key := strings.ToLower(r.PayTo)
+	limit := m.limits.PayeeCap(key)
 	m.last++
 	h := &hold{id: m.last, payTo: r.PayTo, rail: r.Rail, resource: r.Resource, payer: r.Payer, asset: r.Asset, at: now, pos: [2]int{-1, -1}}
 	h.amount.Set(r.Amount)
@@ -191,59 +193,49 @@ func (m *Memory) account(key string) *payee {
 	return acct
 }
 
-// check adds to v the refusals of a reservation of r.Amount at now to payee key, whose
-// limit is limit (nil: none), in the order of the package documentation, stopping at a
-// final one. It moves the windows to now.
-func (m *Memory) check(v *Verdict, r Reservation, key string, limit *big.Int, now int64) {
-	l := &m.limits
-	amount := r.Amount
-	if l.PerPayment != nil && amount.Cmp(l.PerPayment) > 0 {
-		v.Add(&Refusal{Kind: KindPerPayment, Max: clone(l.PerPayment), Left: clone(l.PerPayment)})
-		return
+// memoryUsage is what Reserve's Checker reads of a Memory, whose mu is held and whose
+// windows were moved to the reservation's time.
+type memoryUsage Memory
+
+// Total returns the spent plus held; see Usage.
+func (u *memoryUsage) Total() *big.Int { return u.total.Add(&u.spent, &u.held) }
+
+// TotalFreeing walks the refused holds by deadline; see Usage.
+func (u *memoryUsage) TotalFreeing(need *big.Int) (int64, bool) { return u.refused.freeing(need) }
+
+// Payee returns the payee's use; see Usage.
+func (u *memoryUsage) Payee(payee string) *big.Int {
+	if acct := u.payees[payee]; acct != nil {
+		return &acct.used
 	}
-	used, need := &m.scratch[0], &m.scratch[1]
-	if l.Total != nil {
-		used.Add(&m.spent, &m.held)
-		if over := overLimit(KindTotal, l.Total, used, amount, &m.refused, need); over != nil && v.Add(over) {
-			return
-		}
-	}
-	if limit != nil {
-		used.SetInt64(0)
-		var refused *expiryIndex
-		if acct := m.payees[key]; acct != nil {
-			used, refused = &acct.used, &acct.refused
-		}
-		if over := overLimit(KindPayee, limit, used, amount, refused, need); over != nil {
-			over.PayTo = r.PayTo
-			if v.Add(over) {
-				return
-			}
-		}
-	}
-	for _, w := range m.windows {
-		w.advance(now)
-		if w.check(v, amount, need) {
-			return
-		}
-	}
+	return nil
 }
 
-// overLimit returns the refusal of a limit max, of which used is taken, for amount, or nil
-// when amount fits; refused (nil: none) holds the refused holds whose expiry frees part of
-// used. need is scratch space.
-func overLimit(kind Kind, max, used, amount *big.Int, refused *expiryIndex, need *big.Int) *Refusal {
-	need.Add(used, amount)
-	if need.Sub(need, max).Sign() <= 0 {
-		return nil
+// PayeeFreeing walks the payee's refused holds by deadline; see Usage.
+func (u *memoryUsage) PayeeFreeing(payee string, need *big.Int) (int64, bool) {
+	if acct := u.payees[payee]; acct != nil {
+		return acct.refused.freeing(need)
 	}
-	r := &Refusal{Kind: kind, Max: clone(max), Left: leftOf(max, used)}
-	if refused != nil {
-		if deadline, ok := refused.freeing(need); ok {
-			r.RetryAt = Time(deadline + 1) // released once now is after the deadline
-		}
+	return 0, false
+}
+
+// Window returns a window's running sums; see Usage.
+func (u *memoryUsage) Window(i int) (int, *big.Int) { return u.windows[i].count, &u.windows[i].sum }
+
+// Nth walks a window's queue; see Usage.
+func (u *memoryUsage) Nth(i, n int) (int64, bool) {
+	if h := u.windows[i].nth(n); h != nil {
+		return h.at, true
 	}
-	return r
+	return 0, false
+}
+
+// Leaving walks a window's queue; see Usage.
+func (u *memoryUsage) Leaving(i int, need *big.Int) (int64, bool) {
+	if h := u.windows[i].freeing(need); h != nil {
+		return h.at, true
+	}
+	return 0, false
 }
 
 // Sign records the signing of a reserved hold; see Store.

@@ -62,34 +62,6 @@ func (w *window) release(h *hold) {
 	}
 }
 
-// check adds to v the refusals of the window, moved to now, for a reservation of amount;
-// it reports whether the verdict is final. total is scratch space.
-func (w *window) check(v *Verdict, amount, total *big.Int) bool {
-	if w.Count > 0 && w.count+1 > w.Count {
-		r := &Refusal{Kind: KindWindowCount, Window: w.Length, Max: big.NewInt(int64(w.Count)),
-			Left: big.NewInt(int64(max(w.Count-w.count, 0)))}
-		if h := w.nth(w.count + 1 - w.Count); h != nil {
-			r.RetryAt = Time(AddNanos(h.at, w.Length))
-		}
-		if v.Add(r) {
-			return true
-		}
-	}
-	if w.Amount == nil {
-		return false
-	}
-	if total.Add(&w.sum, amount).Cmp(w.Amount) <= 0 {
-		return false
-	}
-	r := &Refusal{Kind: KindWindowAmount, Window: w.Length, Max: new(big.Int).Set(w.Amount), Left: leftOf(w.Amount, &w.sum)}
-	if amount.Cmp(w.Amount) <= 0 {
-		if h := w.freeing(total.Sub(total, w.Amount)); h != nil {
-			r.RetryAt = Time(AddNanos(h.at, w.Length))
-		}
-	}
-	return v.Add(r)
-}
-
 // nth returns the n-th oldest hold inside and not released (n from 1), or nil.
 func (w *window) nth(n int) *hold {
 	for _, h := range w.queue[w.head:] {

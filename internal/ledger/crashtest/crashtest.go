@@ -88,6 +88,11 @@ type job struct {
 	At       int
 }
 
+// IsChild reports whether this process is a child of a crash test: a package whose TestMain
+// prepares something for its tests (a database schema) can skip it in a child, which only
+// pays.
+func IsChild() bool { return os.Getenv(jobEnv) != "" }
+
 // Run runs the crash test in test t with the store cfg describes. In the test process it
 // starts a paywall and runs rounds of children until cfg.Kills children were killed, the
 // kill points taken in turn; in a child (the same test, run again by Run) it pays.
@@ -115,6 +120,7 @@ func Run(t *testing.T, cfg Config) {
 	require.NoError(t, waitIdle(srv))
 	for _, r := range c.rounds {
 		c.check(r)
+		c.reconcile(r)
 	}
 	t.Logf("%d children killed in %d rounds (%d children, %d payments settled) in %s: %v",
 		c.total(), len(c.rounds), c.children, len(srv.Facilitator().Settlements()), time.Since(start).Round(time.Millisecond), c.kills)
@@ -234,6 +240,37 @@ func (c *crash) check(r round) {
 	require.True(t, books.Cmp(settled) >= 0, "spent %s + reserved %s is less than the %s settled", spent, reserved, settled)
 	require.True(t, spent.Cmp(settled) <= 0, "spent %s is more than the %s settled", spent, settled)
 	require.True(t, settled.Cmp(big.NewInt(budgetPayments*price)) <= 0, "the facilitator settled %s, more than the budget", settled)
+}
+
+// reconcile reconciles the round's store against the facilitator, the chain of this test,
+// and checks that the books then say exactly what settled: Spent equals the settled total,
+// and what stays reserved is only what did not settle (whatever is still in doubt could still
+// settle before it expires, and is kept).
+func (c *crash) reconcile(r round) {
+	t := c.t
+	s, err := c.cfg.Open(r.addr)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, s.Close()) }()
+	budget, err := x402.NewBudget(big.NewInt(budgetPayments*price), x402.WithStore(s))
+	require.NoError(t, err)
+	rec, err := x402.NewReconciler(budget, x402.WithLookup(c.srv.Facilitator()), x402.WithReconcileRate(1000))
+	require.NoError(t, err)
+	defer rec.Close()
+	report, err := rec.Reconcile(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, report.Err())
+	spent, reserved, err := budget.Totals(t.Context())
+	require.NoError(t, err)
+	settled := new(big.Int)
+	for _, st := range c.srv.Facilitator().Settlements() {
+		if strings.EqualFold(st.From, r.payer) {
+			settled.Add(settled, st.Value)
+		}
+	}
+	require.Equal(t, settled.String(), spent.String(), "after reconciling, spent is what settled (reserved %s)", reserved)
+	for _, o := range budget.Outstanding() {
+		require.NotEqual(t, x402.HoldReserved, o.State, "a reservation of a dead process was released on reopening")
+	}
 }
 
 // waitIdle waits until the paywall has received no request for 200ms, or fails after 10s.

@@ -1,0 +1,110 @@
+// Package budgetpg keeps an x402.Budget in PostgreSQL, so that any number of processes, on
+// any number of machines, draw on one budget: its limits hold across all of them, and what
+// each has reserved, signed and spent survives restarts and crashes.
+//
+// # When to pick it
+//
+// The default store keeps a budget in memory: one process, forgotten at exit. A budget
+// that several processes on several machines share, such as a fleet of crawlers paying
+// from one wallet, needs a server they all reach: pick this store, with a PostgreSQL server
+// the fleet already runs (the SDK is tested with PostgreSQL 15). Its cost is a round trip
+// and a commit per operation. Programs that do not import this package do not link a
+// database driver.
+//
+//	store, err := budgetpg.Open(ctx, os.Getenv("BUDGET_DSN"), budgetpg.WithName("crawlers"))
+//	if err != nil {
+//		return err
+//	}
+//	defer store.Close()
+//	budget, err := x402.NewBudget(big.NewInt(50_000_000), // $50.00 of USDC, fleet-wide
+//		x402.WithStore(store), x402.WithWindowLimit(24*time.Hour, big.NewInt(10_000_000), 0))
+//	if err != nil {
+//		return err // budgetpg.ErrLimitsDiffer when the fleet runs with other limits
+//	}
+//	signer, err := x402.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
+//	if err != nil {
+//		return err
+//	}
+//	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget))
+//	if err != nil {
+//		return err
+//	}
+//	client := &http.Client{Transport: payer.RoundTripper(nil)}
+//	resp, err := client.Get("https://shop.example/report")
+//	if err != nil {
+//		return err
+//	}
+//	defer resp.Body.Close()
+//
+// # Guarantees
+//
+//   - One atomic step. A reservation is one statement: a function in the database locks the
+//     budget's row, checks every limit (the total, per payment, per payee, each window's
+//     amount and count) against running sums kept in that row, records the hold and
+//     commits. The reservations of every process apply one after the other, so no limit is
+//     ever passed, whoever reserves at the same time; there is no read-then-write race.
+//   - Durability. An operation returns once PostgreSQL has committed it: the hold is
+//     recorded before anything is signed, and the signature before the payment is sent.
+//     Keep synchronous_commit on (PostgreSQL's default): with it off, a server crash may
+//     forget the last commits.
+//   - Flat cost. Sums are kept as holds change; refused holds expire through an index by
+//     deadline; signatures are found through an index by signing id; each window keeps the
+//     id of its oldest hold and moves it forward as holds leave. No operation reads all the
+//     outstanding holds, except Outstanding, which lists them.
+//   - The same answers as every store: refusals name the limit, what is left and when
+//     enough frees up, computed by the SDK's one implementation of those rules.
+//   - No release on error: an error of the database leaves a hold counted.
+//
+// # What a fleet shares
+//
+// Every Store opened on the same database with the same name (WithName; DefaultName
+// without it) keeps the same budget: its limits, holds, Spent, Reserved, windows and payee
+// accounts. Several budgets, each with a name, can share one database.
+//
+// The limits are recorded with the budget by the first Configure (x402.NewBudget calls it)
+// of any process, and every later one must give the same limits, or fail with
+// ErrLimitsDiffer, which names both: processes with other limits would each let through
+// what another refuses. To change a fleet's limits, start it on a new budget name.
+//
+// Each process reads its own clock for its operations (when a window's payments leave it,
+// when a refused payment expires): keep the machines' clocks synchronised. A reservation is
+// never recorded before the latest one, so a machine whose clock runs behind counts its
+// payments in the windows a little longer, never shorter.
+//
+// # Liveness and reopening
+//
+// Each Store registers a session: a connection of its own, held for the Store's life,
+// holding a session-level advisory lock. PostgreSQL drops that lock when the connection
+// ends, however the process ends: a session without its lock is dead. When a Store opens,
+// and when a reservation is refused, the holds of dead sessions of the budget are settled by
+// the reopening rules: reserved and never signed, released (the process cannot have sent
+// anything); signed, in doubt until x402.Budget.Resolve (it may have been paid). Refused
+// holds keep counting until they expire, and Spent is what was committed. A live session's
+// holds are never touched, so a process starting never releases another's reservation.
+//
+// When a live process's session connection breaks (a network cut, a server restart), the
+// Store registers a new session; the reservations of the old one count as a dead
+// process's, and a Sign on one already released fails with ledger.ErrNotReserved
+// (x402.ErrHoldNotReserved): the payer then sends nothing. Closing a Store ends its session
+// the same way. A connection pooler between the Store and PostgreSQL must give each
+// connection a session of its own (direct connections, or session pooling): transaction
+// pooling loses the lock.
+//
+// # Migrations and the DSN
+//
+// Open creates the schema on an empty database and upgrades it: numbered migrations,
+// embedded in the SDK, applied in order in one transaction under an advisory lock, so
+// that processes starting together apply each once. The table x402_budget_schema_migrations
+// records them; a database that a later version of the SDK upgraded is refused
+// (ErrSchemaNewer) rather than misread. The tables and functions are named x402_budget*,
+// in the schema of the connection's search_path; the role needs the right to create them
+// for the first Open.
+//
+// The DSN is a postgres:// URL or key=value settings, as libpq and pgx read them; the
+// PG* environment variables fill in what it leaves out. pool_max_conns sets the size of
+// the Store's pool (each Store holds one more connection, its session's), search_path
+// the schema. No error quotes the DSN, whose password is a secret.
+//
+// Every hold is kept (committed and released ones too), so the tables are also the
+// budget's ledger, to be audited with SQL.
+package budgetpg

@@ -1,0 +1,50 @@
+package budgetpg_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/internal/ledger/ledgertest"
+	"github.com/agentapis/sdk/x402/budgetpg"
+)
+
+// opener returns a ledgertest.Open that opens a new budget of its own for each test.
+func opener(t *testing.T) ledgertest.Open {
+	dsn := requireDSN(t)
+	return func(t *testing.T) ledger.Store {
+		s, err := budgetpg.Open(t.Context(), dsn, budgetpg.WithName(budgetName(t)))
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+}
+
+// reopen closes a store and opens its budget again, as a new process would.
+func reopen(t *testing.T, s ledger.Store) ledger.Store {
+	name := s.(*budgetpg.Store).Name()
+	require.NoError(t, s.Close())
+	next, err := budgetpg.Open(t.Context(), requireDSN(t), budgetpg.WithName(name))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = next.Close() })
+	return next
+}
+
+func TestStoreConforms(t *testing.T) {
+	t.Parallel()
+	ledgertest.Run(t, opener(t))
+}
+
+func TestStoreReopens(t *testing.T) {
+	t.Parallel()
+	ledgertest.RunReopen(t, opener(t), reopen)
+}
+
+func TestStoreMatchesTheReference(t *testing.T) {
+	t.Parallel()
+	open := opener(t)
+	for seed := range uint64(4) {
+		ledgertest.Differential(t, open, seed, 1000)
+	}
+}
