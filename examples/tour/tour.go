@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budgetfile"
 )
 
 // defaultCap is the session's spending cap when -cap is not given.
@@ -54,7 +57,21 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 	if err := o.checkEnvironment(services, env); err != nil {
 		return nil, err
 	}
-	budget, err := x402.NewBudget(limit)
+	// The session's budget is kept in a file (x402/budgetfile), as an unattended program
+	// would keep it: a payment is recorded there before it is signed, and its signature
+	// before it is sent, so a crash loses no money from the books.
+	dir, err := os.MkdirTemp("", "agentapis-tour-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "budget.db")
+	store, err := budgetfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	budget, err := x402.NewBudget(limit, x402.WithStore(store))
 	if err != nil {
 		return nil, fmt.Errorf("-cap: %w", err)
 	}
@@ -63,6 +80,7 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 		s.logger = slog.New(slog.NewTextHandler(o.logOutput, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	defer s.close()
+	fmt.Fprintf(out, "the session's budget (%s) is kept in %s\n", x402.FormatUSDC(limit), path)
 
 	start := time.Now()
 	rep := &report{}

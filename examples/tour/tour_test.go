@@ -62,6 +62,8 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, rep.OK(), out.String())
 	require.Len(t, rep.Steps, len(steps))
+	assert.Regexp(t, `(?m)^the session's budget \(\$6\.00\) is kept in .+agentapis-tour-[0-9]+/budget\.db$`, out.String(),
+		"the session runs on a budget file and says where it is")
 
 	rs := stepDetail[*reportstoreResult](t, rep, svcReportstore)
 	assert.Positive(t, rs.Products)
