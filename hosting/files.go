@@ -152,7 +152,8 @@ type fileAnswer struct {
 func (a *fileAnswer) check() error {
 	for _, l := range [...]lenient.Opt[fileContentFields]{a.File, a.Data, a.Result} {
 		if p, ok := l.Get(); ok && p.hasContent() {
-			a.part = &p
+			part := p // only the part chosen escapes
+			a.part = &part
 			break
 		}
 	}

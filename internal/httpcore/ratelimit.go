@@ -20,9 +20,9 @@ func ParseRateLimit(h http.Header, now time.Time) *sdk.RateLimit {
 	if h == nil {
 		return nil
 	}
-	get := func(name string) (int64, bool) {
-		for _, prefix := range [...]string{"X-Ratelimit-", "Ratelimit-"} {
-			v := strings.TrimSpace(h.Get(prefix + name))
+	get := func(names [2]string) (int64, bool) {
+		for _, name := range names {
+			v := strings.TrimSpace(h.Get(name))
 			if v == "" {
 				continue
 			}
@@ -32,9 +32,9 @@ func ParseRateLimit(h http.Header, now time.Time) *sdk.RateLimit {
 		}
 		return 0, false
 	}
-	limit, hasLimit := get("Limit")
-	remaining, hasRemaining := get("Remaining")
-	reset, hasReset := get("Reset")
+	limit, hasLimit := get([2]string{"X-Ratelimit-Limit", "Ratelimit-Limit"})
+	remaining, hasRemaining := get([2]string{"X-Ratelimit-Remaining", "Ratelimit-Remaining"})
+	reset, hasReset := get([2]string{"X-Ratelimit-Reset", "Ratelimit-Reset"})
 	if !hasLimit && !hasRemaining && !hasReset {
 		return nil
 	}
