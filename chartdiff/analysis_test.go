@@ -14,7 +14,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/sdktest"
 )
 
@@ -87,7 +87,7 @@ var epoch = time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
 // stepClock is a fake clock for Analyze's busy loop: each wait moves the fake time on at once,
 // after running onWait with the number of the wait (1 for the first).
 type stepClock struct {
-	*poll.Fake
+	*polltest.Fake
 	n      atomic.Int32
 	onWait func(n int)
 }
@@ -111,7 +111,7 @@ func TestAnalyzeWaitsWhileBusy(t *testing.T) {
 	release, wait := fillSlots(t, srv, newClient(t, srv))
 
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(20*time.Second))
-	clock := &stepClock{Fake: poll.NewFake(epoch), onWait: func(n int) {
+	clock := &stepClock{Fake: polltest.NewFake(epoch), onWait: func(n int) {
 		if n == 2 { // two busy answers prove the client waits and retries
 			release()
 			wait() // the held analyses are answered: both slots are free
@@ -141,7 +141,7 @@ func TestAnalyzeBusyBeyondBoundIsTyped(t *testing.T) {
 	defer release()
 
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(300*time.Millisecond))
-	clock := poll.NewFake(epoch)
+	clock := polltest.NewFake(epoch)
 	chartdiff.SetClock(c, clock)
 	res, err := c.Analyze(t.Context(), 20)
 	assert.Nil(t, res)
@@ -170,7 +170,7 @@ func TestAnalyzeHonoursRetryAfter(t *testing.T) {
 
 	// A retry-after of 60 s does not fit a 5 s bound: the busy error comes back at once.
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(5*time.Second))
-	clock := poll.NewFake(epoch)
+	clock := polltest.NewFake(epoch)
 	chartdiff.SetClock(c, clock)
 	_, err := c.Analyze(t.Context(), 20)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisBusy)
@@ -186,7 +186,7 @@ func TestAnalyzeWaitsTheRetryAfter(t *testing.T) {
 	release, wait := fillSlots(t, srv, newClient(t, srv))
 
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(10*time.Second))
-	clock := &stepClock{Fake: poll.NewFake(epoch), onWait: func(int) {
+	clock := &stepClock{Fake: polltest.NewFake(epoch), onWait: func(int) {
 		release()
 		wait()
 	}}
@@ -207,7 +207,7 @@ func TestAnalyzeContextEndsWhileWaiting(t *testing.T) {
 	c := newClient(t, srv, chartdiff.WithAnalyzeWait(time.Minute))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	chartdiff.SetClock(c, &stepClock{Fake: poll.NewFake(epoch), onWait: func(int) { cancel() }})
+	chartdiff.SetClock(c, &stepClock{Fake: polltest.NewFake(epoch), onWait: func(int) { cancel() }})
 	_, err := c.Analyze(ctx, 20)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.ErrorIs(t, err, chartdiff.ErrAnalysisBusy, "the error keeps the busy answer it was waiting after")

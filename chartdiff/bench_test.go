@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
-	"github.com/agentapis/sdk/internal/benchcmp"
+	"github.com/agentapis/sdk/internal/benchtest"
 )
 
 // floorChart is what a hand-written client would decode: the fields the API description
@@ -69,7 +69,7 @@ func benchServer(b *testing.B) (*chartdifftest.Server, string) {
 func BenchmarkChart(b *testing.B) {
 	const chartID = 7
 	srv, key := benchServer(b)
-	benchcmp.Run(b, benchcmp.Calls{
+	benchtest.Run(b, benchtest.Calls{
 		SDK: func(b *testing.B, hc *http.Client) func() error {
 			c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(key), chartdiff.WithHTTPClient(hc))
 			if err != nil {

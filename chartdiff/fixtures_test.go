@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/chartdiff"
-	"github.com/agentapis/sdk/internal/fixture"
+	"github.com/agentapis/sdk/internal/fixturetest"
 )
 
 // fixtureClient returns a client whose requests are answered by the recorded exchange
 // testdata/fixtures/name, which checks what the client sent.
-func fixtureClient(t *testing.T, name string, opts ...chartdiff.Option) (*chartdiff.Client, *fixture.Exchange) {
+func fixtureClient(t *testing.T, name string, opts ...chartdiff.Option) (*chartdiff.Client, *fixturetest.Exchange) {
 	t.Helper()
-	e := fixture.Load(t, filepath.Join("testdata", "fixtures", name))
+	e := fixturetest.Load(t, filepath.Join("testdata", "fixtures", name))
 	all := append([]chartdiff.Option{chartdiff.WithBaseURL("https://charts.example"), chartdiff.WithHTTPClient(e.Client(t)), chartdiff.WithRetry(noRetry)}, opts...)
 	c, err := chartdiff.New(all...)
 	require.NoError(t, err)

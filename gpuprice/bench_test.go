@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/benchcmp"
+	"github.com/agentapis/sdk/internal/benchtest"
 )
 
 // floorCheapest is what a hand-written client would decode: the fields the API description
@@ -52,7 +52,7 @@ func BenchmarkCheapest(b *testing.B) {
 	srv := gpupricetest.NewServer()
 	b.Cleanup(srv.Close)
 	key := srv.IssueKey(gpupricetest.PlanUnlimited, srv.Now().AddDate(1, 0, 0))
-	benchcmp.Run(b, benchcmp.Calls{
+	benchtest.Run(b, benchtest.Calls{
 		SDK: func(b *testing.B, hc *http.Client) func() error {
 			c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key), gpuprice.WithKeyOnFreeEndpoints(),
 				gpuprice.WithHTTPClient(hc))

@@ -3,7 +3,7 @@ package gpuprice
 import "github.com/agentapis/sdk/internal/poll"
 
 // WithClock makes the client time its retries and BuyKey's waits for confirmation and
-// redemption on clock, so that tests run a timeout of seconds on a poll.Fake in no time.
+// redemption on clock, so that tests run a timeout of seconds on a polltest.Fake in no time.
 func WithClock(clock poll.Clock) Option {
 	return func(c *config) error {
 		c.clock = clock

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice"
-	"github.com/agentapis/sdk/internal/fixture"
+	"github.com/agentapis/sdk/internal/fixturetest"
 )
 
 // fixtureKey is the Pro key the recorded requests carry.
@@ -17,10 +17,10 @@ const fixtureKey = "gpk_fixture_pro_key_0001"
 
 // fixtureClient returns a client whose requests are answered by the recorded exchange
 // testdata/fixtures/name, which checks what the client sent.
-func fixtureClient(t *testing.T, name string, opts ...gpuprice.Option) (*gpuprice.Client, *fixture.Exchange) {
+func fixtureClient(t *testing.T, name string, opts ...gpuprice.Option) (*gpuprice.Client, *fixturetest.Exchange) {
 	t.Helper()
 	scan.Add(fixtureKey, "gpk_fixture_issued_key_0002")
-	e := fixture.Load(t, filepath.Join("testdata", "fixtures", name))
+	e := fixturetest.Load(t, filepath.Join("testdata", "fixtures", name))
 	all := append([]gpuprice.Option{gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(e.Client(t)), gpuprice.WithRetry(noRetry)}, opts...)
 	c, err := gpuprice.New(all...)
 	require.NoError(t, err)

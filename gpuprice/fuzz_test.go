@@ -23,7 +23,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -191,7 +191,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, balance, status []byte) {
 		answers.Store(&[2][]byte{balance, status})
 		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCClient(nodeClient), gpuprice.WithHTTPClient(pool),
-			gpuprice.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}), gpuprice.WithConfirmTimeout(time.Second), gpuprice.WithClock(poll.NewFake(time.Now())))
+			gpuprice.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}), gpuprice.WithConfirmTimeout(time.Second), gpuprice.WithClock(polltest.NewFake(time.Now())))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 )
@@ -242,7 +242,7 @@ func TestBuyKeyWhenTheNodeIsUnreachableBeforeSendingReleases(t *testing.T) {
 func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, gpupricetest.WithConfirmAfter(1_000_000))
-	clock := poll.NewFake(t0)
+	clock := polltest.NewFake(t0)
 	c := newClient(t, srv, gpuprice.WithConfirmTimeout(time.Second), gpuprice.WithClock(clock))
 	payer, _ := newPayer(t, srv, 8_000_000)
 	budget := budgetOf(t, 10_000_000)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
-	"github.com/agentapis/sdk/internal/fixture"
+	"github.com/agentapis/sdk/internal/fixturetest"
 )
 
 // fixtureClient returns a client whose requests are answered by the recorded exchange
@@ -19,9 +19,9 @@ import (
 // was found, so the fixtures carry the shapes of the API description (the envelope,
 // preview_url, a repository's file list, branches and head) with plausible members around
 // them.
-func fixtureClient(t *testing.T, name string) (*hosting.Client, *fixture.Exchange) {
+func fixtureClient(t *testing.T, name string) (*hosting.Client, *fixturetest.Exchange) {
 	t.Helper()
-	e := fixture.Load(t, filepath.Join("testdata", "fixtures", name))
+	e := fixturetest.Load(t, filepath.Join("testdata", "fixtures", name))
 	c, err := hosting.New(hosting.WithBaseURL("https://host.example"), hosting.WithToken(testToken),
 		hosting.WithHTTPClient(e.Client(t)), hosting.WithRetry(noRetry))
 	require.NoError(t, err)

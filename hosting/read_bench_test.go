@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
-	"github.com/agentapis/sdk/internal/benchcmp"
+	"github.com/agentapis/sdk/internal/benchtest"
 )
 
 // floorFile is what a hand-written client would decode from GET
@@ -82,7 +82,7 @@ func BenchmarkGetFile(b *testing.B) {
 	if _, err := setup.PutFile(b.Context(), repo, path, page); err != nil {
 		b.Fatal(err)
 	}
-	benchcmp.Run(b, benchcmp.Calls{
+	benchtest.Run(b, benchtest.Calls{
 		SDK: func(b *testing.B, hc *http.Client) func() error {
 			c := newSDK(b, hosting.WithHTTPClient(hc))
 			return func() error {

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentapis/sdk/internal/benchcmp"
+	"github.com/agentapis/sdk/internal/benchtest"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -147,7 +147,7 @@ func benchServer(b *testing.B) *httptest.Server {
 func BenchmarkProduct(b *testing.B) {
 	const key, asin = testKey, "B0CVM8TXHP"
 	srv := benchServer(b)
-	benchcmp.Run(b, benchcmp.Calls{
+	benchtest.Run(b, benchtest.Calls{
 		SDK: func(b *testing.B, hc *http.Client) func() error {
 			c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(key), productdata.WithRequestsPerMinute(0),
 				productdata.WithHTTPClient(hc))

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
 	"github.com/agentapis/sdk/sdktest"
@@ -21,10 +21,10 @@ var fakeEpoch = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 
 // startFake starts the fake on clock (a fixed one when nil) and returns it with a client
 // without retries or pacing that times its polling on the same clock.
-func startFake(t *testing.T, clock *poll.Fake, opts ...productdatatest.Option) (*productdatatest.Server, *productdata.Client) {
+func startFake(t *testing.T, clock *polltest.Fake, opts ...productdatatest.Option) (*productdatatest.Server, *productdata.Client) {
 	t.Helper()
 	if clock == nil {
-		clock = poll.NewFake(fakeEpoch)
+		clock = polltest.NewFake(fakeEpoch)
 	}
 	srv := productdatatest.NewServer(append([]productdatatest.Option{productdatatest.WithClock(clock.Now)}, opts...)...)
 	t.Cleanup(srv.Close)
@@ -157,7 +157,7 @@ func TestFakePagingEndsCleanly(t *testing.T) {
 
 func TestFakeCodesMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	clock := poll.NewFake(fakeEpoch)
+	clock := polltest.NewFake(fakeEpoch)
 	srv, c := startFake(t, clock, productdatatest.WithTaskDuration(time.Minute))
 	ctx := t.Context()
 	code := func(err error) string { return apiError(t, err).Code }
@@ -318,7 +318,7 @@ func TestFakeAsyncFlowsRunToTheEnd(t *testing.T) {
 	t.Parallel()
 	// 20:00 UTC is the next day in the service's zone: the status query must still find the
 	// collection.
-	clock := poll.NewFake(time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC))
+	clock := polltest.NewFake(time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC))
 	srv, c := startFake(t, clock, productdatatest.WithTaskDuration(20*time.Second))
 	ctx := t.Context()
 

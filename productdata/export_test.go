@@ -3,7 +3,7 @@ package productdata
 import "github.com/agentapis/sdk/internal/poll"
 
 // WithClock makes the client pace its requests and time its polling on clock, so that tests
-// run minutes of schedule on a poll.Fake in no time.
+// run minutes of schedule on a polltest.Fake in no time.
 func WithClock(clock poll.Clock) Option {
 	return func(c *config) error {
 		c.clock = clock

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/fixture"
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/internal/fixturetest"
+	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -21,7 +21,7 @@ import (
 type sequence struct {
 	t         *testing.T
 	mu        sync.Mutex
-	exchanges []*fixture.Exchange
+	exchanges []*fixturetest.Exchange
 	next      int
 }
 
@@ -45,14 +45,14 @@ func fixtureClient(t *testing.T, names ...string) *productdata.Client {
 	t.Helper()
 	seq := &sequence{t: t}
 	for _, name := range names {
-		seq.exchanges = append(seq.exchanges, fixture.Load(t, filepath.Join("testdata", "fixtures", name)))
+		seq.exchanges = append(seq.exchanges, fixturetest.Load(t, filepath.Join("testdata", "fixtures", name)))
 	}
 	t.Cleanup(func() {
 		assert.Equal(t, len(names), seq.next, "every recorded exchange is sent, and no other")
 	})
 	c, err := productdata.New(productdata.WithBaseURL("https://standardapi.sorftime.com"), productdata.WithAccountKey(testKey),
 		productdata.WithHTTPClient(&http.Client{Transport: seq}), productdata.WithRetry(noRetry),
-		productdata.WithClock(poll.NewFake(time.Date(2024, 11, 1, 8, 0, 0, 0, time.UTC))))
+		productdata.WithClock(polltest.NewFake(time.Date(2024, 11, 1, 8, 0, 0, 0, time.UTC))))
 	require.NoError(t, err)
 	return c
 }

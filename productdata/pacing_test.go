@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -34,9 +34,9 @@ func stamps(srv *api) []time.Time {
 }
 
 // pacedClient returns a client of a fresh server on a fake clock, with the given options.
-func pacedClient(t *testing.T, opts ...productdata.Option) (*productdata.Client, *api, *poll.Fake) {
+func pacedClient(t *testing.T, opts ...productdata.Option) (*productdata.Client, *api, *polltest.Fake) {
 	t.Helper()
-	clock := poll.NewFake(epoch)
+	clock := polltest.NewFake(epoch)
 	srv := newAPI(t, clock, func(r received) reply { return ok(t, []string{"x"}, 1000, 1) })
 	all := append([]productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithClock(clock)}, opts...)
 	c, err := productdata.New(all...)

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -23,7 +23,7 @@ var epoch = time.Date(2026, 3, 1, 23, 59, 30, 0, time.UTC)
 // while fetching, status queries with "<ASIN>:<status>:<finish time>" strings.
 type asyncService struct {
 	*api
-	clock    *poll.Fake
+	clock    *polltest.Fake
 	duration time.Duration
 	// outcome is the status a finished task reports (1 done, 3 failed, 4 no credit, 5 no ASIN).
 	outcome int
@@ -37,7 +37,7 @@ type asyncService struct {
 // newAsyncService starts a server whose tasks take duration and end in outcome.
 func newAsyncService(t *testing.T, duration time.Duration, outcome int) *asyncService {
 	t.Helper()
-	s := &asyncService{clock: poll.NewFake(epoch), duration: duration, outcome: outcome}
+	s := &asyncService{clock: polltest.NewFake(epoch), duration: duration, outcome: outcome}
 	s.api = newAPI(t, s.clock, func(r received) reply { return s.answer(t, r) })
 	return s
 }
@@ -265,7 +265,7 @@ func TestPollOptionsAreValidated(t *testing.T) {
 
 func TestPollingWaitsThroughPerMinuteLimitsOfStatusQueries(t *testing.T) {
 	t.Parallel()
-	clock := poll.NewFake(epoch)
+	clock := polltest.NewFake(epoch)
 	var mu sync.Mutex
 	polls := 0
 	srv := newAPI(t, clock, func(r received) reply {
@@ -305,7 +305,7 @@ func TestPollingStopsOnAFatalStatusError(t *testing.T) {
 		}
 		return fail(401, "endpoint not open")
 	})
-	c := newClient(t, srv, productdata.WithClock(poll.NewFake(epoch)))
+	c := newClient(t, srv, productdata.WithClock(polltest.NewFake(epoch)))
 	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrUnauthorized)
 	assert.Len(t, srv.requests(), 2)
@@ -339,7 +339,7 @@ func TestCollectReviewsAndReadThem(t *testing.T) {
 
 func TestCollectReviewsMatchesTaskObjectsByID(t *testing.T) {
 	t.Parallel()
-	clock := poll.NewFake(epoch)
+	clock := polltest.NewFake(epoch)
 	var mu sync.Mutex
 	polls := 0
 	srv := newAPI(t, clock, func(r received) reply {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/agentapis/sdk/internal/benchcmp"
+	"github.com/agentapis/sdk/internal/benchtest"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 )
@@ -59,7 +59,7 @@ func BenchmarkPreview(b *testing.B) {
 	const id, economies = "macro-gdp", 20
 	srv := reportstoretest.NewServer()
 	b.Cleanup(srv.Close)
-	benchcmp.Run(b, benchcmp.Calls{
+	benchtest.Run(b, benchtest.Calls{
 		SDK: func(b *testing.B, hc *http.Client) func() error {
 			c, err := reportstore.New(reportstore.WithBaseURL(srv.URL), reportstore.WithHTTPClient(hc))
 			if err != nil {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/benchcmp"
+	"github.com/agentapis/sdk/internal/benchtest"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
@@ -20,7 +20,7 @@ func TestConcurrentCallsReuseConnections(t *testing.T) {
 	const goroutines, calls = 16, 20
 	srv := reportstoretest.NewServer()
 	t.Cleanup(srv.Close)
-	hc, dialled := benchcmp.CountingClient(httpcore.DefaultTransport())
+	hc, dialled := benchtest.CountingClient(httpcore.DefaultTransport())
 	t.Cleanup(hc.CloseIdleConnections)
 	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL), reportstore.WithHTTPClient(hc))
 	require.NoError(t, err)

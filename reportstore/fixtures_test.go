@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/fixture"
+	"github.com/agentapis/sdk/internal/fixturetest"
 	"github.com/agentapis/sdk/reportstore"
 )
 
 // fixtureStore returns a client whose requests are answered by the recorded exchange
 // testdata/fixtures/name, which checks what the client sent.
-func fixtureStore(t *testing.T, name string) (*reportstore.Client, *fixture.Exchange) {
+func fixtureStore(t *testing.T, name string) (*reportstore.Client, *fixturetest.Exchange) {
 	t.Helper()
-	e := fixture.Load(t, filepath.Join("testdata", "fixtures", name))
+	e := fixturetest.Load(t, filepath.Join("testdata", "fixtures", name))
 	c, err := reportstore.New(reportstore.WithBaseURL("https://reportbazaar.app.workbuddy.host"), reportstore.WithHTTPClient(e.Client(t)),
 		reportstore.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
 	require.NoError(t, err)

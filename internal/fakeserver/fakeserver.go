@@ -89,9 +89,6 @@ func (s *Server) Close() {
 // Client returns an *http.Client for the server.
 func (s *Server) Client() *http.Client { return s.ts.Client() }
 
-// Done is closed when Close begins.
-func (s *Server) Done() <-chan struct{} { return s.ctx.Done() }
-
 // Wait waits d, and reports false when ctx (a request's context, which Close ends) ended
 // first.
 func Wait(ctx context.Context, d time.Duration) bool {

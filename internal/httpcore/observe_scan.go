@@ -8,7 +8,7 @@ import (
 )
 
 // This file exists only in builds with the secretscan tag, which the test suite's secret
-// scan (internal/secretscan) uses: the library that programs link has no such hook.
+// scan (internal/secrettest) uses: the library that programs link has no such hook.
 
 // Observer sees what every client of the process logs, returns and sends as a credential, so
 // that the secret scan can check that no secret reaches a log line or an error.

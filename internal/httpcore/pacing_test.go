@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/internal/poll/polltest"
 )
 
 func TestPacingKeepsEveryMinuteWindowWithinTheLimit(t *testing.T) {
 	t.Parallel()
-	clock := poll.NewFake(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	clock := polltest.NewFake(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	var mu sync.Mutex
 	var sent []time.Time
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/poll/polltest"
 )
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -63,7 +65,7 @@ func TestValidate(t *testing.T) {
 
 func TestRunRetriesUntilDoneAndReportsProgress(t *testing.T) {
 	t.Parallel()
-	clock := NewFake(epoch)
+	clock := polltest.NewFake(epoch)
 	var seen []Progress
 	calls := 0
 	err := Run(t.Context(), Options{
@@ -91,7 +93,7 @@ func TestRunRetriesUntilDoneAndReportsProgress(t *testing.T) {
 func TestRunReturnsTheFinalError(t *testing.T) {
 	t.Parallel()
 	final := errors.New("refused")
-	err := Run(t.Context(), Options{Clock: NewFake(epoch)}, func(context.Context, int) (bool, time.Duration, error) {
+	err := Run(t.Context(), Options{Clock: polltest.NewFake(epoch)}, func(context.Context, int) (bool, time.Duration, error) {
 		return true, 0, final
 	})
 	assert.Same(t, final, err, "a done attempt's error comes back as it is")
@@ -99,7 +101,7 @@ func TestRunReturnsTheFinalError(t *testing.T) {
 
 func TestRunHonoursTheAttemptsWait(t *testing.T) {
 	t.Parallel()
-	clock := NewFake(epoch)
+	clock := polltest.NewFake(epoch)
 	_ = Run(t.Context(), Options{Schedule: Schedule{Min: time.Second}, Clock: clock, MaxAttempts: 3},
 		func(_ context.Context, n int) (bool, time.Duration, error) { return false, 7 * time.Second, nil })
 	assert.Equal(t, []time.Duration{7 * time.Second, 7 * time.Second}, clock.Waits(), "a Retry-After style wait replaces the schedule")
@@ -109,7 +111,7 @@ func TestRunStopsAtTheAttemptCap(t *testing.T) {
 	t.Parallel()
 	last := errors.New("still busy")
 	calls := 0
-	err := Run(t.Context(), Options{Schedule: Schedule{Min: time.Millisecond}, MaxAttempts: 3, Clock: NewFake(epoch)},
+	err := Run(t.Context(), Options{Schedule: Schedule{Min: time.Millisecond}, MaxAttempts: 3, Clock: polltest.NewFake(epoch)},
 		func(context.Context, int) (bool, time.Duration, error) { calls++; return false, 0, last })
 	assert.Equal(t, 3, calls)
 	var stopped *StoppedError
@@ -122,7 +124,7 @@ func TestRunStopsAtTheAttemptCap(t *testing.T) {
 
 func TestRunDoesNotStartAWaitPastTheTimeout(t *testing.T) {
 	t.Parallel()
-	clock := NewFake(epoch)
+	clock := polltest.NewFake(epoch)
 	calls := 0
 	err := Run(t.Context(), Options{Schedule: Schedule{Min: 4 * time.Second, Factor: 1}, Timeout: 10 * time.Second, Clock: clock},
 		func(context.Context, int) (bool, time.Duration, error) { calls++; return false, 0, nil })

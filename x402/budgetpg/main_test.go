@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentapis/sdk/internal/ledger/crashtest"
-	"github.com/agentapis/sdk/internal/secretscan"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // dsnEnv names the environment variable that gives the tests their PostgreSQL database.
@@ -41,7 +41,7 @@ var baseDSN string
 var testSchema string
 
 // scan checks that the DSN's password reaches no error the tests see.
-var scan = secretscan.New()
+var scan = secrettest.New()
 
 func TestMain(m *testing.M) {
 	if role := os.Getenv(childEnv); role != "" {
@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 	base := os.Getenv(dsnEnv)
 	baseDSN = base
 	if base == "" {
-		os.Exit(secretscan.Main(m, scan))
+		os.Exit(secrettest.Main(m, scan))
 	}
 	if u, err := url.Parse(base); err == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok {
@@ -66,7 +66,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	schemaDSN, testSchema = withSearchPath(base, schema), schema
-	code := secretscan.Main(m, scan)
+	code := secrettest.Main(m, scan)
 	if err := execOn(base, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 		fmt.Fprintln(os.Stderr, "budgetpg tests: cannot drop the test schema:", err)
 	}

@@ -4,11 +4,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentapis/sdk/internal/secretscan"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // scan checks that no credential a client of this suite sends ever reaches a log line or an
 // error string.
-var scan = secretscan.New()
+var scan = secrettest.New()
 
-func TestMain(m *testing.M) { os.Exit(secretscan.Main(m, scan)) }
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }

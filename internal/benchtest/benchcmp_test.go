@@ -1,4 +1,4 @@
-package benchcmp_test
+package benchtest_test
 
 import (
 	"io"
@@ -6,7 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/agentapis/sdk/internal/benchcmp"
+	"github.com/agentapis/sdk/internal/benchtest"
 )
 
 // TestCountingClientCountsDials checks that requests on one kept-alive connection count once
@@ -24,8 +24,8 @@ func TestCountingClientCountsDials(t *testing.T) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		_ = resp.Body.Close()
 	}
-	first, firstConns := benchcmp.CountingClient(http.DefaultTransport.(*http.Transport).Clone())
-	second, secondConns := benchcmp.CountingClient(http.DefaultTransport.(*http.Transport).Clone())
+	first, firstConns := benchtest.CountingClient(http.DefaultTransport.(*http.Transport).Clone())
+	second, secondConns := benchtest.CountingClient(http.DefaultTransport.(*http.Transport).Clone())
 	t.Cleanup(first.CloseIdleConnections)
 	t.Cleanup(second.CloseIdleConnections)
 	for range 3 {

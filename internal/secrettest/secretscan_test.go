@@ -1,4 +1,4 @@
-package secretscan
+package secrettest
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build secretscan
 
-package secretscan
+package secrettest
 
 import (
 	"flag"
@@ -12,7 +12,7 @@ import (
 // Main runs the suite with s installed as the HTTP core's observer, then reports every
 // finding and returns a failing exit code when there is one. Use it from TestMain:
 //
-//	func TestMain(m *testing.M) { os.Exit(secretscan.Main(m, scan)) }
+//	func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 //
 // A run that measures benchmarks (-test.bench) runs without the observer, whose logging
 // would be measured with them.

@@ -1,8 +1,8 @@
-// Package benchcmp runs a client call beside its hand-written floor in one benchmark: the
+// Package benchtest runs a client call beside its hand-written floor in one benchmark: the
 // SDK's call and a plain net/http + encoding/json request doing the same, first from one
 // goroutine, then from 64 goroutines sharing one client, each reporting the TCP connections
 // its client dialled during the run as the "conns" metric.
-package benchcmp
+package benchtest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-// Package secretscan checks that a test suite never lets a secret reach a log line or an
+// Package secrettest checks that a test suite never lets a secret reach a log line or an
 // error string. A package's TestMain runs its suite through Main. In builds with the
 // secretscan tag (go test -tags secretscan, as CI runs the suite), every client of the suite
 // then logs at debug level into the scanner (the clients that have no logger of their own),
@@ -6,7 +6,7 @@
 // a client is given or sends is remembered as a secret, as is anything the tests add with
 // Add (private keys, signatures, tokens a fake issued). After the suite, any secret found in
 // a log line or an error rendering, in any letter case, fails the run.
-package secretscan
+package secrettest
 
 import (
 	"bytes"

@@ -1,6 +1,6 @@
 //go:build !secretscan
 
-package secretscan
+package secrettest
 
 import "testing"
 
