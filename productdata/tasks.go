@@ -91,29 +91,16 @@ func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshPr
 		var data freshProduct
 		env := &envelope{data: &data}
 		resp, err := c.call(ctx, EndpointProductRealtimeRequest, domain, &realtimeBody{ASIN: q.ASIN, Update: q.Update}, env)
-		switch {
-		case errors.Is(err, ErrTaskRunning):
+		if errors.Is(err, ErrTaskRunning) {
 			return false, nil
-		case err != nil:
-			return true, err
 		}
-		t.status = TaskDone
-		if data.p != nil && strings.EqualFold(data.p.ASIN, q.ASIN) {
+		if err == nil && data.p != nil && strings.EqualFold(data.p.ASIN, q.ASIN) {
 			fresh = data.p
 			fresh.Meta = env.meta(resp)
 		}
-		return true, nil
+		return true, err
 	}
-	check := func(ctx context.Context) (bool, error) {
-		var states statusList
-		_, err := c.call(ctx, EndpointProductRealtimeRequestStatusQuery, domain, &realtimeStatusBody{ASINs: []string{q.ASIN}}, &envelope{data: &states})
-		if err != nil {
-			again, report := pollable(ctx, err)
-			return !again, report
-		}
-		done, _, err := t.settle(states)
-		return done, err
-	}
+	check := c.statusStep(t, EndpointProductRealtimeRequestStatusQuery, domain, &realtimeStatusBody{ASINs: []string{q.ASIN}})
 	if err := c.await(ctx, opts, t, start, check); err != nil {
 		return nil, err
 	}
@@ -241,9 +228,10 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 	}
 	t := &task{endpoint: EndpointProductReviewsCollection, asin: body.ASIN}
 	out := &ReviewTask{ASIN: body.ASIN}
+	status := &reviewsStatusBody{ASIN: body.ASIN}
 	begin := c.clock.Now()
 	start := func(ctx context.Context) (bool, error) {
-		out.QueryDate = c.clock.Now().In(serviceZone).Format(dateLayout)
+		status.QueryDate = c.clock.Now().In(serviceZone).Format(dateLayout)
 		var id lenient.Opt[lenient.Text]
 		env := &envelope{data: &id}
 		resp, err := c.call(ctx, EndpointProductReviewsCollection, domain, body, env)
@@ -253,28 +241,16 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 		out.Meta = env.meta(resp)
 		// The id reaches results, progress and errors: scrub a key a server may have echoed.
 		t.taskID = c.core.Redact(string(id.Or("")))
-		out.TaskID = t.taskID
 		if n, ok := wholeNumber(t.taskID); ok && n <= 0 {
-			t.status = TaskFailed
 			return true, &TaskError{Endpoint: t.endpoint, ASIN: t.asin, TaskID: t.taskID, Status: TaskFailed}
 		}
 		return false, nil
 	}
-	check := func(ctx context.Context) (bool, error) {
-		var states statusList
-		_, err := c.call(ctx, EndpointProductReviewsCollectionStatusQuery, domain,
-			&reviewsStatusBody{QueryDate: out.QueryDate, ASIN: body.ASIN}, &envelope{data: &states})
-		if err != nil {
-			again, report := pollable(ctx, err)
-			return !again, report
-		}
-		done, finished, err := t.settle(states)
-		out.FinishedAt = finished
-		return done, err
-	}
+	check := c.statusStep(t, EndpointProductReviewsCollectionStatusQuery, domain, status)
 	if err := c.await(ctx, opts, t, start, check); err != nil {
 		return nil, err
 	}
+	out.TaskID, out.QueryDate, out.FinishedAt = t.taskID, status.QueryDate, t.finished
 	out.Polls, out.Elapsed = t.polls, c.clock.Now().Sub(begin)
 	return out, nil
 }
