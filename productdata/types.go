@@ -288,11 +288,6 @@ type textList []string
 
 // UnmarshalJSON reads a list of strings and numbers.
 func (t *textList) UnmarshalJSON(b []byte) error {
-	var plain []string
-	if json.Unmarshal(b, &plain) == nil {
-		*t = plain // the usual case: strings only
-		return nil
-	}
 	var items []any
 	if json.Unmarshal(b, &items) == nil {
 		*t, _ = texts(items)
@@ -301,8 +296,11 @@ func (t *textList) UnmarshalJSON(b []byte) error {
 }
 
 // texts returns the text of each item (strings as they are, numbers in JSON form, null as
-// ""), and false (with nil) when an item is of another kind.
+// ""), nil for a nil list, and false (with nil) when an item is of another kind.
 func texts(items []any) ([]string, bool) {
+	if items == nil {
+		return nil, true
+	}
 	out := make([]string, 0, len(items))
 	for _, item := range items {
 		s, ok := anyText(item)
@@ -334,23 +332,14 @@ type rankList []CategoryRank
 
 // UnmarshalJSON reads the entries, each a list of at least a name and a node id.
 func (r *rankList) UnmarshalJSON(b []byte) error {
-	var rows [][]string
+	var rows [][]any
 	if json.Unmarshal(b, &rows) != nil {
-		var mixed [][]any
-		if json.Unmarshal(b, &mixed) != nil {
-			return nil
-		}
-		rows = make([][]string, len(mixed))
-		for i, items := range mixed {
-			var ok bool
-			if rows[i], ok = texts(items); !ok {
-				return nil
-			}
-		}
+		return nil
 	}
 	out := make([]CategoryRank, 0, len(rows))
-	for _, row := range rows {
-		if len(row) < 2 {
+	for _, items := range rows {
+		row, ok := texts(items)
+		if !ok || len(row) < 2 {
 			return nil
 		}
 		entry := CategoryRank{Name: row[0], NodeID: row[1]}
