@@ -290,18 +290,7 @@ func (c *Client) AllReviews(ctx context.Context, domain Domain, q *ReviewsParams
 		return failing[Review](err)
 	}
 	body := func(page int) any { return &reviewsQueryBody{ASIN: q.ASIN, Page: page, Star: q.Star} }
-	return pagedItems(c, ctx, EndpointProductReviewsQuery, domain, body, func(p *reviewPage) []Review { return p.reviews })
-}
-
-// reviewPage is Data holding reviews: the list itself or an object with the list under
-// Reviews (or Items); null is an empty list.
-type reviewPage struct{ reviews []Review }
-
-// UnmarshalJSON reads the list.
-func (p *reviewPage) UnmarshalJSON(b []byte) error {
-	list, err := decodeList[Review](b, "review list")
-	p.reviews = list
-	return err
+	return pagedItems[Review](c, ctx, EndpointProductReviewsQuery, domain, body)
 }
 
 // Review is one collected review. The API description does not show its fields, so each is
