@@ -44,7 +44,6 @@ func (q *CategoryParams) body() (*categoryBody, error) {
 	if err := checkNodeID(q.NodeId); err != nil {
 		return nil, err
 	}
-	b := &categoryBody{NodeID: q.NodeId, QueryDays: q.QueryDays}
 	switch {
 	case q.QueryDays < 0:
 		return nil, invalid("QueryDays", "must not be negative")
@@ -53,13 +52,8 @@ func (q *CategoryParams) body() (*categoryBody, error) {
 	case q.QueryDate.Before(q.QueryStart):
 		return nil, invalid("QueryDate", "is before QueryStart")
 	}
-	if !q.QueryStart.IsZero() {
-		b.QueryStart = q.QueryStart.Format(dateLayout)
-	}
-	if !q.QueryDate.IsZero() {
-		b.QueryDate = q.QueryDate.Format(dateLayout)
-	}
-	return b, nil
+	return &categoryBody{NodeID: q.NodeId, QueryStart: formatDate(q.QueryStart), QueryDate: formatDate(q.QueryDate),
+		QueryDays: q.QueryDays}, nil
 }
 
 // checkNodeID refuses an empty node id and one with spaces or control characters.
