@@ -3,6 +3,7 @@ package productdata
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -61,8 +62,12 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	env, err := cfg.LoadEnv(EnvURL, EnvAccountKey)
+	var ve *sdk.ValidationError
+	if errors.As(err, &ve) && ve.Service == "" {
+		ve.Service = serviceName // an error about the environment is built without it
+	}
 	if err != nil {
-		return nil, withService(err)
+		return nil, err
 	}
 	if v, ok := env[EnvAccountKey]; ok && !cfg.keySet {
 		if err := checkKey(EnvAccountKey, v); err != nil {

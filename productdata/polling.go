@@ -1,6 +1,7 @@
 package productdata
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,22 +86,10 @@ func (o *PollOptions) resolve() (PollOptions, error) {
 			r.MinDelay = min(r.MinDelay, r.MaxDelay) // never above a MaxDelay that was given
 		}
 	}
-	if r.MaxDelay == 0 {
-		r.MaxDelay = max(DefaultPollMaxDelay, r.MinDelay)
-	}
-	if r.Timeout == 0 {
-		r.Timeout = DefaultPollTimeout
-	}
-	if r.MaxPolls == 0 {
-		r.MaxPolls = DefaultMaxPolls
-	}
+	r.MaxDelay = cmp.Or(r.MaxDelay, max(DefaultPollMaxDelay, r.MinDelay))
+	r.Timeout = cmp.Or(r.Timeout, DefaultPollTimeout)
+	r.MaxPolls = cmp.Or(r.MaxPolls, DefaultMaxPolls)
 	return r, nil
-}
-
-// delay is the wait before the next status query, elapsed after the task was started: half
-// of elapsed, within [MinDelay, MaxDelay].
-func (o *PollOptions) delay(elapsed time.Duration) time.Duration {
-	return min(max(elapsed/2, o.MinDelay), o.MaxDelay)
 }
 
 // task is an asynchronous task being waited for.
@@ -118,10 +107,14 @@ type task struct {
 type step func(ctx context.Context) (done bool, err error)
 
 // await starts a task with start and then queries its status with check until one of them
-// reports it over, on the schedule of o. It is the one polling loop of the package, on
-// internal/poll: the context ends any wait at once, and a wait that ends early is a
-// *WaitError.
-func (c *Client) await(ctx context.Context, o PollOptions, t *task, start, check step) error {
+// reports it over, on the schedule of po (validated before start is sent). It is the one
+// polling loop of the package, on internal/poll: the context ends any wait at once, and a
+// wait that ends early is a *WaitError.
+func (c *Client) await(ctx context.Context, po *PollOptions, t *task, start, check step) error {
+	o, err := po.resolve()
+	if err != nil {
+		return err
+	}
 	begin := c.clock.Now()
 	deadline := begin.Add(o.Timeout)
 	try := func(ctx context.Context, attempt int) (bool, time.Duration, error) {
@@ -139,7 +132,8 @@ func (c *Client) await(ctx context.Context, o PollOptions, t *task, start, check
 		if left <= 0 {
 			return true, 0, t.waitError(ErrWaitTimeout, now.Sub(begin), err)
 		}
-		return false, min(o.delay(now.Sub(begin)), left), err
+		// The next wait is half the time elapsed, within [MinDelay, MaxDelay].
+		return false, min(max(now.Sub(begin)/2, o.MinDelay), o.MaxDelay, left), err
 	}
 	opts := poll.Options{MaxAttempts: o.MaxPolls + 1, Clock: c.clock}
 	if o.Progress != nil {
@@ -149,7 +143,7 @@ func (c *Client) await(ctx context.Context, o PollOptions, t *task, start, check
 				Status: TaskPending, Elapsed: p.Elapsed, Wait: p.Wait, Err: p.Err})
 		}
 	}
-	err := poll.Run(ctx, opts, try)
+	err = poll.Run(ctx, opts, try)
 	var stopped *poll.StoppedError
 	if errors.As(err, &stopped) {
 		reason := stopped.Reason

@@ -38,11 +38,6 @@ type realtimeBody struct {
 	Update int    `json:"Update,omitempty"`
 }
 
-// realtimeStatusBody is ProductRealtimeRequestStatusQuery's body.
-type realtimeStatusBody struct {
-	ASINs []string `json:"ASINs"`
-}
-
 // freshProduct is the Data of ProductRealtimeRequest: the product when the service sends it,
 // nothing otherwise.
 type freshProduct struct{ p *Product }
@@ -81,10 +76,6 @@ func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshPr
 	if q.Update < 0 || q.Update > MaxUpdateHours {
 		return nil, invalid("Update", "must be 1 to 120 hours, or 0 for the service's default")
 	}
-	opts, err := o.resolve()
-	if err != nil {
-		return nil, err
-	}
 	t := &task{endpoint: EndpointProductRealtimeRequest, asin: q.ASIN}
 	var fresh *Product
 	start := func(ctx context.Context) (bool, error) {
@@ -100,8 +91,8 @@ func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshPr
 		}
 		return true, err
 	}
-	check := c.statusStep(t, EndpointProductRealtimeRequestStatusQuery, domain, &realtimeStatusBody{ASINs: []string{q.ASIN}})
-	if err := c.await(ctx, opts, t, start, check); err != nil {
+	check := c.statusStep(t, EndpointProductRealtimeRequestStatusQuery, domain, RawParams{"ASINs": []string{q.ASIN}})
+	if err := c.await(ctx, o, t, start, check); err != nil {
 		return nil, err
 	}
 	if fresh != nil {
@@ -110,11 +101,8 @@ func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshPr
 	return c.Product(ctx, domain, q.ASIN)
 }
 
-// Review collection limits.
-const (
-	// MaxReviewPages is the most pages (about 10 reviews each) one collection takes per star.
-	MaxReviewPages = 10
-)
+// MaxReviewPages is the most pages (about 10 reviews each) one collection takes per star.
+const MaxReviewPages = 10
 
 // Star filters of reviews, beside the star counts 1 to 5.
 const (
@@ -222,10 +210,6 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 	if err != nil {
 		return nil, err
 	}
-	opts, err := o.resolve()
-	if err != nil {
-		return nil, err
-	}
 	t := &task{endpoint: EndpointProductReviewsCollection, asin: body.ASIN}
 	out := &ReviewTask{ASIN: body.ASIN}
 	status := &reviewsStatusBody{ASIN: body.ASIN}
@@ -247,7 +231,7 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 		return false, nil
 	}
 	check := c.statusStep(t, EndpointProductReviewsCollectionStatusQuery, domain, status)
-	if err := c.await(ctx, opts, t, start, check); err != nil {
+	if err := c.await(ctx, o, t, start, check); err != nil {
 		return nil, err
 	}
 	out.TaskID, out.QueryDate, out.FinishedAt = t.taskID, status.QueryDate, t.finished
