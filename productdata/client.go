@@ -69,7 +69,7 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, ok := env[EnvAccountKey]; ok && !cfg.keySet {
+	if v, ok := env[EnvAccountKey]; ok && cfg.key == "" {
 		if err := checkKey(EnvAccountKey, v); err != nil {
 			return nil, err
 		}
