@@ -59,10 +59,8 @@ func (c *Client) AllPages(ctx context.Context, endpoint Endpoint, domain Domain,
 		return failing[*Page](err)
 	}
 	fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
-		p := maps.Clone(params)
-		if p == nil {
-			p = RawParams{}
-		}
+		p := RawParams{}
+		maps.Copy(p, params)
 		p[pageParam] = n
 		env := &envelope{}
 		resp, err := c.call(ctx, endpoint, domain, p, env)

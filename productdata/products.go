@@ -150,10 +150,7 @@ func (c *Client) Products(ctx context.Context, domain Domain, q *ProductsParams)
 	if err != nil {
 		return nil, err
 	}
-	out := &ProductList{Products: []Product(data), Meta: env.meta(resp)}
-	if out.Products == nil {
-		out.Products = []Product{}
-	}
+	out := &ProductList{Products: append([]Product{}, data...), Meta: env.meta(resp)}
 	for _, asin := range q.ASINs {
 		if indexOfASIN(out.Products, asin) < 0 {
 			out.Missing = append(out.Missing, asin)
