@@ -283,33 +283,30 @@ func (s Series) MarshalJSON() ([]byte, error) {
 }
 
 // textList is a list of texts that may arrive with numbers among them (sizes, node ids); a
-// value that is not such a list leaves it nil.
+// value that is not a list leaves it as it was.
 type textList []string
 
-// UnmarshalJSON reads a list of strings and numbers.
+// UnmarshalJSON reads a list of strings, numbers (in JSON form) and nulls (as ""); null, or
+// an item of another kind, leaves it nil.
 func (t *textList) UnmarshalJSON(b []byte) error {
 	var items []any
-	if json.Unmarshal(b, &items) == nil {
-		*t, _ = texts(items)
+	if json.Unmarshal(b, &items) != nil {
+		return nil
 	}
-	return nil
-}
-
-// texts returns the text of each item (strings as they are, numbers in JSON form, null as
-// ""), nil for a nil list, and false (with nil) when an item is of another kind.
-func texts(items []any) ([]string, bool) {
+	*t = nil
 	if items == nil {
-		return nil, true
+		return nil
 	}
-	out := make([]string, 0, len(items))
+	out := make(textList, 0, len(items))
 	for _, item := range items {
 		s, ok := anyText(item)
 		if !ok {
-			return nil, false
+			return nil
 		}
 		out = append(out, s)
 	}
-	return out, true
+	*t = out
+	return nil
 }
 
 // anyText returns a decoded JSON scalar as text: a string as it is, a number in its shortest
@@ -332,14 +329,13 @@ type rankList []CategoryRank
 
 // UnmarshalJSON reads the entries, each a list of at least a name and a node id.
 func (r *rankList) UnmarshalJSON(b []byte) error {
-	var rows [][]any
+	var rows []textList
 	if json.Unmarshal(b, &rows) != nil {
 		return nil
 	}
 	out := make([]CategoryRank, 0, len(rows))
-	for _, items := range rows {
-		row, ok := texts(items)
-		if !ok || len(row) < 2 {
+	for _, row := range rows {
+		if len(row) < 2 {
 			return nil
 		}
 		entry := CategoryRank{Name: row[0], NodeID: row[1]}
