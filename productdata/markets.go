@@ -52,8 +52,8 @@ func (q *CategoryParams) body() (*categoryBody, error) {
 	case q.QueryDate.Before(q.QueryStart):
 		return nil, invalid("QueryDate", "is before QueryStart")
 	}
-	return &categoryBody{NodeID: q.NodeId, QueryStart: formatDate(q.QueryStart), QueryDate: formatDate(q.QueryDate),
-		QueryDays: q.QueryDays}, nil
+	return &categoryBody{NodeID: q.NodeId, QueryStart: formatDate(q.QueryStart),
+		QueryDate: formatDate(q.QueryDate), QueryDays: q.QueryDays}, nil
 }
 
 // checkNodeID refuses an empty node id and one with spaces or control characters.

@@ -91,7 +91,8 @@ func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshPr
 		}
 		return true, err
 	}
-	check := c.statusStep(t, EndpointProductRealtimeRequestStatusQuery, domain, RawParams{"ASINs": []string{q.ASIN}})
+	check := c.statusStep(t, EndpointProductRealtimeRequestStatusQuery, domain,
+		RawParams{"ASINs": []string{q.ASIN}})
 	if err := c.await(ctx, o, t, start, check); err != nil {
 		return nil, err
 	}
