@@ -3,6 +3,7 @@ package productdata
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -61,10 +62,14 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	env, err := cfg.LoadEnv(EnvURL, EnvAccountKey)
-	if err != nil {
-		return nil, withService(err)
+	var ve *sdk.ValidationError
+	if errors.As(err, &ve) && ve.Service == "" {
+		ve.Service = serviceName // an error about the environment is built without it
 	}
-	if v, ok := env[EnvAccountKey]; ok && !cfg.keySet {
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := env[EnvAccountKey]; ok && cfg.key == "" {
 		if err := checkKey(EnvAccountKey, v); err != nil {
 			return nil, err
 		}

@@ -160,7 +160,7 @@ func (e Endpoint) SafeToRepeat() bool {
 // name with "_"), and a domain the endpoint cannot take: account endpoints take NoDomain, the
 // other documented ones a site code, and an unknown name either.
 func (e Endpoint) check(d Domain) error {
-	if e == "" || len(e) > maxEndpointLen || !isName(string(e)) {
+	if e == "" || len(e) > maxEndpointLen || !isAlnum(string(e)) || '0' <= e[0] && e[0] <= '9' {
 		return invalid("endpoint", "must be a name of ASCII letters and digits starting with a letter, such as ProductRequest")
 	}
 	switch kind, known := endpointKinds[e]; {
@@ -172,16 +172,4 @@ func (e Endpoint) check(d Domain) error {
 		return checkDomain(d)
 	}
 	return nil
-}
-
-// isName reports whether s is an ASCII letter followed by ASCII letters and digits.
-func isName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return s != ""
 }

@@ -164,22 +164,13 @@ func unwrapBody(body []byte) ([]byte, error) {
 	return inflateBase64(trimmed)
 }
 
-// isPacked reports whether Data is a JSON string holding base64 of gzip.
-func isPacked(data json.RawMessage) bool {
-	return len(data) >= 6 && data[0] == '"' && bytes.HasPrefix(data[1:], gzipBase64)
-}
-
 // unwrapData returns Data as JSON: a string holding base64 of gzip is decoded, anything else
 // is returned as it is.
 func unwrapData(data json.RawMessage) (json.RawMessage, error) {
-	if !isPacked(data) {
+	if len(data) < 6 || data[0] != '"' || !bytes.HasPrefix(data[1:], gzipBase64) {
 		return data, nil
 	}
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("envelope: Data: %w", err)
-	}
-	out, err := inflateBase64([]byte(s))
+	out, err := unwrapBody(data)
 	if err != nil {
 		return nil, fmt.Errorf("envelope: Data: %w", err)
 	}
@@ -222,16 +213,11 @@ func inflate(b []byte, limit int) ([]byte, error) {
 // request's *envelope.
 func (c *Client) decode(body []byte, out any) error {
 	env, _ := out.(*envelope)
-	var target any
-	if env != nil {
-		target = env.data
+	if env == nil {
+		env = &envelope{}
 	}
-	p, err := parseEnvelope(body, target)
-	var sent int64
-	if env != nil {
-		sent = env.sent.Load()
-	}
-	c.counters.record(p.units, sent)
+	p, err := parseEnvelope(body, env.data)
+	c.counters.record(p.units, env.sent.Load())
 	if err != nil {
 		return err
 	}
@@ -242,9 +228,7 @@ func (c *Client) decode(body []byte, out any) error {
 		}
 		return f
 	}
-	if env != nil {
-		env.raw, env.message, env.units = p.data, p.message, p.units
-	}
+	env.raw, env.message, env.units = p.data, p.message, p.units
 	return nil
 }
 

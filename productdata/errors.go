@@ -222,13 +222,3 @@ func classify(err error) error {
 func invalid(field, reason string) error {
 	return &sdk.ValidationError{Service: serviceName, Field: field, Reason: reason}
 }
-
-// withService names the service in a *sdk.ValidationError built without it, such as one
-// about the environment.
-func withService(err error) error {
-	var ve *sdk.ValidationError
-	if errors.As(err, &ve) && ve.Service == "" {
-		ve.Service = serviceName
-	}
-	return err
-}

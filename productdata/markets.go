@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"reflect"
 	"strings"
 	"time"
 	"unicode"
@@ -43,7 +44,6 @@ func (q *CategoryParams) body() (*categoryBody, error) {
 	if err := checkNodeID(q.NodeId); err != nil {
 		return nil, err
 	}
-	b := &categoryBody{NodeID: q.NodeId, QueryDays: q.QueryDays}
 	switch {
 	case q.QueryDays < 0:
 		return nil, invalid("QueryDays", "must not be negative")
@@ -52,13 +52,8 @@ func (q *CategoryParams) body() (*categoryBody, error) {
 	case q.QueryDate.Before(q.QueryStart):
 		return nil, invalid("QueryDate", "is before QueryStart")
 	}
-	if !q.QueryStart.IsZero() {
-		b.QueryStart = q.QueryStart.Format(dateLayout)
-	}
-	if !q.QueryDate.IsZero() {
-		b.QueryDate = q.QueryDate.Format(dateLayout)
-	}
-	return b, nil
+	return &categoryBody{NodeID: q.NodeId, QueryStart: formatDate(q.QueryStart),
+		QueryDate: formatDate(q.QueryDate), QueryDays: q.QueryDays}, nil
 }
 
 // checkNodeID refuses an empty node id and one with spaces or control characters.
@@ -90,13 +85,13 @@ func (c *Client) Category(ctx context.Context, domain Domain, q *CategoryParams)
 	if err != nil {
 		return nil, err
 	}
-	var data productPage
+	var data listPage[Product]
 	env := &envelope{data: &data}
 	resp, err := c.call(ctx, EndpointCategoryRequest, domain, body, env)
 	if err != nil {
 		return nil, err
 	}
-	return &Category{Products: data.products, Raw: env.raw, Meta: env.meta(resp)}, nil
+	return &Category{Products: data.items, Raw: env.raw, Meta: env.meta(resp)}, nil
 }
 
 // CategoryProductsParams are the parameters of AllCategoryProducts.
@@ -135,34 +130,26 @@ func (c *Client) AllCategoryProducts(ctx context.Context, domain Domain, q *Cate
 		return failing[Product](err)
 	}
 	body := func(page int) any { return &categoryProductsBody{NodeID: q.NodeId, Page: page, Range: q.Range} }
-	return pagedItems(c, ctx, EndpointCategoryProducts, domain, body, func(p *productPage) []Product { return p.products })
+	return pagedItems[Product](c, ctx, EndpointCategoryProducts, domain, body)
 }
 
-// productPage is Data holding products: the list itself, or an object with the list under
-// Products (or Items); null is an empty list. An object with neither is refused, so that a
-// renamed list never reads as an empty one.
-type productPage struct{ products []Product }
+// listPage is Data holding a list of T: the list itself, null (an empty list), or an object
+// holding the list under Products, Reviews or Items (in any letter case). A total beside the
+// list (Total, TotalCount or Count) is checked against it: a list that is null or absent while
+// the total says 0 is empty, and one that is null or absent while the total says more is
+// refused, as is an object with no list and no total, so that a renamed list never reads as
+// an empty one.
+type listPage[T any] struct{ items []T }
 
-// UnmarshalJSON reads the list.
-func (p *productPage) UnmarshalJSON(b []byte) error {
-	list, err := decodeList[Product](b, "product list")
-	p.products = list
-	return err
-}
-
-// decodeList reads Data that is a list of T, null (an empty list), or an object holding the
-// list under Products, Reviews or Items (in any letter case). A total beside the list (Total,
-// TotalCount or Count) is checked against it: a list that is null or absent while the total
-// says 0 is empty, and one that is null or absent while the total says more is refused, as is
-// an object with no list and no total, so that a renamed list never reads as an empty one.
-func decodeList[T any](b []byte, what string) ([]T, error) {
+// UnmarshalJSON reads the list; its errors name it after T, such as "product list".
+func (p *listPage[T]) UnmarshalJSON(b []byte) error {
+	what := strings.ToLower(reflect.TypeFor[T]().Name()) + " list"
 	trimmed := strings.TrimSpace(string(b))
-	var out []T
 	switch {
 	case trimmed == "null":
 	case strings.HasPrefix(trimmed, "["):
-		if err := json.Unmarshal(b, &out); err != nil {
-			return nil, err
+		if err := json.Unmarshal(b, &p.items); err != nil {
+			return err
 		}
 	default:
 		var w struct {
@@ -174,22 +161,22 @@ func decodeList[T any](b []byte, what string) ([]T, error) {
 			Count      lenient.Opt[int]   `json:"Count"`
 		}
 		if err := json.Unmarshal(b, &w); err != nil {
-			return nil, err
+			return err
 		}
 		total := lenient.FirstPtr(w.Total, w.TotalCount, w.Count)
 		list, set := lenient.FirstField(w.Products, w.Reviews, w.Items)
 		switch {
 		case list == nil && total != nil && *total > 0:
-			return nil, fmt.Errorf("%s: Data says %d in total but holds no list (Products, Reviews or Items)", what, *total)
+			return fmt.Errorf("%s: Data says %d in total but holds no list (Products, Reviews or Items)", what, *total)
 		case !set && total == nil:
-			return nil, errors.New(what + ": Data holds no list (Products, Reviews or Items)")
+			return errors.New(what + ": Data holds no list (Products, Reviews or Items)")
 		}
-		out = list
+		p.items = list
 	}
-	if out == nil {
-		out = []T{}
+	if p.items == nil {
+		p.items = []T{}
 	}
-	return out, nil
+	return nil
 }
 
 // Keyword is the answer of KeywordRequest: a search term's volume, cost per click and history.

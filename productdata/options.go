@@ -14,8 +14,7 @@ import (
 // config is what the options of New configure.
 type config struct {
 	httpcore.Settings
-	key    string
-	keySet bool
+	key string
 	// clock paces and times the client and its polling; nil means the wall clock. Only the
 	// package's tests set it.
 	clock poll.Clock
@@ -94,7 +93,7 @@ func WithAccountKey(key string) Option {
 		if err := checkKey(keyField, key); err != nil {
 			return err
 		}
-		c.key, c.keySet = key, true
+		c.key = key
 		return nil
 	}
 }

@@ -59,10 +59,8 @@ func (c *Client) AllPages(ctx context.Context, endpoint Endpoint, domain Domain,
 		return failing[*Page](err)
 	}
 	fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
-		p := maps.Clone(params)
-		if p == nil {
-			p = RawParams{}
-		}
+		p := RawParams{}
+		maps.Copy(p, params)
 		p[pageParam] = n
 		env := &envelope{}
 		resp, err := c.call(ctx, endpoint, domain, p, env)
@@ -111,19 +109,18 @@ func emptyData(data json.RawMessage) bool {
 // isNoMoreData reports the end of a paged list.
 func isNoMoreData(err error) bool { return errors.Is(err, ErrNoMoreData) }
 
-// pagedItems iterates over the items of a paged endpoint whose Data decodes into a list of T:
-// body returns the request body of page n, and list the items of a decoded page. It ends at
-// ErrNoMoreData or after an empty page, and stops on a repeated page, like AllPages.
-func pagedItems[T any, L any](c *Client, ctx context.Context, endpoint Endpoint, domain Domain,
-	body func(page int) any, list func(*L) []T) iter.Seq2[T, error] {
+// pagedItems iterates over the items of a paged endpoint whose Data is a listPage of T: body
+// returns the request body of page n. It ends at ErrNoMoreData or after an empty page, and
+// stops on a repeated page, like AllPages.
+func pagedItems[T any](c *Client, ctx context.Context, endpoint Endpoint, domain Domain,
+	body func(page int) any) iter.Seq2[T, error] {
 	fetch := func(ctx context.Context, n int) (paging.Page[T], error) {
-		var data L
+		var data listPage[T]
 		env := &envelope{data: &data}
 		if _, err := c.call(ctx, endpoint, domain, body(n), env); err != nil {
 			return paging.Page[T]{}, err
 		}
-		items := list(&data)
-		return paging.Page[T]{Items: items, More: len(items) > 0, Raw: env.raw}, nil
+		return paging.Page[T]{Items: data.items, More: len(data.items) > 0, Raw: env.raw}, nil
 	}
 	return paging.All(ctx, serviceName, 1, fetch, isNoMoreData)
 }

@@ -1,6 +1,7 @@
 package productdata
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,22 +86,10 @@ func (o *PollOptions) resolve() (PollOptions, error) {
 			r.MinDelay = min(r.MinDelay, r.MaxDelay) // never above a MaxDelay that was given
 		}
 	}
-	if r.MaxDelay == 0 {
-		r.MaxDelay = max(DefaultPollMaxDelay, r.MinDelay)
-	}
-	if r.Timeout == 0 {
-		r.Timeout = DefaultPollTimeout
-	}
-	if r.MaxPolls == 0 {
-		r.MaxPolls = DefaultMaxPolls
-	}
+	r.MaxDelay = cmp.Or(r.MaxDelay, max(DefaultPollMaxDelay, r.MinDelay))
+	r.Timeout = cmp.Or(r.Timeout, DefaultPollTimeout)
+	r.MaxPolls = cmp.Or(r.MaxPolls, DefaultMaxPolls)
 	return r, nil
-}
-
-// delay is the wait before the next status query, elapsed after the task was started: half
-// of elapsed, within [MinDelay, MaxDelay].
-func (o *PollOptions) delay(elapsed time.Duration) time.Duration {
-	return min(max(elapsed/2, o.MinDelay), o.MaxDelay)
 }
 
 // task is an asynchronous task being waited for.
@@ -108,8 +97,9 @@ type task struct {
 	endpoint Endpoint
 	asin     string
 	taskID   string
-	status   TaskStatus
 	polls    int
+	// finished is the finish time reported by the status query that found the task done.
+	finished string
 }
 
 // step is one request of a wait: it reports whether the task is over (with err its outcome)
@@ -117,10 +107,14 @@ type task struct {
 type step func(ctx context.Context) (done bool, err error)
 
 // await starts a task with start and then queries its status with check until one of them
-// reports it over, on the schedule of o. It is the one polling loop of the package, on
-// internal/poll: the context ends any wait at once, and a wait that ends early is a
-// *WaitError.
-func (c *Client) await(ctx context.Context, o PollOptions, t *task, start, check step) error {
+// reports it over, on the schedule of po (validated before start is sent). It is the one
+// polling loop of the package, on internal/poll: the context ends any wait at once, and a
+// wait that ends early is a *WaitError.
+func (c *Client) await(ctx context.Context, po *PollOptions, t *task, start, check step) error {
+	o, err := po.resolve()
+	if err != nil {
+		return err
+	}
 	begin := c.clock.Now()
 	deadline := begin.Add(o.Timeout)
 	try := func(ctx context.Context, attempt int) (bool, time.Duration, error) {
@@ -138,16 +132,18 @@ func (c *Client) await(ctx context.Context, o PollOptions, t *task, start, check
 		if left <= 0 {
 			return true, 0, t.waitError(ErrWaitTimeout, now.Sub(begin), err)
 		}
-		return false, min(o.delay(now.Sub(begin)), left), err
+		// The next wait is half the time elapsed, within [MinDelay, MaxDelay].
+		return false, min(max(now.Sub(begin)/2, o.MinDelay), o.MaxDelay, left), err
 	}
 	opts := poll.Options{MaxAttempts: o.MaxPolls + 1, Clock: c.clock}
 	if o.Progress != nil {
 		opts.Progress = func(p poll.Progress) {
+			// A wait follows only a status query that found the task running or did not list it.
 			o.Progress(TaskProgress{Endpoint: t.endpoint, ASIN: t.asin, TaskID: t.taskID, Polls: p.Attempt - 1,
-				Status: t.status, Elapsed: p.Elapsed, Wait: p.Wait, Err: p.Err})
+				Status: TaskPending, Elapsed: p.Elapsed, Wait: p.Wait, Err: p.Err})
 		}
 	}
-	err := poll.Run(ctx, opts, try)
+	err = poll.Run(ctx, opts, try)
 	var stopped *poll.StoppedError
 	if errors.As(err, &stopped) {
 		reason := stopped.Reason
@@ -164,21 +160,27 @@ func (t *task) waitError(reason error, elapsed time.Duration, last error) *WaitE
 	return &WaitError{Endpoint: t.endpoint, ASIN: t.asin, TaskID: t.taskID, Polls: t.polls, Elapsed: elapsed, Reason: reason, Last: last}
 }
 
-// pollable reports whether a failed status query should be tried again on the schedule: the
-// task is still running or not listed yet (codes 20, 21, 99 and 11), the per-minute limit
-// persisted through the retries, or the request got no answer. It also returns the error
-// worth reporting: nil for "still running", err otherwise.
-func pollable(ctx context.Context, err error) (again bool, report error) {
-	var re *sdk.RequestError
-	switch {
-	case ctx.Err() != nil:
-		return false, err
-	case errors.Is(err, ErrTaskRunning), errors.Is(err, ErrNoMoreData):
-		return true, nil
-	case errors.Is(err, ErrRateLimited), errors.As(err, &re):
+// statusStep is the step that sends body to endpoint, a status query, and settles t by the
+// answer. A failed query is tried again on the schedule when the task is still running or not
+// listed yet (codes 20, 21, 99 and 11, reported as nil), the per-minute limit persisted
+// through the retries, or the request got no answer.
+func (c *Client) statusStep(t *task, endpoint Endpoint, domain Domain, body any) step {
+	return func(ctx context.Context) (bool, error) {
+		var states statusList
+		_, err := c.call(ctx, endpoint, domain, body, &envelope{data: &states})
+		var re *sdk.RequestError
+		switch {
+		case err == nil:
+			return t.settle(states)
+		case ctx.Err() != nil:
+			return true, err
+		case errors.Is(err, ErrTaskRunning), errors.Is(err, ErrNoMoreData):
+			return false, nil
+		case errors.Is(err, ErrRateLimited), errors.As(err, &re):
+			return false, err
+		}
 		return true, err
 	}
-	return false, err
 }
 
 // taskState is one entry of a status query's answer.
@@ -192,45 +194,42 @@ type taskState struct {
 }
 
 // statusList is the Data of a status query: strings "<ASIN>:<status>:<finish time or -->",
-// or objects {"taskId", "status"} in the other enumeration some answers use (0 done, 4 no
-// credit, 11 no task, 97 no such ASIN, 98 failed, 99 collecting); null is an empty list.
+// or objects {"taskId", "status"} in the other enumeration some answers use (see
+// objectStates); null is an empty list.
 type statusList []taskState
 
-// UnmarshalJSON reads both forms; an entry of neither is refused.
+// UnmarshalJSON reads the entries; an entry of neither form is refused.
 func (s *statusList) UnmarshalJSON(b []byte) error {
-	var items []json.RawMessage
-	if err := json.Unmarshal(b, &items); err != nil {
+	if err := json.Unmarshal(b, (*[]taskState)(s)); err != nil {
 		return fmt.Errorf("task status: %w", err)
 	}
-	out := make(statusList, 0, len(items))
-	for _, item := range items {
-		st, err := parseTaskState(item)
-		if err != nil {
-			return err
-		}
-		out = append(out, st)
-	}
-	*s = out
 	return nil
 }
 
-// parseTaskState reads one entry of a status query.
-func parseTaskState(item json.RawMessage) (taskState, error) {
+// objectStates maps the status of an object entry to a TaskStatus: 0 done, 99 collecting, 4
+// no credit, 97 no such ASIN, 98 failed. 11 (no such task) is not listed; another number is
+// kept as it is.
+var objectStates = map[int]TaskStatus{
+	0: TaskDone, 99: TaskPending, 4: TaskNoCredit, 97: TaskNoProduct, 98: TaskFailed,
+}
+
+// UnmarshalJSON reads one entry of a status query, in either form.
+func (st *taskState) UnmarshalJSON(item []byte) error {
 	var line string
 	if json.Unmarshal(item, &line) == nil {
 		parts := strings.SplitN(line, ":", 3)
 		if len(parts) < 2 {
-			return taskState{}, fmt.Errorf("task status: %q is not <ASIN>:<status>:<finish time>", line)
+			return fmt.Errorf("%q is not <ASIN>:<status>:<finish time>", line)
 		}
 		n, ok := wholeNumber(parts[1])
 		if !ok {
-			return taskState{}, fmt.Errorf("task status: %q has no numeric status", line)
+			return fmt.Errorf("%q has no numeric status", line)
 		}
-		st := taskState{asin: strings.TrimSpace(parts[0]), status: TaskStatus(n), listed: true}
+		*st = taskState{asin: strings.TrimSpace(parts[0]), status: TaskStatus(n), listed: true}
 		if len(parts) == 3 && strings.TrimSpace(parts[2]) != "--" {
 			st.finished = strings.TrimSpace(parts[2])
 		}
-		return st, nil
+		return nil
 	}
 	var obj struct {
 		TaskID lenient.Opt[lenient.Text] `json:"taskId"`
@@ -238,60 +237,45 @@ func parseTaskState(item json.RawMessage) (taskState, error) {
 		ASIN   string                    `json:"asin"`
 	}
 	if err := json.Unmarshal(item, &obj); err != nil || obj.Status == nil {
-		return taskState{}, fmt.Errorf("task status: entry %.60s is neither a string nor {taskId, status}", item)
+		return fmt.Errorf("entry %.60s is neither a string nor {taskId, status}", item)
 	}
-	st := taskState{asin: obj.ASIN, taskID: string(obj.TaskID.Or("")), listed: true}
-	switch *obj.Status {
-	case 0:
-		st.status = TaskDone
-	case 99:
-		st.status = TaskPending
-	case 4:
-		st.status = TaskNoCredit
-	case 97:
-		st.status = TaskNoProduct
-	case 98:
-		st.status = TaskFailed
-	case 11:
-		st.listed = false
-	default:
-		st.status = TaskStatus(*obj.Status)
+	*st = taskState{asin: obj.ASIN, taskID: string(obj.TaskID.Or("")), status: TaskStatus(*obj.Status),
+		listed: *obj.Status != 11}
+	if s, ok := objectStates[*obj.Status]; ok {
+		st.status = s
 	}
-	return st, nil
+	return nil
 }
 
 // settle reads a status answer for t: the entries of t's task (by id when both sides have
-// one, else by ASIN). Any entry still pending keeps the task running; otherwise a finished
-// entry ends it; otherwise a failed one ends it with a *TaskError. A task not listed yet, and
-// a state the package does not know, keep it running.
-func (t *task) settle(states statusList) (done bool, finished string, err error) {
+// one, else by ASIN). Any entry still pending, or in a state the package does not know, keeps
+// the task running; otherwise a finished entry ends it; otherwise a failed one ends it with a
+// *TaskError. A task not listed yet keeps it running.
+func (t *task) settle(states statusList) (done bool, err error) {
 	var failed *taskState
+	finished := ""
 	for i := range states {
 		st := &states[i]
 		if !st.listed || !t.owns(st) {
 			continue
 		}
 		switch st.status {
-		case TaskPending:
-			t.status = TaskPending
-			return false, "", nil
 		case TaskDone:
 			done, finished = true, max(finished, st.finished)
 		case TaskFailed, TaskNoCredit, TaskNoProduct:
 			failed = st
 		default:
-			return false, "", nil
+			return false, nil
 		}
 	}
 	switch {
 	case done:
-		t.status = TaskDone
-		return true, finished, nil
+		t.finished = finished
+		return true, nil
 	case failed != nil:
-		t.status = failed.status
-		return true, "", &TaskError{Endpoint: t.endpoint, ASIN: t.asin, TaskID: t.taskID, Status: failed.status, Polls: t.polls}
+		return true, &TaskError{Endpoint: t.endpoint, ASIN: t.asin, TaskID: t.taskID, Status: failed.status, Polls: t.polls}
 	}
-	return false, "", nil
+	return false, nil
 }
 
 // owns reports whether a status entry is t's.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 )
@@ -38,6 +39,14 @@ type productRequestBody struct {
 // dateLayout is the service's date format.
 const dateLayout = "2006-01-02"
 
+// formatDate writes t in dateLayout, and the zero time as "" (a parameter not sent).
+func formatDate(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(dateLayout)
+}
+
 // body validates q and returns ProductRequest's body.
 func (q *ProductsParams) body() (*productRequestBody, error) {
 	if q == nil {
@@ -49,17 +58,16 @@ func (q *ProductsParams) body() (*productRequestBody, error) {
 	case n > MaxASINs:
 		return nil, invalid("asin", "at most 10 ASINs per request")
 	}
-	seen := make(map[string]bool, len(q.ASINs))
-	for _, a := range q.ASINs {
+	for i, a := range q.ASINs {
 		if err := checkASIN("asin", a); err != nil {
 			return nil, err
 		}
-		if seen[strings.ToUpper(a)] {
+		if slices.ContainsFunc(q.ASINs[:i], func(seen string) bool { return strings.EqualFold(seen, a) }) {
 			return nil, invalid("asin", a+" is listed twice (each ASIN is charged)")
 		}
-		seen[strings.ToUpper(a)] = true
 	}
-	b := &productRequestBody{ASIN: strings.Join(q.ASINs, ",")}
+	b := &productRequestBody{ASIN: strings.Join(q.ASINs, ","), QueryTrendStartDt: formatDate(q.TrendStart),
+		QueryTrendEndDt: formatDate(q.TrendEnd)}
 	switch {
 	case q.NoTrend && (!q.TrendStart.IsZero() || !q.TrendEnd.IsZero()):
 		return nil, invalid("Trend", "a trend period was given with NoTrend")
@@ -69,12 +77,6 @@ func (q *ProductsParams) body() (*productRequestBody, error) {
 		return nil, invalid("QueryTrendEndDt", "needs QueryTrendStartDt")
 	case !q.TrendEnd.IsZero() && q.TrendEnd.Before(q.TrendStart):
 		return nil, invalid("QueryTrendEndDt", "is before QueryTrendStartDt")
-	}
-	if !q.TrendStart.IsZero() {
-		b.QueryTrendStartDt = q.TrendStart.Format(dateLayout)
-	}
-	if !q.TrendEnd.IsZero() {
-		b.QueryTrendEndDt = q.TrendEnd.Format(dateLayout)
 	}
 	return b, nil
 }
@@ -148,10 +150,7 @@ func (c *Client) Products(ctx context.Context, domain Domain, q *ProductsParams)
 	if err != nil {
 		return nil, err
 	}
-	out := &ProductList{Products: []Product(data), Meta: env.meta(resp)}
-	if out.Products == nil {
-		out.Products = []Product{}
-	}
+	out := &ProductList{Products: append([]Product{}, data...), Meta: env.meta(resp)}
 	for _, asin := range q.ASINs {
 		if indexOfASIN(out.Products, asin) < 0 {
 			out.Missing = append(out.Missing, asin)
@@ -245,41 +244,25 @@ type ProductTrend struct {
 	Meta Meta
 }
 
-// errNoTrend is the decoding error of a trend answer without any trend.
-var errNoTrend = errors.New(`product trend: Data holds no trend (a field ending in "Trend" with a flat [date, value, ...] list)`)
-
 // UnmarshalJSON reads Data: an object whose fields ending in "Trend" are flat lists, or one
 // flat list. An answer with no trend in either form is refused, so that a changed shape never
 // reads as a product without history; null is an empty trend.
 func (t *ProductTrend) UnmarshalJSON(b []byte) error {
-	trimmed := strings.TrimSpace(string(b))
-	t.Trends = map[string]Series{}
-	switch {
-	case trimmed == "null":
-		return nil
-	case strings.HasPrefix(trimmed, "["):
-		var s Series
-		if err := json.Unmarshal(b, &s); err != nil || (s == nil && trimmed != "[]") {
-			return errNoTrend
-		}
-		t.Trends["Trend"] = s
-		return nil
-	}
 	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
+	if strings.HasPrefix(strings.TrimSpace(string(b)), "[") {
+		fields = map[string]json.RawMessage{"Trend": b}
+	} else if err := json.Unmarshal(b, &fields); err != nil {
 		return err
 	}
+	t.Trends = map[string]Series{}
 	for name, raw := range fields {
-		if !strings.HasSuffix(strings.ToLower(name), "trend") {
-			continue
-		}
-		var s Series
-		if err := json.Unmarshal(raw, &s); err == nil && (s != nil || string(raw) == "[]") {
+		var s Series // nil unless raw is a flat list
+		if strings.HasSuffix(strings.ToLower(name), "trend") && json.Unmarshal(raw, &s) == nil && s != nil {
 			t.Trends[name] = s
 		}
 	}
 	if len(t.Trends) == 0 && len(fields) > 0 {
-		return errNoTrend
+		return errors.New(`product trend: Data holds no trend (a field ending in "Trend" with a flat [date, value, ...] list)`)
 	}
 	return nil
 }

@@ -38,11 +38,6 @@ type realtimeBody struct {
 	Update int    `json:"Update,omitempty"`
 }
 
-// realtimeStatusBody is ProductRealtimeRequestStatusQuery's body.
-type realtimeStatusBody struct {
-	ASINs []string `json:"ASINs"`
-}
-
 // freshProduct is the Data of ProductRealtimeRequest: the product when the service sends it,
 // nothing otherwise.
 type freshProduct struct{ p *Product }
@@ -81,40 +76,24 @@ func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshPr
 	if q.Update < 0 || q.Update > MaxUpdateHours {
 		return nil, invalid("Update", "must be 1 to 120 hours, or 0 for the service's default")
 	}
-	opts, err := o.resolve()
-	if err != nil {
-		return nil, err
-	}
 	t := &task{endpoint: EndpointProductRealtimeRequest, asin: q.ASIN}
 	var fresh *Product
 	start := func(ctx context.Context) (bool, error) {
 		var data freshProduct
 		env := &envelope{data: &data}
 		resp, err := c.call(ctx, EndpointProductRealtimeRequest, domain, &realtimeBody{ASIN: q.ASIN, Update: q.Update}, env)
-		switch {
-		case errors.Is(err, ErrTaskRunning):
+		if errors.Is(err, ErrTaskRunning) {
 			return false, nil
-		case err != nil:
-			return true, err
 		}
-		t.status = TaskDone
-		if data.p != nil && strings.EqualFold(data.p.ASIN, q.ASIN) {
+		if err == nil && data.p != nil && strings.EqualFold(data.p.ASIN, q.ASIN) {
 			fresh = data.p
 			fresh.Meta = env.meta(resp)
 		}
-		return true, nil
+		return true, err
 	}
-	check := func(ctx context.Context) (bool, error) {
-		var states statusList
-		_, err := c.call(ctx, EndpointProductRealtimeRequestStatusQuery, domain, &realtimeStatusBody{ASINs: []string{q.ASIN}}, &envelope{data: &states})
-		if err != nil {
-			again, report := pollable(ctx, err)
-			return !again, report
-		}
-		done, _, err := t.settle(states)
-		return done, err
-	}
-	if err := c.await(ctx, opts, t, start, check); err != nil {
+	check := c.statusStep(t, EndpointProductRealtimeRequestStatusQuery, domain,
+		RawParams{"ASINs": []string{q.ASIN}})
+	if err := c.await(ctx, o, t, start, check); err != nil {
 		return nil, err
 	}
 	if fresh != nil {
@@ -123,11 +102,8 @@ func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshPr
 	return c.Product(ctx, domain, q.ASIN)
 }
 
-// Review collection limits.
-const (
-	// MaxReviewPages is the most pages (about 10 reviews each) one collection takes per star.
-	MaxReviewPages = 10
-)
+// MaxReviewPages is the most pages (about 10 reviews each) one collection takes per star.
+const MaxReviewPages = 10
 
 // Star filters of reviews, beside the star counts 1 to 5.
 const (
@@ -235,15 +211,12 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 	if err != nil {
 		return nil, err
 	}
-	opts, err := o.resolve()
-	if err != nil {
-		return nil, err
-	}
 	t := &task{endpoint: EndpointProductReviewsCollection, asin: body.ASIN}
 	out := &ReviewTask{ASIN: body.ASIN}
+	status := &reviewsStatusBody{ASIN: body.ASIN}
 	begin := c.clock.Now()
 	start := func(ctx context.Context) (bool, error) {
-		out.QueryDate = c.clock.Now().In(serviceZone).Format(dateLayout)
+		status.QueryDate = c.clock.Now().In(serviceZone).Format(dateLayout)
 		var id lenient.Opt[lenient.Text]
 		env := &envelope{data: &id}
 		resp, err := c.call(ctx, EndpointProductReviewsCollection, domain, body, env)
@@ -253,28 +226,16 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 		out.Meta = env.meta(resp)
 		// The id reaches results, progress and errors: scrub a key a server may have echoed.
 		t.taskID = c.core.Redact(string(id.Or("")))
-		out.TaskID = t.taskID
 		if n, ok := wholeNumber(t.taskID); ok && n <= 0 {
-			t.status = TaskFailed
 			return true, &TaskError{Endpoint: t.endpoint, ASIN: t.asin, TaskID: t.taskID, Status: TaskFailed}
 		}
 		return false, nil
 	}
-	check := func(ctx context.Context) (bool, error) {
-		var states statusList
-		_, err := c.call(ctx, EndpointProductReviewsCollectionStatusQuery, domain,
-			&reviewsStatusBody{QueryDate: out.QueryDate, ASIN: body.ASIN}, &envelope{data: &states})
-		if err != nil {
-			again, report := pollable(ctx, err)
-			return !again, report
-		}
-		done, finished, err := t.settle(states)
-		out.FinishedAt = finished
-		return done, err
-	}
-	if err := c.await(ctx, opts, t, start, check); err != nil {
+	check := c.statusStep(t, EndpointProductReviewsCollectionStatusQuery, domain, status)
+	if err := c.await(ctx, o, t, start, check); err != nil {
 		return nil, err
 	}
+	out.TaskID, out.QueryDate, out.FinishedAt = t.taskID, status.QueryDate, t.finished
 	out.Polls, out.Elapsed = t.polls, c.clock.Now().Sub(begin)
 	return out, nil
 }
@@ -314,18 +275,7 @@ func (c *Client) AllReviews(ctx context.Context, domain Domain, q *ReviewsParams
 		return failing[Review](err)
 	}
 	body := func(page int) any { return &reviewsQueryBody{ASIN: q.ASIN, Page: page, Star: q.Star} }
-	return pagedItems(c, ctx, EndpointProductReviewsQuery, domain, body, func(p *reviewPage) []Review { return p.reviews })
-}
-
-// reviewPage is Data holding reviews: the list itself or an object with the list under
-// Reviews (or Items); null is an empty list.
-type reviewPage struct{ reviews []Review }
-
-// UnmarshalJSON reads the list.
-func (p *reviewPage) UnmarshalJSON(b []byte) error {
-	list, err := decodeList[Review](b, "review list")
-	p.reviews = list
-	return err
+	return pagedItems[Review](c, ctx, EndpointProductReviewsQuery, domain, body)
 }
 
 // Review is one collected review. The API description does not show its fields, so each is

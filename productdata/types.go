@@ -283,35 +283,30 @@ func (s Series) MarshalJSON() ([]byte, error) {
 }
 
 // textList is a list of texts that may arrive with numbers among them (sizes, node ids); a
-// value that is not such a list leaves it nil.
+// value that is not a list leaves it as it was.
 type textList []string
 
-// UnmarshalJSON reads a list of strings and numbers.
+// UnmarshalJSON reads a list of strings, numbers (in JSON form) and nulls (as ""); null, or
+// an item of another kind, leaves it nil.
 func (t *textList) UnmarshalJSON(b []byte) error {
-	var plain []string
-	if json.Unmarshal(b, &plain) == nil {
-		*t = plain // the usual case: strings only
+	var items []any
+	if json.Unmarshal(b, &items) != nil {
 		return nil
 	}
-	var items []any
-	if json.Unmarshal(b, &items) == nil {
-		*t, _ = texts(items)
+	*t = nil
+	if items == nil {
+		return nil
 	}
-	return nil
-}
-
-// texts returns the text of each item (strings as they are, numbers in JSON form, null as
-// ""), and false (with nil) when an item is of another kind.
-func texts(items []any) ([]string, bool) {
-	out := make([]string, 0, len(items))
+	out := make(textList, 0, len(items))
 	for _, item := range items {
 		s, ok := anyText(item)
 		if !ok {
-			return nil, false
+			return nil
 		}
 		out = append(out, s)
 	}
-	return out, true
+	*t = out
+	return nil
 }
 
 // anyText returns a decoded JSON scalar as text: a string as it is, a number in its shortest
@@ -334,19 +329,9 @@ type rankList []CategoryRank
 
 // UnmarshalJSON reads the entries, each a list of at least a name and a node id.
 func (r *rankList) UnmarshalJSON(b []byte) error {
-	var rows [][]string
+	var rows []textList
 	if json.Unmarshal(b, &rows) != nil {
-		var mixed [][]any
-		if json.Unmarshal(b, &mixed) != nil {
-			return nil
-		}
-		rows = make([][]string, len(mixed))
-		for i, items := range mixed {
-			var ok bool
-			if rows[i], ok = texts(items); !ok {
-				return nil
-			}
-		}
+		return nil
 	}
 	out := make([]CategoryRank, 0, len(rows))
 	for _, row := range rows {
