@@ -49,7 +49,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{payee: cfg.payee, payer: cfg.payer, attempt: cfg.Timeouts().Attempt}
-	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Transport: c.transport})
+	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Transport: c.transport, Decode: decodeBody})
 	if err != nil {
 		return nil, err
 	}
@@ -153,16 +153,31 @@ func getFree[T any](ctx context.Context, c *Client, path string, parse func([]by
 	return out.v, resp.Meta(), nil
 }
 
-// parsed lets encoding/json decode a body with a parser of the package: the core decodes
-// every body with json.Unmarshal, which hands the parser the body once it is known to be JSON.
+// bodyParser is the out value of a request whose 2xx body a parser of the package reads.
+type bodyParser interface {
+	parseBody(body []byte) error
+}
+
+// decodeBody is the client's Decode: it hands a 2xx body to the request's parser as it came,
+// so that the body is decoded once, by the parser (which refuses a body that is not JSON
+// with encoding/json's error). A request without a parser, such as the unpaid request of a
+// quote, ignores its body.
+func decodeBody(body []byte, out any) error {
+	if p, ok := out.(bodyParser); ok {
+		return p.parseBody(body)
+	}
+	return nil
+}
+
+// parsed is the bodyParser of a free request: parse reads the body into v.
 type parsed[T any] struct {
 	parse func([]byte) (T, error)
 	v     T
 }
 
-// UnmarshalJSON parses b.
-func (p *parsed[T]) UnmarshalJSON(b []byte) (err error) {
-	p.v, err = p.parse(b)
+// parseBody parses body.
+func (p *parsed[T]) parseBody(body []byte) (err error) {
+	p.v, err = p.parse(body)
 	return err
 }
 
