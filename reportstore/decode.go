@@ -1,6 +1,7 @@
 package reportstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -14,14 +15,8 @@ import (
 // spaces ("price_usd", "priceUsd" and "PriceUSD" are one name); numbers may arrive as
 // strings and strings as numbers, and every value keeps its raw JSON.
 
-// fields is a JSON object's members by normalised name (see normKey).
-type fields map[string]member
-
-// member is a member of a JSON object: its name as sent and its value.
-type member struct {
-	key   string
-	value json.RawMessage
-}
+// fields is a JSON object's member values by normalised name (see normKey).
+type fields map[string]json.RawMessage
 
 // normKey folds a JSON member name to the normalised form lookups use: lower case, without
 // "_", "-" or spaces.
@@ -67,33 +62,55 @@ func objectFields(raw json.RawMessage) (fields, bool) {
 // one, the one whose name is already normalised wins ("year" over "Year"), else the first
 // name in byte order ("YEAR" over "Year"): the choice does not depend on the order the
 // members were sent in, which a map does not keep. Of two members with one name the later
-// counts, as encoding/json decides.
+// counts, as encoding/json decides. When every name is already normalised, as in most
+// bodies, no two names fold to one and m itself is the index.
 func fold(m map[string]json.RawMessage) fields {
+	for k := range m {
+		if normKey(k) != k {
+			return refold(m)
+		}
+	}
+	return fields(m)
+}
+
+// refold is fold for members of which some names are not normalised: a new index, with the
+// name chosen for each normalised one.
+func refold(m map[string]json.RawMessage) fields {
 	f := make(fields, len(m))
+	chosen := make(map[string]string, len(m))
 	for k, v := range m {
 		n := normKey(k)
-		if cur, ok := f[n]; ok && (cur.key == n || k != n && k > cur.key) {
+		if cur, ok := chosen[n]; ok && (cur == n || k != n && k > cur) {
 			continue
 		}
-		f[n] = member{key: k, value: v}
+		chosen[n] = k
+		f[n] = v
 	}
 	return f
 }
 
-// rawObject decodes raw as a JSON object keyed as sent; ok is false for anything else.
+// rawObject decodes raw as a JSON object keyed as sent; ok is false for anything else, and
+// for an absent member (nil), which is not decoded at all.
 func rawObject(raw json.RawMessage) (map[string]json.RawMessage, bool) {
+	if raw == nil {
+		return nil, false
+	}
 	var m map[string]json.RawMessage
 	return m, json.Unmarshal(raw, &m) == nil && m != nil
 }
 
-// arrayItems decodes raw as a JSON array; ok is false for anything else.
+// arrayItems decodes raw as a JSON array; ok is false for anything else, and for an absent
+// member (nil), which is not decoded at all.
 func arrayItems(raw json.RawMessage) ([]json.RawMessage, bool) {
+	if raw == nil {
+		return nil, false
+	}
 	var items []json.RawMessage
 	return items, json.Unmarshal(raw, &items) == nil && items != nil
 }
 
 // value returns the value of the member whose normalised name is norm, nil when none is.
-func (f fields) value(norm string) json.RawMessage { return f[norm].value }
+func (f fields) value(norm string) json.RawMessage { return f[norm] }
 
 // array returns the items of the first of keys holding a JSON array, and that key; "" when
 // none does.
@@ -104,6 +121,29 @@ func (f fields) array(keys ...string) ([]json.RawMessage, string) {
 		}
 	}
 	return nil, ""
+}
+
+// scalarText is lenient.ScalarText for a member value, with the same results: the text of a
+// string, or of a number as sent; ok is false for anything else, and for an absent member
+// (nil). It decodes once, by the value's first byte: a string into a string, and a number,
+// once json.Valid has checked it, is its own text (what a json.Number would hold), where
+// lenient.ScalarText tries a string first and then a json.Number.
+func scalarText(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 {
+		return "", false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err == nil
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if !json.Valid(raw) {
+			return "", false
+		}
+		return string(bytes.TrimRight(raw, " \t\r\n")), true
+	}
+	return lenient.ScalarText(raw)
 }
 
 // get returns the first present, non-null value among keys (given in normalised form).
@@ -119,7 +159,7 @@ func (f fields) get(keys ...string) (json.RawMessage, bool) {
 // str returns the first of keys holding a string (or a number, as its text).
 func (f fields) str(keys ...string) string {
 	for _, k := range keys {
-		if s, ok := lenient.ScalarText(f.value(k)); ok {
+		if s, ok := scalarText(f.value(k)); ok {
 			return s
 		}
 	}
@@ -130,7 +170,7 @@ func (f fields) str(keys ...string) string {
 // string, or nil when none does: a count or year the body does not give is absent, never 0.
 func (f fields) optInt(keys ...string) *int {
 	for _, k := range keys {
-		if s, ok := lenient.ScalarText(f.value(k)); ok {
+		if s, ok := scalarText(f.value(k)); ok {
 			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 				return &n
 			}
@@ -154,7 +194,7 @@ func cloneInt(p *int) *int {
 // number returns the value of a JSON number or numeric string; ok is false for null, an
 // empty string, a missing-value marker ("..", "NA") or anything that is not a finite number.
 func number(raw json.RawMessage) (float64, bool) {
-	s, ok := lenient.ScalarText(raw)
+	s, ok := scalarText(raw)
 	if !ok {
 		return 0, false
 	}
