@@ -322,6 +322,7 @@ func parsePreview(body []byte) (*Preview, error) {
 			return nil, errors.New("no rows found (looked for an array, or one under " + strings.Join(previewListKeys, ", ") + ")")
 		}
 	}
+	p.Rows = make([]PreviewRow, 0, len(items))
 	for i, raw := range items {
 		row, err := parsePreviewRow(raw, p.Year)
 		if err != nil {
