@@ -1,7 +1,6 @@
 package reportstore
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -123,29 +122,6 @@ func (f fields) array(keys ...string) ([]json.RawMessage, string) {
 	return nil, ""
 }
 
-// scalarText is lenient.ScalarText for a member value, with the same results: the text of a
-// string, or of a number as sent; ok is false for anything else, and for an absent member
-// (nil). It decodes once, by the value's first byte: a string into a string, and a number,
-// once json.Valid has checked it, is its own text (what a json.Number would hold), where
-// lenient.ScalarText tries a string first and then a json.Number.
-func scalarText(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 {
-		return "", false
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		err := json.Unmarshal(raw, &s)
-		return s, err == nil
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if !json.Valid(raw) {
-			return "", false
-		}
-		return string(bytes.TrimRight(raw, " \t\r\n")), true
-	}
-	return lenient.ScalarText(raw)
-}
-
 // get returns the first present, non-null value among keys (given in normalised form).
 func (f fields) get(keys ...string) (json.RawMessage, bool) {
 	for _, k := range keys {
@@ -159,7 +135,7 @@ func (f fields) get(keys ...string) (json.RawMessage, bool) {
 // str returns the first of keys holding a string (or a number, as its text).
 func (f fields) str(keys ...string) string {
 	for _, k := range keys {
-		if s, ok := scalarText(f.value(k)); ok {
+		if s, ok := lenient.ScalarText(f.value(k)); ok {
 			return s
 		}
 	}
@@ -170,7 +146,7 @@ func (f fields) str(keys ...string) string {
 // string, or nil when none does: a count or year the body does not give is absent, never 0.
 func (f fields) optInt(keys ...string) *int {
 	for _, k := range keys {
-		if s, ok := scalarText(f.value(k)); ok {
+		if s, ok := lenient.ScalarText(f.value(k)); ok {
 			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 				return &n
 			}
@@ -194,7 +170,7 @@ func cloneInt(p *int) *int {
 // number returns the value of a JSON number or numeric string; ok is false for null, an
 // empty string, a missing-value marker ("..", "NA") or anything that is not a finite number.
 func number(raw json.RawMessage) (float64, bool) {
-	s, ok := scalarText(raw)
+	s, ok := lenient.ScalarText(raw)
 	if !ok {
 		return 0, false
 	}

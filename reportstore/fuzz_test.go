@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/agentapis/sdk/internal/lenient"
 )
 
 func FuzzParsePrice(f *testing.F) {
@@ -121,24 +119,6 @@ func FuzzFieldLookup(f *testing.F) {
 			if v := got.value(n); !bytes.Equal(v, m[k]) {
 				t.Fatalf("value(%q) of %q = %s, want the value of %q, %s", n, b, v, k, m[k])
 			}
-		}
-	})
-}
-
-// FuzzScalarText checks that scalarText, which decodes a member value once by its first
-// byte, gives for any bytes what lenient.ScalarText gives.
-func FuzzScalarText(f *testing.F) {
-	for _, seed := range []string{
-		`"US"`, `"\u00e9\n"`, `"12"`, `12`, `-1.5e3`, `0.10`, "1 \t", ` 1`, `12x`, `01`, `-`, `"x`,
-		`null`, `true`, `{"a":1}`, `[1]`, `"x" `, `1e999`,
-	} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got, gotOK := scalarText(b)
-		want, wantOK := lenient.ScalarText(b)
-		if got != want || gotOK != wantOK {
-			t.Fatalf("scalarText(%q) = %q, %v; lenient.ScalarText gives %q, %v", b, got, gotOK, want, wantOK)
 		}
 	})
 }

@@ -127,10 +127,14 @@ type Text string
 // ErrNotText is the decoding error of a Text that is neither a string nor a number.
 var ErrNotText = errors.New("expected a string or a number")
 
-// UnmarshalJSON reads a string or a number, and returns ErrNotText for any other value.
+// UnmarshalJSON reads a string or a number, and returns ErrNotText for any other value. The
+// first byte chooses the one decoding tried, so that a number costs no failed decoding.
 func (t *Text) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
+	if v := bytes.TrimLeft(b, " \t\r\n"); len(v) > 0 && v[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return ErrNotText
+		}
 		*t = Text(s)
 		return nil
 	}
