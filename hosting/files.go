@@ -63,14 +63,9 @@ func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*
 	if err := cmp.Or(checkRepoName("name", repo), checkPath("path", path)); err != nil {
 		return nil, err
 	}
-	return c.putFile(ctx, repo, path, data)
-}
-
-// putFile is PutFile after validation.
-func (c *Client) putFile(ctx context.Context, repo, path string, data []byte) (*FileWrite, error) {
 	enc := ContentEncoding(path, data)
 	endpoint := fileEndpoint(repo, path)
-	req := &httpcore.Request{Method: http.MethodPut, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data))}
+	req := &httpcore.Request{Method: http.MethodPut, Path: endpoint, Body: httpcore.JSON(fileBody(enc, data))}
 	var a fileWriteAnswer
 	resp, err := c.do(ctx, req, &a)
 	if errors.Is(err, ErrBlocked) {
@@ -78,7 +73,7 @@ func (c *Client) putFile(ctx context.Context, repo, path string, data []byte) (*
 		c.logRemedy(ctx, "POST with content_base64 after a 403 block page to PUT", req.Method, err)
 		enc = EncodingBase64
 		// A file write sets the file's content, whatever was there: repeating it is safe.
-		req = &httpcore.Request{Method: http.MethodPost, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data)), Retry: httpcore.RetrySafe}
+		req = &httpcore.Request{Method: http.MethodPost, Path: endpoint, Body: httpcore.JSON(fileBody(enc, data)), Retry: httpcore.RetrySafe}
 		a = fileWriteAnswer{}
 		resp, err = c.do(ctx, req, &a)
 	}
