@@ -94,7 +94,7 @@ func New(opts ...Option) (*Client, error) {
 		}
 		return nil, err
 	}
-	if v, ok := env[EnvToken]; ok && !cfg.tokenSet {
+	if v, ok := env[EnvToken]; ok && cfg.token == "" { // WithToken refuses an empty token
 		if err := checkToken(EnvToken, v); err != nil {
 			return nil, err
 		}

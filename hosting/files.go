@@ -42,14 +42,6 @@ type fileWriteAnswer struct {
 	Result lenient.Opt[FileEntry] `json:"result"`
 }
 
-// entry returns the written file's entry as the answer gives it.
-func (a *fileWriteAnswer) entry(path string) FileEntry {
-	if e, ok := lenient.First(a.File, a.Data, a.Result); ok {
-		return e
-	}
-	return a.fileEntryWire.entry(path, nil)
-}
-
 // PutFile creates or replaces the file at path in repository repo with data. path may be
 // nested ("assets/img/logo.png"); each segment is escaped in the address. The content goes as
 // text or as Base64 as ContentEncoding decides.
@@ -80,7 +72,10 @@ func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*
 	if err != nil {
 		return nil, err
 	}
-	e := a.entry(path)
+	e, ok := lenient.First(a.File, a.Data, a.Result)
+	if !ok {
+		e = a.fileEntryWire.entry(path, nil)
+	}
 	return &FileWrite{Path: path, Encoding: enc, Method: req.Method, Size: e.Size, SHA: e.SHA, Raw: resp.Body, Response: resp.Meta()}, nil
 }
 

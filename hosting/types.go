@@ -190,10 +190,7 @@ func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
 	if p, ok := lenient.First(w.Path, w.File, w.Filename, w.Name); ok {
 		path = p
 	}
-	e := FileEntry{Path: path, Raw: raw}
-	if size, ok := lenient.First(w.Size, w.Bytes, w.Length); ok {
-		e.Size = &size
-	}
+	e := FileEntry{Path: path, Size: lenient.FirstPtr(w.Size, w.Bytes, w.Length), Raw: raw}
 	e.SHA, _ = lenient.First(w.SHA1, w.BlobSHA)
 	e.SHA256 = w.SHA256.Or("")
 	for _, h := range []string{w.SHA.Or(""), w.Hash.Or("")} {
