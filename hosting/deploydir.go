@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,12 +88,6 @@ type DeployResult struct {
 	Ignored []string
 }
 
-// localFile is a file of the folder to deploy.
-type localFile struct {
-	path string
-	size int64
-}
-
 // DeployDir publishes the folder fsys (such as os.DirFS("public")) as repository repo's site:
 // it writes every file of the folder under the same path (a file whose copy in the repository
 // has the same size and hash is not sent again), with opts.Prune deletes the repository's files
@@ -130,12 +126,12 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 	if fsys == nil {
 		return nil, invalid("fsys", "must not be nil")
 	}
-	files, ignored, err := listFolder(fsys)
+	sizes, ignored, err := listFolder(fsys)
 	if err != nil {
 		return nil, err
 	}
 	if o.Message == "" {
-		o.Message = "Deploy " + strconv.Itoa(len(files)) + " files"
+		o.Message = "Deploy " + strconv.Itoa(len(sizes)) + " files"
 	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultConcurrency
@@ -151,24 +147,20 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 			remote[e.Path] = e
 		}
 	}
-	t := &tracker{progress: o.Progress, paths: map[Action][]string{}}
-	paths := make([]string, len(files))
-	local := make(map[string]bool, len(files))
-	for i, f := range files {
-		paths[i] = f.path
-		local[f.path] = true
-		t.now.BytesTotal += f.size
-	}
 	var stale []string
 	for p := range remote {
-		if o.Prune && !local[p] {
+		if _, local := sizes[p]; o.Prune && !local {
 			stale = append(stale, p)
 		}
 	}
 	sort.Strings(stale)
-	t.now.FilesTotal = len(files) + len(stale)
+	t := &tracker{progress: o.Progress, paths: map[Action][]string{}}
+	t.now.FilesTotal = len(sizes) + len(stale)
+	for _, n := range sizes {
+		t.now.BytesTotal += n
+	}
 
-	failed := runEach(ctx, o.Concurrency, paths, "upload", func(ctx context.Context, path string) *FileError {
+	failed := runEach(ctx, o.Concurrency, slices.Sorted(maps.Keys(sizes)), "upload", func(ctx context.Context, path string) *FileError {
 		data, err := fs.ReadFile(fsys, path)
 		if err != nil {
 			return &FileError{Path: path, Op: "read", Err: err}
@@ -230,10 +222,11 @@ func (o *DeployDirOptions) check() error {
 	return cmp.Or(checkLabel("message", o.Message, false), checkLabel("branch", o.Branch, false))
 }
 
-// listFolder returns the files of fsys, sorted by path, and the entries that are neither files
-// nor folders. A path the service would refuse is a *sdk.ValidationError quoting it; a folder
-// without files is refused.
-func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
+// listFolder returns the size of each file of fsys by path, and the entries that are neither
+// files nor folders. A path the service would refuse is a *sdk.ValidationError quoting it; a
+// folder without files is refused.
+func listFolder(fsys fs.FS) (sizes map[string]int64, ignored []string, err error) {
+	sizes = map[string]int64{}
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -253,7 +246,7 @@ func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
 			}
 			return err
 		}
-		files = append(files, localFile{path: p, size: info.Size()})
+		sizes[p] = info.Size()
 		return nil
 	})
 	var ve *sdk.ValidationError
@@ -262,10 +255,10 @@ func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
 		return nil, nil, err
 	case err != nil:
 		return nil, nil, fmt.Errorf("%s: reading the folder to deploy: %w", serviceName, err)
-	case len(files) == 0:
+	case len(sizes) == 0:
 		return nil, nil, invalid("fsys", "holds no files")
 	}
-	return files, ignored, nil
+	return sizes, ignored, nil
 }
 
 // sameContent reports whether the repository's entry e describes data: the sizes agree where
