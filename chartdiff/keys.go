@@ -280,12 +280,8 @@ func checkKeyID(id KeyID) error {
 
 // Keys returns the account's active keys, without plaintext. It needs the account token.
 func (c *Client) Keys(ctx context.Context) (*KeyList, error) {
-	creds, err := c.accountCredentials("Keys")
-	if err != nil {
-		return nil, err
-	}
 	var out KeyList
-	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/keys", Credentials: creds}, &out)
+	resp, err := c.doAccount(ctx, "Keys", &httpcore.Request{Method: http.MethodGet, Path: "/keys"}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -313,12 +309,8 @@ func (c *Client) CreateKey(ctx context.Context, params *CreateKeyParams) (*Creat
 	if err != nil {
 		return nil, err
 	}
-	creds, err := c.accountCredentials("CreateKey")
-	if err != nil {
-		return nil, err
-	}
-	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: httpcore.JSON(body), Credentials: creds}
-	k, err := c.doSecret(ctx, req, "CreateKey")
+	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: httpcore.JSON(body)}
+	k, err := c.doSecret(ctx, "CreateKey", req)
 	if err != nil {
 		return nil, err
 	}
@@ -338,20 +330,9 @@ func (c *Client) UpdateKey(ctx context.Context, id KeyID, params *UpdateKeyParam
 	if err != nil {
 		return nil, err
 	}
-	creds, err := c.accountCredentials("UpdateKey")
-	if err != nil {
-		return nil, err
-	}
 	// The PATCH sets absolute values, so repeating it is harmless.
-	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: httpcore.JSON(body), Credentials: creds,
-		Retry: httpcore.RetrySafe}
-	var out keyAnswer
-	resp, err := c.do(ctx, req, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Key.Response = resp.Meta()
-	return &out.Key, nil
+	return c.doKey(ctx, "UpdateKey", &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)),
+		Body: httpcore.JSON(body), Retry: httpcore.RetrySafe})
 }
 
 // RotateKey replaces an active key: the service revokes it at once and returns a new key with
@@ -362,12 +343,8 @@ func (c *Client) RotateKey(ctx context.Context, id KeyID) (*RotatedKey, error) {
 	if err := checkKeyID(id); err != nil {
 		return nil, err
 	}
-	creds, err := c.accountCredentials("RotateKey")
-	if err != nil {
-		return nil, err
-	}
-	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("keys", string(id), "rotate"), Credentials: creds}
-	k, err := c.doSecret(ctx, req, "RotateKey")
+	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("keys", string(id), "rotate")}
+	k, err := c.doSecret(ctx, "RotateKey", req)
 	if err != nil {
 		return nil, err
 	}
@@ -382,12 +359,14 @@ func (c *Client) DeleteKey(ctx context.Context, id KeyID) (*Key, error) {
 	if err := checkKeyID(id); err != nil {
 		return nil, err
 	}
-	creds, err := c.accountCredentials("DeleteKey")
-	if err != nil {
-		return nil, err
-	}
+	req := &httpcore.Request{Method: http.MethodDelete, Path: httpcore.Path("keys", string(id))}
+	return c.doKey(ctx, "DeleteKey", req)
+}
+
+// doKey sends a key management request whose answer is one key's record.
+func (c *Client) doKey(ctx context.Context, op string, req *httpcore.Request) (*Key, error) {
 	var out keyAnswer
-	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodDelete, Path: httpcore.Path("keys", string(id)), Credentials: creds}, &out)
+	resp, err := c.doAccount(ctx, op, req, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -442,15 +421,15 @@ func (k *keyOrPlaintext) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &k.record)
 }
 
-// doSecret sends a request whose answer holds a plaintext key, once (a repeat could create a
-// second key, or fail on a key the first attempt already revoked), and never loses the
-// plaintext: it takes it from plaintext, secret, key or api_key, or else finds sk- and 32
-// hexadecimal characters anywhere in the body; an answer without one is a *KeyAnswerError
-// holding the body, masked. The record is read leniently from key, api_key, record or the
-// answer itself. No error quotes the body.
-func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string) (*RotatedKey, error) {
+// doSecret sends a key management request whose answer holds a plaintext key, once (a repeat
+// could create a second key, or fail on a key the first attempt already revoked), and never
+// loses the plaintext: it takes it from plaintext, secret, key or api_key, or else finds sk-
+// and 32 hexadecimal characters anywhere in the body; an answer without one is a
+// *KeyAnswerError holding the body, masked. The record is read leniently from key, api_key,
+// record or the answer itself. No error quotes the body.
+func (c *Client) doSecret(ctx context.Context, op string, req *httpcore.Request) (*RotatedKey, error) {
 	req.Retry, req.SensitiveBody = httpcore.RetryNever, true
-	resp, err := c.do(ctx, req, nil)
+	resp, err := c.doAccount(ctx, op, req, nil)
 	if err != nil {
 		return nil, err
 	}
