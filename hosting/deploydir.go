@@ -130,12 +130,8 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 	if err != nil {
 		return nil, err
 	}
-	if o.Message == "" {
-		o.Message = "Deploy " + strconv.Itoa(len(sizes)) + " files"
-	}
-	if o.Concurrency == 0 {
-		o.Concurrency = DefaultConcurrency
-	}
+	o.Message = cmp.Or(o.Message, "Deploy "+strconv.Itoa(len(sizes))+" files")
+	o.Concurrency = cmp.Or(o.Concurrency, DefaultConcurrency)
 
 	info, err := c.Repo(ctx, repo)
 	if err != nil {

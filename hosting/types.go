@@ -2,6 +2,7 @@ package hosting
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -106,10 +107,7 @@ func (o *ownerName) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	name, _ := lenient.First(w.Login, w.Username, w.Name)
-	if name == "" {
-		name = string(w.ID.Or(""))
-	}
-	*o = ownerName(name)
+	*o = ownerName(cmp.Or(name, string(w.ID.Or(""))))
 	return nil
 }
 
@@ -194,15 +192,11 @@ func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
 	e.SHA, _ = lenient.First(w.SHA1, w.BlobSHA)
 	e.SHA256 = w.SHA256.Or("")
 	for _, h := range []string{w.SHA.Or(""), w.Hash.Or("")} {
-		switch len(h) {
-		case 40:
-			if e.SHA == "" {
-				e.SHA = h
-			}
-		case 64:
-			if e.SHA256 == "" {
-				e.SHA256 = h
-			}
+		switch {
+		case len(h) == 40 && e.SHA == "":
+			e.SHA = h
+		case len(h) == 64 && e.SHA256 == "":
+			e.SHA256 = h
 		}
 	}
 	e.Type, _ = lenient.First(w.Type, w.Kind)
