@@ -42,8 +42,7 @@ const (
 
 // Client calls the chart difficulty API. It is safe for concurrent use.
 type Client struct {
-	// core sends every request, with the retry policy of the options; analyses and key
-	// creation and rotation are sent once (httpcore.RetryNever).
+	// core sends every request; analyses and key creation and rotation ask it for no retry.
 	core *httpcore.Client
 	// analyzeWait bounds Analyze's retrying on analysis_busy.
 	analyzeWait time.Duration

@@ -54,8 +54,7 @@ type Client struct {
 // replaced, so that a request sees one consistent pair.
 type auth struct {
 	token string
-	// header is AuthorizationHeader, or TokenHeader once a gateway was seen stripping
-	// Authorization.
+	// header is AuthorizationHeader, or TokenHeader once a gateway stripped Authorization.
 	header string
 }
 

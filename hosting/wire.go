@@ -2,6 +2,7 @@ package hosting
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 
@@ -56,11 +57,8 @@ func (e *envelope) failure() (code, message string) {
 		Detail  lenient.Opt[string]       `json:"detail"`
 	}
 	if json.Unmarshal(e.Error, &obj) == nil {
-		if c := string(obj.Code.Or("")); c != "" {
-			code = c
-		}
 		message, _ = lenient.First(obj.Message, obj.Error, obj.Detail)
-		return code, message
+		return cmp.Or(string(obj.Code.Or("")), code), message
 	}
 	return code, string(bytes.TrimSpace(e.Error))
 }
