@@ -174,12 +174,10 @@ type repoInfoAnswer struct {
 
 // check finds the members and builds the information.
 func (a *repoInfoAnswer) check() error {
-	var nested []repoInfoPart
-	parts := []*repoInfoFields{&a.repoInfoFields}
+	parts := []repoInfoPart{{repoInfoFields: a.repoInfoFields}} // the top level first
 	for _, l := range []lenient.Opt[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
 		if p, ok := l.Get(); ok {
-			nested = append(nested, p)
-			parts = append(parts, &p.repoInfoFields)
+			parts = append(parts, p)
 		}
 	}
 	var files fileList
@@ -205,20 +203,19 @@ func (a *repoInfoAnswer) check() error {
 	case !haveHead:
 		return lenient.Missing("repository", "head")
 	}
-	a.info = RepoInfo{Files: files, Branches: branches, Head: string(head)}
+	a.info = RepoInfo{Repo: a.repoWire.repo(nil), Files: files, Branches: branches, Head: string(head)}
 	if a.info.Files == nil {
 		a.info.Files = []FileEntry{}
 	}
 	if a.info.Branches == nil {
 		a.info.Branches = []Branch{}
 	}
-	for _, p := range nested {
+	for _, p := range parts[1:] {
 		if p.Name.IsSet() || p.Slug.IsSet() {
 			a.info.Repo = p.repo(p.raw)
-			return nil
+			break
 		}
 	}
-	a.info.Repo = a.repoWire.repo(nil)
 	return nil
 }
 
