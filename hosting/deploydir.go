@@ -117,10 +117,7 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 	if opts != nil {
 		o = *opts
 	}
-	if err := checkRepoName("name", repo); err != nil {
-		return nil, err
-	}
-	if err := o.check(); err != nil {
+	if err := cmp.Or(checkRepoName("name", repo), o.check()); err != nil {
 		return nil, err
 	}
 	if fsys == nil {
