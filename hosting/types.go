@@ -225,15 +225,9 @@ type fileList []FileEntry
 func (l *fileList) UnmarshalJSON(b []byte) (err error) {
 	*l, err = listOrObject(b, func(path string, raw json.RawMessage) (FileEntry, error) {
 		var w fileEntryWire
-		var sha string
-		var size int64
-		switch {
-		case json.Unmarshal(raw, &sha) == nil:
-			w.SHA = lenient.Some(sha)
-		case json.Unmarshal(raw, &size) == nil:
-			w.Size = lenient.Some(size)
-		default:
-			if err := json.Unmarshal(raw, &w); err != nil {
+		_ = w.Size.UnmarshalJSON(raw) // a bare number is the size, a bare text the SHA
+		if !w.Size.IsSet() {
+			if err := objectOrName(raw, &w.SHA, &w); err != nil {
 				return FileEntry{}, err
 			}
 		}
