@@ -447,7 +447,8 @@ func (c *Client) doSecret(ctx context.Context, op string, req *httpcore.Request)
 	}
 	_ = json.Unmarshal(resp.Body, &w)
 	key, apiKey := w.Key.Or(keyOrPlaintext{}), w.APIKey.Or(keyOrPlaintext{})
-	plaintext := cmp.Or(w.Plaintext.Or(""), w.Secret.Or(""), key.plaintext, apiKey.plaintext)
+	plaintext, _ := lenient.First(w.Plaintext, w.Secret)
+	plaintext = cmp.Or(plaintext, key.plaintext, apiKey.plaintext)
 	if plaintext == "" {
 		plaintext = string(plaintextPattern.Find(resp.Body))
 	}
