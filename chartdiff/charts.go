@@ -1,6 +1,7 @@
 package chartdiff
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"net/url"
@@ -191,13 +192,8 @@ func (c *Client) AllCharts(ctx context.Context, params *ChartsParams) iter.Seq2[
 		if err != nil {
 			return paging.Page[Chart]{}, err
 		}
-		size := p.PageSize
-		if size <= 0 {
-			size = o.PageSize
-		}
-		if size <= 0 {
-			size = DefaultPageSize
-		}
+		// The size the service used, else the one asked for (never negative), else the default.
+		size := cmp.Or(max(p.PageSize, 0), o.PageSize, DefaultPageSize)
 		seen := (n-1)*size + len(p.Charts)
 		return paging.Page[Chart]{Items: p.Charts, More: len(p.Charts) >= size && seen < p.Total, Raw: p.Raw}, nil
 	}

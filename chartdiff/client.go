@@ -42,8 +42,7 @@ const (
 
 // Client calls the chart difficulty API. It is safe for concurrent use.
 type Client struct {
-	// core sends every request, with the retry policy of the options; analyses and key
-	// creation and rotation are sent once (httpcore.RetryNever).
+	// core sends every request; analyses and key creation and rotation ask it for no retry.
 	core *httpcore.Client
 	// analyzeWait bounds Analyze's retrying on analysis_busy.
 	analyzeWait time.Duration
@@ -178,16 +177,17 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, out any
 	return c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: path, Query: query}, out)
 }
 
-// accountCredentials returns the credentials of key management, or an
-// *sdk.MissingCredentialError (matching ErrAccountTokenRequired) when the client has no
-// account token. Nothing is sent in that case.
-func (c *Client) accountCredentials(op string) ([]httpcore.Credential, error) {
-	if cr := c.creds.Load().account; cr != nil {
-		return cr, nil
+// doAccount sends req for op with the account token, the credential of key management, and
+// decodes a 2xx body into out. A client without the token gets an
+// *sdk.MissingCredentialError (matching ErrAccountTokenRequired), and nothing is sent.
+func (c *Client) doAccount(ctx context.Context, op string, req *httpcore.Request, out any) (*httpcore.Response, error) {
+	req.Credentials = c.creds.Load().account
+	if req.Credentials == nil {
+		err := c.settings.MissingCredential(serviceName, op, "account token", "WithAccountToken", EnvAccountToken, ErrAccountTokenRequired)
+		err.Reason += "; it travels in " + AccountTokenHeader + " (SetAccountToken gives it to a client already made)"
+		return nil, err
 	}
-	err := c.settings.MissingCredential(serviceName, op, "account token", "WithAccountToken", EnvAccountToken, ErrAccountTokenRequired)
-	err.Reason += "; it travels in " + AccountTokenHeader + " (SetAccountToken gives it to a client already made)"
-	return nil, err
+	return c.core.Do(ctx, req, out)
 }
 
 // keyNotUsed says, for a client without an API key while CHARTDIFF_API_KEY is set, why the

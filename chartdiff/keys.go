@@ -2,6 +2,7 @@ package chartdiff
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -279,12 +280,8 @@ func checkKeyID(id KeyID) error {
 
 // Keys returns the account's active keys, without plaintext. It needs the account token.
 func (c *Client) Keys(ctx context.Context) (*KeyList, error) {
-	creds, err := c.accountCredentials("Keys")
-	if err != nil {
-		return nil, err
-	}
 	var out KeyList
-	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodGet, Path: "/keys", Credentials: creds}, &out)
+	resp, err := c.doAccount(ctx, "Keys", &httpcore.Request{Method: http.MethodGet, Path: "/keys"}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -312,16 +309,12 @@ func (c *Client) CreateKey(ctx context.Context, params *CreateKeyParams) (*Creat
 	if err != nil {
 		return nil, err
 	}
-	creds, err := c.accountCredentials("CreateKey")
+	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: httpcore.JSON(body)}
+	k, err := c.doSecret(ctx, "CreateKey", req)
 	if err != nil {
 		return nil, err
 	}
-	req := &httpcore.Request{Method: http.MethodPost, Path: "/keys", Body: httpcore.JSON(body), Credentials: creds}
-	ans, err := c.doSecret(ctx, req, "CreateKey")
-	if err != nil {
-		return nil, err
-	}
-	return &CreatedKey{Key: ans.key, Secret: ans.secret, Response: ans.response}, nil
+	return &CreatedKey{Key: k.Key, Secret: k.Secret, Response: k.Response}, nil
 }
 
 // UpdateKey changes an active key's name, scopes or expiry. It needs the account token, and
@@ -337,20 +330,9 @@ func (c *Client) UpdateKey(ctx context.Context, id KeyID, params *UpdateKeyParam
 	if err != nil {
 		return nil, err
 	}
-	creds, err := c.accountCredentials("UpdateKey")
-	if err != nil {
-		return nil, err
-	}
 	// The PATCH sets absolute values, so repeating it is harmless.
-	req := &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)), Body: httpcore.JSON(body), Credentials: creds,
-		Retry: httpcore.RetrySafe}
-	var out keyAnswer
-	resp, err := c.do(ctx, req, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Key.Response = resp.Meta()
-	return &out.Key, nil
+	return c.doKey(ctx, "UpdateKey", &httpcore.Request{Method: http.MethodPatch, Path: httpcore.Path("keys", string(id)),
+		Body: httpcore.JSON(body), Retry: httpcore.RetrySafe})
 }
 
 // RotateKey replaces an active key: the service revokes it at once and returns a new key with
@@ -361,20 +343,13 @@ func (c *Client) RotateKey(ctx context.Context, id KeyID) (*RotatedKey, error) {
 	if err := checkKeyID(id); err != nil {
 		return nil, err
 	}
-	creds, err := c.accountCredentials("RotateKey")
+	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("keys", string(id), "rotate")}
+	k, err := c.doSecret(ctx, "RotateKey", req)
 	if err != nil {
 		return nil, err
 	}
-	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("keys", string(id), "rotate"), Credentials: creds}
-	ans, err := c.doSecret(ctx, req, "RotateKey")
-	if err != nil {
-		return nil, err
-	}
-	revoked := ans.revokedID
-	if revoked == "" {
-		revoked = id
-	}
-	return &RotatedKey{Key: ans.key, Secret: ans.secret, RevokedID: revoked, Response: ans.response}, nil
+	k.RevokedID = cmp.Or(k.RevokedID, id)
+	return k, nil
 }
 
 // DeleteKey revokes a key at once and returns its final record. It needs the account token.
@@ -384,12 +359,14 @@ func (c *Client) DeleteKey(ctx context.Context, id KeyID) (*Key, error) {
 	if err := checkKeyID(id); err != nil {
 		return nil, err
 	}
-	creds, err := c.accountCredentials("DeleteKey")
-	if err != nil {
-		return nil, err
-	}
+	req := &httpcore.Request{Method: http.MethodDelete, Path: httpcore.Path("keys", string(id))}
+	return c.doKey(ctx, "DeleteKey", req)
+}
+
+// doKey sends a key management request whose answer is one key's record.
+func (c *Client) doKey(ctx context.Context, op string, req *httpcore.Request) (*Key, error) {
 	var out keyAnswer
-	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodDelete, Path: httpcore.Path("keys", string(id)), Credentials: creds}, &out)
+	resp, err := c.doAccount(ctx, op, req, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -426,77 +403,76 @@ func (a *keyAnswer) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// secretAnswer is what the client read in an answer of POST /keys or POST /keys/{id}/rotate.
-type secretAnswer struct {
-	key       Key
-	secret    sdk.Secret
-	revokedID KeyID
-	response  sdk.Response
-}
-
 // plaintextPattern matches a plaintext key anywhere in an answer.
 var plaintextPattern = regexp.MustCompile(`sk-[0-9a-fA-F]{32}`)
 
-// doSecret sends a request whose answer holds a plaintext key, once (a repeat could create a
-// second key, or fail on a key the first attempt already revoked), and reads the answer
-// without ever losing the plaintext: it takes the key from plaintext (or api_key, secret, or
-// key when that is a string), or else from the first sk- and 32 hexadecimal characters found
-// anywhere in the body, and reads the record leniently from key, record or the answer itself.
-// An answer without any plaintext is a *KeyAnswerError holding the body, masked. No error
-// quotes the body.
-func (c *Client) doSecret(ctx context.Context, req *httpcore.Request, op string) (*secretAnswer, error) {
+// keyOrPlaintext is the key or api_key member of an answer holding a new key: the plaintext
+// key, or the key's record.
+type keyOrPlaintext struct {
+	plaintext string
+	record    Key
+}
+
+// UnmarshalJSON reads a string as the plaintext and anything else as a record.
+func (k *keyOrPlaintext) UnmarshalJSON(b []byte) error {
+	if json.Unmarshal(b, &k.plaintext) == nil {
+		return nil
+	}
+	return json.Unmarshal(b, &k.record)
+}
+
+// doSecret sends a key management request whose answer holds a plaintext key, once (a repeat
+// could create a second key, or fail on a key the first attempt already revoked), and never
+// loses the plaintext: it takes it from plaintext, secret, key or api_key, or else finds sk-
+// and 32 hexadecimal characters anywhere in the body; an answer without one is a
+// *KeyAnswerError holding the body, masked. The record is read leniently from key, api_key,
+// record or the answer itself. No error quotes the body.
+func (c *Client) doSecret(ctx context.Context, op string, req *httpcore.Request) (*RotatedKey, error) {
 	req.Retry, req.SensitiveBody = httpcore.RetryNever, true
-	resp, err := c.do(ctx, req, nil)
+	resp, err := c.doAccount(ctx, op, req, nil)
 	if err != nil {
 		return nil, err
 	}
-	body := resp.Body
+	// A body that is not an object leaves w zero: only the search of the body applies then.
 	var w struct {
 		keyWire
-		Plaintext lenient.Opt[string]          `json:"plaintext"`
-		APIKey    lenient.Opt[json.RawMessage] `json:"api_key"`
-		Secret    lenient.Opt[string]          `json:"secret"`
-		Key       lenient.Opt[json.RawMessage] `json:"key"`
-		Record    lenient.Opt[Key]             `json:"record"`
-		RevokedID lenient.Opt[KeyID]           `json:"revoked_id"`
-		Revoked   lenient.Opt[KeyID]           `json:"revokedId"`
-		OldID     lenient.Opt[KeyID]           `json:"old_id"`
+		Plaintext lenient.Opt[string]         `json:"plaintext"`
+		Secret    lenient.Opt[string]         `json:"secret"`
+		Key       lenient.Opt[keyOrPlaintext] `json:"key"`
+		APIKey    lenient.Opt[keyOrPlaintext] `json:"api_key"`
+		Record    lenient.Opt[Key]            `json:"record"`
+		RevokedID lenient.Opt[KeyID]          `json:"revoked_id"`
+		Revoked   lenient.Opt[KeyID]          `json:"revokedId"`
+		OldID     lenient.Opt[KeyID]          `json:"old_id"`
 	}
-	isObject := json.Unmarshal(body, &w) == nil
-	plaintext := w.Plaintext.Or(w.Secret.Or(""))
-	for _, o := range []lenient.Opt[json.RawMessage]{w.Key, w.APIKey} {
-		var s string
-		if raw, ok := o.Get(); plaintext == "" && ok && json.Unmarshal(raw, &s) == nil {
-			plaintext = s
-		}
+	_ = json.Unmarshal(resp.Body, &w)
+	key, apiKey := w.Key.Or(keyOrPlaintext{}), w.APIKey.Or(keyOrPlaintext{})
+	plaintext, _ := lenient.First(w.Plaintext, w.Secret)
+	plaintext = cmp.Or(plaintext, key.plaintext, apiKey.plaintext)
+	if plaintext == "" {
+		plaintext = string(plaintextPattern.Find(resp.Body))
 	}
 	if plaintext == "" {
-		plaintext = string(plaintextPattern.Find(body))
+		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(resp.Body)),
+			Response: c.core.RedactResponse(resp.Meta())}
 	}
-	if plaintext == "" {
-		return nil, &KeyAnswerError{Operation: op, StatusCode: resp.StatusCode, Body: sdk.NewSecret(string(body)), Response: c.core.RedactResponse(resp.Meta())}
-	}
-	ans := &secretAnswer{secret: sdk.NewSecret(plaintext), response: resp.Meta()}
-	if !isObject {
-		return ans, nil
-	}
-	ans.revokedID = w.RevokedID.Or(w.Revoked.Or(w.OldID.Or("")))
-	for _, o := range []lenient.Opt[json.RawMessage]{w.Key, w.APIKey} {
-		var k Key
-		if raw, ok := o.Get(); ok && ans.key.ID == "" && json.Unmarshal(raw, &k) == nil {
-			ans.key = k
+	out := &RotatedKey{Secret: sdk.NewSecret(plaintext), Response: resp.Meta()}
+	out.RevokedID, _ = lenient.First(w.RevokedID, w.Revoked, w.OldID)
+	rec, ok := w.Record.Get()
+	switch {
+	case key.record.ID != "":
+		out.Key = key.record
+	case apiKey.record.ID != "":
+		out.Key = apiKey.record
+	case ok:
+		out.Key = rec
+	default:
+		if k, ok := w.keyWire.key(); ok {
+			k.Raw = resp.Body // the record is the answer itself
+			out.Key = k
 		}
-	}
-	if rec, ok := w.Record.Get(); ans.key.ID == "" && ok {
-		ans.key = rec
-	}
-	if k, ok := w.keyWire.key(); ok && ans.key.ID == "" {
-		k.Raw = body // the record is the answer itself
-		ans.key = k
 	}
 	// Raw may hold the plaintext: keep only its mask there.
-	if bytes.Contains(ans.key.Raw, []byte(plaintext)) {
-		ans.key.Raw = bytes.ReplaceAll(ans.key.Raw, []byte(plaintext), []byte(ans.secret.String()))
-	}
-	return ans, nil
+	out.Key.Raw = bytes.ReplaceAll(out.Key.Raw, []byte(plaintext), []byte(out.Secret.String()))
+	return out, nil
 }

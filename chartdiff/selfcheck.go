@@ -68,13 +68,8 @@ func (r *SelfCheckReport) Header(name string) (HeaderCheck, bool) {
 // OK reports whether the key header arrives: the probe was refused as invalid and, when the
 // service sent diagnostics for the key header, it arrived intact.
 func (r *SelfCheckReport) OK() bool {
-	if !r.KeyArrives {
-		return false
-	}
-	if h, ok := r.Header(r.KeyHeader); ok && !h.Intact() {
-		return false
-	}
-	return true
+	h, reported := r.Header(r.KeyHeader)
+	return r.KeyArrives && (!reported || h.Intact())
 }
 
 // String describes the report, one line per finding, naming which headers arrive.

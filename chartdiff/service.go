@@ -68,9 +68,8 @@ func (c *Client) meta(ctx context.Context, diag bool, creds []httpcore.Credentia
 
 // OpenAPI returns the service's single contract, /api/v1/openapi.json, as served.
 func (c *Client) OpenAPI(ctx context.Context) (*OpenAPIDocument, error) {
-	req := &httpcore.Request{Method: http.MethodGet, Path: "/openapi.json"}
 	var out OpenAPIDocument
-	resp, err := c.do(ctx, req, &out)
+	resp, err := c.get(ctx, "/openapi.json", nil, &out)
 	if err != nil {
 		return nil, err
 	}

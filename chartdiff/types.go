@@ -62,12 +62,7 @@ func (c *Chart) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	ch, err := w.chart(b)
-	if err != nil {
-		return err
-	}
-	*c = ch
-	return nil
+	return w.chart(b, c)
 }
 
 // plainChart is Chart without its UnmarshalJSON method.
@@ -85,18 +80,18 @@ type chartWire struct {
 	Analyzed presentBool `json:"analyzed"`
 }
 
-// chart checks the required fields and returns the chart, keeping raw as its Raw.
-func (w *chartWire) chart(raw []byte) (Chart, error) {
+// chart checks the required fields and sets *c to the chart, keeping raw as its Raw.
+func (w *chartWire) chart(raw []byte, c *Chart) error {
 	switch {
 	case w.ID == absentID:
-		return Chart{}, lenient.Missing("chart", "chart_id")
+		return lenient.Missing("chart", "chart_id")
 	case w.Analyzed == absentBool:
-		return Chart{}, lenient.Missing("chart", "analyzed")
+		return lenient.Missing("chart", "analyzed")
 	}
-	c := Chart(w.plainChart)
+	*c = Chart(w.plainChart)
 	c.ID, c.Analyzed = w.ID, w.Analyzed == trueBool
 	c.Raw = append(json.RawMessage(nil), raw...)
-	return c, nil
+	return nil
 }
 
 // presentBool is a JSON boolean that remembers whether it was sent.
@@ -198,11 +193,10 @@ func (a *Analysis) UnmarshalJSON(b []byte) error {
 	if w.Cached == absentBool {
 		return lenient.Missing("analysis", "cached")
 	}
-	ch, err := w.chart(b)
-	if err != nil {
+	if err := w.chart(b, &a.Chart); err != nil {
 		return err
 	}
-	a.Chart, a.Cached = ch, w.Cached == trueBool
+	a.Cached = w.Cached == trueBool
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package chartdiff
 
 import (
+	"cmp"
 	"context"
 	"net/url"
 	"strconv"
@@ -39,9 +40,7 @@ func (c *Client) Charter(ctx context.Context, uid, maxPages int) (*CharterCharts
 	if err != nil {
 		return nil, err
 	}
-	if out.UID == 0 {
-		out.UID = uid // the answer did not name the author: it is the one asked for
-	}
+	out.UID = cmp.Or(out.UID, uid) // an answer that names no author is about the one asked for
 	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }
@@ -58,9 +57,7 @@ func (c *Client) Player(ctx context.Context, uid int) (*Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	if out.ID == 0 {
-		out.ID = uid // the answer did not name the player: it is the one asked for
-	}
+	out.ID = cmp.Or(out.ID, uid) // an answer that names no player is about the one asked for
 	out.Raw, out.Response = resp.Body, resp.Meta()
 	return &out, nil
 }

@@ -54,8 +54,7 @@ type Client struct {
 // replaced, so that a request sees one consistent pair.
 type auth struct {
 	token string
-	// header is AuthorizationHeader, or TokenHeader once a gateway was seen stripping
-	// Authorization.
+	// header is AuthorizationHeader, or TokenHeader once a gateway stripped Authorization.
 	header string
 }
 
@@ -94,7 +93,7 @@ func New(opts ...Option) (*Client, error) {
 		}
 		return nil, err
 	}
-	if v, ok := env[EnvToken]; ok && !cfg.tokenSet {
+	if v, ok := env[EnvToken]; ok && cfg.token == "" { // WithToken refuses an empty token
 		if err := checkToken(EnvToken, v); err != nil {
 			return nil, err
 		}

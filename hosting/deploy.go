@@ -61,12 +61,8 @@ func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Com
 		w = &v.commitWire
 	}
 	cm := w.commit(resp.Body)
-	if cm.Message == "" {
-		cm.Message = p.Message
-	}
-	if cm.Branch == "" {
-		cm.Branch = p.Branch
-	}
+	cm.Message = cmp.Or(cm.Message, p.Message)
+	cm.Branch = cmp.Or(cm.Branch, p.Branch)
 	cm.Response = resp.Meta()
 	return &cm, nil
 }
@@ -101,23 +97,13 @@ type deployAnswer struct {
 // check merges the nested deployment with the top-level members and requires preview_url.
 func (a *deployAnswer) check() error {
 	top := a.deploymentWire.deployment(nil)
-	d, ok := lenient.First(a.Deployment, a.Data, a.Result)
-	if !ok {
-		d = top
-	}
-	for _, f := range []struct {
-		dst *string
-		alt string
-	}{
-		{&d.ID, top.ID}, {&d.Commit, top.Commit}, {&d.Message, top.Message}, {&d.PreviewURL, top.PreviewURL}, {&d.Status, top.Status},
-	} {
-		if *f.dst == "" {
-			*f.dst = f.alt
-		}
-	}
-	if d.CreatedAt == nil {
-		d.CreatedAt = top.CreatedAt
-	}
+	d, _ := lenient.First(a.Deployment, a.Data, a.Result) // zero when not nested: top fills it
+	d.ID = cmp.Or(d.ID, top.ID)
+	d.Commit = cmp.Or(d.Commit, top.Commit)
+	d.Message = cmp.Or(d.Message, top.Message)
+	d.PreviewURL = cmp.Or(d.PreviewURL, top.PreviewURL)
+	d.Status = cmp.Or(d.Status, top.Status)
+	d.CreatedAt = cmp.Or(d.CreatedAt, top.CreatedAt)
 	if d.PreviewURL == "" {
 		return lenient.Missing("deployment", "preview_url")
 	}
@@ -146,8 +132,7 @@ func (c *Client) Deploy(ctx context.Context, repo string, p *DeployParams) (*Dep
 		return nil, err
 	}
 	d := a.merged
-	d.Raw = resp.Body
-	d.Response = resp.Meta()
+	d.Raw, d.Response = resp.Body, resp.Meta()
 	return &d, nil
 }
 
@@ -161,32 +146,16 @@ type DeploymentList struct {
 	Response sdk.Response
 }
 
-// deploymentListAnswer is the answer of GET /repos/<name>/deployments. The list may be called
-// deployments, items, results or data; an answer without any of them is refused (null is an
-// empty list).
+// deploymentListAnswer is the answer of GET /repos/<name>/deployments: the list under
+// deployments, or a name of listAnswer.
 type deploymentListAnswer struct {
-	envelope
+	listAnswer[Deployment]
 	Deployments lenient.Field[[]Deployment] `json:"deployments"`
-	Items       lenient.Field[[]Deployment] `json:"items"`
-	Results     lenient.Field[[]Deployment] `json:"results"`
-	Data        lenient.Opt[[]Deployment]   `json:"data"`
-	list        []Deployment
 }
 
 // check finds the list.
 func (a *deploymentListAnswer) check() error {
-	list, ok := lenient.FirstField(a.Deployments, a.Items, a.Results)
-	if !ok && a.Data.IsSet() {
-		list, ok = a.Data.Get()
-	}
-	if !ok {
-		return lenient.Missing("deployment list", "deployments")
-	}
-	if list == nil {
-		list = []Deployment{}
-	}
-	a.list = list
-	return nil
+	return a.find("deployment list", "deployments", a.Deployments)
 }
 
 // Deployments returns the deployment records of repository repo.

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -86,12 +88,6 @@ type DeployResult struct {
 	Ignored []string
 }
 
-// localFile is a file of the folder to deploy.
-type localFile struct {
-	path string
-	size int64
-}
-
 // DeployDir publishes the folder fsys (such as os.DirFS("public")) as repository repo's site:
 // it writes every file of the folder under the same path (a file whose copy in the repository
 // has the same size and hash is not sent again), with opts.Prune deletes the repository's files
@@ -121,25 +117,18 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 	if opts != nil {
 		o = *opts
 	}
-	if err := checkRepoName("name", repo); err != nil {
-		return nil, err
-	}
-	if err := o.check(); err != nil {
+	if err := cmp.Or(checkRepoName("name", repo), o.check()); err != nil {
 		return nil, err
 	}
 	if fsys == nil {
 		return nil, invalid("fsys", "must not be nil")
 	}
-	files, ignored, err := listFolder(fsys)
+	sizes, ignored, err := listFolder(fsys)
 	if err != nil {
 		return nil, err
 	}
-	if o.Message == "" {
-		o.Message = "Deploy " + strconv.Itoa(len(files)) + " files"
-	}
-	if o.Concurrency == 0 {
-		o.Concurrency = DefaultConcurrency
-	}
+	o.Message = cmp.Or(o.Message, "Deploy "+strconv.Itoa(len(sizes))+" files")
+	o.Concurrency = cmp.Or(o.Concurrency, DefaultConcurrency)
 
 	info, err := c.Repo(ctx, repo)
 	if err != nil {
@@ -152,50 +141,45 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 		}
 	}
 	var stale []string
-	if o.Prune {
-		local := make(map[string]bool, len(files))
-		for _, f := range files {
-			local[f.path] = true
+	for p := range remote {
+		if _, local := sizes[p]; o.Prune && !local {
+			stale = append(stale, p)
 		}
-		for p := range remote {
-			if !local[p] {
-				stale = append(stale, p)
-			}
-		}
-		sort.Strings(stale)
+	}
+	sort.Strings(stale)
+	t := &tracker{progress: o.Progress, paths: map[Action][]string{}}
+	t.now.FilesTotal = len(sizes) + len(stale)
+	for _, n := range sizes {
+		t.now.BytesTotal += n
 	}
 
-	t := &tracker{progress: o.Progress, filesTotal: len(files) + len(stale)}
-	for _, f := range files {
-		t.bytesTotal += f.size
-	}
-	res := &DeployResult{Ignored: ignored}
-	paths := make([]string, len(files))
-	for i, f := range files {
-		paths[i] = f.path
-	}
-	failed := runEach(ctx, o.Concurrency, paths, "upload", func(ctx context.Context, path string) *FileError {
-		action, n, ferr := c.deployFile(ctx, repo, fsys, path, remote)
-		if ferr != nil {
-			return ferr
+	failed := runEach(ctx, o.Concurrency, slices.Sorted(maps.Keys(sizes)), "upload", func(ctx context.Context, path string) *FileError {
+		data, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return &FileError{Path: path, Op: "read", Err: err}
 		}
-		t.done(path, action, n)
+		if e, ok := remote[path]; ok && sameContent(e, data) {
+			t.done(path, ActionUnchanged, int64(len(data)))
+			return nil
+		}
+		if _, err := c.PutFile(ctx, repo, path, data); err != nil {
+			return &FileError{Path: path, Op: "upload", Err: err}
+		}
+		t.done(path, ActionUploaded, int64(len(data)))
 		return nil
 	})
-	if len(failed) > 0 {
-		return nil, &UploadError{Repo: repo, Files: failed, Done: t.filesDone}
+	if len(failed) == 0 {
+		failed = runEach(ctx, o.Concurrency, stale, "delete", func(ctx context.Context, path string) *FileError {
+			if _, err := c.deleteFile(ctx, repo, path); err != nil {
+				return &FileError{Path: path, Op: "delete", Err: err}
+			}
+			t.done(path, ActionDeleted, 0)
+			return nil
+		})
 	}
-	failed = runEach(ctx, o.Concurrency, stale, "delete", func(ctx context.Context, path string) *FileError {
-		if _, err := c.deleteFile(ctx, repo, path); err != nil {
-			return &FileError{Path: path, Op: "delete", Err: err}
-		}
-		t.done(path, ActionDeleted, 0)
-		return nil
-	})
 	if len(failed) > 0 {
-		return nil, &UploadError{Repo: repo, Files: failed, Done: t.filesDone}
+		return nil, &UploadError{Repo: repo, Files: failed, Done: t.now.FilesDone}
 	}
-	res.Uploaded, res.Unchanged, res.Deleted = t.sorted()
 
 	cm, err := c.Commit(ctx, repo, &CommitParams{Message: o.Message, Branch: o.Branch})
 	if err != nil {
@@ -216,8 +200,11 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 	if err != nil {
 		return nil, err
 	}
-	res.Commit, res.Deployment, res.SiteURL = cm, d, site
-	return res, nil
+	for _, list := range t.paths {
+		sort.Strings(list) // every upload and deletion is over
+	}
+	return &DeployResult{Deployment: d, SiteURL: site, Commit: cm, Uploaded: t.paths[ActionUploaded],
+		Unchanged: t.paths[ActionUnchanged], Deleted: t.paths[ActionDeleted], Ignored: ignored}, nil
 }
 
 // check refuses options out of range.
@@ -228,10 +215,11 @@ func (o *DeployDirOptions) check() error {
 	return cmp.Or(checkLabel("message", o.Message, false), checkLabel("branch", o.Branch, false))
 }
 
-// listFolder returns the files of fsys, sorted by path, and the entries that are neither files
-// nor folders. A path the service would refuse is a *sdk.ValidationError quoting it; a folder
-// without files is refused.
-func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
+// listFolder returns the size of each file of fsys by path, and the entries that are neither
+// files nor folders. A path the service would refuse is a *sdk.ValidationError quoting it; a
+// folder without files is refused.
+func listFolder(fsys fs.FS) (sizes map[string]int64, ignored []string, err error) {
+	sizes = map[string]int64{}
 	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -251,7 +239,7 @@ func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
 			}
 			return err
 		}
-		files = append(files, localFile{path: p, size: info.Size()})
+		sizes[p] = info.Size()
 		return nil
 	})
 	var ve *sdk.ValidationError
@@ -260,26 +248,10 @@ func listFolder(fsys fs.FS) (files []localFile, ignored []string, err error) {
 		return nil, nil, err
 	case err != nil:
 		return nil, nil, fmt.Errorf("%s: reading the folder to deploy: %w", serviceName, err)
-	case len(files) == 0:
+	case len(sizes) == 0:
 		return nil, nil, invalid("fsys", "holds no files")
 	}
-	return files, ignored, nil
-}
-
-// deployFile sends the folder's file at path unless the repository's copy is the same,
-// returning what it did and the file's length.
-func (c *Client) deployFile(ctx context.Context, repo string, fsys fs.FS, path string, remote map[string]FileEntry) (Action, int64, *FileError) {
-	data, err := fs.ReadFile(fsys, path)
-	if err != nil {
-		return "", 0, &FileError{Path: path, Op: "read", Err: err}
-	}
-	if e, ok := remote[path]; ok && sameContent(e, data) {
-		return ActionUnchanged, int64(len(data)), nil
-	}
-	if _, err := c.putFile(ctx, repo, path, data); err != nil {
-		return "", 0, &FileError{Path: path, Op: "upload", Err: err}
-	}
-	return ActionUploaded, int64(len(data)), nil
+	return sizes, ignored, nil
 }
 
 // sameContent reports whether the repository's entry e describes data: the sizes agree where
@@ -339,37 +311,23 @@ func runEach(ctx context.Context, limit int, paths []string, op string, work fun
 	return failed
 }
 
-// tracker counts DeployDir's progress and reports it.
+// tracker counts DeployDir's progress, reports it, and lists the paths of each action.
 type tracker struct {
-	mu                    sync.Mutex
-	progress              func(Progress)
-	filesDone, filesTotal int
-	bytesDone, bytesTotal int64
-	paths                 map[Action][]string
+	mu       sync.Mutex
+	progress func(Progress)
+	now      Progress
+	paths    map[Action][]string
 }
 
 // done records that path is done with action, n of its bytes, and reports the progress.
 func (t *tracker) done(path string, action Action, n int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.filesDone++
-	t.bytesDone += n
-	if t.paths == nil {
-		t.paths = map[Action][]string{}
-	}
+	t.now.Path, t.now.Action = path, action
+	t.now.FilesDone++
+	t.now.BytesDone += n
 	t.paths[action] = append(t.paths[action], path)
 	if t.progress != nil {
-		t.progress(Progress{Path: path, Action: action, FilesDone: t.filesDone, FilesTotal: t.filesTotal,
-			BytesDone: t.bytesDone, BytesTotal: t.bytesTotal})
+		t.progress(t.now)
 	}
-}
-
-// sorted returns the paths of each action, sorted.
-func (t *tracker) sorted() (uploaded, unchanged, deleted []string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, a := range []Action{ActionUploaded, ActionUnchanged, ActionDeleted} {
-		sort.Strings(t.paths[a])
-	}
-	return t.paths[ActionUploaded], t.paths[ActionUnchanged], t.paths[ActionDeleted]
 }

@@ -95,20 +95,12 @@ func holdsMarkup(data []byte) bool {
 	return slices.ContainsFunc(markupMarkers, func(m string) bool { return bytes.Contains(lower, []byte(m)) })
 }
 
-// fileBody is the JSON body of a file write: exactly one of the two members.
-type fileBody struct {
-	Content       *string `json:"content,omitempty"`
-	ContentBase64 *string `json:"content_base64,omitempty"`
-}
-
-// newFileBody returns the body that sends data with enc.
-func newFileBody(enc Encoding, data []byte) fileBody {
+// fileBody returns the JSON body that sends data with enc: the one member enc names.
+func fileBody(enc Encoding, data []byte) map[Encoding]string {
 	if enc == EncodingText {
-		s := string(data)
-		return fileBody{Content: &s}
+		return map[Encoding]string{enc: string(data)}
 	}
-	s := base64.StdEncoding.EncodeToString(data)
-	return fileBody{ContentBase64: &s}
+	return map[Encoding]string{enc: base64.StdEncoding.EncodeToString(data)}
 }
 
 // base64Spaces removes the spaces and line breaks some services put into Base64.

@@ -42,14 +42,6 @@ type fileWriteAnswer struct {
 	Result lenient.Opt[FileEntry] `json:"result"`
 }
 
-// entry returns the written file's entry as the answer gives it.
-func (a *fileWriteAnswer) entry(path string) FileEntry {
-	if e, ok := lenient.First(a.File, a.Data, a.Result); ok {
-		return e
-	}
-	return a.fileEntryWire.entry(path, nil)
-}
-
 // PutFile creates or replaces the file at path in repository repo with data. path may be
 // nested ("assets/img/logo.png"); each segment is escaped in the address. The content goes as
 // text or as Base64 as ContentEncoding decides.
@@ -63,14 +55,9 @@ func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*
 	if err := cmp.Or(checkRepoName("name", repo), checkPath("path", path)); err != nil {
 		return nil, err
 	}
-	return c.putFile(ctx, repo, path, data)
-}
-
-// putFile is PutFile after validation.
-func (c *Client) putFile(ctx context.Context, repo, path string, data []byte) (*FileWrite, error) {
 	enc := ContentEncoding(path, data)
 	endpoint := fileEndpoint(repo, path)
-	req := &httpcore.Request{Method: http.MethodPut, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data))}
+	req := &httpcore.Request{Method: http.MethodPut, Path: endpoint, Body: httpcore.JSON(fileBody(enc, data))}
 	var a fileWriteAnswer
 	resp, err := c.do(ctx, req, &a)
 	if errors.Is(err, ErrBlocked) {
@@ -78,14 +65,17 @@ func (c *Client) putFile(ctx context.Context, repo, path string, data []byte) (*
 		c.logRemedy(ctx, "POST with content_base64 after a 403 block page to PUT", req.Method, err)
 		enc = EncodingBase64
 		// A file write sets the file's content, whatever was there: repeating it is safe.
-		req = &httpcore.Request{Method: http.MethodPost, Path: endpoint, Body: httpcore.JSON(newFileBody(enc, data)), Retry: httpcore.RetrySafe}
+		req = &httpcore.Request{Method: http.MethodPost, Path: endpoint, Body: httpcore.JSON(fileBody(enc, data)), Retry: httpcore.RetrySafe}
 		a = fileWriteAnswer{}
 		resp, err = c.do(ctx, req, &a)
 	}
 	if err != nil {
 		return nil, err
 	}
-	e := a.entry(path)
+	e, ok := lenient.First(a.File, a.Data, a.Result)
+	if !ok {
+		e = a.fileEntryWire.entry(path, nil)
+	}
 	return &FileWrite{Path: path, Encoding: enc, Method: req.Method, Size: e.Size, SHA: e.SHA, Raw: resp.Body, Response: resp.Meta()}, nil
 }
 

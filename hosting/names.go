@@ -75,11 +75,9 @@ func checkLabel(field, s string, required bool) error {
 		return invalid(field, "must not be empty")
 	case strings.TrimSpace(s) == "":
 		return invalid(field, "must not be blank")
-	}
-	if !utf8.ValidString(s) {
+	case !utf8.ValidString(s):
 		return invalid(field, "must be valid UTF-8")
-	}
-	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' }) {
+	case strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' }):
 		return invalid(field, "must not contain control characters")
 	}
 	return nil

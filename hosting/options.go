@@ -12,8 +12,7 @@ import (
 // config is what the options of New configure.
 type config struct {
 	httpcore.Settings
-	token    string
-	tokenSet bool
+	token string
 	// logger is the logger of WithLogger, kept here too so that the client can record the
 	// gateway remedies it applies.
 	logger *slog.Logger
@@ -40,7 +39,7 @@ func WithToken(token string) Option {
 		if err := checkToken("token", token); err != nil {
 			return err
 		}
-		c.token, c.tokenSet = token, true
+		c.token = token
 		return nil
 	}
 }

@@ -24,33 +24,45 @@ type RepoList struct {
 	Response sdk.Response
 }
 
-// repoListAnswer is the answer of GET /repos. The list may be called repos, repositories,
-// items, results or data; an answer without any of them is refused, so that a renamed list
-// never reads as an account without repositories (null is an empty list).
-type repoListAnswer struct {
+// listAnswer is an answer carrying a list under a name of its own, items, results or data. An
+// answer without any of them is refused, so that a renamed list never reads as an empty one
+// (null is an empty list).
+type listAnswer[T any] struct {
 	envelope
+	Items   lenient.Field[[]T] `json:"items"`
+	Results lenient.Field[[]T] `json:"results"`
+	Data    lenient.Opt[[]T]   `json:"data"`
+	list    []T
+}
+
+// find takes the list from the first of own, items, results and data the answer carried; what
+// and member name the list in the error.
+func (a *listAnswer[T]) find(what, member string, own ...lenient.Field[[]T]) error {
+	list, ok := lenient.FirstField(append(own, a.Items, a.Results)...)
+	if !ok {
+		list, ok = a.Data.Get()
+	}
+	if !ok {
+		return lenient.Missing(what, member)
+	}
+	if list == nil {
+		list = []T{}
+	}
+	a.list = list
+	return nil
+}
+
+// repoListAnswer is the answer of GET /repos: the list under repos, repositories, or a name of
+// listAnswer.
+type repoListAnswer struct {
+	listAnswer[Repo]
 	Repos        lenient.Field[[]Repo] `json:"repos"`
 	Repositories lenient.Field[[]Repo] `json:"repositories"`
-	Items        lenient.Field[[]Repo] `json:"items"`
-	Results      lenient.Field[[]Repo] `json:"results"`
-	Data         lenient.Opt[[]Repo]   `json:"data"`
-	list         []Repo
 }
 
 // check finds the list.
 func (a *repoListAnswer) check() error {
-	list, ok := lenient.FirstField(a.Repos, a.Repositories, a.Items, a.Results)
-	if !ok && a.Data.IsSet() {
-		list, ok = a.Data.Get()
-	}
-	if !ok {
-		return lenient.Missing("repository list", "repos")
-	}
-	if list == nil {
-		list = []Repo{}
-	}
-	a.list = list
-	return nil
+	return a.find("repository list", "repos", a.Repos, a.Repositories)
 }
 
 // Repos returns the repositories of the token's account.
@@ -114,36 +126,24 @@ func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, er
 	if !ok {
 		repo = a.repoWire.repo(nil)
 	}
-	repo.Raw = resp.Body
-	repo.Response = resp.Meta()
-	if repo.Name == "" {
-		repo.Name = p.Name
-	}
-	if repo.Description == "" {
-		repo.Description = p.Description
-	}
-	if repo.Visibility == "" {
-		repo.Visibility = vis
-	}
+	repo.Raw, repo.Response = resp.Body, resp.Meta()
+	repo.Name = cmp.Or(repo.Name, p.Name)
+	repo.Description = cmp.Or(repo.Description, p.Description)
+	repo.Visibility = cmp.Or(repo.Visibility, vis)
 	return &repo, nil
 }
 
-// repoInfoMembers are the members of a repository's information the API description names:
-// the file list (files, file_list or tree), the branches and the head (head or
-// head_commit).
-type repoInfoMembers struct {
+// repoInfoFields are a repository's record and the members of its information the API
+// description names: the file list (files, file_list or tree), the branches and the head
+// (head or head_commit).
+type repoInfoFields struct {
+	repoWire
 	Files      lenient.Field[fileList]   `json:"files"`
 	FileList   lenient.Field[fileList]   `json:"file_list"`
 	Tree       lenient.Field[fileList]   `json:"tree"`
 	Branches   lenient.Field[branchList] `json:"branches"`
 	Head       lenient.Field[commitRef]  `json:"head"`
 	HeadCommit lenient.Field[commitRef]  `json:"head_commit"`
-}
-
-// repoInfoFields are a repository's record and its information, as one object.
-type repoInfoFields struct {
-	repoWire
-	repoInfoMembers
 }
 
 // repoInfoPart is a nested object of Repo's answer that may hold the record and the
@@ -156,12 +156,7 @@ type repoInfoPart struct {
 // UnmarshalJSON reads an object, or a bare name.
 func (p *repoInfoPart) UnmarshalJSON(b []byte) error {
 	p.raw = bytes.Clone(b)
-	var name string
-	if json.Unmarshal(b, &name) == nil {
-		p.Name = lenient.Some(name)
-		return nil
-	}
-	return json.Unmarshal(b, &p.repoInfoFields)
+	return objectOrName(b, &p.Name, &p.repoInfoFields)
 }
 
 // repoInfoAnswer is the answer of GET /repos/<name>. The members may sit at the top level or
@@ -179,10 +174,10 @@ type repoInfoAnswer struct {
 
 // check finds the members and builds the information.
 func (a *repoInfoAnswer) check() error {
-	parts := []*repoInfoFields{&a.repoInfoFields}
+	parts := []repoInfoPart{{repoInfoFields: a.repoInfoFields}} // the top level first
 	for _, l := range []lenient.Opt[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
 		if p, ok := l.Get(); ok {
-			parts = append(parts, &p.repoInfoFields)
+			parts = append(parts, p)
 		}
 	}
 	var files fileList
@@ -208,20 +203,19 @@ func (a *repoInfoAnswer) check() error {
 	case !haveHead:
 		return lenient.Missing("repository", "head")
 	}
-	a.info = RepoInfo{Files: files, Branches: branches, Head: string(head)}
+	a.info = RepoInfo{Repo: a.repoWire.repo(nil), Files: files, Branches: branches, Head: string(head)}
 	if a.info.Files == nil {
 		a.info.Files = []FileEntry{}
 	}
 	if a.info.Branches == nil {
 		a.info.Branches = []Branch{}
 	}
-	for _, l := range []lenient.Opt[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
-		if p, ok := l.Get(); ok && (p.Name.IsSet() || p.Slug.IsSet()) {
+	for _, p := range parts[1:] {
+		if p.Name.IsSet() || p.Slug.IsSet() {
 			a.info.Repo = p.repo(p.raw)
-			return nil
+			break
 		}
 	}
-	a.info.Repo = a.repoWire.repo(nil)
 	return nil
 }
 
@@ -238,11 +232,8 @@ func (c *Client) Repo(ctx context.Context, name string) (*RepoInfo, error) {
 		return nil, err
 	}
 	info := a.info
-	if info.Repo.Name == "" {
-		info.Repo.Name = name
-	}
-	info.Raw = resp.Body
-	info.Response = resp.Meta()
+	info.Repo.Name = cmp.Or(info.Repo.Name, name)
+	info.Raw, info.Response = resp.Body, resp.Meta()
 	return &info, nil
 }
 
@@ -294,11 +285,8 @@ func (c *Client) CreateBranch(ctx context.Context, repo string, p *CreateBranchP
 	if !ok {
 		br = a.branchWire.branch(nil)
 	}
-	if br.Name == "" {
-		br.Name = p.Branch
-	}
-	br.Raw = resp.Body
-	br.Response = resp.Meta()
+	br.Name = cmp.Or(br.Name, p.Branch)
+	br.Raw, br.Response = resp.Body, resp.Meta()
 	return &br, nil
 }
 

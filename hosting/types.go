@@ -2,6 +2,7 @@ package hosting
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -72,24 +73,19 @@ func (w *repoWire) repo(raw json.RawMessage) Repo {
 	branch, _ := lenient.First(w.DefaultBranch, w.DefaultBranchCamel)
 	return Repo{
 		Name: name, Description: w.Description.Or(""), Visibility: Visibility(vis), Owner: string(w.Owner.Or("")),
-		DefaultBranch: branch, CreatedAt: timeOf(w.CreatedAt, w.CreatedAtCamel),
-		UpdatedAt: timeOf(w.UpdatedAt, w.UpdatedAtCamel), Raw: raw,
+		DefaultBranch: branch, CreatedAt: lenient.FirstPtr(w.CreatedAt, w.CreatedAtCamel),
+		UpdatedAt: lenient.FirstPtr(w.UpdatedAt, w.UpdatedAtCamel), Raw: raw,
 	}
 }
 
 // UnmarshalJSON reads a repository object, or a bare name, and keeps the raw value. A
 // repository without a name is refused.
 func (r *Repo) UnmarshalJSON(b []byte) error {
-	var name string
-	if json.Unmarshal(b, &name) == nil {
-		*r = Repo{Name: name, Raw: bytes.Clone(b)}
-	} else {
-		var w repoWire
-		if err := json.Unmarshal(b, &w); err != nil {
-			return err
-		}
-		*r = w.repo(bytes.Clone(b))
+	var w repoWire
+	if err := objectOrName(b, &w.Name, &w); err != nil {
+		return err
 	}
+	*r = w.repo(bytes.Clone(b))
 	if r.Name == "" {
 		return lenient.Missing("repository", "name")
 	}
@@ -101,25 +97,17 @@ type ownerName string
 
 // UnmarshalJSON accepts a string, or an object with login, name, username or id.
 func (o *ownerName) UnmarshalJSON(b []byte) error {
-	var s lenient.Text
-	if json.Unmarshal(b, &s) == nil {
-		*o = ownerName(s)
-		return nil
-	}
 	var w struct {
 		Login    lenient.Opt[string]       `json:"login"`
 		Name     lenient.Opt[string]       `json:"name"`
 		Username lenient.Opt[string]       `json:"username"`
 		ID       lenient.Opt[lenient.Text] `json:"id"`
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := objectOrName(b, &w.ID, &w); err != nil {
 		return err
 	}
 	name, _ := lenient.First(w.Login, w.Username, w.Name)
-	if name == "" {
-		name = string(w.ID.Or(""))
-	}
-	*o = ownerName(name)
+	*o = ownerName(cmp.Or(name, string(w.ID.Or(""))))
 	return nil
 }
 
@@ -200,22 +188,15 @@ func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
 	if p, ok := lenient.First(w.Path, w.File, w.Filename, w.Name); ok {
 		path = p
 	}
-	e := FileEntry{Path: path, Raw: raw}
-	if size, ok := lenient.First(w.Size, w.Bytes, w.Length); ok {
-		e.Size = &size
-	}
+	e := FileEntry{Path: path, Size: lenient.FirstPtr(w.Size, w.Bytes, w.Length), Raw: raw}
 	e.SHA, _ = lenient.First(w.SHA1, w.BlobSHA)
 	e.SHA256 = w.SHA256.Or("")
 	for _, h := range []string{w.SHA.Or(""), w.Hash.Or("")} {
-		switch len(h) {
-		case 40:
-			if e.SHA == "" {
-				e.SHA = h
-			}
-		case 64:
-			if e.SHA256 == "" {
-				e.SHA256 = h
-			}
+		switch {
+		case len(h) == 40 && e.SHA == "":
+			e.SHA = h
+		case len(h) == 64 && e.SHA256 == "":
+			e.SHA256 = h
 		}
 	}
 	e.Type, _ = lenient.First(w.Type, w.Kind)
@@ -225,16 +206,11 @@ func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
 // UnmarshalJSON reads an entry object, or a bare path, and keeps the raw value. An entry
 // without a path is refused.
 func (f *FileEntry) UnmarshalJSON(b []byte) error {
-	var path string
-	if json.Unmarshal(b, &path) == nil {
-		*f = FileEntry{Path: path, Raw: bytes.Clone(b)}
-	} else {
-		var w fileEntryWire
-		if err := json.Unmarshal(b, &w); err != nil {
-			return err
-		}
-		*f = w.entry("", bytes.Clone(b))
+	var w fileEntryWire
+	if err := objectOrName(b, &w.Path, &w); err != nil {
+		return err
 	}
+	*f = w.entry("", bytes.Clone(b))
 	if f.Path == "" {
 		return lenient.Missing("file entry", "path")
 	}
@@ -249,15 +225,9 @@ type fileList []FileEntry
 func (l *fileList) UnmarshalJSON(b []byte) (err error) {
 	*l, err = listOrObject(b, func(path string, raw json.RawMessage) (FileEntry, error) {
 		var w fileEntryWire
-		var sha string
-		var size int64
-		switch {
-		case json.Unmarshal(raw, &sha) == nil:
-			w.SHA = lenient.Some(sha)
-		case json.Unmarshal(raw, &size) == nil:
-			w.Size = lenient.Some(size)
-		default:
-			if err := json.Unmarshal(raw, &w); err != nil {
+		_ = w.Size.UnmarshalJSON(raw) // a bare number is the size, a bare text the SHA
+		if !w.Size.IsSet() {
+			if err := objectOrName(raw, &w.SHA, &w); err != nil {
 				return FileEntry{}, err
 			}
 		}
@@ -321,16 +291,11 @@ func (w *branchWire) branch(raw json.RawMessage) Branch {
 // UnmarshalJSON reads a branch object, or a bare name, and keeps the raw value. A branch
 // without a name is refused.
 func (br *Branch) UnmarshalJSON(b []byte) error {
-	var name string
-	if json.Unmarshal(b, &name) == nil {
-		*br = Branch{Name: name, Raw: bytes.Clone(b)}
-	} else {
-		var w branchWire
-		if err := json.Unmarshal(b, &w); err != nil {
-			return err
-		}
-		*br = w.branch(bytes.Clone(b))
+	var w branchWire
+	if err := objectOrName(b, &w.Name, &w); err != nil {
+		return err
 	}
+	*br = w.branch(bytes.Clone(b))
 	if br.Name == "" {
 		return lenient.Missing("branch", "name")
 	}
@@ -357,13 +322,8 @@ type commitRef string
 // UnmarshalJSON accepts a string, a number, or an object with id, sha, commit, commit_id or
 // hash.
 func (c *commitRef) UnmarshalJSON(b []byte) error {
-	var id lenient.Text
-	if json.Unmarshal(b, &id) == nil {
-		*c = commitRef(id)
-		return nil
-	}
 	var w commitIDs
-	if err := json.Unmarshal(b, &w); err != nil {
+	if err := objectOrName(b, &w.ID, &w); err != nil {
 		return err
 	}
 	*c = commitRef(w.id())
@@ -416,21 +376,14 @@ type commitWire struct {
 // commit returns the commit, keeping raw as its Raw.
 func (w *commitWire) commit(raw json.RawMessage) Commit {
 	return Commit{ID: w.id(), Branch: w.Branch.Or(""), Message: w.Message.Or(""), Parent: string(w.Parent.Or("")),
-		CreatedAt: timeOf(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
+		CreatedAt: lenient.FirstPtr(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
 }
 
 // commitValue is a commit sent as an object, or as its id alone.
 type commitValue struct{ commitWire }
 
 // UnmarshalJSON accepts an object or an id.
-func (c *commitValue) UnmarshalJSON(b []byte) error {
-	var id lenient.Text
-	if json.Unmarshal(b, &id) == nil {
-		c.ID = lenient.Some(id)
-		return nil
-	}
-	return json.Unmarshal(b, &c.commitWire)
-}
+func (c *commitValue) UnmarshalJSON(b []byte) error { return objectOrName(b, &c.ID, &c.commitWire) }
 
 // Deployment is a deployment of a repository: a commit published as the site. The API
 // description names only preview_url, in Deploy's answer; the other fields are set when the
@@ -477,7 +430,7 @@ func (w *deploymentWire) deployment(raw json.RawMessage) Deployment {
 	preview, _ := lenient.First(w.PreviewURL, w.PreviewURLCamel)
 	status, _ := lenient.First(w.Status, w.State)
 	return Deployment{ID: string(id), Commit: string(commit), Message: w.Message.Or(""), PreviewURL: preview,
-		Status: status, CreatedAt: timeOf(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
+		Status: status, CreatedAt: lenient.FirstPtr(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
 }
 
 // UnmarshalJSON reads a deployment object and keeps it raw.
@@ -493,13 +446,16 @@ func (d *Deployment) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// timeOf returns the first of ts that is set, or nil.
-func timeOf(ts ...lenient.Opt[time.Time]) *time.Time {
-	if t, ok := lenient.First(ts...); ok {
-		return &t
-	}
-	return nil
-}
-
 // isObject reports whether b is a JSON object.
 func isObject(b []byte) bool { return bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) }
+
+// objectOrName decodes b into the wire object w, or, when b is a bare name or id of type N,
+// into *name.
+func objectOrName[N any](b []byte, name *lenient.Opt[N], w any) error {
+	var n N
+	if json.Unmarshal(b, &n) == nil {
+		*name = lenient.Some(n)
+		return nil
+	}
+	return json.Unmarshal(b, w)
+}

@@ -2,24 +2,20 @@ package hosting
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // The API description names only the envelope (ok, error), preview_url and the members of
-// a repository's information; every other shape of an answer is "not shown". The wire types
-// of this file read those shapes leniently: a member of a guessed name is optional, several
-// likely spellings are accepted, a value of an unexpected type is left unset rather than
-// failing the answer, and the raw body is kept beside the decoded values. Each body is
-// decoded once, by encoding/json, into a wire type that carries the envelope too.
+// a repository's information; every other member is read leniently (see package lenient).
+// Each body is decoded once, into a wire type that embeds the envelope.
 
-// envelope is the {ok, error} part of every answer. Every answer type embeds it, and with it
-// a check that accepts any payload, which the answers whose payload has members the API
-// description names replace with their own.
+// envelope is the {ok, error} part of every answer. Its check accepts any payload; the answers
+// whose payload has members the API description names replace it with their own.
 type envelope struct {
 	// OK is the envelope's ok, unset when absent, null or not a boolean (such as "true"), so
 	// that such a value is never taken for a failure or a success.
@@ -61,11 +57,8 @@ func (e *envelope) failure() (code, message string) {
 		Detail  lenient.Opt[string]       `json:"detail"`
 	}
 	if json.Unmarshal(e.Error, &obj) == nil {
-		if c := string(obj.Code.Or("")); c != "" {
-			code = c
-		}
 		message, _ = lenient.First(obj.Message, obj.Error, obj.Detail)
-		return code, message
+		return cmp.Or(string(obj.Code.Or("")), code), message
 	}
 	return code, string(bytes.TrimSpace(e.Error))
 }
@@ -77,11 +70,8 @@ var errMissingOK = errors.New(`envelope: field "ok" is missing or not a boolean`
 // or nil for an envelope alone). ok false is a failure, whatever the payload holds; a body
 // without ok, or whose payload lacks a member the API description names, does not decode.
 func decodeAnswer(body []byte, out any) error {
-	a, ok := out.(answer)
+	a, ok := out.(answer) // out comes from Client.do: an answer, or nil
 	if !ok {
-		if out != nil {
-			return fmt.Errorf("internal: %T is not an answer type", out)
-		}
 		a = &envelope{}
 	}
 	err := json.Unmarshal(body, a)
