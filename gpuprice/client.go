@@ -132,14 +132,21 @@ func keyCredential(key string) httpcore.Credential {
 // non-nil list.
 var anonymous = []httpcore.Credential{}
 
-// get sends a GET of path (below /v1) and decodes the answer into out. The client's key goes
-// only to History, unless WithKeyOnFreeEndpoints asked for it everywhere.
-func (c *Client) get(ctx context.Context, path string, query url.Values, out any) (*httpcore.Response, error) {
+// get sends a GET of path (below /v1), decodes the answer into a new T and sets the
+// sdk.Response that meta finds in it. The client's key goes only to History, unless
+// WithKeyOnFreeEndpoints asked for it everywhere.
+func get[T any](ctx context.Context, c *Client, path string, query url.Values, meta func(*T) *sdk.Response) (*T, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: "/v1" + path, Query: query}
 	if path != historyPath && !c.keyOnFree {
 		req.Credentials = anonymous
 	}
-	return c.core.Do(ctx, req, out)
+	out := new(T)
+	resp, err := c.core.Do(ctx, req, out)
+	if err != nil {
+		return nil, err
+	}
+	*meta(out) = resp.Meta()
+	return out, nil
 }
 
 // historyPath is the one endpoint that needs the API key.

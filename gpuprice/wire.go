@@ -160,6 +160,23 @@ func list[T any](m members, what string, q quantity, count *int) ([]T, error) {
 	return lenient.List(what, items, found, count, spellings[q]...)
 }
 
+// listAnswer reads the answer of a list endpoint: a bare list, or an object carrying the list
+// of q by the rule of list, with the object's count or total. It returns the object's
+// members too, for the values beside the list; a bare list has none.
+func listAnswer[T any](b []byte, what string, q quantity) ([]T, members, error) {
+	if bareArray(b) {
+		var items []T
+		err := json.Unmarshal(b, &items)
+		return items, members{}, err
+	}
+	m, err := readMembers(b)
+	if err != nil {
+		return nil, members{}, err
+	}
+	items, err := list[T](m, what, q, m.integer(qCount, qTotal))
+	return items, m, err
+}
+
 // integer is a whole number, also accepted as a numeric string.
 type integer int
 
