@@ -142,7 +142,7 @@ func catalogLists(f fields, items []json.RawMessage, depth int) ([]productList, 
 	}
 	if depth == 0 {
 		for _, k := range catalogListKeys {
-			if inner, isObj := objectFields(f.value(k)); isObj {
+			if inner, isObj := objectFields(f[k]); isObj {
 				return catalogLists(inner, nil, depth+1)
 			}
 		}
@@ -314,7 +314,7 @@ func parsePreview(body []byte) (*Preview, error) {
 		var key string
 		if items, key = f.array(previewListKeys...); key == "" {
 			for _, k := range previewListKeys {
-				if m, isObj := rawObject(f.value(k)); isObj {
+				if m, isObj := rawObject(f[k]); isObj {
 					p.Rows = rowsFromMap(m, p.Year)
 					return p, nil
 				}
@@ -355,7 +355,7 @@ func parsePreviewRow(raw json.RawMessage, year *int) (PreviewRow, error) {
 			r.Value = &n
 		}
 	}
-	if values, ok := rawObject(f.value("values")); ok {
+	if values, ok := rawObject(f["values"]); ok {
 		r.Values = valueMap(values)
 	}
 	return r, nil
@@ -446,7 +446,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 	s := &StartInfo{Raw: bytes.Clone(bytes.TrimSpace(body))}
 	rec := f
 	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
-		v := f.value(k)
+		v := f[k]
 		if v == nil {
 			continue
 		}

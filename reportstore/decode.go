@@ -108,14 +108,11 @@ func arrayItems(raw json.RawMessage) ([]json.RawMessage, bool) {
 	return items, json.Unmarshal(raw, &items) == nil && items != nil
 }
 
-// value returns the value of the member whose normalised name is norm, nil when none is.
-func (f fields) value(norm string) json.RawMessage { return f[norm] }
-
 // array returns the items of the first of keys holding a JSON array, and that key; "" when
 // none does.
 func (f fields) array(keys ...string) ([]json.RawMessage, string) {
 	for _, k := range keys {
-		if items, ok := arrayItems(f.value(k)); ok {
+		if items, ok := arrayItems(f[k]); ok {
 			return items, k
 		}
 	}
@@ -125,7 +122,7 @@ func (f fields) array(keys ...string) ([]json.RawMessage, string) {
 // get returns the first present, non-null value among keys (given in normalised form).
 func (f fields) get(keys ...string) (json.RawMessage, bool) {
 	for _, k := range keys {
-		if v := f.value(k); v != nil && !lenient.IsNull(v) {
+		if v := f[k]; v != nil && !lenient.IsNull(v) {
 			return v, true
 		}
 	}
@@ -135,7 +132,7 @@ func (f fields) get(keys ...string) (json.RawMessage, bool) {
 // str returns the first of keys holding a string (or a number, as its text).
 func (f fields) str(keys ...string) string {
 	for _, k := range keys {
-		if s, ok := lenient.ScalarText(f.value(k)); ok {
+		if s, ok := lenient.ScalarText(f[k]); ok {
 			return s
 		}
 	}
@@ -146,7 +143,7 @@ func (f fields) str(keys ...string) string {
 // string, or nil when none does: a count or year the body does not give is absent, never 0.
 func (f fields) optInt(keys ...string) *int {
 	for _, k := range keys {
-		if s, ok := lenient.ScalarText(f.value(k)); ok {
+		if s, ok := lenient.ScalarText(f[k]); ok {
 			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 				return &n
 			}
