@@ -114,28 +114,19 @@ func (c *Client) GPUs(ctx context.Context, params *GPUsParams) (*PriceTable, err
 const maxNameLen = 100
 
 // setName sets the query parameter param to a model or platform name, when not empty,
-// refusing one that cannot be a name.
+// refusing a blank name, one with control characters and a very long one.
 func setName(q url.Values, param, name string) error {
-	if name == "" {
+	switch {
+	case name == "":
 		return nil
-	}
-	if err := checkName(param, name); err != nil {
-		return err
+	case strings.TrimSpace(name) == "":
+		return invalid(param, "must not be blank")
+	case len(name) > maxNameLen:
+		return invalid(param, "is longer than 100 bytes")
+	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return invalid(param, "must not contain control characters")
 	}
 	q.Set(param, name)
-	return nil
-}
-
-// checkName refuses a blank name, one with control characters and a very long one.
-func checkName(field, name string) error {
-	switch {
-	case strings.TrimSpace(name) == "":
-		return invalid(field, "must not be blank")
-	case len(name) > maxNameLen:
-		return invalid(field, "is longer than 100 bytes")
-	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
-		return invalid(field, "must not contain control characters")
-	}
 	return nil
 }
 
