@@ -238,7 +238,7 @@ func (c *Client) treasuryRent(ctx context.Context, p *BuyKeyParams) (uint64, err
 	if !p.CreateTreasuryAccount {
 		return 0, nil
 	}
-	ata, err := treasuryAccount(p)
+	ata, err := usdcAccount(p.Treasury, "treasury")
 	if err != nil {
 		return 0, err
 	}
@@ -296,9 +296,9 @@ const (
 // usdcBalance returns the USDC balance of owner's associated token account: 0 when the
 // account does not exist.
 func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint64, error) {
-	ata, _, err := solana.FindAssociatedTokenAddress(owner, USDCMint)
+	ata, err := usdcAccount(owner, "payer")
 	if err != nil {
-		return 0, errors.New(serviceName + ": deriving the payer's USDC account: " + err.Error())
+		return 0, err
 	}
 	res, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetTokenAccountBalanceResult, error) {
 		return c.node.GetTokenAccountBalance(ctx, ata, rpc.CommitmentConfirmed)
