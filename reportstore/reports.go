@@ -439,10 +439,7 @@ func purchaseError(err error, rec *purchase, id, p string, format Format, isRepo
 		case apiErr.StatusCode == http.StatusBadRequest && isReport:
 			return &UnsupportedFormatError{Format: format, Err: apiErr}
 		case apiErr.StatusCode == http.StatusPaymentRequired:
-			q, qerr := quoteFrom(apiErr, id, p, format, nil)
-			if qerr != nil {
-				q = nil
-			}
+			q, _ := quoteFrom(apiErr, id, p, format, nil) // nil when the challenge is unreadable
 			return &PaymentRequiredError{Quote: q, Err: apiErr}
 		}
 		return err
