@@ -76,26 +76,24 @@ func first[T any](m members, qs ...quantity) (T, bool) {
 	return zero, false
 }
 
+// firstPtr is first for an optional value: a pointer to it, nil when there is none.
+func firstPtr[T any](m members, qs ...quantity) *T {
+	if v, ok := first[T](m, qs...); ok {
+		return &v
+	}
+	return nil
+}
+
 // number returns the first number of qs, nil when there is none. Every number the service
 // may send as text is a lenient.Number: finite, so that NaN and infinities, whatever their
 // spelling, are absent.
 func (m members) number(qs ...quantity) *float64 {
-	v, ok := first[lenient.Number](m, qs...)
-	if !ok {
-		return nil
-	}
-	f := float64(v)
-	return &f
+	return (*float64)(firstPtr[lenient.Number](m, qs...))
 }
 
 // integer returns the first whole number of qs, nil when there is none.
 func (m members) integer(qs ...quantity) *int {
-	v, ok := first[integer](m, qs...)
-	if !ok {
-		return nil
-	}
-	i := int(v)
-	return &i
+	return (*int)(firstPtr[integer](m, qs...))
 }
 
 // text returns the first string (or number, as sent) of qs, "" when there is none.
@@ -106,21 +104,12 @@ func (m members) text(qs ...quantity) string {
 
 // time returns the first time of qs, nil when there is none.
 func (m members) time(qs ...quantity) *time.Time {
-	v, ok := first[timestamp](m, qs...)
-	if !ok {
-		return nil
-	}
-	t := time.Time(v)
-	return &t
+	return (*time.Time)(firstPtr[timestamp](m, qs...))
 }
 
 // flag returns the first boolean of qs, nil when there is none.
 func (m members) flag(qs ...quantity) *bool {
-	v, ok := first[bool](m, qs...)
-	if !ok {
-		return nil
-	}
-	return &v
+	return firstPtr[bool](m, qs...)
 }
 
 // object returns the members of the first object of q.
