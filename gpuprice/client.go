@@ -135,7 +135,8 @@ var anonymous = []httpcore.Credential{}
 // get sends a GET of path (below /v1), decodes the answer into a new T and sets the
 // sdk.Response that meta finds in it. The client's key goes only to History, unless
 // WithKeyOnFreeEndpoints asked for it everywhere.
-func get[T any](ctx context.Context, c *Client, path string, query url.Values, meta func(*T) *sdk.Response) (*T, error) {
+func get[T any](ctx context.Context, c *Client, path string, query url.Values,
+	meta func(*T) *sdk.Response) (*T, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: "/v1" + path, Query: query}
 	if path != historyPath && !c.keyOnFree {
 		req.Credentials = anonymous

@@ -112,7 +112,8 @@ func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhas
 func usdcAccount(wallet solana.PublicKey, whose string) (solana.PublicKey, error) {
 	ata, _, err := solana.FindAssociatedTokenAddress(wallet, USDCMint)
 	if err != nil {
-		return solana.PublicKey{}, errors.New(serviceName + ": deriving the " + whose + "'s USDC account: " + err.Error())
+		err = errors.New(serviceName + ": deriving the " + whose + "'s USDC account: " + err.Error())
+		return solana.PublicKey{}, err
 	}
 	return ata, nil
 }
