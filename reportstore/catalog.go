@@ -2,6 +2,7 @@ package reportstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -379,9 +380,7 @@ func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
 				row.Value = &n
 			}
 		}
-		if row.Economy == "" {
-			row.Economy = code
-		}
+		row.Economy = cmp.Or(row.Economy, code)
 		rows = append(rows, row)
 	}
 	return rows
@@ -459,9 +458,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 			break
 		}
 	}
-	if s.ReportID == "" {
-		s.ReportID = rec.str("id", "reportid", "productid")
-	}
+	s.ReportID = cmp.Or(s.ReportID, rec.str("id", "reportid", "productid"))
 	s.Path = rec.str("path", "url", "endpoint", "href")
 	s.Title = rec.str("title", "name")
 	s.Price, _ = priceField(rec, "price", "priceusd", "usd")

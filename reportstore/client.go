@@ -1,6 +1,7 @@
 package reportstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -213,10 +214,7 @@ func foreignPayees(pr *x402.PaymentRequired, payee string) []string {
 			continue
 		}
 		seen[strings.ToLower(to)] = true
-		if to == "" {
-			to = "(none)"
-		}
-		out = append(out, to)
+		out = append(out, cmp.Or(to, "(none)"))
 	}
 	return out
 }
