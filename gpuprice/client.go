@@ -128,8 +128,7 @@ func keyCredential(key string) httpcore.Credential {
 	return httpcore.Credential{Header: KeyHeader, Value: key}
 }
 
-// anonymous are the credentials of a request that must not carry the key: an empty,
-// non-nil list.
+// anonymous, an empty non-nil list, sends a request without the client's key.
 var anonymous = []httpcore.Credential{}
 
 // get sends a GET of path (below /v1), decodes the answer into a new T and sets the

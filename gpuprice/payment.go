@@ -107,8 +107,7 @@ func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhas
 	return tx, nil
 }
 
-// usdcAccount returns the USDC associated token account of wallet, the payer's or the
-// treasury's (whose names it in the error).
+// usdcAccount returns wallet's USDC associated token account; whose names the wallet in errors.
 func usdcAccount(wallet solana.PublicKey, whose string) (solana.PublicKey, error) {
 	ata, _, err := solana.FindAssociatedTokenAddress(wallet, USDCMint)
 	if err != nil {

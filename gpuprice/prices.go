@@ -337,8 +337,7 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 	return &out, nil
 }
 
-// decode reads a health body: a JSON object, or else a status as a JSON string or plain
-// text.
+// decode reads a health body: a JSON object, else a status as a JSON string or plain text.
 func (h *Health) decode(body []byte) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {

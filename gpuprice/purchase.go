@@ -293,8 +293,7 @@ const (
 	codeMethodNotFound = -32601
 )
 
-// usdcBalance returns the USDC balance of owner's associated token account: 0 when the
-// account does not exist.
+// usdcBalance returns the USDC balance of owner's associated token account, 0 when it is absent.
 func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint64, error) {
 	ata, err := usdcAccount(owner, "payer")
 	if err != nil {
@@ -327,8 +326,7 @@ func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint6
 // errFailedOnChain marks a transaction whose status carries an error.
 var errFailedOnChain = errors.New("the transaction failed on chain")
 
-// errExpired marks a transaction the node had not seen when its blockhash expired: it can no
-// longer land.
+// errExpired marks a transaction unseen when its blockhash expired: it can no longer land.
 var errExpired = errors.New("the blockhash expired before the transaction landed")
 
 // confirm polls the status of sig until it is confirmed or finalized (nil), failed on chain

@@ -23,9 +23,8 @@ const EnvURL = "REPORTSTORE_URL"
 
 // Client calls the macroeconomic report store. It is safe for concurrent use.
 type Client struct {
-	// core sends every request: the free ones unpaid with the retry policy of the options,
-	// and the purchases, marked paid, once through the payee check and the payer (see
-	// transport).
+	// core sends every request: free ones unpaid with the options' retry policy, purchases
+	// marked paid, once, through the payee check and the payer (see transport).
 	core *httpcore.Client
 	// payee is the address of WithExpectedPayee, "" for none.
 	payee string

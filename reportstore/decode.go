@@ -17,8 +17,7 @@ import (
 // fields is a JSON object's member values by normalised name (see normKey).
 type fields map[string]json.RawMessage
 
-// normKey folds a JSON member name to the normalised form lookups use: lower case, without
-// "_", "-" or spaces.
+// normKey folds a member name to the form lookups use: lower case, without "_", "-" or spaces.
 func normKey(k string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -108,8 +107,7 @@ func arrayItems(raw json.RawMessage) ([]json.RawMessage, bool) {
 	return items, json.Unmarshal(raw, &items) == nil && items != nil
 }
 
-// array returns the items of the first of keys holding a JSON array, and that key; "" when
-// none does.
+// array returns the items of the first of keys holding a JSON array, and that key ("" for none).
 func (f fields) array(keys ...string) ([]json.RawMessage, string) {
 	for _, k := range keys {
 		if items, ok := arrayItems(f[k]); ok {
@@ -155,8 +153,7 @@ func (f fields) optInt(keys ...string) *int {
 // intRef returns a pointer to n, for an optional count or year that is known.
 func intRef(n int) *int { return &n }
 
-// cloneInt returns a pointer to a copy of *p, or nil for nil, so that decoded values never
-// share an int.
+// cloneInt copies *p (nil for nil), so that decoded values never share an int.
 func cloneInt(p *int) *int {
 	if p == nil {
 		return nil
