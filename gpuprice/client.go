@@ -48,7 +48,7 @@ type Client struct {
 	nodeURL        string
 	redeemPath     string
 	confirmTimeout time.Duration
-	// nodeTimeout bounds each call of the Solana node (see nodeCall).
+	// nodeTimeout bounds each call of the Solana node: the attempt bound (see nodeCall).
 	nodeTimeout time.Duration
 	// clock times BuyKey's waits for confirmation and redemption; nil means the wall clock.
 	clock poll.Clock
@@ -63,7 +63,7 @@ type Client struct {
 // WithRPCClient, WithRPCURL or SOLANA_RPC_URL; it is needed by BuyKey only. A refused option
 // or environment value is an *sdk.ValidationError.
 func New(opts ...Option) (*Client, error) {
-	cfg := &config{redeemPath: DefaultRedeemPath, confirmTimeout: DefaultConfirmTimeout, nodeTimeout: sdk.DefaultAttemptTimeout}
+	cfg := &config{redeemPath: DefaultRedeemPath, confirmTimeout: DefaultConfirmTimeout}
 	all := append(append([]Option{WithRetry(sdk.RetryPolicy{})}, opts...), (*config).fromEnv)
 	if err := httpcore.Configure(serviceName, cfg, all); err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{core: core, settings: &cfg.Settings, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout,
-		nodeTimeout: cfg.nodeTimeout, keyOnFree: cfg.keyOnFree, clock: cfg.clock}
+		nodeTimeout: cfg.Timeouts().Attempt, keyOnFree: cfg.keyOnFree, clock: cfg.clock}
 	c.hasKey.Store(cfg.apiKey != "")
 	switch {
 	case cfg.rpcClient != nil:
