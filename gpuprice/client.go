@@ -48,7 +48,7 @@ type Client struct {
 	nodeURL        string
 	redeemPath     string
 	confirmTimeout time.Duration
-	// nodeTimeout bounds each call of the Solana node (see nodeCall).
+	// nodeTimeout bounds each call of the Solana node: the attempt bound (see nodeCall).
 	nodeTimeout time.Duration
 	// clock times BuyKey's waits for confirmation and redemption; nil means the wall clock.
 	clock poll.Clock
@@ -63,7 +63,7 @@ type Client struct {
 // WithRPCClient, WithRPCURL or SOLANA_RPC_URL; it is needed by BuyKey only. A refused option
 // or environment value is an *sdk.ValidationError.
 func New(opts ...Option) (*Client, error) {
-	cfg := &config{redeemPath: DefaultRedeemPath, confirmTimeout: DefaultConfirmTimeout, nodeTimeout: sdk.DefaultAttemptTimeout}
+	cfg := &config{redeemPath: DefaultRedeemPath, confirmTimeout: DefaultConfirmTimeout}
 	all := append(append([]Option{WithRetry(sdk.RetryPolicy{})}, opts...), (*config).fromEnv)
 	if err := httpcore.Configure(serviceName, cfg, all); err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{core: core, settings: &cfg.Settings, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout,
-		nodeTimeout: cfg.nodeTimeout, keyOnFree: cfg.keyOnFree, clock: cfg.clock}
+		nodeTimeout: cfg.Timeouts().Attempt, keyOnFree: cfg.keyOnFree, clock: cfg.clock}
 	c.hasKey.Store(cfg.apiKey != "")
 	switch {
 	case cfg.rpcClient != nil:
@@ -128,18 +128,25 @@ func keyCredential(key string) httpcore.Credential {
 	return httpcore.Credential{Header: KeyHeader, Value: key}
 }
 
-// anonymous are the credentials of a request that must not carry the key: an empty,
-// non-nil list.
+// anonymous, an empty non-nil list, sends a request without the client's key.
 var anonymous = []httpcore.Credential{}
 
-// get sends a GET of path (below /v1) and decodes the answer into out. The client's key goes
-// only to History, unless WithKeyOnFreeEndpoints asked for it everywhere.
-func (c *Client) get(ctx context.Context, path string, query url.Values, out any) (*httpcore.Response, error) {
+// get sends a GET of path (below /v1), decodes the answer into a new T and sets the
+// sdk.Response that meta finds in it. The client's key goes only to History, unless
+// WithKeyOnFreeEndpoints asked for it everywhere.
+func get[T any](ctx context.Context, c *Client, path string, query url.Values,
+	meta func(*T) *sdk.Response) (*T, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: "/v1" + path, Query: query}
 	if path != historyPath && !c.keyOnFree {
 		req.Credentials = anonymous
 	}
-	return c.core.Do(ctx, req, out)
+	out := new(T)
+	resp, err := c.core.Do(ctx, req, out)
+	if err != nil {
+		return nil, err
+	}
+	*meta(out) = resp.Meta()
+	return out, nil
 }
 
 // historyPath is the one endpoint that needs the API key.

@@ -67,13 +67,8 @@ func (x *FuturesIndex) UnmarshalJSON(b []byte) error {
 
 // FuturesIndex returns the live compute futures index (GET /v1/futures/index).
 func (c *Client) FuturesIndex(ctx context.Context) (*FuturesIndex, error) {
-	var out FuturesIndex
-	resp, err := c.get(ctx, "/futures/index", nil, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = resp.Meta()
-	return &out, nil
+	return get(ctx, c, "/futures/index", nil,
+		func(f *FuturesIndex) *sdk.Response { return &f.Response })
 }
 
 // FuturesComponents are the components of the futures index, from GET
@@ -135,19 +130,7 @@ func (c *Component) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a bare list, or an object with the list under components, data, items
 // or results, in any of their spellings (a count of 0 with no list is empty).
 func (f *FuturesComponents) UnmarshalJSON(b []byte) error {
-	if bareArray(b) {
-		var all []Component
-		if err := json.Unmarshal(b, &all); err != nil {
-			return err
-		}
-		*f = FuturesComponents{Components: all, Raw: bytes.Clone(b)}
-		return nil
-	}
-	m, err := readMembers(b)
-	if err != nil {
-		return err
-	}
-	all, err := list[Component](m, "futures components", qComponentList, m.integer(qCount, qTotal))
+	all, m, err := listAnswer[Component](b, "futures components", qComponentList)
 	if err != nil {
 		return err
 	}
@@ -158,13 +141,8 @@ func (f *FuturesComponents) UnmarshalJSON(b []byte) error {
 // FuturesComponents returns the components of the futures index (GET
 // /v1/futures/components).
 func (c *Client) FuturesComponents(ctx context.Context) (*FuturesComponents, error) {
-	var out FuturesComponents
-	resp, err := c.get(ctx, "/futures/components", nil, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = resp.Meta()
-	return &out, nil
+	return get(ctx, c, "/futures/components", nil,
+		func(f *FuturesComponents) *sdk.Response { return &f.Response })
 }
 
 // OrderBook is the spot order book of GET /v1/exchange/book: live bids and asks for
@@ -322,11 +300,5 @@ func (c *Client) OrderBook(ctx context.Context, model string) (*OrderBook, error
 	if err := setName(q, "model", model); err != nil {
 		return nil, err
 	}
-	var out OrderBook
-	resp, err := c.get(ctx, "/exchange/book", q, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = resp.Meta()
-	return &out, nil
+	return get(ctx, c, "/exchange/book", q, func(o *OrderBook) *sdk.Response { return &o.Response })
 }

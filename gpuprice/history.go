@@ -176,11 +176,5 @@ func (c *Client) History(ctx context.Context, params *HistoryParams) (*History, 
 			q.Set("limit", strconv.Itoa(params.Limit))
 		}
 	}
-	var out History
-	resp, err := c.get(ctx, historyPath, q, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = resp.Meta()
-	return &out, nil
+	return get(ctx, c, historyPath, q, func(h *History) *sdk.Response { return &h.Response })
 }

@@ -101,8 +101,7 @@ func (l *PurchaseLookup) Lookup(ctx context.Context, payments []x402.Outstanding
 	return results, nil
 }
 
-// purchaseState returns what a status of p's transaction says, the finalized block height
-// being height.
+// purchaseState returns what status st of p's transaction says at finalized block height height.
 func purchaseState(p x402.Outstanding, st *rpc.SignatureStatusesResult, height uint64) (x402.ChainState, error) {
 	if st == nil {
 		lastValid, ok := lastValidHeight(p.Ref)
@@ -129,8 +128,7 @@ func purchaseState(p x402.Outstanding, st *rpc.SignatureStatusesResult, height u
 	return x402.ChainSettled, nil
 }
 
-// lastValidHeight reads the last valid block height of a purchase's Ref ("<blockhash>
-// <last valid block height>").
+// lastValidHeight reads the last valid block height of a Ref ("<blockhash> <height>").
 func lastValidHeight(ref string) (uint64, bool) {
 	_, height, ok := strings.Cut(ref, " ")
 	if !ok {

@@ -24,8 +24,6 @@ type config struct {
 	rpcClient      *rpc.Client
 	redeemPath     string
 	confirmTimeout time.Duration
-	// nodeTimeout bounds each call of the Solana node: the attempt bound of WithTimeouts.
-	nodeTimeout time.Duration
 	// clock times the client's retries and BuyKey's waits; nil means the wall clock. Only the
 	// package's tests set it.
 	clock poll.Clock
@@ -166,15 +164,4 @@ func checkAPIKey(field, key string) error {
 // and between reads of a streamed body (defaults 30s, 60s and 30s); zero fields keep their
 // defaults. sdk.Timeouts gives the longest a call can take with its retries. The attempt
 // bound also bounds each call BuyKey makes to the Solana node, whole.
-func WithTimeouts(t sdk.Timeouts) Option {
-	set := httpcore.WithTimeouts[*config](t)
-	return func(c *config) error {
-		if err := set(c); err != nil {
-			return err
-		}
-		if t.Attempt > 0 {
-			c.nodeTimeout = t.Attempt
-		}
-		return nil
-	}
-}
+func WithTimeouts(t sdk.Timeouts) Option { return Option(httpcore.WithTimeouts[*config](t)) }

@@ -81,11 +81,11 @@ func BuildKeyPayment(p *BuyKeyParams, recentBlockhash solana.Hash) (*solana.Tran
 // unsignedPayment builds the transaction of a checked purchase, without its signature.
 func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhash solana.Hash) (*solana.Transaction, error) {
 	owner := p.Payer.PublicKey()
-	from, _, err := solana.FindAssociatedTokenAddress(owner, USDCMint)
+	from, err := usdcAccount(owner, "payer")
 	if err != nil {
-		return nil, errors.New(serviceName + ": deriving the payer's USDC account: " + err.Error())
+		return nil, err
 	}
-	to, err := treasuryAccount(p)
+	to, err := usdcAccount(p.Treasury, "treasury")
 	if err != nil {
 		return nil, err
 	}
@@ -107,14 +107,14 @@ func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhas
 	return tx, nil
 }
 
-// treasuryAccount returns the treasury's USDC associated token account, where the payment
-// goes.
-func treasuryAccount(p *BuyKeyParams) (solana.PublicKey, error) {
-	to, _, err := solana.FindAssociatedTokenAddress(p.Treasury, USDCMint)
+// usdcAccount returns wallet's USDC associated token account; whose names the wallet in errors.
+func usdcAccount(wallet solana.PublicKey, whose string) (solana.PublicKey, error) {
+	ata, _, err := solana.FindAssociatedTokenAddress(wallet, USDCMint)
 	if err != nil {
-		return solana.PublicKey{}, errors.New(serviceName + ": deriving the treasury's USDC account: " + err.Error())
+		err = errors.New(serviceName + ": deriving the " + whose + "'s USDC account: " + err.Error())
+		return solana.PublicKey{}, err
 	}
-	return to, nil
+	return ata, nil
 }
 
 // signPayment signs tx with the payer, its only signer, and checks the signature.

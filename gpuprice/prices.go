@@ -81,19 +81,7 @@ func (p *Price) UnmarshalJSON(b []byte) error {
 // results or rows, in any of their spellings (a count of 0 with no list is an empty table),
 // or a bare list. An answer in which no list is found is an error, never an empty table.
 func (t *PriceTable) UnmarshalJSON(b []byte) error {
-	if bareArray(b) {
-		var rows []Price
-		if err := json.Unmarshal(b, &rows); err != nil {
-			return err
-		}
-		*t = PriceTable{Prices: rows, Raw: bytes.Clone(b)}
-		return nil
-	}
-	m, err := readMembers(b)
-	if err != nil {
-		return err
-	}
-	rows, err := list[Price](m, "price table", qPriceRows, m.integer(qCount, qTotal))
+	rows, m, err := listAnswer[Price](b, "price table", qPriceRows)
 	if err != nil {
 		return err
 	}
@@ -119,41 +107,26 @@ func (c *Client) GPUs(ctx context.Context, params *GPUsParams) (*PriceTable, err
 			return nil, err
 		}
 	}
-	var out PriceTable
-	resp, err := c.get(ctx, "/gpus", q, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = resp.Meta()
-	return &out, nil
+	return get(ctx, c, "/gpus", q, func(p *PriceTable) *sdk.Response { return &p.Response })
 }
 
 // maxNameLen bounds a model or platform name.
 const maxNameLen = 100
 
 // setName sets the query parameter param to a model or platform name, when not empty,
-// refusing one that cannot be a name.
+// refusing a blank name, one with control characters and a very long one.
 func setName(q url.Values, param, name string) error {
-	if name == "" {
+	switch {
+	case name == "":
 		return nil
-	}
-	if err := checkName(param, name); err != nil {
-		return err
+	case strings.TrimSpace(name) == "":
+		return invalid(param, "must not be blank")
+	case len(name) > maxNameLen:
+		return invalid(param, "is longer than 100 bytes")
+	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
+		return invalid(param, "must not contain control characters")
 	}
 	q.Set(param, name)
-	return nil
-}
-
-// checkName refuses a blank name, one with control characters and a very long one.
-func checkName(field, name string) error {
-	switch {
-	case strings.TrimSpace(name) == "":
-		return invalid(field, "must not be blank")
-	case len(name) > maxNameLen:
-		return invalid(field, "is longer than 100 bytes")
-	case strings.ContainsFunc(name, func(r rune) bool { return r < ' ' || r == 0x7f }):
-		return invalid(field, "must not contain control characters")
-	}
 	return nil
 }
 
@@ -225,13 +198,7 @@ func (c *Client) Cheapest(ctx context.Context, model string) (*CheapestPrice, er
 	if err := setName(q, "model", model); err != nil {
 		return nil, err
 	}
-	var out CheapestPrice
-	resp, err := c.get(ctx, "/cheapest", q, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = resp.Meta()
-	return &out, nil
+	return get(ctx, c, "/cheapest", q, func(p *CheapestPrice) *sdk.Response { return &p.Response })
 }
 
 // CheapestList is the best price of every model, from GET /v1/cheapest without a model.
@@ -248,19 +215,7 @@ type CheapestList struct {
 // UnmarshalJSON reads a bare list, or an object with the list under cheapest, models, data,
 // items or results, in any of their spellings (a count of 0 with no list is empty).
 func (l *CheapestList) UnmarshalJSON(b []byte) error {
-	if bareArray(b) {
-		var all []CheapestPrice
-		if err := json.Unmarshal(b, &all); err != nil {
-			return err
-		}
-		*l = CheapestList{Prices: all, Raw: bytes.Clone(b)}
-		return nil
-	}
-	m, err := readMembers(b)
-	if err != nil {
-		return err
-	}
-	all, err := list[CheapestPrice](m, "cheapest prices", qCheapestList, m.integer(qCount, qTotal))
+	all, _, err := listAnswer[CheapestPrice](b, "cheapest prices", qCheapestList)
 	if err != nil {
 		return err
 	}
@@ -272,13 +227,7 @@ func (l *CheapestList) UnmarshalJSON(b []byte) error {
 // model; the API description shows only the one-model answer, so the list is read
 // leniently while each price is read strictly).
 func (c *Client) CheapestAll(ctx context.Context) (*CheapestList, error) {
-	var out CheapestList
-	resp, err := c.get(ctx, "/cheapest", nil, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = resp.Meta()
-	return &out, nil
+	return get(ctx, c, "/cheapest", nil, func(p *CheapestList) *sdk.Response { return &p.Response })
 }
 
 // PlatformDirectory is the platform directory of GET /v1/platforms.
@@ -339,19 +288,7 @@ func (p *Platform) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a bare list, or an object with the list under platforms, data, items
 // or results, in any of their spellings (a count of 0 with no list is empty).
 func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
-	if bareArray(b) {
-		var all []Platform
-		if err := json.Unmarshal(b, &all); err != nil {
-			return err
-		}
-		*d = PlatformDirectory{Platforms: all, Raw: bytes.Clone(b)}
-		return nil
-	}
-	m, err := readMembers(b)
-	if err != nil {
-		return err
-	}
-	all, err := list[Platform](m, "platform directory", qPlatformList, m.integer(qCount, qTotal))
+	all, _, err := listAnswer[Platform](b, "platform directory", qPlatformList)
 	if err != nil {
 		return err
 	}
@@ -361,13 +298,8 @@ func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
 
 // Platforms returns the platform directory (GET /v1/platforms).
 func (c *Client) Platforms(ctx context.Context) (*PlatformDirectory, error) {
-	var out PlatformDirectory
-	resp, err := c.get(ctx, "/platforms", nil, &out)
-	if err != nil {
-		return nil, err
-	}
-	out.Response = resp.Meta()
-	return &out, nil
+	return get(ctx, c, "/platforms", nil,
+		func(p *PlatformDirectory) *sdk.Response { return &p.Response })
 }
 
 // Health is the service status of GET /v1/health. The API description does not show the
@@ -405,8 +337,7 @@ func (c *Client) Health(ctx context.Context) (*Health, error) {
 	return &out, nil
 }
 
-// decode reads a health body: a JSON object, or else a status as a JSON string or plain
-// text.
+// decode reads a health body: a JSON object, else a status as a JSON string or plain text.
 func (h *Health) decode(body []byte) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {

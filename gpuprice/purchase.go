@@ -238,7 +238,7 @@ func (c *Client) treasuryRent(ctx context.Context, p *BuyKeyParams) (uint64, err
 	if !p.CreateTreasuryAccount {
 		return 0, nil
 	}
-	ata, err := treasuryAccount(p)
+	ata, err := usdcAccount(p.Treasury, "treasury")
 	if err != nil {
 		return 0, err
 	}
@@ -293,12 +293,11 @@ const (
 	codeMethodNotFound = -32601
 )
 
-// usdcBalance returns the USDC balance of owner's associated token account: 0 when the
-// account does not exist.
+// usdcBalance returns the USDC balance of owner's associated token account, 0 when it is absent.
 func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint64, error) {
-	ata, _, err := solana.FindAssociatedTokenAddress(owner, USDCMint)
+	ata, err := usdcAccount(owner, "payer")
 	if err != nil {
-		return 0, errors.New(serviceName + ": deriving the payer's USDC account: " + err.Error())
+		return 0, err
 	}
 	res, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetTokenAccountBalanceResult, error) {
 		return c.node.GetTokenAccountBalance(ctx, ata, rpc.CommitmentConfirmed)
@@ -327,8 +326,7 @@ func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint6
 // errFailedOnChain marks a transaction whose status carries an error.
 var errFailedOnChain = errors.New("the transaction failed on chain")
 
-// errExpired marks a transaction the node had not seen when its blockhash expired: it can no
-// longer land.
+// errExpired marks a transaction unseen when its blockhash expired: it can no longer land.
 var errExpired = errors.New("the blockhash expired before the transaction landed")
 
 // confirm polls the status of sig until it is confirmed or finalized (nil), failed on chain

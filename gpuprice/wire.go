@@ -76,26 +76,24 @@ func first[T any](m members, qs ...quantity) (T, bool) {
 	return zero, false
 }
 
+// firstPtr is first for an optional value: a pointer to it, nil when there is none.
+func firstPtr[T any](m members, qs ...quantity) *T {
+	if v, ok := first[T](m, qs...); ok {
+		return &v
+	}
+	return nil
+}
+
 // number returns the first number of qs, nil when there is none. Every number the service
 // may send as text is a lenient.Number: finite, so that NaN and infinities, whatever their
 // spelling, are absent.
 func (m members) number(qs ...quantity) *float64 {
-	v, ok := first[lenient.Number](m, qs...)
-	if !ok {
-		return nil
-	}
-	f := float64(v)
-	return &f
+	return (*float64)(firstPtr[lenient.Number](m, qs...))
 }
 
 // integer returns the first whole number of qs, nil when there is none.
 func (m members) integer(qs ...quantity) *int {
-	v, ok := first[integer](m, qs...)
-	if !ok {
-		return nil
-	}
-	i := int(v)
-	return &i
+	return (*int)(firstPtr[integer](m, qs...))
 }
 
 // text returns the first string (or number, as sent) of qs, "" when there is none.
@@ -106,21 +104,12 @@ func (m members) text(qs ...quantity) string {
 
 // time returns the first time of qs, nil when there is none.
 func (m members) time(qs ...quantity) *time.Time {
-	v, ok := first[timestamp](m, qs...)
-	if !ok {
-		return nil
-	}
-	t := time.Time(v)
-	return &t
+	return (*time.Time)(firstPtr[timestamp](m, qs...))
 }
 
 // flag returns the first boolean of qs, nil when there is none.
 func (m members) flag(qs ...quantity) *bool {
-	v, ok := first[bool](m, qs...)
-	if !ok {
-		return nil
-	}
-	return &v
+	return firstPtr[bool](m, qs...)
 }
 
 // object returns the members of the first object of q.
@@ -158,6 +147,23 @@ func list[T any](m members, what string, q quantity, count *int) ([]T, error) {
 		return nil, err
 	}
 	return lenient.List(what, items, found, count, spellings[q]...)
+}
+
+// listAnswer reads the answer of a list endpoint: a bare list, or an object carrying the list
+// of q by the rule of list, with the object's count or total. It returns the object's
+// members too, for the values beside the list; a bare list has none.
+func listAnswer[T any](b []byte, what string, q quantity) ([]T, members, error) {
+	if bareArray(b) {
+		var items []T
+		err := json.Unmarshal(b, &items)
+		return items, members{}, err
+	}
+	m, err := readMembers(b)
+	if err != nil {
+		return nil, members{}, err
+	}
+	items, err := list[T](m, what, q, m.integer(qCount, qTotal))
+	return items, m, err
 }
 
 // integer is a whole number, also accepted as a numeric string.

@@ -2,6 +2,7 @@ package reportstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -142,7 +143,7 @@ func catalogLists(f fields, items []json.RawMessage, depth int) ([]productList, 
 	}
 	if depth == 0 {
 		for _, k := range catalogListKeys {
-			if inner, isObj := objectFields(f.value(k)); isObj {
+			if inner, isObj := objectFields(f[k]); isObj {
 				return catalogLists(inner, nil, depth+1)
 			}
 		}
@@ -314,7 +315,7 @@ func parsePreview(body []byte) (*Preview, error) {
 		var key string
 		if items, key = f.array(previewListKeys...); key == "" {
 			for _, k := range previewListKeys {
-				if m, isObj := rawObject(f.value(k)); isObj {
+				if m, isObj := rawObject(f[k]); isObj {
 					p.Rows = rowsFromMap(m, p.Year)
 					return p, nil
 				}
@@ -355,7 +356,7 @@ func parsePreviewRow(raw json.RawMessage, year *int) (PreviewRow, error) {
 			r.Value = &n
 		}
 	}
-	if values, ok := rawObject(f.value("values")); ok {
+	if values, ok := rawObject(f["values"]); ok {
 		r.Values = valueMap(values)
 	}
 	return r, nil
@@ -379,9 +380,7 @@ func rowsFromMap(m map[string]json.RawMessage, year *int) []PreviewRow {
 				row.Value = &n
 			}
 		}
-		if row.Economy == "" {
-			row.Economy = code
-		}
+		row.Economy = cmp.Or(row.Economy, code)
 		rows = append(rows, row)
 	}
 	return rows
@@ -446,7 +445,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 	s := &StartInfo{Raw: bytes.Clone(bytes.TrimSpace(body))}
 	rec := f
 	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
-		v := f.value(k)
+		v := f[k]
 		if v == nil {
 			continue
 		}
@@ -459,9 +458,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 			break
 		}
 	}
-	if s.ReportID == "" {
-		s.ReportID = rec.str("id", "reportid", "productid")
-	}
+	s.ReportID = cmp.Or(s.ReportID, rec.str("id", "reportid", "productid"))
 	s.Path = rec.str("path", "url", "endpoint", "href")
 	s.Title = rec.str("title", "name")
 	s.Price, _ = priceField(rec, "price", "priceusd", "usd")

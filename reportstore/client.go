@@ -1,6 +1,7 @@
 package reportstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,9 +23,8 @@ const EnvURL = "REPORTSTORE_URL"
 
 // Client calls the macroeconomic report store. It is safe for concurrent use.
 type Client struct {
-	// core sends every request: the free ones unpaid with the retry policy of the options,
-	// and the purchases, marked paid, once through the payee check and the payer (see
-	// transport).
+	// core sends every request: free ones unpaid with the options' retry policy, purchases
+	// marked paid, once, through the payee check and the payer (see transport).
 	core *httpcore.Client
 	// payee is the address of WithExpectedPayee, "" for none.
 	payee string
@@ -49,7 +49,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{payee: cfg.payee, payer: cfg.payer, attempt: cfg.Timeouts().Attempt}
-	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Transport: c.transport, Decode: decodeBody})
+	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Transport: c.transport})
 	if err != nil {
 		return nil, err
 	}
@@ -142,43 +142,23 @@ func checkID(id string) error {
 	return nil
 }
 
-// getFree sends the free GET of path and decodes its JSON body with parse, inside the core's
-// decoding: a body that parse refuses is an *sdk.DecodeError.
+// getFree sends the free GET of path and reads its body with parse, once: a body that parse
+// refuses is an *sdk.DecodeError.
 func getFree[T any](ctx context.Context, c *Client, path string, parse func([]byte) (T, error)) (T, sdk.Response, error) {
-	out := &parsed[T]{parse: parse}
-	resp, err := c.core.Do(ctx, &httpcore.Request{Method: http.MethodGet, Path: path}, out)
+	var v T
+	req := &httpcore.Request{Method: http.MethodGet, Path: path}
+	resp, err := c.core.Do(ctx, req, nil)
 	if err != nil {
-		return out.v, sdk.Response{}, err // out.v is zero: parse gives nothing with its error
+		return v, sdk.Response{}, err
 	}
-	return out.v, resp.Meta(), nil
-}
-
-// bodyParser is the out value of a request whose 2xx body a parser of the package reads.
-type bodyParser interface {
-	parseBody(body []byte) error
-}
-
-// decodeBody is the client's Decode: it hands a 2xx body to the request's parser as it came,
-// so that the body is decoded once, by the parser (which refuses a body that is not JSON
-// with encoding/json's error). A request without a parser, such as the unpaid request of a
-// quote, ignores its body.
-func decodeBody(body []byte, out any) error {
-	if p, ok := out.(bodyParser); ok {
-		return p.parseBody(body)
+	err = c.core.Decode(req, resp, func(body []byte) (err error) {
+		v, err = parse(body)
+		return err
+	})
+	if err != nil {
+		return v, sdk.Response{}, err // v is zero: parse gives nothing with its error
 	}
-	return nil
-}
-
-// parsed is the bodyParser of a free request: parse reads the body into v.
-type parsed[T any] struct {
-	parse func([]byte) (T, error)
-	v     T
-}
-
-// parseBody parses body.
-func (p *parsed[T]) parseBody(body []byte) (err error) {
-	p.v, err = p.parse(body)
-	return err
+	return v, resp.Meta(), nil
 }
 
 // payeeGuard is the http.RoundTripper between the payer and the network that enforces
@@ -233,10 +213,7 @@ func foreignPayees(pr *x402.PaymentRequired, payee string) []string {
 			continue
 		}
 		seen[strings.ToLower(to)] = true
-		if to == "" {
-			to = "(none)"
-		}
-		out = append(out, to)
+		out = append(out, cmp.Or(to, "(none)"))
 	}
 	return out
 }

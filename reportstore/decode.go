@@ -17,8 +17,7 @@ import (
 // fields is a JSON object's member values by normalised name (see normKey).
 type fields map[string]json.RawMessage
 
-// normKey folds a JSON member name to the normalised form lookups use: lower case, without
-// "_", "-" or spaces.
+// normKey folds a member name to the form lookups use: lower case, without "_", "-" or spaces.
 func normKey(k string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -108,14 +107,10 @@ func arrayItems(raw json.RawMessage) ([]json.RawMessage, bool) {
 	return items, json.Unmarshal(raw, &items) == nil && items != nil
 }
 
-// value returns the value of the member whose normalised name is norm, nil when none is.
-func (f fields) value(norm string) json.RawMessage { return f[norm] }
-
-// array returns the items of the first of keys holding a JSON array, and that key; "" when
-// none does.
+// array returns the items of the first of keys holding a JSON array, and that key ("" for none).
 func (f fields) array(keys ...string) ([]json.RawMessage, string) {
 	for _, k := range keys {
-		if items, ok := arrayItems(f.value(k)); ok {
+		if items, ok := arrayItems(f[k]); ok {
 			return items, k
 		}
 	}
@@ -125,7 +120,7 @@ func (f fields) array(keys ...string) ([]json.RawMessage, string) {
 // get returns the first present, non-null value among keys (given in normalised form).
 func (f fields) get(keys ...string) (json.RawMessage, bool) {
 	for _, k := range keys {
-		if v := f.value(k); v != nil && !lenient.IsNull(v) {
+		if v := f[k]; v != nil && !lenient.IsNull(v) {
 			return v, true
 		}
 	}
@@ -135,7 +130,7 @@ func (f fields) get(keys ...string) (json.RawMessage, bool) {
 // str returns the first of keys holding a string (or a number, as its text).
 func (f fields) str(keys ...string) string {
 	for _, k := range keys {
-		if s, ok := lenient.ScalarText(f.value(k)); ok {
+		if s, ok := lenient.ScalarText(f[k]); ok {
 			return s
 		}
 	}
@@ -146,7 +141,7 @@ func (f fields) str(keys ...string) string {
 // string, or nil when none does: a count or year the body does not give is absent, never 0.
 func (f fields) optInt(keys ...string) *int {
 	for _, k := range keys {
-		if s, ok := lenient.ScalarText(f.value(k)); ok {
+		if s, ok := lenient.ScalarText(f[k]); ok {
 			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 				return &n
 			}
@@ -158,8 +153,7 @@ func (f fields) optInt(keys ...string) *int {
 // intRef returns a pointer to n, for an optional count or year that is known.
 func intRef(n int) *int { return &n }
 
-// cloneInt returns a pointer to a copy of *p, or nil for nil, so that decoded values never
-// share an int.
+// cloneInt copies *p (nil for nil), so that decoded values never share an int.
 func cloneInt(p *int) *int {
 	if p == nil {
 		return nil

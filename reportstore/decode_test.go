@@ -283,7 +283,7 @@ func TestFieldLookupPrefersTheExactKeyThenTheFirstInByteOrder(t *testing.T) {
 		if body[2] == 'l' {
 			norm = "latestyear"
 		}
-		assert.Equal(t, want, string(f.value(norm)), body)
+		assert.Equal(t, want, string(f[norm]), body)
 	}
 }
 

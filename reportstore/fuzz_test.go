@@ -116,7 +116,7 @@ func FuzzFieldLookup(f *testing.F) {
 			t.Fatalf("objectFields(%q): %d names, want %d", b, len(got), len(want))
 		}
 		for n, k := range want {
-			if v := got.value(n); !bytes.Equal(v, m[k]) {
+			if v := got[n]; !bytes.Equal(v, m[k]) {
 				t.Fatalf("value(%q) of %q = %s, want the value of %q, %s", n, b, v, k, m[k])
 			}
 		}

@@ -83,7 +83,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 		Period:        f.str("period", "years"),
 		Raw:           bytes.Clone(bytes.TrimSpace(body)),
 	}
-	if items, ok := arrayItems(f.value("economies")); ok {
+	if items, ok := arrayItems(f["economies"]); ok {
 		for _, raw := range items {
 			if code, ok := lenient.ScalarText(raw); ok {
 				p.Economies = append(p.Economies, code)
@@ -92,7 +92,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 			}
 		}
 	}
-	if items, ok := arrayItems(f.value("indicators")); ok {
+	if items, ok := arrayItems(f["indicators"]); ok {
 		for _, raw := range items {
 			ind := Indicator{Raw: raw}
 			if code, ok := lenient.ScalarText(raw); ok {
@@ -110,7 +110,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
 	}
-	if obj, ok := objectFields(f.value("source")); ok {
+	if obj, ok := objectFields(f["source"]); ok {
 		p.Source = &Source{Name: obj.str("name"), License: obj.str("license", "licence"), URL: obj.str("url", "link")}
 	} else if name := f.str("source"); name != "" {
 		p.Source = &Source{Name: name}

@@ -74,7 +74,7 @@ func ParsePrice(s string) (Price, error) {
 }
 
 // parseAtomic converts a plain decimal number (digits, an optional fraction, an optional
-// exponent) into atomic units, exactly.
+// exponent) into atomic units, exactly. ParsePrice has checked s against JSON's grammar.
 func parseAtomic(s string) (int64, error) {
 	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
 	exp := 0
@@ -86,9 +86,6 @@ func parseAtomic(s string) (int64, error) {
 		exp = e
 	}
 	intPart, frac, _ := strings.Cut(mant, ".")
-	if intPart == "" && frac == "" {
-		return 0, errors.New("no digits")
-	}
 	digits := intPart + frac
 	for i := 0; i < len(digits); i++ {
 		if digits[i] < '0' || digits[i] > '9' {

@@ -147,10 +147,7 @@ func quoteFrom(apiErr *sdk.APIError, id, p string, format Format, payer *x402.Pa
 		reasons := make([]string, 0, len(pr.Accepts))
 		for i := range pr.Accepts {
 			r := &pr.Accepts[i]
-			why := r.Unusable
-			if why == "" {
-				why = fmt.Sprintf("scheme %q is not supported", r.Scheme)
-			}
+			why := cmp.Or(r.Unusable, fmt.Sprintf("scheme %q is not supported", r.Scheme))
 			reasons = append(reasons, fmt.Sprintf("accepts[%d]: %s", i, why))
 		}
 		return nil, fmt.Errorf("reportstore: GET %s: %w", p, &x402.NoUsableRequirementsError{Reasons: reasons})
@@ -439,10 +436,7 @@ func purchaseError(err error, rec *purchase, id, p string, format Format, isRepo
 		case apiErr.StatusCode == http.StatusBadRequest && isReport:
 			return &UnsupportedFormatError{Format: format, Err: apiErr}
 		case apiErr.StatusCode == http.StatusPaymentRequired:
-			q, qerr := quoteFrom(apiErr, id, p, format, nil)
-			if qerr != nil {
-				q = nil
-			}
+			q, _ := quoteFrom(apiErr, id, p, format, nil) // nil when the challenge is unreadable
 			return &PaymentRequiredError{Quote: q, Err: apiErr}
 		}
 		return err
