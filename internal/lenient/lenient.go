@@ -128,23 +128,30 @@ type Text string
 var ErrNotText = errors.New("expected a string or a number")
 
 // UnmarshalJSON reads a string or a number, and returns ErrNotText for any other value. The
-// first byte chooses the one decoding tried, so that a number costs no failed decoding.
+// first byte chooses the one check made: encoding/json decodes a string, and validates a
+// number, whose text is then what a json.Number would hold.
 func (t *Text) UnmarshalJSON(b []byte) error {
-	if v := bytes.TrimLeft(b, " \t\r\n"); len(v) > 0 && v[0] == '"' {
+	v := bytes.Trim(b, jsonSpace)
+	switch {
+	case len(v) > 0 && v[0] == '"':
 		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
+		if err := json.Unmarshal(v, &s); err != nil {
 			return ErrNotText
 		}
 		*t = Text(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
+	case len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') && json.Valid(v):
+		*t = Text(v) // a JSON value that starts so is a number
+	case string(v) == "null":
+		*t = ""
+	default:
 		return ErrNotText
 	}
-	*t = Text(n.String())
 	return nil
 }
 
-// IsNull reports whether b is the JSON null, white space around it allowed.
-func IsNull(b []byte) bool { return string(bytes.TrimSpace(b)) == "null" }
+// jsonSpace is the white space JSON allows around a value.
+const jsonSpace = " \t\r\n"
+
+// IsNull reports whether b is the JSON null, JSON's white space around it allowed (and no
+// other: "\fnull" is not JSON).
+func IsNull(b []byte) bool { return string(bytes.Trim(b, jsonSpace)) == "null" }
