@@ -161,9 +161,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	c.handler = c.handle
 	c.uaValue, c.acceptJSON = []string{c.userAgent}, []string{"application/json"}
 	red := redactor{}.with(svc.Secrets...)
-	for _, s := range svc.Secrets {
-		observeSecrets([]Credential{{Value: s}})
-	}
+	observeSecrets(svc.Secrets...)
 	c.redact.Store(&red)
 	c.headers.Store(&[]string{})
 	c.storeCredentials(svc.Credentials)
@@ -186,22 +184,23 @@ func (c *Client) SetCredentials(creds ...Credential) error {
 // storeCredentials makes creds the default credentials and teaches the redactor and the
 // redirect guard about them.
 func (c *Client) storeCredentials(creds []Credential) {
-	observeSecrets(creds)
+	values := credentialValues(creds)
+	observeSecrets(values...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	own := append([]Credential(nil), creds...)
-	red := c.redact.Load().with(credentialValues(own)...)
+	red := c.redact.Load().with(values...)
 	c.redact.Store(&red)
 	headers := append([]string(nil), *c.headers.Load()...)
 	for _, cr := range own {
 		headers = append(headers, cr.Header)
 	}
 	c.headers.Store(&headers)
-	values := make([][]string, len(own))
+	headerValues := make([][]string, len(own))
 	for i, cr := range own {
-		values[i] = []string{cr.Prefix + cr.Value}
+		headerValues[i] = []string{cr.Prefix + cr.Value}
 	}
-	c.credValues.Store(&values)
+	c.credValues.Store(&headerValues)
 	c.creds.Store(&own)
 }
 
@@ -374,11 +373,9 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		return &sdk.ValidationError{Service: c.service.Name, Field: field, Reason: reason}
 	}
 	creds := *c.creds.Load()
-	for _, v := range req.Secrets {
-		observeSecrets([]Credential{{Value: v}})
-	}
+	observeSecrets(req.Secrets...)
 	if req.Credentials != nil {
-		observeSecrets(req.Credentials)
+		observeSecrets(credentialValues(req.Credentials)...)
 		if err := validateCredentials(req.Credentials); err != nil {
 			return nil, nil, invalid("credential", err.Error())
 		}

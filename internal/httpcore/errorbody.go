@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // DecodeErrorBody extracts an error code and message from the common JSON error shapes:
@@ -23,20 +25,20 @@ func DecodeErrorBody(body []byte) (code, message string) {
 	if message == "" {
 		message = env.Detail
 	}
-	code = scalarString(env.Code)
+	code, _ = lenient.ScalarText(env.Code)
 	if len(env.Error) > 0 {
 		var nested struct {
 			Code    json.RawMessage `json:"code"`
 			Message string          `json:"message"`
 		}
-		if s := scalarString(env.Error); s != "" {
+		if s, _ := lenient.ScalarText(env.Error); s != "" {
 			if code == "" && isCodeLike(s) {
 				code = s
 			} else if message == "" {
 				message = s
 			}
 		} else if json.Unmarshal(env.Error, &nested) == nil {
-			if c := scalarString(nested.Code); c != "" {
+			if c, _ := lenient.ScalarText(nested.Code); c != "" {
 				code = c
 			}
 			if nested.Message != "" {
@@ -53,17 +55,4 @@ func isCodeLike(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':')
 	})
-}
-
-// scalarString returns a JSON string's value or a JSON number's text, and "" for anything else.
-func scalarString(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
 }

@@ -1,6 +1,7 @@
 package httpcore
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -13,18 +14,10 @@ import (
 
 // retryDefaults fills the zero fields of p.
 func retryDefaults(p sdk.RetryPolicy) sdk.RetryPolicy {
-	if p.MaxAttempts == 0 {
-		p.MaxAttempts = sdk.DefaultMaxAttempts
-	}
-	if p.BaseDelay == 0 {
-		p.BaseDelay = sdk.DefaultBaseDelay
-	}
-	if p.MaxDelay == 0 {
-		p.MaxDelay = sdk.DefaultMaxDelay
-	}
-	if p.MaxRetryAfter == 0 {
-		p.MaxRetryAfter = sdk.DefaultMaxRetryAfter
-	}
+	p.MaxAttempts = cmp.Or(p.MaxAttempts, sdk.DefaultMaxAttempts)
+	p.BaseDelay = cmp.Or(p.BaseDelay, sdk.DefaultBaseDelay)
+	p.MaxDelay = cmp.Or(p.MaxDelay, sdk.DefaultMaxDelay)
+	p.MaxRetryAfter = cmp.Or(p.MaxRetryAfter, sdk.DefaultMaxRetryAfter)
 	return p
 }
 
