@@ -35,10 +35,7 @@ func (h *Hold) State(ctx context.Context) (HoldState, error) {
 
 // Release gives the amount back, which is allowed only while nothing was signed; otherwise it
 // returns ErrHoldSigned and keeps the amount counted.
-func (h *Hold) Release(ctx context.Context) error {
-	_, err := h.b.store.Mark(ctx, h.id, ledger.Released, h.b.now())
-	return budgetError("release", err)
-}
+func (h *Hold) Release(ctx context.Context) error { return h.mark(ctx, "release", ledger.Released) }
 
 // Sign records what the payment signed, before it leaves: its ID, expiry and Ref. The payee,
 // rail, resource, payer and asset are the reservation's; s may repeat them, and must not

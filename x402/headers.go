@@ -31,9 +31,12 @@ const maxHeaderValueBytes = 64 << 10
 const maxChallengeBodyBytes = 1 << 20
 
 // encodeHeaderValue encodes compact JSON the way every reference implementation expects it:
-// standard base64 with padding.
-func encodeHeaderValue(compactJSON []byte) string {
-	return base64.StdEncoding.EncodeToString(compactJSON)
+// standard base64 with padding. An error of the encoding to JSON is returned as it is.
+func encodeHeaderValue(compactJSON []byte, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(compactJSON), nil
 }
 
 // errHeaderEncoding is the cause reported for a header value that is neither base64 nor JSON.
@@ -65,13 +68,7 @@ func decodeHeaderValue(v string) ([]byte, error) {
 
 // EncodePaymentPayload returns the value of the PAYMENT-SIGNATURE (v1: X-PAYMENT) header for
 // p: standard base64, with padding, of its compact JSON.
-func EncodePaymentPayload(p *PaymentPayload) (string, error) {
-	b, err := p.MarshalJSON()
-	if err != nil {
-		return "", err
-	}
-	return encodeHeaderValue(b), nil
-}
+func EncodePaymentPayload(p *PaymentPayload) (string, error) { return encodeHeaderValue(p.MarshalJSON()) }
 
 // DecodePaymentPayload reads a PAYMENT-SIGNATURE or X-PAYMENT header value, as a server does.
 // It accepts standard or URL-alphabet base64 with or without padding, or bare JSON, and
@@ -90,13 +87,7 @@ func DecodePaymentPayload(headerValue string) (*PaymentPayload, error) {
 
 // EncodePaymentRequired returns the value of the PAYMENT-REQUIRED header for a challenge, as
 // a server sends it.
-func EncodePaymentRequired(p *PaymentRequired) (string, error) {
-	b, err := p.MarshalJSON()
-	if err != nil {
-		return "", err
-	}
-	return encodeHeaderValue(b), nil
-}
+func EncodePaymentRequired(p *PaymentRequired) (string, error) { return encodeHeaderValue(p.MarshalJSON()) }
 
 // DecodePaymentRequired reads a PAYMENT-REQUIRED header value leniently (standard or
 // URL-alphabet base64, with or without padding, or bare JSON). A malformed value is a
@@ -120,11 +111,7 @@ func EncodeSettleResponse(s *SettleResponse) (string, error) {
 	if len(s.Extensions) > 0 && !json.Valid(s.Extensions) {
 		return "", errors.New("x402: SettleResponse.Extensions is not valid JSON")
 	}
-	b, err := marshalCompact(s)
-	if err != nil {
-		return "", err
-	}
-	return encodeHeaderValue(b), nil
+	return encodeHeaderValue(marshalCompact(s))
 }
 
 // ParseSettleResponse reads a PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header value leniently

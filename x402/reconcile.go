@@ -369,10 +369,8 @@ func (r *Reconciler) lookup(ctx context.Context, rep *ReconcileReport, l Payment
 
 // resolve applies what a lookup found of p to the budget.
 func (r *Reconciler) resolve(ctx context.Context, rep *ReconcileReport, p Outstanding, res LookupResult, now time.Time) {
-	out := Resolution{Outstanding: p, Chain: res.State, Transaction: res.Transaction}
-	if !p.Expires.IsZero() {
-		out.Until = p.Expires.Add(ExpiryMargin)
-	}
+	out := resolutionOf(p)
+	out.Chain, out.Transaction = res.State, res.Transaction
 	var err error
 	switch res.State {
 	case ChainSettled:
@@ -406,16 +404,24 @@ func (r *Reconciler) resolve(ctx context.Context, rep *ReconcileReport, p Outsta
 	r.log(ctx, level, out, "pending")
 }
 
+// resolutionOf returns the Resolution of p before anything is known of it: pending, until
+// its expiry plus ExpiryMargin.
+func resolutionOf(p Outstanding) Resolution {
+	out := Resolution{Outstanding: p}
+	if !p.Expires.IsZero() {
+		out.Until = p.Expires.Add(ExpiryMargin)
+	}
+	return out
+}
+
 // fail records that payments, all of one rail, could not be looked up: they stay as they
 // are.
 func (r *Reconciler) fail(ctx context.Context, rep *ReconcileReport, payments []Outstanding, err error) {
 	le := &LookupError{Rail: payments[0].Rail, Payments: len(payments), Err: err}
 	rep.Failures = append(rep.Failures, le)
 	for _, p := range payments {
-		out := Resolution{Outstanding: p, Err: le}
-		if !p.Expires.IsZero() {
-			out.Until = p.Expires.Add(ExpiryMargin)
-		}
+		out := resolutionOf(p)
+		out.Err = le
 		rep.Pending = append(rep.Pending, out)
 	}
 	if r.logger != nil {
