@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/ledger"
 )
 
@@ -138,13 +139,8 @@ func NewBudget(limit *big.Int, opts ...BudgetOption) (*Budget, error) {
 		}
 		b.limits.Total = limit
 	}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(b); err != nil {
-			return nil, err
-		}
+	if err := httpcore.Configure("x402", b, opts); err != nil {
+		return nil, err
 	}
 	if err := b.limits.Validate(); err != nil {
 		return nil, budgetError("configure", err)

@@ -68,7 +68,9 @@ func decodeHeaderValue(v string) ([]byte, error) {
 
 // EncodePaymentPayload returns the value of the PAYMENT-SIGNATURE (v1: X-PAYMENT) header for
 // p: standard base64, with padding, of its compact JSON.
-func EncodePaymentPayload(p *PaymentPayload) (string, error) { return encodeHeaderValue(p.MarshalJSON()) }
+func EncodePaymentPayload(p *PaymentPayload) (string, error) {
+	return encodeHeaderValue(p.MarshalJSON())
+}
 
 // DecodePaymentPayload reads a PAYMENT-SIGNATURE or X-PAYMENT header value, as a server does.
 // It accepts standard or URL-alphabet base64 with or without padding, or bare JSON, and
@@ -87,7 +89,9 @@ func DecodePaymentPayload(headerValue string) (*PaymentPayload, error) {
 
 // EncodePaymentRequired returns the value of the PAYMENT-REQUIRED header for a challenge, as
 // a server sends it.
-func EncodePaymentRequired(p *PaymentRequired) (string, error) { return encodeHeaderValue(p.MarshalJSON()) }
+func EncodePaymentRequired(p *PaymentRequired) (string, error) {
+	return encodeHeaderValue(p.MarshalJSON())
+}
 
 // DecodePaymentRequired reads a PAYMENT-REQUIRED header value leniently (standard or
 // URL-alphabet base64, with or without padding, or bare JSON). A malformed value is a

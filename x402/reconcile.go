@@ -11,6 +11,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/rpc"
 	"golang.org/x/time/rate"
+
+	"github.com/agentapis/sdk/internal/httpcore"
 )
 
 // Defaults of a Reconciler.
@@ -208,14 +210,9 @@ func NewReconciler(b *Budget, opts ...ReconcilerOption) (*Reconciler, error) {
 		timeout: DefaultLookupTimeout,
 		now:     b.now,
 	}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(r); err != nil {
-			_ = r.Close()
-			return nil, err
-		}
+	if err := httpcore.Configure("x402", r, opts); err != nil {
+		_ = r.Close()
+		return nil, err
 	}
 	return r, nil
 }

@@ -64,9 +64,10 @@ type carrier interface{ settings() *Settings }
 //	func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
 type Option[C carrier] func(C) error
 
-// Configure applies opts to cfg in order and returns the first error; a *ValidationError from
-// an option gets the service's name.
-func Configure[C carrier, O ~func(C) error](service string, cfg C, opts []O) error {
+// Configure applies opts to cfg in order, skipping nil ones, and returns the first error; a
+// *ValidationError from an option gets the service's name. It serves the options of any
+// type of the module, not only those of a client.
+func Configure[C any, O ~func(C) error](service string, cfg C, opts []O) error {
 	for _, opt := range opts {
 		if opt == nil {
 			continue

@@ -15,6 +15,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/x402"
 )
@@ -67,13 +68,8 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, &sdk.ValidationError{Service: "budgetfile", Field: "path", Reason: "must name a file"}
 	}
 	var cfg config
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&cfg); err != nil {
-			return nil, err
-		}
+	if err := httpcore.Configure("budgetfile", &cfg, opts); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
