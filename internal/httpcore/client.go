@@ -96,28 +96,33 @@ func (f *Failure) Error() string { return "failure " + f.Code + ": " + f.Message
 // Client sends requests to one service. It is safe for concurrent use. It holds one retry
 // engine, built once, and one *http.Client whose idle connections it never closes.
 type Client struct {
-	service   Service
-	root      *url.URL
-	engine    *retryablehttp.Client
-	logger    *slog.Logger
-	retry     sdk.RetryPolicy
-	timeouts  sdk.Timeouts
-	backoff   poll.Schedule
-	userAgent string
+	service  Service
+	root     *url.URL
+	engine   *retryablehttp.Client
+	logger   *slog.Logger
+	retry    sdk.RetryPolicy
+	timeouts sdk.Timeouts
+	backoff  poll.Schedule
 	// handler is the engine's response handler, built once.
 	handler retryablehttp.ResponseHandlerFunc
 	// uaValue and acceptJSON are header values shared by every request (net/http never
 	// changes a request's header slices).
 	uaValue, acceptJSON []string
-	creds               atomic.Pointer[[]Credential]
-	// credValues holds the header values of creds, in the same order.
-	credValues atomic.Pointer[[][]string]
+	// auth is replaced whole, under mu, by every change of the credentials, so that a
+	// request reads one consistent set.
+	auth atomic.Pointer[authState]
+	mu   sync.Mutex
+}
+
+// authState is what a Client knows of its credentials.
+type authState struct {
+	creds  []Credential
+	values [][]string // the header value of each of creds, in the same order
 	// redact knows every secret the client was ever given; credential changes add to it.
-	redact atomic.Pointer[redactor]
+	redact redactor
 	// headers lists every credential header name the client ever sent, for the redirect
-	// guard; guarded by mu, like every change of creds and redact.
-	headers atomic.Pointer[[]string]
-	mu      sync.Mutex
+	// guard.
+	headers []string
 }
 
 // NewClient checks the settings and credentials and returns a client for svc.
@@ -150,20 +155,17 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 		svc.Clock = poll.Real
 	}
 	c := &Client{
-		service:   svc,
-		root:      root,
-		logger:    s.logger,
-		retry:     retryDefaults(s.retry),
-		timeouts:  timeoutDefaults(s.timeouts),
-		userAgent: userAgent(s.userAgent, svc.Name),
+		service:  svc,
+		root:     root,
+		logger:   s.logger,
+		retry:    retryDefaults(s.retry),
+		timeouts: timeoutDefaults(s.timeouts),
 	}
 	c.backoff = poll.Schedule{Min: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: 1}
 	c.handler = c.handle
-	c.uaValue, c.acceptJSON = []string{c.userAgent}, []string{"application/json"}
-	red := redactor{}.with(svc.Secrets...)
+	c.uaValue, c.acceptJSON = []string{userAgent(s.userAgent, svc.Name)}, []string{"application/json"}
 	observeSecrets(svc.Secrets...)
-	c.redact.Store(&red)
-	c.headers.Store(&[]string{})
+	c.auth.Store(&authState{redact: redactor{}.with(svc.Secrets...)})
 	c.storeCredentials(svc.Credentials)
 	c.engine = c.newEngine(s.httpClient)
 	return c, nil
@@ -188,20 +190,14 @@ func (c *Client) storeCredentials(creds []Credential) {
 	observeSecrets(values...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	own := append([]Credential(nil), creds...)
-	red := c.redact.Load().with(values...)
-	c.redact.Store(&red)
-	headers := append([]string(nil), *c.headers.Load()...)
-	for _, cr := range own {
-		headers = append(headers, cr.Header)
+	old := c.auth.Load()
+	next := &authState{creds: append([]Credential(nil), creds...), values: make([][]string, len(creds)),
+		redact: old.redact.with(values...), headers: append([]string(nil), old.headers...)}
+	for i, cr := range creds {
+		next.values[i] = []string{cr.Prefix + cr.Value}
+		next.headers = append(next.headers, cr.Header)
 	}
-	c.headers.Store(&headers)
-	headerValues := make([][]string, len(own))
-	for i, cr := range own {
-		headerValues[i] = []string{cr.Prefix + cr.Value}
-	}
-	c.credValues.Store(&headerValues)
-	c.creds.Store(&own)
+	c.auth.Store(next)
 }
 
 // validMethod reports whether m is a valid HTTP method: a non-empty token.
@@ -244,13 +240,13 @@ func (c *Client) Root() *url.URL {
 
 // Redact scrubs every secret the client knows from s; service packages use it on any text
 // they put into an error of their own.
-func (c *Client) Redact(s string) string { return c.redact.Load().text(s) }
+func (c *Client) Redact(s string) string { return c.auth.Load().redact.text(s) }
 
 // RedactResponse returns a copy of r with every secret the client knows scrubbed from its
 // request id and its header's names and values, as the core scrubs an *sdk.APIError's: for a
 // package's own error that keeps the answer's metadata.
 func (c *Client) RedactResponse(r sdk.Response) sdk.Response {
-	red := c.redact.Load()
+	red := &c.auth.Load().redact
 	r.RequestID = red.text(r.RequestID)
 	r.Header = red.header(r.Header)
 	return r
@@ -372,7 +368,8 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 	invalid := func(field, reason string) error {
 		return &sdk.ValidationError{Service: c.service.Name, Field: field, Reason: reason}
 	}
-	creds := *c.creds.Load()
+	auth := c.auth.Load()
+	creds := auth.creds
 	observeSecrets(req.Secrets...)
 	if req.Credentials != nil {
 		observeSecrets(credentialValues(req.Credentials)...)
@@ -408,9 +405,8 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		h.Set("Content-Type", req.Body.contentType)
 	}
 	if req.Credentials == nil {
-		values := *c.credValues.Load()
 		for i, cr := range creds {
-			h[http.CanonicalHeaderKey(cr.Header)] = values[i]
+			h[http.CanonicalHeaderKey(cr.Header)] = auth.values[i]
 		}
 	} else {
 		for _, cr := range creds {
@@ -592,7 +588,7 @@ func capBody(b []byte) []byte {
 // redactorFor returns the client's redactor, also scrubbing the request's own credentials and
 // secrets.
 func (c *Client) redactorFor(req *Request) redactor {
-	red := *c.redact.Load()
+	red := c.auth.Load().redact
 	if len(req.Credentials) > 0 {
 		red = red.with(credentialValues(req.Credentials)...)
 	}

@@ -139,7 +139,7 @@ func (c *Client) guardRedirect(next func(*http.Request, []*http.Request) error) 
 	return func(req *http.Request, via []*http.Request) error {
 		first := via[0].URL
 		if req.URL.Host != first.Host || (first.Scheme == "https" && req.URL.Scheme != "https") {
-			for _, h := range *c.headers.Load() {
+			for _, h := range c.auth.Load().headers {
 				req.Header.Del(h)
 			}
 			if st := callOf(req.Context()); st != nil {
