@@ -323,7 +323,6 @@ func (c *Client) Decode(req *Request, resp *Response, parse func(body []byte) er
 // serve every request at once.
 type call struct {
 	context.Context
-	c       *Client
 	req     Request
 	out     any
 	stream  bool
@@ -392,7 +391,7 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 	if !validMethod(req.Method) {
 		return nil, nil, invalid("method", "not a valid HTTP method")
 	}
-	st := &call{Context: ctx, c: c, req: *req, out: out, stream: stream, creds: creds, url: u}
+	st := &call{Context: ctx, req: *req, out: out, stream: stream, creds: creds, url: u}
 	h := make(http.Header, len(req.Header)+len(creds)+3)
 	for k, vs := range req.Header {
 		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
@@ -572,17 +571,9 @@ func (c *Client) failureError(st *call, f *Failure) *sdk.APIError {
 		RequestID:  red.text(r.RequestID),
 		RetryAfter: f.RetryAfter,
 		Header:     red.header(r.Header),
-		Body:       red.bytes(capBody(r.Body)),
+		Body:       red.bytes(r.Body[:min(len(r.Body), sdk.MaxErrorBodyBytes)]),
 		Attempts:   st.attempt,
 	}
-}
-
-// capBody returns at most sdk.MaxErrorBodyBytes of b.
-func capBody(b []byte) []byte {
-	if len(b) > sdk.MaxErrorBodyBytes {
-		return b[:sdk.MaxErrorBodyBytes]
-	}
-	return b
 }
 
 // redactorFor returns the client's redactor, also scrubbing the request's own credentials and
