@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -154,18 +155,10 @@ func decodeBool(b []byte) (bool, error) {
 	if len(b) != 32 {
 		return false, errors.New("the answer is " + strconv.Itoa(len(b)) + " bytes, not an ABI bool")
 	}
-	for _, c := range b[:31] {
-		if c != 0 {
-			return false, errors.New("the answer is not an ABI bool")
-		}
+	if b[31] > 1 || slices.ContainsFunc(b[:31], func(c byte) bool { return c != 0 }) {
+		return false, errors.New("the answer is not an ABI bool")
 	}
-	switch b[31] {
-	case 0:
-		return false, nil
-	case 1:
-		return true, nil
-	}
-	return false, errors.New("the answer is not an ABI bool")
+	return b[31] == 1, nil
 }
 
 // checkChain makes sure, once, that the node serves the lookup's chain: on another chain

@@ -1,6 +1,7 @@
 package httpcore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -151,9 +152,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	if svc.RequestsPerMinute < 0 {
 		return nil, invalid("requests per minute", "must not be negative")
 	}
-	if svc.Clock == nil {
-		svc.Clock = poll.Real
-	}
+	svc.Clock = cmp.Or(svc.Clock, poll.Real)
 	c := &Client{
 		service:  svc,
 		root:     root,
