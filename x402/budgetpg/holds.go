@@ -172,18 +172,7 @@ func (s *Store) Mark(ctx context.Context, id ledger.HoldID, to ledger.State, t t
 
 // Discard releases a hold whose payment never left; see ledger.Store.
 func (s *Store) Discard(ctx context.Context, id ledger.HoldID, t time.Time) (ledger.State, error) {
-	now, err := s.begin("time", t)
-	if err != nil {
-		return 0, err
-	}
-	var state int16
-	if err := s.pool.QueryRow(ctx, "SELECT x402_budget_discard($1, $2, $3)", s.budget, int64(id), now).Scan(&state); err != nil {
-		return 0, s.fail("discard", err)
-	}
-	if state < 0 {
-		return 0, ledger.ErrUnknownHold
-	}
-	return ledger.State(state), nil
+	return s.holdState(ctx, "discard", "SELECT x402_budget_discard($1, $2, $3)", id, t)
 }
 
 // Resolve ends an outstanding payment by its signing ID; see ledger.Store.
@@ -272,13 +261,19 @@ func (s *Store) Outstanding(ctx context.Context, t time.Time) ([]ledger.Entry, e
 
 // HoldState returns where a hold stands; see ledger.Store.
 func (s *Store) HoldState(ctx context.Context, id ledger.HoldID, t time.Time) (ledger.State, error) {
+	return s.holdState(ctx, "hold state", "SELECT x402_budget_hold_state($1, $2, $3)", id, t)
+}
+
+// holdState runs query, a call of a function of the budget, the hold id and the time that
+// returns the hold's state afterwards (negative for a hold the budget never gave).
+func (s *Store) holdState(ctx context.Context, op, query string, id ledger.HoldID, t time.Time) (ledger.State, error) {
 	now, err := s.begin("time", t)
 	if err != nil {
 		return 0, err
 	}
 	var state int16
-	if err := s.pool.QueryRow(ctx, "SELECT x402_budget_hold_state($1, $2, $3)", s.budget, int64(id), now).Scan(&state); err != nil {
-		return 0, s.fail("hold state", err)
+	if err := s.pool.QueryRow(ctx, query, s.budget, int64(id), now).Scan(&state); err != nil {
+		return 0, s.fail(op, err)
 	}
 	if state < 0 {
 		return 0, ledger.ErrUnknownHold
