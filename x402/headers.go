@@ -81,7 +81,7 @@ func DecodePaymentPayload(headerValue string) (*PaymentPayload, error) {
 		return nil, &FormatError{What: HeaderPaymentSignature, Err: err}
 	}
 	var p PaymentPayload
-	if err := p.decode(b); err != nil {
+	if err := p.UnmarshalJSON(b); err != nil { // not json.Unmarshal, which scans b once more
 		return nil, &FormatError{What: HeaderPaymentSignature, Err: err}
 	}
 	return &p, nil
@@ -102,7 +102,7 @@ func DecodePaymentRequired(headerValue string) (*PaymentRequired, error) {
 		return nil, &FormatError{What: HeaderPaymentRequired, Err: err}
 	}
 	var p PaymentRequired
-	if err := p.decode(b); err != nil {
+	if err := p.UnmarshalJSON(b); err != nil { // not json.Unmarshal, which scans b once more
 		return nil, &FormatError{What: HeaderPaymentRequired, Err: err}
 	}
 	return &p, nil

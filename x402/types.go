@@ -303,11 +303,6 @@ type PaymentRequired struct {
 // UnmarshalJSON decodes a challenge of version 1 or 2. Each accepts entry is read on its own,
 // so a malformed entry is marked Unusable instead of failing the challenge.
 func (p *PaymentRequired) UnmarshalJSON(b []byte) error {
-	return p.decode(b)
-}
-
-// decode is UnmarshalJSON without the validation pass encoding/json makes before calling it.
-func (p *PaymentRequired) decode(b []byte) error {
 	var w struct {
 		X402Version *int               `json:"x402Version"`
 		Error       string             `json:"error"`
@@ -640,12 +635,6 @@ func (p *PaymentPayload) wire() (payloadOut, error) {
 
 // UnmarshalJSON reads a v1 or v2 payload of the EVM "exact" scheme.
 func (p *PaymentPayload) UnmarshalJSON(b []byte) error {
-	return p.decode(b)
-}
-
-// decode is UnmarshalJSON without the validation pass encoding/json makes before calling it:
-// the whole payload is decoded in one pass, only the accepted entry a second time.
-func (p *PaymentPayload) decode(b []byte) error {
 	var w struct {
 		X402Version *int            `json:"x402Version"`
 		Resource    *ResourceInfo   `json:"resource"`
