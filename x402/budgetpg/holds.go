@@ -220,8 +220,8 @@ func (s *Store) Outstanding(ctx context.Context, t time.Time) ([]ledger.Entry, e
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, amount::text, pay_to, rail, resource, payer, asset, reserved_at, signing_id,
-		expires, ref, state FROM x402_budget_outstanding($1, $2)`, s.budget, now)
+	rows, err := s.pool.Query(ctx, `SELECT id, amount::text, pay_to, rail, resource, payer, asset, reserved_at,
+		coalesce(signing_id, ''), coalesce(expires, 0), ref, state FROM x402_budget_outstanding($1, $2)`, s.budget, now)
 	if err != nil {
 		return nil, s.fail("outstanding", err)
 	}
@@ -229,11 +229,9 @@ func (s *Store) Outstanding(ctx context.Context, t time.Time) ([]ledger.Entry, e
 	for rows.Next() {
 		var e ledger.Entry
 		var amount string
-		var reserved int64
-		var signing *string
-		var expires *int64
+		var reserved, expires int64
 		var state int16
-		if err := rows.Scan(&e.Hold, &amount, &e.PayTo, &e.Rail, &e.Resource, &e.Payer, &e.Asset, &reserved, &signing, &expires,
+		if err := rows.Scan(&e.Hold, &amount, &e.PayTo, &e.Rail, &e.Resource, &e.Payer, &e.Asset, &reserved, &e.ID, &expires,
 			&e.Ref, &state); err != nil {
 			rows.Close()
 			return nil, s.fail("outstanding", err)
@@ -244,11 +242,8 @@ func (s *Store) Outstanding(ctx context.Context, t time.Time) ([]ledger.Entry, e
 			return nil, s.fail("outstanding", errors.New("an amount is not an integer"))
 		}
 		e.Reserved, e.State = ledger.Time(reserved), ledger.State(state)
-		if signing != nil {
-			e.ID = *signing
-		}
-		if expires != nil {
-			e.Expires = ledger.Time(*expires)
+		if expires != 0 { // 0 is no expiry: Sign refuses a time not after 1970
+			e.Expires = ledger.Time(expires)
 		}
 		out = append(out, e)
 	}
