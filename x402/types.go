@@ -99,13 +99,7 @@ func (r *PaymentRequirements) TokenDomain() (name, version string, ok bool) {
 }
 
 // MarshalJSON writes Raw when it is set, and the v2 form of the fields otherwise.
-func (r PaymentRequirements) MarshalJSON() ([]byte, error) {
-	w, err := r.wire(2)
-	if err != nil {
-		return nil, err
-	}
-	return marshalCompact(w)
-}
+func (r PaymentRequirements) MarshalJSON() ([]byte, error) { return marshalWire(r.wire(2)) }
 
 // UnmarshalJSON decodes an entry of either protocol version, keeps its bytes in Raw and
 // marks it Unusable when its values are unusable. Only a value that is not a JSON object is
@@ -374,13 +368,7 @@ type Authorization struct {
 
 // MarshalJSON writes the wire form: addresses and a 0x nonce as strings, numbers as decimal
 // strings.
-func (a Authorization) MarshalJSON() ([]byte, error) {
-	w, err := a.wire()
-	if err != nil {
-		return nil, err
-	}
-	return marshalCompact(w)
-}
+func (a Authorization) MarshalJSON() ([]byte, error) { return marshalWire(a.wire()) }
 
 // authorizationOut is the wire form of an authorization.
 type authorizationOut struct {
@@ -407,16 +395,7 @@ func (a *Authorization) wire() (authorizationOut, error) {
 // UnmarshalJSON reads the wire form strictly: every field present, addresses as 0x hex,
 // numbers as decimal strings that fit a uint256, and a 32-byte 0x nonce.
 func (a *Authorization) UnmarshalJSON(b []byte) error {
-	var w authorizationWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	out, err := w.authorization()
-	if err != nil {
-		return err
-	}
-	*a = out
-	return nil
+	return unmarshalWire(b, a, (*authorizationWire).authorization)
 }
 
 // authorizationWire is an authorization as sent.
@@ -471,13 +450,7 @@ type ExactPayload struct {
 }
 
 // MarshalJSON writes the signature as 0x hex and the authorization in its wire form.
-func (e ExactPayload) MarshalJSON() ([]byte, error) {
-	w, err := e.wire()
-	if err != nil {
-		return nil, err
-	}
-	return marshalCompact(w)
-}
+func (e ExactPayload) MarshalJSON() ([]byte, error) { return marshalWire(e.wire()) }
 
 // exactOut is the wire form of an EVM "exact" payload.
 type exactOut struct {
@@ -496,16 +469,7 @@ func (e *ExactPayload) wire() (exactOut, error) {
 
 // UnmarshalJSON reads a payload with a 0x-hex signature and a complete authorization.
 func (e *ExactPayload) UnmarshalJSON(b []byte) error {
-	var w exactWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	out, err := w.payload()
-	if err != nil {
-		return err
-	}
-	*e = out
-	return nil
+	return unmarshalWire(b, e, (*exactWire).payload)
 }
 
 // exactWire is an EVM "exact" payload as sent.
@@ -720,4 +684,27 @@ func marshalCompact(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// marshalWire encodes w, a wire form, with marshalCompact, or returns the error of building
+// it.
+func marshalWire[W any](w W, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return marshalCompact(w)
+}
+
+// unmarshalWire decodes b into a wire form W, which convert checks and turns into *dst.
+func unmarshalWire[W, T any](b []byte, dst *T, convert func(*W) (T, error)) error {
+	var w W
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	out, err := convert(&w)
+	if err != nil {
+		return err
+	}
+	*dst = out
+	return nil
 }
