@@ -307,21 +307,17 @@ func (b *Budget) Reserve(ctx context.Context, r Reservation) (*Hold, error) {
 		payer: r.Payer, asset: r.Asset}, nil
 }
 
+// ruleOf maps each limit of the ledger to the sentinel of its refusals.
+var ruleOf = map[ledger.Kind]error{ledger.KindPerPayment: ErrAmountOverCap, ledger.KindTotal: ErrBudgetExceeded,
+	ledger.KindPayee: ErrPayeeLimitExceeded, ledger.KindWindowAmount: ErrWindowExceeded,
+	ledger.KindWindowCount: ErrPaymentCountExceeded}
+
 // policyError returns the *PolicyError of a refusal of r.
 func policyError(refusal *ledger.Refusal, r Reservation) *PolicyError {
-	pe := &PolicyError{Requirements: PaymentRequirements{Amount: new(big.Int).Set(r.Amount), PayTo: r.PayTo},
-		Limit: refusal.Left, Window: refusal.Window, RetryAt: refusal.RetryAt}
-	switch refusal.Kind {
-	case ledger.KindPerPayment:
-		pe.Rule, pe.Limit = ErrAmountOverCap, refusal.Max
-	case ledger.KindTotal:
-		pe.Rule = ErrBudgetExceeded
-	case ledger.KindPayee:
-		pe.Rule = ErrPayeeLimitExceeded
-	case ledger.KindWindowAmount:
-		pe.Rule = ErrWindowExceeded
-	case ledger.KindWindowCount:
-		pe.Rule = ErrPaymentCountExceeded
+	pe := &PolicyError{Rule: ruleOf[refusal.Kind], Requirements: PaymentRequirements{Amount: new(big.Int).Set(r.Amount),
+		PayTo: r.PayTo}, Limit: refusal.Left, Window: refusal.Window, RetryAt: refusal.RetryAt}
+	if refusal.Kind == ledger.KindPerPayment {
+		pe.Limit = refusal.Max // the cap itself, as the Payer's own cap reports it
 	}
 	return pe
 }
