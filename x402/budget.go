@@ -303,8 +303,8 @@ func (b *Budget) Reserve(ctx context.Context, r Reservation) (*Hold, error) {
 		}
 		return nil, budgetError("reserve", err)
 	}
-	return &Hold{b: b, id: id, amount: new(big.Int).Set(r.Amount), payTo: r.PayTo, rail: r.Rail, resource: r.Resource,
-		payer: r.Payer, asset: r.Asset}, nil
+	r.Amount = new(big.Int).Set(r.Amount)
+	return &Hold{b: b, id: id, r: r}, nil
 }
 
 // ruleOf maps each limit of the ledger to the sentinel of its refusals.

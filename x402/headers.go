@@ -2,6 +2,7 @@ package x402
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -158,10 +159,7 @@ func ReceiptFrom(resp *http.Response) (*SettleResponse, bool) {
 	if resp == nil {
 		return nil, false
 	}
-	v := resp.Header.Get(HeaderPaymentResponse)
-	if v == "" {
-		v = resp.Header.Get(HeaderPaymentResponseV1)
-	}
+	v := cmp.Or(resp.Header.Get(HeaderPaymentResponse), resp.Header.Get(HeaderPaymentResponseV1))
 	if v == "" {
 		return nil, false
 	}
