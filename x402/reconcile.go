@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -306,10 +307,7 @@ func (r *Reconciler) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 			r.fail(ctx, rep, payments, ErrNoLookup)
 			continue
 		}
-		for len(payments) > 0 {
-			n := min(len(payments), r.batch)
-			chunk := payments[:n]
-			payments = payments[n:]
+		for chunk := range slices.Chunk(payments, r.batch) {
 			if err := r.limiter.Wait(ctx); err != nil {
 				if cause := context.Cause(ctx); cause != nil {
 					err = cause

@@ -99,12 +99,8 @@ func (s *Server) InjectFaults(faults ...sdktest.Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range faults {
-		left := f.Times
-		if left <= 0 {
-			left = 1
-		}
 		f.Header = f.Header.Clone()
-		s.faults = append(s.faults, &pendingFault{Fault: f, left: left})
+		s.faults = append(s.faults, &pendingFault{Fault: f, left: max(f.Times, 1)})
 	}
 }
 

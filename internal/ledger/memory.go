@@ -249,7 +249,6 @@ func (m *Memory) Sign(_ context.Context, id HoldID, s Signing) (err error) {
 	}
 	var expires int64
 	if !s.Expires.IsZero() {
-		var err error
 		if expires, err = Nanos("expiry", s.Expires); err != nil {
 			return err
 		}

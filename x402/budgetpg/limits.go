@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,12 +79,7 @@ func describe(c string) string {
 	add("total", f.Total)
 	add("per payment", f.PerPayment)
 	add("per payee", f.PerPayee)
-	payees := make([]string, 0, len(f.Payees))
-	for p := range f.Payees {
-		payees = append(payees, p)
-	}
-	sort.Strings(payees)
-	for _, p := range payees {
+	for _, p := range slices.Sorted(maps.Keys(f.Payees)) {
 		parts = append(parts, "payee "+p+" "+f.Payees[p])
 	}
 	for _, w := range f.Windows {
