@@ -108,10 +108,7 @@ func (l *evmLookup) Lookup(ctx context.Context, payments []Outstanding) ([]Looku
 			continue
 		}
 		auths[i] = a
-		data := make([]byte, 0, 4+2*32)
-		data = append(data, authorizationStateSelector...)
-		data = append(data, common.LeftPadBytes(a.payer[:], 32)...)
-		data = append(data, a.nonce[:]...)
+		data := slices.Concat(authorizationStateSelector, common.LeftPadBytes(a.payer[:], 32), a.nonce[:])
 		elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: []any{callArgs{To: a.asset, Data: data}, block},
 			Result: new(hexutil.Bytes)})
 		index = append(index, i)

@@ -173,7 +173,10 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 		}}
 		body := &cappedBuffer{limit: sdktest.MaxBodyBytes}
 		if r.Body != nil {
-			r.Body = readCloser{Reader: io.TeeReader(r.Body, body), Closer: r.Body}
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.TeeReader(r.Body, body), r.Body}
 		}
 		s.mu.Lock()
 		s.records = append(s.records, rec)
@@ -346,10 +349,4 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 		b.Buffer.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
-}
-
-// readCloser joins a reader and a closer.
-type readCloser struct {
-	io.Reader
-	io.Closer
 }

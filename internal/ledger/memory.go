@@ -100,8 +100,8 @@ func (m *Memory) unlock(err *error, sync bool) {
 
 // expire releases the refused holds whose deadline is before now; m.mu is held.
 func (m *Memory) expire(now int64) {
-	for h := m.refused.first(); h != nil && now > h.deadline; h = m.refused.first() {
-		m.end(h, Released)
+	for len(m.refused.items) > 0 && now > m.refused.items[0].deadline {
+		m.end(m.refused.items[0], Released) // the earliest deadline; end takes it out of the index
 	}
 }
 
