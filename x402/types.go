@@ -213,16 +213,12 @@ func parseRequirements(raw []byte, version int) (PaymentRequirements, error) {
 	if version == 1 || (version == 0 && w.Amount == nil && (typeErr == nil || typeErr.Field != "amount")) {
 		amountKey, amount = "maxAmountRequired", w.MaxAmountRequired
 	}
-	switch {
-	case amount == nil:
+	if amount == nil {
 		note("%s is missing", amountKey)
-	default:
-		n, err := parseUint256(*amount)
-		if err != nil {
-			note("%s %v", amountKey, err)
-		} else {
-			r.Amount = n
-		}
+	} else if n, err := parseUint256(*amount); err != nil {
+		note("%s %v", amountKey, err)
+	} else {
+		r.Amount = n
 	}
 	required("asset", r.Asset)
 	required("payTo", r.PayTo)

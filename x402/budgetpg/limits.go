@@ -49,12 +49,10 @@ func decimal(v *big.Int) *string {
 
 // canonical returns the canonical form of l.
 func canonical(l *ledger.Limits) string {
-	f := limitsForm{Total: decimal(l.Total), PerPayment: decimal(l.PerPayment), PerPayee: decimal(l.PerPayee)}
-	if len(l.Payees) > 0 {
-		f.Payees = make(map[string]string, len(l.Payees))
-		for k, v := range l.Payees {
-			f.Payees[k] = v.String()
-		}
+	f := limitsForm{Total: decimal(l.Total), PerPayment: decimal(l.PerPayment), PerPayee: decimal(l.PerPayee),
+		Payees: make(map[string]string, len(l.Payees))} // omitempty leaves it out when empty
+	for k, v := range l.Payees {
+		f.Payees[k] = v.String()
 	}
 	for _, w := range l.Windows {
 		f.Windows = append(f.Windows, windowForm{Length: int64(w.Length), Amount: decimal(w.Amount), Count: w.Count})
