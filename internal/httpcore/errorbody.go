@@ -2,6 +2,7 @@ package httpcore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -21,10 +22,7 @@ func DecodeErrorBody(body []byte) (code, message string) {
 	if err := json.Unmarshal(bytes.TrimSpace(body), &env); err != nil {
 		return "", ""
 	}
-	message = env.Message
-	if message == "" {
-		message = env.Detail
-	}
+	message = cmp.Or(env.Message, env.Detail)
 	code, _ = lenient.ScalarText(env.Code)
 	if len(env.Error) > 0 {
 		var nested struct {
@@ -38,12 +36,8 @@ func DecodeErrorBody(body []byte) (code, message string) {
 				message = s
 			}
 		} else if json.Unmarshal(env.Error, &nested) == nil {
-			if c, _ := lenient.ScalarText(nested.Code); c != "" {
-				code = c
-			}
-			if nested.Message != "" {
-				message = nested.Message
-			}
+			nestedCode, _ := lenient.ScalarText(nested.Code)
+			code, message = cmp.Or(nestedCode, code), cmp.Or(nested.Message, message)
 		}
 	}
 	return code, message
