@@ -8,6 +8,7 @@ package fakeserver
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -225,15 +226,12 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 		if fault.RetryAfter > 0 {
 			sw.Header().Set("Retry-After", strconv.Itoa(int((fault.RetryAfter+time.Second-1)/time.Second)))
 		}
-		f := *fault
-		if f.Status == 0 {
-			f.Status = http.StatusInternalServerError
-		}
+		fault.Status = cmp.Or(fault.Status, http.StatusInternalServerError)
 		if s.cfg.RenderFault != nil {
-			s.cfg.RenderFault(sw, r, f)
+			s.cfg.RenderFault(sw, r, *fault)
 			return
 		}
-		WriteJSONError(sw, f.Status, f.Code, f.Message)
+		WriteJSONError(sw, fault.Status, fault.Code, fault.Message)
 	})
 }
 

@@ -655,10 +655,7 @@ func (c *Client) decodeError(req *Request, resp *Response, err error) *sdk.Decod
 	if req.SensitiveBody {
 		quote = fmt.Sprintf("(withheld: %d bytes that may hold a secret)", len(resp.Body))
 	}
-	path := resp.path
-	if path == "" {
-		path = responsePath(req, nil)
-	}
+	path := cmp.Or(resp.path, responsePath(req, nil))
 	if msg := red.text(err.Error()); msg != err.Error() {
 		err = errors.New(msg) // the cause quoted a secret: keep only the scrubbed text
 	}

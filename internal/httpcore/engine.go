@@ -1,6 +1,7 @@
 package httpcore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -46,10 +47,7 @@ func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 	} else {
 		own.Transport = DefaultTransport()
 	}
-	next := own.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
+	next := cmp.Or(own.Transport, http.DefaultTransport)
 	if c.service.Transport != nil {
 		next = c.service.Transport(next)
 	}
