@@ -513,22 +513,6 @@ type PaymentPayload struct {
 	Extensions json.RawMessage
 }
 
-// scheme returns the scheme the payload says it pays with, whatever its version.
-func (p *PaymentPayload) scheme() string {
-	if p.X402Version == 1 {
-		return p.Scheme
-	}
-	return p.Accepted.Scheme
-}
-
-// network returns the network the payload says it pays on, whatever its version.
-func (p *PaymentPayload) network() string {
-	if p.X402Version == 1 {
-		return p.Network
-	}
-	return p.Accepted.Network
-}
-
 // MarshalJSON writes the compact wire form of the payload's version. In v2 the accepted entry
 // is written byte for byte as the server sent it, and the resource and the extensions as
 // received when they carry raw bytes; EncodePaymentPayload keeps them so, while json.Marshal
