@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/ledger"
 )
 
@@ -138,13 +139,8 @@ func NewBudget(limit *big.Int, opts ...BudgetOption) (*Budget, error) {
 		}
 		b.limits.Total = limit
 	}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(b); err != nil {
-			return nil, err
-		}
+	if err := httpcore.Configure("x402", b, opts); err != nil {
+		return nil, err
 	}
 	if err := b.limits.Validate(); err != nil {
 		return nil, budgetError("configure", err)
@@ -307,25 +303,21 @@ func (b *Budget) Reserve(ctx context.Context, r Reservation) (*Hold, error) {
 		}
 		return nil, budgetError("reserve", err)
 	}
-	return &Hold{b: b, id: id, amount: new(big.Int).Set(r.Amount), payTo: r.PayTo, rail: r.Rail, resource: r.Resource,
-		payer: r.Payer, asset: r.Asset}, nil
+	r.Amount = new(big.Int).Set(r.Amount)
+	return &Hold{b: b, id: id, r: r}, nil
 }
+
+// ruleOf maps each limit of the ledger to the sentinel of its refusals.
+var ruleOf = map[ledger.Kind]error{ledger.KindPerPayment: ErrAmountOverCap, ledger.KindTotal: ErrBudgetExceeded,
+	ledger.KindPayee: ErrPayeeLimitExceeded, ledger.KindWindowAmount: ErrWindowExceeded,
+	ledger.KindWindowCount: ErrPaymentCountExceeded}
 
 // policyError returns the *PolicyError of a refusal of r.
 func policyError(refusal *ledger.Refusal, r Reservation) *PolicyError {
-	pe := &PolicyError{Requirements: PaymentRequirements{Amount: new(big.Int).Set(r.Amount), PayTo: r.PayTo},
-		Limit: refusal.Left, Window: refusal.Window, RetryAt: refusal.RetryAt}
-	switch refusal.Kind {
-	case ledger.KindPerPayment:
-		pe.Rule, pe.Limit = ErrAmountOverCap, refusal.Max
-	case ledger.KindTotal:
-		pe.Rule = ErrBudgetExceeded
-	case ledger.KindPayee:
-		pe.Rule = ErrPayeeLimitExceeded
-	case ledger.KindWindowAmount:
-		pe.Rule = ErrWindowExceeded
-	case ledger.KindWindowCount:
-		pe.Rule = ErrPaymentCountExceeded
+	pe := &PolicyError{Rule: ruleOf[refusal.Kind], Requirements: PaymentRequirements{Amount: new(big.Int).Set(r.Amount),
+		PayTo: r.PayTo}, Limit: refusal.Left, Window: refusal.Window, RetryAt: refusal.RetryAt}
+	if refusal.Kind == ledger.KindPerPayment {
+		pe.Limit = refusal.Max // the cap itself, as the Payer's own cap reports it
 	}
 	return pe
 }

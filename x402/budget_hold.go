@@ -14,18 +14,13 @@ import (
 // the budget's store before it returns; a failure of the store is a *BudgetStoreError, and
 // the hold then stays counted.
 type Hold struct {
-	b        *Budget
-	id       ledger.HoldID
-	amount   *big.Int
-	payTo    string
-	rail     string
-	resource string
-	payer    string
-	asset    string
+	b  *Budget
+	id ledger.HoldID
+	r  Reservation // its Amount is the hold's own copy
 }
 
 // Amount returns the amount held.
-func (h *Hold) Amount() *big.Int { return new(big.Int).Set(h.amount) }
+func (h *Hold) Amount() *big.Int { return new(big.Int).Set(h.r.Amount) }
 
 // State returns where the hold stands.
 func (h *Hold) State(ctx context.Context) (HoldState, error) {
@@ -35,10 +30,7 @@ func (h *Hold) State(ctx context.Context) (HoldState, error) {
 
 // Release gives the amount back, which is allowed only while nothing was signed; otherwise it
 // returns ErrHoldSigned and keeps the amount counted.
-func (h *Hold) Release(ctx context.Context) error {
-	_, err := h.b.store.Mark(ctx, h.id, ledger.Released, h.b.now())
-	return budgetError("release", err)
-}
+func (h *Hold) Release(ctx context.Context) error { return h.mark(ctx, "release", ledger.Released) }
 
 // Sign records what the payment signed, before it leaves: its ID, expiry and Ref. The payee,
 // rail, resource, payer and asset are the reservation's; s may repeat them, and must not
@@ -47,15 +39,15 @@ func (h *Hold) Release(ctx context.Context) error {
 // payment must not be sent.
 func (h *Hold) Sign(ctx context.Context, s Signature) error {
 	switch {
-	case s.PayTo != "" && !strings.EqualFold(s.PayTo, h.payTo):
+	case s.PayTo != "" && !strings.EqualFold(s.PayTo, h.r.PayTo):
 		return invalid("Signature.PayTo", "differs from the reservation's payee")
-	case s.Rail != "" && s.Rail != h.rail:
+	case s.Rail != "" && s.Rail != h.r.Rail:
 		return invalid("Signature.Rail", "differs from the reservation's rail")
-	case s.Resource != "" && s.Resource != h.resource:
+	case s.Resource != "" && s.Resource != h.r.Resource:
 		return invalid("Signature.Resource", "differs from the reservation's resource")
-	case s.Payer != "" && !strings.EqualFold(s.Payer, h.payer):
+	case s.Payer != "" && !strings.EqualFold(s.Payer, h.r.Payer):
 		return invalid("Signature.Payer", "differs from the reservation's payer")
-	case s.Asset != "" && !strings.EqualFold(s.Asset, h.asset):
+	case s.Asset != "" && !strings.EqualFold(s.Asset, h.r.Asset):
 		return invalid("Signature.Asset", "differs from the reservation's asset")
 	}
 	err := h.b.store.Sign(ctx, h.id, ledger.Signing{ID: s.ID, Expires: s.Expires, Ref: s.Ref, Now: h.b.now()})

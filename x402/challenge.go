@@ -39,7 +39,7 @@ func ParsePaymentRequired(resp *http.Response) (*PaymentRequired, error) {
 		return nil, &FormatError{What: what, Err: errors.New("body too large for a challenge")}
 	}
 	var pr PaymentRequired
-	if err := pr.decode(b); err != nil {
+	if err := pr.UnmarshalJSON(b); err != nil { // not json.Unmarshal, which scans b once more
 		return nil, &FormatError{What: what, Err: errors.New("no PAYMENT-REQUIRED header, and the body is not an x402 challenge: " + err.Error())}
 	}
 	return &pr, nil

@@ -77,9 +77,7 @@
 // A Budget is shared by every request of a Payer and is safe for concurrent use: however
 // many goroutines pay at once, committed plus held never passes MaxTotal. It can be shared
 // with other payment rails too (WithBudget), so that one cap covers every way a program
-// pays. Its holds live in memory unless WithStore keeps them elsewhere: package
-// x402/budgetpg keeps them in PostgreSQL, where processes on many machines share one
-// budget.
+// pays.
 //
 // # Budgets and stores
 //

@@ -22,10 +22,8 @@ var (
 func domainSeparator(name, version string, chainID uint64, contract common.Address) common.Hash {
 	var buf [5 * 32]byte
 	copy(buf[0:32], domainTypeHash[:])
-	nameHash := crypto.Keccak256Hash([]byte(name))
-	copy(buf[32:64], nameHash[:])
-	versionHash := crypto.Keccak256Hash([]byte(version))
-	copy(buf[64:96], versionHash[:])
+	copy(buf[32:64], crypto.Keccak256([]byte(name)))
+	copy(buf[64:96], crypto.Keccak256([]byte(version)))
 	binary.BigEndian.PutUint64(buf[120:128], chainID)
 	copy(buf[128+12:160], contract[:])
 	return crypto.Keccak256Hash(buf[:])

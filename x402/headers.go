@@ -2,6 +2,7 @@ package x402
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -31,9 +32,12 @@ const maxHeaderValueBytes = 64 << 10
 const maxChallengeBodyBytes = 1 << 20
 
 // encodeHeaderValue encodes compact JSON the way every reference implementation expects it:
-// standard base64 with padding.
-func encodeHeaderValue(compactJSON []byte) string {
-	return base64.StdEncoding.EncodeToString(compactJSON)
+// standard base64 with padding. An error of the encoding to JSON is returned as it is.
+func encodeHeaderValue(compactJSON []byte, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(compactJSON), nil
 }
 
 // errHeaderEncoding is the cause reported for a header value that is neither base64 nor JSON.
@@ -66,11 +70,7 @@ func decodeHeaderValue(v string) ([]byte, error) {
 // EncodePaymentPayload returns the value of the PAYMENT-SIGNATURE (v1: X-PAYMENT) header for
 // p: standard base64, with padding, of its compact JSON.
 func EncodePaymentPayload(p *PaymentPayload) (string, error) {
-	b, err := p.MarshalJSON()
-	if err != nil {
-		return "", err
-	}
-	return encodeHeaderValue(b), nil
+	return encodeHeaderValue(p.MarshalJSON())
 }
 
 // DecodePaymentPayload reads a PAYMENT-SIGNATURE or X-PAYMENT header value, as a server does.
@@ -82,7 +82,7 @@ func DecodePaymentPayload(headerValue string) (*PaymentPayload, error) {
 		return nil, &FormatError{What: HeaderPaymentSignature, Err: err}
 	}
 	var p PaymentPayload
-	if err := p.decode(b); err != nil {
+	if err := p.UnmarshalJSON(b); err != nil { // not json.Unmarshal, which scans b once more
 		return nil, &FormatError{What: HeaderPaymentSignature, Err: err}
 	}
 	return &p, nil
@@ -91,11 +91,7 @@ func DecodePaymentPayload(headerValue string) (*PaymentPayload, error) {
 // EncodePaymentRequired returns the value of the PAYMENT-REQUIRED header for a challenge, as
 // a server sends it.
 func EncodePaymentRequired(p *PaymentRequired) (string, error) {
-	b, err := p.MarshalJSON()
-	if err != nil {
-		return "", err
-	}
-	return encodeHeaderValue(b), nil
+	return encodeHeaderValue(p.MarshalJSON())
 }
 
 // DecodePaymentRequired reads a PAYMENT-REQUIRED header value leniently (standard or
@@ -107,7 +103,7 @@ func DecodePaymentRequired(headerValue string) (*PaymentRequired, error) {
 		return nil, &FormatError{What: HeaderPaymentRequired, Err: err}
 	}
 	var p PaymentRequired
-	if err := p.decode(b); err != nil {
+	if err := p.UnmarshalJSON(b); err != nil { // not json.Unmarshal, which scans b once more
 		return nil, &FormatError{What: HeaderPaymentRequired, Err: err}
 	}
 	return &p, nil
@@ -120,11 +116,7 @@ func EncodeSettleResponse(s *SettleResponse) (string, error) {
 	if len(s.Extensions) > 0 && !json.Valid(s.Extensions) {
 		return "", errors.New("x402: SettleResponse.Extensions is not valid JSON")
 	}
-	b, err := marshalCompact(s)
-	if err != nil {
-		return "", err
-	}
-	return encodeHeaderValue(b), nil
+	return encodeHeaderValue(marshalCompact(s))
 }
 
 // ParseSettleResponse reads a PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header value leniently
@@ -167,10 +159,7 @@ func ReceiptFrom(resp *http.Response) (*SettleResponse, bool) {
 	if resp == nil {
 		return nil, false
 	}
-	v := resp.Header.Get(HeaderPaymentResponse)
-	if v == "" {
-		v = resp.Header.Get(HeaderPaymentResponseV1)
-	}
+	v := cmp.Or(resp.Header.Get(HeaderPaymentResponse), resp.Header.Get(HeaderPaymentResponseV1))
 	if v == "" {
 		return nil, false
 	}

@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"fmt"
 	"math/big"
 	"strings"
 )
@@ -24,11 +25,7 @@ func FormatUSDC(amount *big.Int) string {
 	}
 	unit := new(big.Int).Exp(big.NewInt(10), big.NewInt(USDCDecimals), nil)
 	whole, frac := new(big.Int).QuoRem(abs, unit, new(big.Int))
-	decimals := frac.String()
-	decimals = strings.Repeat("0", USDCDecimals-len(decimals)) + decimals
-	decimals = strings.TrimRight(decimals, "0")
-	if len(decimals) < 2 {
-		decimals += strings.Repeat("0", 2-len(decimals))
-	}
+	decimals := strings.TrimRight(fmt.Sprintf("%0*d", USDCDecimals, frac), "0")
+	decimals += strings.Repeat("0", max(2-len(decimals), 0))
 	return sign + "$" + whole.String() + "." + decimals
 }

@@ -27,10 +27,7 @@ var knownUSDC = map[string]string{
 // KnownUSDC returns the USDC contract of a network this package knows (Base and Base
 // Sepolia), in CAIP-2 or v1 form.
 func KnownUSDC(network string) (asset string, ok bool) {
-	n, err := normalizeNetwork(network)
-	if err != nil {
-		return "", false
-	}
+	n, _ := normalizeNetwork(network) // "" when unknown, which knownUSDC does not hold
 	asset, ok = knownUSDC[n]
 	return asset, ok
 }
@@ -101,11 +98,8 @@ func evmChainID(network string) (uint64, error) {
 	if !ok {
 		return 0, errors.New("is not an EVM (eip155) network")
 	}
-	if ref == "" || ref[0] == '0' || len(ref) > 19 {
-		return 0, errors.New("has an invalid EVM chain id")
-	}
 	id, err := strconv.ParseUint(ref, 10, 64)
-	if err != nil || id == 0 {
+	if err != nil || ref[0] == '0' || len(ref) > 19 { // no leading zero, no zero, at most 19 digits
 		return 0, errors.New("has an invalid EVM chain id")
 	}
 	return id, nil

@@ -82,13 +82,8 @@ func NewPayer(signer Signer, policy Policy, opts ...PayerOption) (*Payer, error)
 		return nil, err
 	}
 	p := &Payer{signer: signer, rules: r, now: time.Now, resends: 2, resendDelay: 250 * time.Millisecond}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(p); err != nil {
-			return nil, err
-		}
+	if err := httpcore.Configure("x402", p, opts); err != nil {
+		return nil, err
 	}
 	switch {
 	case p.budget != nil && policy.MaxTotal != nil:

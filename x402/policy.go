@@ -95,7 +95,8 @@ type rules struct {
 
 // newRules checks p and returns its normalised form.
 func newRules(p Policy) (*rules, error) {
-	r := &rules{allowRequote: p.AllowRequote, approve: p.Approve, maxValidity: p.MaxValidity}
+	r := &rules{allowRequote: p.AllowRequote, approve: p.Approve, maxValidity: p.MaxValidity,
+		origins: map[string]bool{}}
 	switch {
 	case p.MaxValidity < 0:
 		return nil, invalid("Policy.MaxValidity", "must not be negative")
@@ -108,9 +109,6 @@ func newRules(p Policy) (*rules, error) {
 		origin, ok := parseOrigin(o)
 		if !ok {
 			return nil, invalid("Policy.RedirectOrigins", "each entry must be an origin such as https://host or https://host:8443")
-		}
-		if r.origins == nil {
-			r.origins = make(map[string]bool)
 		}
 		r.origins[origin] = true
 	}

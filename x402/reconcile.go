@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"math"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/rpc"
 	"golang.org/x/time/rate"
+
+	"github.com/agentapis/sdk/internal/httpcore"
 )
 
 // Defaults of a Reconciler.
@@ -208,14 +211,9 @@ func NewReconciler(b *Budget, opts ...ReconcilerOption) (*Reconciler, error) {
 		timeout: DefaultLookupTimeout,
 		now:     b.now,
 	}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(r); err != nil {
-			_ = r.Close()
-			return nil, err
-		}
+	if err := httpcore.Configure("x402", r, opts); err != nil {
+		_ = r.Close()
+		return nil, err
 	}
 	return r, nil
 }
@@ -309,10 +307,7 @@ func (r *Reconciler) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 			r.fail(ctx, rep, payments, ErrNoLookup)
 			continue
 		}
-		for len(payments) > 0 {
-			n := min(len(payments), r.batch)
-			chunk := payments[:n]
-			payments = payments[n:]
+		for chunk := range slices.Chunk(payments, r.batch) {
 			if err := r.limiter.Wait(ctx); err != nil {
 				if cause := context.Cause(ctx); cause != nil {
 					err = cause
@@ -369,10 +364,8 @@ func (r *Reconciler) lookup(ctx context.Context, rep *ReconcileReport, l Payment
 
 // resolve applies what a lookup found of p to the budget.
 func (r *Reconciler) resolve(ctx context.Context, rep *ReconcileReport, p Outstanding, res LookupResult, now time.Time) {
-	out := Resolution{Outstanding: p, Chain: res.State, Transaction: res.Transaction}
-	if !p.Expires.IsZero() {
-		out.Until = p.Expires.Add(ExpiryMargin)
-	}
+	out := resolutionOf(p)
+	out.Chain, out.Transaction = res.State, res.Transaction
 	var err error
 	switch res.State {
 	case ChainSettled:
@@ -406,16 +399,24 @@ func (r *Reconciler) resolve(ctx context.Context, rep *ReconcileReport, p Outsta
 	r.log(ctx, level, out, "pending")
 }
 
+// resolutionOf returns the Resolution of p before anything is known of it: pending, until
+// its expiry plus ExpiryMargin.
+func resolutionOf(p Outstanding) Resolution {
+	out := Resolution{Outstanding: p}
+	if !p.Expires.IsZero() {
+		out.Until = p.Expires.Add(ExpiryMargin)
+	}
+	return out
+}
+
 // fail records that payments, all of one rail, could not be looked up: they stay as they
 // are.
 func (r *Reconciler) fail(ctx context.Context, rep *ReconcileReport, payments []Outstanding, err error) {
 	le := &LookupError{Rail: payments[0].Rail, Payments: len(payments), Err: err}
 	rep.Failures = append(rep.Failures, le)
 	for _, p := range payments {
-		out := Resolution{Outstanding: p, Err: le}
-		if !p.Expires.IsZero() {
-			out.Until = p.Expires.Add(ExpiryMargin)
-		}
+		out := resolutionOf(p)
+		out.Err = le
 		rep.Pending = append(rep.Pending, out)
 	}
 	if r.logger != nil {

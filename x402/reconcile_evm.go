@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync/atomic"
 
@@ -107,10 +108,7 @@ func (l *evmLookup) Lookup(ctx context.Context, payments []Outstanding) ([]Looku
 			continue
 		}
 		auths[i] = a
-		data := make([]byte, 0, 4+2*32)
-		data = append(data, authorizationStateSelector...)
-		data = append(data, common.LeftPadBytes(a.payer[:], 32)...)
-		data = append(data, a.nonce[:]...)
+		data := slices.Concat(authorizationStateSelector, common.LeftPadBytes(a.payer[:], 32), a.nonce[:])
 		elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: []any{callArgs{To: a.asset, Data: data}, block},
 			Result: new(hexutil.Bytes)})
 		index = append(index, i)
@@ -154,18 +152,10 @@ func decodeBool(b []byte) (bool, error) {
 	if len(b) != 32 {
 		return false, errors.New("the answer is " + strconv.Itoa(len(b)) + " bytes, not an ABI bool")
 	}
-	for _, c := range b[:31] {
-		if c != 0 {
-			return false, errors.New("the answer is not an ABI bool")
-		}
+	if b[31] > 1 || slices.ContainsFunc(b[:31], func(c byte) bool { return c != 0 }) {
+		return false, errors.New("the answer is not an ABI bool")
 	}
-	switch b[31] {
-	case 0:
-		return false, nil
-	case 1:
-		return true, nil
-	}
-	return false, errors.New("the answer is not an ABI bool")
+	return b[31] == 1, nil
 }
 
 // checkChain makes sure, once, that the node serves the lookup's chain: on another chain

@@ -28,19 +28,16 @@ const (
 	ChainNotSettled
 )
 
+// chainStateNames are the names of the states, by value.
+var chainStateNames = [...]string{ChainPending: "pending", ChainSettled: "settled", ChainFailed: "failed",
+	ChainNotSettled: "not settled"}
+
 // String names the state.
 func (s ChainState) String() string {
-	switch s {
-	case ChainPending:
-		return "pending"
-	case ChainSettled:
-		return "settled"
-	case ChainFailed:
-		return "failed"
-	case ChainNotSettled:
-		return "not settled"
+	if s < 0 || int(s) >= len(chainStateNames) {
+		return "unknown"
 	}
-	return "unknown"
+	return chainStateNames[s]
 }
 
 // LookupResult is what a PaymentLookup found of one payment.

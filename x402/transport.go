@@ -1,6 +1,7 @@
 package x402
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -57,10 +58,7 @@ import (
 // Requests that already carry a PAYMENT-SIGNATURE or X-PAYMENT header are passed through
 // untouched. One request is paid at most once (twice with AllowRequote).
 func (p *Payer) RoundTripper(next http.RoundTripper) http.RoundTripper {
-	if next == nil {
-		next = http.DefaultTransport
-	}
-	return &payingTransport{p: p, next: next}
+	return &payingTransport{p: p, next: cmp.Or(next, http.DefaultTransport)}
 }
 
 // payingTransport is the http.RoundTripper returned by Payer.RoundTripper.

@@ -99,13 +99,7 @@ func (r *PaymentRequirements) TokenDomain() (name, version string, ok bool) {
 }
 
 // MarshalJSON writes Raw when it is set, and the v2 form of the fields otherwise.
-func (r PaymentRequirements) MarshalJSON() ([]byte, error) {
-	w, err := r.wire(2)
-	if err != nil {
-		return nil, err
-	}
-	return marshalCompact(w)
-}
+func (r PaymentRequirements) MarshalJSON() ([]byte, error) { return marshalWire(r.wire(2)) }
 
 // UnmarshalJSON decodes an entry of either protocol version, keeps its bytes in Raw and
 // marks it Unusable when its values are unusable. Only a value that is not a JSON object is
@@ -219,16 +213,12 @@ func parseRequirements(raw []byte, version int) (PaymentRequirements, error) {
 	if version == 1 || (version == 0 && w.Amount == nil && (typeErr == nil || typeErr.Field != "amount")) {
 		amountKey, amount = "maxAmountRequired", w.MaxAmountRequired
 	}
-	switch {
-	case amount == nil:
+	if amount == nil {
 		note("%s is missing", amountKey)
-	default:
-		n, err := parseUint256(*amount)
-		if err != nil {
-			note("%s %v", amountKey, err)
-		} else {
-			r.Amount = n
-		}
+	} else if n, err := parseUint256(*amount); err != nil {
+		note("%s %v", amountKey, err)
+	} else {
+		r.Amount = n
 	}
 	required("asset", r.Asset)
 	required("payTo", r.PayTo)
@@ -303,11 +293,6 @@ type PaymentRequired struct {
 // UnmarshalJSON decodes a challenge of version 1 or 2. Each accepts entry is read on its own,
 // so a malformed entry is marked Unusable instead of failing the challenge.
 func (p *PaymentRequired) UnmarshalJSON(b []byte) error {
-	return p.decode(b)
-}
-
-// decode is UnmarshalJSON without the validation pass encoding/json makes before calling it.
-func (p *PaymentRequired) decode(b []byte) error {
 	var w struct {
 		X402Version *int               `json:"x402Version"`
 		Error       string             `json:"error"`
@@ -379,13 +364,7 @@ type Authorization struct {
 
 // MarshalJSON writes the wire form: addresses and a 0x nonce as strings, numbers as decimal
 // strings.
-func (a Authorization) MarshalJSON() ([]byte, error) {
-	w, err := a.wire()
-	if err != nil {
-		return nil, err
-	}
-	return marshalCompact(w)
-}
+func (a Authorization) MarshalJSON() ([]byte, error) { return marshalWire(a.wire()) }
 
 // authorizationOut is the wire form of an authorization.
 type authorizationOut struct {
@@ -412,16 +391,7 @@ func (a *Authorization) wire() (authorizationOut, error) {
 // UnmarshalJSON reads the wire form strictly: every field present, addresses as 0x hex,
 // numbers as decimal strings that fit a uint256, and a 32-byte 0x nonce.
 func (a *Authorization) UnmarshalJSON(b []byte) error {
-	var w authorizationWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	out, err := w.authorization()
-	if err != nil {
-		return err
-	}
-	*a = out
-	return nil
+	return unmarshalWire(b, a, (*authorizationWire).authorization)
 }
 
 // authorizationWire is an authorization as sent.
@@ -476,13 +446,7 @@ type ExactPayload struct {
 }
 
 // MarshalJSON writes the signature as 0x hex and the authorization in its wire form.
-func (e ExactPayload) MarshalJSON() ([]byte, error) {
-	w, err := e.wire()
-	if err != nil {
-		return nil, err
-	}
-	return marshalCompact(w)
-}
+func (e ExactPayload) MarshalJSON() ([]byte, error) { return marshalWire(e.wire()) }
 
 // exactOut is the wire form of an EVM "exact" payload.
 type exactOut struct {
@@ -501,16 +465,7 @@ func (e *ExactPayload) wire() (exactOut, error) {
 
 // UnmarshalJSON reads a payload with a 0x-hex signature and a complete authorization.
 func (e *ExactPayload) UnmarshalJSON(b []byte) error {
-	var w exactWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return err
-	}
-	out, err := w.payload()
-	if err != nil {
-		return err
-	}
-	*e = out
-	return nil
+	return unmarshalWire(b, e, (*exactWire).payload)
 }
 
 // exactWire is an EVM "exact" payload as sent.
@@ -556,22 +511,6 @@ type PaymentPayload struct {
 	Payload ExactPayload
 	// Extensions is the challenge's extensions object, echoed (v2).
 	Extensions json.RawMessage
-}
-
-// scheme returns the scheme the payload says it pays with, whatever its version.
-func (p *PaymentPayload) scheme() string {
-	if p.X402Version == 1 {
-		return p.Scheme
-	}
-	return p.Accepted.Scheme
-}
-
-// network returns the network the payload says it pays on, whatever its version.
-func (p *PaymentPayload) network() string {
-	if p.X402Version == 1 {
-		return p.Network
-	}
-	return p.Accepted.Network
 }
 
 // MarshalJSON writes the compact wire form of the payload's version. In v2 the accepted entry
@@ -640,12 +579,6 @@ func (p *PaymentPayload) wire() (payloadOut, error) {
 
 // UnmarshalJSON reads a v1 or v2 payload of the EVM "exact" scheme.
 func (p *PaymentPayload) UnmarshalJSON(b []byte) error {
-	return p.decode(b)
-}
-
-// decode is UnmarshalJSON without the validation pass encoding/json makes before calling it:
-// the whole payload is decoded in one pass, only the accepted entry a second time.
-func (p *PaymentPayload) decode(b []byte) error {
 	var w struct {
 		X402Version *int            `json:"x402Version"`
 		Resource    *ResourceInfo   `json:"resource"`
@@ -731,4 +664,27 @@ func marshalCompact(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// marshalWire encodes w, a wire form, with marshalCompact, or returns the error of building
+// it.
+func marshalWire[W any](w W, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return marshalCompact(w)
+}
+
+// unmarshalWire decodes b into a wire form W, which convert checks and turns into *dst.
+func unmarshalWire[W, T any](b []byte, dst *T, convert func(*W) (T, error)) error {
+	var w W
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	out, err := convert(&w)
+	if err != nil {
+		return err
+	}
+	*dst = out
+	return nil
 }

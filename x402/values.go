@@ -27,21 +27,13 @@ var (
 // string of ASCII digits that fits in a uint256. Signs, fractions, exponents, spaces and hex
 // are refused.
 func parseUint256(s string) (*big.Int, error) {
-	if s == "" {
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r < '0' || r > '9' }) {
 		return nil, errNotDecimal
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return nil, errNotDecimal
-		}
 	}
 	if len(s) > maxUint256Digits {
 		return nil, errTooLarge
 	}
-	n, ok := new(big.Int).SetString(s, 10)
-	if !ok {
-		return nil, errNotDecimal
-	}
+	n, _ := new(big.Int).SetString(s, 10) // digits only: it cannot fail
 	if n.Cmp(maxUint256) > 0 {
 		return nil, errTooLarge
 	}

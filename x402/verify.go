@@ -116,10 +116,14 @@ func CheckExactTerms(p *PaymentPayload, req PaymentRequirements, now time.Time) 
 	fail := func(reason, msg string) error {
 		return &VerifyError{Reason: reason, Message: msg, Payer: auth.From}
 	}
-	if p.scheme() != SchemeExact || req.Scheme != SchemeExact {
+	scheme, network := p.Accepted.Scheme, p.Accepted.Network
+	if p.X402Version == 1 {
+		scheme, network = p.Scheme, p.Network // a v1 payload names them itself
+	}
+	if scheme != SchemeExact || req.Scheme != SchemeExact {
 		return fail(ReasonInvalidScheme, "scheme must be exact")
 	}
-	if p.network() != req.Network {
+	if network != req.Network {
 		return fail(ReasonNetworkMismatch, "payload network is not the required network")
 	}
 	if p.X402Version == 2 && !strings.EqualFold(p.Accepted.Asset, req.Asset) {

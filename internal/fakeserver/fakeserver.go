@@ -8,6 +8,7 @@ package fakeserver
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapis/sdk/internal/poll"
 	"github.com/agentapis/sdk/sdktest"
 )
 
@@ -91,31 +93,15 @@ func (s *Server) Client() *http.Client { return s.ts.Client() }
 
 // Wait waits d, and reports false when ctx (a request's context, which Close ends) ended
 // first.
-func Wait(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func Wait(ctx context.Context, d time.Duration) bool { return poll.Real.Sleep(ctx, d) == nil }
 
 // InjectFaults queues faults; each request takes the first queued fault that matches it.
 func (s *Server) InjectFaults(faults ...sdktest.Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range faults {
-		left := f.Times
-		if left <= 0 {
-			left = 1
-		}
 		f.Header = f.Header.Clone()
-		s.faults = append(s.faults, &pendingFault{Fault: f, left: left})
+		s.faults = append(s.faults, &pendingFault{Fault: f, left: max(f.Times, 1)})
 	}
 }
 
@@ -188,7 +174,10 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 		}}
 		body := &cappedBuffer{limit: sdktest.MaxBodyBytes}
 		if r.Body != nil {
-			r.Body = readCloser{Reader: io.TeeReader(r.Body, body), Closer: r.Body}
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.TeeReader(r.Body, body), r.Body}
 		}
 		s.mu.Lock()
 		s.records = append(s.records, rec)
@@ -237,15 +226,12 @@ func (s *Server) wrap(h http.Handler) http.Handler {
 		if fault.RetryAfter > 0 {
 			sw.Header().Set("Retry-After", strconv.Itoa(int((fault.RetryAfter+time.Second-1)/time.Second)))
 		}
-		f := *fault
-		if f.Status == 0 {
-			f.Status = http.StatusInternalServerError
-		}
+		fault.Status = cmp.Or(fault.Status, http.StatusInternalServerError)
 		if s.cfg.RenderFault != nil {
-			s.cfg.RenderFault(sw, r, f)
+			s.cfg.RenderFault(sw, r, *fault)
 			return
 		}
-		WriteJSONError(sw, f.Status, f.Code, f.Message)
+		WriteJSONError(sw, fault.Status, fault.Code, fault.Message)
 	})
 }
 
@@ -361,10 +347,4 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 		b.Buffer.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
-}
-
-// readCloser joins a reader and a closer.
-type readCloser struct {
-	io.Reader
-	io.Closer
 }

@@ -1,6 +1,7 @@
 package httpcore
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -96,28 +97,33 @@ func (f *Failure) Error() string { return "failure " + f.Code + ": " + f.Message
 // Client sends requests to one service. It is safe for concurrent use. It holds one retry
 // engine, built once, and one *http.Client whose idle connections it never closes.
 type Client struct {
-	service   Service
-	root      *url.URL
-	engine    *retryablehttp.Client
-	logger    *slog.Logger
-	retry     sdk.RetryPolicy
-	timeouts  sdk.Timeouts
-	backoff   poll.Schedule
-	userAgent string
+	service  Service
+	root     *url.URL
+	engine   *retryablehttp.Client
+	logger   *slog.Logger
+	retry    sdk.RetryPolicy
+	timeouts sdk.Timeouts
+	backoff  poll.Schedule
 	// handler is the engine's response handler, built once.
 	handler retryablehttp.ResponseHandlerFunc
 	// uaValue and acceptJSON are header values shared by every request (net/http never
 	// changes a request's header slices).
 	uaValue, acceptJSON []string
-	creds               atomic.Pointer[[]Credential]
-	// credValues holds the header values of creds, in the same order.
-	credValues atomic.Pointer[[][]string]
+	// auth is replaced whole, under mu, by every change of the credentials, so that a
+	// request reads one consistent set.
+	auth atomic.Pointer[authState]
+	mu   sync.Mutex
+}
+
+// authState is what a Client knows of its credentials.
+type authState struct {
+	creds  []Credential
+	values [][]string // the header value of each of creds, in the same order
 	// redact knows every secret the client was ever given; credential changes add to it.
-	redact atomic.Pointer[redactor]
+	redact redactor
 	// headers lists every credential header name the client ever sent, for the redirect
-	// guard; guarded by mu, like every change of creds and redact.
-	headers atomic.Pointer[[]string]
-	mu      sync.Mutex
+	// guard.
+	headers []string
 }
 
 // NewClient checks the settings and credentials and returns a client for svc.
@@ -146,26 +152,19 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	if svc.RequestsPerMinute < 0 {
 		return nil, invalid("requests per minute", "must not be negative")
 	}
-	if svc.Clock == nil {
-		svc.Clock = poll.Real
-	}
+	svc.Clock = cmp.Or(svc.Clock, poll.Real)
 	c := &Client{
-		service:   svc,
-		root:      root,
-		logger:    s.logger,
-		retry:     retryDefaults(s.retry),
-		timeouts:  timeoutDefaults(s.timeouts),
-		userAgent: userAgent(s.userAgent, svc.Name),
+		service:  svc,
+		root:     root,
+		logger:   s.logger,
+		retry:    retryDefaults(s.retry),
+		timeouts: timeoutDefaults(s.timeouts),
 	}
 	c.backoff = poll.Schedule{Min: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: 1}
 	c.handler = c.handle
-	c.uaValue, c.acceptJSON = []string{c.userAgent}, []string{"application/json"}
-	red := redactor{}.with(svc.Secrets...)
-	for _, s := range svc.Secrets {
-		observeSecrets([]Credential{{Value: s}})
-	}
-	c.redact.Store(&red)
-	c.headers.Store(&[]string{})
+	c.uaValue, c.acceptJSON = []string{userAgent(s.userAgent, svc.Name)}, []string{"application/json"}
+	observeSecrets(svc.Secrets...)
+	c.auth.Store(&authState{redact: redactor{}.with(svc.Secrets...)})
 	c.storeCredentials(svc.Credentials)
 	c.engine = c.newEngine(s.httpClient)
 	return c, nil
@@ -186,23 +185,18 @@ func (c *Client) SetCredentials(creds ...Credential) error {
 // storeCredentials makes creds the default credentials and teaches the redactor and the
 // redirect guard about them.
 func (c *Client) storeCredentials(creds []Credential) {
-	observeSecrets(creds)
+	values := credentialValues(creds)
+	observeSecrets(values...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	own := append([]Credential(nil), creds...)
-	red := c.redact.Load().with(credentialValues(own)...)
-	c.redact.Store(&red)
-	headers := append([]string(nil), *c.headers.Load()...)
-	for _, cr := range own {
-		headers = append(headers, cr.Header)
+	old := c.auth.Load()
+	next := &authState{creds: append([]Credential(nil), creds...), values: make([][]string, len(creds)),
+		redact: old.redact.with(values...), headers: append([]string(nil), old.headers...)}
+	for i, cr := range creds {
+		next.values[i] = []string{cr.Prefix + cr.Value}
+		next.headers = append(next.headers, cr.Header)
 	}
-	c.headers.Store(&headers)
-	values := make([][]string, len(own))
-	for i, cr := range own {
-		values[i] = []string{cr.Prefix + cr.Value}
-	}
-	c.credValues.Store(&values)
-	c.creds.Store(&own)
+	c.auth.Store(next)
 }
 
 // validMethod reports whether m is a valid HTTP method: a non-empty token.
@@ -245,13 +239,13 @@ func (c *Client) Root() *url.URL {
 
 // Redact scrubs every secret the client knows from s; service packages use it on any text
 // they put into an error of their own.
-func (c *Client) Redact(s string) string { return c.redact.Load().text(s) }
+func (c *Client) Redact(s string) string { return c.auth.Load().redact.text(s) }
 
 // RedactResponse returns a copy of r with every secret the client knows scrubbed from its
 // request id and its header's names and values, as the core scrubs an *sdk.APIError's: for a
 // package's own error that keeps the answer's metadata.
 func (c *Client) RedactResponse(r sdk.Response) sdk.Response {
-	red := c.redact.Load()
+	red := &c.auth.Load().redact
 	r.RequestID = red.text(r.RequestID)
 	r.Header = red.header(r.Header)
 	return r
@@ -328,7 +322,6 @@ func (c *Client) Decode(req *Request, resp *Response, parse func(body []byte) er
 // serve every request at once.
 type call struct {
 	context.Context
-	c       *Client
 	req     Request
 	out     any
 	stream  bool
@@ -373,12 +366,11 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 	invalid := func(field, reason string) error {
 		return &sdk.ValidationError{Service: c.service.Name, Field: field, Reason: reason}
 	}
-	creds := *c.creds.Load()
-	for _, v := range req.Secrets {
-		observeSecrets([]Credential{{Value: v}})
-	}
+	auth := c.auth.Load()
+	creds := auth.creds
+	observeSecrets(req.Secrets...)
 	if req.Credentials != nil {
-		observeSecrets(req.Credentials)
+		observeSecrets(credentialValues(req.Credentials)...)
 		if err := validateCredentials(req.Credentials); err != nil {
 			return nil, nil, invalid("credential", err.Error())
 		}
@@ -398,7 +390,7 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 	if !validMethod(req.Method) {
 		return nil, nil, invalid("method", "not a valid HTTP method")
 	}
-	st := &call{Context: ctx, c: c, req: *req, out: out, stream: stream, creds: creds, url: u}
+	st := &call{Context: ctx, req: *req, out: out, stream: stream, creds: creds, url: u}
 	h := make(http.Header, len(req.Header)+len(creds)+3)
 	for k, vs := range req.Header {
 		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
@@ -411,9 +403,8 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		h.Set("Content-Type", req.Body.contentType)
 	}
 	if req.Credentials == nil {
-		values := *c.credValues.Load()
 		for i, cr := range creds {
-			h[http.CanonicalHeaderKey(cr.Header)] = values[i]
+			h[http.CanonicalHeaderKey(cr.Header)] = auth.values[i]
 		}
 	} else {
 		for _, cr := range creds {
@@ -579,23 +570,15 @@ func (c *Client) failureError(st *call, f *Failure) *sdk.APIError {
 		RequestID:  red.text(r.RequestID),
 		RetryAfter: f.RetryAfter,
 		Header:     red.header(r.Header),
-		Body:       red.bytes(capBody(r.Body)),
+		Body:       red.bytes(r.Body[:min(len(r.Body), sdk.MaxErrorBodyBytes)]),
 		Attempts:   st.attempt,
 	}
-}
-
-// capBody returns at most sdk.MaxErrorBodyBytes of b.
-func capBody(b []byte) []byte {
-	if len(b) > sdk.MaxErrorBodyBytes {
-		return b[:sdk.MaxErrorBodyBytes]
-	}
-	return b
 }
 
 // redactorFor returns the client's redactor, also scrubbing the request's own credentials and
 // secrets.
 func (c *Client) redactorFor(req *Request) redactor {
-	red := *c.redact.Load()
+	red := c.auth.Load().redact
 	if len(req.Credentials) > 0 {
 		red = red.with(credentialValues(req.Credentials)...)
 	}
@@ -672,10 +655,7 @@ func (c *Client) decodeError(req *Request, resp *Response, err error) *sdk.Decod
 	if req.SensitiveBody {
 		quote = fmt.Sprintf("(withheld: %d bytes that may hold a secret)", len(resp.Body))
 	}
-	path := resp.path
-	if path == "" {
-		path = responsePath(req, nil)
-	}
+	path := cmp.Or(resp.path, responsePath(req, nil))
 	if msg := red.text(err.Error()); msg != err.Error() {
 		err = errors.New(msg) // the cause quoted a secret: keep only the scrubbed text
 	}

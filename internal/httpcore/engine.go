@@ -1,6 +1,7 @@
 package httpcore
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -46,16 +47,13 @@ func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 	} else {
 		own.Transport = DefaultTransport()
 	}
-	next := own.Transport
-	if next == nil {
-		next = http.DefaultTransport
-	}
+	next := cmp.Or(own.Transport, http.DefaultTransport)
 	if c.service.Transport != nil {
 		next = c.service.Transport(next)
 	}
 	next = &timedTransport{next: next, timeouts: c.timeouts}
 	if rpm := c.service.RequestsPerMinute; rpm > 0 {
-		next = &pacedTransport{next: next, pacer: newPacer(rpm, c.service.Clock)}
+		next = newPacedTransport(next, rpm, c.service.Clock)
 	}
 	own.Transport = &engineTransport{next: next}
 	own.CheckRedirect = c.guardRedirect(own.CheckRedirect)
@@ -92,43 +90,30 @@ func (t *engineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// pacedTransport waits for its pacer before each request it passes on.
+// pacedTransport spaces the attempts it passes on so that no 60-second window holds more
+// than its limit: one token at a time (burst 1), one token every minute/limit plus a
+// millisecond, so even a window closed at both ends holds at most limit attempts.
 type pacedTransport struct {
-	next  http.RoundTripper
-	pacer *pacer
-}
-
-// RoundTrip waits for the pacer, then sends req.
-func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := t.pacer.wait(req.Context()); err != nil {
-		return nil, err
-	}
-	return t.next.RoundTrip(req)
-}
-
-// pacer spaces attempts so that no 60-second window holds more than its limit: one token at
-// a time (burst 1), one token every minute/limit plus a millisecond, so even a window closed
-// at both ends holds at most limit attempts.
-type pacer struct {
+	next    http.RoundTripper
 	limiter *rate.Limiter
 	clock   poll.Clock
 }
 
-// newPacer returns a pacer of perMinute attempts.
-func newPacer(perMinute int, clock poll.Clock) *pacer {
+// newPacedTransport returns a transport of perMinute attempts in front of next.
+func newPacedTransport(next http.RoundTripper, perMinute int, clock poll.Clock) *pacedTransport {
 	every := time.Minute/time.Duration(perMinute) + time.Millisecond
-	return &pacer{limiter: rate.NewLimiter(rate.Every(every), 1), clock: clock}
+	return &pacedTransport{next: next, limiter: rate.NewLimiter(rate.Every(every), 1), clock: clock}
 }
 
-// wait blocks until the next attempt may go, or ctx ends.
-func (p *pacer) wait(ctx context.Context) error {
-	now := p.clock.Now()
-	r := p.limiter.ReserveN(now, 1)
-	if err := p.clock.Sleep(ctx, r.DelayFrom(now)); err != nil {
-		r.CancelAt(p.clock.Now())
-		return err
+// RoundTrip waits until the next attempt may go, or req's context ends, then sends req.
+func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	now := t.clock.Now()
+	r := t.limiter.ReserveN(now, 1)
+	if err := t.clock.Sleep(req.Context(), r.DelayFrom(now)); err != nil {
+		r.CancelAt(t.clock.Now())
+		return nil, err
 	}
-	return nil
+	return t.next.RoundTrip(req)
 }
 
 // guardRedirect returns the redirect policy of the engine: when a redirect leaves the
@@ -139,7 +124,7 @@ func (c *Client) guardRedirect(next func(*http.Request, []*http.Request) error) 
 	return func(req *http.Request, via []*http.Request) error {
 		first := via[0].URL
 		if req.URL.Host != first.Host || (first.Scheme == "https" && req.URL.Scheme != "https") {
-			for _, h := range *c.headers.Load() {
+			for _, h := range c.auth.Load().headers {
 				req.Header.Del(h)
 			}
 			if st := callOf(req.Context()); st != nil {

@@ -2,8 +2,11 @@ package httpcore
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
+
+	"github.com/agentapis/sdk/internal/lenient"
 )
 
 // DecodeErrorBody extracts an error code and message from the common JSON error shapes:
@@ -19,29 +22,22 @@ func DecodeErrorBody(body []byte) (code, message string) {
 	if err := json.Unmarshal(bytes.TrimSpace(body), &env); err != nil {
 		return "", ""
 	}
-	message = env.Message
-	if message == "" {
-		message = env.Detail
-	}
-	code = scalarString(env.Code)
+	message = cmp.Or(env.Message, env.Detail)
+	code, _ = lenient.ScalarText(env.Code)
 	if len(env.Error) > 0 {
 		var nested struct {
 			Code    json.RawMessage `json:"code"`
 			Message string          `json:"message"`
 		}
-		if s := scalarString(env.Error); s != "" {
+		if s, _ := lenient.ScalarText(env.Error); s != "" {
 			if code == "" && isCodeLike(s) {
 				code = s
 			} else if message == "" {
 				message = s
 			}
 		} else if json.Unmarshal(env.Error, &nested) == nil {
-			if c := scalarString(nested.Code); c != "" {
-				code = c
-			}
-			if nested.Message != "" {
-				message = nested.Message
-			}
+			nestedCode, _ := lenient.ScalarText(nested.Code)
+			code, message = cmp.Or(nestedCode, code), cmp.Or(nested.Message, message)
 		}
 	}
 	return code, message
@@ -53,17 +49,4 @@ func isCodeLike(s string) bool {
 	return !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':')
 	})
-}
-
-// scalarString returns a JSON string's value or a JSON number's text, and "" for anything else.
-func scalarString(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		return n.String()
-	}
-	return ""
 }

@@ -50,10 +50,10 @@ func observeError(err error) error {
 }
 
 // observeSecrets shows credential values to the observer, if any.
-func observeSecrets(creds []Credential) {
+func observeSecrets(values ...string) {
 	if o := observer.Load(); o != nil && o.Secret != nil {
-		for _, cr := range creds {
-			o.Secret(cr.Value)
+		for _, v := range values {
+			o.Secret(v)
 		}
 	}
 }

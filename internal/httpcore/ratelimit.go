@@ -17,9 +17,6 @@ const unixThreshold = 365 * 24 * 3600
 // -Remaining, -Reset, or the unprefixed RateLimit-* of the IETF draft); it returns nil when none is
 // present or none parses.
 func ParseRateLimit(h http.Header, now time.Time) *sdk.RateLimit {
-	if h == nil {
-		return nil
-	}
 	get := func(names [2]string) (int64, bool) {
 		for _, name := range names {
 			v := strings.TrimSpace(h.Get(name))

@@ -84,7 +84,7 @@ func (r redactor) text(s string) string {
 		if !strings.Contains(lower, secret) {
 			continue
 		}
-		var b, lb strings.Builder
+		var b strings.Builder
 		for {
 			i := strings.Index(lower, secret)
 			if i < 0 {
@@ -92,13 +92,11 @@ func (r redactor) text(s string) string {
 			}
 			b.WriteString(s[:i])
 			b.WriteString(redacted)
-			lb.WriteString(lower[:i])
-			lb.WriteString(redacted)
 			s, lower = s[i+len(secret):], lower[i+len(secret):]
 		}
 		b.WriteString(s)
-		lb.WriteString(lower)
-		s, lower = b.String(), asciiLower(lb.String())
+		s = b.String()
+		lower = asciiLower(s)
 	}
 	return s
 }

@@ -96,20 +96,10 @@ func Path(segments ...string) string {
 	b.Grow(n)
 	for _, seg := range segments {
 		b.WriteByte('/')
-		if escaped := url.PathEscape(seg); escaped != seg {
-			b.WriteString(escaped)
-			continue
-		}
-		b.WriteString(seg)
+		b.WriteString(url.PathEscape(seg))
 	}
 	return b.String()
 }
-
-// errAbsoluteEndpoint is returned for an endpoint that names its own scheme or host.
-var errAbsoluteEndpoint = errors.New("endpoint must be a path below the service root, not an absolute URL")
-
-// errDotSegment is returned for an endpoint path with a "." or ".." segment.
-var errDotSegment = errors.New(`endpoint path must not contain "." or ".." segments`)
 
 // resolve joins the service root (base URL plus the service's path prefix) with an escaped
 // endpoint path and the query, keeping any path the base URL has:
@@ -140,12 +130,12 @@ func resolveParsed(root *url.URL, endpoint string, query url.Values) (*url.URL, 
 		return nil, errors.New("endpoint is not a valid path")
 	}
 	if ep.Scheme != "" || ep.Host != "" || ep.User != nil || strings.HasPrefix(endpoint, "//") {
-		return nil, errAbsoluteEndpoint
+		return nil, errors.New("endpoint must be a path below the service root, not an absolute URL")
 	}
 	epPath := strings.TrimPrefix(ep.EscapedPath(), "/")
 	for _, seg := range strings.Split(epPath, "/") {
 		if seg == "." || seg == ".." {
-			return nil, errDotSegment
+			return nil, errors.New(`endpoint path must not contain "." or ".." segments`)
 		}
 	}
 	raw := strings.TrimSuffix(root.EscapedPath(), "/")

@@ -1,6 +1,7 @@
 package httpcore
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -13,18 +14,10 @@ import (
 
 // retryDefaults fills the zero fields of p.
 func retryDefaults(p sdk.RetryPolicy) sdk.RetryPolicy {
-	if p.MaxAttempts == 0 {
-		p.MaxAttempts = sdk.DefaultMaxAttempts
-	}
-	if p.BaseDelay == 0 {
-		p.BaseDelay = sdk.DefaultBaseDelay
-	}
-	if p.MaxDelay == 0 {
-		p.MaxDelay = sdk.DefaultMaxDelay
-	}
-	if p.MaxRetryAfter == 0 {
-		p.MaxRetryAfter = sdk.DefaultMaxRetryAfter
-	}
+	p.MaxAttempts = cmp.Or(p.MaxAttempts, sdk.DefaultMaxAttempts)
+	p.BaseDelay = cmp.Or(p.BaseDelay, sdk.DefaultBaseDelay)
+	p.MaxDelay = cmp.Or(p.MaxDelay, sdk.DefaultMaxDelay)
+	p.MaxRetryAfter = cmp.Or(p.MaxRetryAfter, sdk.DefaultMaxRetryAfter)
 	return p
 }
 
@@ -71,9 +64,10 @@ type carrier interface{ settings() *Settings }
 //	func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
 type Option[C carrier] func(C) error
 
-// Configure applies opts to cfg in order and returns the first error; a *ValidationError from
-// an option gets the service's name.
-func Configure[C carrier, O ~func(C) error](service string, cfg C, opts []O) error {
+// Configure applies opts to cfg in order, skipping nil ones, and returns the first error; a
+// *ValidationError from an option gets the service's name. It serves the options of any
+// type of the module, not only those of a client.
+func Configure[C any, O ~func(C) error](service string, cfg C, opts []O) error {
 	for _, opt := range opts {
 		if opt == nil {
 			continue

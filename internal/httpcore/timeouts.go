@@ -1,6 +1,7 @@
 package httpcore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,15 +17,9 @@ import (
 
 // timeoutDefaults fills the zero fields of t.
 func timeoutDefaults(t sdk.Timeouts) sdk.Timeouts {
-	if t.Header == 0 {
-		t.Header = sdk.DefaultHeaderTimeout
-	}
-	if t.Attempt == 0 {
-		t.Attempt = sdk.DefaultAttemptTimeout
-	}
-	if t.Idle == 0 {
-		t.Idle = sdk.DefaultIdleTimeout
-	}
+	t.Header = cmp.Or(t.Header, sdk.DefaultHeaderTimeout)
+	t.Attempt = cmp.Or(t.Attempt, sdk.DefaultAttemptTimeout)
+	t.Idle = cmp.Or(t.Idle, sdk.DefaultIdleTimeout)
 	return t
 }
 

@@ -61,14 +61,6 @@ func (x *expiryIndex) remove(h *hold) {
 	}
 }
 
-// first returns the hold with the earliest deadline, or nil.
-func (x *expiryIndex) first() *hold {
-	if len(x.items) == 0 {
-		return nil
-	}
-	return x.items[0]
-}
-
 // freeing returns the deadline of the hold whose expiry, with all those expiring before it,
 // frees at least need; false when all of them together free less. It visits the holds in
 // deadline order without changing the index: O(k log k) for the k holds visited.

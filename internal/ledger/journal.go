@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"math/big"
-	"strings"
 	"time"
 )
 
@@ -79,21 +78,12 @@ func Restore(limits Limits, s Snapshot, j Journal) (*Memory, error) {
 		if e.State == Committed {
 			continue // counted in Spent already; it only counts in the windows
 		}
-		m.live[h.id] = h
-		m.held.Add(&m.held, &h.amount)
-		key := strings.ToLower(h.payTo)
-		if m.limits.PayeeCap(key) != nil {
-			h.account = m.account(key)
-			h.account.used.Add(&h.account.used, &h.amount)
-		}
+		m.admit(h)
 		if h.sigID != "" {
 			m.byID[h.sigID] = h
 		}
-		if h.state == Refused && h.expires != 0 {
-			m.refused.add(h)
-			if h.account != nil {
-				h.account.refused.add(h)
-			}
+		if h.state == Refused {
+			m.index(h)
 		}
 	}
 	for _, w := range m.windows {

@@ -35,23 +35,16 @@ const (
 	Released
 )
 
+// stateNames are the names of the states, by value.
+var stateNames = [...]string{Reserved: "reserved", Signed: "signed", Refused: "refused", InDoubt: "in doubt",
+	Committed: "committed", Released: "released"}
+
 // String names the state.
 func (s State) String() string {
-	switch s {
-	case Reserved:
-		return "reserved"
-	case Signed:
-		return "signed"
-	case Refused:
-		return "refused"
-	case InDoubt:
-		return "in doubt"
-	case Committed:
-		return "committed"
-	case Released:
-		return "released"
+	if s < 0 || int(s) >= len(stateNames) {
+		return "unknown"
 	}
-	return "unknown"
+	return stateNames[s]
 }
 
 // Reservation asks for an amount to be held for one payment.

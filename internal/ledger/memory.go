@@ -100,8 +100,8 @@ func (m *Memory) unlock(err *error, sync bool) {
 
 // expire releases the refused holds whose deadline is before now; m.mu is held.
 func (m *Memory) expire(now int64) {
-	for h := m.refused.first(); h != nil && now > h.deadline; h = m.refused.first() {
-		m.end(h, Released)
+	for len(m.refused.items) > 0 && now > m.refused.items[0].deadline {
+		m.end(m.refused.items[0], Released) // the earliest deadline; end takes it out of the index
 	}
 }
 
@@ -164,23 +164,27 @@ func (m *Memory) Reserve(_ context.Context, r Reservation) (_ HoldID, err error)
 	if err := m.checker.Check(&m.limits, r.Amount, r.PayTo, (*memoryUsage)(m)); err != nil {
 		return 0, err
 	}
-	key := strings.ToLower(r.PayTo)
-	limit := m.limits.PayeeCap(key)
 	m.last++
 	h := &hold{id: m.last, payTo: r.PayTo, rail: r.Rail, resource: r.Resource, payer: r.Payer, asset: r.Asset, at: now, pos: [2]int{-1, -1}}
 	h.amount.Set(r.Amount)
-	m.live[h.id] = h
-	m.held.Add(&m.held, &h.amount)
-	if limit != nil {
-		h.account = m.account(key)
-		h.account.used.Add(&h.account.used, &h.amount)
-	}
+	m.admit(h)
 	for _, w := range m.windows {
 		w.add(h)
 	}
 	m.lastAt = now
 	m.record(h)
 	return h.id, nil
+}
+
+// admit counts h, just reserved or read back, as live: in the sum held and in its payee's
+// account when the payee has a limit.
+func (m *Memory) admit(h *hold) {
+	m.live[h.id] = h
+	m.held.Add(&m.held, &h.amount)
+	if key := strings.ToLower(h.payTo); m.limits.PayeeCap(key) != nil {
+		h.account = m.account(key)
+		h.account.used.Add(&h.account.used, &h.amount)
+	}
 }
 
 // account returns the account of payee key (lower case), made empty when it has none.
@@ -223,19 +227,19 @@ func (u *memoryUsage) PayeeFreeing(payee string, need *big.Int) (int64, bool) {
 func (u *memoryUsage) Window(i int) (int, *big.Int) { return u.windows[i].count, &u.windows[i].sum }
 
 // Nth walks a window's queue; see Usage.
-func (u *memoryUsage) Nth(i, n int) (int64, bool) {
-	if h := u.windows[i].nth(n); h != nil {
-		return h.at, true
-	}
-	return 0, false
-}
+func (u *memoryUsage) Nth(i, n int) (int64, bool) { return reservedAt(u.windows[i].nth(n)) }
 
 // Leaving walks a window's queue; see Usage.
 func (u *memoryUsage) Leaving(i int, need *big.Int) (int64, bool) {
-	if h := u.windows[i].freeing(need); h != nil {
-		return h.at, true
+	return reservedAt(u.windows[i].freeing(need))
+}
+
+// reservedAt returns the reservation time of h, or false when h is nil.
+func reservedAt(h *hold) (int64, bool) {
+	if h == nil {
+		return 0, false
 	}
-	return 0, false
+	return h.at, true
 }
 
 // Sign records the signing of a reserved hold; see Store.
@@ -245,7 +249,6 @@ func (m *Memory) Sign(_ context.Context, id HoldID, s Signing) (err error) {
 	}
 	var expires int64
 	if !s.Expires.IsZero() {
-		var err error
 		if expires, err = Nanos("expiry", s.Expires); err != nil {
 			return err
 		}
@@ -299,12 +302,7 @@ func (m *Memory) Mark(_ context.Context, id HoldID, to State, now time.Time) (_ 
 		m.end(h, Committed)
 	case to == Refused && h.state == Signed:
 		h.state = Refused
-		if h.expires != 0 {
-			m.refused.add(h)
-			if h.account != nil {
-				h.account.refused.add(h)
-			}
-		}
+		m.index(h)
 		m.record(h)
 	case to == InDoubt && (h.state == Signed || h.state == Refused):
 		m.unindex(h)
@@ -420,6 +418,16 @@ func (m *Memory) ended(id HoldID) (State, error) {
 		return Committed, nil
 	}
 	return Released, nil
+}
+
+// index puts h, refused, in the expiry indexes when it expires.
+func (m *Memory) index(h *hold) {
+	if h.expires != 0 {
+		m.refused.add(h)
+		if h.account != nil {
+			h.account.refused.add(h)
+		}
+	}
 }
 
 // unindex takes h out of the expiry indexes.

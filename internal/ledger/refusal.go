@@ -24,21 +24,16 @@ const (
 	KindWindowCount
 )
 
+// kindNames are the names of the limits, by value.
+var kindNames = [...]string{KindPerPayment: "per-payment limit", KindTotal: "total", KindPayee: "payee limit",
+	KindWindowAmount: "window amount", KindWindowCount: "window count"}
+
 // String names the limit.
 func (k Kind) String() string {
-	switch k {
-	case KindPerPayment:
-		return "per-payment limit"
-	case KindTotal:
-		return "total"
-	case KindPayee:
-		return "payee limit"
-	case KindWindowAmount:
-		return "window amount"
-	case KindWindowCount:
-		return "window count"
+	if k < KindPerPayment || int(k) >= len(kindNames) {
+		return "unknown limit"
 	}
-	return "unknown limit"
+	return kindNames[k]
 }
 
 // Refusal reports a reservation a limit refused; nothing was recorded.

@@ -11,6 +11,7 @@
 package poll
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,10 +87,7 @@ func (s Schedule) Validate() error {
 // Ceiling returns the wait before attempt n+2 (n counts from 0: Ceiling(0) follows the first
 // attempt) before jitter: min(Max, Min·Factor^n).
 func (s Schedule) Ceiling(n int) time.Duration {
-	factor := s.Factor
-	if factor == 0 {
-		factor = 2
-	}
+	factor := cmp.Or(s.Factor, 2)
 	d := float64(s.Min)
 	limit := float64(math.MaxInt64)
 	if s.Max > 0 {
@@ -197,10 +195,7 @@ type Attempt func(ctx context.Context, attempt int) (done bool, wait time.Durati
 // were made, when a wait would end after Timeout, or when ctx ends during a wait; the context
 // is checked before every attempt.
 func Run(ctx context.Context, o Options, try Attempt) error {
-	clock := o.Clock
-	if clock == nil {
-		clock = Real
-	}
+	clock := cmp.Or(o.Clock, Real)
 	start := clock.Now()
 	stop := func(reason error, n int, last error) error {
 		return &StoppedError{Reason: reason, Attempts: n, Elapsed: clock.Now().Sub(start), Last: last}

@@ -17,7 +17,8 @@ import (
 // Memory's ledger.Journal, called under the Memory's lock only.
 type journal struct {
 	conn *sql.Conn
-	// The statements of Commit and Ended, prepared on conn.
+	// The statements of Commit and Ended, prepared on conn, and all of them for close.
+	stmts                                 []*sql.Stmt
 	begin, commit, rollback, full, normal *sql.Stmt
 	insert, sign, move, spend, state      *sql.Stmt
 	pending                               []change            // told since the last Commit
@@ -55,16 +56,15 @@ func newJournal(ctx context.Context, conn *sql.Conn) (*journal, error) {
 			return nil, err
 		}
 		*p.stmt = stmt
+		j.stmts = append(j.stmts, stmt)
 	}
 	return j, nil
 }
 
 // close closes the journal's statements.
 func (j *journal) close() {
-	for _, s := range []*sql.Stmt{j.begin, j.commit, j.rollback, j.full, j.normal, j.insert, j.sign, j.move, j.spend, j.state} {
-		if s != nil {
-			_ = s.Close()
-		}
+	for _, s := range j.stmts {
+		_ = s.Close()
 	}
 }
 

@@ -69,24 +69,18 @@ func migrate(ctx context.Context, conn *sql.Conn, path string, steps []string) e
 
 // step applies q, the step from version v, and sets the version to v+1, in one
 // transaction.
-func step(ctx context.Context, conn *sql.Conn, v int, q string) (err error) {
-	if _, err := conn.ExecContext(ctx, `BEGIN`); err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_, _ = conn.ExecContext(ctx, `ROLLBACK`)
-		}
-	}()
+func step(ctx context.Context, conn *sql.Conn, v int, q string) error {
 	for _, q := range []string{
+		`BEGIN`,
 		q,
 		fmt.Sprintf(`PRAGMA application_id = %d`, applicationID),
 		fmt.Sprintf(`PRAGMA user_version = %d`, v+1),
+		`COMMIT`,
 	} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
+			_, _ = conn.ExecContext(ctx, `ROLLBACK`) // none open when BEGIN failed: its error is ignored
 			return err
 		}
 	}
-	_, err = conn.ExecContext(ctx, `COMMIT`)
-	return err
+	return nil
 }

@@ -15,6 +15,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/x402"
 )
@@ -67,13 +68,8 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, &sdk.ValidationError{Service: "budgetfile", Field: "path", Reason: "must name a file"}
 	}
 	var cfg config
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&cfg); err != nil {
-			return nil, err
-		}
+	if err := httpcore.Configure("budgetfile", &cfg, opts); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -195,13 +191,19 @@ func (s *Store) accounts() (*ledger.Memory, error) {
 	return nil, ledger.ErrNotConfigured
 }
 
-// Reserve checks every limit and records a reserved hold; see x402.BudgetStore.
-func (s *Store) Reserve(ctx context.Context, r ledger.Reservation) (ledger.HoldID, error) {
+// use runs op on the store's accounts, or returns why there are none.
+func use[T any](s *Store, op func(*ledger.Memory) (T, error)) (T, error) {
 	m, err := s.accounts()
 	if err != nil {
-		return 0, err
+		var zero T
+		return zero, err
 	}
-	return m.Reserve(ctx, r)
+	return op(m)
+}
+
+// Reserve checks every limit and records a reserved hold; see x402.BudgetStore.
+func (s *Store) Reserve(ctx context.Context, r ledger.Reservation) (ledger.HoldID, error) {
+	return use(s, func(m *ledger.Memory) (ledger.HoldID, error) { return m.Reserve(ctx, r) })
 }
 
 // Sign records what a reserved hold signed, on the disk before it returns; see
@@ -216,20 +218,12 @@ func (s *Store) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Signing) 
 
 // Mark moves a hold; see x402.BudgetStore.
 func (s *Store) Mark(ctx context.Context, id ledger.HoldID, to ledger.State, now time.Time) (ledger.State, error) {
-	m, err := s.accounts()
-	if err != nil {
-		return 0, err
-	}
-	return m.Mark(ctx, id, to, now)
+	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.Mark(ctx, id, to, now) })
 }
 
 // Discard releases a hold whose payment never left the process; see x402.BudgetStore.
 func (s *Store) Discard(ctx context.Context, id ledger.HoldID, now time.Time) (ledger.State, error) {
-	m, err := s.accounts()
-	if err != nil {
-		return 0, err
-	}
-	return m.Discard(ctx, id, now)
+	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.Discard(ctx, id, now) })
 }
 
 // Resolve ends an outstanding payment by its signing ID; see x402.BudgetStore.
@@ -243,29 +237,17 @@ func (s *Store) Resolve(ctx context.Context, id string, settled bool, now time.T
 
 // Totals returns what was spent and what is held; see x402.BudgetStore.
 func (s *Store) Totals(ctx context.Context, now time.Time) (ledger.Totals, error) {
-	m, err := s.accounts()
-	if err != nil {
-		return ledger.Totals{}, err
-	}
-	return m.Totals(ctx, now)
+	return use(s, func(m *ledger.Memory) (ledger.Totals, error) { return m.Totals(ctx, now) })
 }
 
 // Outstanding lists the holds neither committed nor released; see x402.BudgetStore.
 func (s *Store) Outstanding(ctx context.Context, now time.Time) ([]ledger.Entry, error) {
-	m, err := s.accounts()
-	if err != nil {
-		return nil, err
-	}
-	return m.Outstanding(ctx, now)
+	return use(s, func(m *ledger.Memory) ([]ledger.Entry, error) { return m.Outstanding(ctx, now) })
 }
 
 // HoldState returns where a hold stands; see x402.BudgetStore.
 func (s *Store) HoldState(ctx context.Context, id ledger.HoldID, now time.Time) (ledger.State, error) {
-	m, err := s.accounts()
-	if err != nil {
-		return 0, err
-	}
-	return m.HoldState(ctx, id, now)
+	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.HoldState(ctx, id, now) })
 }
 
 // Close waits for the operation in progress, if any, then closes the file and releases its

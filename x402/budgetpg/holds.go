@@ -172,18 +172,7 @@ func (s *Store) Mark(ctx context.Context, id ledger.HoldID, to ledger.State, t t
 
 // Discard releases a hold whose payment never left; see ledger.Store.
 func (s *Store) Discard(ctx context.Context, id ledger.HoldID, t time.Time) (ledger.State, error) {
-	now, err := s.begin("time", t)
-	if err != nil {
-		return 0, err
-	}
-	var state int16
-	if err := s.pool.QueryRow(ctx, "SELECT x402_budget_discard($1, $2, $3)", s.budget, int64(id), now).Scan(&state); err != nil {
-		return 0, s.fail("discard", err)
-	}
-	if state < 0 {
-		return 0, ledger.ErrUnknownHold
-	}
-	return ledger.State(state), nil
+	return s.holdState(ctx, "discard", "SELECT x402_budget_discard($1, $2, $3)", id, t)
 }
 
 // Resolve ends an outstanding payment by its signing ID; see ledger.Store.
@@ -231,8 +220,8 @@ func (s *Store) Outstanding(ctx context.Context, t time.Time) ([]ledger.Entry, e
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, amount::text, pay_to, rail, resource, payer, asset, reserved_at, signing_id,
-		expires, ref, state FROM x402_budget_outstanding($1, $2)`, s.budget, now)
+	rows, err := s.pool.Query(ctx, `SELECT id, amount::text, pay_to, rail, resource, payer, asset, reserved_at,
+		coalesce(signing_id, ''), coalesce(expires, 0), ref, state FROM x402_budget_outstanding($1, $2)`, s.budget, now)
 	if err != nil {
 		return nil, s.fail("outstanding", err)
 	}
@@ -240,11 +229,9 @@ func (s *Store) Outstanding(ctx context.Context, t time.Time) ([]ledger.Entry, e
 	for rows.Next() {
 		var e ledger.Entry
 		var amount string
-		var reserved int64
-		var signing *string
-		var expires *int64
+		var reserved, expires int64
 		var state int16
-		if err := rows.Scan(&e.Hold, &amount, &e.PayTo, &e.Rail, &e.Resource, &e.Payer, &e.Asset, &reserved, &signing, &expires,
+		if err := rows.Scan(&e.Hold, &amount, &e.PayTo, &e.Rail, &e.Resource, &e.Payer, &e.Asset, &reserved, &e.ID, &expires,
 			&e.Ref, &state); err != nil {
 			rows.Close()
 			return nil, s.fail("outstanding", err)
@@ -255,11 +242,8 @@ func (s *Store) Outstanding(ctx context.Context, t time.Time) ([]ledger.Entry, e
 			return nil, s.fail("outstanding", errors.New("an amount is not an integer"))
 		}
 		e.Reserved, e.State = ledger.Time(reserved), ledger.State(state)
-		if signing != nil {
-			e.ID = *signing
-		}
-		if expires != nil {
-			e.Expires = ledger.Time(*expires)
+		if expires != 0 { // 0 is no expiry: Sign refuses a time not after 1970
+			e.Expires = ledger.Time(expires)
 		}
 		out = append(out, e)
 	}
@@ -272,13 +256,19 @@ func (s *Store) Outstanding(ctx context.Context, t time.Time) ([]ledger.Entry, e
 
 // HoldState returns where a hold stands; see ledger.Store.
 func (s *Store) HoldState(ctx context.Context, id ledger.HoldID, t time.Time) (ledger.State, error) {
+	return s.holdState(ctx, "hold state", "SELECT x402_budget_hold_state($1, $2, $3)", id, t)
+}
+
+// holdState runs query, a call of a function of the budget, the hold id and the time that
+// returns the hold's state afterwards (negative for a hold the budget never gave).
+func (s *Store) holdState(ctx context.Context, op, query string, id ledger.HoldID, t time.Time) (ledger.State, error) {
 	now, err := s.begin("time", t)
 	if err != nil {
 		return 0, err
 	}
 	var state int16
-	if err := s.pool.QueryRow(ctx, "SELECT x402_budget_hold_state($1, $2, $3)", s.budget, int64(id), now).Scan(&state); err != nil {
-		return 0, s.fail("hold state", err)
+	if err := s.pool.QueryRow(ctx, query, s.budget, int64(id), now).Scan(&state); err != nil {
+		return 0, s.fail(op, err)
 	}
 	if state < 0 {
 		return 0, ledger.ErrUnknownHold

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,12 +49,10 @@ func decimal(v *big.Int) *string {
 
 // canonical returns the canonical form of l.
 func canonical(l *ledger.Limits) string {
-	f := limitsForm{Total: decimal(l.Total), PerPayment: decimal(l.PerPayment), PerPayee: decimal(l.PerPayee)}
-	if len(l.Payees) > 0 {
-		f.Payees = make(map[string]string, len(l.Payees))
-		for k, v := range l.Payees {
-			f.Payees[k] = v.String()
-		}
+	f := limitsForm{Total: decimal(l.Total), PerPayment: decimal(l.PerPayment), PerPayee: decimal(l.PerPayee),
+		Payees: make(map[string]string, len(l.Payees))} // omitempty leaves it out when empty
+	for k, v := range l.Payees {
+		f.Payees[k] = v.String()
 	}
 	for _, w := range l.Windows {
 		f.Windows = append(f.Windows, windowForm{Length: int64(w.Length), Amount: decimal(w.Amount), Count: w.Count})
@@ -78,12 +77,7 @@ func describe(c string) string {
 	add("total", f.Total)
 	add("per payment", f.PerPayment)
 	add("per payee", f.PerPayee)
-	payees := make([]string, 0, len(f.Payees))
-	for p := range f.Payees {
-		payees = append(payees, p)
-	}
-	sort.Strings(payees)
-	for _, p := range payees {
+	for _, p := range slices.Sorted(maps.Keys(f.Payees)) {
 		parts = append(parts, "payee "+p+" "+f.Payees[p])
 	}
 	for _, w := range f.Windows {

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/ledger"
 )
 
@@ -67,13 +68,8 @@ var errDSN = errors.New("budgetpg: the DSN cannot be parsed: give a postgres:// 
 // Errors never quote the DSN.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Store, error) {
 	o := options{name: DefaultName}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	if err := httpcore.Configure("budgetpg", &o, opts); err != nil {
+		return nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
