@@ -2,7 +2,6 @@ package chartdiff
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
 )
@@ -97,12 +95,8 @@ func New(opts ...Option) (*Client, error) {
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
 		return nil, err
 	}
-	env, err := cfg.LoadEnv(EnvURL, EnvAPIKey, EnvAccountToken)
+	env, err := cfg.LoadEnv(serviceName, EnvURL, EnvAPIKey, EnvAccountToken)
 	if err != nil {
-		var ve *sdk.ValidationError
-		if errors.As(err, &ve) {
-			ve.Service = serviceName
-		}
 		return nil, err
 	}
 	if v, ok := env[EnvAPIKey]; ok && cfg.apiKey == "" {

@@ -93,7 +93,7 @@ func New(opts ...Option) (*Client, error) {
 // the base URL from GPUPRICE_URL when no option gave one, and then GPUPRICE_API_KEY; the
 // Solana node from SOLANA_RPC_URL when no option gave one.
 func (c *config) fromEnv() error {
-	env, err := c.LoadEnv(EnvURL, EnvAPIKey)
+	env, err := c.LoadEnv(serviceName, EnvURL, EnvAPIKey)
 	if err != nil {
 		return err
 	}

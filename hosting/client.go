@@ -85,12 +85,8 @@ func New(opts ...Option) (*Client, error) {
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
 		return nil, err
 	}
-	env, err := cfg.LoadEnv(EnvURL, EnvToken)
+	env, err := cfg.LoadEnv(serviceName, EnvURL, EnvToken)
 	if err != nil {
-		var ve *sdk.ValidationError
-		if errors.As(err, &ve) {
-			ve.Service = serviceName
-		}
 		return nil, err
 	}
 	if v, ok := env[EnvToken]; ok && cfg.token == "" { // WithToken refuses an empty token

@@ -3,7 +3,6 @@ package productdata
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -61,11 +60,7 @@ func New(opts ...Option) (*Client, error) {
 	if err := httpcore.Configure(serviceName, cfg, all); err != nil {
 		return nil, err
 	}
-	env, err := cfg.LoadEnv(EnvURL, EnvAccountKey)
-	var ve *sdk.ValidationError
-	if errors.As(err, &ve) && ve.Service == "" {
-		ve.Service = serviceName // an error about the environment is built without it
-	}
+	env, err := cfg.LoadEnv(serviceName, EnvURL, EnvAccountKey)
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,7 @@ func New(opts ...Option) (*Client, error) {
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
 		return nil, err
 	}
-	if _, err := cfg.LoadEnv(EnvURL); err != nil {
-		if ve, ok := err.(*sdk.ValidationError); ok {
-			ve.Service = serviceName
-		}
+	if _, err := cfg.LoadEnv(serviceName, EnvURL); err != nil {
 		return nil, err
 	}
 	c := &Client{payee: cfg.payee, payer: cfg.payer, attempt: cfg.Timeouts().Attempt}

@@ -87,8 +87,8 @@ func Configure[C any, O ~func(C) error](service string, cfg C, opts []O) error {
 // when no WithBaseURL option gave one, and then, only when the base URL came from there, the
 // values of the secret variables that are set, returned by name. An explicitly addressed
 // server therefore never receives credentials that were meant for another. A malformed URL
-// in urlVar is a *ValidationError naming the variable.
-func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]string, error) {
+// in urlVar is a *ValidationError of service naming the variable.
+func (s *Settings) LoadEnv(service, urlVar string, secretVars ...string) (map[string]string, error) {
 	s.urlVar = urlVar
 	if s.baseURL != nil || urlVar == "" {
 		return nil, nil
@@ -99,7 +99,7 @@ func (s *Settings) LoadEnv(urlVar string, secretVars ...string) (map[string]stri
 	}
 	u, err := parseBaseURL(raw)
 	if err != nil {
-		return nil, &sdk.ValidationError{Field: urlVar, Reason: err.Error()}
+		return nil, &sdk.ValidationError{Service: service, Field: urlVar, Reason: err.Error()}
 	}
 	s.baseURL, s.urlFromEnv = u, true
 	secrets := make(map[string]string, len(secretVars))

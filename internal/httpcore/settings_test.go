@@ -55,7 +55,7 @@ func TestLoadEnvReadsURLAndSecretsOnlyTogether(t *testing.T) {
 	t.Setenv("TESTSVC_URL", "https://from-env.example/root")
 	t.Setenv("TESTSVC_KEY", "key-from-env")
 	s := &Settings{}
-	secrets, err := s.LoadEnv("TESTSVC_URL", "TESTSVC_KEY", "TESTSVC_UNSET")
+	secrets, err := s.LoadEnv("testsvc", "TESTSVC_URL", "TESTSVC_KEY", "TESTSVC_UNSET")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"TESTSVC_KEY": "key-from-env"}, secrets, "unset variables are left out")
 	c, err := NewClient(s, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL", PathPrefix: "/v1"})
@@ -64,7 +64,7 @@ func TestLoadEnvReadsURLAndSecretsOnlyTogether(t *testing.T) {
 
 	cfg := &testConfig{}
 	require.NoError(t, Configure("testsvc", cfg, []testOption{WithBaseURL[*testConfig]("https://option.example")}))
-	secrets, err = cfg.LoadEnv("TESTSVC_URL", "TESTSVC_KEY")
+	secrets, err = cfg.LoadEnv("testsvc", "TESTSVC_URL", "TESTSVC_KEY")
 	require.NoError(t, err)
 	assert.Empty(t, secrets, "an explicitly addressed server never gets the environment's credentials")
 	c, err = NewClient(&cfg.Settings, Service{Name: "testsvc", BaseURLEnv: "TESTSVC_URL"})
@@ -72,10 +72,11 @@ func TestLoadEnvReadsURLAndSecretsOnlyTogether(t *testing.T) {
 	assert.Equal(t, "https://option.example", c.Root().String(), "the option wins over the environment")
 
 	t.Setenv("TESTSVC_URL", "not a url")
-	_, err = (&Settings{}).LoadEnv("TESTSVC_URL", "TESTSVC_KEY")
+	_, err = (&Settings{}).LoadEnv("testsvc", "TESTSVC_URL", "TESTSVC_KEY")
 	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "TESTSVC_URL", ve.Field)
+	assert.Equal(t, "testsvc", ve.Service, "the error names the service")
 	assert.NotContains(t, err.Error(), "not a url")
 }
 
@@ -290,7 +291,7 @@ func TestMissingCredentialSaysWhyTheEnvironmentWasNotUsed(t *testing.T) {
 
 	cfg := &testConfig{}
 	require.NoError(t, Configure("testsvc", cfg, []testOption{WithBaseURL[*testConfig]("https://in-code.example")}))
-	env, err := cfg.LoadEnv("TESTSVC_URL", "TESTSVC_TOKEN")
+	env, err := cfg.LoadEnv("testsvc", "TESTSVC_URL", "TESTSVC_TOKEN")
 	require.NoError(t, err)
 	assert.Empty(t, env, "an address given in code gets no credential from the environment")
 	e := cfg.MissingCredential("testsvc", "New", "token", "WithToken", "TESTSVC_TOKEN", sentinel)
@@ -301,7 +302,7 @@ func TestMissingCredentialSaysWhyTheEnvironmentWasNotUsed(t *testing.T) {
 	assert.NotContains(t, e.Error(), "token-from-the-environment")
 
 	fromEnv := &testConfig{}
-	env, err = fromEnv.LoadEnv("TESTSVC_URL", "TESTSVC_TOKEN")
+	env, err = fromEnv.LoadEnv("testsvc", "TESTSVC_URL", "TESTSVC_TOKEN")
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"TESTSVC_TOKEN": "token-from-the-environment"}, env)
 
