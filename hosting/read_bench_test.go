@@ -25,9 +25,9 @@ type floorFile struct {
 	ContentBase64 *string `json:"content_base64"`
 }
 
-// floorGetFile is the hand-written Client.File: the same endpoint and headers, net/http and
+// floorRead is the hand-written Client.File: the same endpoint and headers, net/http and
 // encoding/json, nothing else. It returns the file's bytes as File does.
-func floorGetFile(hc *http.Client, base, token, repo, path string) ([]byte, error) {
+func floorRead(hc *http.Client, base, token, repo, path string) ([]byte, error) {
 	req, err := http.NewRequest(http.MethodGet, base+"/api/v1/repos/"+repo+"/files/"+path, nil)
 	if err != nil {
 		return nil, err
@@ -56,14 +56,14 @@ func floorGetFile(hc *http.Client, base, token, repo, path string) ([]byte, erro
 	return nil, fmt.Errorf("no content")
 }
 
-// BenchmarkGetFile compares Client.File with the hand-written floor on the same fake: one
+// BenchmarkFile compares Client.File with the hand-written floor on the same fake: one
 // goroutine, then 64 sharing one client. File is the typical read of this API (a publisher
 // reads back what it wrote; its answer has the envelope, the entry and the content, where
 // Repo's is a listing). The file is a 4 KiB HTML page, which the fake answers as text.
 // "conns" is the number of TCP connections each side's client dialled during the run.
 //
-//	go test -run='^$' -bench=GetFile -benchmem -count=10 ./hosting
-func BenchmarkGetFile(b *testing.B) {
+//	go test -run='^$' -bench=File -benchmem -count=10 ./hosting
+func BenchmarkFile(b *testing.B) {
 	const repo, path = "bench-read", "docs/index.html"
 	srv := hostingtest.NewServer()
 	b.Cleanup(srv.Close)
@@ -95,7 +95,7 @@ func BenchmarkGetFile(b *testing.B) {
 		},
 		Floor: func(_ *testing.B, hc *http.Client) func() error {
 			return func() error {
-				data, err := floorGetFile(hc, srv.URL, hostingtest.DefaultToken, repo, path)
+				data, err := floorRead(hc, srv.URL, hostingtest.DefaultToken, repo, path)
 				if err == nil && len(data) != len(page) {
 					err = fmt.Errorf("read %d bytes, want %d", len(data), len(page))
 				}
