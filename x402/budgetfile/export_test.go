@@ -23,7 +23,8 @@ func Fill(path string, n int, now time.Time) error {
 	for i := range n {
 		state := 3 - i%2 // in doubt, refused
 		expires := now.Add(time.Hour + time.Duration(i)*time.Second).UnixNano()
-		if _, err := s.conn.ExecContext(ctx, `INSERT INTO holds VALUES (?, '1000', ?, '', '', ?, ?, ?, ?)`,
+		if _, err := s.conn.ExecContext(ctx, `INSERT INTO holds (id, amount, pay_to, rail, resource, payer, asset, reserved_at, signing_id, expires, ref, state)
+			VALUES (?, '1000', ?, '', '', '', '', ?, ?, ?, '', ?)`,
 			i+1, fmt.Sprintf("0x%04x", i%1000), now.UnixNano(), fmt.Sprintf("0x%08x", i), expires, state); err != nil {
 			return err
 		}
