@@ -14,9 +14,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -98,14 +100,26 @@ func newShop(t *testing.T, cfg x402test.PaywallConfig, next http.Handler, opts .
 }
 
 // newPayer returns a payer with a counting signer funded with funds at f, and an HTTP client
-// paying through it.
+// paying through it (see newPayerAt).
 func newPayer(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, opts ...x402.PayerOption) (*x402.Payer, *countingSigner, *http.Client) {
+	t.Helper()
+	return newPayerAt(t, f, funds, policy, nil, opts...)
+}
+
+// newPayerAt is newPayer with the payer's clock (nil: time.Now). The payer draws on a budget
+// kept in the store budgettest.EnvStore names (see budgettest.ForPayer); a WithBudget among
+// opts wins.
+func newPayerAt(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, clock func() time.Time, opts ...x402.PayerOption) (*x402.Payer, *countingSigner, *http.Client) {
 	t.Helper()
 	signer := &countingSigner{Signer: newSigner(t)}
 	if f != nil {
 		f.Fund(signer.Address(), big.NewInt(funds))
 	}
-	p, err := x402.NewPayer(signer, policy, opts...)
+	policy, first := budgettest.ForPayer(t, policy, clock)
+	if clock != nil {
+		first = append(first, x402.WithClock(clock))
+	}
+	p, err := x402.NewPayer(signer, policy, append(first, opts...)...)
 	require.NoError(t, err)
 	return p, signer, &http.Client{Transport: scanningTransport{p.RoundTripper(scanningTransport{http.DefaultTransport})}}
 }

@@ -301,7 +301,7 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	// still holds a valid authorization, so its amount stays counted until it expires.
 	clock := &fakeNow{t: time.Now()}
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), MaxTimeoutSeconds: 60}, nil)
-	payer, signer, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: big.NewInt(100)}, x402.WithClock(clock.now))
+	payer, signer, client := newPayerAt(t, nil, 0, x402.Policy{MaxTotal: big.NewInt(100)}, clock.now)
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
@@ -639,7 +639,7 @@ func TestClockSetsTheValidityWindow(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return at }
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), MaxTimeoutSeconds: 90}, nil, x402test.WithClock(clock))
-	_, _, client := newPayer(t, s.f, 1000, x402.Policy{}, x402.WithClock(clock))
+	_, _, client := newPayerAt(t, s.f, 1000, x402.Policy{}, clock)
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
 	p, err := x402.DecodePaymentPayload(s.payments.all()[0])
@@ -650,7 +650,7 @@ func TestClockSetsTheValidityWindow(t *testing.T) {
 	// A payer whose clock runs 20 minutes fast signs an authorization the facilitator finds
 	// not yet valid.
 	fast := func() time.Time { return at.Add(20 * time.Minute) }
-	_, _, fastClient := newPayer(t, s.f, 1000, x402.Policy{}, x402.WithClock(fast))
+	_, _, fastClient := newPayerAt(t, s.f, 1000, x402.Policy{}, fast)
 	_, _, err = get(t, fastClient, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)

@@ -57,7 +57,7 @@ func TestValidityWindowIsClamped(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(10), MaxTimeoutSeconds: tc.maxTimeout}, nil, x402test.WithClock(clock))
-			_, _, client := newPayer(t, s.f, 1000, x402.Policy{MaxValidity: tc.policy}, x402.WithClock(clock))
+			_, _, client := newPayerAt(t, s.f, 1000, x402.Policy{MaxValidity: tc.policy}, clock)
 			_, _, err := get(t, client, s.srv.URL+"/x")
 			require.NoError(t, err)
 			p, err := x402.DecodePaymentPayload(s.payments.all()[0])

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
@@ -122,75 +123,89 @@ func (s *soakStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestFaultSoak runs 2,000 paid fetches through one payer from 16 goroutines, a tenth of
-// them clean and a tenth with each kind of fault, with and without AllowRequote, and checks
+// them clean and a tenth with each kind of fault, with and without AllowRequote, with the
+// budget in memory, in a file and in PostgreSQL, and checks
 // the facilitator's ledger: nothing above the cap, nothing to a foreign payee, no fetch
 // settled twice, the total within MaxTotal, the budget covering every settlement and never
 // counting more as spent than settled, and every failed fetch a typed error.
 func TestFaultSoak(t *testing.T) {
 	t.Parallel()
-	for _, requote := range []bool{false, true} {
-		t.Run(fmt.Sprintf("AllowRequote=%t", requote), func(t *testing.T) {
-			t.Parallel()
-			const fetches, workers, maxTotal = 2000, 16, 120_000
-			f := x402test.NewFacilitator()
-			store := newSoakStore(f)
-			srv := fakeserver.Start(store, fakeserver.Config{}) // its Close ends the stalled requests
-			t.Cleanup(srv.Close)
-			policy := x402.Policy{MaxPerPayment: big.NewInt(200), MaxTotal: big.NewInt(maxTotal), PayTo: []string{shopAddress}, AllowRequote: requote}
-			payer, _, client := newPayer(t, f, 10_000_000, policy, x402.WithResend(1, time.Millisecond))
-
-			var next atomic.Int64
-			var mu sync.Mutex
-			outcomes := map[string]int{}
-			var untyped []error
-			var wg sync.WaitGroup
-			for range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for {
-						n := int(next.Add(1)) - 1
-						if n >= fetches {
-							return
-						}
-						outcome, err := soakFetch(client, store, srv.URL, n)
-						mu.Lock()
-						outcomes[outcome]++
-						if err != nil {
-							untyped = append(untyped, err)
-						}
-						mu.Unlock()
-					}
-				}()
-			}
-			wg.Wait()
-			t.Logf("outcomes: %v", outcomes)
-			require.Empty(t, untyped, "every failed fetch is a typed error")
-
-			ledger := new(big.Int)
-			perFetch := map[int]int{}
-			store.mu.Lock()
-			for _, st := range f.Settlements() {
-				ledger.Add(ledger, st.Value)
-				assert.LessOrEqual(t, st.Value.Int64(), int64(200), "no payment above the per-payment cap")
-				assert.True(t, strings.EqualFold(st.To, shopAddress), "no payment to a foreign payee")
-				fetch, ok := store.fetchOf[st.Nonce]
-				require.True(t, ok)
-				perFetch[fetch]++
-			}
-			store.mu.Unlock()
-			for fetch, n := range perFetch {
-				assert.Equal(t, 1, n, "fetch %d settled more than once", fetch)
-			}
-			assert.LessOrEqual(t, ledger.Cmp(big.NewInt(maxTotal)), 0, "the total settled stays within MaxTotal")
-			counted := new(big.Int).Add(payer.Spent(), payer.Reserved())
-			t.Logf("settled %d payments, %s in all (MaxTotal %d); Spent %s, Reserved %s", len(f.Settlements()), ledger, maxTotal, payer.Spent(), payer.Reserved())
-			assert.GreaterOrEqual(t, counted.Cmp(ledger), 0, "spent plus reserved covers every settlement: %s < %s", counted, ledger)
-			assert.LessOrEqual(t, payer.Spent().Cmp(ledger), 0, "nothing is counted as spent that did not settle")
-			assert.Positive(t, outcomes["ok"], "some fetches went through")
-			assert.Positive(t, outcomes["budget exceeded"], "the budget ran out")
-		})
+	for _, kind := range budgettest.Kinds {
+		for _, requote := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/AllowRequote=%t", kind, requote), func(t *testing.T) {
+				t.Parallel()
+				faultSoak(t, kind, requote)
+			})
+		}
 	}
+}
+
+// faultSoak runs the soak of TestFaultSoak with the budget in a store of kind: on the
+// default, in memory, the payer's own budget; on another, a budget given with WithBudget.
+func faultSoak(t *testing.T, kind budgettest.Kind, requote bool) {
+	const fetches, workers, maxTotal = 2000, 16, 120_000
+	f := x402test.NewFacilitator()
+	store := newSoakStore(f)
+	srv := fakeserver.Start(store, fakeserver.Config{}) // its Close ends the stalled requests
+	t.Cleanup(srv.Close)
+	policy := x402.Policy{MaxPerPayment: big.NewInt(200), MaxTotal: big.NewInt(maxTotal), PayTo: []string{shopAddress}, AllowRequote: requote}
+	opts := []x402.PayerOption{x402.WithResend(1, time.Millisecond)}
+	if kind != budgettest.Memory {
+		opts = append(opts, x402.WithBudget(budgettest.NewBudget(t, kind, policy.MaxTotal)))
+		policy.MaxTotal = nil
+	}
+	payer, _, client := newPayer(t, f, 10_000_000, policy, opts...)
+
+	var next atomic.Int64
+	var mu sync.Mutex
+	outcomes := map[string]int{}
+	var untyped []error
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := int(next.Add(1)) - 1
+				if n >= fetches {
+					return
+				}
+				outcome, err := soakFetch(client, store, srv.URL, n)
+				mu.Lock()
+				outcomes[outcome]++
+				if err != nil {
+					untyped = append(untyped, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("outcomes: %v", outcomes)
+	require.Empty(t, untyped, "every failed fetch is a typed error")
+
+	ledger := new(big.Int)
+	perFetch := map[int]int{}
+	store.mu.Lock()
+	for _, st := range f.Settlements() {
+		ledger.Add(ledger, st.Value)
+		assert.LessOrEqual(t, st.Value.Int64(), int64(200), "no payment above the per-payment cap")
+		assert.True(t, strings.EqualFold(st.To, shopAddress), "no payment to a foreign payee")
+		fetch, ok := store.fetchOf[st.Nonce]
+		require.True(t, ok)
+		perFetch[fetch]++
+	}
+	store.mu.Unlock()
+	for fetch, n := range perFetch {
+		assert.Equal(t, 1, n, "fetch %d settled more than once", fetch)
+	}
+	assert.LessOrEqual(t, ledger.Cmp(big.NewInt(maxTotal)), 0, "the total settled stays within MaxTotal")
+	counted := new(big.Int).Add(payer.Spent(), payer.Reserved())
+	t.Logf("settled %d payments, %s in all (MaxTotal %d); Spent %s, Reserved %s", len(f.Settlements()), ledger, maxTotal, payer.Spent(), payer.Reserved())
+	assert.GreaterOrEqual(t, counted.Cmp(ledger), 0, "spent plus reserved covers every settlement: %s < %s", counted, ledger)
+	assert.LessOrEqual(t, payer.Spent().Cmp(ledger), 0, "nothing is counted as spent that did not settle")
+	assert.Positive(t, outcomes["ok"], "some fetches went through")
+	assert.Positive(t, outcomes["budget exceeded"], "the budget ran out")
 }
 
 // soakFetch runs fetch n and names its outcome; err is non-nil only for a failure that is not

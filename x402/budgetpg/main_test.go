@@ -12,18 +12,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/ledger/crashtest"
 	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // dsnEnv names the environment variable that gives the tests their PostgreSQL database.
-const dsnEnv = "SDK_TEST_POSTGRES_DSN"
-
-// howToRun says how to run the tests that need PostgreSQL.
-const howToRun = dsnEnv + " is not set: these tests need a PostgreSQL server. " +
-	"To run them on Debian: apt-get install -y postgresql; pg_ctlcluster 15 main start; " +
-	`su postgres -c "psql -c \"CREATE ROLE sdk LOGIN PASSWORD 'sdk-test-pw'\" -c 'CREATE DATABASE sdk_test OWNER sdk'"; ` +
-	"export " + dsnEnv + "=postgres://sdk:sdk-test-pw@127.0.0.1:5432/sdk_test"
+const dsnEnv = budgettest.EnvPostgresDSN
 
 // childEnv, when set, makes the test binary a child process of a test (see children.go):
 // its value names the part it plays.
@@ -106,9 +101,9 @@ func requireDSN(t testing.TB) string {
 	t.Helper()
 	if schemaDSN == "" {
 		if os.Getenv("CI") != "" {
-			t.Fatal(howToRun)
+			t.Fatal(budgettest.HowToRunPostgres)
 		}
-		t.Skip(howToRun)
+		t.Skip(budgettest.HowToRunPostgres)
 	}
 	return schemaDSN
 }

@@ -1,0 +1,147 @@
+// Package budgettest runs the SDK's money tests on each budget store: the in-memory default,
+// the SQLite file of x402/budgetfile and the PostgreSQL store of x402/budgetpg. A test picks a
+// store itself (the fault soak runs on all three), or takes the one EnvStore names, so that
+// the same suite runs again on each store:
+//
+//	SDK_TEST_BUDGET_STORE=file go test ./x402/ ./reportstore/ ./gpuprice/
+package budgettest
+
+import (
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budgetfile"
+	"github.com/agentapis/sdk/x402/budgetpg"
+)
+
+// Kind names a budget store.
+type Kind string
+
+// The stores a budget can be kept in.
+const (
+	Memory   Kind = "memory"
+	File     Kind = "file"
+	Postgres Kind = "postgres"
+)
+
+// Kinds lists every store, the default first.
+var Kinds = []Kind{Memory, File, Postgres}
+
+// EnvStore names the environment variable that picks the store of the money tests that do
+// not pick one themselves: memory (the default), file or postgres.
+const EnvStore = "SDK_TEST_BUDGET_STORE"
+
+// EnvPostgresDSN names the environment variable that gives the tests their PostgreSQL
+// database.
+const EnvPostgresDSN = "SDK_TEST_POSTGRES_DSN"
+
+// HowToRunPostgres says how to run the tests that need PostgreSQL.
+const HowToRunPostgres = EnvPostgresDSN + " is not set: these tests need a PostgreSQL server. " +
+	"To run them on Debian: apt-get install -y postgresql; pg_ctlcluster 15 main start; " +
+	`su postgres -c "psql -c \"CREATE ROLE sdk LOGIN PASSWORD 'sdk-test-pw'\" -c 'CREATE DATABASE sdk_test OWNER sdk'"; ` +
+	"export " + EnvPostgresDSN + "=postgres://sdk:sdk-test-pw@127.0.0.1:5432/sdk_test"
+
+// Selected returns the store EnvStore names, Memory when it is unset. An unknown name fails
+// the test: a typo must not quietly run the suite on the default store.
+func Selected(t testing.TB) Kind {
+	t.Helper()
+	v := os.Getenv(EnvStore)
+	if v == "" {
+		return Memory
+	}
+	for _, k := range Kinds {
+		if Kind(v) == k {
+			return k
+		}
+	}
+	t.Fatalf("%s=%q: want one of %v", EnvStore, v, Kinds)
+	return ""
+}
+
+// PostgresDSN returns the DSN of the tests' PostgreSQL database. Without one it skips the
+// test, but fails it in CI (CI set), where the server must be there.
+func PostgresDSN(t testing.TB) string {
+	t.Helper()
+	dsn := os.Getenv(EnvPostgresDSN)
+	if dsn == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal(HowToRunPostgres)
+		}
+		t.Skip(HowToRunPostgres)
+	}
+	return dsn
+}
+
+// budgets numbers the budgets this process makes in PostgreSQL.
+var budgets atomic.Int64
+
+// Store returns a new, empty store of kind, closed when the test ends; nil for Memory, the
+// budget's default.
+func Store(t testing.TB, kind Kind) x402.BudgetStore {
+	t.Helper()
+	var (
+		s interface {
+			x402.BudgetStore
+			Close() error
+		}
+		err error
+	)
+	switch kind {
+	case Memory:
+		return nil
+	case File:
+		s, err = budgetfile.Open(filepath.Join(t.TempDir(), "budget.db"))
+	case Postgres:
+		name := fmt.Sprintf("%s#%d#%d", t.Name(), os.Getpid(), budgets.Add(1))
+		s, err = budgetpg.Open(t.Context(), PostgresDSN(t), budgetpg.WithName(name))
+	default:
+		t.Fatalf("unknown budget store %q", kind)
+	}
+	if err != nil {
+		t.Fatalf("open the %s budget store: %v", kind, err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close the %s budget store: %v", kind, err)
+		}
+	})
+	return s
+}
+
+// NewBudget returns a budget capped at limit (nil: no total) kept in a new store of kind.
+func NewBudget(t testing.TB, kind Kind, limit *big.Int, opts ...x402.BudgetOption) *x402.Budget {
+	t.Helper()
+	if s := Store(t, kind); s != nil {
+		opts = append([]x402.BudgetOption{x402.WithStore(s)}, opts...)
+	}
+	b, err := x402.NewBudget(limit, opts...)
+	if err != nil {
+		t.Fatalf("new budget on the %s store: %v", kind, err)
+	}
+	return b
+}
+
+// ForPayer returns policy and the options that make a payer draw on a budget kept in the
+// store EnvStore names, capped at policy.MaxTotal, on clock (nil: time.Now). On the default,
+// in memory, they are policy as it is and no option: the payer makes its own budget, as a
+// program without WithBudget does. On another store, they are policy without MaxTotal and
+// WithBudget; a WithBudget the caller appends after them wins.
+func ForPayer(t testing.TB, policy x402.Policy, clock func() time.Time) (x402.Policy, []x402.PayerOption) {
+	t.Helper()
+	kind := Selected(t)
+	if kind == Memory {
+		return policy, nil
+	}
+	if clock == nil {
+		clock = time.Now
+	}
+	budget := NewBudget(t, kind, policy.MaxTotal, x402.WithBudgetClock(clock))
+	policy.MaxTotal = nil
+	return policy, []x402.PayerOption{x402.WithBudget(budget)}
+}
