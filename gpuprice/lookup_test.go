@@ -143,9 +143,7 @@ func (c *offsetClock) forward(by time.Duration) { c.offset.Add(int64(by)) }
 // lookupBudget returns a budget of 10 USDC on clock.
 func lookupBudget(t *testing.T, clock *offsetClock) *x402.Budget {
 	t.Helper()
-	b, err := x402.NewBudget(big.NewInt(10_000_000), x402.WithBudgetClock(clock.Now))
-	require.NoError(t, err)
-	return b
+	return budgetOf(t, 10_000_000, x402.WithBudgetClock(clock.Now))
 }
 
 // reconcile runs one reconciliation of b with the lookup of c's node.

@@ -61,10 +61,9 @@ func TestBuyKeyWithinTheTreasurysLimit(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 	payer, _ := newPayer(t, srv, 8_000_000)
-	budget, err := x402.NewBudget(nil, x402.WithPayeeLimitFor(srv.Treasury.String(), big.NewInt(4_000_000)))
-	require.NoError(t, err)
+	budget := budgetOf(t, -1, x402.WithPayeeLimitFor(srv.Treasury.String(), big.NewInt(4_000_000)))
 
-	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	var pe *x402.PolicyError
 	require.ErrorAs(t, err, &pe)
 	assert.ErrorIs(t, err, x402.ErrPayeeLimitExceeded)

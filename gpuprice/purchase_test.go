@@ -22,17 +22,21 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 )
 
-// budgetOf returns a budget of limit atomic USDC units.
-func budgetOf(t *testing.T, limit int64) *x402.Budget {
+// budgetOf returns a budget of limit atomic USDC units (no total when limit is negative),
+// kept in the store budgettest.EnvStore names.
+func budgetOf(t *testing.T, limit int64, opts ...x402.BudgetOption) *x402.Budget {
 	t.Helper()
-	b, err := x402.NewBudget(big.NewInt(limit))
-	require.NoError(t, err)
-	return b
+	var max *big.Int
+	if limit >= 0 {
+		max = big.NewInt(limit)
+	}
+	return budgettest.NewBudget(t, budgettest.Selected(t), max, opts...)
 }
 
 // assertBudget checks what a budget has spent and still holds.

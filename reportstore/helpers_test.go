@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
@@ -31,12 +32,14 @@ func newStore(t testing.TB, opts ...reportstoretest.Option) *reportstoretest.Ser
 }
 
 // newPayer returns a payer with policy whose account the store's facilitator funds with
-// startBalance. Resends are quick, so that tests of dropped connections stay fast.
+// startBalance, drawing on a budget in the store budgettest.EnvStore names. Resends are
+// quick, so that tests of dropped connections stay fast.
 func newPayer(t testing.TB, srv *reportstoretest.Server, policy x402.Policy) *x402.Payer {
 	t.Helper()
 	signer, err := x402.NewPrivateKeySigner(testKey)
 	require.NoError(t, err)
-	payer, err := x402.NewPayer(signer, policy, x402.WithResend(2, 1))
+	policy, opts := budgettest.ForPayer(t, policy, nil)
+	payer, err := x402.NewPayer(signer, policy, append(opts, x402.WithResend(2, 1))...)
 	require.NoError(t, err)
 	srv.Facilitator().Fund(payer.Address(), startBalance)
 	return payer

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -133,7 +134,8 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 		PayTo:         []string{payTo},
 		Networks:      []string{x402.NetworkBase},
 	}
-	payer, err := x402.NewPayer(signer, policy)
+	payerPolicy, budgetOpts := budgettest.ForPayer(t, policy, nil)
+	payer, err := x402.NewPayer(signer, payerPolicy, budgetOpts...)
 	require.NoError(t, err)
 	plain := &http.Client{Transport: newTransport(t)}
 	recorder := &recordingTransport{next: plain.Transport}
@@ -308,7 +310,8 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := policy
 			tc.policy(&p)
-			refusing, err := x402.NewPayer(signer, p)
+			p, budgetOpts := budgettest.ForPayer(t, p, nil)
+			refusing, err := x402.NewPayer(signer, p, budgetOpts...)
 			require.NoError(t, err)
 			rec := &recordingTransport{next: plain.Transport}
 			client := &http.Client{Transport: refusing.RoundTripper(rec)}
@@ -341,7 +344,8 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 	for _, tc := range skewed {
 		t.Run(tc.name, func(t *testing.T) {
 			clock := func() time.Time { return time.Now().Add(tc.skew) }
-			skewedPayer, err := x402.NewPayer(signer, policy, x402.WithClock(clock))
+			p, budgetOpts := budgettest.ForPayer(t, policy, clock)
+			skewedPayer, err := x402.NewPayer(signer, p, append(budgetOpts, x402.WithClock(clock))...)
 			require.NoError(t, err)
 			client := &http.Client{Transport: skewedPayer.RoundTripper(plain.Transport)}
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, paidURL, nil)

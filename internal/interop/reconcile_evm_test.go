@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -74,8 +75,7 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	losing := startLosingProxy(t, srv.URL)
 
 	clock := &shiftedClock{}
-	budget, err := x402.NewBudget(big.NewInt(10*price), x402.WithBudgetClock(clock.Now))
-	require.NoError(t, err)
+	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10*price), x402.WithBudgetClock(clock.Now))
 	payer, err := x402.NewPayer(signer, x402.Policy{
 		MaxPerPayment: big.NewInt(price),
 		PayTo:         []string{payTo},

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -85,8 +86,7 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	treasury := solana.NewWallet().PublicKey()
 	node.setUSDC(t, treasury, 0)
 	clock := &shiftedClock{}
-	budget, err := x402.NewBudget(big.NewInt(budgetLimit), x402.WithBudgetClock(clock.Now))
-	require.NoError(t, err)
+	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit), x402.WithBudgetClock(clock.Now))
 
 	landed := buyInDoubt(t, node, treasury, budget, lostSend{delivered: true})
 	neverSent := buyInDoubt(t, node, treasury, budget, lostSend{})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -50,12 +51,11 @@ func solanaClient(t *testing.T, node *solanaNode, svc *keyService, tap *nodeTap)
 	return c
 }
 
-// newBudget returns a budget of budgetLimit atomic USDC units.
+// newBudget returns a budget of budgetLimit atomic USDC units, in the store
+// budgettest.EnvStore names.
 func newBudget(t *testing.T) *x402.Budget {
 	t.Helper()
-	b, err := x402.NewBudget(big.NewInt(budgetLimit))
-	require.NoError(t, err)
-	return b
+	return budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit))
 }
 
 // assertHeld checks what a budget has spent and still holds.

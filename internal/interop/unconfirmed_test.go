@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -65,12 +66,13 @@ func TestSettledPaymentsWithLostAnswersStayInDoubt(t *testing.T) {
 	})
 	proxy := startSettleDroppingProxy(t, stack.Server.URL)
 
-	payer, err := x402.NewPayer(signer, x402.Policy{
+	policy, budgetOpts := budgettest.ForPayer(t, x402.Policy{
 		MaxPerPayment: big.NewInt(price),
 		MaxTotal:      big.NewInt(10 * price),
 		PayTo:         []string{payTo},
 		Networks:      []string{x402.NetworkBase},
-	})
+	}, nil)
+	payer, err := x402.NewPayer(signer, policy, budgetOpts...)
 	require.NoError(t, err)
 	recorder := &recordingTransport{next: newTransport(t)}
 	client := &http.Client{Transport: payer.RoundTripper(recorder)}
