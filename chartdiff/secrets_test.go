@@ -2,7 +2,6 @@ package chartdiff_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // The credentials of the hostile-server tests: a key of the service's form, and a token
@@ -27,67 +27,19 @@ const (
 	hostileToken = "hm+Tok/en=9f8e7d6c5b4a3928171615"
 )
 
-// echoForm is one way a server may echo a secret.
-type echoForm struct {
-	name   string
-	encode func(secret string) string
-}
-
-// echoForms are the forms a server may echo a credential in: as sent, in another letter case,
-// URL-escaped (query and path), and base64 in both alphabets, padded or not, the secret after
-// 0, 1, 2 or more other bytes (every alignment within a base64 group).
-var echoForms = []echoForm{
-	{"as sent", func(s string) string { return s }},
-	{"upper case", strings.ToUpper},
-	{"query-escaped", url.QueryEscape},
-	{"path-escaped", url.PathEscape},
-	{"base64 std", func(s string) string { return base64.StdEncoding.EncodeToString([]byte("Bearer " + s)) }},
-	{"base64 std raw", func(s string) string { return base64.RawStdEncoding.EncodeToString([]byte("k=" + s + `"}`)) }},
-	{"base64 url", func(s string) string { return base64.URLEncoding.EncodeToString([]byte("x" + s)) }},
-	{"base64 url raw", func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s + "!")) }},
-}
-
-// telltales returns, in lower case, what must not appear where secret may have been echoed:
-// the secret and each of its echoes, and for an echo longer than the secret (base64 of more
-// bytes) the middle of the echo, which only the secret's bytes determine.
-func telltales(secret string) []string {
-	out := []string{strings.ToLower(secret)}
-	for _, f := range echoForms {
-		echo := f.encode(secret)
-		out = append(out, strings.ToLower(echo))
-		if mid := len(echo) / 2; len(echo) > len(secret) {
-			out = append(out, strings.ToLower(echo[mid-6:mid+6]))
-		}
-	}
-	return out
-}
+// echoForms are the forms the hostile server echoes a credential in.
+var echoForms = secrettest.EchoesOf("Bearer")
 
 // assertNoTelltale fails when one of texts holds a telltale of one of secrets.
 func assertNoTelltale(t *testing.T, what string, secrets []string, texts ...string) {
 	t.Helper()
-	for _, secret := range secrets {
-		for _, tell := range telltales(secret) {
-			for _, text := range texts {
-				assert.NotContains(t, strings.ToLower(text), tell, "%s: a credential leaked", what)
-			}
-		}
-	}
-}
-
-// formOf returns the echo form a request names by a number in its path (1 for the first).
-func formOf(t *testing.T, n string) echoForm {
-	i, err := strconv.Atoi(n)
-	if err != nil || i < 1 || i > len(echoForms) {
-		t.Errorf("no echo form %q", n)
-		return echoForms[0]
-	}
-	return echoForms[i-1]
+	echoForms.AssertNoTelltale(t, what, secrets, texts...)
 }
 
 // echo answers with status and body, ECHO in the body replaced by secret in form f, which
 // also goes into the request id and another header.
-func echo(w http.ResponseWriter, secret string, f echoForm, status int, body string) {
-	e := f.encode(secret)
+func echo(w http.ResponseWriter, secret string, f secrettest.Echo, status int, body string) {
+	e := f.Encode(secret)
 	w.Header().Set("X-Request-Id", e)
 	w.Header().Set("X-Echo", "seen "+e)
 	w.Header().Set("Content-Type", "application/json")
@@ -115,7 +67,7 @@ func hostileServer(t *testing.T, away string) *httptest.Server {
 		case strconv.Itoa(chartSentAway):
 			http.Redirect(w, r, away+"/k/"+url.PathEscape(key)+"?k=1", http.StatusFound)
 		default:
-			echo(w, key, formOf(t, r.PathValue("n")), http.StatusUnauthorized, `{"error":{"code":"invalid_api_key","message":"key ECHO is not valid"}}`)
+			echo(w, key, echoForms.Numbered(t, r.PathValue("n")), http.StatusUnauthorized, `{"error":{"code":"invalid_api_key","message":"key ECHO is not valid"}}`)
 		}
 	})
 	mux.HandleFunc("GET /api/v1/gone/", func(w http.ResponseWriter, _ *http.Request) {
@@ -123,16 +75,16 @@ func hostileServer(t *testing.T, away string) *httptest.Server {
 		_, _ = io.WriteString(w, `{"error":{"code":"not_found","message":"no such path"}}`)
 	})
 	mux.HandleFunc("GET /api/v1/charts", func(w http.ResponseWriter, r *http.Request) {
-		echo(w, r.Header.Get("x-phm-key"), formOf(t, r.URL.Query().Get("q")), http.StatusOK, `{"total":"ECHO"}`)
+		echo(w, r.Header.Get("x-phm-key"), echoForms.Numbered(t, r.URL.Query().Get("q")), http.StatusOK, `{"total":"ECHO"}`)
 	})
 	mux.HandleFunc("GET /api/v1/keys", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/api/v1/gone/"+url.PathEscape(r.Header.Get("x-hm-token")), http.StatusFound)
 	})
 	mux.HandleFunc("DELETE /api/v1/keys/{n}", func(w http.ResponseWriter, r *http.Request) {
-		echo(w, r.Header.Get("x-hm-token"), formOf(t, r.PathValue("n")), http.StatusForbidden, `{"code":"insufficient_scope","message":"token ECHO may not"}`)
+		echo(w, r.Header.Get("x-hm-token"), echoForms.Numbered(t, r.PathValue("n")), http.StatusForbidden, `{"code":"insufficient_scope","message":"token ECHO may not"}`)
 	})
 	mux.HandleFunc("POST /api/v1/keys/{n}/rotate", func(w http.ResponseWriter, r *http.Request) {
-		echo(w, r.Header.Get("x-hm-token"), formOf(t, r.PathValue("n")), http.StatusOK, `{"note":"rotated for ECHO"}`)
+		echo(w, r.Header.Get("x-hm-token"), echoForms.Numbered(t, r.PathValue("n")), http.StatusOK, `{"note":"rotated for ECHO"}`)
 	})
 	mux.HandleFunc("GET /api/v1/meta", func(w http.ResponseWriter, r *http.Request) {
 		echo(w, r.Header.Get("x-hm-token"), echoForms[4], http.StatusOK, `{"diag":{"headers":{"x-phm-key":0,"ECHO":3}}}`)
@@ -186,26 +138,26 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 	for i, f := range echoForms {
 		n := i + 1
 		_, err = c.Chart(ctx, n)
-		check("the key echoed "+f.name+" in an error", err)
+		check("the key echoed "+f.Name+" in an error", err)
 		ae := apiError(t, err)
-		assert.Contains(t, ae.Message, "[REDACTED]", f.name)
-		assertNoTelltale(t, f.name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+		assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
+		assertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 
 		_, err = c.Charts(ctx, &chartdiff.ChartsParams{Query: strconv.Itoa(n)})
-		check("the key echoed "+f.name+" in an undecodable answer", err)
+		check("the key echoed "+f.Name+" in an undecodable answer", err)
 		var de *sdk.DecodeError
-		require.ErrorAs(t, err, &de, f.name)
+		require.ErrorAs(t, err, &de, f.Name)
 
 		_, err = c.DeleteKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
-		check("the token echoed "+f.name+" in an error", err)
+		check("the token echoed "+f.Name+" in an error", err)
 		ae = apiError(t, err)
-		assertNoTelltale(t, f.name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+		assertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 
 		_, err = c.RotateKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
-		check("the token echoed "+f.name+" around a key answer without plaintext", err)
+		check("the token echoed "+f.Name+" around a key answer without plaintext", err)
 		var kae *chartdiff.KeyAnswerError
-		require.ErrorAs(t, err, &kae, f.name)
-		assertNoTelltale(t, f.name, secrets, kae.Response.RequestID, fmt.Sprint(kae.Response.Header))
+		require.ErrorAs(t, err, &kae, f.Name)
+		assertNoTelltale(t, f.Name, secrets, kae.Response.RequestID, fmt.Sprint(kae.Response.Header))
 	}
 
 	report, err := c.SelfCheck(ctx)

@@ -1,7 +1,6 @@
 package hosting_test
 
 import (
-	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // TestEchoedTokenNeverReachesErrorsOrLogs runs every failure path against a service that
@@ -72,44 +72,14 @@ func TestEchoedTokenNeverReachesErrorsOrLogs(t *testing.T) {
 // changes.
 const hostileToken = "tok+Hs/9f8e7d6c5b4a3928=1716"
 
-// echoForm is one way a server may echo a secret.
-type echoForm struct {
-	name   string
-	encode func(secret string) string
-}
-
-// echoForms are the forms a server may echo a credential in: as sent, in another letter case,
-// URL-escaped (query and path), and base64 in both alphabets, padded or not, the secret after
-// 0, 1, 2 or more other bytes (every alignment within a base64 group).
-var echoForms = []echoForm{
-	{"as sent", func(s string) string { return s }},
-	{"upper case", strings.ToUpper},
-	{"query-escaped", url.QueryEscape},
-	{"path-escaped", url.PathEscape},
-	{"base64 std", func(s string) string { return base64.StdEncoding.EncodeToString([]byte("Bearer " + s)) }},
-	{"base64 std raw", func(s string) string { return base64.RawStdEncoding.EncodeToString([]byte("k=" + s + `"}`)) }},
-	{"base64 url", func(s string) string { return base64.URLEncoding.EncodeToString([]byte("x" + s)) }},
-	{"base64 url raw", func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s + "!")) }},
-}
+// echoForms are the forms the hostile server echoes the token in.
+var echoForms = secrettest.EchoesOf("Bearer")
 
 // assertNoTelltale fails when one of texts holds, in any letter case, secret or one of its
-// echoes, or for an echo longer than the secret (base64 of more bytes) the middle of the
-// echo, which only the secret's bytes determine.
+// echoes.
 func assertNoTelltale(t *testing.T, what, secret string, texts ...string) {
 	t.Helper()
-	tells := []string{strings.ToLower(secret)}
-	for _, f := range echoForms {
-		echo := f.encode(secret)
-		tells = append(tells, strings.ToLower(echo))
-		if mid := len(echo) / 2; len(echo) > len(secret) {
-			tells = append(tells, strings.ToLower(echo[mid-6:mid+6]))
-		}
-	}
-	for _, tell := range tells {
-		for _, text := range texts {
-			assert.NotContains(t, strings.ToLower(text), tell, "%s: the token leaked", what)
-		}
-	}
+	echoForms.AssertNoTelltale(t, what, []string{secret}, texts...)
 }
 
 // TestTokenNeverShowsWhateverTheServerEchoes runs every place a hostile server can put the
@@ -122,21 +92,13 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	away := dead.URL
 	dead.Close()
-	form := func(n string) echoForm {
-		i, err := strconv.Atoi(n)
-		if err != nil || i < 1 || i > len(echoForms) {
-			t.Errorf("no echo form %q", n)
-			return echoForms[0]
-		}
-		return echoForms[i-1]
-	}
 	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("X-API-Token")
 		path := strings.TrimPrefix(r.URL.Path, "/api/v1/repos/")
 		name, rest, _ := strings.Cut(path, "/") // a repository named <kind><form number>
 		kind, n := strings.TrimRight(name, "0123456789"), strings.TrimLeft(name, "abcdefghijklmnopqrstuvwxyz")
 		echo := func(status int, body string) {
-			e := form(n).encode(token)
+			e := echoForms.Numbered(t, n).Encode(token)
 			w.Header().Set("X-Request-Id", e)
 			w.Header().Set("X-Echo", "seen "+e)
 			reply(w, status, strings.ReplaceAll(body, "ECHO", e))
@@ -196,17 +158,17 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		n := strconv.Itoa(i + 1)
 		for _, kind := range []string{"status", "refused"} {
 			_, err = c.Repo(ctx, kind+n)
-			check("the token echoed "+f.name+" in "+kind, err)
+			check("the token echoed "+f.Name+" in "+kind, err)
 			ae := apiError(t, err)
-			assert.Contains(t, ae.Message, "[REDACTED]", f.name)
-			assertNoTelltale(t, f.name, hostileToken, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+			assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
+			assertNoTelltale(t, f.Name, hostileToken, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 		}
 		_, err = c.Repo(ctx, "garbled"+n)
-		check("the token echoed "+f.name+" in an undecodable answer", err)
+		check("the token echoed "+f.Name+" in an undecodable answer", err)
 		decodeError(t, err)
 
 		_, err = c.DeployDir(ctx, "deploy"+n, fstest.MapFS{"index.html": {Data: []byte("<p>hi</p>")}}, nil)
-		check("the token echoed "+f.name+" as the commit id of a failed deployment", err)
+		check("the token echoed "+f.Name+" as the commit id of a failed deployment", err)
 		assert.Equal(t, http.StatusConflict, apiError(t, err).StatusCode)
 	}
 

@@ -2,7 +2,6 @@ package productdata_test
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/secrettest"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -195,44 +195,14 @@ func TestKeyNeverReachesValidationErrors(t *testing.T) {
 // escaping changes.
 const hostileKey = "pdK+ey/9f8e7d6c5b4a3928=1716"
 
-// echoForm is one way a server may echo a secret.
-type echoForm struct {
-	name   string
-	encode func(secret string) string
-}
-
-// echoForms are the forms a server may echo a credential in: as sent, in another letter case,
-// URL-escaped (query and path), and base64 in both alphabets, padded or not, the secret after
-// 0, 1, 2 or more other bytes (every alignment within a base64 group).
-var echoForms = []echoForm{
-	{"as sent", func(s string) string { return s }},
-	{"upper case", strings.ToUpper},
-	{"query-escaped", url.QueryEscape},
-	{"path-escaped", url.PathEscape},
-	{"base64 std", func(s string) string { return base64.StdEncoding.EncodeToString([]byte("BasicAuth " + s)) }},
-	{"base64 std raw", func(s string) string { return base64.RawStdEncoding.EncodeToString([]byte("k=" + s + `"}`)) }},
-	{"base64 url", func(s string) string { return base64.URLEncoding.EncodeToString([]byte("x" + s)) }},
-	{"base64 url raw", func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s + "!")) }},
-}
+// echoForms are the forms the hostile server echoes the key in.
+var echoForms = secrettest.EchoesOf(productdata.AuthScheme)
 
 // assertNoTelltale fails when one of texts holds, in any letter case, secret or one of its
-// echoes, or for an echo longer than the secret (base64 of more bytes) the middle of the
-// echo, which only the secret's bytes determine.
+// echoes.
 func assertNoTelltale(t *testing.T, what, secret string, texts ...string) {
 	t.Helper()
-	tells := []string{strings.ToLower(secret)}
-	for _, f := range echoForms {
-		echo := f.encode(secret)
-		tells = append(tells, strings.ToLower(echo))
-		if mid := len(echo) / 2; len(echo) > len(secret) {
-			tells = append(tells, strings.ToLower(echo[mid-6:mid+6]))
-		}
-	}
-	for _, tell := range tells {
-		for _, text := range texts {
-			assert.NotContains(t, strings.ToLower(text), tell, "%s: the key leaked", what)
-		}
-	}
+	echoForms.AssertNoTelltale(t, what, []string{secret}, texts...)
 }
 
 // TestKeyNeverShowsWhateverTheServerEchoes runs every place a hostile server can put the
@@ -253,7 +223,7 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		asins, _ := r.Body["asin"].(string)
 		kind, n := strings.TrimRight(asins, "0123456789"), strings.TrimLeft(asins, "0ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 		i, _ := strconv.Atoi(n)
-		e := echoForms[max(i-1, 0)].encode(key)
+		e := echoForms[max(i-1, 0)].Encode(key)
 		echo := func(status int, body string) reply {
 			return reply{status: status, header: http.Header{"X-Request-Id": {e}, "X-Echo": {"seen " + e}},
 				body: strings.ReplaceAll(body, "ECHO", e)}
@@ -302,20 +272,20 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		n := strconv.Itoa(i + 1)
 		for _, asin := range []string{"B0STATUS0" + n, "B0CODEXX0" + n} {
 			_, err = c.Product(ctx, productdata.AmazonUS, asin)
-			check("the key echoed "+f.name+" for "+asin, err)
+			check("the key echoed "+f.Name+" for "+asin, err)
 			ae := apiError(t, err)
-			assert.Contains(t, ae.Message, "[REDACTED]", f.name)
-			assertNoTelltale(t, f.name, hostileKey, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+			assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
+			assertNoTelltale(t, f.Name, hostileKey, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 		}
 		_, err = c.Product(ctx, productdata.AmazonUS, "B0GARBLE0"+n)
-		check("the key echoed "+f.name+" in an undecodable answer", err)
+		check("the key echoed "+f.Name+" in an undecodable answer", err)
 		decodeError(t, err)
 
 		_, err = c.Product(ctx, productdata.AmazonUS, "B0NOTFND0"+n)
-		check("the key echoed "+f.name+" around a lookup without the product", err)
+		check("the key echoed "+f.Name+" around a lookup without the product", err)
 		var nf *productdata.NotFoundError
-		require.ErrorAs(t, err, &nf, f.name)
-		assertNoTelltale(t, f.name, hostileKey, nf.Meta.Message, nf.Meta.Response.RequestID, fmt.Sprint(nf.Meta.Response.Header))
+		require.ErrorAs(t, err, &nf, f.Name)
+		assertNoTelltale(t, f.Name, hostileKey, nf.Meta.Message, nf.Meta.Response.RequestID, fmt.Sprint(nf.Meta.Response.Header))
 	}
 
 	assert.Contains(t, logs.String(), `"path":"/api/gone/[REDACTED]/x"`, "the logger saw the redirect")
