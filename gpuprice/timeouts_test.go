@@ -16,6 +16,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/stalltest"
 )
 
 // smallTimeouts are the bounds of the tests below: far shorter than a server that sends a
@@ -25,41 +26,6 @@ var smallTimeouts = sdk.Timeouts{Header: 100 * time.Millisecond, Attempt: 300 * 
 // withinBounds is how long a call bounded by smallTimeouts may take, with room for a slow
 // machine; a call that waited for the stalled server would take far longer.
 const withinBounds = 3 * time.Second
-
-// stall holds a request until the test ends: silently, or, with trickle, after sending the
-// headers and then one byte a second.
-func stall(w http.ResponseWriter, r *http.Request, done <-chan struct{}, trickle bool) {
-	if trickle {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusOK)
-		_, _ = io.WriteString(w, "{")
-		http.NewResponseController(w).Flush()
-	}
-	for {
-		select {
-		case <-done:
-			return
-		case <-r.Context().Done():
-			return
-		case <-time.After(time.Second):
-			if trickle {
-				_, _ = io.WriteString(w, " ")
-				http.NewResponseController(w).Flush()
-			}
-		}
-	}
-}
-
-// stalledServer starts a server that stalls every request; its handlers end when the test
-// does.
-func stalledServer(t *testing.T, trickle bool) string {
-	t.Helper()
-	done := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { stall(w, r, done, trickle) }))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(done) }) // runs first, so that Close does not wait for the handlers
-	return srv.URL
-}
 
 // stallingNode starts a proxy to srv's node that stalls the JSON-RPC calls of method ("" for
 // every call) and forwards the others.
@@ -72,7 +38,7 @@ func stallingNode(t *testing.T, srv *gpupricetest.Server, method string, trickle
 			return
 		}
 		if method == "" || rpcMethod(body) == method {
-			stall(w, r, done, trickle)
+			stalltest.Stall(w, r, done, trickle)
 			return
 		}
 		resp, err := http.Post(srv.RPCURL, "application/json", bytes.NewReader(body))
@@ -109,7 +75,7 @@ func TestNoCallOfThePriceAPIHangs(t *testing.T) {
 		},
 	}
 	for _, trickle := range []bool{false, true} {
-		base := stalledServer(t, trickle)
+		base := stalltest.NewServer(t, trickle, nil).URL
 		for name, call := range calls {
 			c, err := gpuprice.New(gpuprice.WithBaseURL(base), gpuprice.WithAPIKey("gpk_timeout_test_key"),
 				gpuprice.WithRetry(noRetry), gpuprice.WithTimeouts(smallTimeouts))

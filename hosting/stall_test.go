@@ -2,7 +2,6 @@ package hosting_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -12,57 +11,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/stalltest"
 )
 
-// The bounds of the stalling-server tests: small timeouts, and two attempts with no real wait
-// between them, so that a request that may be repeated ends within 2 × Attempt.
-var (
-	stallTimeouts = sdk.Timeouts{Header: 150 * time.Millisecond, Attempt: 400 * time.Millisecond}
-	stallRetry    = sdk.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
-)
-
-// stallingServer never answers (trickle false), or answers 200 at once and then sends its body
-// one byte a second (trickle true), until the client goes away. It answers at once only what
-// DeployDir needs to reach the stage a test stalls: the information of repositories "site" and
-// "committing", and the file writes of "committing".
+// stallingServer stalls every request (see stalltest.Stall) but what DeployDir needs to reach
+// the stage a test stalls: the information of repositories "site" and "committing", and the
+// file writes of "committing".
 func stallingServer(t *testing.T, trickle bool) *httptest.Server {
-	t.Helper()
-	done := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return stalltest.NewServer(t, trickle, func(w http.ResponseWriter, r *http.Request) bool {
 		switch {
 		case r.Method == http.MethodGet && (r.URL.Path == "/api/v1/repos/site" || r.URL.Path == "/api/v1/repos/committing"):
 			reply(w, http.StatusOK, `{"ok":true,"files":[],"branches":["main"],"head":null}`)
-			return
+			return true
 		case r.Method == http.MethodPut && r.URL.Path == "/api/v1/repos/committing/files/index.html":
 			reply(w, http.StatusOK, `{"ok":true}`)
-			return
+			return true
 		}
-		if trickle {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Length", "4096")
-			w.WriteHeader(http.StatusOK)
-		}
-		for {
-			if trickle {
-				if _, err := io.WriteString(w, " "); err != nil {
-					return
-				}
-				w.(http.Flusher).Flush()
-			}
-			select {
-			case <-r.Context().Done():
-				return
-			case <-done:
-				return
-			case <-time.After(time.Second):
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(done) })
-	return srv
+		return false
+	})
 }
 
 // TestNoCallHangs runs every kind of call against a server that sends nothing and one that
@@ -71,9 +38,7 @@ func stallingServer(t *testing.T, trickle bool) *httptest.Server {
 // its documented worst case (plus slack for a loaded machine).
 func TestNoCallHangs(t *testing.T) {
 	t.Parallel()
-	const slack = 2 * time.Second
-	reads := time.Duration(stallRetry.MaxAttempts) * stallTimeouts.Attempt // retried: every attempt may run to its bound
-	once := stallTimeouts.Attempt                                          // sent once
+	reads, once := stalltest.Reads, stalltest.Once
 	site := fstest.MapFS{"index.html": {Data: []byte("<p>hi</p>")}}
 	calls := []struct {
 		name  string
@@ -108,26 +73,15 @@ func TestNoCallHangs(t *testing.T) {
 			return err
 		}},
 	}
-	for _, trickle := range []bool{false, true} {
-		server := map[bool]string{false: "silent", true: "trickling"}[trickle]
+	for _, mode := range stalltest.Modes {
 		for _, tc := range calls {
-			t.Run(server+"/"+tc.name, func(t *testing.T) {
+			t.Run(mode.Name+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				srv := stallingServer(t, trickle)
+				srv := stallingServer(t, mode.Trickle)
 				c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(testToken),
-					hosting.WithTimeouts(stallTimeouts), hosting.WithRetry(stallRetry))
+					hosting.WithTimeouts(stalltest.Timeouts), hosting.WithRetry(stalltest.Retry))
 				require.NoError(t, err)
-				// The test's own deadline only keeps a failure from hanging the suite.
-				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-				defer cancel()
-				start := time.Now()
-				err = tc.call(ctx, c)
-				elapsed := time.Since(start)
-				var re *sdk.RequestError
-				require.ErrorAs(t, err, &re)
-				assert.ErrorIs(t, err, context.DeadlineExceeded)
-				assert.NoError(t, ctx.Err(), "the client's bounds ended the call, not the test's deadline")
-				assert.Less(t, elapsed, tc.bound+slack)
+				stalltest.RequireBounded(t, tc.bound, func(ctx context.Context) error { return tc.call(ctx, c) })
 			})
 		}
 	}

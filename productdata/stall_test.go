@@ -12,58 +12,28 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/stalltest"
 	"github.com/agentapis/sdk/productdata"
 )
 
-// The bounds of the stalling-server tests: small timeouts, and two attempts with no real wait
-// between them, so that a request that may be repeated ends within 2 × Attempt.
-var (
-	stallTimeouts = sdk.Timeouts{Header: 150 * time.Millisecond, Attempt: 400 * time.Millisecond}
-	stallRetry    = sdk.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
-	stallPolling  = &productdata.PollOptions{MinDelay: 50 * time.Millisecond, Timeout: time.Second}
-)
+// stallPolling bounds the waits for a task of the stalling-server tests.
+var stallPolling = &productdata.PollOptions{MinDelay: 50 * time.Millisecond, Timeout: time.Second}
 
-// stallingServer never answers (trickle false), or answers 200 at once and then sends its body
-// one byte a second (trickle true), until the client goes away. The requests that start a task
-// are answered at once (a fetch under way; a collection's task id), so that the waits for the
+// stallingServer stalls every request (see stalltest.Stall) but those that start a task,
+// answered at once (a fetch under way; a collection's task id), so that the waits for the
 // task meet the stall.
 func stallingServer(t *testing.T, trickle bool) *httptest.Server {
-	t.Helper()
-	done := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return stalltest.NewServer(t, trickle, func(w http.ResponseWriter, r *http.Request) bool {
 		switch strings.TrimPrefix(r.URL.Path, "/api/") {
 		case "ProductRealtimeRequest":
 			_, _ = io.WriteString(w, `{"Code":99,"Message":"collecting, about 5 minutes","Data":null}`)
-			return
+			return true
 		case "ProductReviewsCollection":
 			_, _ = io.WriteString(w, `{"Code":0,"Message":null,"Data":88231}`)
-			return
+			return true
 		}
-		if trickle {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Length", "4096")
-			w.WriteHeader(http.StatusOK)
-		}
-		for {
-			if trickle {
-				if _, err := io.WriteString(w, " "); err != nil {
-					return
-				}
-				w.(http.Flusher).Flush()
-			}
-			select {
-			case <-r.Context().Done():
-				return
-			case <-done:
-				return
-			case <-time.After(time.Second):
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(done) })
-	return srv
+		return false
+	})
 }
 
 // TestNoCallHangs runs every kind of call against a server that sends nothing and one that
@@ -72,10 +42,8 @@ func stallingServer(t *testing.T, trickle bool) *httptest.Server {
 // case (plus slack for a loaded machine).
 func TestNoCallHangs(t *testing.T) {
 	t.Parallel()
-	const slack = 2 * time.Second
-	reads := time.Duration(stallRetry.MaxAttempts) * stallTimeouts.Attempt // retried: every attempt may run to its bound
-	once := stallTimeouts.Attempt                                          // sent once
-	waits := stallPolling.Timeout + reads                                  // polls until the timeout, and the last one
+	reads, once := stalltest.Reads, stalltest.Once
+	waits := stallPolling.Timeout + reads // polls until the timeout, and the last one
 	calls := []struct {
 		name  string
 		bound time.Duration
@@ -108,26 +76,15 @@ func TestNoCallHangs(t *testing.T) {
 			return err
 		}},
 	}
-	for _, trickle := range []bool{false, true} {
-		server := map[bool]string{false: "silent", true: "trickling"}[trickle]
+	for _, mode := range stalltest.Modes {
 		for _, tc := range calls {
-			t.Run(server+"/"+tc.name, func(t *testing.T) {
+			t.Run(mode.Name+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				srv := stallingServer(t, trickle)
+				srv := stallingServer(t, mode.Trickle)
 				c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey),
-					productdata.WithTimeouts(stallTimeouts), productdata.WithRetry(stallRetry))
+					productdata.WithTimeouts(stalltest.Timeouts), productdata.WithRetry(stalltest.Retry))
 				require.NoError(t, err)
-				// The test's own deadline only keeps a failure from hanging the suite.
-				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-				defer cancel()
-				start := time.Now()
-				err = tc.call(ctx, c)
-				elapsed := time.Since(start)
-				var re *sdk.RequestError
-				require.ErrorAs(t, err, &re)
-				assert.ErrorIs(t, err, context.DeadlineExceeded)
-				assert.NoError(t, ctx.Err(), "the client's bounds ended the call, not the test's deadline")
-				assert.Less(t, elapsed, tc.bound+slack)
+				stalltest.RequireBounded(t, tc.bound, func(ctx context.Context) error { return tc.call(ctx, c) })
 			})
 		}
 	}
