@@ -1,14 +1,12 @@
 package gpuprice_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +15,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/fakeserver"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // echoForms are the forms in which a hostile server echoes secret: as it is, in upper case,
@@ -63,26 +62,6 @@ func echoingServer(t *testing.T, secret string, status int, code string, drop bo
 	return srv
 }
 
-// lockedBuffer is a log destination safe for the client's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write appends p.
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String returns what was written.
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // assertNoEcho checks that no rendering of err, none of the given texts and no log line
 // holds secret in any of its echoed forms.
 func assertNoEcho(t *testing.T, secret string, err error, texts ...string) {
@@ -115,7 +94,7 @@ func TestARedirectOrAnEchoNeverShowsTheAPIKey(t *testing.T) {
 	scan.Add(key)
 	for _, drop := range []bool{false, true} {
 		srv := echoingServer(t, key, http.StatusUnauthorized, "invalid_api_key", drop)
-		var logs lockedBuffer
+		var logs secrettest.LogBuffer
 		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key), gpuprice.WithRetry(noRetry),
 			gpuprice.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 		require.NoError(t, err)
@@ -143,7 +122,7 @@ func TestARedirectOrAnEchoNeverShowsTheSignatureBeingRedeemed(t *testing.T) {
 	scan.Add(sig)
 	for _, drop := range []bool{false, true} {
 		srv := echoingServer(t, sig, http.StatusConflict, "already_redeemed", drop)
-		var logs lockedBuffer
+		var logs secrettest.LogBuffer
 		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRetry(noRetry),
 			gpuprice.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 		require.NoError(t, err)

@@ -1,7 +1,6 @@
 package hosting_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // testToken is the token the unit tests' clients send.
@@ -134,25 +134,8 @@ func jsonBody(t *testing.T, b []byte) map[string]any {
 	return m
 }
 
-// logBuffer is a logger that writes JSON records to a buffer, safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write appends p.
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// String returns what was written.
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+// logBuffer is a log destination safe for concurrent use, with a JSON logger writing to it.
+type logBuffer struct{ secrettest.LogBuffer }
 
 // logger returns a logger writing to l.
 func (l *logBuffer) logger() *slog.Logger { return slog.New(slog.NewJSONHandler(l, nil)) }

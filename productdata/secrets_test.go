@@ -1,7 +1,6 @@
 package productdata_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,26 +20,6 @@ import (
 	"github.com/agentapis/sdk/internal/secrettest"
 	"github.com/agentapis/sdk/productdata"
 )
-
-// lockedBuffer is a log destination safe for concurrent writes.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write appends p.
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String returns what was written.
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // assertNoSecret fails when err, rendered in any of the ways a caller may print it, holds one
 // of keys in any letter case; it also hands err to the suite's scanner.
@@ -108,7 +86,7 @@ func echoingAPI(t *testing.T) *api {
 func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
 	t.Parallel()
 	srv := echoingAPI(t)
-	logs := &lockedBuffer{}
+	logs := &secrettest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := newClient(t, srv, productdata.WithLogger(logger),
 		productdata.WithRetry(sdk.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
@@ -244,7 +222,7 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		}
 		return reply{status: http.StatusTeapot, body: "unexpected " + asins}
 	})
-	logs := &lockedBuffer{}
+	logs := &secrettest.LogBuffer{}
 	c := newClient(t, srv, productdata.WithAccountKey(hostileKey),
 		productdata.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	ctx := t.Context()
