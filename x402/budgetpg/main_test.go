@@ -99,12 +99,7 @@ func withSearchPath(dsn, schema string) string {
 // fails it in CI (CI set), where the server must be there.
 func requireDSN(t testing.TB) string {
 	t.Helper()
-	if schemaDSN == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal(budgettest.HowToRunPostgres)
-		}
-		t.Skip(budgettest.HowToRunPostgres)
-	}
+	budgettest.PostgresDSN(t) // TestMain made the schema when there is a server
 	return schemaDSN
 }
 
