@@ -2,7 +2,6 @@ package chartdiff_test
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +16,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/errtest"
 )
 
 // noRetry turns the read retries off, so that a test sees each answer as the fake sent it.
@@ -81,21 +81,11 @@ func rawJSON(t *testing.T, srv *chartdifftest.Server, path string) map[string]an
 	return m
 }
 
-// apiError returns err's *APIError, failing the test when there is none.
-func apiError(t *testing.T, err error) *sdk.APIError {
-	t.Helper()
-	var ae *sdk.APIError
-	require.True(t, errors.As(err, &ae), "want *APIError, got %T: %v", err, err)
-	return ae
-}
-
-// validationError returns err's *ValidationError, failing the test when there is none.
-func validationError(t *testing.T, err error) *sdk.ValidationError {
-	t.Helper()
-	var ve *sdk.ValidationError
-	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
-	return ve
-}
+// Typed views of an error, failing the test when err holds none of that type.
+var (
+	apiError        = errtest.As[*sdk.APIError]
+	validationError = errtest.As[*sdk.ValidationError]
+)
 
 // itoa is strconv.Itoa, short.
 func itoa(n int) string { return strconv.Itoa(n) }

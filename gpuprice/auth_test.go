@@ -14,6 +14,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/sdktest"
 )
 
@@ -25,7 +26,7 @@ func TestHistoryWithoutAKeySendsNothing(t *testing.T) {
 	_, err := c.History(t.Context(), &gpuprice.HistoryParams{Model: "H100"})
 	require.ErrorIs(t, err, gpuprice.ErrKeyRequired)
 	require.ErrorIs(t, err, sdk.ErrMissingCredential)
-	mc := asError[*sdk.MissingCredentialError](t, err)
+	mc := errtest.As[*sdk.MissingCredentialError](t, err)
 	assert.Equal(t, "gpuprice", mc.Service)
 	assert.Equal(t, "History", mc.Operation)
 	assert.Equal(t, "API key", mc.Credential)
@@ -41,7 +42,7 @@ func TestFreeKeyIsForbiddenAndUnknownKeyUnauthorized(t *testing.T) {
 	_, err := c.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrForbidden)
 	require.ErrorIs(t, err, gpuprice.ErrPlanRequired)
-	assert.Equal(t, http.StatusForbidden, asError[*sdk.APIError](t, err).StatusCode)
+	assert.Equal(t, http.StatusForbidden, errtest.As[*sdk.APIError](t, err).StatusCode)
 	assert.NotContains(t, sprintf("%v %+v %#v", err, err, err), free)
 
 	unknown := "gpk_0000000000000000000000000000000000000000"
@@ -50,7 +51,7 @@ func TestFreeKeyIsForbiddenAndUnknownKeyUnauthorized(t *testing.T) {
 	_, err = c2.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrUnauthorized)
 	require.ErrorIs(t, err, gpuprice.ErrInvalidAPIKey)
-	assert.Equal(t, http.StatusUnauthorized, asError[*sdk.APIError](t, err).StatusCode)
+	assert.Equal(t, http.StatusUnauthorized, errtest.As[*sdk.APIError](t, err).StatusCode)
 	assert.False(t, errorsIs(err, gpuprice.ErrForbidden))
 }
 
@@ -166,7 +167,7 @@ func TestKeyOptionsAndEnvironment(t *testing.T) {
 	for _, bad := range []gpuprice.Option{gpuprice.WithAPIKey(""), gpuprice.WithAPIKey("a b c d e f"), gpuprice.WithRPCURL("ftp://x"),
 		gpuprice.WithRedeemPath("keys"), gpuprice.WithConfirmTimeout(0), gpuprice.WithRPCClient(nil)} {
 		_, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), bad)
-		ve := asError[*sdk.ValidationError](t, err)
+		ve := errtest.As[*sdk.ValidationError](t, err)
 		assert.Equal(t, "gpuprice", ve.Service)
 	}
 }
@@ -196,7 +197,7 @@ func TestAKeyLeftInTheEnvironmentIsNotSentToAnAddressGivenInCode(t *testing.T) {
 	_, err = c.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrKeyRequired)
 	require.ErrorIs(t, err, sdk.ErrMissingCredential)
-	mc := asError[*sdk.MissingCredentialError](t, err)
+	mc := errtest.As[*sdk.MissingCredentialError](t, err)
 	assert.Equal(t, "History", mc.Operation)
 	assert.Equal(t, "API key", mc.Credential)
 	assert.Contains(t, mc.Reason, "GPUPRICE_API_KEY is set but was not used", "it says why the variable was not used")
@@ -206,7 +207,7 @@ func TestAKeyLeftInTheEnvironmentIsNotSentToAnAddressGivenInCode(t *testing.T) {
 
 	t.Setenv(gpuprice.EnvAPIKey, "")
 	_, err = c.History(t.Context(), nil)
-	mc = asError[*sdk.MissingCredentialError](t, err)
+	mc = errtest.As[*sdk.MissingCredentialError](t, err)
 	assert.NotContains(t, mc.Reason, "is set but was not used", "without the variable, only how to give a key")
 	assert.Contains(t, mc.Reason, "WithAPIKey")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/internal/errtest"
 )
 
 // answering returns a client whose every request to path gets status and body.
@@ -37,7 +38,7 @@ func TestCheapestIsStrictOnTheDescribedFields(t *testing.T) {
 		"a price as text":       `{"model":"H100","best_platform":"lambda","best_price_usd_hr":"2.84","saving_pct_vs_dearest":50.6,"all_on_demand":{}}`,
 	} {
 		_, err := answering(t, "/v1/cheapest?model=H100", 200, body).Cheapest(t.Context(), "H100")
-		de := asError[*sdk.DecodeError](t, err)
+		de := errtest.As[*sdk.DecodeError](t, err)
 		assert.Equal(t, 200, de.StatusCode, name)
 	}
 	p, err := answering(t, "/v1/cheapest?model=H100", 200, full).Cheapest(t.Context(), "H100")
@@ -89,7 +90,7 @@ func TestListsAreNeverSilentlyEmpty(t *testing.T) {
 		{"/v1/history", `{"total":12,"snapshots":null}`, func(ctx context.Context, c *gpuprice.Client) error { _, err := c.History(ctx, nil); return err }},
 	} {
 		err := tc.call(t.Context(), answering(t, tc.path, 200, tc.body))
-		asError[*sdk.DecodeError](t, err)
+		errtest.As[*sdk.DecodeError](t, err)
 	}
 	empty, err := answering(t, "/v1/gpus", 200, `{"count":0}`).GPUs(t.Context(), nil)
 	require.NoError(t, err)
@@ -136,7 +137,7 @@ func TestHealthReadsAJSONObjectOrAPlainTextStatus(t *testing.T) {
 		assert.Equal(t, 200, h.Response.StatusCode, tc.name)
 	}
 	_, err := answering(t, "/v1/health", 200, `{"status":`).Health(t.Context())
-	de := asError[*sdk.DecodeError](t, err)
+	de := errtest.As[*sdk.DecodeError](t, err)
 	assert.Equal(t, "/v1/health", de.Path)
 }
 
@@ -162,7 +163,7 @@ func TestRedemptionWithoutAKeyIsADecodeErrorThatQuotesNothing(t *testing.T) {
 	scan.Add("gpk_hidden_under_another_name")
 
 	_, err = c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
-	de := asError[*sdk.DecodeError](t, err)
+	de := errtest.As[*sdk.DecodeError](t, err)
 	assert.NotContains(t, de.Excerpt, "gpk_hidden")
 	assert.Equal(t, 1, mt.GetTotalCallCount())
 

@@ -13,6 +13,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/errtest"
 )
 
 // object decodes raw JSON into a map, to compare the client's fields with the bytes sent.
@@ -70,7 +71,7 @@ func TestGPUsUnknownModelIsTyped(t *testing.T) {
 
 	_, err := c.GPUs(t.Context(), &gpuprice.GPUsParams{Model: "Z9000"})
 	require.ErrorIs(t, err, gpuprice.ErrUnknownModel)
-	ae := asError[*sdk.APIError](t, err)
+	ae := errtest.As[*sdk.APIError](t, err)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	assert.Contains(t, ae.Message, "H100", "the service's message lists the models")
 }
@@ -110,10 +111,10 @@ func TestCheapestWithoutModelIsRefusedBeforeSending(t *testing.T) {
 	c := newClient(t, srv)
 
 	_, err := c.Cheapest(t.Context(), "")
-	ve := asError[*sdk.ValidationError](t, err)
+	ve := errtest.As[*sdk.ValidationError](t, err)
 	assert.Equal(t, "model", ve.Field)
 	_, err = c.GPUs(t.Context(), &gpuprice.GPUsParams{Platform: " \t"})
-	assert.Equal(t, "platform", asError[*sdk.ValidationError](t, err).Field)
+	assert.Equal(t, "platform", errtest.As[*sdk.ValidationError](t, err).Field)
 	assert.Empty(t, srv.Requests())
 }
 

@@ -80,14 +80,6 @@ func issueKey(srv *gpupricetest.Server, plan gpupricetest.Plan) string {
 	return key
 }
 
-// asError returns err as a *T, failing the test when it is not one.
-func asError[T error](t *testing.T, err error) T {
-	t.Helper()
-	var target T
-	require.True(t, errors.As(err, &target), "want %T, got %T: %v", target, err, err)
-	return target
-}
-
 // sentKey reports whether a request the fake recorded carried the X-API-Key header (its
 // value is redacted in the record).
 func sentKey(r sdktest.Request) bool { return r.Header.Get(gpuprice.KeyHeader) != "" }

@@ -23,6 +23,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -171,7 +172,7 @@ func boughtInDoubt(t *testing.T, srv *gpupricetest.Server, budget *x402.Budget, 
 	payer, _ := newPayer(t, srv, 8_000_000)
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
-	sig := asError[*gpuprice.PaymentError](t, err).Signature.Reveal()
+	sig := errtest.As[*gpuprice.PaymentError](t, err).Signature.Reveal()
 	scan.Add(sig)
 	return sig
 }

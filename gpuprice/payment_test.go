@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/internal/errtest"
 )
 
 // The program ids, written out here so that the test does not take them from the code under
@@ -222,7 +223,7 @@ func TestBuildKeyPaymentRefusesBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := gpuprice.BuildKeyPayment(tc.p, tc.bh)
-			ve := asError[*sdk.ValidationError](t, err)
+			ve := errtest.As[*sdk.ValidationError](t, err)
 			assert.Equal(t, tc.field, ve.Field)
 			assert.Equal(t, "gpuprice", ve.Service)
 		})
@@ -241,5 +242,5 @@ func TestPrivateKeySignerNeverPrintsTheKey(t *testing.T) {
 		assert.Contains(t, out, key.PublicKey().String(), verb)
 	}
 	_, err = gpuprice.PrivateKeySignerFromBase58("not-a-key")
-	assert.Equal(t, "private key", asError[*sdk.ValidationError](t, err).Field)
+	assert.Equal(t, "private key", errtest.As[*sdk.ValidationError](t, err).Field)
 }

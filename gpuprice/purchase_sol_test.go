@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/x402"
 )
 
@@ -40,7 +41,7 @@ func buildFor(t *testing.T, srv *gpupricetest.Server, p *gpuprice.BuyKeyParams) 
 func assertRefusedForSOL(t *testing.T, srv *gpupricetest.Server, budget *x402.Budget, err error, want gpuprice.InsufficientSOLError) {
 	t.Helper()
 	require.ErrorIs(t, err, gpuprice.ErrInsufficientSOL)
-	assert.Equal(t, want, *asError[*gpuprice.InsufficientSOLError](t, err))
+	assert.Equal(t, want, *errtest.As[*gpuprice.InsufficientSOLError](t, err))
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was sent")
 	assert.Empty(t, srv.Transactions())
 	assertBudget(t, budget, 0, 0)
@@ -181,7 +182,7 @@ func TestBuyKeyWhenTheNodeCannotPriceTheFeeReleases(t *testing.T) {
 	payer, _ := newPayer(t, srv, 8_000_000)
 	budget := budgetOf(t, 10_000_000)
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := asError[*gpuprice.RPCError](t, err)
+	re := errtest.As[*gpuprice.RPCError](t, err)
 	assert.Equal(t, "getFeeForMessage", re.Method)
 	assert.Equal(t, -32005, re.Code)
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"])

@@ -23,6 +23,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
@@ -84,7 +85,7 @@ func TestBuyKeySucceedsOnceAndCannotBeRedeemedTwice(t *testing.T) {
 	// The same signature cannot be redeemed twice.
 	_, err = c.RedeemKey(t.Context(), bought.TxSignature.Reveal())
 	require.ErrorIs(t, err, gpuprice.ErrAlreadyRedeemed)
-	assert.Equal(t, http.StatusConflict, asError[*sdk.APIError](t, err).StatusCode)
+	assert.Equal(t, http.StatusConflict, errtest.As[*sdk.APIError](t, err).StatusCode)
 	assert.NotContains(t, err.Error(), bought.TxSignature.Reveal())
 
 	// Printing the key shows only its mask.
@@ -109,7 +110,7 @@ func TestBuyKeyWithShortBalanceSendsNothing(t *testing.T) {
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrInsufficientFunds)
-	short := asError[*gpuprice.InsufficientFundsError](t, err)
+	short := errtest.As[*gpuprice.InsufficientFundsError](t, err)
 	assert.Equal(t, uint64(4_999_999), short.Have)
 	assert.Equal(t, uint64(5_000_000), short.Need)
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was sent")
@@ -127,7 +128,7 @@ func TestBuyKeyWithoutAUSDCAccountSendsNothing(t *testing.T) {
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	short := asError[*gpuprice.InsufficientFundsError](t, err)
+	short := errtest.As[*gpuprice.InsufficientFundsError](t, err)
 	assert.Zero(t, short.Have)
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"])
 	assertBudget(t, budget, 0, 0)
@@ -144,7 +145,7 @@ func TestBuyKeyOverBudgetIsRefusedBeforeAnything(t *testing.T) {
 
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, x402.ErrBudgetExceeded)
-	asError[*x402.PolicyError](t, err)
+	errtest.As[*x402.PolicyError](t, err)
 	assert.Empty(t, srv.RPCCalls(), "not even the balance was read")
 	assertBudget(t, budget, 0, 6_000_000)
 
@@ -187,7 +188,7 @@ func TestBuyKeyWhenTheSendIsDroppedIsInDoubt(t *testing.T) {
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
-	pe := asError[*gpuprice.PaymentError](t, err)
+	pe := errtest.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentInDoubt, pe.Outcome)
 	require.Len(t, srv.Transactions(), 1)
 	assert.Equal(t, srv.Transactions()[0].Signature.String(), pe.Signature.Reveal(), "the error carries the signature")
@@ -235,7 +236,7 @@ func TestBuyKeyWhenTheNodeIsUnreachableBeforeSendingReleases(t *testing.T) {
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := asError[*gpuprice.RPCError](t, err)
+	re := errtest.As[*gpuprice.RPCError](t, err)
 	assert.Equal(t, "getLatestBlockhash", re.Method)
 	assert.NotContains(t, err.Error(), srv.RPCURL, "the node's URL is not quoted")
 	assert.NotContains(t, sprintf("%#v", err), srv.RPCURL)
@@ -253,7 +254,7 @@ func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
-	pe := asError[*gpuprice.PaymentError](t, err)
+	pe := errtest.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentInDoubt, pe.Outcome)
 	assert.GreaterOrEqual(t, srv.RPCCalls()["getSignatureStatuses"], 2, "it polled")
 	assert.NotEmpty(t, clock.Waits(), "it waited between polls, on the test's clock")
@@ -274,9 +275,9 @@ func TestBuyKeyRejectedByTheNodeStaysCountedUntilItExpires(t *testing.T) {
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrPaymentRefused)
-	pe := asError[*gpuprice.PaymentError](t, err)
+	pe := errtest.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentRejected, pe.Outcome)
-	re := asError[*gpuprice.RPCError](t, err)
+	re := errtest.As[*gpuprice.RPCError](t, err)
 	assert.Equal(t, -32002, re.Code)
 	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()), "nothing moved")
 	assertBudget(t, budget, 0, 5_000_000)
@@ -300,7 +301,7 @@ func TestBuyKeyWithoutANode(t *testing.T) {
 	require.NoError(t, err)
 	payer, _ := newPayer(t, srv, 8_000_000)
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, nil))
-	assert.Equal(t, "RPC URL", asError[*sdk.ValidationError](t, err).Field)
+	assert.Equal(t, "RPC URL", errtest.As[*sdk.ValidationError](t, err).Field)
 }
 
 func TestBuyKeyWithoutABudgetStillAccounts(t *testing.T) {
@@ -329,8 +330,8 @@ func TestBuyKeyRedemptionFailureCarriesTheSignature(t *testing.T) {
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrNotRedeemed)
-	pe := asError[*gpuprice.PaymentError](t, err)
-	assert.Equal(t, http.StatusInternalServerError, asError[*sdk.APIError](t, err).StatusCode)
+	pe := errtest.As[*gpuprice.PaymentError](t, err)
+	assert.Equal(t, http.StatusInternalServerError, errtest.As[*sdk.APIError](t, err).StatusCode)
 	assertBudget(t, budget, 5_000_000, 0) // confirmed: the money is spent
 
 	k, err := c.RedeemKey(t.Context(), pe.Signature.Reveal())
@@ -389,7 +390,7 @@ func TestRedeemRefusesWrongPayments(t *testing.T) {
 		sig := payWrongly(t, srv, payer, tc.to, tc.amount, tc.memo)
 		_, err := c.RedeemKey(t.Context(), sig)
 		require.ErrorIs(t, err, tc.want, tc.name)
-		ae := asError[*sdk.APIError](t, err)
+		ae := errtest.As[*sdk.APIError](t, err)
 		assert.Equal(t, http.StatusUnprocessableEntity, ae.StatusCode, tc.name)
 		assert.NotContains(t, err.Error(), sig, tc.name)
 	}
@@ -404,7 +405,7 @@ func TestRedeemKeyValidatesTheSignature(t *testing.T) {
 	valid := solana.Signature{7, 7, 7}.String()
 	for _, sig := range []string{"", "0OIl", strings.Repeat("1", 20), "1" + valid, solana.PublicKey{1}.String(), valid + " "} {
 		_, err := c.RedeemKey(t.Context(), sig)
-		assert.Equal(t, "tx_signature", asError[*sdk.ValidationError](t, err).Field, sig)
+		assert.Equal(t, "tx_signature", errtest.As[*sdk.ValidationError](t, err).Field, sig)
 	}
 	assert.Empty(t, srv.Requests())
 }
@@ -434,7 +435,7 @@ func TestRPCErrorsNeverQuoteTheNodeURL(t *testing.T) {
 	budget := budgetOf(t, 10_000_000)
 
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := asError[*gpuprice.RPCError](t, err)
+	re := errtest.As[*gpuprice.RPCError](t, err)
 	assert.Equal(t, "getTokenAccountBalance", re.Method)
 	for _, text := range []string{err.Error(), sprintf("%+v", err), sprintf("%#v", err), re.Err.Error()} {
 		assert.NotContains(t, text, access)
@@ -481,7 +482,7 @@ func TestANodeErrorEchoingTheSignatureDoesNotLeakIt(t *testing.T) {
 	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, echoingNode{})))
 	payer, _ := newPayer(t, srv, 8_000_000)
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budgetOf(t, 10_000_000)))
-	pe := asError[*gpuprice.PaymentError](t, err)
+	pe := errtest.As[*gpuprice.PaymentError](t, err)
 	sig := pe.Signature.Reveal()
 	require.NotEmpty(t, sig)
 	var rerr *gpuprice.RPCError

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/errtest"
 )
 
 // beforeSend is a transport to the fake node that runs hook once, just before it forwards
@@ -70,10 +71,10 @@ func createAccountOf(payer, wallet solana.PublicKey) solana.Instruction {
 func refusal(t *testing.T, err error) *gpuprice.RPCError {
 	t.Helper()
 	require.ErrorIs(t, err, gpuprice.ErrPaymentRefused)
-	pe := asError[*gpuprice.PaymentError](t, err)
+	pe := errtest.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentRejected, pe.Outcome)
 	assert.NotContains(t, sprintf("%v %+v %#v", err, err, err), pe.Signature.Reveal())
-	re := asError[*gpuprice.RPCError](t, err)
+	re := errtest.As[*gpuprice.RPCError](t, err)
 	assert.Equal(t, "sendTransaction", re.Method)
 	assert.Equal(t, -32002, re.Code)
 	return re

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/internal/secrettest"
 )
@@ -80,7 +81,7 @@ func assertNoEcho(t *testing.T, secret string, err error, texts ...string) {
 // echoedAPIError returns the *sdk.APIError of err and every text it shows.
 func echoedAPIError(t *testing.T, err error) (*sdk.APIError, []string) {
 	t.Helper()
-	ae := asError[*sdk.APIError](t, err)
+	ae := errtest.As[*sdk.APIError](t, err)
 	texts := []string{ae.Path, ae.Code, ae.Message, ae.RequestID, string(ae.Body), sprintf("%#v", ae.Header), sprintf("%#v", *ae)}
 	for _, vs := range ae.Header {
 		texts = append(texts, vs...)
@@ -102,8 +103,8 @@ func TestARedirectOrAnEchoNeverShowsTheAPIKey(t *testing.T) {
 		_, err = c.History(t.Context(), nil)
 		require.Error(t, err)
 		if drop {
-			re := asError[*sdk.RequestError](t, err)
-			ue := asError[*url.Error](t, err)
+			re := errtest.As[*sdk.RequestError](t, err)
+			ue := errtest.As[*url.Error](t, err)
 			assertNoEcho(t, key, err, re.Path, re.Detail, ue.URL, ue.Error(), logs.String())
 			continue
 		}
@@ -130,8 +131,8 @@ func TestARedirectOrAnEchoNeverShowsTheSignatureBeingRedeemed(t *testing.T) {
 		_, err = c.RedeemKey(t.Context(), sig)
 		require.Error(t, err)
 		if drop {
-			re := asError[*sdk.RequestError](t, err)
-			ue := asError[*url.Error](t, err)
+			re := errtest.As[*sdk.RequestError](t, err)
+			ue := errtest.As[*url.Error](t, err)
 			assertNoEcho(t, sig, err, re.Path, re.Detail, ue.URL, ue.Error(), logs.String())
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/stalltest"
 )
 
@@ -84,7 +85,7 @@ func TestNoCallOfThePriceAPIHangs(t *testing.T) {
 			err = call(t.Context(), c)
 			what := sprintf("%s, trickle %t", name, trickle)
 			assertTimedOut(t, err, started, what)
-			asError[*sdk.RequestError](t, err)
+			errtest.As[*sdk.RequestError](t, err)
 			if trickle {
 				assert.Contains(t, err.Error(), "the attempt did not end within 300ms", what)
 			} else {
@@ -106,7 +107,7 @@ func TestNoCallOfTheSolanaNodeHangs(t *testing.T) {
 		_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 		what := sprintf("trickle %t", trickle)
 		assertTimedOut(t, err, started, what)
-		re := asError[*gpuprice.RPCError](t, err)
+		re := errtest.As[*gpuprice.RPCError](t, err)
 		assert.Equal(t, "getTokenAccountBalance", re.Method, what)
 		assert.Contains(t, err.Error(), "within 300ms", what)
 		assertBudget(t, budget, 0, 0) // nothing was sent: the reservation is given back
@@ -130,7 +131,7 @@ func TestAStalledSendOrConfirmationIsInDoubtWithinTheBounds(t *testing.T) {
 		_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 		assertTimedOut(t, err, started, method)
 		require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt, method)
-		assert.Equal(t, method, asError[*gpuprice.RPCError](t, err).Method)
+		assert.Equal(t, method, errtest.As[*gpuprice.RPCError](t, err).Method)
 		assertBudget(t, budget, 0, 5_000_000) // it may have landed: it stays counted
 	}
 }

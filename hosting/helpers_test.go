@@ -2,7 +2,6 @@ package hosting_test
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/secrettest"
 )
 
@@ -93,38 +93,13 @@ func newClient(t *testing.T, url string, opts ...hosting.Option) *hosting.Client
 	return c
 }
 
-// apiError returns err's *APIError, failing the test when there is none.
-func apiError(t *testing.T, err error) *sdk.APIError {
-	t.Helper()
-	var ae *sdk.APIError
-	require.True(t, errors.As(err, &ae), "want *APIError, got %T: %v", err, err)
-	return ae
-}
-
-// validationError returns err's *ValidationError, failing the test when there is none.
-func validationError(t *testing.T, err error) *sdk.ValidationError {
-	t.Helper()
-	var ve *sdk.ValidationError
-	require.True(t, errors.As(err, &ve), "want *ValidationError, got %T: %v", err, err)
-	return ve
-}
-
-// missingCredential returns err's *MissingCredentialError, failing the test when there is
-// none.
-func missingCredential(t *testing.T, err error) *sdk.MissingCredentialError {
-	t.Helper()
-	var mc *sdk.MissingCredentialError
-	require.True(t, errors.As(err, &mc), "want *MissingCredentialError, got %T: %v", err, err)
-	return mc
-}
-
-// decodeError returns err's *DecodeError, failing the test when there is none.
-func decodeError(t *testing.T, err error) *sdk.DecodeError {
-	t.Helper()
-	var de *sdk.DecodeError
-	require.True(t, errors.As(err, &de), "want *DecodeError, got %T: %v", err, err)
-	return de
-}
+// Typed views of an error, failing the test when err holds none of that type.
+var (
+	apiError          = errtest.As[*sdk.APIError]
+	validationError   = errtest.As[*sdk.ValidationError]
+	missingCredential = errtest.As[*sdk.MissingCredentialError]
+	decodeError       = errtest.As[*sdk.DecodeError]
+)
 
 // jsonBody decodes a recorded request body into a map.
 func jsonBody(t *testing.T, b []byte) map[string]any {
