@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/poll"
 )
 
 // serviceName names the service in errors, logs and the User-Agent.
@@ -45,7 +45,7 @@ type Client struct {
 	// analyzeWait bounds Analyze's retrying on analysis_busy.
 	analyzeWait time.Duration
 	// clock times Analyze's waits while the service is busy.
-	clock poll.Clock
+	clock sdk.Clock
 	// settings are the options New was given; they explain a credential the client lacks.
 	settings *httpcore.Settings
 	// creds holds the credentials behind a pointer, so that printing a Client with %v or %+v
@@ -117,7 +117,7 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{core: core, analyzeWait: cfg.analyzeWait, clock: poll.Real, settings: &cfg.Settings}
+	c := &Client{core: core, analyzeWait: cfg.analyzeWait, clock: sdk.SystemClock(), settings: &cfg.Settings}
 	c.creds.Store(creds)
 	return c, nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/poll"
 )
 
 // serviceName names the service in errors, logs and the User-Agent.
@@ -51,7 +50,7 @@ type Client struct {
 	// nodeTimeout bounds each call of the Solana node: the attempt bound (see nodeCall).
 	nodeTimeout time.Duration
 	// clock times BuyKey's waits for confirmation and redemption; nil means the wall clock.
-	clock poll.Clock
+	clock sdk.Clock
 	// keyOnFree sends the key to the free endpoints too (WithKeyOnFreeEndpoints).
 	keyOnFree bool
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/poll"
 )
 
 // config is what the options of New configure.
@@ -26,7 +25,7 @@ type config struct {
 	confirmTimeout time.Duration
 	// clock times the client's retries and BuyKey's waits; nil means the wall clock. Only the
 	// package's tests set it.
-	clock poll.Clock
+	clock sdk.Clock
 }
 
 // Option configures a Client; pass options to New.

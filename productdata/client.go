@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/poll"
 )
 
 // serviceName names the service in errors, logs and the User-Agent.
@@ -39,7 +38,7 @@ type Client struct {
 	// core sends every request, paced and retried as the options say.
 	core *httpcore.Client
 	// clock times the polling of asynchronous tasks.
-	clock poll.Clock
+	clock sdk.Clock
 	// counters count the requests sent and the request units the answers reported.
 	counters *counters
 }
@@ -72,7 +71,7 @@ func New(opts ...Option) (*Client, error) {
 	}
 	c := &Client{clock: cfg.clock, counters: &counters{}}
 	if c.clock == nil {
-		c.clock = poll.Real
+		c.clock = sdk.SystemClock()
 	}
 	svc := httpcore.Service{
 		Name:              serviceName,

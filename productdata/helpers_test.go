@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/errtest"
-	"github.com/agentapis/sdk/internal/poll"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -46,7 +45,7 @@ type reply struct {
 // request is recorded.
 type api struct {
 	*httptest.Server
-	clock  poll.Clock
+	clock  sdk.Clock
 	mu     sync.Mutex
 	got    []received
 	handle func(r received) reply
@@ -54,10 +53,10 @@ type api struct {
 
 // newAPI starts a test server answering with handle; clock (nil for the wall clock) stamps the
 // requests.
-func newAPI(t *testing.T, clock poll.Clock, handle func(r received) reply) *api {
+func newAPI(t *testing.T, clock sdk.Clock, handle func(r received) reply) *api {
 	t.Helper()
 	if clock == nil {
-		clock = poll.Real
+		clock = sdk.SystemClock()
 	}
 	a := &api{clock: clock, handle: handle}
 	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))

@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/poll"
 )
 
 // config is what the options of New configure.
@@ -17,7 +16,7 @@ type config struct {
 	key string
 	// clock paces and times the client and its polling; nil means the wall clock. Only the
 	// package's tests set it.
-	clock poll.Clock
+	clock sdk.Clock
 }
 
 // Option configures a Client; pass options to New.

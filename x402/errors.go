@@ -9,6 +9,9 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/excerpt"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/usdc"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // invalid returns the *sdk.ValidationError for field: a configuration the package refuses (a
@@ -18,46 +21,33 @@ func invalid(field, reason string) error {
 	return &sdk.ValidationError{Service: "x402", Field: field, Reason: reason}
 }
 
-// FormatError reports an x402 message that could not be read: a PAYMENT-REQUIRED challenge, a
-// PAYMENT-SIGNATURE payload or a PAYMENT-RESPONSE receipt that is not base64 of the expected
-// JSON.
-type FormatError struct {
-	// What names the message: a header name, or "402 body" for a v1 challenge.
-	What string
-	// Err is the decoding failure.
-	Err error
-}
-
-// Error names the message and the failure.
-func (e *FormatError) Error() string { return "x402: malformed " + e.What + ": " + e.Err.Error() }
-
-// Unwrap returns the decoding failure.
-func (e *FormatError) Unwrap() error { return e.Err }
-
-// Sentinels for the policy rules, matched with errors.Is against a *PolicyError.
+// Sentinels for the policy rules, matched with errors.Is against a *PolicyError. The limits
+// of the budget are the same values as package budget's, so errors.Is matches them whether
+// the refusal came through a payer (a *PolicyError) or straight from the budget (a
+// *budget.LimitError).
 var (
 	// ErrAmountOverCap reports a price above Policy.MaxPerPayment, or above the budget's
-	// WithPaymentLimit.
-	ErrAmountOverCap = errors.New("x402: amount above the per-payment cap")
-	// ErrBudgetExceeded reports a payment that would take the total past Policy.MaxTotal
-	// (the Budget's limit).
-	ErrBudgetExceeded = errors.New("x402: payment would exceed the total budget")
+	// budget.WithPaymentLimit.
+	ErrAmountOverCap = budget.ErrAmountOverCap
+	// ErrBudgetExceeded reports a payment that would take the total past the budget's limit
+	// (Policy.MaxTotal).
+	ErrBudgetExceeded = budget.ErrBudgetExceeded
 	// ErrWindowExceeded reports a payment that would take the amount reserved in a rolling
-	// window past its bound (WithWindowLimit).
-	ErrWindowExceeded = errors.New("x402: payment would exceed the amount allowed in a rolling window")
+	// window past its bound (budget.WithWindowLimit).
+	ErrWindowExceeded = budget.ErrWindowExceeded
 	// ErrPaymentCountExceeded reports a payment that would take the number of payments in a
-	// rolling window past its bound (WithWindowLimit).
-	ErrPaymentCountExceeded = errors.New("x402: payment would exceed the number of payments allowed in a rolling window")
+	// rolling window past its bound (budget.WithWindowLimit).
+	ErrPaymentCountExceeded = budget.ErrPaymentCountExceeded
 	// ErrPayeeLimitExceeded reports a payment that would take what a payee gets past its
-	// bound (WithPayeeLimit, WithPayeeLimitFor).
-	ErrPayeeLimitExceeded = errors.New("x402: payment would exceed what the payee may get")
+	// bound (budget.WithPayeeLimit, budget.WithPayeeLimitFor).
+	ErrPayeeLimitExceeded = budget.ErrPayeeLimitExceeded
 	// ErrPayToNotAllowed reports a recipient that is not in Policy.PayTo.
-	ErrPayToNotAllowed = errors.New("x402: recipient not in the allowed list")
+	ErrPayToNotAllowed = errors.New("recipient not in the allowed list")
 	// ErrNotApproved reports a quote the Policy.Approve hook refused.
-	ErrNotApproved = errors.New("x402: payment not approved")
+	ErrNotApproved = errors.New("payment not approved")
 	// ErrOriginNotAllowed reports a payment asked for by an origin the request was
 	// redirected to, which Policy.RedirectOrigins does not list.
-	ErrOriginNotAllowed = errors.New("x402: payment asked for after a redirect to another origin")
+	ErrOriginNotAllowed = errors.New("payment asked for after a redirect to another origin")
 )
 
 // PolicyError reports a payment the policy or the budget refused. Nothing was signed.
@@ -68,13 +58,15 @@ type PolicyError struct {
 	Rule error
 	// Origin is the origin that asked for payment (ErrOriginNotAllowed only).
 	Origin string
-	// Requirements is the accepts entry that was refused; for a refusal of the budget on
-	// another rail, its Amount and PayTo only.
-	Requirements PaymentRequirements
+	// Requirements is the accepts entry that was refused.
+	Requirements wire.PaymentRequirements
 	// Limit is the cap (ErrAmountOverCap), or what the limit had left (ErrBudgetExceeded,
 	// ErrWindowExceeded and ErrPayeeLimitExceeded: atomic units; ErrPaymentCountExceeded: a
 	// number of payments); nil for the other rules.
 	Limit *big.Int
+	// Max is the budget's limit that refused (the total, the window's or the payee's bound),
+	// of which Limit was left; nil for the policy's own rules.
+	Max *big.Int
 	// Window is the length of the rolling window that refused (ErrWindowExceeded,
 	// ErrPaymentCountExceeded).
 	Window time.Duration
@@ -82,35 +74,29 @@ type PolicyError struct {
 	// happens: the oldest payments leave the window, or refused authorizations expire. Zero
 	// when only a release or a resolution can free enough, or nothing can.
 	RetryAt time.Time
-	// Cause is the error the Approve hook returned (ErrNotApproved only).
+	// Cause is the error the Approve hook returned (ErrNotApproved), or the budget's
+	// *budget.LimitError (the budget's limits).
 	Cause error
 }
 
-// RetryableError reports false: an HTTP retry layer must not send the request again, since
-// a malformed challenge stays malformed.
-func (e *FormatError) RetryableError() bool { return false }
-
-// Error names the rule, the amount and the limit.
+// Error names the rule, the amount and the limit: "x402: payment would exceed the total
+// budget: amount $5.00, $1.00 left of $6.00".
 func (e *PolicyError) Error() string {
+	var limit *budget.LimitError
+	if errors.As(e.Cause, &limit) {
+		return "x402: " + limit.Describe()
+	}
 	var b strings.Builder
+	b.WriteString("x402: ")
 	b.WriteString(e.Rule.Error())
 	if e.Requirements.Amount != nil {
-		fmt.Fprintf(&b, ": amount %s", FormatUSDC(e.Requirements.Amount))
+		fmt.Fprintf(&b, ": amount %s", usdc.Format(e.Requirements.Amount))
 	}
-	switch {
-	case e.Limit != nil && errors.Is(e.Rule, ErrPaymentCountExceeded):
-		fmt.Fprintf(&b, ", payments left %s", e.Limit)
-	case e.Limit != nil:
-		fmt.Fprintf(&b, ", limit %s", FormatUSDC(e.Limit))
+	if e.Limit != nil {
+		fmt.Fprintf(&b, ", limit %s per payment", usdc.Format(e.Limit))
 	}
-	if e.Window > 0 {
-		fmt.Fprintf(&b, ", window %s", e.Window)
-	}
-	if errors.Is(e.Rule, ErrPayToNotAllowed) || errors.Is(e.Rule, ErrPayeeLimitExceeded) {
+	if errors.Is(e.Rule, ErrPayToNotAllowed) {
 		fmt.Fprintf(&b, ", payTo %s", e.Requirements.PayTo)
-	}
-	if !e.RetryAt.IsZero() {
-		fmt.Fprintf(&b, ", enough frees up at %s", e.RetryAt.UTC().Format(time.RFC3339Nano))
 	}
 	if e.Origin != "" {
 		fmt.Fprintf(&b, ", origin %s", e.Origin)
@@ -126,7 +112,7 @@ func (e *PolicyError) Error() string {
 // the policy refuses the same quote again.
 func (e *PolicyError) RetryableError() bool { return false }
 
-// Unwrap returns the rule's sentinel and the hook's error, so errors.Is matches either.
+// Unwrap returns the rule's sentinel and the cause, so errors.Is and errors.As match either.
 func (e *PolicyError) Unwrap() []error {
 	if e.Cause != nil {
 		return []error{e.Rule, e.Cause}
@@ -162,19 +148,33 @@ var ErrBodyNotReplayable = errors.New("x402: request body cannot be re-sent for 
 // Payment identifies a signed x402 payment: what to look up on chain, and what it paid for.
 // Every payment error carries it, and PaymentFrom reads it from a paid answer.
 type Payment struct {
-	// Nonce is the EIP-3009 nonce of the authorization, 0x hex: its identifier on chain,
-	// and its Signature.ID in the budget.
-	Nonce string
+	// ID identifies the payment on its chain, and is its Signature.ID in the budget: the
+	// EIP-3009 nonce of an EVM authorization (0x hex), the payer's signature of a Solana
+	// transaction (base58, which error messages never show).
+	ID string
 	// Payer is the paying address.
 	Payer string
 	// Network is the chain, in CAIP-2 form (such as "eip155:8453").
 	Network string
 	// PayTo is the recipient.
 	PayTo string
+	// Asset is the token paid with (a contract, a mint).
+	Asset string
 	// Amount is the amount authorized, in atomic units.
 	Amount *big.Int
 	// Resource is the URL paid for, without its query.
 	Resource string
+	// idSecret says that ID is a signature, which error messages do not show.
+	idSecret bool
+}
+
+// shownID returns how error messages name the payment: "nonce 0x..." for an EVM
+// authorization, nothing for a payment whose ID is a signature.
+func (p *Payment) shownID() string {
+	if p.idSecret || p.ID == "" {
+		return ""
+	}
+	return " (payment id " + p.ID + ")"
 }
 
 // clone returns a copy of p that shares nothing with it.
@@ -196,7 +196,7 @@ type PaymentRejectedError struct {
 	// Payment identifies the refused authorization.
 	Payment
 	// Requirements is the accepts entry that was paid.
-	Requirements PaymentRequirements
+	Requirements wire.PaymentRequirements
 	// StatusCode is the status of the server's answer (402, or another 4xx).
 	StatusCode int
 	// Reason is the error field of the server's new challenge, such as
@@ -205,7 +205,7 @@ type PaymentRejectedError struct {
 	Reason string
 	// Settlement is the server's PAYMENT-RESPONSE receipt, when it sent one (usually with
 	// Success false and an ErrorReason).
-	Settlement *SettleResponse
+	Settlement *wire.SettleResponse
 	// Requote is why the server's new quote was not paid, when Policy.AllowRequote is set.
 	Requote error
 }
@@ -241,13 +241,13 @@ func (e *PaymentRejectedError) Unwrap() error { return e.Requote }
 // network failure, the context ending), the answer was a 5xx or a redirect, or the answer
 // came to a request the transport had sent more than once, or after an attempt of the same
 // payment ended in doubt. The server may have settled it: the amount stays counted against
-// the budget until resolved (see Budget.Resolve), and Nonce identifies the authorization on
+// the budget until resolved (see budget.Budget.Resolve), and ID identifies the payment on
 // chain.
 type PaymentUnconfirmedError struct {
-	// Payment identifies the authorization: Nonce is what to look up on chain.
+	// Payment identifies the payment: ID is what to look up on chain.
 	Payment
 	// Requirements is the accepts entry that was paid.
-	Requirements PaymentRequirements
+	Requirements wire.PaymentRequirements
 	// StatusCode is the status of the last answer, 0 when none came.
 	StatusCode int
 	// Reason is the server's reason when its last answer gave one (a new challenge's error
@@ -260,7 +260,7 @@ type PaymentUnconfirmedError struct {
 // Error says the payment's outcome is unknown and names the nonce to look up.
 func (e *PaymentUnconfirmedError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "x402: outcome of the payment unknown; it may have settled (nonce %s)", e.Nonce)
+	fmt.Fprintf(&b, "x402: outcome of the payment unknown; it may have settled%s", e.shownID())
 	if e.StatusCode != 0 {
 		fmt.Fprintf(&b, ": status %d", e.StatusCode)
 	}
@@ -289,13 +289,13 @@ type PaymentSettledError struct {
 	// Payment identifies the settled authorization.
 	Payment
 	// Requirements is the accepts entry that was paid.
-	Requirements PaymentRequirements
+	Requirements wire.PaymentRequirements
 	// StatusCode is the status of the answer.
 	StatusCode int
 	// Location is the answer's Location header, for a redirect.
 	Location string
 	// Receipt is the settlement receipt.
-	Receipt *SettleResponse
+	Receipt *wire.SettleResponse
 }
 
 // Error names the status and the settlement transaction.
@@ -310,22 +310,3 @@ func (e *PaymentSettledError) Error() string {
 // RetryableError reports false: the payment is spent, and sending the request again would pay
 // again.
 func (e *PaymentSettledError) RetryableError() bool { return false }
-
-// VerifyError reports a payment payload that does not satisfy its requirements. Reason is the
-// reference facilitator's code (see the Reason constants), so a server can return it as is.
-type VerifyError struct {
-	// Reason is the machine-readable code, such as ReasonInvalidSignature.
-	Reason string
-	// Message explains the failure; it never quotes the signature.
-	Message string
-	// Payer is the authorization's from address when it could be read.
-	Payer string
-}
-
-// Error returns the code and the explanation.
-func (e *VerifyError) Error() string {
-	if e.Message == "" {
-		return "x402: invalid payment: " + e.Reason
-	}
-	return "x402: invalid payment: " + e.Reason + ": " + e.Message
-}

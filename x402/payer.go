@@ -2,24 +2,28 @@ package x402
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"time"
 
-	"github.com/agentapis/sdk/internal/hexstr"
+	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
-// Payer pays for HTTP resources that answer 402, within its Policy and its Budget. Wrap a
-// transport with RoundTripper to use it. A Payer is safe for concurrent use; its budget is
-// shared by every request it pays for, and may be shared with other payment rails (see
-// WithBudget).
+// Payer pays for HTTP resources that answer 402, with its schemes, within its Policy and its
+// Budget. Wrap a transport with RoundTripper to use it. A Payer is safe for concurrent use;
+// its budget is shared by every request it pays for, and may be shared with other payment
+// rails (see WithBudget).
 type Payer struct {
-	signer      Signer
+	schemes     []Scheme
 	rules       *rules
-	budget      *Budget
-	now         func() time.Time
+	budget      *budget.Budget
+	clock       sdk.Clock
 	resends     int
 	resendDelay time.Duration
 }
@@ -27,23 +31,24 @@ type Payer struct {
 // PayerOption configures a Payer.
 type PayerOption func(*Payer) error
 
-// WithClock sets the clock used for the authorization's validity window and, for a budget the
-// payer makes itself, for its expiry (default time.Now).
-func WithClock(now func() time.Time) PayerOption {
+// WithClock sets the clock that dates the payments' validity windows and paces the re-sends
+// of a paid request, and, for a budget the payer makes itself, decides when refused payments
+// expire and which payments a rolling window counts (default sdk.SystemClock()).
+func WithClock(c sdk.Clock) PayerOption {
 	return func(p *Payer) error {
-		if now == nil {
+		if c == nil {
 			return invalid("clock", "must not be nil")
 		}
-		p.now = now
+		p.clock = c
 		return nil
 	}
 }
 
 // WithResend sets how often a paid request that failed in transit or got a 5xx answer is sent
 // again with the same signed payment (default 2 times, 250ms apart, doubling). The same
-// authorization cannot settle twice, so this never pays twice; the outcome stays in doubt
-// unless an answer settles it (a 2xx or a success receipt). Only methods that are safe to
-// repeat (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) are sent again; 0 turns it off.
+// payment cannot settle twice, so this never pays twice; the outcome stays in doubt unless an
+// answer settles it (a 2xx or a success receipt). Only methods that are safe to repeat (GET,
+// HEAD, OPTIONS, TRACE, PUT, DELETE) are sent again; 0 turns it off.
 func WithResend(times int, delay time.Duration) PayerOption {
 	return func(p *Payer) error {
 		if times < 0 || delay < 0 {
@@ -57,7 +62,7 @@ func WithResend(times int, delay time.Duration) PayerOption {
 // WithBudget makes the payer draw on b instead of a budget of its own, so that one limit
 // bounds several payers and other payment rails (such as a gpuprice key purchase). The
 // Policy's MaxTotal must then be nil: the limit is the budget's.
-func WithBudget(b *Budget) PayerOption {
+func WithBudget(b *budget.Budget) PayerOption {
 	return func(p *Payer) error {
 		if b == nil {
 			return invalid("budget", "must not be nil")
@@ -67,21 +72,63 @@ func WithBudget(b *Budget) PayerOption {
 	}
 }
 
-// NewPayer returns a Payer signing with signer within policy. Without WithBudget it draws on
-// a budget of its own, capped at Policy.MaxTotal. An invalid policy is a *sdk.ValidationError
-// naming the field.
-func NewPayer(signer Signer, policy Policy, opts ...PayerOption) (*Payer, error) {
-	if signer == nil {
-		return nil, invalid("signer", "must not be nil")
+// WithPreference sets the order in which the payer considers a challenge's offers: those on
+// the first network listed first, and so on; each entry a CAIP-2 network (or a v1 name) or a
+// whole chain family ("solana:*", "eip155:*"). Offers on networks not listed come last.
+// Within one rank, and without this option, the server's order counts.
+func WithPreference(networks ...string) PayerOption {
+	return func(p *Payer) error {
+		prefer := make([]string, 0, len(networks))
+		for _, n := range networks {
+			if ns, ok := cutWildcard(n); ok {
+				prefer = append(prefer, ns+":*")
+				continue
+			}
+			c, err := wire.NormalizeNetwork(n)
+			if err != nil {
+				return invalid("preference", fmt.Sprintf("%q %v, nor a family such as solana:*", n, err))
+			}
+			prefer = append(prefer, c)
+		}
+		p.rules.prefer = prefer
+		return nil
 	}
-	if !hexstr.IsAddress(signer.Address()) {
-		return nil, invalid("signer address", "must be a 0x-prefixed 20-byte hex address")
+}
+
+// cutWildcard returns the namespace of a family written "namespace:*".
+func cutWildcard(s string) (string, bool) {
+	if len(s) < 3 || s[len(s)-2:] != ":*" {
+		return "", false
 	}
-	r, err := newRules(policy)
+	ns := s[:len(s)-2]
+	return ns, wire.IsCAIP2(ns + ":x")
+}
+
+// NewPayer returns a Payer that pays with schemes (at least one, no two for the same scheme
+// and chain family), within policy. Without WithBudget it draws on a budget of its own,
+// capped at Policy.MaxTotal. An invalid policy is a *sdk.ValidationError naming the field.
+//
+//	scheme, err := evm.NewExact(signer)
+//	...
+//	payer, err := x402.NewPayer(x402.Policy{MaxPerPayment: usdc.Cents(25), MaxTotal: usdc.Dollars(10)},
+//		[]x402.Scheme{scheme})
+func NewPayer(policy Policy, schemes []Scheme, opts ...PayerOption) (*Payer, error) {
+	if len(schemes) == 0 {
+		return nil, invalid("schemes", "give at least one, such as evm.NewExact(signer)")
+	}
+	for i, s := range schemes {
+		if s == nil {
+			return nil, invalid("schemes", "must not hold nil")
+		}
+		if slices.ContainsFunc(schemes[:i], func(o Scheme) bool { return o.Scheme() == s.Scheme() && o.Namespace() == s.Namespace() }) {
+			return nil, invalid("schemes", fmt.Sprintf("two schemes pay %q on %s", s.Scheme(), s.Namespace()))
+		}
+	}
+	r, err := newRules(policy, schemes)
 	if err != nil {
 		return nil, err
 	}
-	p := &Payer{signer: signer, rules: r, now: time.Now, resends: 2, resendDelay: 250 * time.Millisecond}
+	p := &Payer{schemes: slices.Clone(schemes), rules: r, clock: sdk.SystemClock(), resends: 2, resendDelay: 250 * time.Millisecond}
 	if err := httpcore.Configure("x402", p, opts); err != nil {
 		return nil, err
 	}
@@ -89,54 +136,59 @@ func NewPayer(signer Signer, policy Policy, opts ...PayerOption) (*Payer, error)
 	case p.budget != nil && policy.MaxTotal != nil:
 		return nil, invalid("Policy.MaxTotal", "must be nil with WithBudget: the shared budget holds the limit")
 	case p.budget == nil:
-		if p.budget, err = NewBudget(r.maxTotal, WithBudgetClock(p.now)); err != nil {
+		limit, err := totalLimit(policy)
+		if err != nil {
+			return nil, err
+		}
+		if p.budget, err = budget.New(limit, budget.WithClock(p.clock)); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
 }
 
-// Address returns the paying address.
-func (p *Payer) Address() string { return p.signer.Address() }
-
 // Budget returns the budget the payer draws on.
-func (p *Payer) Budget() *Budget { return p.budget }
+func (p *Payer) Budget() *budget.Budget { return p.budget }
 
 // Spent returns the total of the payments that went through, in atomic units: the payer's
 // budget's Spent (other payers or rails sharing it included).
-func (p *Payer) Spent() *big.Int { return p.budget.Spent() }
+func (p *Payer) Spent(ctx context.Context) (*big.Int, error) { return p.budget.Spent(ctx) }
 
 // Reserved returns what the budget still holds for payments not known to have settled: in
-// flight, refused but not yet expired, or of unknown outcome (see Budget).
-func (p *Payer) Reserved() *big.Int { return p.budget.Reserved() }
+// flight, refused but not yet expired, or of unknown outcome (see package budget).
+func (p *Payer) Reserved(ctx context.Context) (*big.Int, error) { return p.budget.Reserved(ctx) }
 
 // Outstanding lists the payments the budget still holds.
-func (p *Payer) Outstanding() []Outstanding { return p.budget.Outstanding() }
+func (p *Payer) Outstanding(ctx context.Context) ([]ledger.Outstanding, error) {
+	return p.budget.Outstanding(ctx)
+}
 
 // Evaluate says what the payer would do with challenge pr, without reserving or signing
 // anything: the accepts entry it would pay (a copy), or why it would refuse (a *PolicyError
 // or a *NoUsableRequirementsError). The budget is not checked: whether it has room depends
 // on the payments in flight when the request is made.
-func (p *Payer) Evaluate(pr *PaymentRequired) (*PaymentRequirements, error) {
-	r, err := p.rules.choose(pr)
+func (p *Payer) Evaluate(pr *wire.PaymentRequired) (*wire.PaymentRequirements, error) {
+	e, _, err := p.rules.choose(pr)
 	if err != nil {
 		return nil, err
 	}
-	c := copyRequirements(r)
+	c := e.Clone()
 	return &c, nil
 }
 
 // payment is one signed payment on its way to the server.
 type payment struct {
-	hold   *Hold
-	id     Payment             // what identifies it: its nonce, payer, network, payee, amount
-	req    PaymentRequirements // the entry paid, as the policy checked it
-	header string              // header name: PAYMENT-SIGNATURE or X-PAYMENT
-	value  string              // header value
-	// expires is the authorization's validBefore, unix seconds.
-	expires int64
+	hold   *budget.Hold
+	id     Payment                  // what identifies it: its chain's id, payer, network, payee, amount
+	req    wire.PaymentRequirements // the entry paid, as the policy checked it
+	header string                   // header name: PAYMENT-SIGNATURE or X-PAYMENT
+	value  string                   // header value
+	// expires is when the payment can no longer settle, and ref what else its scheme's
+	// lookup needs.
+	expires time.Time
+	ref     string
 	// secrets are the forms of the payment that must never reach an error: the header value
-	// and the signature in hex.
+	// and the scheme's.
 	secrets []string
 }
 
@@ -144,37 +196,49 @@ type payment struct {
 func (pay *payment) scrub(text string) string { return httpcore.Scrub(text, pay.secrets...) }
 
 // prepare chooses an entry of pr, applies the policy to a copy of it, reserves the amount,
-// asks the approval hook (with a copy of its own), signs the checked copy and records the
-// signature in the budget. On any error nothing is sent, and nothing stays reserved unless
-// the store could not record the release.
-func (p *Payer) prepare(ctx context.Context, req *http.Request, pr *PaymentRequired, requote bool) (*payment, error) {
-	chosen, err := p.rules.choose(pr)
+// asks the approval hook (with a copy of its own), has the scheme sign the checked copy and
+// records the signature in the budget. On any error nothing is sent, and nothing stays
+// reserved unless the store could not record the release.
+func (p *Payer) prepare(ctx context.Context, req *http.Request, pr *wire.PaymentRequired, requote bool) (*payment, error) {
+	chosen, scheme, err := p.rules.choose(pr)
 	if err != nil {
 		return nil, err
 	}
-	r := copyRequirements(chosen)
-	network, _ := normalizeNetwork(r.Network) // checked by choose
+	r := chosen.Clone()
+	network, _ := wire.NormalizeNetwork(r.Network) // checked by choose
 	resource := resourceOf(req)
-	hold, err := p.budget.Reserve(ctx, Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: "x402 " + network, Resource: resource,
-		Payer: p.signer.Address(), Asset: r.Asset})
+	hold, err := p.budget.Reserve(ctx, ledger.Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: "x402 " + network,
+		Resource: resource, Payer: scheme.Payer(), Asset: r.Asset})
 	if err != nil {
-		if pe, ok := err.(*PolicyError); ok {
-			pe.Requirements = copyRequirements(&r)
-		}
-		return nil, err
+		return nil, refusalOf(err, &r)
 	}
-	pay, err := p.authorize(ctx, req, pr, &r, requote)
+	pay, err := p.authorize(ctx, req, pr, scheme, &r, network, requote)
 	if err == nil {
-		err = hold.Sign(ctx, Signature{ID: pay.id.Nonce, Expires: time.Unix(pay.expires, 0)})
+		err = hold.Sign(ctx, ledger.Signature{ID: pay.id.ID, Expires: pay.expires, Ref: pay.ref})
 	}
 	if err != nil {
 		_ = hold.Release(context.WithoutCancel(ctx)) // nothing was sent
 		return nil, err
 	}
 	pay.hold = hold
-	pay.id.Payer, pay.id.Network, pay.id.PayTo, pay.id.Resource = p.signer.Address(), network, r.PayTo, resource
+	pay.id.Payer, pay.id.Network, pay.id.PayTo, pay.id.Asset, pay.id.Resource = scheme.Payer(), network, r.PayTo, r.Asset, resource
 	pay.id.Amount = new(big.Int).Set(r.Amount)
 	return pay, nil
+}
+
+// refusalOf returns the error of a reservation of entry r that failed: a refusal of the
+// budget's limits as a *PolicyError, anything else as it is.
+func refusalOf(err error, r *wire.PaymentRequirements) error {
+	limit, ok := err.(*budget.LimitError)
+	if !ok {
+		return err
+	}
+	pe := &PolicyError{Rule: limit.Rule, Requirements: r.Clone(), Limit: limit.Left, Max: limit.Max,
+		Window: limit.Window, RetryAt: limit.RetryAt, Cause: limit}
+	if limit.Rule == ErrAmountOverCap {
+		pe.Limit = limit.Max // the cap itself, as the Payer's own cap reports it
+	}
+	return pe
 }
 
 // resourceOf names what a request pays for: its URL without the query.
@@ -187,88 +251,52 @@ func resourceOf(req *http.Request) string {
 	return u.String()
 }
 
-// authorize runs the approval hook on a copy of the quote and signs r.
-func (p *Payer) authorize(ctx context.Context, req *http.Request, pr *PaymentRequired, r *PaymentRequirements, requote bool) (*payment, error) {
-	network, _ := normalizeNetwork(r.Network) // checked by choose
+// authorize runs the approval hook on a copy of the quote and has the scheme sign r.
+func (p *Payer) authorize(ctx context.Context, req *http.Request, pr *wire.PaymentRequired, scheme Scheme,
+	r *wire.PaymentRequirements, network string, requote bool) (*payment, error) {
 	if p.rules.approve != nil {
-		q := Quote{Requirements: copyRequirements(r), Network: network, Resource: copyResource(pr.Resource), Method: req.Method, Requote: requote}
+		q := Quote{Requirements: r.Clone(), Network: network, Resource: pr.Resource.Clone(), Method: req.Method, Requote: requote}
 		if pr.X402Version == 1 {
-			q.Resource = &ResourceInfo{URL: r.Resource, Description: r.Description, MimeType: r.MimeType}
+			q.Resource = &wire.ResourceInfo{URL: r.Resource, Description: r.Description, MimeType: r.MimeType}
 		}
 		if req.URL != nil {
 			u := *req.URL
 			q.URL = &u
 		}
 		if err := p.rules.approve(ctx, q); err != nil {
-			return nil, &PolicyError{Rule: ErrNotApproved, Requirements: copyRequirements(r), Cause: err}
+			return nil, &PolicyError{Rule: ErrNotApproved, Requirements: r.Clone(), Cause: err}
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	payload, err := signExact(p.signer, pr, r, p.now(), p.rules.validity(r))
+	signed, err := scheme.Pay(ctx, Offer{Requirements: r.Clone(), Network: network, X402Version: pr.X402Version,
+		Validity: p.rules.validity(r), Now: p.clock.Now()})
 	if err != nil {
 		return nil, err
 	}
-	value, err := EncodePaymentPayload(payload)
-	if err != nil {
-		return nil, err
+	if signed.ID == "" || signed.Expires.IsZero() {
+		return nil, fmt.Errorf("x402: the %s scheme on %s returned a payment without an id or an expiry", scheme.Scheme(), network)
 	}
-	header := HeaderPaymentSignature
+	payload := &wire.PaymentPayload{X402Version: pr.X402Version, Payload: signed.Payload}
+	header := wire.HeaderPaymentSignature
 	if pr.X402Version == 1 {
-		header = HeaderPaymentV1
+		payload.Scheme, payload.Network = r.Scheme, r.Network
+		header = wire.HeaderPaymentV1
+	} else {
+		payload.Resource, payload.Accepted, payload.Extensions = pr.Resource, *r, pr.Extensions
 	}
-	auth := &payload.Payload.Authorization
-	sigHex := string(appendHex(nil, payload.Payload.Signature))
+	value, err := wire.EncodePaymentPayload(payload)
+	if err != nil {
+		return nil, err
+	}
 	return &payment{
 		req:     *r,
 		header:  header,
 		value:   value,
-		id:      Payment{Nonce: string(appendHex(nil, auth.Nonce[:]))},
-		expires: auth.ValidBefore.Int64(),
-		secrets: []string{value, sigHex, sigHex[2:]},
+		id:      Payment{ID: signed.ID, idSecret: slices.Contains(signed.Secrets, signed.ID)},
+		expires: signed.Expires,
+		ref:     signed.Ref,
+		secrets: append([]string{value}, signed.Secrets...),
 	}, nil
-}
-
-// copyRequirements returns a deep copy of r: a caller changing the copy changes nothing in r.
-func copyRequirements(r *PaymentRequirements) PaymentRequirements {
-	c := *r
-	if r.Amount != nil {
-		c.Amount = new(big.Int).Set(r.Amount)
-	}
-	if r.Extra != nil {
-		c.Extra, _ = copyJSONValue(r.Extra).(map[string]any)
-	}
-	c.OutputSchema = append(json.RawMessage(nil), r.OutputSchema...)
-	c.Raw = append(json.RawMessage(nil), r.Raw...)
-	return c
-}
-
-// copyResource returns a deep copy of r, or nil.
-func copyResource(r *ResourceInfo) *ResourceInfo {
-	if r == nil {
-		return nil
-	}
-	c := *r
-	c.Raw = append(json.RawMessage(nil), r.Raw...)
-	return &c
-}
-
-// copyJSONValue returns a deep copy of a value decoded from JSON into an any.
-func copyJSONValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(t))
-		for k, e := range t {
-			m[k] = copyJSONValue(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(t))
-		for i, e := range t {
-			s[i] = copyJSONValue(e)
-		}
-		return s
-	}
-	return v
 }

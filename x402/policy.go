@@ -5,18 +5,20 @@ import (
 	"fmt"
 	"math/big"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/agentapis/sdk/internal/hexstr"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // DefaultMaxPerPayment is the per-payment cap of a Policy that sets none: 1 USDC, in atomic
-// units (6 decimals).
+// units (6 decimals), as the reference client's.
 const DefaultMaxPerPayment = 1_000_000
 
-// DefaultMaxValidity is the longest an authorization stays valid when Policy.MaxValidity is
-// not set.
+// DefaultMaxValidity is the longest a payment stays valid when Policy.MaxValidity is not
+// set.
 const DefaultMaxValidity = 10 * time.Minute
 
 // Policy bounds what a Payer may pay. It is checked before anything is signed; a refusal is a
@@ -24,31 +26,35 @@ const DefaultMaxValidity = 10 * time.Minute
 //
 // Amounts are in the token's atomic units (USDC has 6 decimals: 1000000 is 1 USDC). Payments
 // in different assets are added up as the same unit, so allow only assets with the same
-// decimals (the default allows USDC only).
+// decimals (the default allows USDC only). Addresses are compared per chain family: EVM hex
+// in any letter case, Solana base58 exactly.
 type Policy struct {
 	// MaxPerPayment caps a single payment; nil means DefaultMaxPerPayment (1 USDC), and zero
 	// allows only free payments.
 	MaxPerPayment *big.Int
 	// MaxTotal caps the total of committed payments plus the ones in flight or of unknown
-	// outcome; nil means no total cap (MaxPerPayment still applies to each payment).
+	// outcome, in the payer's own budget. It is required, unless the payer draws on a budget
+	// given with WithBudget (then it must be nil): budget.Unlimited says, on purpose, that
+	// the total is not capped.
 	MaxTotal *big.Int
-	// PayTo, when not empty, lists the only recipients that may be paid (any letter case).
+	// PayTo, when not empty, lists the only recipients that may be paid.
 	PayTo []string
-	// Networks lists the EVM networks the payer may pay on, in CAIP-2 form (eip155:8453) or
-	// by their x402 v1 names (base, base-sepolia...), which mean the same networks; empty
-	// means NetworkBase (Base mainnet) only.
+	// Networks lists the networks the payer may pay on, in CAIP-2 form (eip155:8453,
+	// solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp) or by their x402 v1 names (base, solana...),
+	// which mean the same networks; each must be one a scheme of the payer pays on. Empty
+	// means each scheme's default network (Base mainnet for EVM, Solana mainnet).
 	Networks []string
-	// Assets lists the token contracts the payer may pay with, on any allowed network; empty
-	// means the USDC contract of each allowed network, which must then be one this package
-	// knows (Base, Base Sepolia).
+	// Assets lists the tokens the payer may pay with (contracts, mints), on any allowed
+	// network of their chain family; empty means the USDC of each allowed network, which
+	// must then be one the network's scheme knows.
 	Assets []string
 	// AllowRequote lets the payer pay once more when the server answers a paid request with a
 	// clean new 402 (nothing about the first payment in doubt) whose quote passes the policy.
-	// Without it, that answer is a *PaymentRejectedError. The refused first authorization
-	// stays counted against MaxTotal until it expires: both count.
+	// Without it, that answer is a *PaymentRejectedError. The refused first payment stays
+	// counted against the budget until it expires: both count.
 	AllowRequote bool
-	// MaxValidity caps how long a signed authorization stays valid (default
-	// DefaultMaxValidity): validBefore is now plus the smaller of the server's
+	// MaxValidity caps how long a signed payment stays valid (default DefaultMaxValidity):
+	// an EVM authorization's validBefore is now plus the smaller of the server's
 	// maxTimeoutSeconds and MaxValidity, so a server cannot make the payer sign an
 	// authorization usable for years.
 	MaxValidity time.Duration
@@ -68,11 +74,11 @@ type Policy struct {
 // Quote is a payment the payer is about to sign, shown to Policy.Approve.
 type Quote struct {
 	// Requirements is the accepts entry chosen; its Amount is what will be paid.
-	Requirements PaymentRequirements
+	Requirements wire.PaymentRequirements
 	// Network is the entry's network in CAIP-2 form (v1 names are translated).
 	Network string
 	// Resource describes what is paid for, as the server describes it.
-	Resource *ResourceInfo
+	Resource *wire.ResourceInfo
 	// Method and URL identify the request being paid for.
 	Method string
 	URL    *url.URL
@@ -81,22 +87,23 @@ type Quote struct {
 	Requote bool
 }
 
-// rules is a Policy checked and normalised by NewPayer.
+// rules is a Policy checked and normalised against the payer's schemes by NewPayer.
 type rules struct {
 	maxPer       *big.Int
-	maxTotal     *big.Int
 	maxValidity  time.Duration
 	origins      map[string]bool            // normalised origins allowed after a redirect
-	payTo        map[string]bool            // lower-case addresses; nil allows any
-	assets       map[string]map[string]bool // CAIP-2 network -> lower-case assets
+	payTo        map[string]bool            // canonical addresses; nil allows any
+	assets       map[string]map[string]bool // CAIP-2 network -> canonical assets
+	prefer       []string                   // networks or "namespace:*", most wanted first
 	allowRequote bool
 	approve      func(context.Context, Quote) error
+	schemes      []Scheme
 }
 
-// newRules checks p and returns its normalised form.
-func newRules(p Policy) (*rules, error) {
+// newRules checks p against schemes and returns its normalised form.
+func newRules(p Policy, schemes []Scheme) (*rules, error) {
 	r := &rules{allowRequote: p.AllowRequote, approve: p.Approve, maxValidity: p.MaxValidity,
-		origins: map[string]bool{}}
+		origins: map[string]bool{}, schemes: schemes}
 	switch {
 	case p.MaxValidity < 0:
 		return nil, invalid("Policy.MaxValidity", "must not be negative")
@@ -120,107 +127,193 @@ func newRules(p Policy) (*rules, error) {
 	default:
 		r.maxPer = new(big.Int).Set(p.MaxPerPayment)
 	}
-	if p.MaxTotal != nil {
-		if p.MaxTotal.Sign() < 0 {
-			return nil, invalid("Policy.MaxTotal", "must not be negative")
-		}
-		r.maxTotal = new(big.Int).Set(p.MaxTotal)
-	}
 	if len(p.PayTo) > 0 {
 		r.payTo = make(map[string]bool, len(p.PayTo))
 		for _, a := range p.PayTo {
-			if !hexstr.IsAddress(a) {
-				return nil, invalid("Policy.PayTo", "each entry must be a 0x-prefixed 20-byte hex address")
+			c, ok := r.canonical(a, "")
+			if !ok {
+				return nil, invalid("Policy.PayTo", fmt.Sprintf("%q is not an address any scheme of the payer pays to", a))
 			}
-			r.payTo[strings.ToLower(a)] = true
+			r.payTo[c] = true
 		}
 	}
-	assets := make(map[string]bool, len(p.Assets))
 	for _, a := range p.Assets {
-		if !hexstr.IsAddress(a) {
-			return nil, invalid("Policy.Assets", "each entry must be a 0x-prefixed 20-byte hex address")
+		if _, ok := r.canonical(a, ""); !ok {
+			return nil, invalid("Policy.Assets", fmt.Sprintf("%q is not a token address of any scheme of the payer", a))
 		}
-		assets[strings.ToLower(a)] = true
 	}
 	networks := p.Networks
 	if len(networks) == 0 {
-		networks = []string{NetworkBase}
+		for _, s := range schemes {
+			networks = append(networks, s.DefaultNetwork())
+		}
 	}
 	r.assets = make(map[string]map[string]bool, len(networks))
 	for _, given := range networks {
-		n, err := normalizeNetwork(given)
+		n, err := wire.NormalizeNetwork(given)
 		if err != nil {
-			return nil, invalid("Policy.Networks", fmt.Sprintf("%q is neither a CAIP-2 network id such as eip155:8453 nor an x402 v1 name such as base", given))
+			return nil, invalid("Policy.Networks", fmt.Sprintf("%q %v", given, err))
 		}
-		if _, err := evmChainID(n); err != nil {
-			return nil, invalid("Policy.Networks", fmt.Sprintf("%q %v", n, err))
+		if err := r.allowNetwork(n, p.Assets); err != nil {
+			return nil, err
 		}
-		if len(assets) > 0 {
-			r.assets[n] = assets
-			continue
-		}
-		usdc, ok := knownUSDC[n]
-		if !ok {
-			return nil, invalid("Policy.Assets", fmt.Sprintf("no known USDC contract on %s: list the token contracts to pay with", n))
-		}
-		r.assets[n] = map[string]bool{strings.ToLower(usdc): true}
 	}
 	return r, nil
 }
 
-// supports returns why the payer cannot pay entry r at all, or "" when it can.
-func (ru *rules) supports(r *PaymentRequirements) string {
-	if !r.Usable() {
-		return r.Unusable
+// allowNetwork adds network n (CAIP-2) with the assets of its chain family among assets, or
+// its USDC when assets is empty.
+func (r *rules) allowNetwork(n string, assets []string) error {
+	ns := wire.Namespace(n)
+	var payers []Scheme
+	for _, s := range r.schemes {
+		if s.Namespace() == ns {
+			payers = append(payers, s)
+		}
 	}
-	if r.Scheme != SchemeExact {
-		return fmt.Sprintf("scheme %q is not supported", r.Scheme)
+	if len(payers) == 0 {
+		return invalid("Policy.Networks", fmt.Sprintf("%q: no scheme of the payer pays on %s networks", n, ns))
 	}
-	network, err := normalizeNetwork(r.Network)
-	if err != nil || ru.assets[network] == nil {
-		return fmt.Sprintf("network %q is not allowed by the policy", r.Network)
+	allowed := r.assets[n]
+	if allowed == nil {
+		allowed = map[string]bool{}
+		r.assets[n] = allowed
 	}
-	if !ru.assets[network][strings.ToLower(r.Asset)] {
-		return fmt.Sprintf("asset %s is not allowed on %s by the policy", r.Asset, network)
+	for _, a := range assets {
+		if c, ok := r.canonical(a, ns); ok {
+			allowed[c] = true
+		}
 	}
-	return ""
-}
-
-// check applies the rules that do not depend on the running total to a supported entry.
-func (ru *rules) check(r *PaymentRequirements) error {
-	if r.Amount.Cmp(ru.maxPer) > 0 {
-		return &PolicyError{Rule: ErrAmountOverCap, Requirements: *r, Limit: new(big.Int).Set(ru.maxPer)}
+	if len(assets) > 0 {
+		if len(allowed) == 0 {
+			return invalid("Policy.Assets", fmt.Sprintf("lists no token of %s, which Policy.Networks allows", n))
+		}
+		return nil
 	}
-	if ru.payTo != nil && !ru.payTo[strings.ToLower(r.PayTo)] {
-		return &PolicyError{Rule: ErrPayToNotAllowed, Requirements: *r}
+	for _, s := range payers {
+		if usdc, ok := s.USDC(n); ok {
+			c, _ := s.Address(usdc)
+			allowed[c] = true
+		}
+	}
+	if len(allowed) == 0 {
+		return invalid("Policy.Assets", fmt.Sprintf("no known USDC on %s: list the tokens to pay with", n))
 	}
 	return nil
 }
 
-// choose returns the first accepts entry the payer supports and the policy allows. When the
-// policy refuses every supported entry, the refusal of the first is returned.
-func (ru *rules) choose(pr *PaymentRequired) (*PaymentRequirements, error) {
+// canonical returns the canonical form of address a under the first scheme (of namespace
+// ns, or of any when ns is "") that reads it.
+func (r *rules) canonical(a, ns string) (string, bool) {
+	for _, s := range r.schemes {
+		if ns != "" && s.Namespace() != ns {
+			continue
+		}
+		if c, err := s.Address(a); err == nil {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// schemeOf returns the scheme that pays entry r, or nil.
+func (r *rules) schemeOf(e *wire.PaymentRequirements) Scheme {
+	ns := wire.Namespace(e.Network)
+	for _, s := range r.schemes {
+		if s.Scheme() == e.Scheme && s.Namespace() == ns {
+			return s
+		}
+	}
+	return nil
+}
+
+// supports returns the scheme that pays entry e and why the payer cannot pay it at all
+// ("" when it can).
+func (r *rules) supports(e *wire.PaymentRequirements) (Scheme, string) {
+	if !e.Usable() {
+		return nil, e.Unusable
+	}
+	s := r.schemeOf(e)
+	if s == nil {
+		return nil, fmt.Sprintf("no scheme of the payer pays %q on %q", e.Scheme, e.Network)
+	}
+	network, _ := wire.NormalizeNetwork(e.Network) // Usable: it normalises
+	if r.assets[network] == nil {
+		return nil, fmt.Sprintf("network %q is not allowed by the policy", e.Network)
+	}
+	if err := s.Check(e); err != nil {
+		return nil, err.Error()
+	}
+	if asset, err := s.Address(e.Asset); err != nil || !r.assets[network][asset] {
+		return nil, fmt.Sprintf("asset %s is not allowed on %s by the policy", e.Asset, network)
+	}
+	return s, ""
+}
+
+// check applies the rules that do not depend on the budget to a supported entry.
+func (r *rules) check(s Scheme, e *wire.PaymentRequirements) error {
+	if e.Amount.Cmp(r.maxPer) > 0 {
+		return &PolicyError{Rule: ErrAmountOverCap, Requirements: *e, Limit: new(big.Int).Set(r.maxPer)}
+	}
+	if r.payTo != nil {
+		if c, err := s.Address(e.PayTo); err != nil || !r.payTo[c] {
+			return &PolicyError{Rule: ErrPayToNotAllowed, Requirements: *e}
+		}
+	}
+	return nil
+}
+
+// choose returns the accepts entry the payer pays and its scheme: the first, in the
+// preference order (WithPreference, else the server's), that a scheme supports and the
+// policy allows. When the policy refuses every supported entry, the refusal of the first is
+// returned.
+func (r *rules) choose(pr *wire.PaymentRequired) (*wire.PaymentRequirements, Scheme, error) {
 	reasons := make([]string, 0, len(pr.Accepts))
 	var refusal error
-	for i := range pr.Accepts {
-		r := &pr.Accepts[i]
-		if why := ru.supports(r); why != "" {
+	for _, i := range r.order(pr.Accepts) {
+		e := &pr.Accepts[i]
+		s, why := r.supports(e)
+		if why != "" {
 			reasons = append(reasons, fmt.Sprintf("accepts[%d]: %s", i, why))
 			continue
 		}
-		if err := ru.check(r); err != nil {
+		if err := r.check(s, e); err != nil {
 			if refusal == nil {
 				refusal = err
 			}
 			reasons = append(reasons, fmt.Sprintf("accepts[%d]: %v", i, err))
 			continue
 		}
-		return r, nil
+		return e, s, nil
 	}
 	if refusal != nil {
-		return nil, refusal
+		return nil, nil, refusal
 	}
-	return nil, &NoUsableRequirementsError{Reasons: reasons}
+	return nil, nil, &NoUsableRequirementsError{Reasons: reasons}
+}
+
+// order returns the indexes of accepts in the order the payer considers them: by the rank of
+// their network in the preference list (an entry's exact network, or its "namespace:*"),
+// unlisted networks last, each rank in the server's order.
+func (r *rules) order(accepts []wire.PaymentRequirements) []int {
+	idx := make([]int, len(accepts))
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(r.prefer) == 0 {
+		return idx
+	}
+	rank := func(i int) int {
+		n, _ := wire.NormalizeNetwork(accepts[i].Network)
+		for k, p := range r.prefer {
+			if p == n || p == wire.Namespace(n)+":*" {
+				return k
+			}
+		}
+		return len(r.prefer)
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return rank(a) - rank(b) })
+	return idx
 }
 
 // parseOrigin normalises an origin written as scheme://host[:port] (lower case, default
@@ -250,8 +343,19 @@ func originOf(u *url.URL) string {
 	return scheme + "://" + host
 }
 
-// validity returns how long an authorization for r may stay valid: the server's
-// maxTimeoutSeconds, capped by the policy.
-func (ru *rules) validity(r *PaymentRequirements) time.Duration {
-	return min(time.Duration(r.MaxTimeoutSeconds)*time.Second, ru.maxValidity)
+// validity returns how long a payment for e may stay valid: the server's maxTimeoutSeconds,
+// capped by the policy.
+func (r *rules) validity(e *wire.PaymentRequirements) time.Duration {
+	return min(time.Duration(e.MaxTimeoutSeconds)*time.Second, r.maxValidity)
+}
+
+// totalLimit returns the limit of the payer's own budget from p.MaxTotal, which is required.
+func totalLimit(p Policy) (*big.Int, error) {
+	switch {
+	case p.MaxTotal == nil:
+		return nil, invalid("Policy.MaxTotal", "is required: the total in atomic units (usdc.Dollars(10)), or budget.Unlimited")
+	case p.MaxTotal != budget.Unlimited && p.MaxTotal.Sign() < 0:
+		return nil, invalid("Policy.MaxTotal", "must not be negative")
+	}
+	return p.MaxTotal, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentapis/sdk/internal/excerpt"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // RoundTripper returns an http.RoundTripper that pays for resources answering 402, sending
@@ -69,15 +70,15 @@ type payingTransport struct {
 
 // RoundTrip sends req, paying for it when the server answers 402.
 func (t *payingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Header.Get(HeaderPaymentSignature) != "" || req.Header.Get(HeaderPaymentV1) != "" {
+	if req.Header.Get(wire.HeaderPaymentSignature) != "" || req.Header.Get(wire.HeaderPaymentV1) != "" {
 		return t.next.RoundTrip(req)
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 		return resp, err
 	}
-	pr, err := ParsePaymentRequired(resp)
-	if err != nil && resp.Header.Get(HeaderPaymentRequired) == "" {
+	pr, err := wire.ReadPaymentRequired(resp)
+	if err != nil && resp.Header.Get(wire.HeaderPaymentRequired) == "" {
 		return resp, nil // a 402 without an x402 challenge is the caller's to handle
 	}
 	httpcore.Drain(resp)
@@ -112,7 +113,7 @@ func (p *Payer) checkOrigin(req *http.Request) error {
 
 // pay pays challenge pr for req, once, or twice when the server re-quotes and the policy
 // allows it.
-func (t *payingTransport) pay(req *http.Request, pr *PaymentRequired) (*http.Response, error) {
+func (t *payingTransport) pay(req *http.Request, pr *wire.PaymentRequired) (*http.Response, error) {
 	ctx := req.Context()
 	var rejected *PaymentRejectedError
 	for {
@@ -146,7 +147,7 @@ func (t *payingTransport) pay(req *http.Request, pr *PaymentRequired) (*http.Res
 // when it sent a readable one.
 type refusal struct {
 	err     *PaymentRejectedError
-	next    *PaymentRequired
+	next    *wire.PaymentRequired
 	nextErr error
 }
 
@@ -170,7 +171,7 @@ func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Respo
 	s := t.attempts(req, pay)
 	book := context.WithoutCancel(req.Context())
 	if !s.left {
-		pay.hold.discard(book) // the signed authorization never left this process
+		_ = pay.hold.Discard(book) // the signed payment never left this process
 		return nil, nil, s.err
 	}
 	if s.resp == nil {
@@ -203,7 +204,7 @@ func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Respo
 		ref.err.Reason = t.reason(resp, pay)
 		return nil, ref, nil
 	}
-	ref.next, ref.nextErr = ParsePaymentRequired(resp)
+	ref.next, ref.nextErr = wire.ReadPaymentRequired(resp)
 	httpcore.Drain(resp)
 	if ref.nextErr == nil {
 		ref.err.Reason = pay.scrub(ref.next.Error)
@@ -222,9 +223,10 @@ func (t *payingTransport) attempts(req *http.Request, pay *payment) sent {
 	if repeatableMethods[req.Method] {
 		opts.MaxAttempts = 1 + t.p.resends
 	}
+	opts.Clock = t.p.clock
 	err := poll.Run(req.Context(), opts, func(_ context.Context, n int) (bool, time.Duration, error) {
 		// An authorization about to expire is not sent again: the server would refuse it.
-		if n > 1 && t.p.now().Unix()+validBeforeMargin > pay.expires {
+		if n > 1 && t.p.clock.Now().Add(validBeforeMargin).After(pay.expires) {
 			return true, 0, nil
 		}
 		if s.resp != nil {
@@ -262,7 +264,7 @@ func (t *payingTransport) attempts(req *http.Request, pay *payment) sent {
 
 // reason reads a short excerpt of a failure answer, with the payment scrubbed, and closes it.
 func (t *payingTransport) reason(resp *http.Response, pay *payment) string {
-	if pr, err := ParsePaymentRequired(resp); err == nil && resp.StatusCode == http.StatusPaymentRequired {
+	if pr, err := wire.ReadPaymentRequired(resp); err == nil && resp.StatusCode == http.StatusPaymentRequired {
 		httpcore.Drain(resp)
 		return pay.scrub(pr.Error)
 	}
@@ -276,7 +278,7 @@ func (t *payingTransport) reason(resp *http.Response, pay *payment) string {
 const maxReasonBytes = 16 << 10
 
 // scrubReceipt returns a copy of r with the payment scrubbed from its texts.
-func scrubReceipt(r *SettleResponse, pay *payment) *SettleResponse {
+func scrubReceipt(r *wire.SettleResponse, pay *payment) *wire.SettleResponse {
 	c := *r
 	c.ErrorReason, c.ErrorMessage = pay.scrub(r.ErrorReason), pay.scrub(r.ErrorMessage)
 	c.Transaction, c.Payer, c.Amount = pay.scrub(r.Transaction), pay.scrub(r.Payer), pay.scrub(r.Amount)
@@ -369,3 +371,8 @@ func paidRequest(req *http.Request, pay *payment, writes *atomic.Int32) (*http.R
 	paid.Header.Set(pay.header, pay.value)
 	return paid, nil
 }
+
+// validBeforeMargin is how long a payment must stay valid for the server to take it: the
+// reference facilitators require validBefore >= now + 6 s. A payment closer to its expiry is
+// not sent again.
+const validBeforeMargin = 6 * time.Second

@@ -19,7 +19,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/sdktest"
 )
 
@@ -93,7 +93,7 @@ func (s *Server) Client() *http.Client { return s.ts.Client() }
 
 // Wait waits d, and reports false when ctx (a request's context, which Close ends) ended
 // first.
-func Wait(ctx context.Context, d time.Duration) bool { return poll.Real.Sleep(ctx, d) == nil }
+func Wait(ctx context.Context, d time.Duration) bool { return sdk.SystemClock().Sleep(ctx, d) == nil }
 
 // InjectFaults queues faults; each request takes the first queued fault that matches it.
 func (s *Server) InjectFaults(faults ...sdktest.Fault) {

@@ -74,7 +74,7 @@ type Service struct {
 	// overrides it.
 	RequestsPerMinute int
 	// Clock paces and times the client; nil means the wall clock. Tests use a fake one.
-	Clock poll.Clock
+	Clock sdk.Clock
 }
 
 // Failure is what a Service's Decode returns for a 2xx answer that reports a failure in its
@@ -152,7 +152,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	if svc.RequestsPerMinute < 0 {
 		return nil, invalid("requests per minute", "must not be negative")
 	}
-	svc.Clock = cmp.Or(svc.Clock, poll.Real)
+	svc.Clock = cmp.Or(svc.Clock, sdk.SystemClock())
 	c := &Client{
 		service:  svc,
 		root:     root,

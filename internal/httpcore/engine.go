@@ -10,7 +10,7 @@ import (
 	"github.com/hashicorp/go-retryablehttp"
 	"golang.org/x/time/rate"
 
-	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk"
 )
 
 // DefaultMaxIdleConnsPerHost is how many idle keep-alive connections per host the client's
@@ -96,11 +96,11 @@ func (t *engineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 type pacedTransport struct {
 	next    http.RoundTripper
 	limiter *rate.Limiter
-	clock   poll.Clock
+	clock   sdk.Clock
 }
 
 // newPacedTransport returns a transport of perMinute attempts in front of next.
-func newPacedTransport(next http.RoundTripper, perMinute int, clock poll.Clock) *pacedTransport {
+func newPacedTransport(next http.RoundTripper, perMinute int, clock sdk.Clock) *pacedTransport {
 	every := time.Minute/time.Duration(perMinute) + time.Millisecond
 	return &pacedTransport{next: next, limiter: rate.NewLimiter(rate.Every(every), 1), clock: clock}
 }

@@ -7,7 +7,7 @@
 // (jitter). Run calls an attempt function until it is done, and between attempts waits as
 // the schedule (or the attempt itself, for a server's Retry-After) says, within a total
 // timeout and a cap on attempts, reporting progress before every wait. The context ends a
-// wait at once. Time comes from a Clock, so tests can run long schedules on a fake one.
+// wait at once. Time comes from an sdk.Clock, so tests can run long schedules on a fake one.
 package poll
 
 import (
@@ -15,44 +15,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	sdk "github.com/agentapis/sdk"
 	"math"
 	"math/rand/v2"
 	"time"
 )
-
-// Clock tells the time and waits. Real is the wall clock; tests use a fake one to run a
-// schedule of minutes in no time.
-type Clock interface {
-	// Now returns the current time.
-	Now() time.Time
-	// Sleep waits for d, or until ctx ends and then returns its error. A d of zero or less
-	// only reports whether ctx has ended.
-	Sleep(ctx context.Context, d time.Duration) error
-}
-
-// Real is the wall clock.
-var Real Clock = realClock{}
-
-// realClock is the Clock of time.Now and time.Timer.
-type realClock struct{}
-
-// Now returns time.Now().
-func (realClock) Now() time.Time { return time.Now() }
-
-// Sleep waits on a timer, or until ctx ends.
-func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
 
 // Schedule says how long to wait before each new attempt: Min, then Min·Factor, Min·Factor²,
 // ..., never more than Max, each drawn at random in [(1-Jitter)·d, d].
@@ -139,8 +106,8 @@ type Options struct {
 	MaxAttempts int
 	// Progress, when set, is called before every wait.
 	Progress func(Progress)
-	// Clock tells the time and waits; nil means Real.
-	Clock Clock
+	// Clock tells the time and waits; nil means sdk.SystemClock().
+	Clock sdk.Clock
 }
 
 // Reasons a Run stopped before its attempt was done, matched with errors.Is on a
@@ -195,7 +162,7 @@ type Attempt func(ctx context.Context, attempt int) (done bool, wait time.Durati
 // were made, when a wait would end after Timeout, or when ctx ends during a wait; the context
 // is checked before every attempt.
 func Run(ctx context.Context, o Options, try Attempt) error {
-	clock := cmp.Or(o.Clock, Real)
+	clock := cmp.Or(o.Clock, sdk.SystemClock())
 	start := clock.Now()
 	stop := func(reason error, n int, last error) error {
 		return &StoppedError{Reason: reason, Attempts: n, Elapsed: clock.Now().Sub(start), Last: last}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/poll/polltest"
 )
 
@@ -154,11 +155,11 @@ func TestRunEndsAtOnceWhenTheContextEnds(t *testing.T) {
 func TestRealClockSleeps(t *testing.T) {
 	t.Parallel()
 	start := time.Now()
-	require.NoError(t, Real.Sleep(t.Context(), 20*time.Millisecond))
+	require.NoError(t, sdk.SystemClock().Sleep(t.Context(), 20*time.Millisecond))
 	assert.GreaterOrEqual(t, time.Since(start), 20*time.Millisecond)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	assert.ErrorIs(t, Real.Sleep(ctx, time.Hour), context.Canceled)
-	assert.ErrorIs(t, Real.Sleep(ctx, 0), context.Canceled)
-	assert.NoError(t, Real.Sleep(t.Context(), -time.Second))
+	assert.ErrorIs(t, sdk.SystemClock().Sleep(ctx, time.Hour), context.Canceled)
+	assert.ErrorIs(t, sdk.SystemClock().Sleep(ctx, 0), context.Canceled)
+	assert.NoError(t, sdk.SystemClock().Sleep(t.Context(), -time.Second))
 }

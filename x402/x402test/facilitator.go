@@ -10,9 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/ethereum/go-ethereum/common"
-
-	"github.com/agentapis/sdk/x402"
 )
 
 // Facilitator is an in-memory x402 facilitator for the EVM "exact" scheme: it holds token
@@ -24,7 +25,7 @@ import (
 // networks apart.
 type Facilitator struct {
 	mu          sync.Mutex
-	now         func() time.Time
+	clock       sdk.Clock
 	balances    map[string]*big.Int          // lower-case address -> balance
 	used        map[string]map[[32]byte]bool // lower-case payer -> nonces
 	settlements []Settlement
@@ -51,15 +52,16 @@ type Settlement struct {
 // FacilitatorOption configures a Facilitator.
 type FacilitatorOption func(*Facilitator)
 
-// WithClock sets the facilitator's clock, used to check validity windows (default time.Now).
-func WithClock(now func() time.Time) FacilitatorOption {
-	return func(f *Facilitator) { f.now = now }
+// WithClock sets the facilitator's clock, used to check validity windows (default
+// sdk.SystemClock()).
+func WithClock(c sdk.Clock) FacilitatorOption {
+	return func(f *Facilitator) { f.clock = c }
 }
 
 // NewFacilitator returns an empty facilitator: no balances, no used nonces.
 func NewFacilitator(opts ...FacilitatorOption) *Facilitator {
 	f := &Facilitator{
-		now:       time.Now,
+		clock:     sdk.SystemClock(),
 		balances:  make(map[string]*big.Int),
 		used:      make(map[string]map[[32]byte]bool),
 		checksums: make(map[string]string),
@@ -117,28 +119,29 @@ func (f *Facilitator) FailNextSettle(reason string) {
 	f.failures = append(f.failures, reason)
 }
 
-// Verify checks that p pays req: x402.VerifyExact (the signature included), then that the nonce is unused and the payer's balance covers the
-// amount. It returns the payer's address; a failure is a *x402.VerifyError with the reference
+// Verify checks that p pays req: evm.VerifyExact (the signature included), then that the nonce is unused and the payer's balance covers the
+// amount. It returns the payer's address; a failure is a *wire.VerifyError with the reference
 // code.
-func (f *Facilitator) Verify(p *x402.PaymentPayload, req x402.PaymentRequirements) (payer string, err error) {
+func (f *Facilitator) Verify(p *wire.PaymentPayload, req wire.PaymentRequirements) (payer string, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.verifyLocked(p, req)
 }
 
 // verifyLocked is Verify with f.mu held.
-func (f *Facilitator) verifyLocked(p *x402.PaymentPayload, req x402.PaymentRequirements) (string, error) {
-	payer, err := x402.VerifyExact(p, req, f.now())
+func (f *Facilitator) verifyLocked(p *wire.PaymentPayload, req wire.PaymentRequirements) (string, error) {
+	payer, err := evm.VerifyExact(p, req, f.clock.Now())
 	if err != nil {
 		return "", err
 	}
-	auth := &p.Payload.Authorization
+	e, _ := evm.DecodeExactPayload(p) // read by VerifyExact
+	auth := &e.Authorization
 	key := strings.ToLower(payer)
 	if f.used[key][auth.Nonce] {
-		return "", &x402.VerifyError{Reason: x402.ReasonNonceAlreadyUsed, Message: "nonce already used", Payer: payer}
+		return "", &wire.VerifyError{Reason: evm.ReasonNonceAlreadyUsed, Message: "nonce already used", Payer: payer}
 	}
 	if bal := f.balances[key]; bal == nil || bal.Cmp(auth.Value) < 0 {
-		return "", &x402.VerifyError{Reason: x402.ReasonInsufficientBalance, Message: "balance below the amount", Payer: payer}
+		return "", &wire.VerifyError{Reason: evm.ReasonInsufficientBalance, Message: "balance below the amount", Payer: payer}
 	}
 	return payer, nil
 }
@@ -146,19 +149,19 @@ func (f *Facilitator) verifyLocked(p *x402.PaymentPayload, req x402.PaymentRequi
 // Settle verifies p against req as Verify does and, atomically with that check, moves the
 // amount from the payer to the recipient, marks the nonce used and records a Settlement. It
 // always returns the receipt to send in PAYMENT-RESPONSE; a failed settlement also returns a
-// *x402.VerifyError, and the receipt then has Success false and the reason.
-func (f *Facilitator) Settle(p *x402.PaymentPayload, req x402.PaymentRequirements) (*x402.SettleResponse, error) {
+// *wire.VerifyError, and the receipt then has Success false and the reason.
+func (f *Facilitator) Settle(p *wire.PaymentPayload, req wire.PaymentRequirements) (*wire.SettleResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	payer, err := f.verifyLocked(p, req)
 	if err == nil && len(f.failures) > 0 {
 		reason := f.failures[0]
 		f.failures = f.failures[1:]
-		err = &x402.VerifyError{Reason: reason, Message: "settlement failed", Payer: payer}
+		err = &wire.VerifyError{Reason: reason, Message: "settlement failed", Payer: payer}
 	}
 	if err != nil {
-		fail := &x402.SettleResponse{Network: req.Network, Payer: payer}
-		var ve *x402.VerifyError
+		fail := &wire.SettleResponse{Network: req.Network, Payer: payer}
+		var ve *wire.VerifyError
 		if errors.As(err, &ve) {
 			fail.ErrorReason, fail.ErrorMessage = ve.Reason, ve.Message
 			if fail.Payer == "" {
@@ -167,7 +170,8 @@ func (f *Facilitator) Settle(p *x402.PaymentPayload, req x402.PaymentRequirement
 		}
 		return fail, err
 	}
-	auth := &p.Payload.Authorization
+	e, _ := evm.DecodeExactPayload(p) // read by verifyLocked
+	auth := &e.Authorization
 	from, to := strings.ToLower(payer), strings.ToLower(auth.To)
 	f.balances[from].Sub(f.balances[from], auth.Value)
 	if f.balances[to] == nil {
@@ -188,9 +192,9 @@ func (f *Facilitator) Settle(p *x402.PaymentPayload, req x402.PaymentRequirement
 		TxHash:  tx,
 		Network: req.Network,
 		Asset:   req.Asset,
-		Time:    f.now(),
+		Time:    f.clock.Now(),
 	})
-	return &x402.SettleResponse{
+	return &wire.SettleResponse{
 		Success:     true,
 		Transaction: tx,
 		Network:     req.Network,
@@ -216,7 +220,7 @@ func txHash(network, payer string, nonce [32]byte) string {
 }
 
 // checksumLocked returns the EIP-55 form of a lower-case hex address checked by
-// x402.VerifyExact, computing it once per address; f.mu must be held.
+// evm.VerifyExact, computing it once per address; f.mu must be held.
 func (f *Facilitator) checksumLocked(lower string) string {
 	if c, ok := f.checksums[lower]; ok {
 		return c

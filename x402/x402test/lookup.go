@@ -4,35 +4,36 @@ import (
 	"context"
 	"strings"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/reconcile"
 )
 
 // railPrefix starts the rail of every x402 payment: "x402 " and the CAIP-2 network.
 const railPrefix = "x402 "
 
 // Handles reports whether rail is an x402 rail: the facilitator's settlements are the chain
-// of every network, so that a Facilitator can stand for the chain as an x402.PaymentLookup
-// (x402.WithLookup) in tests.
+// of every network, so that a Facilitator can stand for the chain as an reconcile.Lookup
+// (reconcile.WithLookup) in tests.
 func (f *Facilitator) Handles(rail string) bool { return strings.HasPrefix(rail, railPrefix) }
 
 // Lookup reports each payment as the facilitator's ledger has it, as a token contract
 // would: settled (with the settlement's transaction) when a settlement of its payer, nonce,
 // network and asset was recorded; otherwise not settled, since the facilitator refuses an
 // authorization once its validBefore has passed on the facilitator's clock.
-func (f *Facilitator) Lookup(ctx context.Context, payments []x402.Outstanding) ([]x402.LookupResult, error) {
+func (f *Facilitator) Lookup(ctx context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]x402.LookupResult, len(payments))
+	out := make([]reconcile.Result, len(payments))
 	for i, p := range payments {
-		out[i] = x402.LookupResult{ID: p.ID, State: x402.ChainNotSettled}
+		out[i] = reconcile.Result{ID: p.ID, State: reconcile.NotSettled}
 		network := strings.TrimPrefix(p.Rail, railPrefix)
 		for _, s := range f.settlements {
 			if strings.EqualFold(s.Nonce, p.ID) && strings.EqualFold(s.From, p.Payer) && s.Network == network &&
 				strings.EqualFold(s.Asset, p.Asset) {
-				out[i].State, out[i].Transaction = x402.ChainSettled, s.TxHash
+				out[i].State, out[i].Transaction = reconcile.Settled, s.TxHash
 				break
 			}
 		}

@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk/internal/fakeserver"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // PaywallConfig describes what a paywall charges and how.
 type PaywallConfig struct {
 	// PayTo is the recipient address (required).
 	PayTo string
-	// Network is the network to be paid on: CAIP-2 in v2 (default x402.NetworkBase), a v1 name
+	// Network is the network to be paid on: CAIP-2 in v2 (default evm.NetworkBase), a v1 name
 	// in v1 (default "base").
 	Network string
 	// Asset is the token contract (default: the USDC contract of Network).
@@ -117,15 +118,15 @@ func NewPaywall(f *Facilitator, cfg PaywallConfig, next http.Handler) http.Handl
 	if cfg.Amount == nil && cfg.Price == nil {
 		panic("x402test: PaywallConfig needs Amount or Price")
 	}
-	pw := &paywall{f: f, next: next, header: x402.HeaderPaymentSignature, resp: x402.HeaderPaymentResponse}
+	pw := &paywall{f: f, next: next, header: wire.HeaderPaymentSignature, resp: wire.HeaderPaymentResponse}
 	switch cfg.ProtocolVersion {
 	case 0, 2:
 		cfg.ProtocolVersion = 2
 		if cfg.Network == "" {
-			cfg.Network = x402.NetworkBase
+			cfg.Network = evm.NetworkBase
 		}
 	case 1:
-		pw.header, pw.resp = x402.HeaderPaymentV1, x402.HeaderPaymentResponseV1
+		pw.header, pw.resp = wire.HeaderPaymentV1, wire.HeaderPaymentResponseV1
 		if cfg.Network == "" {
 			cfg.Network = "base"
 		}
@@ -133,7 +134,7 @@ func NewPaywall(f *Facilitator, cfg PaywallConfig, next http.Handler) http.Handl
 		panic("x402test: PaywallConfig.ProtocolVersion must be 1 or 2")
 	}
 	if cfg.Asset == "" {
-		usdc, ok := x402.KnownUSDC(cfg.Network)
+		usdc, ok := evm.KnownUSDC(cfg.Network)
 		if !ok {
 			panic(fmt.Sprintf("x402test: no known USDC on %s: set PaywallConfig.Asset", cfg.Network))
 		}
@@ -177,7 +178,7 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	p, err := x402.DecodePaymentPayload(value)
+	p, err := wire.DecodePaymentPayload(value)
 	switch {
 	case err != nil:
 		pw.challenge(w, r, req, ReasonInvalidPayload)
@@ -200,7 +201,7 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	receipt, err := pw.f.Settle(p, req)
-	enc, encErr := x402.EncodeSettleResponse(receipt)
+	enc, encErr := wire.EncodeSettleResponse(receipt)
 	if err == nil && pw.cfg.Settled != nil {
 		pw.cfg.Settled(r, enc)
 	}
@@ -219,7 +220,7 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // fail answers a paid request whose payment settled as fault says.
-func (pw *paywall) fail(w http.ResponseWriter, r *http.Request, req x402.PaymentRequirements, fault SettlementFault) {
+func (pw *paywall) fail(w http.ResponseWriter, r *http.Request, req wire.PaymentRequirements, fault SettlementFault) {
 	switch fault {
 	case FaultErrorAfterSettle:
 		http.Error(w, "internal error", http.StatusInternalServerError)
@@ -234,9 +235,9 @@ func (pw *paywall) fail(w http.ResponseWriter, r *http.Request, req x402.Payment
 }
 
 // requirements returns what the paywall asks for r at price.
-func (pw *paywall) requirements(r *http.Request, price *big.Int) x402.PaymentRequirements {
-	req := x402.PaymentRequirements{
-		Scheme:            x402.SchemeExact,
+func (pw *paywall) requirements(r *http.Request, price *big.Int) wire.PaymentRequirements {
+	req := wire.PaymentRequirements{
+		Scheme:            evm.SchemeExact,
 		Network:           pw.cfg.Network,
 		Amount:            price,
 		Asset:             pw.cfg.Asset,
@@ -252,8 +253,8 @@ func (pw *paywall) requirements(r *http.Request, price *big.Int) x402.PaymentReq
 
 // challenge answers 402 with the requirements and reason: in PAYMENT-REQUIRED for v2, as the
 // JSON body for v1.
-func (pw *paywall) challenge(w http.ResponseWriter, r *http.Request, req x402.PaymentRequirements, reason string) {
-	pr := &x402.PaymentRequired{X402Version: pw.cfg.ProtocolVersion, Error: reason, Accepts: []x402.PaymentRequirements{req}}
+func (pw *paywall) challenge(w http.ResponseWriter, r *http.Request, req wire.PaymentRequirements, reason string) {
+	pr := &wire.PaymentRequired{X402Version: pw.cfg.ProtocolVersion, Error: reason, Accepts: []wire.PaymentRequirements{req}}
 	w.Header().Set("Content-Type", "application/json")
 	if pw.cfg.ProtocolVersion == 1 {
 		body, err := json.Marshal(pr)
@@ -265,20 +266,20 @@ func (pw *paywall) challenge(w http.ResponseWriter, r *http.Request, req x402.Pa
 		_, _ = w.Write(body)
 		return
 	}
-	pr.Resource = &x402.ResourceInfo{URL: resourceURL(r), Description: pw.cfg.Description, MimeType: pw.cfg.MimeType}
-	enc, err := x402.EncodePaymentRequired(pr)
+	pr.Resource = &wire.ResourceInfo{URL: resourceURL(r), Description: pw.cfg.Description, MimeType: pw.cfg.MimeType}
+	enc, err := wire.EncodePaymentRequired(pr)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	w.Header().Set(x402.HeaderPaymentRequired, enc)
+	w.Header().Set(wire.HeaderPaymentRequired, enc)
 	w.WriteHeader(http.StatusPaymentRequired)
 	_, _ = w.Write([]byte("{}"))
 }
 
 // matches reports whether the payment is for req, comparing what the reference Go server
 // compares: scheme and network, and in v2 also amount, asset and recipient.
-func matches(p *x402.PaymentPayload, req *x402.PaymentRequirements) bool {
+func matches(p *wire.PaymentPayload, req *wire.PaymentRequirements) bool {
 	if p.X402Version == 1 {
 		return p.Scheme == req.Scheme && p.Network == req.Network
 	}
@@ -290,7 +291,7 @@ func matches(p *x402.PaymentPayload, req *x402.PaymentRequirements) bool {
 
 // reasonOf returns the code of a verification or settlement failure.
 func reasonOf(err error) string {
-	var ve *x402.VerifyError
+	var ve *wire.VerifyError
 	if errors.As(err, &ve) {
 		return ve.Reason
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/sdktest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // DefaultPayTo is the recipient of a Server's paywall unless WithPaywall names another.
@@ -84,8 +84,8 @@ func NewServer(opts ...Option) *Server {
 	}
 	paywall := NewPaywall(cfg.fac, cfg.paywall, cfg.content)
 	s.fs = fakeserver.Start(paywall, fakeserver.Config{
-		Credentials: []string{x402.HeaderPaymentSignature, x402.HeaderPaymentV1},
-		Now:         cfg.fac.now,
+		Credentials: []string{wire.HeaderPaymentSignature, wire.HeaderPaymentV1},
+		Now:         cfg.fac.clock.Now,
 	})
 	s.URL = s.fs.URL
 	return s

@@ -1,4 +1,4 @@
-package gpuprice
+package svm
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"github.com/gagliardetto/solana-go"
 )
 
-// Signer is the wallet that pays for a key: it names its public key and signs a
-// transaction's message with ed25519. The private key never leaves it; only signatures do.
-// A hardware wallet or a key management service can implement it.
+// Signer is a Solana wallet that pays: it names its public key and signs a transaction's
+// message with ed25519. The private key never leaves it; only signatures do. A hardware
+// wallet or a key management service can implement it.
 type Signer interface {
-	// PublicKey returns the wallet's address; it owns the USDC account the payment comes
-	// from and pays the transaction fee.
+	// PublicKey returns the wallet's address; it owns the token account a payment comes
+	// from.
 	PublicKey() solana.PublicKey
 	// SignMessage returns the ed25519 signature of message, the serialized transaction
 	// message.
@@ -58,7 +58,7 @@ func (s *PrivateKeySigner) SignMessage(message []byte) (solana.Signature, error)
 
 // String shows the public key only.
 func (s *PrivateKeySigner) String() string {
-	return "gpuprice.PrivateKeySigner(" + s.pub.String() + ")"
+	return "svm.PrivateKeySigner(" + s.pub.String() + ")"
 }
 
 // Format prints String for every verb, so that no verb shows the private key.

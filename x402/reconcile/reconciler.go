@@ -1,30 +1,32 @@
-package x402
+package reconcile
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
-	"net/url"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum/rpc"
 	"golang.org/x/time/rate"
 
+	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // Defaults of a Reconciler.
 const (
-	// DefaultReconcileRate is how many lookups a second a Reconciler sends by default. A
-	// lookup is a few requests to a node (an x402 lookup: the latest block, one JSON-RPC
-	// batch of calls, and the settlements' logs; a Solana one: the block height and the
-	// statuses), well within what public endpoints tolerate.
-	DefaultReconcileRate = 1.0
-	// DefaultReconcileBatch is how many payments one lookup covers by default.
-	DefaultReconcileBatch = 20
+	// DefaultRate is how many lookups a second a Reconciler sends by default. A lookup is a
+	// few requests to a node (an EVM lookup: the latest block, one JSON-RPC batch of calls,
+	// and the settlements' logs; a Solana one: the block height and the statuses), well
+	// within what public endpoints tolerate.
+	DefaultRate = 1.0
+	// DefaultBatch is how many payments one lookup covers by default.
+	DefaultBatch = 20
 	// DefaultLookupTimeout bounds one lookup by default.
 	DefaultLookupTimeout = 30 * time.Second
 )
@@ -34,100 +36,40 @@ const (
 // crash) stays counted in the budget until someone finds out what became of it; a
 // Reconciler does that, on demand (Reconcile) or in the background (Run).
 //
-// It looks at the payments the budget lists as in doubt or refused (Budget.Outstanding,
-// so also those a durable store kept across a restart) and asks each rail's lookup:
-//
-//   - x402 authorizations, on the networks given with WithEVMRPC or WithEVMClient: the token
-//     contract's authorizationState(payer, nonce) at the latest block. True commits the
-//     payment, with the settling transaction from the contract's AuthorizationUsed event
-//     where the node's logs reach it (a missing log never holds a commit back). False at a
-//     block past validBefore releases it once its validBefore plus ExpiryMargin has passed
-//     on the reconciler's clock; false before that keeps it.
-//   - other rails, through WithLookup (such as gpuprice's lookup of its Solana key
-//     purchases).
+// It looks at the payments the budget lists as in doubt or refused (Budget.Outstanding, so
+// also those a durable store kept across a restart) and asks the lookup of each one's rail
+// (WithLookup): evm.Lookup for the x402 authorizations of an EVM network, svm.Lookup for
+// the payments on Solana, or a lookup of the caller's. A payment found settled is committed;
+// one found unable to settle is released once its expiry, plus ledger.ExpiryMargin, has
+// passed on the reconciler's clock; anything else stays as it is.
 //
 // Nothing is ever released because of an error: a lookup that fails, times out or answers
 // something it cannot read leaves every payment it covered as it is, and so does a payment
-// no lookup handles. Nothing that could still settle is released, whatever a node says:
-// a release needs the lookup's word that the payment cannot settle any more and the
-// payment's expiry, plus ExpiryMargin, past on the reconciler's clock (the budget's store
-// checks the expiry again).
+// no lookup handles. Nothing that could still settle is released, whatever a lookup says: a
+// release needs the lookup's word that the payment cannot settle any more and the payment's
+// expiry, plus the margin, past on the reconciler's clock (the budget's store checks the
+// expiry again, on its own clock).
 //
-// Lookups are batched (WithReconcileBatch) and paced (WithReconcileRate), and each is
-// bounded in time (WithLookupTimeout). A Reconciler is safe for concurrent use; its
-// reconciliations run one at a time. Close it when done with it.
+// Lookups are batched (WithBatch) and paced (WithRate), and each is bounded in time
+// (WithLookupTimeout). A Reconciler is safe for concurrent use; its reconciliations run one
+// at a time.
 type Reconciler struct {
-	budget  *Budget
-	lookups []PaymentLookup
-	dialed  []*rpc.Client
-	evm     map[string]bool // the networks of the EVM lookups
+	budget  *budget.Budget
+	lookups []Lookup
 	limiter *rate.Limiter
 	batch   int
 	timeout time.Duration
 	logger  *slog.Logger
-	now     func() time.Time
+	clock   sdk.Clock
 	mu      sync.Mutex // one reconciliation at a time
 }
 
-// ReconcilerOption configures a Reconciler.
-type ReconcilerOption func(*Reconciler) error
+// Option configures a Reconciler.
+type Option func(*Reconciler) error
 
-// WithEVMRPC looks up the x402 payments on network (CAIP-2, such as NetworkBase) through
-// the JSON-RPC endpoint at rawURL (http or https). The URL may carry a provider's access
-// key: it never appears in an error or a log line. The node must serve network's chain:
-// a lookup first checks its chain id.
-func WithEVMRPC(network, rawURL string) ReconcilerOption {
-	return func(r *Reconciler) error {
-		u, err := url.Parse(rawURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return invalid("EVM RPC URL", "must be an absolute http or https URL")
-		}
-		client, err := rpc.DialOptions(context.Background(), rawURL)
-		if err != nil {
-			return invalid("EVM RPC URL", "cannot be used: "+scrubText(err, rawURL))
-		}
-		if err := r.addEVM(network, client, rawURL); err != nil {
-			client.Close()
-			return err
-		}
-		r.dialed = append(r.dialed, client)
-		return nil
-	}
-}
-
-// WithEVMClient looks up the x402 payments on network (CAIP-2) through client, for a node
-// that needs a transport or headers of its own; an *ethclient.Client gives its own with
-// Client(). The Reconciler does not close it.
-func WithEVMClient(network string, client *rpc.Client) ReconcilerOption {
-	return func(r *Reconciler) error {
-		if client == nil {
-			return invalid("EVM client", "must not be nil")
-		}
-		return r.addEVM(network, client, "")
-	}
-}
-
-// addEVM adds the lookup of network's x402 payments through client.
-func (r *Reconciler) addEVM(network string, client *rpc.Client, rawURL string) error {
-	n, err := normalizeNetwork(network)
-	if err != nil {
-		return invalid("network", err.Error())
-	}
-	id, err := evmChainID(n)
-	if err != nil {
-		return invalid("network", err.Error())
-	}
-	if r.evm[n] {
-		return invalid("network", "has an EVM RPC already")
-	}
-	r.evm[n] = true
-	r.lookups = append(r.lookups, newEVMLookup(n, id, client, rawURL))
-	return nil
-}
-
-// WithLookup adds a lookup for other rails, such as gpuprice's for its Solana key
-// purchases. When several lookups handle a rail, the first given is used.
-func WithLookup(l PaymentLookup) ReconcilerOption {
+// WithLookup adds the lookup of the rails l handles. When several lookups handle a rail, the
+// first given is used.
+func WithLookup(l Lookup) Option {
 	return func(r *Reconciler) error {
 		if l == nil {
 			return invalid("lookup", "must not be nil")
@@ -137,9 +79,9 @@ func WithLookup(l PaymentLookup) ReconcilerOption {
 	}
 }
 
-// WithReconcileRate sets how many lookups a second the Reconciler sends at most (default
-// DefaultReconcileRate).
-func WithReconcileRate(perSecond float64) ReconcilerOption {
+// WithRate sets how many lookups a second the Reconciler sends at most (default
+// DefaultRate).
+func WithRate(perSecond float64) Option {
 	return func(r *Reconciler) error {
 		if !(perSecond > 0) || math.IsInf(perSecond, 0) {
 			return invalid("reconcile rate", "must be a positive number of lookups a second")
@@ -149,10 +91,10 @@ func WithReconcileRate(perSecond float64) ReconcilerOption {
 	}
 }
 
-// WithReconcileBatch sets how many payments one lookup covers at most (default
-// DefaultReconcileBatch): the calls of one JSON-RPC batch for x402 payments, the signatures
-// of one getSignatureStatuses for Solana ones (which takes up to 256).
-func WithReconcileBatch(n int) ReconcilerOption {
+// WithBatch sets how many payments one lookup covers at most (default DefaultBatch): the
+// calls of one JSON-RPC batch for EVM payments, the signatures of one getSignatureStatuses
+// for Solana ones (which takes up to 256).
+func WithBatch(n int) Option {
 	return func(r *Reconciler) error {
 		if n < 1 {
 			return invalid("reconcile batch", "must be at least 1")
@@ -164,7 +106,7 @@ func WithReconcileBatch(n int) ReconcilerOption {
 
 // WithLookupTimeout bounds each lookup (default DefaultLookupTimeout); one that takes
 // longer fails, and leaves its payments as they are.
-func WithLookupTimeout(d time.Duration) ReconcilerOption {
+func WithLookupTimeout(d time.Duration) Option {
 	return func(r *Reconciler) error {
 		if d <= 0 {
 			return invalid("lookup timeout", "must be positive")
@@ -174,62 +116,49 @@ func WithLookupTimeout(d time.Duration) ReconcilerOption {
 	}
 }
 
-// WithReconcileLogger logs each resolution and each failed lookup to l: metadata only
-// (rail, payee, amount, outcome, until when a payment stays in doubt), never a payment's
-// identifier, which for a Solana purchase redeems a key. Without it nothing is logged.
-func WithReconcileLogger(l *slog.Logger) ReconcilerOption {
+// WithLogger logs each resolution and each failed lookup to l: metadata only (rail, payee,
+// amount, outcome, until when a payment stays in doubt), never a payment's identifier, which
+// for a Solana purchase redeems a key. Without it nothing is logged.
+func WithLogger(l *slog.Logger) Option {
 	return func(r *Reconciler) error {
 		r.logger = l
 		return nil
 	}
 }
 
-// WithReconcileClock sets the clock that decides whether a payment has expired (default:
-// the budget's clock, WithBudgetClock). The budget's store checks the expiry on the
-// budget's clock too, so a payment is released only when both say it has expired.
-func WithReconcileClock(now func() time.Time) ReconcilerOption {
+// WithClock sets the clock that decides whether a payment has expired and paces the lookups
+// (default: the budget's, budget.Budget.Clock). The budget's store checks the expiry on its
+// own clock too, so a payment is released only when both say it has expired.
+func WithClock(c sdk.Clock) Option {
 	return func(r *Reconciler) error {
-		if now == nil {
+		if c == nil {
 			return invalid("reconcile clock", "must not be nil")
 		}
-		r.now = now
+		r.clock = c
 		return nil
 	}
 }
 
-// NewReconciler returns a reconciler of b's payments. An invalid option is a
-// *sdk.ValidationError.
-func NewReconciler(b *Budget, opts ...ReconcilerOption) (*Reconciler, error) {
+// New returns a reconciler of b's payments. An invalid option is a *sdk.ValidationError.
+func New(b *budget.Budget, opts ...Option) (*Reconciler, error) {
 	if b == nil {
 		return nil, invalid("budget", "must not be nil")
 	}
 	r := &Reconciler{
 		budget:  b,
-		evm:     map[string]bool{},
-		limiter: rate.NewLimiter(rate.Limit(DefaultReconcileRate), 1),
-		batch:   DefaultReconcileBatch,
+		limiter: rate.NewLimiter(rate.Limit(DefaultRate), 1),
+		batch:   DefaultBatch,
 		timeout: DefaultLookupTimeout,
-		now:     b.now,
+		clock:   b.Clock(),
 	}
 	if err := httpcore.Configure("x402", r, opts); err != nil {
-		_ = r.Close()
 		return nil, err
 	}
 	return r, nil
 }
 
-// Close closes the connections the reconciler opened (WithEVMRPC); those given to it stay
-// open. Reconcile must not be called after.
-func (r *Reconciler) Close() error {
-	for _, c := range r.dialed {
-		c.Close()
-	}
-	r.dialed = nil
-	return nil
-}
-
-// ReconcileReport says what one reconciliation did.
-type ReconcileReport struct {
+// Report says what one reconciliation did.
+type Report struct {
 	// Committed lists the payments found settled: their amounts moved to Spent.
 	Committed []Resolution
 	// Released lists the payments found unable to settle after their expiry: their
@@ -246,10 +175,10 @@ type ReconcileReport struct {
 // Resolution is what a reconciliation did with one payment.
 type Resolution struct {
 	// Outstanding is the payment as the budget listed it before.
-	Outstanding
-	// Chain is what its lookup found (ChainPending when it found nothing).
+	ledger.Outstanding
+	// Chain is what its lookup found (Pending when it found nothing).
 	Chain ChainState
-	// Transaction is the transaction that settled it, where known (see LookupResult).
+	// Transaction is the transaction that settled it, where known (see Result).
 	Transaction string
 	// Until is, for a pending payment, when it can be released at the earliest if it does
 	// not settle: its expiry plus ExpiryMargin. Zero when its expiry is unknown.
@@ -261,7 +190,7 @@ type Resolution struct {
 
 // Err returns the failures of the reconciliation joined (the failed lookups, and the
 // outcomes the budget could not record), or nil when there were none.
-func (rep *ReconcileReport) Err() error {
+func (rep *Report) Err() error {
 	errs := make([]error, 0, len(rep.Failures))
 	for _, f := range rep.Failures {
 		errs = append(errs, f)
@@ -280,19 +209,19 @@ func (rep *ReconcileReport) Err() error {
 // what it did; an error only when it could not list the budget's payments (a
 // *BudgetStoreError), or when ctx ended before it was done (the report then says what it
 // did, and the payments it did not reach are in Pending). The failures of single lookups
-// are in the report (ReconcileReport.Err).
-func (r *Reconciler) Reconcile(ctx context.Context) (*ReconcileReport, error) {
+// are in the report (Report.Err).
+func (r *Reconciler) Reconcile(ctx context.Context) (*Report, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	all, err := r.budget.OutstandingContext(ctx)
+	all, err := r.budget.Outstanding(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rep := &ReconcileReport{}
-	byRail := map[string][]Outstanding{}
+	rep := &Report{}
+	byRail := map[string][]ledger.Outstanding{}
 	var rails []string // in the order of their first payment: oldest expiry first
 	for _, p := range all {
-		if p.ID == "" || (p.State != HoldInDoubt && p.State != HoldRefused) {
+		if p.ID == "" || (p.State != ledger.InDoubt && p.State != ledger.Refused) {
 			continue
 		}
 		if byRail[p.Rail] == nil {
@@ -308,10 +237,7 @@ func (r *Reconciler) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 			continue
 		}
 		for chunk := range slices.Chunk(payments, r.batch) {
-			if err := r.limiter.Wait(ctx); err != nil {
-				if cause := context.Cause(ctx); cause != nil {
-					err = cause
-				}
+			if err := r.pace(ctx); err != nil {
 				r.fail(ctx, rep, chunk, err) // ctx ended, or will before the next lookup may go
 				continue
 			}
@@ -322,7 +248,7 @@ func (r *Reconciler) Reconcile(ctx context.Context) (*ReconcileReport, error) {
 }
 
 // lookupOf returns the first lookup that handles rail, or nil.
-func (r *Reconciler) lookupOf(rail string) PaymentLookup {
+func (r *Reconciler) lookupOf(rail string) Lookup {
 	for _, l := range r.lookups {
 		if l.Handles(rail) {
 			return l
@@ -332,7 +258,7 @@ func (r *Reconciler) lookupOf(rail string) PaymentLookup {
 }
 
 // lookup looks chunk, payments of one rail, up with l and resolves what it found.
-func (r *Reconciler) lookup(ctx context.Context, rep *ReconcileReport, l PaymentLookup, chunk []Outstanding) {
+func (r *Reconciler) lookup(ctx context.Context, rep *Report, l Lookup, chunk []ledger.Outstanding) {
 	lctx, cancel := context.WithTimeout(ctx, r.timeout)
 	results, err := l.Lookup(lctx, chunk)
 	cancel()
@@ -340,7 +266,7 @@ func (r *Reconciler) lookup(ctx context.Context, rep *ReconcileReport, l Payment
 		r.fail(ctx, rep, chunk, err)
 		return
 	}
-	byID := make(map[string]LookupResult, len(results))
+	byID := make(map[string]Result, len(results))
 	for _, res := range results {
 		if _, seen := byID[res.ID]; !seen {
 			byID[res.ID] = res
@@ -348,14 +274,14 @@ func (r *Reconciler) lookup(ctx context.Context, rep *ReconcileReport, l Payment
 	}
 	// The outcomes found are booked whatever becomes of ctx: they are facts of the chain.
 	book := context.WithoutCancel(ctx)
-	now := r.now()
+	now := r.clock.Now()
 	for _, p := range chunk {
 		res, ok := byID[p.ID]
 		switch {
 		case !ok:
-			r.fail(ctx, rep, []Outstanding{p}, errNoResult)
+			r.fail(ctx, rep, []ledger.Outstanding{p}, errNoResult)
 		case res.Err != nil:
-			r.fail(ctx, rep, []Outstanding{p}, res.Err)
+			r.fail(ctx, rep, []ledger.Outstanding{p}, res.Err)
 		default:
 			r.resolve(book, rep, p, res, now)
 		}
@@ -363,18 +289,18 @@ func (r *Reconciler) lookup(ctx context.Context, rep *ReconcileReport, l Payment
 }
 
 // resolve applies what a lookup found of p to the budget.
-func (r *Reconciler) resolve(ctx context.Context, rep *ReconcileReport, p Outstanding, res LookupResult, now time.Time) {
+func (r *Reconciler) resolve(ctx context.Context, rep *Report, p ledger.Outstanding, res Result, now time.Time) {
 	out := resolutionOf(p)
 	out.Chain, out.Transaction = res.State, res.Transaction
 	var err error
 	switch res.State {
-	case ChainSettled:
+	case Settled:
 		if err = r.budget.Resolve(ctx, p.ID, true); err == nil {
 			rep.Committed = append(rep.Committed, out)
 			r.log(ctx, slog.LevelInfo, out, "committed")
 			return
 		}
-	case ChainFailed, ChainNotSettled:
+	case Failed, NotSettled:
 		if out.Until.IsZero() || !now.After(out.Until) {
 			break // it could still settle as far as this clock knows
 		}
@@ -385,9 +311,9 @@ func (r *Reconciler) resolve(ctx context.Context, rep *ReconcileReport, p Outsta
 		}
 	}
 	switch {
-	case errors.Is(err, ErrPaymentNotFound):
+	case errors.Is(err, budget.ErrPaymentNotFound):
 		return // resolved meanwhile: committed by its answer, or expired
-	case errors.Is(err, ErrPaymentNotExpired):
+	case errors.Is(err, budget.ErrPaymentNotExpired):
 		err = nil // the budget's clock says it could still settle
 	}
 	out.Err = err
@@ -401,17 +327,17 @@ func (r *Reconciler) resolve(ctx context.Context, rep *ReconcileReport, p Outsta
 
 // resolutionOf returns the Resolution of p before anything is known of it: pending, until
 // its expiry plus ExpiryMargin.
-func resolutionOf(p Outstanding) Resolution {
+func resolutionOf(p ledger.Outstanding) Resolution {
 	out := Resolution{Outstanding: p}
 	if !p.Expires.IsZero() {
-		out.Until = p.Expires.Add(ExpiryMargin)
+		out.Until = p.Expires.Add(ledger.ExpiryMargin)
 	}
 	return out
 }
 
 // fail records that payments, all of one rail, could not be looked up: they stay as they
 // are.
-func (r *Reconciler) fail(ctx context.Context, rep *ReconcileReport, payments []Outstanding, err error) {
+func (r *Reconciler) fail(ctx context.Context, rep *Report, payments []ledger.Outstanding, err error) {
 	le := &LookupError{Rail: payments[0].Rail, Payments: len(payments), Err: err}
 	rep.Failures = append(rep.Failures, le)
 	for _, p := range payments {
@@ -420,7 +346,7 @@ func (r *Reconciler) fail(ctx context.Context, rep *ReconcileReport, payments []
 		rep.Pending = append(rep.Pending, out)
 	}
 	if r.logger != nil {
-		r.logger.LogAttrs(ctx, slog.LevelWarn, "x402: payment lookup failed",
+		r.logger.LogAttrs(ctx, slog.LevelWarn, "reconcile: payment lookup failed",
 			slog.String("rail", le.Rail), slog.Int("payments", le.Payments), slog.String("error", err.Error()))
 	}
 }
@@ -438,28 +364,51 @@ func (r *Reconciler) log(ctx context.Context, level slog.Level, out Resolution, 
 	if out.Err != nil {
 		attrs = append(attrs, slog.String("error", out.Err.Error()))
 	}
-	r.logger.LogAttrs(ctx, level, "x402: payment reconciled", attrs...)
+	r.logger.LogAttrs(ctx, level, "reconcile: payment reconciled", attrs...)
 }
 
 // Run reconciles at once, then every interval, until ctx ends; it then returns ctx's
 // error. After each reconciliation it calls report, when not nil, with what Reconcile
 // returned. An interval that is not positive is a *sdk.ValidationError.
-func (r *Reconciler) Run(ctx context.Context, every time.Duration, report func(*ReconcileReport, error)) error {
+func (r *Reconciler) Run(ctx context.Context, every time.Duration, report func(*Report, error)) error {
 	if every <= 0 {
 		return invalid("reconcile interval", "must be positive")
 	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
 	for {
-		select {
-		case <-ctx.Done():
+		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
-		case <-timer.C:
 		}
 		rep, err := r.Reconcile(ctx)
 		if report != nil {
 			report(rep, err)
 		}
-		timer.Reset(every)
+		if err := r.clock.Sleep(ctx, every); err != nil {
+			return context.Cause(ctx)
+		}
 	}
+}
+
+// pace waits, on the reconciler's clock, until the rate allows the next lookup; it fails
+// when ctx ends first, or would end before the lookup may go.
+func (r *Reconciler) pace(ctx context.Context) error {
+	now := r.clock.Now()
+	res := r.limiter.ReserveN(now, 1)
+	delay := res.DelayFrom(now)
+	if deadline, ok := ctx.Deadline(); ok && now.Add(delay).After(deadline) {
+		res.CancelAt(now)
+		return fmt.Errorf("the next lookup may go only after the context's deadline: %w", context.DeadlineExceeded)
+	}
+	if err := r.clock.Sleep(ctx, delay); err != nil {
+		res.CancelAt(r.clock.Now())
+		if cause := context.Cause(ctx); cause != nil {
+			return cause
+		}
+		return err
+	}
+	return nil
+}
+
+// invalid returns the *sdk.ValidationError for a field of the reconciler's configuration.
+func invalid(field, reason string) error {
+	return &sdk.ValidationError{Service: "x402", Field: field, Reason: reason}
 }

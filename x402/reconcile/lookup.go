@@ -1,36 +1,38 @@
-package x402
+package reconcile
 
 import (
 	"context"
 	"errors"
 	"strconv"
+
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
-// ChainState is what a PaymentLookup found of a payment on its rail.
+// ChainState is what a Lookup found of a payment on its rail.
 type ChainState int
 
 // The states a lookup reports.
 const (
-	// ChainPending: the payment was not found, has not settled yet, or the lookup cannot
+	// Pending: the payment was not found, has not settled yet, or the lookup cannot
 	// tell; it could still settle. Its hold stays as it is.
-	ChainPending ChainState = iota
-	// ChainSettled: the payment went through. Its hold is committed.
-	ChainSettled
-	// ChainFailed: the payment landed with an error and moved nothing (a Solana transaction
+	Pending ChainState = iota
+	// Settled: the payment went through. Its hold is committed.
+	Settled
+	// Failed: the payment landed with an error and moved nothing (a Solana transaction
 	// that failed on chain; it still cost its fee, which the budget does not count). Its
 	// hold is released once its expiry, plus ExpiryMargin, has passed.
-	ChainFailed
-	// ChainNotSettled: the payment has not settled and, by the rules of its rail, can no
+	Failed
+	// NotSettled: the payment has not settled and, by the rules of its rail, can no
 	// longer settle once it has expired: an EIP-3009 authorization still unused at a block
 	// past its validBefore, a Solana transaction not found once the block height passed its
 	// blockhash's last valid block height. Its hold is released once its expiry, plus
 	// ExpiryMargin, has passed on the reconciler's clock, and never before.
-	ChainNotSettled
+	NotSettled
 )
 
 // chainStateNames are the names of the states, by value.
-var chainStateNames = [...]string{ChainPending: "pending", ChainSettled: "settled", ChainFailed: "failed",
-	ChainNotSettled: "not settled"}
+var chainStateNames = [...]string{Pending: "pending", Settled: "settled", Failed: "failed",
+	NotSettled: "not settled"}
 
 // String names the state.
 func (s ChainState) String() string {
@@ -40,8 +42,8 @@ func (s ChainState) String() string {
 	return chainStateNames[s]
 }
 
-// LookupResult is what a PaymentLookup found of one payment.
-type LookupResult struct {
+// Result is what a Lookup found of one payment.
+type Result struct {
 	// ID is the payment's Signature.ID, as the lookup was given it.
 	ID string
 	// State is what the lookup found.
@@ -55,15 +57,16 @@ type LookupResult struct {
 	Err error
 }
 
-// PaymentLookup looks payments up on the rails it handles, so that a Reconciler can resolve
-// the holds left in doubt. The Reconciler looks x402 authorizations up itself (WithEVMRPC);
-// other rails bring their own lookup, such as gpuprice's for its Solana key purchases.
+// Lookup looks payments up on the rails it handles, so that a Reconciler can resolve the
+// holds left in doubt: one lookup per scheme and chain family, such as evm.Lookup for the
+// EIP-3009 authorizations of an EVM network and svm.Lookup for the payments on Solana (x402
+// payments and gpuprice's key purchases alike). A rail of the caller's brings its own.
 //
 // A lookup reports facts of its chain and nothing else: whether each payment settled,
 // failed, can no longer settle, or may still settle. The Reconciler decides what that means
 // for the budget, and never releases a payment before its expiry (plus ExpiryMargin) on its
 // own clock, whatever a lookup says.
-type PaymentLookup interface {
+type Lookup interface {
 	// Handles reports whether the lookup covers payments of rail (Signature.Rail), such as
 	// "x402 eip155:8453" or "solana".
 	Handles(rail string) bool
@@ -72,15 +75,15 @@ type PaymentLookup interface {
 	// payment it says nothing of, or one whose result has Err set, stays as it is. An
 	// error, such as a node's failure, a timeout or an answer it cannot read, leaves every
 	// payment of the call as it is. Lookup must return once ctx ends.
-	Lookup(ctx context.Context, payments []Outstanding) ([]LookupResult, error)
+	Lookup(ctx context.Context, payments []ledger.Outstanding) ([]Result, error)
 }
 
 // ErrNoLookup is the error of a payment whose rail no lookup of the Reconciler handles: a
 // network without WithEVMRPC, a rail without WithLookup.
-var ErrNoLookup = errors.New("x402: no lookup handles the payment's rail")
+var ErrNoLookup = errors.New("reconcile: no lookup handles the payment's rail")
 
 // errNoResult is the error of a payment a lookup said nothing of.
-var errNoResult = errors.New("x402: the lookup returned nothing for the payment")
+var errNoResult = errors.New("reconcile: the lookup returned nothing for the payment")
 
 // LookupError reports a lookup that failed: the payments it covered stay as they are.
 type LookupError struct {
@@ -94,7 +97,7 @@ type LookupError struct {
 
 // Error names the rail, the number of payments and the failure.
 func (e *LookupError) Error() string {
-	return "x402: looking up " + strconv.Itoa(e.Payments) + " payment(s) on " + e.Rail + ": " + e.Err.Error()
+	return "reconcile: looking up " + strconv.Itoa(e.Payments) + " payment(s) on " + e.Rail + ": " + e.Err.Error()
 }
 
 // Unwrap returns the lookup's failure.

@@ -1,4 +1,4 @@
-package x402
+package evm
 
 import (
 	"context"
@@ -17,6 +17,9 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/reconcile"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // The parts of EIP-3009 a lookup reads from a token contract.
@@ -34,24 +37,82 @@ var (
 // public endpoints accept. An older settlement is committed without its transaction.
 const logBlocks = 10_000
 
-// evmLookup looks x402 authorizations of one EVM network up in their token contracts.
-type evmLookup struct {
+// Lookup looks the x402 authorizations of one EVM network up in their token contracts: a
+// reconcile.Lookup to give to reconcile.WithLookup. For each payment it reads the token
+// contract's authorizationState(payer, nonce). True means the authorization was used: the
+// payment settled, with its transaction from the contract's AuthorizationUsed event where
+// the node's logs reach it (a missing log never holds a commit back). False at a block past
+// validBefore means it can no longer settle; false before that, that it still could. It is
+// safe for concurrent use; Close it when done.
+type Lookup struct {
 	rail    string // "x402 " + the CAIP-2 network
 	chainID uint64
 	client  *rpc.Client
 	eth     *ethclient.Client
 	rawURL  string      // the endpoint's URL, scrubbed from errors; "" for a client given whole
+	owned   bool        // the lookup dialled client, and closes it
 	checked atomic.Bool // the node was found to serve chainID
 }
 
-// newEVMLookup returns the lookup of network's payments (CAIP-2, of chain id chainID)
-// through client, whose URL, when known, is rawURL.
-func newEVMLookup(network string, chainID uint64, client *rpc.Client, rawURL string) *evmLookup {
-	return &evmLookup{rail: "x402 " + network, chainID: chainID, client: client, eth: ethclient.NewClient(client), rawURL: rawURL}
+// The lookup is a reconcile.Lookup.
+var _ reconcile.Lookup = (*Lookup)(nil)
+
+// DialLookup returns the lookup of network's payments (CAIP-2, such as NetworkBase) through
+// the JSON-RPC endpoint at rawURL (http or https). The URL may carry a provider's access
+// key: it never appears in an error or a log line. The node must serve network's chain: a
+// lookup first checks its chain id. Close closes the connection.
+func DialLookup(network, rawURL string) (*Lookup, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, invalid("EVM RPC URL", "must be an absolute http or https URL")
+	}
+	client, err := rpc.DialOptions(context.Background(), rawURL)
+	if err != nil {
+		return nil, invalid("EVM RPC URL", "cannot be used: "+scrubText(err, rawURL))
+	}
+	l, err := newLookup(network, client, rawURL)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	l.owned = true
+	return l, nil
+}
+
+// NewLookup returns the lookup of network's payments (CAIP-2) through client, for a node
+// that needs a transport or headers of its own; an *ethclient.Client gives its own with
+// Client(). Close leaves client open.
+func NewLookup(network string, client *rpc.Client) (*Lookup, error) {
+	if client == nil {
+		return nil, invalid("EVM client", "must not be nil")
+	}
+	return newLookup(network, client, "")
+}
+
+// newLookup returns the lookup of network's payments through client, whose URL, when known,
+// is rawURL.
+func newLookup(network string, client *rpc.Client, rawURL string) (*Lookup, error) {
+	n, err := wire.NormalizeNetwork(network)
+	if err != nil {
+		return nil, invalid("network", err.Error())
+	}
+	id, err := ChainID(n)
+	if err != nil {
+		return nil, invalid("network", err.Error())
+	}
+	return &Lookup{rail: "x402 " + n, chainID: id, client: client, eth: ethclient.NewClient(client), rawURL: rawURL}, nil
+}
+
+// Close closes the connection DialLookup opened; a client given to NewLookup stays open.
+func (l *Lookup) Close() error {
+	if l.owned {
+		l.client.Close()
+	}
+	return nil
 }
 
 // Handles reports whether rail is the lookup's network.
-func (l *evmLookup) Handles(rail string) bool { return rail == l.rail }
+func (l *Lookup) Handles(rail string) bool { return rail == l.rail }
 
 // callArgs are the arguments of an eth_call.
 type callArgs struct {
@@ -66,7 +127,7 @@ type authorization struct {
 }
 
 // parseAuthorization reads what the lookup needs of p.
-func parseAuthorization(p Outstanding) (authorization, error) {
+func parseAuthorization(p ledger.Outstanding) (authorization, error) {
 	var a authorization
 	var err error
 	if a.nonce, err = decodeHex32(p.ID); err != nil {
@@ -83,7 +144,7 @@ func parseAuthorization(p Outstanding) (authorization, error) {
 
 // Lookup reads authorizationState(payer, nonce) of each payment at the latest block, in one
 // JSON-RPC batch, and for those found used the transaction of their AuthorizationUsed event.
-func (l *evmLookup) Lookup(ctx context.Context, payments []Outstanding) ([]LookupResult, error) {
+func (l *Lookup) Lookup(ctx context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
 	if err := l.checkChain(ctx); err != nil {
 		return nil, err
 	}
@@ -96,7 +157,7 @@ func (l *evmLookup) Lookup(ctx context.Context, payments []Outstanding) ([]Looku
 	}
 	block := hexutil.EncodeBig(head.Number)
 
-	results := make([]LookupResult, len(payments))
+	results := make([]reconcile.Result, len(payments))
 	auths := make([]authorization, len(payments))
 	elems := make([]rpc.BatchElem, 0, len(payments))
 	index := make([]int, 0, len(payments))
@@ -133,14 +194,14 @@ func (l *evmLookup) Lookup(ctx context.Context, payments []Outstanding) ([]Looku
 		expires := payments[i].Expires
 		switch {
 		case settled:
-			results[i].State = ChainSettled
+			results[i].State = reconcile.Settled
 			used = append(used, i)
 		case !expires.IsZero() && expires.Unix() > 0 && head.Time >= uint64(expires.Unix()):
 			// The contract refuses an authorization at a block whose time is not before
 			// validBefore, and block times never go back.
-			results[i].State = ChainNotSettled
+			results[i].State = reconcile.NotSettled
 		default:
-			results[i].State = ChainPending
+			results[i].State = reconcile.Pending
 		}
 	}
 	l.settlements(ctx, head.Number, auths, used, results)
@@ -160,7 +221,7 @@ func decodeBool(b []byte) (bool, error) {
 
 // checkChain makes sure, once, that the node serves the lookup's chain: on another chain
 // every authorization would read unused.
-func (l *evmLookup) checkChain(ctx context.Context) error {
+func (l *Lookup) checkChain(ctx context.Context) error {
 	if l.checked.Load() {
 		return nil
 	}
@@ -178,7 +239,7 @@ func (l *evmLookup) checkChain(ctx context.Context) error {
 // settlements sets the Transaction of the used authorizations (indexes into auths and
 // results) from the AuthorizationUsed events of the last logBlocks blocks up to head. It is
 // best effort: a node that refuses the range or fails leaves them without one.
-func (l *evmLookup) settlements(ctx context.Context, head *big.Int, auths []authorization, used []int, results []LookupResult) {
+func (l *Lookup) settlements(ctx context.Context, head *big.Int, auths []authorization, used []int, results []reconcile.Result) {
 	if len(used) == 0 {
 		return
 	}
@@ -237,7 +298,7 @@ func (e *nodeError) Error() string { return "x402: " + e.method + ": " + e.text 
 func (e *nodeError) Unwrap() error { return e.cause }
 
 // nodeError returns err of a call of method, scrubbed of the node's URL.
-func (l *evmLookup) nodeError(method string, err error) error {
+func (l *Lookup) nodeError(method string, err error) error {
 	e := &nodeError{method: method, text: scrubText(err, l.rawURL)}
 	for _, c := range nodeSentinels {
 		if errors.Is(err, c) {

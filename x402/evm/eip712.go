@@ -1,4 +1,4 @@
-package x402
+package evm
 
 import (
 	"encoding/binary"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // Type hashes of EIP-712, computed once.
@@ -48,8 +50,8 @@ var separators = struct {
 // separatorFor returns the EIP-712 domain separator of an accepts entry: extra.name and
 // extra.version, the chain id of the network and the asset as verifying contract. Separators
 // are cached.
-func separatorFor(r *PaymentRequirements) (common.Hash, error) {
-	name, version, ok := r.TokenDomain()
+func separatorFor(r *wire.PaymentRequirements) (common.Hash, error) {
+	name, version, ok := TokenDomain(r)
 	if !ok {
 		return common.Hash{}, errors.New("extra.name and extra.version are required")
 	}
@@ -60,7 +62,7 @@ func separatorFor(r *PaymentRequirements) (common.Hash, error) {
 	if ok {
 		return h, nil
 	}
-	id, err := evmChainID(r.Network)
+	id, err := ChainID(r.Network)
 	if err != nil {
 		return common.Hash{}, errors.New("network " + err.Error())
 	}
@@ -111,7 +113,7 @@ func authorizationDigest(sep common.Hash, a *Authorization) ([32]byte, error) {
 	if err != nil {
 		return [32]byte{}, errors.New("authorization.to " + err.Error())
 	}
-	if !fitsUint256(a.Value) || !fitsUint256(a.ValidAfter) || !fitsUint256(a.ValidBefore) {
+	if !wire.FitsUint256(a.Value) || !wire.FitsUint256(a.ValidAfter) || !wire.FitsUint256(a.ValidBefore) {
 		return [32]byte{}, errAuthorizationRange
 	}
 	h := hashers.Get().(*hasher)
@@ -135,10 +137,18 @@ func authorizationDigest(sep common.Hash, a *Authorization) ([32]byte, error) {
 }
 
 // digestFor returns the EIP-712 digest of a under the domain of entry r.
-func digestFor(r *PaymentRequirements, a *Authorization) ([32]byte, error) {
+func digestFor(r *wire.PaymentRequirements, a *Authorization) ([32]byte, error) {
 	sep, err := separatorFor(r)
 	if err != nil {
 		return [32]byte{}, err
 	}
 	return authorizationDigest(sep, a)
+}
+
+// TokenDomain returns the token's EIP-712 domain name and version from an offer's extra, and
+// whether both are present and non-empty: without them a signature cannot be checked by the
+// token contract.
+func TokenDomain(r *wire.PaymentRequirements) (name, version string, ok bool) {
+	name, version = r.ExtraString("name"), r.ExtraString("version")
+	return name, version, name != "" && version != ""
 }

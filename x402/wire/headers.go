@@ -1,12 +1,10 @@
-package x402
+package wire
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 )
 
@@ -74,8 +72,9 @@ func EncodePaymentPayload(p *PaymentPayload) (string, error) {
 }
 
 // DecodePaymentPayload reads a PAYMENT-SIGNATURE or X-PAYMENT header value, as a server does.
-// It accepts standard or URL-alphabet base64 with or without padding, or bare JSON, and
-// requires a complete EIP-3009 payload. A malformed value is a *FormatError.
+// It accepts standard or URL-alphabet base64 with or without padding, or bare JSON; the
+// scheme's payload must be a JSON object, which the scheme's package reads (evm, svm). A
+// malformed value is a *FormatError.
 func DecodePaymentPayload(headerValue string) (*PaymentPayload, error) {
 	b, err := decodeHeaderValue(headerValue)
 	if err != nil {
@@ -116,14 +115,14 @@ func EncodeSettleResponse(s *SettleResponse) (string, error) {
 	if len(s.Extensions) > 0 && !json.Valid(s.Extensions) {
 		return "", errors.New("x402: SettleResponse.Extensions is not valid JSON")
 	}
-	return encodeHeaderValue(marshalCompact(s))
+	return encodeHeaderValue(MarshalCompact(s))
 }
 
-// ParseSettleResponse reads a PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header value leniently
+// DecodeSettleResponse reads a PAYMENT-RESPONSE or X-PAYMENT-RESPONSE header value leniently
 // (like DecodePaymentRequired). The success field is required, and a successful settlement
 // must name its transaction and network. A network given by its x402 v1 name is translated
 // to CAIP-2 (RawNetwork keeps the name). A malformed value is a *FormatError.
-func ParseSettleResponse(headerValue string) (*SettleResponse, error) {
+func DecodeSettleResponse(headerValue string) (*SettleResponse, error) {
 	b, err := decodeHeaderValue(headerValue)
 	if err != nil {
 		return nil, &FormatError{What: HeaderPaymentResponse, Err: err}
@@ -143,29 +142,11 @@ func ParseSettleResponse(headerValue string) (*SettleResponse, error) {
 	}
 	s := w.SettleResponse
 	s.Success = *w.Success
-	if n, err := normalizeNetwork(s.Network); err == nil && n != s.Network {
+	if n, err := NormalizeNetwork(s.Network); err == nil && n != s.Network {
 		s.Network, s.RawNetwork = n, s.Network
 	}
 	if string(s.Extensions) == "null" {
 		s.Extensions = nil
 	}
 	return &s, nil
-}
-
-// ReceiptFrom returns the settlement receipt of a response to a paid request, read from its
-// PAYMENT-RESPONSE header (v1: X-PAYMENT-RESPONSE). It reports false when the response carries
-// no receipt or an unreadable one; use ParseSettleResponse on the header to see why.
-func ReceiptFrom(resp *http.Response) (*SettleResponse, bool) {
-	if resp == nil {
-		return nil, false
-	}
-	v := cmp.Or(resp.Header.Get(HeaderPaymentResponse), resp.Header.Get(HeaderPaymentResponseV1))
-	if v == "" {
-		return nil, false
-	}
-	s, err := ParseSettleResponse(v)
-	if err != nil {
-		return nil, false
-	}
-	return s, true
 }

@@ -1,4 +1,4 @@
-package x402
+package evm
 
 import (
 	"math/big"
@@ -8,6 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentapis/sdk/internal/hexstr"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // Reasons a payment is invalid: the codes of the reference EVM "exact" facilitator, which a
@@ -63,17 +64,18 @@ const validBeforeMargin = 6
 // authorization.from under the domain {extra.name, extra.version, chainId, asset}.
 //
 // It does not check balances or whether the nonce was used: those need the chain (see
-// x402test.Facilitator for an in-memory one). A failure is a *VerifyError with the reference
-// code.
-func VerifyExact(p *PaymentPayload, req PaymentRequirements, now time.Time) (payer string, err error) {
-	if err := CheckExactTerms(p, req, now); err != nil {
+// x402test.Facilitator for an in-memory one). A failure is a *wire.VerifyError with the
+// reference code.
+func VerifyExact(p *wire.PaymentPayload, req wire.PaymentRequirements, now time.Time) (payer string, err error) {
+	e, err := checkTerms(p, req, now)
+	if err != nil {
 		return "", err
 	}
-	auth := &p.Payload.Authorization
+	auth := &e.Authorization
 	fail := func(reason, msg string) (string, error) {
-		return "", &VerifyError{Reason: reason, Message: msg, Payer: auth.From}
+		return "", &wire.VerifyError{Reason: reason, Message: msg, Payer: auth.From}
 	}
-	sig := p.Payload.Signature
+	sig := e.Signature
 	if len(sig) != 65 {
 		return fail(ReasonInvalidSignature, "only 65-byte ECDSA signatures can be verified offline")
 	}
@@ -107,19 +109,31 @@ func VerifyExact(p *PaymentPayload, req PaymentRequirements, now time.Time) (pay
 
 // CheckExactTerms makes every check of VerifyExact except the signature: use it only where
 // the signature is verified elsewhere, as by a facilitator that settles the payment. A failure
-// is a *VerifyError with the reference code.
-func CheckExactTerms(p *PaymentPayload, req PaymentRequirements, now time.Time) error {
+// is a *wire.VerifyError with the reference code.
+func CheckExactTerms(p *wire.PaymentPayload, req wire.PaymentRequirements, now time.Time) error {
+	_, err := checkTerms(p, req, now)
+	return err
+}
+
+// checkTerms is CheckExactTerms, returning the decoded payload.
+func checkTerms(p *wire.PaymentPayload, req wire.PaymentRequirements, now time.Time) (*ExactPayload, error) {
 	if p == nil {
-		return &VerifyError{Reason: ReasonInvalidPayload, Message: "no payload"}
+		return nil, &wire.VerifyError{Reason: ReasonInvalidPayload, Message: "no payload"}
 	}
-	auth := &p.Payload.Authorization
+	e, err := DecodeExactPayload(p)
+	if err != nil {
+		return nil, &wire.VerifyError{Reason: ReasonInvalidPayload, Message: err.Error()}
+	}
+	return e, checkExact(p, e, req, now)
+}
+
+// checkExact checks the terms of the decoded payload e of p against req.
+func checkExact(p *wire.PaymentPayload, e *ExactPayload, req wire.PaymentRequirements, now time.Time) error {
+	auth := &e.Authorization
 	fail := func(reason, msg string) error {
-		return &VerifyError{Reason: reason, Message: msg, Payer: auth.From}
+		return &wire.VerifyError{Reason: reason, Message: msg, Payer: auth.From}
 	}
-	scheme, network := p.Accepted.Scheme, p.Accepted.Network
-	if p.X402Version == 1 {
-		scheme, network = p.Scheme, p.Network // a v1 payload names them itself
-	}
+	scheme, network := p.ChosenScheme()
 	if scheme != SchemeExact || req.Scheme != SchemeExact {
 		return fail(ReasonInvalidScheme, "scheme must be exact")
 	}
@@ -129,10 +143,10 @@ func CheckExactTerms(p *PaymentPayload, req PaymentRequirements, now time.Time) 
 	if p.X402Version == 2 && !strings.EqualFold(p.Accepted.Asset, req.Asset) {
 		return fail(ReasonAssetMismatch, "accepted asset is not the required asset")
 	}
-	if len(p.Payload.Signature) == 0 {
+	if len(e.Signature) == 0 {
 		return fail(ReasonMissingSignature, "missing signature")
 	}
-	if _, err := evmChainID(req.Network); err != nil {
+	if _, err := ChainID(req.Network); err != nil {
 		return fail(ReasonUnknownNetwork, "network "+err.Error())
 	}
 	if !hexstr.IsAddress(req.Asset) {
@@ -141,10 +155,10 @@ func CheckExactTerms(p *PaymentPayload, req PaymentRequirements, now time.Time) 
 	if !sameAddress(auth.To, req.PayTo) {
 		return fail(ReasonRecipientMismatch, "authorization.to is not payTo")
 	}
-	if !hexstr.IsAddress(auth.From) || !fitsUint256(auth.Value) || !fitsUint256(auth.ValidAfter) || !fitsUint256(auth.ValidBefore) {
+	if !hexstr.IsAddress(auth.From) || !wire.FitsUint256(auth.Value) || !wire.FitsUint256(auth.ValidAfter) || !wire.FitsUint256(auth.ValidBefore) {
 		return fail(ReasonInvalidPayload, "authorization is incomplete or out of range")
 	}
-	if !fitsUint256(req.Amount) {
+	if !wire.FitsUint256(req.Amount) {
 		return fail(ReasonInvalidAmount, "required amount is missing or out of range")
 	}
 	if auth.Value.Cmp(req.Amount) != 0 {
@@ -157,7 +171,7 @@ func CheckExactTerms(p *PaymentPayload, req PaymentRequirements, now time.Time) 
 	if auth.ValidAfter.Cmp(unix) > 0 {
 		return fail(ReasonValidAfter, "authorization not yet valid: validAfter "+auth.ValidAfter.String())
 	}
-	if _, _, ok := req.TokenDomain(); !ok {
+	if _, _, ok := TokenDomain(&req); !ok {
 		return fail(ReasonMissingEIP712Domain, "requirements lack extra.name or extra.version")
 	}
 	return nil

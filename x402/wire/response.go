@@ -1,4 +1,4 @@
-package x402
+package wire
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"net/http"
 )
 
-// ParsePaymentRequired reads the x402 challenge of a 402 response: the PAYMENT-REQUIRED
+// ReadPaymentRequired reads the x402 challenge of a 402 response: the PAYMENT-REQUIRED
 // header when present (v2, decoded leniently: standard or URL-alphabet base64 with or without
 // padding, or bare JSON), and otherwise the JSON body (v1, or a v2 server that uses the body).
 //
@@ -15,7 +15,7 @@ import (
 // A challenge that cannot be read is a *FormatError. Each accepts entry is read on its own:
 // an entry with an unusable amount, network, address or token domain is kept, marked
 // Unusable with its reason, and the other entries still count.
-func ParsePaymentRequired(resp *http.Response) (*PaymentRequired, error) {
+func ReadPaymentRequired(resp *http.Response) (*PaymentRequired, error) {
 	if resp == nil {
 		return nil, errors.New("x402: nil response")
 	}
