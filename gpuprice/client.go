@@ -9,10 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gagliardetto/solana-go/rpc"
-
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // serviceName names the service in errors, logs and the User-Agent.
@@ -41,14 +40,11 @@ type Client struct {
 	settings *httpcore.Settings
 	// hasKey reports whether the client has an API key to send.
 	hasKey atomic.Bool
-	// node is the Solana JSON-RPC client, nil when none was configured.
-	node *rpc.Client
-	// nodeURL is the node's URL, scrubbed from its errors; "" for a client given whole.
-	nodeURL        string
+	// node is the Solana node, its calls bounded by the attempt timeout, nil when none was
+	// configured.
+	node           *svm.Node
 	redeemPath     string
 	confirmTimeout time.Duration
-	// nodeTimeout bounds each call of the Solana node: the attempt bound (see nodeCall).
-	nodeTimeout time.Duration
 	// clock times BuyKey's waits for confirmation and redemption; nil means the wall clock.
 	clock sdk.Clock
 	// keyOnFree sends the key to the free endpoints too (WithKeyOnFreeEndpoints).
@@ -77,13 +73,17 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{core: core, settings: &cfg.Settings, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout,
-		nodeTimeout: cfg.Timeouts().Attempt, keyOnFree: cfg.keyOnFree, clock: cfg.clock}
+		keyOnFree: cfg.keyOnFree, clock: cfg.clock}
 	c.hasKey.Store(cfg.apiKey != "")
+	nodeOpts := []svm.NodeOption{svm.WithCallTimeout(cfg.Timeouts().Attempt), svm.WithErrorPrefix(serviceName)}
 	switch {
 	case cfg.rpcClient != nil:
-		c.node = cfg.rpcClient
+		c.node, err = svm.NewNode(cfg.rpcClient, nodeOpts...)
 	case cfg.rpcURL != "":
-		c.node, c.nodeURL = rpc.New(cfg.rpcURL), cfg.rpcURL
+		c.node, err = svm.DialNode(cfg.rpcURL, nodeOpts...)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

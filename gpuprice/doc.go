@@ -78,7 +78,7 @@
 // account. The treasury has no default: the caller names it in BuyKeyParams.Treasury.
 //
 // BuyKey does the whole purchase: it reserves the price in BuyKeyParams.Budget (an
-// *x402.Budget, so one limit bounds the x402 payments and this one; a budget of its own
+// *budget.Budget, so one limit bounds the x402 payments and this one; a budget of its own
 // without a limit when none is given), reads the USDC balance and the SOL that pays the fee
 // and any rent (short: an *InsufficientFundsError or *InsufficientSOLError, and nothing is
 // sent), signs, sends with preflight, waits until the transaction is "confirmed", redeems the
@@ -87,8 +87,8 @@
 // transaction or it failed on chain; counted until Budget.Resolve when its outcome is unknown
 // (ErrPaymentInDoubt); spent once confirmed, even when the redemption then fails
 // (ErrNotRedeemed: redeem the PaymentError's signature again with RedeemKey). A purchase in
-// doubt resolves itself when an x402.Reconciler of the budget has the client's
-// PurchaseLookup (x402.WithLookup): it commits what landed and releases what can no longer
+// doubt resolves itself when an reconcile.Reconciler of the budget has the client's
+// PurchaseLookup (reconcile.WithLookup): it commits what landed and releases what can no longer
 // land once its blockhash expired.
 //
 // A Signer holds the payer's key: PrivateKeySigner prints only its public key, and the

@@ -1,7 +1,6 @@
 package gpuprice
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,11 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gagliardetto/solana-go"
-
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // codes maps the service's error codes to the package's sentinels; the client gives it to
@@ -269,7 +266,7 @@ type PaymentError struct {
 func (e *PaymentError) Error() string {
 	msg := serviceName + ": buying a key of plan " + string(e.Plan)
 	if amount, ok := e.Plan.Price(); ok {
-		msg += " for " + x402.FormatUSDC(price(amount))
+		msg += " for " + usdc.Format(price(amount))
 	}
 	msg += ": payment " + e.Outcome.String()
 	if e.Err != nil {
@@ -307,10 +304,10 @@ type InsufficientFundsError struct {
 	Need uint64
 }
 
-// Error names both amounts, in dollars of USDC (x402.FormatUSDC).
+// Error names both amounts, in dollars of USDC (usdc.Format).
 func (e *InsufficientFundsError) Error() string {
-	return serviceName + ": the payer's USDC balance is " + x402.FormatUSDC(price(e.Have)) + ", the plan costs " +
-		x402.FormatUSDC(price(e.Need))
+	return serviceName + ": the payer's USDC balance is " + usdc.Format(price(e.Have)) + ", the plan costs " +
+		usdc.Format(price(e.Need))
 }
 
 // Is matches ErrInsufficientFunds.
@@ -364,104 +361,4 @@ func (e *InsufficientSOLError) Is(target error) bool { return target == ErrInsuf
 func formatSOL(lamports uint64) string {
 	text := strconv.FormatUint(lamports/1_000_000_000, 10) + "." + fmt.Sprintf("%09d", lamports%1_000_000_000)
 	return strings.TrimSuffix(strings.TrimRight(text, "0"), ".")
-}
-
-// RPCError reports a failure of the Solana JSON-RPC node: an error answer (Code and Message
-// are the node's) or no answer (Code 0). A refused transaction keeps what the node's error
-// data says: the transaction error, the failing instruction and the program logs. Its text
-// never holds the node's URL, which may carry an access key.
-type RPCError struct {
-	// Method is the JSON-RPC method, such as "sendTransaction".
-	Method string
-	// Code and Message are the node's JSON-RPC error; Code is 0 when the node gave none.
-	Code    int
-	Message string
-	// TransactionError is the transaction error of the node's error data ("err"), as the
-	// node sent it: "AccountNotFound", {"InstructionError":[1,{"Custom":1}]}, ...; nil when
-	// the answer carried none.
-	TransactionError json.RawMessage
-	// Instruction says which instruction failed and in which program, when TransactionError
-	// is an instruction's error; nil otherwise.
-	Instruction *InstructionFailure
-	// Logs are the program logs of the node's simulation, up to the failure.
-	Logs []string
-	// Err is the cause.
-	Err error
-}
-
-// Error names the method and the node's error, and in words the failing instruction and
-// its program.
-func (e *RPCError) Error() string {
-	msg := serviceName + ": Solana RPC " + e.Method + ": " + e.Message
-	if e.Instruction != nil {
-		msg += " (" + e.Instruction.String() + ")"
-	}
-	return msg
-}
-
-// Unwrap returns the cause.
-func (e *RPCError) Unwrap() error { return e.Err }
-
-// InstructionFailure says which instruction of a transaction failed, in which program, and why.
-type InstructionFailure struct {
-	// Index is the instruction's position in the transaction, from 0.
-	Index int
-	// Program is the program the instruction calls.
-	Program solana.PublicKey
-	// FailedIn is the program that raised the error: Program, or one it invoked, such as the
-	// System program when the Associated Token Account program's creation of an account
-	// finds the payer short of SOL. It is Program when the logs do not name another.
-	FailedIn solana.PublicKey
-	// Reason is the instruction error as the node sent it: {"Custom":1},
-	// "InvalidAccountData", ...
-	Reason json.RawMessage
-	// Custom is the program's own error code when Reason is one ({"Custom":1}), nil
-	// otherwise.
-	Custom *uint32
-}
-
-// String says in words which instruction failed in which program, and why when the code is
-// one of those a key purchase meets, such as "instruction 0 (Associated Token Account
-// program) failed in the System program: custom program error 0x1, not enough SOL".
-func (e *InstructionFailure) String() string {
-	msg := "instruction " + strconv.Itoa(e.Index) + " (" + programName(e.Program) + ") failed"
-	if !e.FailedIn.Equals(e.Program) {
-		msg += " in the " + programName(e.FailedIn)
-	}
-	if e.Custom == nil {
-		var name string
-		if json.Unmarshal(e.Reason, &name) != nil {
-			name = string(e.Reason)
-		}
-		return msg + ": " + name
-	}
-	msg += ": custom program error 0x" + strconv.FormatUint(uint64(*e.Custom), 16)
-	if meaning := customErrors[e.FailedIn][*e.Custom]; meaning != "" {
-		msg += ", " + meaning
-	}
-	return msg
-}
-
-// programNames names the programs a key purchase calls.
-var programNames = map[solana.PublicKey]string{
-	solana.SystemProgramID:                    "System program",
-	solana.TokenProgramID:                     "Token program",
-	solana.SPLAssociatedTokenAccountProgramID: "Associated Token Account program",
-	solana.MemoProgramID:                      "Memo program",
-}
-
-// programName names a program, or gives its address.
-func programName(program solana.PublicKey) string {
-	if name, ok := programNames[program]; ok {
-		return name
-	}
-	return "program " + program.String()
-}
-
-// customErrors are the meanings of the custom error codes a key purchase meets, by program:
-// the same code 0x1 is short SOL in the System program and short USDC in the Token program.
-var customErrors = map[solana.PublicKey]map[uint32]string{
-	solana.SystemProgramID: {0: "the account already exists", 1: "not enough SOL"},
-	solana.TokenProgramID: {1: "insufficient funds", 3: "the account is not of this mint", 4: "the owner does not match",
-		17: "the account is frozen", 18: "the decimals do not match the mint's"},
 }

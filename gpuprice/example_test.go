@@ -12,7 +12,8 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // exampleClock is the fixed time of the examples' fake.
@@ -64,7 +65,7 @@ func ExampleClient_BuyKey() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	budget, err := x402.NewBudget(big.NewInt(10_000_000)) // at most 10 USDC, on every rail
+	budget, err := budget.New(big.NewInt(10_000_000)) // at most 10 USDC, on every rail
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func ExampleClient_BuyKey() {
 		log.Fatal(err)
 	}
 	fmt.Println("plan:", key.Plan, "expires:", key.ExpiresAt.Format(time.DateOnly))
-	fmt.Println("spent:", x402.FormatUSDC(budget.Spent()), "held:", x402.FormatUSDC(budget.Reserved()))
+	fmt.Println("spent:", usdc.Format(budget.Spent()), "held:", usdc.Format(budget.Reserved()))
 
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: "H100", Platform: "lambda", Limit: 3})
 	if err != nil {

@@ -24,7 +24,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/poll/polltest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 )
 
 // FuzzDecodeBodies feeds any bytes to every body decoder of the price API. None panics, and
@@ -195,7 +195,7 @@ func FuzzNodeAnswers(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		budget, err := x402.NewBudget(big.NewInt(10 * price))
+		budget, err := budget.New(big.NewInt(10 * price))
 		if err != nil {
 			t.Fatal(err)
 		}

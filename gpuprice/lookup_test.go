@@ -24,11 +24,13 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/errtest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // The lookup is a PaymentLookup.
-var _ x402.PaymentLookup = (*gpuprice.PurchaseLookup)(nil)
+var _ reconcile.Lookup = (*gpuprice.PurchaseLookup)(nil)
 
 // nodeReply is how a lookupNode answers a method instead of the fake node.
 type nodeReply int
@@ -142,18 +144,18 @@ func (c *offsetClock) Now() time.Time           { return time.Now().Add(time.Dur
 func (c *offsetClock) forward(by time.Duration) { c.offset.Add(int64(by)) }
 
 // lookupBudget returns a budget of 10 USDC on clock.
-func lookupBudget(t *testing.T, clock *offsetClock) *x402.Budget {
+func lookupBudget(t *testing.T, clock *offsetClock) *budget.Budget {
 	t.Helper()
-	return budgetOf(t, 10_000_000, x402.WithBudgetClock(clock.Now))
+	return budgetOf(t, 10_000_000, budget.WithClock(clock.Now))
 }
 
 // reconcile runs one reconciliation of b with the lookup of c's node.
-func reconcile(t *testing.T, b *x402.Budget, c *gpuprice.Client, opts ...x402.ReconcilerOption) *x402.ReconcileReport {
+func reconcile(t *testing.T, b *budget.Budget, c *gpuprice.Client, opts ...reconcile.Option) *reconcile.Report {
 	t.Helper()
 	lookup, err := c.PurchaseLookup()
 	require.NoError(t, err)
-	r, err := x402.NewReconciler(b, append([]x402.ReconcilerOption{x402.WithLookup(lookup), x402.WithReconcileRate(1000),
-		x402.WithLookupTimeout(time.Second), x402.WithReconcileLogger(scan.Logger())}, opts...)...)
+	r, err := reconcile.New(b, append([]reconcile.Option{reconcile.WithLookup(lookup), reconcile.WithRate(1000),
+		reconcile.WithLookupTimeout(time.Second), reconcile.WithLogger(scan.Logger())}, opts...)...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
 	rep, err := r.Reconcile(t.Context())
@@ -166,7 +168,7 @@ func reconcile(t *testing.T, b *x402.Budget, c *gpuprice.Client, opts ...x402.Re
 
 // boughtInDoubt buys a key with the sendTransaction of the purchase failing as fault says,
 // and returns the signature of the purchase left in doubt.
-func boughtInDoubt(t *testing.T, srv *gpupricetest.Server, budget *x402.Budget, fault *faultyNode) string {
+func boughtInDoubt(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget, fault *faultyNode) string {
 	t.Helper()
 	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, fault)))
 	payer, _ := newPayer(t, srv, 8_000_000)
@@ -189,7 +191,7 @@ func TestPurchaseLookupCommitsAPurchaseThatLanded(t *testing.T) {
 	rep := reconcile(t, budget, newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node))))
 	require.Len(t, rep.Committed, 1)
 	assert.Equal(t, sig, rep.Committed[0].ID)
-	assert.Equal(t, x402.ChainSettled, rep.Committed[0].Chain)
+	assert.Equal(t, reconcile.Settled, rep.Committed[0].Chain)
 	assert.Empty(t, rep.Committed[0].Transaction, "a Solana payment's id is its transaction")
 	assert.Empty(t, rep.Pending)
 	assertBudget(t, budget, 5_000_000, 0)
@@ -220,14 +222,14 @@ func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 	// Neither the node's height nor the clock has passed the blockhash's end.
 	rep := reconcile(t, budget, c)
 	require.Len(t, rep.Pending, 1)
-	assert.Equal(t, x402.ChainPending, rep.Pending[0].Chain)
-	assert.Equal(t, expires.Add(x402.ExpiryMargin), rep.Pending[0].Until)
+	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain)
+	assert.Equal(t, expires.Add(ledger.ExpiryMargin), rep.Pending[0].Until)
 
 	// The clock has, the node has not: the node's word is needed.
 	clock.forward(time.Hour)
 	rep = reconcile(t, budget, c)
 	require.Len(t, rep.Pending, 1)
-	assert.Equal(t, x402.ChainPending, rep.Pending[0].Chain)
+	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
 
 	// The node has (151 blocks later), the clock has not: the clock's word is needed.
@@ -235,7 +237,7 @@ func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 	srv.Advance(2 * time.Minute)
 	rep = reconcile(t, budget, c)
 	require.Len(t, rep.Pending, 1)
-	assert.Equal(t, x402.ChainNotSettled, rep.Pending[0].Chain)
+	assert.Equal(t, reconcile.NotSettled, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
 
 	// Both have.
@@ -248,7 +250,7 @@ func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 
 // failedPurchase sends, without preflight, a purchase its payer cannot cover, which lands
 // with an error, and records it in budget in doubt, as BuyKey would have.
-func failedPurchase(t *testing.T, srv *gpupricetest.Server, budget *x402.Budget) string {
+func failedPurchase(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget) string {
 	t.Helper()
 	payer, key := newPayer(t, srv, 1_000_000) // short of the 5 USDC
 	node := rpc.New(srv.RPCURL)
@@ -259,10 +261,10 @@ func failedPurchase(t *testing.T, srv *gpupricetest.Server, budget *x402.Budget)
 	require.NoError(t, err)
 	sig := tx.Signatures[0].String()
 	scan.Add(sig)
-	h, err := budget.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(5_000_000), PayTo: srv.Treasury.String(),
+	h, err := budget.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(5_000_000), PayTo: srv.Treasury.String(),
 		Rail: gpuprice.PaymentRail, Payer: key.PublicKey().String(), Asset: gpuprice.USDCMint.String()})
 	require.NoError(t, err)
-	require.NoError(t, h.Sign(t.Context(), x402.Signature{ID: sig, Expires: time.Now().Add(time.Minute),
+	require.NoError(t, h.Sign(t.Context(), ledger.Signature{ID: sig, Expires: time.Now().Add(time.Minute),
 		Ref: bh.Value.Blockhash.String() + " " + strconv.FormatUint(bh.Value.LastValidBlockHeight, 10)}))
 	_, err = node.SendTransactionWithOpts(t.Context(), tx, rpc.TransactionOpts{SkipPreflight: true})
 	require.NoError(t, err)
@@ -281,14 +283,14 @@ func TestPurchaseLookupReleasesAPurchaseThatFailedOnceItExpires(t *testing.T) {
 
 	rep := reconcile(t, budget, c)
 	require.Len(t, rep.Pending, 1, "failed, but not yet expired on the clock")
-	assert.Equal(t, x402.ChainFailed, rep.Pending[0].Chain)
+	assert.Equal(t, reconcile.Failed, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
 
 	clock.forward(time.Hour)
 	rep = reconcile(t, budget, c)
 	require.Len(t, rep.Released, 1)
 	assert.Equal(t, sig, rep.Released[0].ID)
-	assert.Equal(t, x402.ChainFailed, rep.Released[0].Chain)
+	assert.Equal(t, reconcile.Failed, rep.Released[0].Chain)
 	assertBudget(t, budget, 0, 0)
 }
 
@@ -304,7 +306,7 @@ func TestPurchaseLookupKeepsAPurchaseOnlyProcessed(t *testing.T) {
 	rep := reconcile(t, budget, newClient(t, srv))
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, sig, rep.Pending[0].ID)
-	assert.Equal(t, x402.ChainPending, rep.Pending[0].Chain, "processed, not confirmed: its fork may still be dropped")
+	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain, "processed, not confirmed: its fork may still be dropped")
 	assertBudget(t, budget, 0, 5_000_000)
 }
 
@@ -372,9 +374,9 @@ func TestPurchaseLookupAsksForAtMost256SignaturesACall(t *testing.T) {
 	expiredRef := solana.Hash{1}.String() + " " + strconv.FormatUint(height-1, 10)
 	validRef := solana.Hash{1}.String() + " " + strconv.FormatUint(height, 10)
 
-	var payments []x402.Outstanding
+	var payments []ledger.Outstanding
 	add := func(id, ref string) {
-		payments = append(payments, x402.Outstanding{Signature: x402.Signature{ID: id, Rail: gpuprice.PaymentRail, Ref: ref}})
+		payments = append(payments, ledger.Outstanding{Signature: ledger.Signature{ID: id, Rail: gpuprice.PaymentRail, Ref: ref}})
 	}
 	for range 299 {
 		add(solana.SignatureFromBytes(randomBytes(t, 64)).String(), expiredRef)
@@ -388,10 +390,10 @@ func TestPurchaseLookupAsksForAtMost256SignaturesACall(t *testing.T) {
 	require.Len(t, got, len(payments))
 	for i, res := range got[:299] {
 		assert.Equal(t, payments[i].ID, res.ID)
-		assert.Equal(t, x402.ChainNotSettled, res.State, "payment %d: never seen, its blockhash past", i)
+		assert.Equal(t, reconcile.NotSettled, res.State, "payment %d: never seen, its blockhash past", i)
 		assert.NoError(t, res.Err)
 	}
-	assert.Equal(t, x402.ChainPending, got[299].State, "its blockhash may still land it")
+	assert.Equal(t, reconcile.Pending, got[299].State, "its blockhash may still land it")
 	assert.NoError(t, got[299].Err)
 	assert.ErrorContains(t, got[300].Err, "records no last valid block height")
 	assert.ErrorContains(t, got[301].Err, "is not a transaction signature")
@@ -406,7 +408,7 @@ func TestPurchaseLookupAsksForAtMost256SignaturesACall(t *testing.T) {
 	assert.Len(t, node.called("getBlockHeight"), 1)
 
 	assert.True(t, lookup.Handles(gpuprice.PaymentRail))
-	assert.False(t, lookup.Handles("x402 "+x402.NetworkBase))
+	assert.False(t, lookup.Handles("x402 "+evm.NetworkBase))
 }
 
 func TestPurchaseLookupNeedsANode(t *testing.T) {

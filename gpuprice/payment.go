@@ -4,9 +4,9 @@ import (
 	"errors"
 
 	"github.com/gagliardetto/solana-go"
-	"github.com/gagliardetto/solana-go/programs/token"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // BuyKeyParams describe the payment for a key: what BuildKeyPayment signs and BuyKey sends.
@@ -15,7 +15,7 @@ type BuyKeyParams struct {
 	Plan Plan
 	// Payer is the wallet that pays: the USDC leaves its associated token account, and it
 	// signs the transaction and pays its fee. Required.
-	Payer Signer
+	Payer svm.Signer
 	// Treasury is the service's wallet (not its token account), <TREASURY_ADDRESS> in the
 	// API description; the USDC goes to its associated token account. Required: the SDK
 	// knows no default, so that a payment never goes to an address the caller did not give.
@@ -27,7 +27,7 @@ type BuyKeyParams struct {
 	// Budget, when set, bounds what BuyKey may spend, shared with the x402 payments that draw
 	// on it (such as payer.Budget() of an *x402.Payer). Without one, BuyKey accounts the
 	// payment in a budget of its own with no limit.
-	Budget *x402.Budget
+	Budget *budget.Budget
 }
 
 // terms checks the purchase and returns the plan's price and memo. Every error is an
@@ -78,7 +78,8 @@ func BuildKeyPayment(p *BuyKeyParams, recentBlockhash solana.Hash) (*solana.Tran
 	return tx, signPayment(tx, p.Payer)
 }
 
-// unsignedPayment builds the transaction of a checked purchase, without its signature.
+// unsignedPayment builds the transaction of a checked purchase, without its signature, from
+// the Solana payment building blocks of package svm.
 func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhash solana.Hash) (*solana.Transaction, error) {
 	owner := p.Payer.PublicKey()
 	from, err := usdcAccount(owner, "payer")
@@ -91,12 +92,13 @@ func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhas
 	}
 	var ixs []solana.Instruction
 	if p.CreateTreasuryAccount {
-		ixs = append(ixs, createIdempotent(owner, to, p.Treasury))
+		ixs = append(ixs, svm.CreateAssociatedTokenAccount(owner, to, p.Treasury, USDCMint, solana.TokenProgramID))
 	}
-	ixs = append(ixs,
-		token.NewTransferCheckedInstruction(amount, USDCDecimals, from, USDCMint, to, owner, nil).Build(),
-		memoInstruction(owner, memo),
-	)
+	transfer, err := svm.TransferChecked(solana.TokenProgramID, amount, USDCDecimals, from, USDCMint, to, owner)
+	if err != nil {
+		return nil, errors.New(serviceName + ": building the payment transaction: " + err.Error())
+	}
+	ixs = append(ixs, transfer, svm.Memo([]byte(memo), owner))
 	tx, err := solana.NewTransaction(ixs, recentBlockhash, solana.TransactionPayer(owner))
 	if err != nil {
 		return nil, errors.New(serviceName + ": building the payment transaction: " + err.Error())
@@ -109,7 +111,7 @@ func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhas
 
 // usdcAccount returns wallet's USDC associated token account; whose names the wallet in errors.
 func usdcAccount(wallet solana.PublicKey, whose string) (solana.PublicKey, error) {
-	ata, _, err := solana.FindAssociatedTokenAddress(wallet, USDCMint)
+	ata, err := svm.AssociatedTokenAccount(wallet, USDCMint, solana.TokenProgramID)
 	if err != nil {
 		err = errors.New(serviceName + ": deriving the " + whose + "'s USDC account: " + err.Error())
 		return solana.PublicKey{}, err
@@ -118,44 +120,9 @@ func usdcAccount(wallet solana.PublicKey, whose string) (solana.PublicKey, error
 }
 
 // signPayment signs tx with the payer, its only signer, and checks the signature.
-func signPayment(tx *solana.Transaction, payer Signer) error {
-	message, err := tx.Message.MarshalBinary()
-	if err != nil {
-		return errors.New(serviceName + ": encoding the payment message: " + err.Error())
+func signPayment(tx *solana.Transaction, payer svm.Signer) error {
+	if _, err := svm.SignAs(tx, payer); err != nil {
+		return errors.New(serviceName + ": " + err.Error())
 	}
-	owner := payer.PublicKey()
-	sig, err := payer.SignMessage(message)
-	if err != nil {
-		return errors.New(serviceName + ": signing the payment: " + err.Error())
-	}
-	if !sig.Verify(owner, message) {
-		return errors.New(serviceName + ": the payer's signature does not verify with its public key")
-	}
-	tx.Signatures = []solana.Signature{sig}
 	return nil
-}
-
-// createIdempotentData is the instruction data of the associated token account program's
-// CreateIdempotent (Create is empty data or 0).
-var createIdempotentData = []byte{1}
-
-// createIdempotent returns the instruction that creates the USDC associated token account ata
-// of wallet, paid by payer, and does nothing when it exists. solana-go has a builder only for
-// Create, which fails when the account exists.
-func createIdempotent(payer, ata, wallet solana.PublicKey) solana.Instruction {
-	return solana.NewInstruction(solana.SPLAssociatedTokenAccountProgramID, solana.AccountMetaSlice{
-		solana.Meta(payer).WRITE().SIGNER(),
-		solana.Meta(ata).WRITE(),
-		solana.Meta(wallet),
-		solana.Meta(USDCMint),
-		solana.Meta(solana.SystemProgramID),
-		solana.Meta(solana.TokenProgramID),
-	}, createIdempotentData)
-}
-
-// memoInstruction returns the Memo program instruction whose data is memo exactly, signed by
-// signer. solana-go's memo builder puts a length byte before the text, which the Memo
-// program would record as part of the memo ("\aAPI-PRO"), so the instruction is built here.
-func memoInstruction(signer solana.PublicKey, memo string) solana.Instruction {
-	return solana.NewInstruction(solana.MemoProgramID, solana.AccountMetaSlice{solana.Meta(signer).SIGNER()}, []byte(memo))
 }

@@ -3,29 +3,28 @@ package gpuprice
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
-	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
-// PaymentRail names the Solana rail in a budget's outstanding payments. A key purchase's
-// hold records the payer's wallet (Payer), the USDC mint (Asset), the transaction signature
-// (ID), and as Ref the transaction's blockhash and its last valid block height, separated by
-// a space: what it takes to look the payment up on chain.
-const PaymentRail = "solana"
+// PaymentRail names the Solana rail in a budget's outstanding payments (svm.PurchaseRail). A
+// key purchase's hold records the payer's wallet (Payer), the USDC mint (Asset), the
+// transaction signature (ID), and as Ref what svm.HoldSignature records of any Solana
+// payment (its blockhash, its last valid block height, the payer's USDC account and the
+// memo): what svm.Lookup needs to look it up on chain.
+const PaymentRail = svm.PurchaseRail
 
 // slotTime is a conservative length of a Solana block, used to estimate when a blockhash
 // expires (blocks take about 400 ms; a longer estimate keeps a refused payment counted
@@ -35,9 +34,6 @@ const slotTime = 600 * time.Millisecond
 // unknownExpiry is how long a signed payment counts as usable when the node did not say
 // when its blockhash expires.
 const unknownExpiry = 2 * time.Minute
-
-// confirmSchedule spaces the confirmation checks of BuyKey.
-var confirmSchedule = poll.Schedule{Min: 400 * time.Millisecond, Max: 2 * time.Second, Factor: 1.5, Jitter: 0.2}
 
 // redeemSchedule spaces the redemptions BuyKey repeats while the service has not yet seen
 // the confirmed payment.
@@ -73,7 +69,7 @@ const redeemAttempts = 5
 // *PaymentError (ErrPaymentRefused) and the amount counts until the blockhash expires (a
 // refusal wraps the node's *RPCError, with the failing instruction and the program logs); no
 // answer or no confirmation in time is a *PaymentError (ErrPaymentInDoubt) that counts until
-// the caller resolves it (x402.Budget.Resolve with the signature); a confirmed payment is
+// the caller resolves it (budget.Budget.Resolve with the signature); a confirmed payment is
 // spent, and a redemption that fails after it is a *PaymentError (ErrNotRedeemed) carrying
 // the signature for RedeemKey.
 func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
@@ -84,14 +80,15 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 	if c.node == nil {
 		return nil, invalid("RPC URL", "not set: use WithRPCURL, WithRPCClient or the "+EnvRPCURL+" environment variable")
 	}
-	budget := p.Budget
-	if budget == nil {
-		if budget, err = x402.NewBudget(nil); err != nil {
+	spend := p.Budget
+	if spend == nil {
+		if spend, err = budget.New(budget.Unlimited); err != nil {
 			return nil, err
 		}
 	}
-	hold, err := budget.Reserve(ctx, x402.Reservation{Amount: price(amount), PayTo: p.Treasury.String(), Rail: PaymentRail,
-		Resource: "gpuprice key " + string(p.Plan), Payer: p.Payer.PublicKey().String(), Asset: USDCMint.String()})
+	payer := p.Payer.PublicKey()
+	hold, err := spend.Reserve(ctx, ledger.Reservation{Amount: price(amount), PayTo: p.Treasury.String(), Rail: PaymentRail,
+		Resource: "gpuprice key " + string(p.Plan), Payer: payer.String(), Asset: USDCMint.String()})
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +97,9 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 	book := context.WithoutCancel(ctx)
 	tx, lastValid, expires, err := c.preparePayment(ctx, p, amount, memo)
 	if err == nil {
-		err = hold.Sign(ctx, x402.Signature{ID: tx.Signatures[0].String(), Expires: expires,
-			Ref: tx.Message.RecentBlockhash.String() + " " + strconv.FormatUint(lastValid, 10)})
+		source, _ := usdcAccount(payer, "payer") // derived when the transaction was built
+		ref := svm.Ref{Blockhash: tx.Message.RecentBlockhash, LastValid: lastValid, Source: source, Memo: []byte(memo)}
+		err = hold.Sign(ctx, svm.HoldSignature(tx.Signatures[0], ref, expires))
 	}
 	if err != nil {
 		_ = hold.Release(book) // nothing was handed to the node: the reservation is given back
@@ -112,24 +110,20 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 		return &PaymentError{Outcome: outcome, Signature: sdk.NewSecret(sig.String()), Plan: p.Plan, Err: withoutSecret(cause, sig.String())}
 	}
 
-	_, err = nodeCall(ctx, c, func(ctx context.Context) (solana.Signature, error) {
-		return c.node.SendTransactionWithOpts(ctx, tx, rpc.TransactionOpts{PreflightCommitment: rpc.CommitmentConfirmed})
-	})
-	if err != nil {
-		rerr := c.rpcError("sendTransaction", err)
-		rerr.Instruction = failedInstruction(tx, rerr.TransactionError, rerr.Logs)
-		if rerr.Code != 0 {
+	if _, err := c.node.Send(ctx, tx); err != nil {
+		var rerr *svm.RPCError
+		if errors.As(err, &rerr) && rerr.Code != 0 {
 			_ = hold.Refused(book) // the node answered no; the signed transaction still counts until it expires
-			return nil, fail(PaymentRejected, rerr)
+			return nil, fail(PaymentRejected, err)
 		}
 		_ = hold.InDoubt(book) // no answer: the transaction may have reached the cluster
-		return nil, fail(PaymentInDoubt, rerr)
+		return nil, fail(PaymentInDoubt, err)
 	}
-	switch err := c.confirm(ctx, sig, lastValid); {
-	case errors.Is(err, errFailedOnChain):
+	switch err := c.node.Confirm(ctx, sig, lastValid, c.clock, c.confirmTimeout); {
+	case errors.Is(err, svm.ErrFailedOnChain):
 		_ = hold.Refused(book)
 		return nil, fail(PaymentFailed, err)
-	case errors.Is(err, errExpired):
+	case errors.Is(err, svm.ErrExpired):
 		_ = hold.Refused(book)
 		return nil, fail(PaymentExpired, err)
 	case err != nil:
@@ -156,33 +150,28 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 	if have < amount {
 		return nil, 0, time.Time{}, &InsufficientFundsError{Have: have, Need: amount}
 	}
-	lamports, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetBalanceResult, error) {
-		return c.node.GetBalance(ctx, p.Payer.PublicKey(), rpc.CommitmentConfirmed)
+	lamports, err := svm.Call(ctx, c.node, "getBalance", func(ctx context.Context, rc *rpc.Client) (*rpc.GetBalanceResult, error) {
+		return rc.GetBalance(ctx, p.Payer.PublicKey(), rpc.CommitmentConfirmed)
 	})
 	if err != nil {
-		return nil, 0, time.Time{}, c.rpcError("getBalance", err)
+		return nil, 0, time.Time{}, err
 	}
 	if lamports == nil {
-		return nil, 0, time.Time{}, &RPCError{Method: "getBalance", Message: "the node returned no balance"}
+		return nil, 0, time.Time{}, nodeAnswer("getBalance", "the node returned no balance")
 	}
 	rent, err := c.treasuryRent(ctx, p)
 	if err != nil {
 		return nil, 0, time.Time{}, err
 	}
-	bh, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetLatestBlockhashResult, error) {
-		return c.node.GetLatestBlockhash(ctx, rpc.CommitmentConfirmed)
-	})
+	blockhash, lastValid, err := c.node.LatestBlockhash(ctx, rpc.CommitmentConfirmed)
 	if err != nil {
-		return nil, 0, time.Time{}, c.rpcError("getLatestBlockhash", err)
-	}
-	if bh == nil || bh.Value == nil || bh.Value.Blockhash.IsZero() {
-		return nil, 0, time.Time{}, &RPCError{Method: "getLatestBlockhash", Message: "the node returned no blockhash"}
+		return nil, 0, time.Time{}, err
 	}
 	expires := time.Now().Add(unknownExpiry)
-	if height, err := c.blockHeight(ctx); err == nil && bh.Value.LastValidBlockHeight >= height {
-		expires = time.Now().Add(time.Duration(bh.Value.LastValidBlockHeight-height+1) * slotTime)
+	if height, err := c.node.BlockHeight(ctx, rpc.CommitmentConfirmed); err == nil && lastValid >= height {
+		expires = time.Now().Add(time.Duration(lastValid-height+1) * slotTime)
 	}
-	tx, err := unsignedPayment(p, amount, memo, bh.Value.Blockhash)
+	tx, err := unsignedPayment(p, amount, memo, blockhash)
 	if err != nil {
 		return nil, 0, time.Time{}, err
 	}
@@ -199,7 +188,7 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 	if err := ctx.Err(); err != nil {
 		return nil, 0, time.Time{}, err
 	}
-	return tx, bh.Value.LastValidBlockHeight, expires, nil
+	return tx, lastValid, expires, nil
 }
 
 // lamportsPerSignature is the fee a Solana cluster charges per signature of a transaction
@@ -218,12 +207,12 @@ func (c *Client) fee(ctx context.Context, tx *solana.Transaction) (uint64, error
 	if err != nil {
 		return 0, errors.New(serviceName + ": encoding the payment message: " + err.Error())
 	}
-	res, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetFeeForMessageResult, error) {
-		return c.node.GetFeeForMessage(ctx, base64.StdEncoding.EncodeToString(message), rpc.CommitmentConfirmed)
+	res, err := svm.Call(ctx, c.node, "getFeeForMessage", func(ctx context.Context, rc *rpc.Client) (*rpc.GetFeeForMessageResult, error) {
+		return rc.GetFeeForMessage(ctx, base64.StdEncoding.EncodeToString(message), rpc.CommitmentConfirmed)
 	})
 	if err != nil {
-		if rerr := c.rpcError("getFeeForMessage", err); rerr.Code != codeMethodNotFound {
-			return 0, rerr
+		if rerr := asRPCError(err); rerr == nil || rerr.Code != codeMethodNotFound {
+			return 0, err
 		}
 	} else if res != nil && res.Value != nil {
 		return *res.Value, nil
@@ -242,27 +231,23 @@ func (c *Client) treasuryRent(ctx context.Context, p *BuyKeyParams) (uint64, err
 	if err != nil {
 		return 0, err
 	}
-	_, err = nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetAccountInfoResult, error) {
-		return c.node.GetAccountInfoWithOpts(ctx, ata, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed})
+	_, err = svm.Call(ctx, c.node, "getAccountInfo", func(ctx context.Context, rc *rpc.Client) (*rpc.GetAccountInfoResult, error) {
+		return rc.GetAccountInfoWithOpts(ctx, ata, &rpc.GetAccountInfoOpts{Commitment: rpc.CommitmentConfirmed})
 	})
 	switch {
 	case err == nil:
 		return 0, nil // it exists: the creation is a no-op
 	case !errors.Is(err, rpc.ErrNotFound):
-		return 0, c.rpcError("getAccountInfo", err)
+		return 0, err
 	}
 	return c.rentExempt(ctx, tokenAccountSize)
 }
 
 // rentExempt returns the node's rent-exempt minimum balance of an account of size bytes.
 func (c *Client) rentExempt(ctx context.Context, size uint64) (uint64, error) {
-	rent, err := nodeCall(ctx, c, func(ctx context.Context) (uint64, error) {
-		return c.node.GetMinimumBalanceForRentExemption(ctx, size, rpc.CommitmentConfirmed)
+	return svm.Call(ctx, c.node, "getMinimumBalanceForRentExemption", func(ctx context.Context, rc *rpc.Client) (uint64, error) {
+		return rc.GetMinimumBalanceForRentExemption(ctx, size, rpc.CommitmentConfirmed)
 	})
-	if err != nil {
-		return 0, c.rpcError("getMinimumBalanceForRentExemption", err)
-	}
-	return rent, nil
 }
 
 // checkSOL refuses a payer whose lamports do not cover the fee and the rent, or would leave
@@ -299,65 +284,27 @@ func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint6
 	if err != nil {
 		return 0, err
 	}
-	res, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetTokenAccountBalanceResult, error) {
-		return c.node.GetTokenAccountBalance(ctx, ata, rpc.CommitmentConfirmed)
+	res, err := svm.Call(ctx, c.node, "getTokenAccountBalance", func(ctx context.Context, rc *rpc.Client) (*rpc.GetTokenAccountBalanceResult, error) {
+		return rc.GetTokenAccountBalance(ctx, ata, rpc.CommitmentConfirmed)
 	})
 	if err != nil {
-		rerr := c.rpcError("getTokenAccountBalance", err)
-		if rerr.Code == codeInvalidParams && strings.Contains(strings.ToLower(rerr.Message), "could not find account") {
+		if rerr := asRPCError(err); rerr != nil && rerr.Code == codeInvalidParams && strings.Contains(strings.ToLower(rerr.Message), "could not find account") {
 			return 0, nil
 		}
-		return 0, rerr
+		return 0, err
 	}
 	if res == nil || res.Value == nil {
 		return 0, nil
 	}
 	if res.Value.Decimals != USDCDecimals {
-		return 0, &RPCError{Method: "getTokenAccountBalance", Message: "the payer's USDC account reports " +
-			strconv.Itoa(int(res.Value.Decimals)) + " decimals, not 6"}
+		return 0, nodeAnswer("getTokenAccountBalance", "the payer's USDC account reports "+
+			strconv.Itoa(int(res.Value.Decimals))+" decimals, not 6")
 	}
 	have, err := strconv.ParseUint(res.Value.Amount, 10, 64)
 	if err != nil {
-		return 0, &RPCError{Method: "getTokenAccountBalance", Message: "the balance is not a whole number of atomic units"}
+		return 0, nodeAnswer("getTokenAccountBalance", "the balance is not a whole number of atomic units")
 	}
 	return have, nil
-}
-
-// errFailedOnChain marks a transaction whose status carries an error.
-var errFailedOnChain = errors.New("the transaction failed on chain")
-
-// errExpired marks a transaction unseen when its blockhash expired: it can no longer land.
-var errExpired = errors.New("the blockhash expired before the transaction landed")
-
-// confirm polls the status of sig until it is confirmed or finalized (nil), failed on chain
-// (errFailedOnChain), unseen past lastValid, the last block height of its blockhash
-// (errExpired), or the confirmation bound passes (a *poll.StoppedError).
-func (c *Client) confirm(ctx context.Context, sig solana.Signature, lastValid uint64) error {
-	return poll.Run(ctx, poll.Options{Schedule: confirmSchedule, Timeout: c.confirmTimeout, Clock: c.clock},
-		func(ctx context.Context, _ int) (bool, time.Duration, error) {
-			res, err := nodeCall(ctx, c, func(ctx context.Context) (*rpc.GetSignatureStatusesResult, error) {
-				return c.node.GetSignatureStatuses(ctx, false, sig)
-			})
-			if err != nil {
-				return false, 0, c.rpcError("getSignatureStatuses", err)
-			}
-			if res == nil || len(res.Value) == 0 || res.Value[0] == nil {
-				height, err := c.blockHeight(ctx)
-				if err == nil && height > lastValid {
-					return true, 0, errExpired
-				}
-				return false, 0, nil // not seen yet
-			}
-			st := res.Value[0]
-			if st.Err != nil {
-				return true, 0, errors.Join(errFailedOnChain, errors.New("status error: "+describe(st.Err)))
-			}
-			switch st.ConfirmationStatus {
-			case rpc.ConfirmationStatusConfirmed, rpc.ConfirmationStatusFinalized:
-				return true, 0, nil
-			}
-			return false, 0, nil
-		})
 }
 
 // redeemConfirmed redeems a confirmed payment, repeating the redemption (on the shared poll
@@ -376,133 +323,18 @@ func (c *Client) redeemConfirmed(ctx context.Context, sig string) (*Key, error) 
 	return key, err
 }
 
-// nodeCall makes call, one call of the Solana node, within the client's attempt timeout
-// (sdk.Timeouts.Attempt, see WithTimeouts): solana-go's client does not go through the HTTP
-// core, so each of its calls is bounded through its context, whatever client WithRPCClient
-// gave. A call the bound ends fails with an error that says so and matches
-// context.DeadlineExceeded; its text holds no URL.
-func nodeCall[T any](ctx context.Context, c *Client, call func(context.Context) (T, error)) (T, error) {
-	bound := fmt.Errorf("no answer from the Solana node within %s: %w", c.nodeTimeout, context.DeadlineExceeded)
-	callCtx, cancel := context.WithTimeoutCause(ctx, c.nodeTimeout, bound)
-	defer cancel()
-	v, err := call(callCtx)
-	if err != nil && ctx.Err() == nil && context.Cause(callCtx) == bound {
-		err = bound
-	}
-	return v, err
+// nodeAnswer returns the *svm.RPCError of an answer of method the purchase cannot use.
+func nodeAnswer(method, msg string) *svm.RPCError {
+	return &svm.RPCError{Service: serviceName, Method: method, Message: msg, Err: errors.New(msg)}
 }
 
-// blockHeight returns the node's block height at commitment "confirmed".
-func (c *Client) blockHeight(ctx context.Context) (uint64, error) {
-	return nodeCall(ctx, c, func(ctx context.Context) (uint64, error) { return c.node.GetBlockHeight(ctx, rpc.CommitmentConfirmed) })
-}
-
-// rpcError converts an error of the solana-go client into an *RPCError whose texts hold no
-// URL: solana-go quotes the node's URL, which may carry an access key. The transaction error
-// and the logs of the node's error data are kept.
-func (c *Client) rpcError(method string, err error) *RPCError {
-	var je *jsonrpc.RPCError
-	if errors.As(err, &je) {
-		rerr := &RPCError{Method: method, Code: je.Code, Message: c.scrubURL(je.Message), Err: errors.New(c.scrubURL(je.Message))}
-		rerr.TransactionError, rerr.Logs = c.errorData(je.Data)
+// asRPCError returns the *svm.RPCError err is, or nil.
+func asRPCError(err error) *svm.RPCError {
+	var rerr *svm.RPCError
+	if errors.As(err, &rerr) {
 		return rerr
 	}
-	msg := c.scrubURL(err.Error())
-	cause := errors.New(msg)
-	for _, ctxErr := range []error{context.Canceled, context.DeadlineExceeded} {
-		if errors.Is(err, ctxErr) {
-			cause = ctxErr
-		}
-	}
-	return &RPCError{Method: method, Message: msg, Err: cause}
-}
-
-// errorData returns the transaction error ("err") and the program logs ("logs") of a
-// node's error data, such as that of a sendTransaction whose simulation failed; nothing
-// when the data has neither.
-func (c *Client) errorData(data any) (json.RawMessage, []string) {
-	if data == nil {
-		return nil, nil
-	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return nil, nil
-	}
-	var d struct {
-		Err  json.RawMessage `json:"err"`
-		Logs []string        `json:"logs"`
-	}
-	if json.Unmarshal(raw, &d) != nil {
-		return nil, nil
-	}
-	if string(d.Err) == "null" {
-		d.Err = nil
-	}
-	for i, line := range d.Logs {
-		d.Logs[i] = c.scrubURL(line)
-	}
-	return d.Err, d.Logs
-}
-
-// failedInstruction reads an instruction error ({"InstructionError":[index, reason]}) of tx:
-// the instruction's program from tx, and from the logs the program that raised the error,
-// the first that logged "Program <address> failed" (an invoked program logs its failure
-// before its caller). It returns nil for any other transaction error, or an index tx does
-// not have.
-func failedInstruction(tx *solana.Transaction, txErr json.RawMessage, logs []string) *InstructionFailure {
-	var e struct {
-		InstructionError []json.RawMessage `json:"InstructionError"`
-	}
-	if json.Unmarshal(txErr, &e) != nil || len(e.InstructionError) != 2 {
-		return nil
-	}
-	var index int
-	if json.Unmarshal(e.InstructionError[0], &index) != nil || index < 0 || index >= len(tx.Message.Instructions) {
-		return nil
-	}
-	program, err := tx.Message.Program(tx.Message.Instructions[index].ProgramIDIndex)
-	if err != nil {
-		return nil
-	}
-	f := &InstructionFailure{Index: index, Program: program, FailedIn: program, Reason: e.InstructionError[1]}
-	var custom struct {
-		Custom *uint32 `json:"Custom"`
-	}
-	if json.Unmarshal(f.Reason, &custom) == nil {
-		f.Custom = custom.Custom
-	}
-	for _, line := range logs {
-		rest, ok := strings.CutPrefix(line, "Program ")
-		address, _, failed := strings.Cut(rest, " failed")
-		if !ok || !failed {
-			continue
-		}
-		if pk, err := solana.PublicKeyFromBase58(address); err == nil {
-			f.FailedIn = pk
-			break
-		}
-	}
-	return f
-}
-
-// urlPattern finds URLs in an error text.
-var urlPattern = regexp.MustCompile(`(?i)\b(?:https?|wss?)://[^\s"']+`)
-
-// scrubURL removes the node's URL, and any other URL, from s.
-func (c *Client) scrubURL(s string) string {
-	if c.nodeURL != "" {
-		s = strings.ReplaceAll(s, c.nodeURL, "[rpc url]")
-	}
-	return urlPattern.ReplaceAllString(s, "[rpc url]")
-}
-
-// describe renders a transaction error of a status, such as {"InstructionError":[0,{"Custom":1}]}.
-func describe(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "unreadable error"
-	}
-	return string(b)
+	return nil
 }
 
 // withoutSecret returns err with secret (a signed transaction's signature, which redeems a
@@ -513,19 +345,8 @@ func withoutSecret(err error, secret string) error {
 	if err == nil {
 		return nil
 	}
-	var rerr *RPCError
-	if errors.As(err, &rerr) {
-		scrubbed := *rerr
-		scrubbed.Message = httpcore.Scrub(rerr.Message, secret)
-		scrubbed.Logs = make([]string, len(rerr.Logs))
-		for i, l := range rerr.Logs {
-			scrubbed.Logs[i] = httpcore.Scrub(l, secret)
-		}
-		scrubbed.TransactionError = []byte(httpcore.Scrub(string(rerr.TransactionError), secret))
-		if rerr.Err != nil && httpcore.Scrub(rerr.Err.Error(), secret) != rerr.Err.Error() {
-			scrubbed.Err = errors.New(httpcore.Scrub(rerr.Err.Error(), secret))
-		}
-		return &scrubbed
+	if rerr := asRPCError(err); rerr != nil {
+		return rerr.Scrubbed(secret)
 	}
 	if text := httpcore.Scrub(err.Error(), secret); text != err.Error() {
 		return errors.New(text)

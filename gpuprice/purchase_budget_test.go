@@ -10,14 +10,15 @@ import (
 	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/internal/ledger/ledgertest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 )
 
 // faultyBudget returns a budget of limit whose store fails as set.
-func faultyBudget(t *testing.T, limit int64, set func(*ledgertest.Faulty)) *x402.Budget {
+func faultyBudget(t *testing.T, limit int64, set func(*ledgertest.Faulty)) *budget.Budget {
 	t.Helper()
 	store := ledgertest.NewFaulty(ledger.NewMemory())
 	set(store)
-	b, err := x402.NewBudget(big.NewInt(limit), x402.WithStore(store))
+	b, err := budget.New(big.NewInt(limit), budget.WithStore(store))
 	require.NoError(t, err)
 	return b
 }
@@ -30,7 +31,7 @@ func TestBuyKeySendsNothingWhenTheSignatureCannotBeRecorded(t *testing.T) {
 	budget := faultyBudget(t, 10_000_000, func(s *ledgertest.Faulty) { s.Fail("sign") })
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	var se *x402.BudgetStoreError
+	var se *budget.StoreError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "sign", se.Op)
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was handed to the node")
@@ -52,7 +53,7 @@ func TestBuyKeyWhoseCommitCannotBeRecordedStillReturnsTheKey(t *testing.T) {
 	assertBudget(t, budget, 0, 5_000_000)
 	out := budget.Outstanding()
 	require.Len(t, out, 1)
-	assert.Equal(t, x402.HoldSigned, out[0].State, "it stays counted, as signed")
+	assert.Equal(t, ledger.Signed, out[0].State, "it stays counted, as signed")
 	assert.Equal(t, bought.TxSignature.Reveal(), out[0].ID)
 }
 
@@ -61,7 +62,7 @@ func TestBuyKeyWithinTheTreasurysLimit(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 	payer, _ := newPayer(t, srv, 8_000_000)
-	budget := budgetOf(t, -1, x402.WithPayeeLimitFor(srv.Treasury.String(), big.NewInt(4_000_000)))
+	budget := budgetOf(t, -1, budget.WithPayeeLimitFor(srv.Treasury.String(), big.NewInt(4_000_000)))
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	var pe *x402.PolicyError

@@ -14,7 +14,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/errtest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 )
 
 // solOf returns the lamports of wallet on srv's node.
@@ -38,7 +38,7 @@ func buildFor(t *testing.T, srv *gpupricetest.Server, p *gpuprice.BuyKeyParams) 
 
 // assertRefusedForSOL checks that a purchase was refused for its SOL with want, before
 // anything was sent, and that the budget holds nothing.
-func assertRefusedForSOL(t *testing.T, srv *gpupricetest.Server, budget *x402.Budget, err error, want gpuprice.InsufficientSOLError) {
+func assertRefusedForSOL(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget, err error, want gpuprice.InsufficientSOLError) {
 	t.Helper()
 	require.ErrorIs(t, err, gpuprice.ErrInsufficientSOL)
 	assert.Equal(t, want, *errtest.As[*gpuprice.InsufficientSOLError](t, err))

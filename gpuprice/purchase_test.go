@@ -27,11 +27,13 @@ import (
 	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // budgetOf returns a budget of limit atomic USDC units (no total when limit is negative),
 // kept in the store budgettest.EnvStore names.
-func budgetOf(t *testing.T, limit int64, opts ...x402.BudgetOption) *x402.Budget {
+func budgetOf(t *testing.T, limit int64, opts ...budget.Option) *budget.Budget {
 	t.Helper()
 	var max *big.Int
 	if limit >= 0 {
@@ -41,14 +43,14 @@ func budgetOf(t *testing.T, limit int64, opts ...x402.BudgetOption) *x402.Budget
 }
 
 // assertBudget checks what a budget has spent and still holds.
-func assertBudget(t *testing.T, b *x402.Budget, spent, reserved int64) {
+func assertBudget(t *testing.T, b *budget.Budget, spent, reserved int64) {
 	t.Helper()
 	assert.Equal(t, big.NewInt(spent).String(), b.Spent().String(), "spent")
 	assert.Equal(t, big.NewInt(reserved).String(), b.Reserved().String(), "reserved")
 }
 
 // purchase returns a Pro purchase of payer to srv's treasury, drawing on budget.
-func purchase(srv *gpupricetest.Server, payer gpuprice.Signer, budget *x402.Budget) *gpuprice.BuyKeyParams {
+func purchase(srv *gpupricetest.Server, payer gpuprice.Signer, budget *budget.Budget) *gpuprice.BuyKeyParams {
 	return &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget}
 }
 
@@ -140,7 +142,7 @@ func TestBuyKeyOverBudgetIsRefusedBeforeAnything(t *testing.T) {
 	c := newClient(t, srv)
 	payer, _ := newPayer(t, srv, 50_000_000)
 	budget := budgetOf(t, 10_000_000)
-	held, err := budget.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(6_000_000)}) // an x402 payment under way on the same budget
+	held, err := budget.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(6_000_000)}) // an x402 payment under way on the same budget
 	require.NoError(t, err)
 
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
@@ -199,7 +201,7 @@ func TestBuyKeyWhenTheSendIsDroppedIsInDoubt(t *testing.T) {
 	assertBudget(t, budget, 0, 5_000_000)
 	out := budget.Outstanding()
 	require.Len(t, out, 1)
-	assert.Equal(t, x402.HoldInDoubt, out[0].State)
+	assert.Equal(t, ledger.InDoubt, out[0].State)
 	assert.Equal(t, pe.Signature.Reveal(), out[0].ID)
 	assert.Equal(t, "solana", out[0].Rail)
 	assert.Equal(t, srv.Treasury.String(), out[0].PayTo)
@@ -261,7 +263,7 @@ func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
 	assert.LessOrEqual(t, clock.Now().Sub(t0), time.Second, "within the confirmation timeout")
 	assertBudget(t, budget, 0, 5_000_000)
 	require.Len(t, budget.Outstanding(), 1)
-	assert.Equal(t, x402.HoldInDoubt, budget.Outstanding()[0].State)
+	assert.Equal(t, ledger.InDoubt, budget.Outstanding()[0].State)
 	assert.Zero(t, srv.RequestCount(http.MethodPost, gpupricetest.DefaultRedeemPath), "not redeemed before it is confirmed")
 }
 
@@ -282,7 +284,7 @@ func TestBuyKeyRejectedByTheNodeStaysCountedUntilItExpires(t *testing.T) {
 	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()), "nothing moved")
 	assertBudget(t, budget, 0, 5_000_000)
 	require.Len(t, budget.Outstanding(), 1)
-	assert.Equal(t, x402.HoldRefused, budget.Outstanding()[0].State, "counted until its blockhash expires")
+	assert.Equal(t, ledger.Refused, budget.Outstanding()[0].State, "counted until its blockhash expires")
 
 	// The same purchase creating the account goes through.
 	p := purchase(srv, payer, budget)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // serviceName names the service in errors, logs and the User-Agent.
@@ -175,7 +176,7 @@ func (g *payeeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusPaymentRequired {
 		return resp, err
 	}
-	pr, perr := x402.ParsePaymentRequired(resp)
+	pr, perr := wire.ReadPaymentRequired(resp)
 	if perr != nil {
 		return resp, nil // unreadable: the payer refuses it too
 	}
@@ -188,12 +189,12 @@ func (g *payeeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		p.mismatch = mismatch
 	}
 	httpcore.Drain(resp)
-	if req.Header.Get(x402.HeaderPaymentSignature) == "" && req.Header.Get(x402.HeaderPaymentV1) == "" {
+	if req.Header.Get(wire.HeaderPaymentSignature) == "" && req.Header.Get(wire.HeaderPaymentV1) == "" {
 		return nil, mismatch
 	}
 	stripped := *resp
 	stripped.Header = resp.Header.Clone()
-	stripped.Header.Del(x402.HeaderPaymentRequired)
+	stripped.Header.Del(wire.HeaderPaymentRequired)
 	stripped.Body = http.NoBody
 	stripped.ContentLength = 0
 	return &stripped, nil
@@ -201,7 +202,7 @@ func (g *payeeGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // foreignPayees returns the payTo addresses of pr that differ from payee (ignoring letter
 // case), each once, in order. Every entry counts, usable or not: the store has one payee.
-func foreignPayees(pr *x402.PaymentRequired, payee string) []string {
+func foreignPayees(pr *wire.PaymentRequired, payee string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for i := range pr.Accepts {

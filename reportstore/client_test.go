@@ -24,6 +24,8 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -58,17 +60,17 @@ func TestOptionsCheckTheirInput(t *testing.T) {
 // challengeHeader returns a PAYMENT-REQUIRED value asking amount to payTo on Base.
 func challengeHeader(t *testing.T, amount int64, payTo string) string {
 	t.Helper()
-	pr := &x402.PaymentRequired{
+	pr := &wire.PaymentRequired{
 		X402Version: 2,
 		Error:       "Payment required",
-		Resource:    &x402.ResourceInfo{URL: "http://store/report/x"},
-		Accepts: []x402.PaymentRequirements{{
-			Scheme: x402.SchemeExact, Network: x402.NetworkBase, Amount: big.NewInt(amount),
-			Asset: x402.USDCBase, PayTo: payTo, MaxTimeoutSeconds: 60,
+		Resource:    &wire.ResourceInfo{URL: "http://store/report/x"},
+		Accepts: []wire.PaymentRequirements{{
+			Scheme: evm.SchemeExact, Network: evm.NetworkBase, Amount: big.NewInt(amount),
+			Asset: evm.USDCBase, PayTo: payTo, MaxTimeoutSeconds: 60,
 			Extra: map[string]any{"name": "USD Coin", "version": "2"},
 		}},
 	}
-	v, err := x402.EncodePaymentRequired(pr)
+	v, err := wire.EncodePaymentRequired(pr)
 	require.NoError(t, err)
 	return v
 }
@@ -81,7 +83,7 @@ func TestQuoteSendsTheFormatUnpaid(t *testing.T) {
 		mu.Lock()
 		got = append(got, r.Clone(context.Background()))
 		mu.Unlock()
-		w.Header().Set(x402.HeaderPaymentRequired, challengeHeader(t, 130000, reportstoretest.DefaultPayTo))
+		w.Header().Set(wire.HeaderPaymentRequired, challengeHeader(t, 130000, reportstoretest.DefaultPayTo))
 		w.WriteHeader(http.StatusPaymentRequired)
 		_, _ = w.Write([]byte(`{}`))
 	}))
@@ -111,7 +113,7 @@ func TestQuoteSendsTheFormatUnpaid(t *testing.T) {
 		assert.Equal(t, "/proxy/report/macro%20gdp", r.URL.EscapedPath())
 		assert.Equal(t, tc.query, r.URL.RawQuery)
 		assert.Equal(t, tc.accept, r.Header.Get("Accept"))
-		assert.Empty(t, r.Header.Get(x402.HeaderPaymentSignature))
+		assert.Empty(t, r.Header.Get(wire.HeaderPaymentSignature))
 		assert.Contains(t, r.Header.Get("User-Agent"), "reportstore")
 	}
 }
@@ -133,7 +135,7 @@ func TestQuoteWithoutAChallenge(t *testing.T) {
 	_, err = c.Quote(context.Background(), "free", reportstore.FormatCSV)
 	require.ErrorIs(t, err, reportstore.ErrNoChallenge)
 	_, err = c.Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
-	var fe *x402.FormatError
+	var fe *wire.FormatError
 	require.ErrorAs(t, err, &fe)
 }
 
@@ -141,7 +143,7 @@ func TestQuoteNeedsAPositiveTimeout(t *testing.T) {
 	t.Parallel()
 	var body atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set(x402.HeaderPaymentRequired, base64.StdEncoding.EncodeToString([]byte(body.Load().(string))))
+		w.Header().Set(wire.HeaderPaymentRequired, base64.StdEncoding.EncodeToString([]byte(body.Load().(string))))
 		w.WriteHeader(http.StatusPaymentRequired)
 		_, _ = w.Write([]byte(`{}`))
 	}))
@@ -196,15 +198,15 @@ func TestForeignPayeeInARequoteIsNotPaid(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		payTo := reportstoretest.DefaultPayTo
-		if r.Header.Get(x402.HeaderPaymentSignature) != "" {
+		if r.Header.Get(wire.HeaderPaymentSignature) != "" {
 			paid.Add(1)
 			payTo = other // the server refuses the payment and asks another payee
 		}
-		w.Header().Set(x402.HeaderPaymentRequired, challengeHeader(t, 130000, payTo))
+		w.Header().Set(wire.HeaderPaymentRequired, challengeHeader(t, 130000, payTo))
 		w.WriteHeader(http.StatusPaymentRequired)
 	}))
 	t.Cleanup(srv.Close)
-	signer, err := x402.NewPrivateKeySigner(testKey)
+	signer, err := evm.NewPrivateKeySigner(testKey)
 	require.NoError(t, err)
 	payer, err := x402.NewPayer(signer, x402.Policy{AllowRequote: true})
 	require.NoError(t, err)

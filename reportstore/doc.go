@@ -33,7 +33,7 @@
 // MaxTotal, and only at the store:
 //
 //	const storeAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C" // the store's payTo
-//	signer, err := x402.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
+//	signer, err := evm.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
 //	if err != nil {
 //		return err
 //	}
@@ -61,7 +61,7 @@
 //	if err != nil {
 //		return err
 //	}
-//	fmt.Println(len(records), "rows; spent so far", x402.FormatUSDC(payer.Spent()))
+//	fmt.Println(len(records), "rows; spent so far", usdc.Format(payer.Spent()))
 //
 // Quote reads the live price of a report from the store's 402 challenge without paying, and
 // says in Quote.Refusal why the payer would refuse it. Report buys a report into memory (up

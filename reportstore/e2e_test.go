@@ -18,6 +18,7 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -147,9 +148,9 @@ func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 	assert.Equal(t, "$0.28", q.Price.String())
 	assert.Equal(t, "280000", q.Amount.String())
 	assert.Equal(t, reportstoretest.DefaultPayTo, q.PayTo)
-	assert.Equal(t, x402.NetworkBase, q.Network)
-	assert.Equal(t, x402.USDCBase, q.Asset)
-	assert.Equal(t, x402.SchemeExact, q.Scheme)
+	assert.Equal(t, evm.NetworkBase, q.Network)
+	assert.Equal(t, evm.USDCBase, q.Asset)
+	assert.Equal(t, evm.SchemeExact, q.Scheme)
 	assert.Positive(t, q.MaxTimeoutSeconds)
 	require.NotNil(t, q.Challenge)
 	assert.Equal(t, 2, q.Challenge.X402Version)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // ErrNotFound matches (with errors.Is) a 404 answer, such as the preview of an id the store
@@ -65,7 +65,7 @@ func (e *PaymentRequiredError) Error() string {
 		return "reportstore: payment required (no payer configured; use WithPayer): " + e.Err.Error()
 	}
 	return fmt.Sprintf("reportstore: payment of %s required for %s (no payer configured; use WithPayer)",
-		x402.FormatUSDC(e.Quote.Amount), e.Err.Path)
+		usdc.Format(e.Quote.Amount), e.Err.Path)
 }
 
 // Is reports whether target is ErrPaymentRequired.

@@ -10,6 +10,8 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 func ExampleClient_Catalog() {
@@ -52,7 +54,7 @@ func ExampleClient_Quote() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("price:", x402.FormatUSDC(q.Amount), "=", q.Amount, "atomic USDC units")
+	fmt.Println("price:", usdc.Format(q.Amount), "=", q.Amount, "atomic USDC units")
 	fmt.Println("network:", q.Network)
 	fmt.Println("pay to:", q.PayTo)
 	// Output:
@@ -67,7 +69,7 @@ func ExampleClient_Report() {
 
 	// A wallet funded in the fake store's ledger, paying at most 0.50 USDC per report and
 	// 1 USDC in all, to the store's address only.
-	signer, err := x402.NewPrivateKeySigner(testKey)
+	signer, err := evm.NewPrivateKeySigner(testKey)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -106,8 +108,8 @@ func ExampleClient_Report() {
 		fmt.Println(r.Economy, r.Year, r.Indicator, *r.Value)
 	}
 	fmt.Println("settled:", report.Receipt.Success, "on", report.Receipt.Network)
-	fmt.Println("spent:", x402.FormatUSDC(payer.Spent()))
-	fmt.Println("store balance:", x402.FormatUSDC(store.Facilitator().Balance(reportstoretest.DefaultPayTo)))
+	fmt.Println("spent:", usdc.Format(payer.Spent()))
+	fmt.Println("store balance:", usdc.Format(store.Facilitator().Balance(reportstoretest.DefaultPayTo)))
 	// Output:
 	// 110 records
 	// US 2015 SI.POV.GINI (no data)
@@ -126,7 +128,7 @@ func ExampleClient_OpenReport() {
 	}
 	store := reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-stream", 10<<20, price))
 	defer store.Close()
-	signer, err := x402.NewPrivateKeySigner(testKey)
+	signer, err := evm.NewPrivateKeySigner(testKey)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func ExampleClient_OpenReport() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", x402.FormatUSDC(payer.Spent()))
+	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", usdc.Format(payer.Spent()))
 	// Output:
 	// receipt before reading: true
 	// streamed 10485742 bytes of text/csv for $0.05

@@ -17,6 +17,8 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -134,7 +136,7 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 	var requests atomic.Int64
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.ModifyResponse = func(resp *http.Response) error {
-		if resp.StatusCode == http.StatusOK && resp.Header.Get(x402.HeaderPaymentResponse) != "" {
+		if resp.StatusCode == http.StatusOK && resp.Header.Get(wire.HeaderPaymentResponse) != "" {
 			// The store answers the paid request with a redirect to another report.
 			resp.StatusCode, resp.Status = http.StatusFound, "302 Found"
 			resp.Header.Set("Location", "/report/macro-inflation?format=csv")
@@ -170,7 +172,7 @@ type cancelOnPaidAnswer struct {
 
 func (t *cancelOnPaidAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
-	if err == nil && resp.StatusCode == http.StatusOK && req.Header.Get(x402.HeaderPaymentSignature) != "" {
+	if err == nil && resp.StatusCode == http.StatusOK && req.Header.Get(wire.HeaderPaymentSignature) != "" {
 		t.cancel()
 	}
 	return resp, err
@@ -181,12 +183,12 @@ func TestContextCancelledAfterThePaidAnswerKeepsTheReceipt(t *testing.T) {
 	// 32 MiB: far more than the connection's buffers hold when the context ends.
 	srv := newStore(t, reportstoretest.WithLargeReport("macro-big", 32<<20, mustParse(t, "0.13")))
 	payer := newPayer(t, srv, x402.Policy{})
-	for name, buy := range map[string]func(ctx context.Context, c *reportstore.Client) (*x402.SettleResponse, error){
-		"Report": func(ctx context.Context, c *reportstore.Client) (*x402.SettleResponse, error) {
+	for name, buy := range map[string]func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error){
+		"Report": func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error) {
 			_, err := c.Report(ctx, "macro-big", reportstore.FormatCSV)
 			return nil, err
 		},
-		"OpenReport": func(ctx context.Context, c *reportstore.Client) (*x402.SettleResponse, error) {
+		"OpenReport": func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error) {
 			s, err := c.OpenReport(ctx, "macro-big", reportstore.FormatCSV)
 			if err != nil {
 				return nil, err
@@ -238,12 +240,12 @@ func TestQuoteSaysWhyThePayerWouldRefuse(t *testing.T) {
 		})
 	}
 	t.Run("another network", func(t *testing.T) {
-		payer := newPayer(t, srv, x402.Policy{Networks: []string{x402.NetworkBaseSepolia}})
+		payer := newPayer(t, srv, x402.Policy{Networks: []string{evm.NetworkBaseSepolia}})
 		q, err := newClient(t, srv, payer).Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
 		require.NoError(t, err)
 		var nu *x402.NoUsableRequirementsError
 		require.ErrorAs(t, q.Refusal, &nu)
-		assert.Equal(t, x402.NetworkBase, q.Network)
+		assert.Equal(t, evm.NetworkBase, q.Network)
 	})
 	t.Run("payable", func(t *testing.T) {
 		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc(200000), PayTo: []string{reportstoretest.DefaultPayTo}})
@@ -257,27 +259,27 @@ func TestQuoteSaysWhyThePayerWouldRefuse(t *testing.T) {
 func TestQuoteDescribesTheEntryThePayerWouldPay(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		pr := &x402.PaymentRequired{
+		pr := &wire.PaymentRequired{
 			X402Version: 2,
-			Resource:    &x402.ResourceInfo{URL: "http://store/report/x"},
-			Accepts: []x402.PaymentRequirements{
-				{Scheme: x402.SchemeExact, Network: x402.NetworkBaseSepolia, Amount: usdc(100000),
-					Asset: x402.USDCBaseSepolia, PayTo: reportstoretest.DefaultPayTo, MaxTimeoutSeconds: 60,
+			Resource:    &wire.ResourceInfo{URL: "http://store/report/x"},
+			Accepts: []wire.PaymentRequirements{
+				{Scheme: evm.SchemeExact, Network: evm.NetworkBaseSepolia, Amount: usdc(100000),
+					Asset: evm.USDCBaseSepolia, PayTo: reportstoretest.DefaultPayTo, MaxTimeoutSeconds: 60,
 					Extra: map[string]any{"name": "USDC", "version": "2"}},
-				{Scheme: x402.SchemeExact, Network: x402.NetworkBase, Amount: usdc(130000),
-					Asset: x402.USDCBase, PayTo: reportstoretest.DefaultPayTo, MaxTimeoutSeconds: 60,
+				{Scheme: evm.SchemeExact, Network: evm.NetworkBase, Amount: usdc(130000),
+					Asset: evm.USDCBase, PayTo: reportstoretest.DefaultPayTo, MaxTimeoutSeconds: 60,
 					Extra: map[string]any{"name": "USD Coin", "version": "2"}},
 			},
 		}
-		v, err := x402.EncodePaymentRequired(pr)
+		v, err := wire.EncodePaymentRequired(pr)
 		if err != nil {
 			panic(err)
 		}
-		w.Header().Set(x402.HeaderPaymentRequired, v)
+		w.Header().Set(wire.HeaderPaymentRequired, v)
 		w.WriteHeader(http.StatusPaymentRequired)
 	}))
 	t.Cleanup(srv.Close)
-	signer, err := x402.NewPrivateKeySigner(testKey)
+	signer, err := evm.NewPrivateKeySigner(testKey)
 	require.NoError(t, err)
 	payer, err := x402.NewPayer(signer, x402.Policy{}) // Base mainnet only
 	require.NoError(t, err)
@@ -287,7 +289,7 @@ func TestQuoteDescribesTheEntryThePayerWouldPay(t *testing.T) {
 	q, err := c.Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	require.NoError(t, err)
 	assert.NoError(t, q.Refusal)
-	assert.Equal(t, x402.NetworkBase, q.Network)
+	assert.Equal(t, evm.NetworkBase, q.Network)
 	assert.Equal(t, "130000", q.Amount.String())
 	assert.Equal(t, "$0.13", q.Price.String())
 
@@ -295,5 +297,5 @@ func TestQuoteDescribesTheEntryThePayerWouldPay(t *testing.T) {
 	require.NoError(t, err)
 	q, err = unpaid.Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	require.NoError(t, err)
-	assert.Equal(t, x402.NetworkBaseSepolia, q.Network, "without a payer, the first usable entry")
+	assert.Equal(t, evm.NetworkBaseSepolia, q.Network, "without a payer, the first usable entry")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
 )
 
 // testKey is a well-known public test key (the second Hardhat development account); it holds
@@ -36,7 +37,7 @@ func newStore(t testing.TB, opts ...reportstoretest.Option) *reportstoretest.Ser
 // quick, so that tests of dropped connections stay fast.
 func newPayer(t testing.TB, srv *reportstoretest.Server, policy x402.Policy) *x402.Payer {
 	t.Helper()
-	signer, err := x402.NewPrivateKeySigner(testKey)
+	signer, err := evm.NewPrivateKeySigner(testKey)
 	require.NoError(t, err)
 	policy, opts := budgettest.ForPayer(t, policy, nil)
 	payer, err := x402.NewPayer(signer, policy, append(opts, x402.WithResend(2, 1))...)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentapis/sdk/internal/lenient"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // PriceDecimals is the number of decimals of USDC, the currency of every price of the store:
@@ -134,8 +134,8 @@ func (p Price) Cmp(q Price) int { return cmp.Compare(p.atomic, q.atomic) }
 func (p Price) IsZero() bool { return p.atomic == 0 }
 
 // String returns the price in dollars as every message of the SDK shows USDC
-// (x402.FormatUSDC): "$0.13", "$1.00", "$0.095", "$0.130001".
-func (p Price) String() string { return x402.FormatUSDC(p.Big()) }
+// (usdc.Format): "$0.13", "$1.00", "$0.095", "$0.130001".
+func (p Price) String() string { return usdc.Format(p.Big()) }
 
 // Decimal returns the price as a plain decimal with all six decimals, the form of the store's
 // interface description: "0.130000".

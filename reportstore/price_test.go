@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 func TestParsePrice(t *testing.T) {
@@ -60,7 +60,7 @@ func TestPriceFormatting(t *testing.T) {
 		p, err := PriceFromAtomic(tc.atomic)
 		require.NoError(t, err)
 		assert.Equal(t, tc.str, p.String())
-		assert.Equal(t, x402.FormatUSDC(p.Big()), p.String(), "the SDK's one way to show USDC")
+		assert.Equal(t, usdc.Format(p.Big()), p.String(), "the SDK's one way to show USDC")
 		assert.Equal(t, tc.decimal, p.Decimal())
 		back, err := ParsePrice(p.String())
 		require.NoError(t, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +18,8 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // MaxReportBytes caps the body Report and Fetch read into memory. A larger report is paid
@@ -52,7 +53,7 @@ type Quote struct {
 	// Challenge is the whole challenge, with every payment option the store offered. The
 	// fields above describe the option the client's payer would pay; without a payer, or when
 	// the payer would refuse every option, the first usable "exact" one.
-	Challenge *x402.PaymentRequired
+	Challenge *wire.PaymentRequired
 	// Refusal is why the client's payer would refuse to pay this quote (a *x402.PolicyError,
 	// such as a price above MaxPerPayment, a payee not in Policy.PayTo or a network not in
 	// Policy.Networks, or a *x402.NoUsableRequirementsError); nil when it would pay it, or
@@ -128,18 +129,18 @@ func quoteFrom(apiErr *sdk.APIError, id, p string, format Format, payer *x402.Pa
 		Header:     apiErr.Header,
 		Body:       io.NopCloser(bytes.NewReader(apiErr.Body)),
 	}
-	pr, err := x402.ParsePaymentRequired(resp)
+	pr, err := wire.ReadPaymentRequired(resp)
 	if err != nil {
 		return nil, fmt.Errorf("reportstore: GET %s: reading the 402 challenge: %w", p, err)
 	}
-	var chosen *x402.PaymentRequirements
+	var chosen *wire.PaymentRequirements
 	var refusal error
 	if payer != nil {
 		chosen, refusal = payer.Evaluate(pr)
 	}
 	for i := range pr.Accepts {
 		r := &pr.Accepts[i]
-		if chosen == nil && r.Usable() && r.Scheme == x402.SchemeExact {
+		if chosen == nil && r.Usable() && r.Scheme == evm.SchemeExact {
 			chosen = r
 		}
 	}
@@ -190,7 +191,7 @@ type Report struct {
 	Body []byte
 	// Receipt is the settlement receipt of the payment (the PAYMENT-RESPONSE header); nil
 	// when the store sent none.
-	Receipt *x402.SettleResponse
+	Receipt *wire.SettleResponse
 	// Payment identifies the payment (nonce, payer, network, payee, amount, resource); nil
 	// when the report was not paid for by this client's payer.
 	Payment *x402.Payment
@@ -264,7 +265,7 @@ type ReportStream struct {
 	// Response describes the store's paid answer.
 	Response sdk.Response `json:"-"`
 	// Receipt is the settlement receipt of the payment; nil when the store sent none.
-	Receipt *x402.SettleResponse
+	Receipt *wire.SettleResponse
 
 	body io.ReadCloser
 	// ctx is the purchase's context, under its bound; release ends both.
@@ -351,17 +352,17 @@ func (c *Client) open(ctx context.Context, id, p string, query url.Values, forma
 // scrubReceipt returns a copy of the receipt of a paid answer with every form of the payment
 // that req, the paid request, carried scrubbed from its texts: a store may echo the payment
 // there, and DeliveryError prints the receipt.
-func scrubReceipt(r *x402.SettleResponse, req *http.Request) *x402.SettleResponse {
+func scrubReceipt(r *wire.SettleResponse, req *http.Request) *wire.SettleResponse {
 	if r == nil || req == nil {
 		return r
 	}
-	value := cmp.Or(req.Header.Get(x402.HeaderPaymentSignature), req.Header.Get(x402.HeaderPaymentV1))
+	value := cmp.Or(req.Header.Get(wire.HeaderPaymentSignature), req.Header.Get(wire.HeaderPaymentV1))
 	if value == "" {
 		return r
 	}
 	secrets := []string{value}
-	if p, err := x402.DecodePaymentPayload(value); err == nil {
-		secrets = append(secrets, hex.EncodeToString(p.Payload.Signature))
+	if p, err := wire.DecodePaymentPayload(value); err == nil {
+		secrets = append(secrets, p.Secrets()...)
 	}
 	c := *r
 	for _, f := range []*string{&c.ErrorReason, &c.ErrorMessage, &c.Payer, &c.Transaction, &c.Network, &c.RawNetwork, &c.Amount} {
@@ -403,7 +404,7 @@ type DeliveryError struct {
 	// Path is the request path.
 	Path string
 	// Receipt is the settlement receipt of the payment; nil when the store sent none.
-	Receipt *x402.SettleResponse
+	Receipt *wire.SettleResponse
 	// Err is the failure.
 	Err error
 }
@@ -457,7 +458,7 @@ func paymentCause(err error) error {
 	for _, as := range []func(error) (error, bool){
 		asError[*x402.PaymentSettledError], asError[*x402.PaymentUnconfirmedError],
 		asError[*x402.PaymentRejectedError], asError[*x402.PolicyError],
-		asError[*x402.NoUsableRequirementsError], asError[*x402.FormatError],
+		asError[*x402.NoUsableRequirementsError], asError[*wire.FormatError],
 	} {
 		if e, ok := as(err); ok {
 			return e

@@ -18,6 +18,7 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // requireRateLimited checks that err is the *sdk.RateLimitError of the 429 the fake was told
@@ -89,7 +90,7 @@ func TestFreeRequestsAreNeverPaid(t *testing.T) {
 	requests := srv.Requests()
 	require.Len(t, requests, 4)
 	for _, r := range requests {
-		assert.Empty(t, r.Header.Get(x402.HeaderPaymentSignature), r.Path)
+		assert.Empty(t, r.Header.Get(wire.HeaderPaymentSignature), r.Path)
 	}
 	assert.Equal(t, http.StatusPaymentRequired, requests[3].Status, "the quote's answer is the challenge, left unpaid")
 	requireNoMoneyMoved(t, srv, payer)
@@ -99,9 +100,9 @@ func TestFreeRequestsAreNeverPaid(t *testing.T) {
 	require.NoError(t, err)
 	requests = srv.Requests()[4:]
 	require.Len(t, requests, 2, "the purchase: the unpaid request, then the paid one")
-	assert.Empty(t, requests[0].Header.Get(x402.HeaderPaymentSignature))
+	assert.Empty(t, requests[0].Header.Get(wire.HeaderPaymentSignature))
 	assert.Equal(t, http.StatusPaymentRequired, requests[0].Status)
-	assert.Equal(t, sdktest.Redacted, requests[1].Header.Get(x402.HeaderPaymentSignature), "paid, and the record does not show the signature")
+	assert.Equal(t, sdktest.Redacted, requests[1].Header.Get(wire.HeaderPaymentSignature), "paid, and the record does not show the signature")
 	assert.Equal(t, http.StatusOK, requests[1].Status)
 	assert.Equal(t, "csv", requests[1].Query.Get("format"))
 }
@@ -151,7 +152,7 @@ func TestEveryResultCarriesItsResponse(t *testing.T) {
 	report, err := c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
 	require.NoError(t, err)
 	check("report", report.Response, http.StatusOK, "req-6") // req-5 is the purchase's challenge
-	assert.NotEmpty(t, report.Response.Header.Get(x402.HeaderPaymentResponse))
+	assert.NotEmpty(t, report.Response.Header.Get(wire.HeaderPaymentResponse))
 	stream, err := c.OpenReport(ctx, "macro-gdp", reportstore.FormatCSV)
 	require.NoError(t, err)
 	defer stream.Close()

@@ -21,6 +21,8 @@ import (
 
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // echoForms returns v as a server may echo it: raw, URL-escaped, base64 in both alphabets.
@@ -98,14 +100,14 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 			_, _ = io.WriteString(w, echo)
 		},
 		"402 with a new challenge": func(w http.ResponseWriter, echo, _, _ string) {
-			enc, err := x402.EncodePaymentRequired(&x402.PaymentRequired{X402Version: 2, Error: echo,
-				Accepts: []x402.PaymentRequirements{{Scheme: x402.SchemeExact, Network: x402.NetworkBase,
-					Amount: usdc(130000), Asset: x402.USDCBase, PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+			enc, err := wire.EncodePaymentRequired(&wire.PaymentRequired{X402Version: 2, Error: echo,
+				Accepts: []wire.PaymentRequirements{{Scheme: evm.SchemeExact, Network: evm.NetworkBase,
+					Amount: usdc(130000), Asset: evm.USDCBase, PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
 					MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"}}}})
 			if err != nil {
 				panic(err)
 			}
-			w.Header().Set(x402.HeaderPaymentRequired, enc)
+			w.Header().Set(wire.HeaderPaymentRequired, enc)
 			w.WriteHeader(http.StatusPaymentRequired)
 			_, _ = io.WriteString(w, echo)
 		},
@@ -120,23 +122,23 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 		},
 		"settled redirect": func(w http.ResponseWriter, echo, header, sig string) {
 			// The receipt does not echo: x402's PaymentSettledError keeps it as the store sent it.
-			receipt, err := x402.EncodeSettleResponse(&x402.SettleResponse{Success: true, Transaction: "0xabc",
-				Network: x402.NetworkBase})
+			receipt, err := wire.EncodeSettleResponse(&wire.SettleResponse{Success: true, Transaction: "0xabc",
+				Network: evm.NetworkBase})
 			if err != nil {
 				panic(err)
 			}
-			w.Header().Set(x402.HeaderPaymentResponse, receipt)
+			w.Header().Set(wire.HeaderPaymentResponse, receipt)
 			w.Header().Set("Location", "/report/"+url.PathEscape(header)+"/"+sig)
 			w.WriteHeader(http.StatusFound)
 			_, _ = io.WriteString(w, echo)
 		},
 		"200 cut short": func(w http.ResponseWriter, echo, _, sig string) {
-			receipt, err := x402.EncodeSettleResponse(&x402.SettleResponse{Success: true, Transaction: sig,
-				Network: x402.NetworkBase, Payer: sig, ErrorReason: echo, ErrorMessage: echo})
+			receipt, err := wire.EncodeSettleResponse(&wire.SettleResponse{Success: true, Transaction: sig,
+				Network: evm.NetworkBase, Payer: sig, ErrorReason: echo, ErrorMessage: echo})
 			if err != nil {
 				panic(err)
 			}
-			w.Header().Set(x402.HeaderPaymentResponse, receipt)
+			w.Header().Set(wire.HeaderPaymentResponse, receipt)
 			w.Header().Set("Content-Length", strconv.Itoa(10*len(echo)))
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, echo) // then the connection closes before the announced end
@@ -150,7 +152,7 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 			var mu sync.Mutex
 			var secrets []string
 			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				header := r.Header.Get(x402.HeaderPaymentSignature)
+				header := r.Header.Get(wire.HeaderPaymentSignature)
 				if header == "" {
 					// The unpaid request gets the store's own challenge.
 					req, _ := http.NewRequestWithContext(r.Context(), r.Method, store.URL+r.URL.RequestURI(), nil)
@@ -166,7 +168,7 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 					_, _ = io.Copy(w, resp.Body)
 					return
 				}
-				p, err := x402.DecodePaymentPayload(header)
+				p, err := wire.DecodePaymentPayload(header)
 				if err != nil {
 					panic(err)
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // The tests of hostile stores measure time: their top-level tests are not parallel, so that
@@ -81,7 +82,7 @@ func hostileFront(t *testing.T, store *reportstoretest.Server, at stage, how sil
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
-		paid := r.Header.Get(x402.HeaderPaymentSignature) != ""
+		paid := r.Header.Get(wire.HeaderPaymentSignature) != ""
 		if at == anyAnswer || (at == paidAnswer) == paid {
 			misbehave(w, r, resp, body, how)
 			return

@@ -9,17 +9,19 @@ import (
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // benchFixture is one authorization under the spec's requirements (Base Sepolia USDC).
-func benchFixture(b *testing.B) (*x402.PaymentPayload, *x402.PaymentRequirements) {
+func benchFixture(b *testing.B) (*wire.PaymentPayload, *wire.PaymentRequirements) {
 	p := specPayload(b)
 	return p, &p.Accepted
 }
 
 // apitypesData is the same authorization as typed data for go-ethereum's generic EIP-712
 // encoder, the path the reference Go signer takes.
-func apitypesData(p *x402.PaymentPayload) apitypes.TypedData {
+func apitypesData(p *wire.PaymentPayload) apitypes.TypedData {
 	a := p.Payload.Authorization
 	name, version, _ := p.Accepted.TokenDomain()
 	return apitypes.TypedData{
@@ -81,7 +83,7 @@ func BenchmarkDigest(b *testing.B) {
 func BenchmarkSign(b *testing.B) {
 	p, r := benchFixture(b)
 	const hexKey = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-	signer, err := x402.NewPrivateKeySigner(hexKey)
+	signer, err := evm.NewPrivateKeySigner(hexKey)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,11 +120,11 @@ func BenchmarkCodec(b *testing.B) {
 	challenge := readFixture(b, "spec_payment_required.b64")
 	payment := readFixture(b, "spec_payment_signature.b64")
 	receipt := readFixture(b, "spec_payment_response_success.b64")
-	p, err := x402.DecodePaymentPayload(payment)
+	p, err := wire.DecodePaymentPayload(payment)
 	if err != nil {
 		b.Fatal(err)
 	}
-	pr := &x402.PaymentRequired{X402Version: 2, Resource: &x402.ResourceInfo{URL: "https://h/r"}, Accepts: []x402.PaymentRequirements{p.Accepted}}
+	pr := &wire.PaymentRequired{X402Version: 2, Resource: &wire.ResourceInfo{URL: "https://h/r"}, Accepts: []wire.PaymentRequirements{p.Accepted}}
 	pr.Accepts[0].Raw = nil
 	run := func(name string, f func() error) {
 		b.Run(name, func(b *testing.B) {
@@ -134,9 +136,9 @@ func BenchmarkCodec(b *testing.B) {
 			}
 		})
 	}
-	run("encode-challenge", func() error { _, err := x402.EncodePaymentRequired(pr); return err })
-	run("decode-challenge", func() error { _, err := x402.DecodePaymentRequired(challenge); return err })
-	run("encode-payment", func() error { _, err := x402.EncodePaymentPayload(p); return err })
-	run("decode-payment", func() error { _, err := x402.DecodePaymentPayload(payment); return err })
-	run("parse-receipt", func() error { _, err := x402.ParseSettleResponse(receipt); return err })
+	run("encode-challenge", func() error { _, err := wire.EncodePaymentRequired(pr); return err })
+	run("decode-challenge", func() error { _, err := wire.DecodePaymentRequired(challenge); return err })
+	run("encode-payment", func() error { _, err := wire.EncodePaymentPayload(p); return err })
+	run("decode-payment", func() error { _, err := wire.DecodePaymentPayload(payment); return err })
+	run("parse-receipt", func() error { _, err := wire.DecodeSettleResponse(receipt); return err })
 }

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/x402/budget"
 )
 
 // BenchmarkBudgetReserve reserves and releases one payment on a Budget beside 0 and beside
@@ -18,19 +19,19 @@ func BenchmarkBudgetReserve(b *testing.B) {
 			ctx := b.Context()
 			clock := &fakeNow{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
 			huge := new(big.Int).Lsh(big.NewInt(1), 100)
-			budget, err := x402.NewBudget(huge, x402.WithBudgetClock(clock.now),
-				x402.WithWindowLimit(time.Hour, huge, 1<<40), x402.WithPayeeLimit(huge))
+			budget, err := budget.New(huge, budget.WithClock(clock.now),
+				budget.WithWindowLimit(time.Hour, huge, 1<<40), budget.WithPayeeLimit(huge))
 			if err != nil {
 				b.Fatal(err)
 			}
 			amount := big.NewInt(1000)
 			for i := range n {
-				h, err := budget.Reserve(ctx, x402.Reservation{Amount: amount, PayTo: fmt.Sprintf("0x%04x", i%1000)})
+				h, err := budget.Reserve(ctx, ledger.Reservation{Amount: amount, PayTo: fmt.Sprintf("0x%04x", i%1000)})
 				if err != nil {
 					b.Fatal(err)
 				}
 				// Expiries spread over a day, after the benchmark's end.
-				sig := x402.Signature{ID: fmt.Sprintf("0x%08x", i), Expires: clock.now().Add(time.Hour + time.Duration(i)*time.Second)}
+				sig := ledger.Signature{ID: fmt.Sprintf("0x%08x", i), Expires: clock.now().Add(time.Hour + time.Duration(i)*time.Second)}
 				if err := h.Sign(ctx, sig); err != nil {
 					b.Fatal(err)
 				}
@@ -43,7 +44,7 @@ func BenchmarkBudgetReserve(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			r := x402.Reservation{Amount: amount, PayTo: "0x0001", Rail: "x402 eip155:8453", Resource: "https://shop.example/item"}
+			r := ledger.Reservation{Amount: amount, PayTo: "0x0001", Rail: "x402 eip155:8453", Resource: "https://shop.example/item"}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {

@@ -13,13 +13,15 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
 // policyRefusal reserves amount to payTo and returns the *PolicyError it must get.
-func policyRefusal(t *testing.T, b *x402.Budget, amount int64, payTo string) *x402.PolicyError {
+func policyRefusal(t *testing.T, b *budget.Budget, amount int64, payTo string) *x402.PolicyError {
 	t.Helper()
-	_, err := b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
+	_, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
 	var pe *x402.PolicyError
 	require.ErrorAs(t, err, &pe)
 	return pe
@@ -30,11 +32,11 @@ func TestBudgetEnforcesEveryLimit(t *testing.T) {
 	t0 := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
 	clock := &fakeNow{t: t0}
 	const special = "0x00000000000000000000000000000000000000Ab"
-	b, err := x402.NewBudget(big.NewInt(1000), x402.WithBudgetClock(clock.now),
-		x402.WithWindowLimit(time.Minute, big.NewInt(300), 2),
-		x402.WithPayeeLimit(big.NewInt(500)),
-		x402.WithPayeeLimitFor(special, big.NewInt(100)),
-		x402.WithPaymentLimit(big.NewInt(250)))
+	b, err := budget.New(big.NewInt(1000), budget.WithClock(clock.now),
+		budget.WithWindowLimit(time.Minute, big.NewInt(300), 2),
+		budget.WithPayeeLimit(big.NewInt(500)),
+		budget.WithPayeeLimitFor(special, big.NewInt(100)),
+		budget.WithPaymentLimit(big.NewInt(250)))
 	require.NoError(t, err)
 	ctx := t.Context()
 
@@ -43,7 +45,7 @@ func TestBudgetEnforcesEveryLimit(t *testing.T) {
 	assert.Equal(t, "250", pe.Limit.String())
 	assert.True(t, pe.RetryAt.IsZero(), "a payment above the cap never fits")
 
-	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(200), PayTo: "0xa"})
+	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(200), PayTo: "0xa"})
 	require.NoError(t, err)
 	clock.add(time.Second)
 	pe = policyRefusal(t, b, 200, "0xb")
@@ -56,7 +58,7 @@ func TestBudgetEnforcesEveryLimit(t *testing.T) {
 	assert.Contains(t, pe.Error(), "window 1m0s")
 	assert.Contains(t, pe.Error(), "enough frees up at 2030-05-06T07:09:09Z")
 
-	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(100), PayTo: "0xb"})
+	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(100), PayTo: "0xb"})
 	require.NoError(t, err)
 	pe = policyRefusal(t, b, 0, "0xc")
 	assert.ErrorIs(t, pe, x402.ErrPaymentCountExceeded)
@@ -68,13 +70,13 @@ func TestBudgetEnforcesEveryLimit(t *testing.T) {
 	assert.ErrorIs(t, pe, x402.ErrPayeeLimitExceeded, "a payee's own limit, in any letter case")
 	assert.Equal(t, "100", pe.Limit.String())
 	assert.Contains(t, pe.Error(), "payTo 0x00000000000000000000000000000000000000AB")
-	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(250), PayTo: "0xA"})
+	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(250), PayTo: "0xA"})
 	require.NoError(t, err)
 	pe = policyRefusal(t, b, 60, "0xa")
 	assert.ErrorIs(t, pe, x402.ErrPayeeLimitExceeded, "every other payee's limit")
 	assert.Equal(t, "50", pe.Limit.String())
 
-	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(1)})
+	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1)})
 	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve, "a budget that limits payees must be told the payee")
 	assert.Equal(t, "550", b.Reserved().String(), "no refusal held anything")
@@ -82,17 +84,17 @@ func TestBudgetEnforcesEveryLimit(t *testing.T) {
 
 func TestBudgetOptionsAreChecked(t *testing.T) {
 	t.Parallel()
-	for name, opt := range map[string]x402.BudgetOption{
-		"window without length":  x402.WithWindowLimit(0, big.NewInt(1), 0),
-		"window without a bound": x402.WithWindowLimit(time.Minute, nil, 0),
-		"negative window count":  x402.WithWindowLimit(time.Minute, nil, -1),
-		"negative payee limit":   x402.WithPayeeLimit(big.NewInt(-1)),
-		"payee without address":  x402.WithPayeeLimitFor("", big.NewInt(1)),
-		"payee without limit":    x402.WithPayeeLimitFor("0xa", nil),
-		"negative payment limit": x402.WithPaymentLimit(big.NewInt(-5)),
-		"nil store":              x402.WithStore(nil),
+	for name, opt := range map[string]budget.Option{
+		"window without length":  budget.WithWindowLimit(0, big.NewInt(1), 0),
+		"window without a bound": budget.WithWindowLimit(time.Minute, nil, 0),
+		"negative window count":  budget.WithWindowLimit(time.Minute, nil, -1),
+		"negative payee limit":   budget.WithPayeeLimit(big.NewInt(-1)),
+		"payee without address":  budget.WithPayeeLimitFor("", big.NewInt(1)),
+		"payee without limit":    budget.WithPayeeLimitFor("0xa", nil),
+		"negative payment limit": budget.WithPaymentLimit(big.NewInt(-5)),
+		"nil store":              budget.WithStore(nil),
 	} {
-		_, err := x402.NewBudget(nil, opt)
+		_, err := budget.New(nil, opt)
 		var ve *sdk.ValidationError
 		assert.ErrorAs(t, err, &ve, name)
 	}
@@ -101,17 +103,17 @@ func TestBudgetOptionsAreChecked(t *testing.T) {
 func TestBudgetOnAStoreOfItsOwn(t *testing.T) {
 	t.Parallel()
 	store := ledger.NewMemory()
-	b, err := x402.NewBudget(big.NewInt(10), x402.WithStore(store))
+	b, err := budget.New(big.NewInt(10), budget.WithStore(store))
 	require.NoError(t, err)
-	h, err := b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(4)})
+	h, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(4)})
 	require.NoError(t, err)
 	totals, err := store.Totals(t.Context(), time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, "4", totals.Held.String(), "the holds live in the store given")
 	require.NoError(t, h.Release(t.Context()))
 
-	_, err = x402.NewBudget(big.NewInt(10), x402.WithStore(store))
-	var se *x402.BudgetStoreError
+	_, err = budget.New(big.NewInt(10), budget.WithStore(store))
+	var se *budget.StoreError
 	require.ErrorAs(t, err, &se, "a store serves one budget")
 	assert.ErrorIs(t, err, ledger.ErrConfigured)
 }
@@ -119,32 +121,32 @@ func TestBudgetOnAStoreOfItsOwn(t *testing.T) {
 func TestHoldSignRecordsWhatWasReserved(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	b, err := x402.NewBudget(nil)
+	b, err := budget.New(nil)
 	require.NoError(t, err)
-	h, err := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(7), PayTo: "0xAbC", Rail: "solana", Resource: "key"})
+	h, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(7), PayTo: "0xAbC", Rail: "solana", Resource: "key"})
 	require.NoError(t, err)
 	var ve *sdk.ValidationError
-	require.ErrorAs(t, h.Sign(ctx, x402.Signature{ID: "s1", PayTo: "0xother"}), &ve)
-	require.ErrorAs(t, h.Sign(ctx, x402.Signature{ID: "s1", Rail: "x402"}), &ve)
-	require.ErrorAs(t, h.Sign(ctx, x402.Signature{ID: "s1", Resource: "other"}), &ve)
-	require.ErrorAs(t, h.Sign(ctx, x402.Signature{}), &ve, "a signature needs its id")
-	assert.Equal(t, x402.HoldReserved, stateOf(t, h), "a refused Sign changes nothing")
+	require.ErrorAs(t, h.Sign(ctx, ledger.Signature{ID: "s1", PayTo: "0xother"}), &ve)
+	require.ErrorAs(t, h.Sign(ctx, ledger.Signature{ID: "s1", Rail: "x402"}), &ve)
+	require.ErrorAs(t, h.Sign(ctx, ledger.Signature{ID: "s1", Resource: "other"}), &ve)
+	require.ErrorAs(t, h.Sign(ctx, ledger.Signature{}), &ve, "a signature needs its id")
+	assert.Equal(t, ledger.Reserved, stateOf(t, h), "a refused Sign changes nothing")
 
 	expires := time.Now().Add(time.Minute).UTC().Truncate(time.Second)
-	require.NoError(t, h.Sign(ctx, x402.Signature{ID: "s1", PayTo: "0xabc", Expires: expires}))
-	require.ErrorIs(t, h.Sign(ctx, x402.Signature{ID: "s2"}), x402.ErrHoldNotReserved, "signed once only")
+	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "s1", PayTo: "0xabc", Expires: expires}))
+	require.ErrorIs(t, h.Sign(ctx, ledger.Signature{ID: "s2"}), budget.ErrHoldNotReserved, "signed once only")
 	out := b.Outstanding()
 	require.Len(t, out, 1)
-	assert.Equal(t, x402.Outstanding{
-		Signature: x402.Signature{ID: "s1", Rail: "solana", PayTo: "0xAbC", Expires: expires, Resource: "key"},
+	assert.Equal(t, ledger.Outstanding{
+		Signature: ledger.Signature{ID: "s1", Rail: "solana", PayTo: "0xAbC", Expires: expires, Resource: "key"},
 		Amount:    big.NewInt(7),
-		State:     x402.HoldSigned,
+		State:     ledger.Signed,
 	}, out[0])
 
-	other, err := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(1)})
+	other, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1)})
 	require.NoError(t, err)
 	require.NoError(t, other.Release(ctx))
-	require.ErrorIs(t, other.Sign(ctx, x402.Signature{ID: "s3"}), x402.ErrHoldNotReserved, "nothing is signed against a released hold")
+	require.ErrorIs(t, other.Sign(ctx, ledger.Signature{ID: "s3"}), budget.ErrHoldNotReserved, "nothing is signed against a released hold")
 	spent, reserved, err := b.Totals(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "0", spent.String())
@@ -154,7 +156,7 @@ func TestHoldSignRecordsWhatWasReserved(t *testing.T) {
 func TestPayerRefusesPastAPayeeLimit(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-	budget, err := x402.NewBudget(nil, x402.WithPayeeLimitFor(shopAddress, big.NewInt(150)))
+	budget, err := budget.New(nil, budget.WithPayeeLimitFor(shopAddress, big.NewInt(150)))
 	require.NoError(t, err)
 	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(budget))
 	_, _, err = get(t, client, s.srv.URL+"/a")
@@ -164,7 +166,7 @@ func TestPayerRefusesPastAPayeeLimit(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.ErrorIs(t, err, x402.ErrPayeeLimitExceeded)
 	assert.Equal(t, "50", pe.Limit.String())
-	assert.Equal(t, x402.NetworkBase, pe.Requirements.Network, "the refused entry is named whole")
+	assert.Equal(t, evm.NetworkBase, pe.Requirements.Network, "the refused entry is named whole")
 	assert.Equal(t, int64(1), signer.n.Load(), "nothing was signed for the refused payment")
 	assert.Equal(t, "100", payer.Spent().String())
 	assert.Len(t, s.payments.all(), 1)
@@ -181,7 +183,7 @@ func TestPaidAnswerNamesItsPayment(t *testing.T) {
 	require.True(t, ok)
 	st := s.f.Settlements()
 	require.Len(t, st, 1)
-	assert.Equal(t, &x402.Payment{Nonce: st[0].Nonce, Payer: signer.Address(), Network: x402.NetworkBase, PayTo: shopAddress,
+	assert.Equal(t, &x402.Payment{Nonce: st[0].Nonce, Payer: signer.Address(), Network: evm.NetworkBase, PayTo: shopAddress,
 		Amount: big.NewInt(130000), Resource: s.srv.URL + "/report/1"}, p)
 	p.Amount.SetInt64(1)
 	again, _ := x402.PaymentFrom(resp)
@@ -209,7 +211,7 @@ func TestPaymentErrorsNameTheirPayment(t *testing.T) {
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
 	assert.Equal(t, signer.Address(), rej.Payer)
-	assert.Equal(t, x402.NetworkBase, rej.Network)
+	assert.Equal(t, evm.NetworkBase, rej.Network)
 	assert.Equal(t, shopAddress, rej.PayTo)
 	assert.Equal(t, "100", rej.Amount.String())
 	assert.Equal(t, s.srv.URL+"/x", rej.Resource)
@@ -224,6 +226,6 @@ func TestPaymentErrorsNameTheirPayment(t *testing.T) {
 	require.ErrorAs(t, err, &unconfirmed)
 	require.Len(t, settled.f.Settlements(), 1)
 	assert.Equal(t, settled.f.Settlements()[0].Nonce, unconfirmed.Nonce)
-	assert.Equal(t, x402.Payment{Nonce: unconfirmed.Nonce, Payer: signer.Address(), Network: x402.NetworkBase, PayTo: shopAddress,
+	assert.Equal(t, x402.Payment{Nonce: unconfirmed.Nonce, Payer: signer.Address(), Network: evm.NetworkBase, PayTo: shopAddress,
 		Amount: big.NewInt(100), Resource: settled.srv.URL + "/z"}, unconfirmed.Payment)
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/internal/ledger/ledgertest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -22,7 +24,7 @@ func payerOnFaultyStore(t *testing.T, fault x402test.SettlementFault, set func(*
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), Fault: func(*http.Request) x402test.SettlementFault { return fault }}, nil)
 	store := ledgertest.NewFaulty(ledger.NewMemory())
 	set(store)
-	budget, err := x402.NewBudget(big.NewInt(1_000), x402.WithStore(store))
+	budget, err := budget.New(big.NewInt(1_000), budget.WithStore(store))
 	require.NoError(t, err)
 	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(budget), x402.WithResend(0, 0))
 	return s, payer, signer, client
@@ -45,7 +47,7 @@ func TestStoreFailuresBeforeSendingSendNothing(t *testing.T) {
 			t.Parallel()
 			s, payer, signer, client := payerOnFaultyStore(t, x402test.NoFault, tc.set)
 			_, _, err := get(t, client, s.srv.URL+"/x")
-			var se *x402.BudgetStoreError
+			var se *budget.StoreError
 			require.ErrorAs(t, err, &se)
 			assert.ErrorIs(t, err, ledgertest.ErrFault)
 			assert.False(t, se.RetryableError(), "a retry layer must not pay again")
@@ -72,7 +74,7 @@ func TestStoreFailuresAfterSendingReleaseNothing(t *testing.T) {
 		assert.Zero(t, payer.Spent().Sign())
 		assert.Equal(t, "100", payer.Reserved().String(), "the payment stays counted, as signed")
 		require.Len(t, payer.Outstanding(), 1)
-		assert.Equal(t, x402.HoldSigned, payer.Outstanding()[0].State)
+		assert.Equal(t, ledger.Signed, payer.Outstanding()[0].State)
 	})
 	t.Run("an outcome in doubt that cannot be booked stays counted", func(t *testing.T) {
 		t.Parallel()
@@ -81,7 +83,7 @@ func TestStoreFailuresAfterSendingReleaseNothing(t *testing.T) {
 		var ue *x402.PaymentUnconfirmedError
 		require.ErrorAs(t, err, &ue, "the outcome is reported as it is, whatever the store")
 		assert.Equal(t, "100", payer.Reserved().String())
-		assert.Equal(t, x402.HoldSigned, payer.Outstanding()[0].State)
+		assert.Equal(t, ledger.Signed, payer.Outstanding()[0].State)
 	})
 	t.Run("a refusal that cannot be booked stays counted", func(t *testing.T) {
 		t.Parallel()
@@ -90,20 +92,20 @@ func TestStoreFailuresAfterSendingReleaseNothing(t *testing.T) {
 		var rej *x402.PaymentRejectedError
 		require.ErrorAs(t, err, &rej)
 		assert.Equal(t, "100", payer.Reserved().String())
-		assert.Equal(t, x402.HoldSigned, payer.Outstanding()[0].State, "not even the refusal's expiry releases it")
+		assert.Equal(t, ledger.Signed, payer.Outstanding()[0].State, "not even the refusal's expiry releases it")
 	})
 }
 
 func TestStoreFailuresNeverReadAsZero(t *testing.T) {
 	t.Parallel()
 	store := ledgertest.NewFaulty(ledger.NewMemory())
-	b, err := x402.NewBudget(big.NewInt(10), x402.WithStore(store))
+	b, err := budget.New(big.NewInt(10), budget.WithStore(store))
 	require.NoError(t, err)
 	assert.NotNil(t, b.Outstanding(), "nothing outstanding is an empty list")
 	store.Fail("totals")
 	store.Fail("outstanding")
 	_, _, err = b.Totals(t.Context())
-	var se *x402.BudgetStoreError
+	var se *budget.StoreError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "totals", se.Op)
 	assert.Nil(t, b.Spent(), "an unknown total is not 0")
@@ -116,13 +118,13 @@ func TestStoreFailuresNeverReadAsZero(t *testing.T) {
 // The budget's states are the store's, value for value.
 func TestHoldStatesAreTheStores(t *testing.T) {
 	t.Parallel()
-	for want, got := range map[x402.HoldState]ledger.State{
-		x402.HoldReserved: ledger.Reserved, x402.HoldSigned: ledger.Signed, x402.HoldRefused: ledger.Refused,
-		x402.HoldInDoubt: ledger.InDoubt, x402.HoldCommitted: ledger.Committed, x402.HoldReleased: ledger.Released,
+	for want, got := range map[ledger.State]ledger.State{
+		ledger.Reserved: ledger.Reserved, ledger.Signed: ledger.Signed, ledger.Refused: ledger.Refused,
+		ledger.InDoubt: ledger.InDoubt, ledger.Committed: ledger.Committed, ledger.Released: ledger.Released,
 	} {
-		assert.Equal(t, want, x402.HoldState(got))
+		assert.Equal(t, want, ledger.State(got))
 	}
-	assert.Equal(t, "in doubt", x402.HoldInDoubt.String())
+	assert.Equal(t, "in doubt", ledger.InDoubt.String())
 }
 
 // A payment's hold records what a reconciler needs to look it up: the payer, the asset, the
@@ -140,8 +142,8 @@ func TestOutstandingNamesThePayerAndTheAsset(t *testing.T) {
 	out := payer.Outstanding()
 	require.Len(t, out, 1)
 	assert.Equal(t, signer.Address(), out[0].Payer)
-	assert.Equal(t, x402.USDCBase, out[0].Asset)
+	assert.Equal(t, evm.USDCBase, out[0].Asset)
 	assert.Equal(t, unconfirmed.Nonce, out[0].ID)
-	assert.Equal(t, "x402 "+x402.NetworkBase, out[0].Rail)
-	assert.Equal(t, x402.HoldInDoubt, out[0].State)
+	assert.Equal(t, "x402 "+evm.NetworkBase, out[0].Rail)
+	assert.Equal(t, ledger.InDoubt, out[0].State)
 }

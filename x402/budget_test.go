@@ -13,6 +13,8 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // fakeNow is a clock a test moves by hand.
@@ -31,29 +33,29 @@ func (f *fakeNow) add(d time.Duration) {
 func TestBudgetHoldsFollowThePayment(t *testing.T) {
 	t.Parallel()
 	clock := &fakeNow{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
-	b, err := x402.NewBudget(big.NewInt(1000), x402.WithBudgetClock(clock.now))
+	b, err := budget.New(big.NewInt(1000), budget.WithClock(clock.now))
 	require.NoError(t, err)
 	ctx := t.Context()
 
-	never, err := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(100)})
+	never, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(100)})
 	require.NoError(t, err)
 	require.NoError(t, never.Release(ctx), "an authorization never signed is released at once")
 	assert.Zero(t, b.Reserved().Sign())
 
-	committed, _ := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(200)})
-	require.NoError(t, committed.Sign(ctx, x402.Signature{ID: "0xaa", Expires: clock.now().Add(time.Minute)}))
-	assert.ErrorIs(t, committed.Release(ctx), x402.ErrHoldSigned, "a signed authorization is not given back")
+	committed, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(200)})
+	require.NoError(t, committed.Sign(ctx, ledger.Signature{ID: "0xaa", Expires: clock.now().Add(time.Minute)}))
+	assert.ErrorIs(t, committed.Release(ctx), budget.ErrHoldSigned, "a signed authorization is not given back")
 	require.NoError(t, committed.Commit(ctx))
 	assert.Equal(t, big.NewInt(200), b.Spent())
 
-	refused, _ := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(300), PayTo: "0xpayee"})
-	require.NoError(t, refused.Sign(ctx, x402.Signature{ID: "0xbb", PayTo: "0xpayee", Expires: clock.now().Add(time.Minute)}))
+	refused, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(300), PayTo: "0xpayee"})
+	require.NoError(t, refused.Sign(ctx, ledger.Signature{ID: "0xbb", PayTo: "0xpayee", Expires: clock.now().Add(time.Minute)}))
 	require.NoError(t, refused.Refused(ctx))
-	doubt, _ := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(400)})
-	require.NoError(t, doubt.Sign(ctx, x402.Signature{ID: "0xcc", Expires: clock.now().Add(time.Minute)}))
+	doubt, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(400)})
+	require.NoError(t, doubt.Sign(ctx, ledger.Signature{ID: "0xcc", Expires: clock.now().Add(time.Minute)}))
 	require.NoError(t, doubt.InDoubt(ctx))
 	assert.Equal(t, big.NewInt(700), b.Reserved())
-	_, err = b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(101)})
+	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(101)})
 	var pe *x402.PolicyError
 	require.ErrorAs(t, err, &pe)
 	assert.ErrorIs(t, err, x402.ErrBudgetExceeded)
@@ -62,21 +64,21 @@ func TestBudgetHoldsFollowThePayment(t *testing.T) {
 	out := b.Outstanding()
 	require.Len(t, out, 2)
 	assert.Equal(t, "0xbb", out[0].ID)
-	assert.Equal(t, x402.HoldRefused, out[0].State)
+	assert.Equal(t, ledger.Refused, out[0].State)
 	assert.Equal(t, "0xpayee", out[0].PayTo)
 	assert.Equal(t, big.NewInt(300), out[0].Amount)
 
-	clock.add(time.Minute + x402.ExpiryMargin)
+	clock.add(time.Minute + ledger.ExpiryMargin)
 	assert.Equal(t, big.NewInt(700), b.Reserved(), "until the margin has passed, a refused authorization still counts")
 	clock.add(time.Second)
 	assert.Equal(t, big.NewInt(400), b.Reserved(), "a refused authorization is released once it has expired")
-	assert.Equal(t, x402.HoldReleased, stateOf(t, refused))
-	assert.Equal(t, x402.HoldInDoubt, stateOf(t, doubt), "a payment in doubt is never released by time alone")
+	assert.Equal(t, ledger.Released, stateOf(t, refused))
+	assert.Equal(t, ledger.InDoubt, stateOf(t, doubt), "a payment in doubt is never released by time alone")
 
 	require.NoError(t, refused.Commit(ctx))
 	assert.Equal(t, big.NewInt(200), b.Spent(), "a released hold cannot be committed later")
 
-	require.ErrorIs(t, b.Resolve(ctx, "0xnone", true), x402.ErrPaymentNotFound)
+	require.ErrorIs(t, b.Resolve(ctx, "0xnone", true), budget.ErrPaymentNotFound)
 	require.NoError(t, b.Resolve(ctx, "0xcc", true))
 	assert.Equal(t, big.NewInt(600), b.Spent())
 	assert.Zero(t, b.Reserved().Sign())
@@ -86,14 +88,14 @@ func TestBudgetHoldsFollowThePayment(t *testing.T) {
 func TestBudgetResolveReleasesOnlyExpiredPayments(t *testing.T) {
 	t.Parallel()
 	clock := &fakeNow{t: time.Unix(1_800_000_000, 0)}
-	b, err := x402.NewBudget(nil, x402.WithBudgetClock(clock.now))
+	b, err := budget.New(nil, budget.WithClock(clock.now))
 	require.NoError(t, err)
 	ctx := t.Context()
-	h, _ := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(5)})
-	require.NoError(t, h.Sign(ctx, x402.Signature{ID: "sig-1", Expires: clock.now().Add(90 * time.Second)}))
+	h, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(5)})
+	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "sig-1", Expires: clock.now().Add(90 * time.Second)}))
 	require.NoError(t, h.InDoubt(ctx))
-	require.ErrorIs(t, b.Resolve(ctx, "sig-1", false), x402.ErrPaymentNotExpired, "a payment that can still settle is not released")
-	clock.add(90*time.Second + x402.ExpiryMargin + time.Second)
+	require.ErrorIs(t, b.Resolve(ctx, "sig-1", false), budget.ErrPaymentNotExpired, "a payment that can still settle is not released")
+	clock.add(90*time.Second + ledger.ExpiryMargin + time.Second)
 	require.NoError(t, b.Resolve(ctx, "sig-1", false))
 	assert.Zero(t, b.Reserved().Sign())
 	assert.Zero(t, b.Spent().Sign())
@@ -102,22 +104,22 @@ func TestBudgetResolveReleasesOnlyExpiredPayments(t *testing.T) {
 
 func TestBudgetRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	_, err := x402.NewBudget(big.NewInt(-1))
+	_, err := budget.New(big.NewInt(-1))
 	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
-	b, err := x402.NewBudget(big.NewInt(10))
+	b, err := budget.New(big.NewInt(10))
 	require.NoError(t, err)
-	_, err = b.Reserve(t.Context(), x402.Reservation{})
+	_, err = b.Reserve(t.Context(), ledger.Reservation{})
 	require.ErrorAs(t, err, &ve)
-	_, err = b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(-1)})
+	_, err = b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(-1)})
 	require.ErrorAs(t, err, &ve)
-	_, err = x402.NewBudget(nil, x402.WithBudgetClock(nil))
+	_, err = budget.New(nil, budget.WithClock(nil))
 	require.ErrorAs(t, err, &ve)
 }
 
 func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
-	b, err := x402.NewBudget(big.NewInt(50))
+	b, err := budget.New(big.NewInt(50))
 	require.NoError(t, err)
 	var granted atomic.Int64
 	var wg sync.WaitGroup
@@ -126,12 +128,12 @@ func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			ctx := t.Context()
-			h, err := b.Reserve(ctx, x402.Reservation{Amount: big.NewInt(1)})
+			h, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1)})
 			if err != nil {
 				return
 			}
 			granted.Add(1)
-			assert.NoError(t, h.Sign(ctx, x402.Signature{ID: fmt.Sprint(i)}))
+			assert.NoError(t, h.Sign(ctx, ledger.Signature{ID: fmt.Sprint(i)}))
 			switch i % 3 {
 			case 0:
 				assert.NoError(t, h.Commit(ctx))
@@ -149,7 +151,7 @@ func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 }
 
 // stateOf returns where h stands.
-func stateOf(t *testing.T, h *x402.Hold) x402.HoldState {
+func stateOf(t *testing.T, h *budget.Hold) ledger.State {
 	t.Helper()
 	st, err := h.State(t.Context())
 	require.NoError(t, err)

@@ -8,7 +8,7 @@
 // responses by paying, within the policy, and sending the request again:
 //
 //	const sellerAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
-//	signer, err := x402.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
+//	signer, err := evm.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
 //	if err != nil {
 //		return err
 //	}
@@ -27,7 +27,7 @@
 //	}
 //	defer resp.Body.Close()
 //	if receipt, ok := x402.ReceiptFrom(resp); ok {
-//		fmt.Println("settled in", receipt.Transaction, "; spent", x402.FormatUSDC(payer.Spent()))
+//		fmt.Println("settled in", receipt.Transaction, "; spent", usdc.Format(payer.Spent()))
 //	}
 //
 // The flow for one request:
@@ -102,9 +102,9 @@
 // event); an unused one is released once the chain's latest block is past its validBefore
 // and the clock past validBefore plus ExpiryMargin; anything else stays in doubt:
 //
-//	reconciler, err := x402.NewReconciler(payer.Budget(),
-//		x402.WithEVMRPC(x402.NetworkBase, os.Getenv("BASE_RPC_URL")),
-//		x402.WithReconcileLogger(slog.Default()))
+//	reconciler, err := reconcile.New(payer.Budget(),
+//		x402.WithEVMRPC(evm.NetworkBase, os.Getenv("BASE_RPC_URL")),
+//		reconcile.WithLogger(slog.Default()))
 //	if err != nil {
 //		return err
 //	}
@@ -114,10 +114,10 @@
 //		return err
 //	}
 //	for _, c := range report.Committed {
-//		fmt.Println("settled:", x402.FormatUSDC(c.Amount), "in", c.Transaction)
+//		fmt.Println("settled:", usdc.Format(c.Amount), "in", c.Transaction)
 //	}
 //	for _, p := range report.Pending {
-//		fmt.Println("still in doubt:", x402.FormatUSDC(p.Amount), "until", p.Until, p.Err)
+//		fmt.Println("still in doubt:", usdc.Format(p.Amount), "until", p.Until, p.Err)
 //	}
 //
 // Run does the same in the background, every interval, until its context ends. Other

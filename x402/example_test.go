@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -31,7 +33,7 @@ func ExamplePayer_RoundTripper() {
 	}, report))
 	defer srv.Close()
 
-	signer, err := x402.NewPrivateKeySigner(exampleKey)
+	signer, err := evm.NewPrivateKeySigner(exampleKey)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -75,7 +77,7 @@ func ExamplePolicyError() {
 	}, http.NotFoundHandler()))
 	defer srv.Close()
 
-	signer, _ := x402.NewPrivateKeySigner(exampleKey)
+	signer, _ := evm.NewPrivateKeySigner(exampleKey)
 	payer, _ := x402.NewPayer(signer, x402.Policy{
 		Approve: func(ctx context.Context, q x402.Quote) error {
 			fmt.Println("never asked") // the cap refuses first
@@ -99,9 +101,9 @@ func ExamplePolicyError() {
 func ExampleParsePaymentRequired() {
 	header, _ := os.ReadFile("testdata/spec_payment_required.b64")
 	resp := &http.Response{StatusCode: http.StatusPaymentRequired, Header: http.Header{}, Body: http.NoBody}
-	resp.Header.Set(x402.HeaderPaymentRequired, strings.TrimSpace(string(header)))
+	resp.Header.Set(wire.HeaderPaymentRequired, strings.TrimSpace(string(header)))
 
-	pr, err := x402.ParsePaymentRequired(resp)
+	pr, err := wire.ReadPaymentRequired(resp)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -118,17 +120,17 @@ func ExampleParsePaymentRequired() {
 // time inside its validity window.
 func ExampleVerifyExact() {
 	header, _ := os.ReadFile("testdata/spec_payment_signature.b64")
-	p, err := x402.DecodePaymentPayload(strings.TrimSpace(string(header)))
+	p, err := wire.DecodePaymentPayload(strings.TrimSpace(string(header)))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	payer, err := x402.VerifyExact(p, p.Accepted, time.Unix(1740672100, 0))
+	payer, err := evm.VerifyExact(p, p.Accepted, time.Unix(1740672100, 0))
 	fmt.Println(payer, err)
 
 	// Later, the authorization has expired.
-	_, err = x402.VerifyExact(p, p.Accepted, time.Unix(1740672200, 0))
-	var ve *x402.VerifyError
+	_, err = evm.VerifyExact(p, p.Accepted, time.Unix(1740672200, 0))
+	var ve *wire.VerifyError
 	if errors.As(err, &ve) {
 		fmt.Println(ve.Reason)
 	}

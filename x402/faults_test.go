@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -24,7 +25,7 @@ import (
 // thrown away), then fail answers it instead.
 func afterSettle(paywall http.Handler, fail func(w http.ResponseWriter)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(x402.HeaderPaymentSignature) == "" {
+		if r.Header.Get(wire.HeaderPaymentSignature) == "" {
 			paywall.ServeHTTP(w, r)
 			return
 		}
@@ -53,7 +54,7 @@ type paidCounter struct {
 
 func (c *paidCounter) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" {
+		if v := r.Header.Get(wire.HeaderPaymentSignature); v != "" {
 			c.mu.Lock()
 			if c.n == nil {
 				c.n = map[string]int{}

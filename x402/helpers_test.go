@@ -20,6 +20,8 @@ import (
 
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -29,7 +31,7 @@ const shopAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 // countingSigner wraps a signer and counts its signatures, so tests can show that a refusal
 // signed nothing.
 type countingSigner struct {
-	x402.Signer
+	evm.Signer
 	n atomic.Int64
 }
 
@@ -61,9 +63,9 @@ func (h *headerLog) all() []string {
 // logPayments wraps next and records every PAYMENT-SIGNATURE or X-PAYMENT header.
 func logPayments(log *headerLog, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" {
+		if v := r.Header.Get(wire.HeaderPaymentSignature); v != "" {
 			log.add(v)
-		} else if v := r.Header.Get(x402.HeaderPaymentV1); v != "" {
+		} else if v := r.Header.Get(wire.HeaderPaymentV1); v != "" {
 			log.add(v)
 		}
 		next.ServeHTTP(w, r)
@@ -130,7 +132,7 @@ type scanningTransport struct{ next http.RoundTripper }
 
 // RoundTrip sends req, recording its payment header and the error.
 func (s scanningTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	scan.Add(req.Header.Get(x402.HeaderPaymentSignature), req.Header.Get(x402.HeaderPaymentV1))
+	scan.Add(req.Header.Get(wire.HeaderPaymentSignature), req.Header.Get(wire.HeaderPaymentV1))
 	resp, err := s.next.RoundTrip(req)
 	scan.Record(err)
 	return resp, err

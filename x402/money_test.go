@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/usdc"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 func TestFormatUSDCShowsDollarsWithTheirDecimals(t *testing.T) {
@@ -24,14 +26,14 @@ func TestFormatUSDCShowsDollarsWithTheirDecimals(t *testing.T) {
 		big1e30:                "$1000000000000000000000000.00",
 		nil:                    "(none)",
 	} {
-		assert.Equal(t, want, x402.FormatUSDC(in), "%v", in)
+		assert.Equal(t, want, usdc.Format(in), "%v", in)
 	}
 }
 
 func TestPolicyErrorsShowMoneyInDollars(t *testing.T) {
 	t.Parallel()
-	over := &x402.PolicyError{Rule: x402.ErrBudgetExceeded, Requirements: x402.PaymentRequirements{Amount: big.NewInt(5_000_000)}, Limit: big.NewInt(870_000)}
+	over := &x402.PolicyError{Rule: x402.ErrBudgetExceeded, Requirements: wire.PaymentRequirements{Amount: big.NewInt(5_000_000)}, Limit: big.NewInt(870_000)}
 	assert.Equal(t, x402.ErrBudgetExceeded.Error()+": amount $5.00, limit $0.87", over.Error())
-	count := &x402.PolicyError{Rule: x402.ErrPaymentCountExceeded, Requirements: x402.PaymentRequirements{Amount: big.NewInt(130_000)}, Limit: big.NewInt(0)}
+	count := &x402.PolicyError{Rule: x402.ErrPaymentCountExceeded, Requirements: wire.PaymentRequirements{Amount: big.NewInt(130_000)}, Limit: big.NewInt(0)}
 	assert.Contains(t, count.Error(), "amount $0.13, payments left 0", "a count is not money")
 }

@@ -19,6 +19,9 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -35,7 +38,7 @@ func TestPayerPaysThroughPaywall(t *testing.T) {
 	receipt, ok := x402.ReceiptFrom(resp)
 	require.True(t, ok)
 	assert.True(t, receipt.Success)
-	assert.Equal(t, x402.NetworkBase, receipt.Network)
+	assert.Equal(t, evm.NetworkBase, receipt.Network)
 	assert.Equal(t, signer.Address(), receipt.Payer)
 
 	settlements := s.f.Settlements()
@@ -45,7 +48,7 @@ func TestPayerPaysThroughPaywall(t *testing.T) {
 	assert.Equal(t, signer.Address(), st.From)
 	assert.Equal(t, shopAddress, st.To)
 	assert.Equal(t, big.NewInt(130000), st.Value)
-	assert.Equal(t, x402.USDCBase, st.Asset)
+	assert.Equal(t, evm.USDCBase, st.Asset)
 
 	assert.Equal(t, big.NewInt(130000), payer.Spent())
 	assert.Equal(t, int64(0), payer.Reserved().Int64())
@@ -57,7 +60,7 @@ func TestPayerPaysThroughPaywall(t *testing.T) {
 	// server's resource.
 	payments := s.payments.all()
 	require.Len(t, payments, 1)
-	p, err := x402.DecodePaymentPayload(payments[0])
+	p, err := wire.DecodePaymentPayload(payments[0])
 	require.NoError(t, err)
 	require.NotNil(t, p.Resource)
 	assert.Equal(t, s.srv.URL+"/report/1", p.Resource.URL)
@@ -135,7 +138,7 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 		},
 		{
 			name:   "network not allowed",
-			cfg:    x402test.PaywallConfig{Amount: big.NewInt(100), Network: x402.NetworkBaseSepolia, Name: "USDC"},
+			cfg:    x402test.PaywallConfig{Amount: big.NewInt(100), Network: evm.NetworkBaseSepolia, Name: "USDC"},
 			policy: x402.Policy{},
 			check: func(t *testing.T, err error) {
 				var ne *x402.NoUsableRequirementsError
@@ -199,7 +202,7 @@ func TestApproveSeesTheQuote(t *testing.T) {
 	require.Len(t, seen, 1)
 	q := seen[0]
 	assert.Equal(t, big.NewInt(2500), q.Requirements.Amount)
-	assert.Equal(t, x402.NetworkBase, q.Network)
+	assert.Equal(t, evm.NetworkBase, q.Network)
 	assert.Equal(t, http.MethodGet, q.Method)
 	assert.Equal(t, "/report/7", q.URL.Path)
 	assert.Equal(t, "inflation report", q.Resource.Description)
@@ -305,7 +308,7 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
-	assert.Equal(t, x402.ReasonInsufficientBalance, rej.Reason)
+	assert.Equal(t, evm.ReasonInsufficientBalance, rej.Reason)
 	assert.Equal(t, http.StatusPaymentRequired, rej.StatusCode)
 	assert.Nil(t, rej.Settlement)
 	assert.Equal(t, big.NewInt(100), rej.Requirements.Amount)
@@ -314,7 +317,7 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused authorization is still valid: it counts")
 	out := payer.Outstanding()
 	require.Len(t, out, 1)
-	assert.Equal(t, x402.HoldRefused, out[0].State)
+	assert.Equal(t, ledger.Refused, out[0].State)
 	assert.Equal(t, rej.Nonce, out[0].ID)
 
 	s.f.Fund(signer.Address(), big.NewInt(100))
@@ -322,7 +325,7 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	assert.ErrorIs(t, err, x402.ErrBudgetExceeded, "the budget has no room while the authorization can be used")
 	assert.Equal(t, int64(1), signer.n.Load())
 
-	clock.add(60*time.Second + x402.ExpiryMargin + time.Second)
+	clock.add(60*time.Second + ledger.ExpiryMargin + time.Second)
 	assert.Zero(t, payer.Reserved().Sign(), "once it has expired, it is released")
 	_, _, err = get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
@@ -428,7 +431,7 @@ func TestRequote(t *testing.T) {
 func flaky(n int64, status int, settleFirst bool, next http.Handler) http.Handler {
 	var seen atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(x402.HeaderPaymentSignature) != "" && seen.Add(1) <= n {
+		if r.Header.Get(wire.HeaderPaymentSignature) != "" && seen.Add(1) <= n {
 			if settleFirst {
 				next.ServeHTTP(httptest.NewRecorder(), r)
 			}
@@ -475,11 +478,11 @@ func TestServerErrorAfterSettlementKeepsTheReservation(t *testing.T) {
 	var ue *x402.PaymentUnconfirmedError
 	require.ErrorAs(t, err, &ue, "an answer after an attempt in doubt is in doubt too")
 	assert.Equal(t, http.StatusPaymentRequired, ue.StatusCode)
-	assert.Equal(t, x402.ReasonNonceAlreadyUsed, ue.Reason)
+	assert.Equal(t, evm.ReasonNonceAlreadyUsed, ue.Reason)
 	assert.Equal(t, int64(1), signer.n.Load(), "a 402 after an attempt in doubt is never re-quoted")
 	assert.Len(t, f.Settlements(), 1)
 	assert.Equal(t, big.NewInt(100), payer.Reserved(), "an outcome in doubt stays reserved")
-	assert.Equal(t, x402.HoldInDoubt, payer.Outstanding()[0].State)
+	assert.Equal(t, ledger.InDoubt, payer.Outstanding()[0].State)
 
 	// The reserved amount still counts against the budget.
 	_, _, err = get(t, client, srv.URL+"/x")
@@ -512,7 +515,7 @@ type failingTransport struct {
 }
 
 func (ft *failingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if v := r.Header.Get(x402.HeaderPaymentSignature); v != "" {
+	if v := r.Header.Get(wire.HeaderPaymentSignature); v != "" {
 		ft.sent.add(v)
 		if ft.n.Add(-1) >= 0 {
 			if r.Body != nil {
@@ -558,7 +561,7 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 		var ue *x402.PaymentUnconfirmedError
 		require.ErrorAs(t, err, &ue)
 		assert.Len(t, ft.sent.all(), 2)
-		p, derr := x402.DecodePaymentPayload(ft.sent.all()[0])
+		p, derr := wire.DecodePaymentPayload(ft.sent.all()[0])
 		require.NoError(t, derr)
 		assert.Equal(t, fmt.Sprintf("0x%x", p.Payload.Authorization.Nonce), ue.Nonce)
 		assert.Equal(t, signer.Address(), ue.Payer)
@@ -596,15 +599,15 @@ func TestPayerSpeaksV1(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "the goods", body)
-	assert.Empty(t, resp.Header.Get(x402.HeaderPaymentResponse))
+	assert.Empty(t, resp.Header.Get(wire.HeaderPaymentResponse))
 	receipt, ok := x402.ReceiptFrom(resp)
 	require.True(t, ok, "the v1 receipt comes in X-PAYMENT-RESPONSE")
-	assert.Equal(t, x402.NetworkBase, receipt.Network, "a v1 receipt's network reads as CAIP-2")
+	assert.Equal(t, evm.NetworkBase, receipt.Network, "a v1 receipt's network reads as CAIP-2")
 	assert.Equal(t, "base", receipt.RawNetwork, "and keeps the name the server wrote")
 
 	sent := s.payments.all()
 	require.Len(t, sent, 1)
-	p, err := x402.DecodePaymentPayload(sent[0])
+	p, err := wire.DecodePaymentPayload(sent[0])
 	require.NoError(t, err)
 	assert.Equal(t, 1, p.X402Version)
 	assert.Equal(t, "exact", p.Scheme)
@@ -617,7 +620,7 @@ func TestPolicyAcceptsV1NetworkNames(t *testing.T) {
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), ProtocolVersion: 1}, nil)
 	signer := newSigner(t)
 	s.f.Fund(signer.Address(), big.NewInt(1000))
-	for _, networks := range [][]string{{"base"}, {x402.NetworkBase}, {"base-sepolia", "base"}} {
+	for _, networks := range [][]string{{"base"}, {evm.NetworkBase}, {"base-sepolia", "base"}} {
 		payer, err := x402.NewPayer(signer, x402.Policy{Networks: networks})
 		require.NoError(t, err, "%v", networks)
 		resp, _, err := get(t, &http.Client{Transport: payer.RoundTripper(nil)}, s.srv.URL+"/x")
@@ -625,7 +628,7 @@ func TestPolicyAcceptsV1NetworkNames(t *testing.T) {
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		receipt, ok := x402.ReceiptFrom(resp)
 		require.True(t, ok)
-		assert.Equal(t, x402.NetworkBase, receipt.Network)
+		assert.Equal(t, evm.NetworkBase, receipt.Network)
 	}
 	payer, err := x402.NewPayer(signer, x402.Policy{Networks: []string{"base-sepolia"}})
 	require.NoError(t, err)
@@ -642,7 +645,7 @@ func TestClockSetsTheValidityWindow(t *testing.T) {
 	_, _, client := newPayerAt(t, s.f, 1000, x402.Policy{}, clock)
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
-	p, err := x402.DecodePaymentPayload(s.payments.all()[0])
+	p, err := wire.DecodePaymentPayload(s.payments.all()[0])
 	require.NoError(t, err)
 	assert.Equal(t, big.NewInt(at.Unix()-600), p.Payload.Authorization.ValidAfter)
 	assert.Equal(t, big.NewInt(at.Unix()+90), p.Payload.Authorization.ValidBefore)
@@ -654,7 +657,7 @@ func TestClockSetsTheValidityWindow(t *testing.T) {
 	_, _, err = get(t, fastClient, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
-	assert.Equal(t, x402.ReasonValidAfter, rej.Reason)
+	assert.Equal(t, evm.ReasonValidAfter, rej.Reason)
 }
 
 func TestRequestWithItsOwnPaymentIsPassedThrough(t *testing.T) {
@@ -663,7 +666,7 @@ func TestRequestWithItsOwnPaymentIsPassedThrough(t *testing.T) {
 	_, signer, client := newPayer(t, s.f, 1000, x402.Policy{})
 	req, err := http.NewRequest(http.MethodGet, s.srv.URL+"/x", nil)
 	require.NoError(t, err)
-	req.Header.Set(x402.HeaderPaymentSignature, "e30=")
+	req.Header.Set(wire.HeaderPaymentSignature, "e30=")
 	resp, err := client.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -674,15 +677,15 @@ func TestRequestWithItsOwnPaymentIsPassedThrough(t *testing.T) {
 func TestMalformedChallengeIsAFormatError(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(x402.HeaderPaymentRequired, "%%%not base64%%%")
+		w.Header().Set(wire.HeaderPaymentRequired, "%%%not base64%%%")
 		w.WriteHeader(http.StatusPaymentRequired)
 	}))
 	t.Cleanup(srv.Close)
 	_, signer, client := newPayer(t, nil, 0, x402.Policy{})
 	_, _, err := get(t, client, srv.URL)
-	var fe *x402.FormatError
+	var fe *wire.FormatError
 	require.ErrorAs(t, err, &fe)
-	assert.Equal(t, x402.HeaderPaymentRequired, fe.What)
+	assert.Equal(t, wire.HeaderPaymentRequired, fe.What)
 	assert.Zero(t, signer.n.Load())
 }
 
@@ -690,22 +693,22 @@ func TestMalformedChallengeIsAFormatError(t *testing.T) {
 // unusual key order and spacing, and checks the paid request echoes the chosen entry exactly.
 func TestAcceptedIsEchoedByteForByte(t *testing.T) {
 	t.Parallel()
-	bad := `{"scheme":"exact","network":"eip155:8453","amount":"0.111","asset":"` + x402.USDCBase + `","payTo":"` + shopAddress + `","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}`
+	bad := `{"scheme":"exact","network":"eip155:8453","amount":"0.111","asset":"` + evm.USDCBase + `","payTo":"` + shopAddress + `","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}`
 	good := `{ "payTo":"` + shopAddress + `", "scheme": "exact","network":"eip155:8453","amount":"4200",` +
-		`"asset":"` + strings.ToLower(x402.USDCBase) + `","maxTimeoutSeconds":30,` +
+		`"asset":"` + strings.ToLower(evm.USDCBase) + `","maxTimeoutSeconds":30,` +
 		`"extra":{"version":"2","name":"USD Coin","assetTransferMethod":"eip3009","note":"caf\u00e9 <&>"},"extra2":{}}`
 	challenge := `{"x402Version":2,"error":"Payment required","resource":{"url":"http://x/y","custom":1},` +
 		`"accepts":[` + bad + `,` + good + `],"extensions":{"bazaar":{"info":{}}}}`
-	var got *x402.PaymentPayload
+	var got *wire.PaymentPayload
 	var gotRaw string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := r.Header.Get(x402.HeaderPaymentSignature)
+		v := r.Header.Get(wire.HeaderPaymentSignature)
 		if v == "" {
-			w.Header().Set(x402.HeaderPaymentRequired, base64Std(challenge))
+			w.Header().Set(wire.HeaderPaymentRequired, base64Std(challenge))
 			w.WriteHeader(http.StatusPaymentRequired)
 			return
 		}
-		p, err := x402.DecodePaymentPayload(v)
+		p, err := wire.DecodePaymentPayload(v)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
@@ -723,7 +726,7 @@ func TestAcceptedIsEchoedByteForByte(t *testing.T) {
 	assert.Contains(t, gotRaw, `"resource":{"url":"http://x/y","custom":1},`)
 	assert.Contains(t, gotRaw, `"extensions":{"bazaar":{"info":{}}}}`)
 	assert.Equal(t, big.NewInt(4200), got.Payload.Authorization.Value)
-	_, err = x402.VerifyExact(got, got.Accepted, time.Now())
+	_, err = evm.VerifyExact(got, got.Accepted, time.Now())
 	assert.NoError(t, err)
 }
 
@@ -732,7 +735,7 @@ func TestNewPayerValidatesThePolicy(t *testing.T) {
 	signer := newSigner(t)
 	tests := []struct {
 		name   string
-		signer x402.Signer
+		signer evm.Signer
 		policy x402.Policy
 		opts   []x402.PayerOption
 		field  string
@@ -764,13 +767,13 @@ func TestNewPayerValidatesThePolicy(t *testing.T) {
 
 func TestSepoliaWhenAllowed(t *testing.T) {
 	t.Parallel()
-	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(10000), Network: x402.NetworkBaseSepolia, Name: "USDC"}, nil)
-	payer, _, client := newPayer(t, s.f, 10000, x402.Policy{Networks: []string{x402.NetworkBase, x402.NetworkBaseSepolia}})
+	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(10000), Network: evm.NetworkBaseSepolia, Name: "USDC"}, nil)
+	payer, _, client := newPayer(t, s.f, 10000, x402.Policy{Networks: []string{evm.NetworkBase, evm.NetworkBaseSepolia}})
 	resp, _, err := get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, big.NewInt(10000), payer.Spent())
-	assert.Equal(t, x402.USDCBaseSepolia, s.f.Settlements()[0].Asset)
+	assert.Equal(t, evm.USDCBaseSepolia, s.f.Settlements()[0].Asset)
 }
 
 func TestPlain402IsReturnedAsItIs(t *testing.T) {

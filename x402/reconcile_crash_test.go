@@ -11,8 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/internal/ledger/ledgertest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/reconcile"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -32,7 +35,7 @@ func TestReconcileAfterACrashResolvesWhatTheCrashLeft(t *testing.T) {
 		return faults[paid.Add(1)-1]
 	}}, nil)
 	store := ledgertest.NewReference()
-	budget, err := x402.NewBudget(big.NewInt(1_000), x402.WithStore(store))
+	budget, err := budget.New(big.NewInt(1_000), budget.WithStore(store))
 	require.NoError(t, err)
 	_, _, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(budget), x402.WithResend(0, 0))
 
@@ -61,16 +64,16 @@ func TestReconcileAfterACrashResolvesWhatTheCrashLeft(t *testing.T) {
 	require.Error(t, <-inFlight)
 
 	later := newTestClock(time.Now().Add(time.Hour)) // every authorization has expired
-	next, err := x402.NewBudget(big.NewInt(1_000), x402.WithStore(reopened), x402.WithBudgetClock(later.Now))
+	next, err := budget.New(big.NewInt(1_000), budget.WithStore(reopened), budget.WithClock(later.Now))
 	require.NoError(t, err)
 	before := next.Outstanding()
 	require.Len(t, before, 3)
 	for _, o := range before {
-		assert.Equal(t, x402.HoldInDoubt, o.State, "a payment signed or in doubt before the crash is in doubt after it")
+		assert.Equal(t, ledger.InDoubt, o.State, "a payment signed or in doubt before the crash is in doubt after it")
 	}
 	totals(t, next, 0, 300)
 
-	r, err := x402.NewReconciler(next, x402.WithLookup(s.f), x402.WithReconcileRate(1000))
+	r, err := reconcile.New(next, reconcile.WithLookup(s.f), reconcile.WithRate(1000))
 	require.NoError(t, err)
 	rep, err := r.Reconcile(t.Context())
 	require.NoError(t, err)

@@ -23,12 +23,16 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/reconcile"
 )
 
 // The reconciliation tests' parties and times.
 const (
 	payerAddress = "0x8ba1f109551bD432803012645Ac136ddd64DBA72"
-	baseRail     = "x402 " + x402.NetworkBase
+	baseRail     = "x402 " + evm.NetworkBase
 )
 
 // rt0 is when the reconciliation tests start.
@@ -58,7 +62,7 @@ func txHex(i int) string {
 
 // inDoubt reserves amount on budget for an x402 payment on Base with nonce, signs it to
 // expire at expires and marks it in doubt, as a payer does when the answer is lost.
-func inDoubt(t *testing.T, b *x402.Budget, nonce string, amount int64, expires time.Time) *x402.Hold {
+func inDoubt(t *testing.T, b *budget.Budget, nonce string, amount int64, expires time.Time) *budget.Hold {
 	t.Helper()
 	h := signedHold(t, b, nonce, amount, expires)
 	require.NoError(t, h.InDoubt(t.Context()))
@@ -66,36 +70,36 @@ func inDoubt(t *testing.T, b *x402.Budget, nonce string, amount int64, expires t
 }
 
 // signedHold reserves and signs an x402 payment on Base with nonce.
-func signedHold(t *testing.T, b *x402.Budget, nonce string, amount int64, expires time.Time) *x402.Hold {
+func signedHold(t *testing.T, b *budget.Budget, nonce string, amount int64, expires time.Time) *budget.Hold {
 	t.Helper()
-	h, err := b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(amount), PayTo: shopAddress, Rail: baseRail,
-		Resource: "https://shop.example/report", Payer: payerAddress, Asset: x402.USDCBase})
+	h, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(amount), PayTo: shopAddress, Rail: baseRail,
+		Resource: "https://shop.example/report", Payer: payerAddress, Asset: evm.USDCBase})
 	require.NoError(t, err)
-	require.NoError(t, h.Sign(t.Context(), x402.Signature{ID: nonce, Expires: expires}))
+	require.NoError(t, h.Sign(t.Context(), ledger.Signature{ID: nonce, Expires: expires}))
 	return h
 }
 
 // clockedBudget returns a budget of 1,000,000 on clock.
-func clockedBudget(t *testing.T, clock *testClock) *x402.Budget {
+func clockedBudget(t *testing.T, clock *testClock) *budget.Budget {
 	t.Helper()
-	b, err := x402.NewBudget(big.NewInt(1_000_000), x402.WithBudgetClock(clock.Now))
+	b, err := budget.New(big.NewInt(1_000_000), budget.WithClock(clock.Now))
 	require.NoError(t, err)
 	return b
 }
 
 // newReconciler returns a reconciler of b through node, fast-paced, with opts after.
-func newReconciler(t *testing.T, b *x402.Budget, node *evmNode, opts ...x402.ReconcilerOption) *x402.Reconciler {
+func newReconciler(t *testing.T, b *budget.Budget, node *evmNode, opts ...reconcile.Option) *reconcile.Reconciler {
 	t.Helper()
-	all := append([]x402.ReconcilerOption{x402.WithEVMRPC(x402.NetworkBase, node.URL), x402.WithReconcileRate(1000),
-		x402.WithReconcileLogger(scan.Logger())}, opts...)
-	r, err := x402.NewReconciler(b, all...)
+	all := append([]reconcile.Option{x402.WithEVMRPC(evm.NetworkBase, node.URL), reconcile.WithRate(1000),
+		reconcile.WithLogger(scan.Logger())}, opts...)
+	r, err := reconcile.New(b, all...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
 	return r
 }
 
 // totals checks what a budget has spent and holds.
-func totals(t *testing.T, b *x402.Budget, spent, reserved int64) {
+func totals(t *testing.T, b *budget.Budget, spent, reserved int64) {
 	t.Helper()
 	s, r, err := b.Totals(t.Context())
 	require.NoError(t, err)
@@ -104,7 +108,7 @@ func totals(t *testing.T, b *x402.Budget, spent, reserved int64) {
 }
 
 // ids returns the payment ids of resolutions.
-func ids(rs []x402.Resolution) []string {
+func ids(rs []reconcile.Resolution) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = r.ID
@@ -125,11 +129,11 @@ func TestReconcileCommitsTheSettledAndReleasesTheExpired(t *testing.T) {
 	refused := signedHold(t, b, nonceHex(4), 400, valid)
 	require.NoError(t, refused.Refused(t.Context())) // refused, but the payee settled it anyway
 	signedHold(t, b, nonceHex(5), 500, valid)        // in flight: not the reconciler's
-	_, err := b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(600), PayTo: shopAddress, Rail: baseRail})
+	_, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(600), PayTo: shopAddress, Rail: baseRail})
 	require.NoError(t, err) // reserved, nothing signed
-	node.settle(x402.USDCBase, payerAddress, nonceHex(1), txHex(1))
-	node.settle(x402.USDCBase, payerAddress, nonceHex(4), txHex(4))
-	clock.set(expired.Add(x402.ExpiryMargin + time.Second))
+	node.settle(evm.USDCBase, payerAddress, nonceHex(1), txHex(1))
+	node.settle(evm.USDCBase, payerAddress, nonceHex(4), txHex(4))
+	clock.set(expired.Add(ledger.ExpiryMargin + time.Second))
 	totals(t, b, 0, 2100)
 
 	rep, err := newReconciler(t, b, node).Reconcile(t.Context())
@@ -141,12 +145,12 @@ func TestReconcileCommitsTheSettledAndReleasesTheExpired(t *testing.T) {
 	for _, c := range rep.Committed {
 		want := map[string]string{nonceHex(1): txHex(1), nonceHex(4): txHex(4)}[c.ID]
 		assert.Equal(t, want, c.Transaction, "the settling transaction of %s, from its AuthorizationUsed event", c.ID)
-		assert.Equal(t, x402.ChainSettled, c.Chain)
+		assert.Equal(t, reconcile.Settled, c.Chain)
 	}
 	assert.Equal(t, []string{nonceHex(2)}, ids(rep.Released))
-	assert.Equal(t, x402.ChainNotSettled, rep.Released[0].Chain)
+	assert.Equal(t, reconcile.NotSettled, rep.Released[0].Chain)
 	require.Equal(t, []string{nonceHex(3)}, ids(rep.Pending))
-	assert.Equal(t, valid.Add(x402.ExpiryMargin), rep.Pending[0].Until, "in doubt until it can no longer settle")
+	assert.Equal(t, valid.Add(ledger.ExpiryMargin), rep.Pending[0].Until, "in doubt until it can no longer settle")
 	assert.NoError(t, rep.Pending[0].Err)
 	assert.Empty(t, rep.Failures)
 	totals(t, b, 100+400, 300+500+600)
@@ -162,7 +166,7 @@ func TestReconcileCommitsTheSettledAndReleasesTheExpired(t *testing.T) {
 	var asked []string
 	for _, c := range batches[0].Calls {
 		token, payer, nonce, block := callOf(t, c)
-		assert.Equal(t, x402.USDCBase, token)
+		assert.Equal(t, evm.USDCBase, token)
 		assert.Equal(t, payerAddress, payer)
 		assert.Equal(t, "0xf4240", block, "read at the block whose time was checked")
 		asked = append(asked, nonce)
@@ -178,7 +182,7 @@ func TestReconcileCommitsTheSettledAndReleasesTheExpired(t *testing.T) {
 	require.NoError(t, json.Unmarshal(logs[0].Params[0], &filter))
 	assert.Equal(t, "0xf4240", filter.ToBlock)
 	assert.Equal(t, hexutil.EncodeUint64(1_000_000-10_000), filter.FromBlock)
-	assert.Equal(t, []common.Address{common.HexToAddress(x402.USDCBase)}, filter.Address)
+	assert.Equal(t, []common.Address{common.HexToAddress(evm.USDCBase)}, filter.Address)
 	require.Len(t, filter.Topics, 3)
 	assert.Equal(t, []common.Hash{authorizationUsedTopic}, filter.Topics[0])
 	assert.Equal(t, []common.Hash{common.BytesToHash(common.HexToAddress(payerAddress).Bytes())}, filter.Topics[1])
@@ -198,7 +202,7 @@ func TestReconcileCommitsWithoutTheTransactionWhenLogsAreRefused(t *testing.T) {
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	inDoubt(t, b, nonceHex(1), 100, rt0.Add(time.Minute))
-	node.settle(x402.USDCBase, payerAddress, nonceHex(1), txHex(1))
+	node.settle(evm.USDCBase, payerAddress, nonceHex(1), txHex(1))
 	node.fail("eth_getLogs", faultLogsRefused)
 
 	rep, err := newReconciler(t, b, node).Reconcile(t.Context())
@@ -218,13 +222,13 @@ func TestReconcileReleasesNothingThatCouldStillSettle(t *testing.T) {
 	expires := rt0.Add(5 * time.Minute)
 	for name, tc := range map[string]struct {
 		clock, block time.Time
-		chain        x402.ChainState
+		chain        reconcile.ChainState
 	}{
-		"neither has passed the expiry": {clock: rt0, block: rt0, chain: x402.ChainPending},
-		"the clock is within the margin": {clock: expires.Add(x402.ExpiryMargin), block: expires.Add(time.Hour),
-			chain: x402.ChainNotSettled},
+		"neither has passed the expiry": {clock: rt0, block: rt0, chain: reconcile.Pending},
+		"the clock is within the margin": {clock: expires.Add(ledger.ExpiryMargin), block: expires.Add(time.Hour),
+			chain: reconcile.NotSettled},
 		"the node's block is before validBefore": {clock: expires.Add(time.Hour), block: expires.Add(-time.Second),
-			chain: x402.ChainPending},
+			chain: reconcile.Pending},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -233,7 +237,7 @@ func TestReconcileReleasesNothingThatCouldStillSettle(t *testing.T) {
 			node := startEVMNode(t, tc.block)
 			inDoubt(t, b, nonceHex(1), 100, expires)
 			inDoubt(t, b, nonceHex(2), 200, expires)
-			node.settle(x402.USDCBase, payerAddress, nonceHex(1), txHex(1))
+			node.settle(evm.USDCBase, payerAddress, nonceHex(1), txHex(1))
 			node.fail("", faultLie) // it settled, but the node says it did not
 
 			rep, err := newReconciler(t, b, node).Reconcile(t.Context())
@@ -243,7 +247,7 @@ func TestReconcileReleasesNothingThatCouldStillSettle(t *testing.T) {
 			require.Len(t, rep.Pending, 2)
 			for _, p := range rep.Pending {
 				assert.Equal(t, tc.chain, p.Chain)
-				assert.Equal(t, expires.Add(x402.ExpiryMargin), p.Until)
+				assert.Equal(t, expires.Add(ledger.ExpiryMargin), p.Until)
 				assert.NoError(t, p.Err)
 			}
 			totals(t, b, 0, 300)
@@ -280,17 +284,17 @@ func TestReconcileLeavesEverythingAsItIsOnNodeFailures(t *testing.T) {
 			node := startEVMNode(t, rt0)
 			inDoubt(t, b, nonceHex(1), 100, expires)
 			inDoubt(t, b, nonceHex(2), 200, expires)
-			node.settle(x402.USDCBase, payerAddress, nonceHex(1), txHex(1))
+			node.settle(evm.USDCBase, payerAddress, nonceHex(1), txHex(1))
 			node.fail(tc.method, tc.fault)
 
-			r := newReconciler(t, b, node, x402.WithLookupTimeout(200*time.Millisecond))
+			r := newReconciler(t, b, node, reconcile.WithLookupTimeout(200*time.Millisecond))
 			rep, err := r.Reconcile(t.Context())
 			require.NoError(t, err)
 			assert.Empty(t, rep.Committed)
 			assert.Empty(t, rep.Released)
 			require.Len(t, rep.Pending, 2)
 			for _, p := range rep.Pending {
-				var le *x402.LookupError
+				var le *reconcile.LookupError
 				require.ErrorAs(t, p.Err, &le, "payment %s", p.ID)
 				assert.Equal(t, baseRail, le.Rail)
 			}
@@ -312,7 +316,7 @@ func TestReconcileKeepsThePaymentsABatchLeftUnanswered(t *testing.T) {
 	node := startEVMNode(t, rt0)
 	inDoubt(t, b, nonceHex(1), 100, rt0.Add(-2*time.Hour))
 	inDoubt(t, b, nonceHex(2), 200, rt0.Add(-time.Hour)) // listed last: its answer is dropped
-	node.settle(x402.USDCBase, payerAddress, nonceHex(1), txHex(1))
+	node.settle(evm.USDCBase, payerAddress, nonceHex(1), txHex(1))
 	node.fail("eth_call", faultDropLast)
 
 	rep, err := newReconciler(t, b, node).Reconcile(t.Context())
@@ -352,7 +356,7 @@ func TestReconcileBatchesAndPacesItsLookups(t *testing.T) {
 		inDoubt(t, b, nonceHex(i), 10, rt0.Add(time.Duration(i+1)*time.Minute))
 	}
 	const perSecond = 20
-	r := newReconciler(t, b, node, x402.WithReconcileBatch(3), x402.WithReconcileRate(perSecond))
+	r := newReconciler(t, b, node, reconcile.WithBatch(3), reconcile.WithRate(perSecond))
 
 	start := time.Now()
 	rep, err := r.Reconcile(t.Context())
@@ -391,14 +395,14 @@ func TestReconcilePacesEveryLookup(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var at []time.Time
-	lookup := &fixedLookup{results: func(payments []x402.Outstanding) ([]x402.LookupResult, error) {
+	lookup := &fixedLookup{results: func(payments []ledger.Outstanding) ([]reconcile.Result, error) {
 		mu.Lock()
 		at = append(at, time.Now())
 		mu.Unlock()
-		return []x402.LookupResult{{ID: payments[0].ID}}, nil
+		return []reconcile.Result{{ID: payments[0].ID}}, nil
 	}}
 	const perSecond = 40
-	r, err := x402.NewReconciler(b, x402.WithLookup(lookup), x402.WithReconcileBatch(1), x402.WithReconcileRate(perSecond))
+	r, err := reconcile.New(b, reconcile.WithLookup(lookup), reconcile.WithBatch(1), reconcile.WithRate(perSecond))
 	require.NoError(t, err)
 
 	start := time.Now()
@@ -415,19 +419,19 @@ func TestReconcileReportsPaymentsNoLookupHandles(t *testing.T) {
 	clock := newTestClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
-	h, err := b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(100), PayTo: shopAddress, Rail: "x402 " + x402.NetworkBaseSepolia,
-		Payer: payerAddress, Asset: x402.USDCBaseSepolia})
+	h, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(100), PayTo: shopAddress, Rail: "x402 " + evm.NetworkBaseSepolia,
+		Payer: payerAddress, Asset: evm.USDCBaseSepolia})
 	require.NoError(t, err)
-	require.NoError(t, h.Sign(t.Context(), x402.Signature{ID: nonceHex(1), Expires: rt0.Add(-time.Hour)}))
+	require.NoError(t, h.Sign(t.Context(), ledger.Signature{ID: nonceHex(1), Expires: rt0.Add(-time.Hour)}))
 	require.NoError(t, h.InDoubt(t.Context()))
 
 	rep, err := newReconciler(t, b, node).Reconcile(t.Context())
 	require.NoError(t, err)
 	require.Len(t, rep.Failures, 1)
-	assert.ErrorIs(t, rep.Failures[0], x402.ErrNoLookup)
-	assert.Equal(t, "x402 "+x402.NetworkBaseSepolia, rep.Failures[0].Rail)
+	assert.ErrorIs(t, rep.Failures[0], reconcile.ErrNoLookup)
+	assert.Equal(t, "x402 "+evm.NetworkBaseSepolia, rep.Failures[0].Rail)
 	require.Len(t, rep.Pending, 1)
-	assert.ErrorIs(t, rep.Pending[0].Err, x402.ErrNoLookup)
+	assert.ErrorIs(t, rep.Pending[0].Err, reconcile.ErrNoLookup)
 	assert.Empty(t, node.calls("eth_call"))
 	totals(t, b, 0, 100)
 }
@@ -435,14 +439,14 @@ func TestReconcileReportsPaymentsNoLookupHandles(t *testing.T) {
 // fixedLookup is a PaymentLookup of the "test" rail that answers what it is told, and
 // records what it was asked.
 type fixedLookup struct {
-	results func(payments []x402.Outstanding) ([]x402.LookupResult, error)
+	results func(payments []ledger.Outstanding) ([]reconcile.Result, error)
 	mu      sync.Mutex
 	asked   [][]string
 }
 
 func (f *fixedLookup) Handles(rail string) bool { return rail == "test" }
 
-func (f *fixedLookup) Lookup(_ context.Context, payments []x402.Outstanding) ([]x402.LookupResult, error) {
+func (f *fixedLookup) Lookup(_ context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
 	f.mu.Lock()
 	f.asked = append(f.asked, ids(resolutionsOf(payments)))
 	f.mu.Unlock()
@@ -450,8 +454,8 @@ func (f *fixedLookup) Lookup(_ context.Context, payments []x402.Outstanding) ([]
 }
 
 // resolutionsOf wraps payments, for ids.
-func resolutionsOf(payments []x402.Outstanding) []x402.Resolution {
-	out := make([]x402.Resolution, len(payments))
+func resolutionsOf(payments []ledger.Outstanding) []reconcile.Resolution {
+	out := make([]reconcile.Resolution, len(payments))
 	for i, p := range payments {
 		out[i].Outstanding = p
 	}
@@ -459,11 +463,11 @@ func resolutionsOf(payments []x402.Outstanding) []x402.Resolution {
 }
 
 // testHold records a payment of the "test" rail in doubt.
-func testHold(t *testing.T, b *x402.Budget, id string, amount int64, expires time.Time) {
+func testHold(t *testing.T, b *budget.Budget, id string, amount int64, expires time.Time) {
 	t.Helper()
-	h, err := b.Reserve(t.Context(), x402.Reservation{Amount: big.NewInt(amount), PayTo: "treasury", Rail: "test"})
+	h, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(amount), PayTo: "treasury", Rail: "test"})
 	require.NoError(t, err)
-	require.NoError(t, h.Sign(t.Context(), x402.Signature{ID: id, Expires: expires}))
+	require.NoError(t, h.Sign(t.Context(), ledger.Signature{ID: id, Expires: expires}))
 	require.NoError(t, h.InDoubt(t.Context()))
 }
 
@@ -477,18 +481,18 @@ func TestReconcileTrustsALookupOnlyForWhatItWasAsked(t *testing.T) {
 	testHold(t, b, "c", 4, past)
 	testHold(t, b, "d", 8, past)
 	testHold(t, b, "e", 16, time.Time{}.Add(0)) // no expiry known: never released by time
-	lookup := &fixedLookup{results: func([]x402.Outstanding) ([]x402.LookupResult, error) {
-		return []x402.LookupResult{
-			{ID: "a", State: x402.ChainFailed},
-			{ID: "a", State: x402.ChainSettled}, // a second answer for the same payment is ignored
-			{ID: "b", State: x402.ChainSettled, Err: errors.New("unreadable")},
-			{ID: "z", State: x402.ChainSettled}, // not asked
-			{ID: "e", State: x402.ChainNotSettled},
+	lookup := &fixedLookup{results: func([]ledger.Outstanding) ([]reconcile.Result, error) {
+		return []reconcile.Result{
+			{ID: "a", State: reconcile.Failed},
+			{ID: "a", State: reconcile.Settled}, // a second answer for the same payment is ignored
+			{ID: "b", State: reconcile.Settled, Err: errors.New("unreadable")},
+			{ID: "z", State: reconcile.Settled}, // not asked
+			{ID: "e", State: reconcile.NotSettled},
 			// nothing about c, and d is pending
-			{ID: "d", State: x402.ChainPending},
+			{ID: "d", State: reconcile.Pending},
 		}, nil
 	}}
-	r, err := x402.NewReconciler(b, x402.WithLookup(lookup), x402.WithReconcileRate(1000))
+	r, err := reconcile.New(b, reconcile.WithLookup(lookup), reconcile.WithRate(1000))
 	require.NoError(t, err)
 
 	rep, err := r.Reconcile(t.Context())
@@ -516,11 +520,11 @@ func TestReconcileLeavesEverythingWhenALookupFails(t *testing.T) {
 	b := clockedBudget(t, clock)
 	testHold(t, b, "a", 1, rt0.Add(-time.Hour))
 	testHold(t, b, "b", 2, rt0.Add(-time.Hour))
-	lookup := &fixedLookup{results: func([]x402.Outstanding) ([]x402.LookupResult, error) {
-		return []x402.LookupResult{{ID: "a", State: x402.ChainSettled}, {ID: "b", State: x402.ChainNotSettled}},
+	lookup := &fixedLookup{results: func([]ledger.Outstanding) ([]reconcile.Result, error) {
+		return []reconcile.Result{{ID: "a", State: reconcile.Settled}, {ID: "b", State: reconcile.NotSettled}},
 			errors.New("the node went away mid-answer")
 	}}
-	r, err := x402.NewReconciler(b, x402.WithLookup(lookup), x402.WithReconcileRate(1000))
+	r, err := reconcile.New(b, reconcile.WithLookup(lookup), reconcile.WithRate(1000))
 	require.NoError(t, err)
 
 	rep, err := r.Reconcile(t.Context())
@@ -542,11 +546,11 @@ func TestReconcileStopsWhenTheContextEnds(t *testing.T) {
 		testHold(t, b, id, 1, rt0.Add(-time.Hour))
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	lookup := &fixedLookup{results: func(payments []x402.Outstanding) ([]x402.LookupResult, error) {
+	lookup := &fixedLookup{results: func(payments []ledger.Outstanding) ([]reconcile.Result, error) {
 		cancel() // the caller gives up during the first lookup, which still answers
-		return []x402.LookupResult{{ID: payments[0].ID, State: x402.ChainSettled}}, nil
+		return []reconcile.Result{{ID: payments[0].ID, State: reconcile.Settled}}, nil
 	}}
-	r, err := x402.NewReconciler(b, x402.WithLookup(lookup), x402.WithReconcileBatch(1), x402.WithReconcileRate(1000))
+	r, err := reconcile.New(b, reconcile.WithLookup(lookup), reconcile.WithBatch(1), reconcile.WithRate(1000))
 	require.NoError(t, err)
 
 	rep, err := r.Reconcile(ctx)
@@ -568,10 +572,10 @@ func TestReconcileRunsInTheBackground(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	reports := make(chan *x402.ReconcileReport, 100)
+	reports := make(chan *reconcile.Report, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- r.Run(ctx, 10*time.Millisecond, func(rep *x402.ReconcileReport, err error) {
+		done <- r.Run(ctx, 10*time.Millisecond, func(rep *reconcile.Report, err error) {
 			if err == nil {
 				reports <- rep
 			}
@@ -581,7 +585,7 @@ func TestReconcileRunsInTheBackground(t *testing.T) {
 	assert.Empty(t, first.Committed, "not settled yet")
 	assert.Len(t, first.Pending, 1)
 
-	node.settle(x402.USDCBase, payerAddress, nonceHex(1), txHex(1))
+	node.settle(evm.USDCBase, payerAddress, nonceHex(1), txHex(1))
 	for rep := range reports {
 		if len(rep.Committed) > 0 {
 			assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed))
@@ -613,11 +617,11 @@ func TestReconcileKeepsSecretsOutOfErrorsAndLogs(t *testing.T) {
 	scan.Add(key)
 	inDoubt(t, b, nonceHex(1), 100, rt0.Add(-time.Hour))
 	inDoubt(t, b, nonceHex(2), 200, rt0.Add(-time.Hour))
-	node.settle(x402.USDCBase, payerAddress, nonceHex(1), txHex(1))
+	node.settle(evm.USDCBase, payerAddress, nonceHex(1), txHex(1))
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 
-	good := newReconciler(t, b, node, x402.WithReconcileLogger(logger))
+	good := newReconciler(t, b, node, reconcile.WithLogger(logger))
 	_, err := good.Reconcile(t.Context())
 	require.NoError(t, err)
 	assert.Contains(t, logs.String(), "outcome=committed")
@@ -629,8 +633,8 @@ func TestReconcileKeepsSecretsOutOfErrorsAndLogs(t *testing.T) {
 	inDoubt(t, b, nonceHex(3), 300, rt0.Add(-time.Hour))
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close() // a node that refuses connections: net/http quotes the URL in its error
-	bad, err := x402.NewReconciler(b, x402.WithEVMRPC(x402.NetworkBase, gone.URL+"/v2/"+key), x402.WithReconcileLogger(logger),
-		x402.WithReconcileRate(1000))
+	bad, err := reconcile.New(b, x402.WithEVMRPC(evm.NetworkBase, gone.URL+"/v2/"+key), reconcile.WithLogger(logger),
+		reconcile.WithRate(1000))
 	require.NoError(t, err)
 	defer bad.Close()
 	rep, err := bad.Reconcile(t.Context())
@@ -648,31 +652,31 @@ func TestReconcileKeepsSecretsOutOfErrorsAndLogs(t *testing.T) {
 
 func TestReconcilerOptionsAreChecked(t *testing.T) {
 	t.Parallel()
-	b, err := x402.NewBudget(nil)
+	b, err := budget.New(nil)
 	require.NoError(t, err)
 	client, err := rpc.Dial("http://127.0.0.1:1")
 	require.NoError(t, err)
 	defer client.Close()
-	for name, opt := range map[string]x402.ReconcilerOption{
-		"an RPC URL that is not http":  x402.WithEVMRPC(x402.NetworkBase, "ftp://node.example"),
-		"a relative RPC URL":           x402.WithEVMRPC(x402.NetworkBase, "/rpc"),
+	for name, opt := range map[string]reconcile.Option{
+		"an RPC URL that is not http":  x402.WithEVMRPC(evm.NetworkBase, "ftp://node.example"),
+		"a relative RPC URL":           x402.WithEVMRPC(evm.NetworkBase, "/rpc"),
 		"a network that is not EVM":    x402.WithEVMRPC("solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "https://node.example"),
 		"a network that is not CAIP-2": x402.WithEVMClient("base mainnet", client),
-		"a nil client":                 x402.WithEVMClient(x402.NetworkBase, nil),
-		"a nil lookup":                 x402.WithLookup(nil),
-		"a rate of zero":               x402.WithReconcileRate(0),
-		"a rate that is no number":     x402.WithReconcileRate(nan()),
-		"a batch of zero":              x402.WithReconcileBatch(0),
-		"a timeout of zero":            x402.WithLookupTimeout(0),
-		"a nil clock":                  x402.WithReconcileClock(nil),
+		"a nil client":                 x402.WithEVMClient(evm.NetworkBase, nil),
+		"a nil lookup":                 reconcile.WithLookup(nil),
+		"a rate of zero":               reconcile.WithRate(0),
+		"a rate that is no number":     reconcile.WithRate(nan()),
+		"a batch of zero":              reconcile.WithBatch(0),
+		"a timeout of zero":            reconcile.WithLookupTimeout(0),
+		"a nil clock":                  reconcile.WithClock(nil),
 	} {
-		_, err := x402.NewReconciler(b, opt)
+		_, err := reconcile.New(b, opt)
 		var ve *sdk.ValidationError
 		assert.ErrorAs(t, err, &ve, name)
 	}
-	_, err = x402.NewReconciler(b, x402.WithEVMClient(x402.NetworkBase, client), x402.WithEVMRPC("base", "https://node.example"))
+	_, err = reconcile.New(b, x402.WithEVMClient(evm.NetworkBase, client), x402.WithEVMRPC("base", "https://node.example"))
 	assert.ErrorContains(t, err, "has an EVM RPC already", "the v1 name of the same network")
-	_, err = x402.NewReconciler(nil)
+	_, err = reconcile.New(nil)
 	assert.Error(t, err)
 }
 
@@ -690,13 +694,13 @@ func TestReconcilerClockDecidesTheExpiry(t *testing.T) {
 	inDoubt(t, b, nonceHex(1), 100, rt0)
 	own := newTestClock(rt0) // behind: the payment has not expired on it
 
-	rep, err := newReconciler(t, b, node, x402.WithReconcileClock(own.Now)).Reconcile(t.Context())
+	rep, err := newReconciler(t, b, node, reconcile.WithClock(own.Now)).Reconcile(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, rep.Released)
 	assert.Len(t, rep.Pending, 1)
 
 	own.set(rt0.Add(time.Hour))
-	rep, err = newReconciler(t, b, node, x402.WithReconcileClock(own.Now)).Reconcile(t.Context())
+	rep, err = newReconciler(t, b, node, reconcile.WithClock(own.Now)).Reconcile(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, []string{nonceHex(1)}, ids(rep.Released))
 	totals(t, b, 0, 0)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -33,7 +35,7 @@ func TestApproveHookCannotChangeWhatIsSigned(t *testing.T) {
 	require.NoError(t, err)
 	sent := s.payments.all()
 	require.Len(t, sent, 1)
-	p, err := x402.DecodePaymentPayload(sent[0])
+	p, err := wire.DecodePaymentPayload(sent[0])
 	require.NoError(t, err)
 	assert.Equal(t, big.NewInt(1000), p.Payload.Authorization.Value, "what is signed is what the policy checked")
 	assert.Equal(t, shopAddress, p.Payload.Authorization.To)
@@ -60,7 +62,7 @@ func TestValidityWindowIsClamped(t *testing.T) {
 			_, _, client := newPayerAt(t, s.f, 1000, x402.Policy{MaxValidity: tc.policy}, clock)
 			_, _, err := get(t, client, s.srv.URL+"/x")
 			require.NoError(t, err)
-			p, err := x402.DecodePaymentPayload(s.payments.all()[0])
+			p, err := wire.DecodePaymentPayload(s.payments.all()[0])
 			require.NoError(t, err)
 			assert.Equal(t, at.Add(tc.want).Unix(), p.Payload.Authorization.ValidBefore.Int64())
 		})
@@ -117,9 +119,9 @@ func TestRedirectToAnotherOriginIsNotPaid(t *testing.T) {
 
 func TestEvaluateAppliesThePolicyWithoutSigning(t *testing.T) {
 	t.Parallel()
-	payer, signer, _ := newPayer(t, nil, 0, x402.Policy{Networks: []string{x402.NetworkBaseSepolia}})
-	pr := &x402.PaymentRequired{X402Version: 2, Accepts: []x402.PaymentRequirements{{
-		Scheme: "exact", Network: x402.NetworkBase, Amount: big.NewInt(10), Asset: x402.USDCBase,
+	payer, signer, _ := newPayer(t, nil, 0, x402.Policy{Networks: []string{evm.NetworkBaseSepolia}})
+	pr := &wire.PaymentRequired{X402Version: 2, Accepts: []wire.PaymentRequirements{{
+		Scheme: "exact", Network: evm.NetworkBase, Amount: big.NewInt(10), Asset: evm.USDCBase,
 		PayTo: shopAddress, MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"},
 	}}}
 	_, err := payer.Evaluate(pr)
@@ -151,7 +153,7 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 			if !tc.settled {
 				// The paid request is answered 302 before anything is settled.
 				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if r.Header.Get(x402.HeaderPaymentSignature) != "" {
+					if r.Header.Get(wire.HeaderPaymentSignature) != "" {
 						redirect(w, r)
 						return
 					}
@@ -190,27 +192,27 @@ func TestPaymentNeverEchoedIntoErrors(t *testing.T) {
 	var sig string
 	echo := func(status int) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			v := r.Header.Get(x402.HeaderPaymentSignature)
+			v := r.Header.Get(wire.HeaderPaymentSignature)
 			if v == "" {
-				pr := &x402.PaymentRequired{X402Version: 2, Error: "Payment required", Accepts: []x402.PaymentRequirements{{
-					Scheme: "exact", Network: x402.NetworkBase, Amount: big.NewInt(10), Asset: x402.USDCBase,
+				pr := &wire.PaymentRequired{X402Version: 2, Error: "Payment required", Accepts: []wire.PaymentRequirements{{
+					Scheme: "exact", Network: evm.NetworkBase, Amount: big.NewInt(10), Asset: evm.USDCBase,
 					PayTo: shopAddress, MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"},
 				}}}
-				enc, _ := x402.EncodePaymentRequired(pr)
-				w.Header().Set(x402.HeaderPaymentRequired, enc)
+				enc, _ := wire.EncodePaymentRequired(pr)
+				w.Header().Set(wire.HeaderPaymentRequired, enc)
 				w.WriteHeader(http.StatusPaymentRequired)
 				return
 			}
-			p, _ := x402.DecodePaymentPayload(v)
+			p, _ := wire.DecodePaymentPayload(v)
 			sig = "0x" + strings.ToUpper(hex.EncodeToString(p.Payload.Signature))
 			msg := "you sent " + v + " signed " + sig
 			if status == http.StatusPaymentRequired {
-				pr := &x402.PaymentRequired{X402Version: 2, Error: msg, Accepts: []x402.PaymentRequirements{{
-					Scheme: "exact", Network: x402.NetworkBase, Amount: big.NewInt(10), Asset: x402.USDCBase,
+				pr := &wire.PaymentRequired{X402Version: 2, Error: msg, Accepts: []wire.PaymentRequirements{{
+					Scheme: "exact", Network: evm.NetworkBase, Amount: big.NewInt(10), Asset: evm.USDCBase,
 					PayTo: shopAddress, MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"},
 				}}}
-				enc, _ := x402.EncodePaymentRequired(pr)
-				w.Header().Set(x402.HeaderPaymentRequired, enc)
+				enc, _ := wire.EncodePaymentRequired(pr)
+				w.Header().Set(wire.HeaderPaymentRequired, enc)
 			}
 			w.WriteHeader(status)
 			_, _ = fmt.Fprint(w, strings.ToLower(msg))
@@ -237,22 +239,22 @@ func TestASettledReceiptEchoingThePaymentIsScrubbed(t *testing.T) {
 	t.Parallel()
 	var sig string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := r.Header.Get(x402.HeaderPaymentSignature)
+		v := r.Header.Get(wire.HeaderPaymentSignature)
 		if v == "" {
-			pr := &x402.PaymentRequired{X402Version: 2, Error: "Payment required", Accepts: []x402.PaymentRequirements{{
-				Scheme: "exact", Network: x402.NetworkBase, Amount: big.NewInt(10), Asset: x402.USDCBase,
+			pr := &wire.PaymentRequired{X402Version: 2, Error: "Payment required", Accepts: []wire.PaymentRequirements{{
+				Scheme: "exact", Network: evm.NetworkBase, Amount: big.NewInt(10), Asset: evm.USDCBase,
 				PayTo: shopAddress, MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"},
 			}}}
-			enc, _ := x402.EncodePaymentRequired(pr)
-			w.Header().Set(x402.HeaderPaymentRequired, enc)
+			enc, _ := wire.EncodePaymentRequired(pr)
+			w.Header().Set(wire.HeaderPaymentRequired, enc)
 			w.WriteHeader(http.StatusPaymentRequired)
 			return
 		}
-		p, _ := x402.DecodePaymentPayload(v)
+		p, _ := wire.DecodePaymentPayload(v)
 		sig = "0x" + hex.EncodeToString(p.Payload.Signature)
-		receipt, _ := x402.EncodeSettleResponse(&x402.SettleResponse{Success: true, Transaction: sig, Network: x402.NetworkBase,
+		receipt, _ := wire.EncodeSettleResponse(&wire.SettleResponse{Success: true, Transaction: sig, Network: evm.NetworkBase,
 			Payer: v[:40], Extensions: []byte(`{"echo":"` + sig + `"}`)})
-		w.Header().Set(x402.HeaderPaymentResponse, receipt)
+		w.Header().Set(wire.HeaderPaymentResponse, receipt)
 		w.Header().Set("Location", "/elsewhere/"+sig)
 		w.WriteHeader(http.StatusFound)
 	}))

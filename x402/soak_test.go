@@ -19,6 +19,7 @@ import (
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -92,10 +93,10 @@ func newSoakStore(f *x402test.Facilitator) *soakStore {
 func (s *soakStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 	key := strconv.Itoa(n)
-	payment := r.Header.Get(x402.HeaderPaymentSignature)
+	payment := r.Header.Get(wire.HeaderPaymentSignature)
 	attempt := 0
 	if payment != "" {
-		p, err := x402.DecodePaymentPayload(payment)
+		p, err := wire.DecodePaymentPayload(payment)
 		s.mu.Lock()
 		s.paid[key]++
 		attempt = s.paid[key]

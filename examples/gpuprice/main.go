@@ -26,7 +26,8 @@ import (
 	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // about is what -h says the program does.
@@ -102,7 +103,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	if err != nil {
 		return err
 	}
-	budget, err := x402.NewBudget(s.budget)
+	budget, err := budget.New(s.budget)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	price, _ := gpuprice.PlanPro.Price()
 	fmt.Fprintf(out, "bought a %s key %v, %s\n", key.Plan, key.Key, expires)
 	fmt.Fprintf(out, "paid %s in USDC on Solana to the treasury %s; budget spent %s of %s\n",
-		x402.FormatUSDC(new(big.Int).SetUint64(price)), srv.Treasury, x402.FormatUSDC(budget.Spent()), x402.FormatUSDC(budget.Limit()))
+		usdc.Format(new(big.Int).SetUint64(price)), srv.Treasury, usdc.Format(budget.Spent()), usdc.Format(budget.Limit()))
 
 	// 3. The history needs the key; BuyKey already switched the client to it.
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: s.model, Platform: best.BestPlatform, Limit: 7})

@@ -33,6 +33,8 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // about is what -h says the program does.
@@ -110,7 +112,7 @@ func configure(reportID, capText string, rows int, live bool, env func(string) s
 	if s.key = env(cli.EnvEVMPrivateKey); s.key == "" {
 		return s, fmt.Errorf("-live-payments needs %s, the hex private key of a wallet holding USDC on Base", cli.EnvEVMPrivateKey)
 	}
-	if _, err := x402.NewPrivateKeySigner(s.key); err != nil {
+	if _, err := evm.NewPrivateKeySigner(s.key); err != nil {
 		return s, fmt.Errorf("%s: %w", cli.EnvEVMPrivateKey, err)
 	}
 	return s, nil
@@ -140,7 +142,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	}
 	var payer *x402.Payer
 	if s.pay {
-		signer, err := x402.NewPrivateKeySigner(s.key)
+		signer, err := evm.NewPrivateKeySigner(s.key)
 		if err != nil {
 			return err
 		}
@@ -166,7 +168,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	if err != nil {
 		return fmt.Errorf("quoting %s: %w", s.reportID, err)
 	}
-	fmt.Fprintf(out, "quote for %s: %s to %s on %s (cap %s)\n", s.reportID, x402.FormatUSDC(q.Amount), q.PayTo, q.Network, x402.FormatUSDC(s.cap))
+	fmt.Fprintf(out, "quote for %s: %s to %s on %s (cap %s)\n", s.reportID, usdc.Format(q.Amount), q.PayTo, q.Network, usdc.Format(s.cap))
 	if !s.pay {
 		fmt.Fprintf(out, "not buying from a live store: give -live-payments, with %s, to buy it\n", cli.EnvEVMPrivateKey)
 		return nil
@@ -195,6 +197,6 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	} else {
 		fmt.Fprintln(out, "receipt: none sent by the store")
 	}
-	fmt.Fprintf(out, "total spent: %s of the %s cap\n", x402.FormatUSDC(payer.Spent()), x402.FormatUSDC(s.cap))
+	fmt.Fprintf(out, "total spent: %s of the %s cap\n", usdc.Format(payer.Spent()), usdc.Format(s.cap))
 	return nil
 }

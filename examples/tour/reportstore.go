@@ -13,6 +13,8 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // tourReport is the report the tour buys, and reportCap the most it pays for one report, in
@@ -62,7 +64,7 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 	// signed is the payment the payer is about to sign: where the money goes.
 	var signed x402.Quote
 	if pay {
-		signer, err := x402.NewPrivateKeySigner(key)
+		signer, err := evm.NewPrivateKeySigner(key)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", cli.EnvEVMPrivateKey, err)
 		}
@@ -109,7 +111,7 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 	}
 	res.Quoted = q.Amount
 	s.printf("quote for %s: %s to %s on %s (at most %s a report, %s for the session)", tourReport,
-		x402.FormatUSDC(q.Amount), q.PayTo, q.Network, x402.FormatUSDC(big.NewInt(reportCap)), x402.FormatUSDC(s.cap))
+		usdc.Format(q.Amount), q.PayTo, q.Network, usdc.Format(big.NewInt(reportCap)), usdc.Format(s.cap))
 	if q.Refusal != nil {
 		return res, fmt.Errorf("the payer would refuse this quote: %w", q.Refusal)
 	}
@@ -151,7 +153,7 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 func priceText(p reportstore.Product) string {
 	switch {
 	case p.Price != nil:
-		return x402.FormatUSDC(p.Price.Big())
+		return usdc.Format(p.Price.Big())
 	case p.PriceText != "":
 		return p.PriceText
 	default:

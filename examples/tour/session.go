@@ -20,7 +20,9 @@ import (
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/reportstore"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // The services, in the order the tour visits them.
@@ -107,7 +109,7 @@ func checkEVMWallet(env func(string) string) error {
 	if key == "" {
 		return fmt.Errorf("-live-payments with %s needs %s, the hex private key of a wallet holding USDC on Base", reportstore.EnvURL, cli.EnvEVMPrivateKey)
 	}
-	if _, err := x402.NewPrivateKeySigner(key); err != nil {
+	if _, err := evm.NewPrivateKeySigner(key); err != nil {
 		return fmt.Errorf("%s: %w", cli.EnvEVMPrivateKey, err)
 	}
 	return nil
@@ -144,7 +146,7 @@ type session struct {
 	// cap is the most the whole session may spend, in USDC atomic units, and budget the one
 	// budget every payment of the session (report purchases and the key purchase) draws on.
 	cap    *big.Int
-	budget *x402.Budget
+	budget *budget.Budget
 	// payments are the session's payments, in the order they were made.
 	payments []payment
 	// units counts the product-data request units the session consumed.
@@ -205,7 +207,7 @@ func (s *session) paid(p payment) {
 
 // String says how much went where, for what.
 func (p payment) String() string {
-	return fmt.Sprintf("%s to %s (%s) for %s", x402.FormatUSDC(p.Amount), p.To, p.Rail, p.For)
+	return fmt.Sprintf("%s to %s (%s) for %s", usdc.Format(p.Amount), p.To, p.Rail, p.For)
 }
 
 // live reports whether the service's URL variable is set.

@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk/examples/internal/cli"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetfile"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // defaultCap is the session's spending cap when -cap is not given.
@@ -71,7 +72,7 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 		return nil, err
 	}
 	defer store.Close()
-	budget, err := x402.NewBudget(limit, x402.WithStore(store))
+	budget, err := budget.New(limit, budget.WithStore(store))
 	if err != nil {
 		return nil, fmt.Errorf("-cap: %w", err)
 	}
@@ -80,7 +81,7 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 		s.logger = slog.New(slog.NewTextHandler(o.logOutput, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	defer s.close()
-	fmt.Fprintf(out, "the session's budget (%s) is kept in %s\n", x402.FormatUSDC(limit), path)
+	fmt.Fprintf(out, "the session's budget (%s) is kept in %s\n", usdc.Format(limit), path)
 
 	start := time.Now()
 	rep := &report{}
@@ -102,7 +103,7 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 		}
 	}
 	fmt.Fprintf(out, "total: spent %s and %s still reserved of the %s cap, %d request units, %d requests, %s; %d of %d steps succeeded\n",
-		x402.FormatUSDC(rep.Spent), x402.FormatUSDC(rep.Reserved), x402.FormatUSDC(limit),
+		usdc.Format(rep.Spent), usdc.Format(rep.Reserved), usdc.Format(limit),
 		rep.Units, rep.Requests, rep.Duration.Round(time.Millisecond), len(rep.Steps)-failed, len(rep.Steps))
 	for _, p := range rep.Payments {
 		fmt.Fprintf(out, "  %s\n", p)

@@ -33,6 +33,8 @@ import (
 
 	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -103,7 +105,7 @@ func configure(target, capText string, live bool, env func(string) string) (sett
 	if s.key = env(cli.EnvEVMPrivateKey); s.key == "" {
 		return s, fmt.Errorf("-live-payments needs %s, the hex private key of the paying wallet", cli.EnvEVMPrivateKey)
 	}
-	if _, err := x402.NewPrivateKeySigner(s.key); err != nil {
+	if _, err := evm.NewPrivateKeySigner(s.key); err != nil {
 		return s, fmt.Errorf("%s: %w", cli.EnvEVMPrivateKey, err)
 	}
 	return s, nil
@@ -121,7 +123,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		}
 		key = hex.EncodeToString(crypto.FromECDSA(k))
 	}
-	signer, err := x402.NewPrivateKeySigner(key)
+	signer, err := evm.NewPrivateKeySigner(key)
 	if err != nil {
 		return err
 	}
@@ -151,7 +153,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		MaxTotal:      s.cap,
 		Approve: func(_ context.Context, q x402.Quote) error {
 			fmt.Fprintf(out, "quote: %s to %s on %s for %s (cap %s)\n",
-				x402.FormatUSDC(q.Requirements.Amount), q.Requirements.PayTo, q.Network, q.URL.Path, x402.FormatUSDC(s.cap))
+				usdc.Format(q.Requirements.Amount), q.Requirements.PayTo, q.Network, q.URL.Path, usdc.Format(s.cap))
 			if !pay {
 				return errNotPaying
 			}
@@ -187,10 +189,10 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	}
 	fmt.Fprintf(out, "receipt: success=%t transaction=%s network=%s payer=%s\n",
 		receipt.Success, receipt.Transaction, receipt.Network, receipt.Payer)
-	fmt.Fprintf(out, "spent: %s of the %s cap\n", x402.FormatUSDC(payer.Spent()), x402.FormatUSDC(s.cap))
+	fmt.Fprintf(out, "spent: %s of the %s cap\n", usdc.Format(payer.Spent()), usdc.Format(s.cap))
 	if facilitator != nil {
 		fmt.Fprintf(out, "balances: payer %s, shop %s\n",
-			x402.FormatUSDC(facilitator.Balance(signer.Address())), x402.FormatUSDC(facilitator.Balance(shop)))
+			usdc.Format(facilitator.Balance(signer.Address())), usdc.Format(facilitator.Balance(shop)))
 	}
 	return nil
 }

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
-
-	"github.com/agentapis/sdk/x402"
 )
 
 // redeemRequest is the body of the redemption operation.
@@ -123,7 +121,7 @@ func (s *Server) verifyPayment(tx *landedTx) (Plan, int, any) {
 	}
 	if paid < price {
 		return refuse("insufficient_amount", fmt.Sprintf("the transaction pays %s of USDC to the treasury; the %s plan costs %s",
-			x402.FormatUSDC(new(big.Int).SetUint64(paid)), plan, x402.FormatUSDC(new(big.Int).SetUint64(price))))
+			usdc.Format(new(big.Int).SetUint64(paid)), plan, usdc.Format(new(big.Int).SetUint64(price))))
 	}
 	return plan, 0, nil
 }

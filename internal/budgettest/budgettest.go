@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetfile"
 	"github.com/agentapis/sdk/x402/budgetpg"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // Kind names a budget store.
@@ -83,11 +85,11 @@ var budgets atomic.Int64
 
 // Store returns a new, empty store of kind, closed when the test ends; nil for Memory, the
 // budget's default.
-func Store(t testing.TB, kind Kind) x402.BudgetStore {
+func Store(t testing.TB, kind Kind) ledger.Store {
 	t.Helper()
 	var (
 		s interface {
-			x402.BudgetStore
+			ledger.Store
 			Close() error
 		}
 		err error
@@ -115,12 +117,12 @@ func Store(t testing.TB, kind Kind) x402.BudgetStore {
 }
 
 // NewBudget returns a budget capped at limit (nil: no total) kept in a new store of kind.
-func NewBudget(t testing.TB, kind Kind, limit *big.Int, opts ...x402.BudgetOption) *x402.Budget {
+func NewBudget(t testing.TB, kind Kind, limit *big.Int, opts ...budget.Option) *budget.Budget {
 	t.Helper()
 	if s := Store(t, kind); s != nil {
-		opts = append([]x402.BudgetOption{x402.WithStore(s)}, opts...)
+		opts = append([]budget.Option{budget.WithStore(s)}, opts...)
 	}
-	b, err := x402.NewBudget(limit, opts...)
+	b, err := budget.New(limit, opts...)
 	if err != nil {
 		t.Fatalf("new budget on the %s store: %v", kind, err)
 	}
@@ -141,7 +143,7 @@ func ForPayer(t testing.TB, policy x402.Policy, clock func() time.Time) (x402.Po
 	if clock == nil {
 		clock = time.Now
 	}
-	budget := NewBudget(t, kind, policy.MaxTotal, x402.WithBudgetClock(clock))
+	budget := NewBudget(t, kind, policy.MaxTotal, budget.WithClock(clock))
 	policy.MaxTotal = nil
 	return policy, []x402.PayerOption{x402.WithBudget(budget)}
 }

@@ -17,6 +17,9 @@ import (
 
 	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // runChild pays as the job spec says until it kills itself, or finds the budget spent, and
@@ -40,11 +43,11 @@ func pay(cfg Config, spec string) error {
 		return fmt.Errorf("opening the store: %w", err)
 	}
 	defer store.Close()
-	budget, err := x402.NewBudget(big.NewInt(j.MaxTotal), x402.WithStore(&killingStore{BudgetStore: store, k: k}))
+	budget, err := budget.New(big.NewInt(j.MaxTotal), budget.WithStore(&killingStore{BudgetStore: store, k: k}))
 	if err != nil {
 		return err
 	}
-	signer, err := x402.NewPrivateKeySigner(j.Key)
+	signer, err := evm.NewPrivateKeySigner(j.Key)
 	if err != nil {
 		return err
 	}
@@ -105,7 +108,7 @@ func (k *killer) reach(p Point) {
 
 // killingStore is the child's store, which reaches the points around the store's calls.
 type killingStore struct {
-	x402.BudgetStore
+	ledger.Store
 	k *killer
 }
 
@@ -147,7 +150,7 @@ type killingTransport struct {
 // RoundTrip sends req, and reaches AfterAnswer on the 2xx answer of a paid request.
 func (t *killingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
-	if err == nil && req.Header.Get(x402.HeaderPaymentSignature) != "" && resp.StatusCode/100 == 2 {
+	if err == nil && req.Header.Get(wire.HeaderPaymentSignature) != "" && resp.StatusCode/100 == 2 {
 		t.k.reach(AfterAnswer)
 	}
 	return resp, err
@@ -162,7 +165,7 @@ type killingConn struct {
 }
 
 // paidHeader is how net/http writes the payment's header name.
-var paidHeader = []byte("\r\n" + http.CanonicalHeaderKey(x402.HeaderPaymentSignature) + ": ")
+var paidHeader = []byte("\r\n" + http.CanonicalHeaderKey(wire.HeaderPaymentSignature) + ": ")
 
 // Write writes b, and reaches AfterSend when b holds a paid request.
 func (c *killingConn) Write(b []byte) (int, error) {

@@ -25,7 +25,10 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/reconcile"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -33,7 +36,7 @@ import (
 type Config struct {
 	// Open opens the store at addr. It runs in the child processes, which pay with it, and
 	// in the test between two children, to read the books.
-	Open func(addr string) (x402.BudgetStore, error)
+	Open func(addr string) (ledger.Store, error)
 	// NewAddr returns, in the test, where a new, empty store lives (a file's path, a DSN).
 	// It is called once per round: each round pays from a budget of its own, with a payer of
 	// its own, until its limit binds.
@@ -161,7 +164,7 @@ func (c *crash) round() {
 	key, err := crypto.GenerateKey()
 	require.NoError(t, err)
 	hexKey := hex.EncodeToString(crypto.FromECDSA(key))
-	signer, err := x402.NewPrivateKeySigner(hexKey)
+	signer, err := evm.NewPrivateKeySigner(hexKey)
 	require.NoError(t, err)
 	r := round{addr: c.cfg.NewAddr(t), payer: signer.Address()}
 	c.rounds = append(c.rounds, r)
@@ -226,7 +229,7 @@ func (c *crash) check(r round) {
 	s, err := c.cfg.Open(r.addr)
 	require.NoError(t, err, "the store opens again at once after its process was killed")
 	defer func() { require.NoError(t, s.Close()) }()
-	budget, err := x402.NewBudget(big.NewInt(budgetPayments*price), x402.WithStore(s))
+	budget, err := budget.New(big.NewInt(budgetPayments*price), budget.WithStore(s))
 	require.NoError(t, err)
 	spent, reserved, err := budget.Totals(t.Context())
 	require.NoError(t, err)
@@ -251,9 +254,9 @@ func (c *crash) reconcile(r round) {
 	s, err := c.cfg.Open(r.addr)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, s.Close()) }()
-	budget, err := x402.NewBudget(big.NewInt(budgetPayments*price), x402.WithStore(s))
+	budget, err := budget.New(big.NewInt(budgetPayments*price), budget.WithStore(s))
 	require.NoError(t, err)
-	rec, err := x402.NewReconciler(budget, x402.WithLookup(c.srv.Facilitator()), x402.WithReconcileRate(1000))
+	rec, err := reconcile.New(budget, reconcile.WithLookup(c.srv.Facilitator()), reconcile.WithRate(1000))
 	require.NoError(t, err)
 	defer rec.Close()
 	report, err := rec.Reconcile(t.Context())
@@ -269,7 +272,7 @@ func (c *crash) reconcile(r round) {
 	}
 	require.Equal(t, settled.String(), spent.String(), "after reconciling, spent is what settled (reserved %s)", reserved)
 	for _, o := range budget.Outstanding() {
-		require.NotEqual(t, x402.HoldReserved, o.State, "a reservation of a dead process was released on reopening")
+		require.NotEqual(t, ledger.Reserved, o.State, "a reservation of a dead process was released on reopening")
 	}
 }
 

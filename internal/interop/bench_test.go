@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
 )
 
 // benchFunds is the USDC minted to each of the benchmark's payers: enough for 10^12
@@ -43,7 +44,7 @@ func BenchmarkPaidFetch(b *testing.B) {
 	node, anvil := requireNode(b), requireAnvil(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	b.Cleanup(cancel) // runs after the cleanups of anvil and the server have stopped them
-	signer, err := x402.NewPrivateKeySigner(goPayerKey)
+	signer, err := evm.NewPrivateKeySigner(goPayerKey)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func BenchmarkPaidFetch(b *testing.B) {
 		payer, err := x402.NewPayer(signer, x402.Policy{
 			MaxPerPayment: big.NewInt(price),
 			PayTo:         []string{payTo},
-			Networks:      []string{x402.NetworkBase},
+			Networks:      []string{evm.NetworkBase},
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
 )
 
 // usdcABI is the part of FiatTokenV2_2's interface the tests read.
@@ -57,7 +57,7 @@ func dialUSDC(ctx context.Context, t testing.TB, rpcURL string) *usdcChain {
 	client, err := ethclient.DialContext(ctx, rpcURL)
 	require.NoError(t, err)
 	t.Cleanup(client.Close)
-	return &usdcChain{client: client, token: common.HexToAddress(x402.USDCBase)}
+	return &usdcChain{client: client, token: common.HexToAddress(evm.USDCBase)}
 }
 
 // call runs a view function of the token and returns its single result.

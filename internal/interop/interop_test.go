@@ -19,6 +19,8 @@ import (
 
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -60,7 +62,7 @@ type recordingTransport struct {
 }
 
 func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if v := req.Header.Get(x402.HeaderPaymentSignature); v != "" {
+	if v := req.Header.Get(wire.HeaderPaymentSignature); v != "" {
 		rt.mu.Lock()
 		rt.payments = append(rt.payments, v)
 		rt.mu.Unlock()
@@ -89,7 +91,7 @@ func sendPayment(ctx context.Context, t *testing.T, client *http.Client, url, he
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	require.NoError(t, err)
-	req.Header.Set(x402.HeaderPaymentSignature, header)
+	req.Header.Set(wire.HeaderPaymentSignature, header)
 	resp, err := client.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -97,7 +99,7 @@ func sendPayment(ctx context.Context, t *testing.T, client *http.Client, url, he
 	if resp.StatusCode != http.StatusPaymentRequired {
 		return resp.StatusCode, ""
 	}
-	challenge, err := x402.ParsePaymentRequired(resp)
+	challenge, err := wire.ReadPaymentRequired(resp)
 	require.NoError(t, err)
 	return resp.StatusCode, challenge.Error
 }
@@ -116,7 +118,7 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 	node, anvil := requireNode(t), requireAnvil(t)
 	ctx := testContext(t)
 
-	signer, err := x402.NewPrivateKeySigner(goPayerKey)
+	signer, err := evm.NewPrivateKeySigner(goPayerKey)
 	require.NoError(t, err)
 	stack := startReferenceStack(ctx, t, node, anvil, jsServerConfig{
 		PayTo:             payTo,
@@ -125,14 +127,14 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 		MaxTimeoutSeconds: 60,
 	})
 	srv, chain := stack.Server, stack.Chain
-	require.Equal(t, x402.NetworkBase, srv.Network)
-	require.Equal(t, x402.USDCBase, srv.Asset)
+	require.Equal(t, evm.NetworkBase, srv.Network)
+	require.Equal(t, evm.USDCBase, srv.Asset)
 
 	policy := x402.Policy{
 		MaxPerPayment: big.NewInt(price),
 		MaxTotal:      big.NewInt(paidFetches * price),
 		PayTo:         []string{payTo},
-		Networks:      []string{x402.NetworkBase},
+		Networks:      []string{evm.NetworkBase},
 	}
 	payerPolicy, budgetOpts := budgettest.ForPayer(t, policy, nil)
 	payer, err := x402.NewPayer(signer, payerPolicy, budgetOpts...)
@@ -142,7 +144,7 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 	paying := &http.Client{Transport: payer.RoundTripper(recorder)}
 	paidURL := srv.URL + "/paid"
 
-	receipts := make([]*x402.SettleResponse, 0, paidFetches)
+	receipts := make([]*wire.SettleResponse, 0, paidFetches)
 	for i := range paidFetches {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, paidURL, nil)
 		require.NoError(t, err)
@@ -157,23 +159,23 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 		receipt, ok := x402.ReceiptFrom(resp)
 		require.True(t, ok, "fetch %d: the answer must carry a readable PAYMENT-RESPONSE", i)
 		assert.True(t, receipt.Success)
-		assert.Equal(t, x402.NetworkBase, receipt.Network)
+		assert.Equal(t, evm.NetworkBase, receipt.Network)
 		assert.Equal(t, signer.Address(), receipt.Payer)
 		receipts = append(receipts, receipt)
 	}
 
 	sent := recorder.sent()
 	require.Len(t, sent, paidFetches, "the payer must have sent exactly one payment per fetch")
-	payments := make([]*x402.PaymentPayload, len(sent))
+	payments := make([]*wire.PaymentPayload, len(sent))
 	for i, header := range sent {
-		p, err := x402.DecodePaymentPayload(header)
+		p, err := wire.DecodePaymentPayload(header)
 		require.NoError(t, err)
 		payments[i] = p
 	}
 	accepted := payments[0]
 
 	// The domain the payer signed under is the contract's own.
-	require.Equal(t, x402.USDCBase, accepted.Accepted.Asset)
+	require.Equal(t, evm.USDCBase, accepted.Accepted.Asset)
 	assert.Equal(t, domainSeparator(t, accepted.Accepted), chain.domainSeparator(ctx, t),
 		"the challenge's EIP-712 domain must be the one of USDC on Base")
 
@@ -217,16 +219,16 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 		{
 			name:   "replayed payment",
 			header: func(*testing.T) string { return sent[0] },
-			reason: x402.ReasonNonceAlreadyUsed,
+			reason: evm.ReasonNonceAlreadyUsed,
 		},
 		{
 			name: "reused nonce, new signature",
 			header: func(t *testing.T) string {
-				return resign(t, signer, accepted, func(a *x402.Authorization) {
+				return resign(t, signer, accepted, func(a *evm.Authorization) {
 					a.ValidBefore = new(big.Int).Add(a.ValidBefore, big.NewInt(1))
 				})
 			},
-			reason: x402.ReasonNonceAlreadyUsed,
+			reason: evm.ReasonNonceAlreadyUsed,
 		},
 		{
 			name: "value changed after signing",
@@ -236,29 +238,29 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 				p.Payload.Authorization.Value = big.NewInt(price - 1)
 				return encode(t, p)
 			},
-			reason: x402.ReasonInvalidSignature,
+			reason: evm.ReasonInvalidSignature,
 		},
 		{
 			name: "validly signed for less than the price",
 			header: func(t *testing.T) string {
-				return resign(t, signer, accepted, func(a *x402.Authorization) {
+				return resign(t, signer, accepted, func(a *evm.Authorization) {
 					a.Nonce = randomNonce(t)
 					a.Value = big.NewInt(price / 2)
 				})
 			},
-			reason: x402.ReasonValueMismatch,
+			reason: evm.ReasonValueMismatch,
 		},
 		{
 			name: "validly signed after its window closed",
 			header: func(t *testing.T) string {
 				now := time.Now().Unix()
-				return resign(t, signer, accepted, func(a *x402.Authorization) {
+				return resign(t, signer, accepted, func(a *evm.Authorization) {
 					a.Nonce = randomNonce(t)
 					a.ValidAfter = big.NewInt(now - 3600)
 					a.ValidBefore = big.NewInt(now - 60)
 				})
 			},
-			reason: x402.ReasonValidBefore,
+			reason: evm.ReasonValidBefore,
 		},
 		{
 			// A valid signature re-encoded with v = 0/1 instead of 27/28. The
@@ -268,7 +270,7 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 			// on the contract refuses it at verification, before any transaction.
 			name: "valid signature with v = 0/1",
 			header: func(t *testing.T) string {
-				p, err := x402.DecodePaymentPayload(resign(t, signer, accepted, func(a *x402.Authorization) {
+				p, err := wire.DecodePaymentPayload(resign(t, signer, accepted, func(a *evm.Authorization) {
 					a.Nonce = randomNonce(t)
 				}))
 				require.NoError(t, err)
@@ -338,8 +340,8 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 		skew   time.Duration
 		reason string
 	}{
-		{"payer clock two hours behind (expired window)", -2 * time.Hour, x402.ReasonValidBefore},
-		{"payer clock two hours ahead (window not open)", 2 * time.Hour, x402.ReasonValidAfter},
+		{"payer clock two hours behind (expired window)", -2 * time.Hour, evm.ReasonValidBefore},
+		{"payer clock two hours ahead (window not open)", 2 * time.Hour, evm.ReasonValidAfter},
 	}
 	for _, tc := range skewed {
 		t.Run(tc.name, func(t *testing.T) {
@@ -394,8 +396,8 @@ func startGoPaywall(t *testing.T) (*httptest.Server, *x402test.Facilitator) {
 	})
 	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{
 		PayTo:             payTo,
-		Network:           x402.NetworkBaseSepolia,
-		Asset:             x402.USDCBaseSepolia,
+		Network:           evm.NetworkBaseSepolia,
+		Asset:             evm.USDCBaseSepolia,
 		Amount:            big.NewInt(price),
 		Name:              "USDC",
 		Version:           "2",
@@ -416,8 +418,8 @@ func assertOneSettlement(t *testing.T, f *x402test.Facilitator) {
 	assert.Equal(t, jsPayerAddr, s.From)
 	assert.Equal(t, payTo, s.To)
 	assert.Equal(t, 0, s.Value.Cmp(big.NewInt(price)), "settled %s", s.Value)
-	assert.Equal(t, x402.NetworkBaseSepolia, s.Network)
-	assert.Equal(t, x402.USDCBaseSepolia, s.Asset)
+	assert.Equal(t, evm.NetworkBaseSepolia, s.Network)
+	assert.Equal(t, evm.USDCBaseSepolia, s.Asset)
 	assert.Equal(t, 0, f.Balance(jsPayerAddr).Cmp(big.NewInt(startFunds-price)), "payer balance %s", f.Balance(jsPayerAddr))
 	assert.Equal(t, 0, f.Balance(payTo).Cmp(big.NewInt(price)), "recipient balance %s", f.Balance(payTo))
 }
@@ -442,7 +444,7 @@ func TestReferenceFetchClientPaysGoPaywall(t *testing.T) {
 	require.NotNil(t, out.PaymentResponse, "the answer must carry a PAYMENT-RESPONSE the reference client can decode")
 	assert.True(t, out.PaymentResponse.Success)
 	assert.Equal(t, jsPayerAddr, out.PaymentResponse.Payer)
-	assert.Equal(t, x402.NetworkBaseSepolia, out.PaymentResponse.Network)
+	assert.Equal(t, evm.NetworkBaseSepolia, out.PaymentResponse.Network)
 
 	assertOneSettlement(t, f)
 	assert.Equal(t, f.Settlements()[0].TxHash, out.PaymentResponse.Transaction)
@@ -472,13 +474,13 @@ func TestGoPaywallRefusesForgedReferencePayments(t *testing.T) {
 	// Each forgery must be refused; the reason must name its fault (in the
 	// reference facilitator's codes, which are the same on both sides).
 	want := map[string][]string{
-		"replay":         {x402.ReasonNonceAlreadyUsed},
-		"nonce-reuse":    {x402.ReasonNonceAlreadyUsed},
-		"tampered-value": {x402.ReasonValueMismatch, x402.ReasonInvalidSignature},
-		"underpay":       {x402.ReasonValueMismatch},
+		"replay":         {evm.ReasonNonceAlreadyUsed},
+		"nonce-reuse":    {evm.ReasonNonceAlreadyUsed},
+		"tampered-value": {evm.ReasonValueMismatch, evm.ReasonInvalidSignature},
+		"underpay":       {evm.ReasonValueMismatch},
 		"underpay-quote": {x402test.ReasonNoMatch},
-		"expired":        {x402.ReasonValidBefore},
-		"not-yet-valid":  {x402.ReasonValidAfter},
+		"expired":        {evm.ReasonValidBefore},
+		"not-yet-valid":  {evm.ReasonValidAfter},
 	}
 	assert.Len(t, out.Results, len(want)+1, "client.mjs ran other cases than expected: %+v", out.Results)
 	for name, reasons := range want {
@@ -500,7 +502,7 @@ func TestGoPaywallRefusesForgedReferencePayments(t *testing.T) {
 // resign returns the PAYMENT-SIGNATURE header of a copy of p whose
 // authorization edit changed, signed anew by signer over the EIP-712 digest
 // computed independently of the x402 package (see typedDataDigest).
-func resign(t *testing.T, signer *x402.PrivateKeySigner, p *x402.PaymentPayload, edit func(*x402.Authorization)) string {
+func resign(t *testing.T, signer *evm.PrivateKeySigner, p *wire.PaymentPayload, edit func(*evm.Authorization)) string {
 	t.Helper()
 	c := clonePayload(t, p)
 	edit(&c.Payload.Authorization)
@@ -512,18 +514,18 @@ func resign(t *testing.T, signer *x402.PrivateKeySigner, p *x402.PaymentPayload,
 }
 
 // clonePayload deep-copies a payload through its wire form.
-func clonePayload(t *testing.T, p *x402.PaymentPayload) *x402.PaymentPayload {
+func clonePayload(t *testing.T, p *wire.PaymentPayload) *wire.PaymentPayload {
 	t.Helper()
-	v, err := x402.EncodePaymentPayload(p)
+	v, err := wire.EncodePaymentPayload(p)
 	require.NoError(t, err)
-	c, err := x402.DecodePaymentPayload(v)
+	c, err := wire.DecodePaymentPayload(v)
 	require.NoError(t, err)
 	return c
 }
 
-func encode(t *testing.T, p *x402.PaymentPayload) string {
+func encode(t *testing.T, p *wire.PaymentPayload) string {
 	t.Helper()
-	v, err := x402.EncodePaymentPayload(p)
+	v, err := wire.EncodePaymentPayload(p)
 	require.NoError(t, err)
 	return v
 }

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // settleDroppingProxy is an HTTP proxy in front of a paywalled server that loses
@@ -62,7 +62,7 @@ func (p *settleDroppingProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 
-	if r.Header.Get(x402.HeaderPaymentSignature) != "" {
+	if r.Header.Get(wire.HeaderPaymentSignature) != "" {
 		p.dropped.Add(1)
 		conn, _, err := http.NewResponseController(w).Hijack()
 		if err != nil {

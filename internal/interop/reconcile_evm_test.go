@@ -18,6 +18,10 @@ import (
 
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/reconcile"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // startLosingProxy starts a proxy in front of upstream that forwards unpaid requests and
@@ -30,7 +34,7 @@ func startLosingProxy(t *testing.T, upstream string) string {
 	require.NoError(t, err)
 	forward := httputil.NewSingleHostReverseProxy(target)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get(x402.HeaderPaymentSignature) == "" {
+		if r.Header.Get(wire.HeaderPaymentSignature) == "" {
 			forward.ServeHTTP(w, r)
 			return
 		}
@@ -60,7 +64,7 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	node, anvil := requireNode(t), requireAnvil(t)
 	ctx := testContext(t)
 
-	signer, err := x402.NewPrivateKeySigner(goPayerKey)
+	signer, err := evm.NewPrivateKeySigner(goPayerKey)
 	require.NoError(t, err)
 	chain := startAnvil(ctx, t, anvil)
 	srv := startJSServer(ctx, t, node, jsServerConfig{
@@ -75,11 +79,11 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	losing := startLosingProxy(t, srv.URL)
 
 	clock := &shiftedClock{}
-	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10*price), x402.WithBudgetClock(clock.Now))
+	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10*price), budget.WithClock(clock.Now))
 	payer, err := x402.NewPayer(signer, x402.Policy{
 		MaxPerPayment: big.NewInt(price),
 		PayTo:         []string{payTo},
-		Networks:      []string{x402.NetworkBase},
+		Networks:      []string{evm.NetworkBase},
 	}, x402.WithBudget(budget))
 	require.NoError(t, err)
 	client := &http.Client{Transport: payer.RoundTripper(newTransport(t))}
@@ -91,7 +95,7 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	assert.Zero(t, budget.Spent().Sign())
 	assert.Equal(t, big.NewInt((settled+1)*price).String(), budget.Reserved().String())
 
-	reconciler, err := x402.NewReconciler(budget, x402.WithEVMRPC(x402.NetworkBase, chain.RPC), x402.WithReconcileRate(100))
+	reconciler, err := reconcile.New(budget, x402.WithEVMRPC(evm.NetworkBase, chain.RPC), reconcile.WithRate(100))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = reconciler.Close() })
 	rep, err := reconciler.Reconcile(ctx)
@@ -121,7 +125,7 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	assert.Empty(t, rep.Released)
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, lost.Nonce, rep.Pending[0].ID)
-	assert.Equal(t, x402.ChainPending, rep.Pending[0].Chain, "unused, and the chain is before its validBefore")
+	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain, "unused, and the chain is before its validBefore")
 
 	// An hour later on the chain and on the clock, the lost payment can no longer settle.
 	rpcClient := usdcOnChain.client.Client()
@@ -132,7 +136,7 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rep.Released, 1)
 	assert.Equal(t, lost.Nonce, rep.Released[0].ID)
-	assert.Equal(t, x402.ChainNotSettled, rep.Released[0].Chain)
+	assert.Equal(t, reconcile.NotSettled, rep.Released[0].Chain)
 	assert.False(t, usdcOnChain.authorizationState(ctx, t, signer.Address(), nonceOf(t, lost.Nonce)), "it never settled")
 	assert.Equal(t, big.NewInt(settled*price).String(), budget.Spent().String())
 	assert.Zero(t, budget.Reserved().Sign())

@@ -18,7 +18,8 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/reconcile"
 )
 
 // lostSend is a transport to the node that loses the purchase's sendTransaction: after the
@@ -50,7 +51,7 @@ func (l lostSend) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // buyInDoubt buys a Pro key on node with the purchase's sendTransaction lost as send says,
 // and returns the signature of the purchase left in doubt.
-func buyInDoubt(t *testing.T, node *solanaNode, treasury solana.PublicKey, budget *x402.Budget, send lostSend) solana.Signature {
+func buyInDoubt(t *testing.T, node *solanaNode, treasury solana.PublicKey, budget *budget.Budget, send lostSend) solana.Signature {
 	t.Helper()
 	payer, _ := solanaPayer(t, node, 10_000_000, 10_000_000)
 	rc := rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(node.URL, &jsonrpc.RPCClientOpts{HTTPClient: &http.Client{Transport: send}}))
@@ -66,11 +67,11 @@ func buyInDoubt(t *testing.T, node *solanaNode, treasury solana.PublicKey, budge
 }
 
 // solanaReconciler returns a reconciler of budget looking purchases up on node.
-func solanaReconciler(t *testing.T, node *solanaNode, budget *x402.Budget) *x402.Reconciler {
+func solanaReconciler(t *testing.T, node *solanaNode, budget *budget.Budget) *reconcile.Reconciler {
 	t.Helper()
 	lookup, err := gpuprice.NewPurchaseLookup(node.RPC)
 	require.NoError(t, err)
-	r, err := x402.NewReconciler(budget, x402.WithLookup(lookup), x402.WithReconcileRate(100), x402.WithReconcileLogger(scan.Logger()))
+	r, err := reconcile.New(budget, reconcile.WithLookup(lookup), reconcile.WithRate(100), reconcile.WithLogger(scan.Logger()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = r.Close() })
 	return r
@@ -86,7 +87,7 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	treasury := solana.NewWallet().PublicKey()
 	node.setUSDC(t, treasury, 0)
 	clock := &shiftedClock{}
-	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit), x402.WithBudgetClock(clock.Now))
+	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit), budget.WithClock(clock.Now))
 
 	landed := buyInDoubt(t, node, treasury, budget, lostSend{delivered: true})
 	neverSent := buyInDoubt(t, node, treasury, budget, lostSend{})
@@ -101,7 +102,7 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	assert.Equal(t, landed.String(), rep.Committed[0].ID)
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, neverSent.String(), rep.Pending[0].ID)
-	assert.Equal(t, x402.ChainPending, rep.Pending[0].Chain, "its blockhash could still land it")
+	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain, "its blockhash could still land it")
 	assertHeld(t, budget, 5_000_000, 5_000_000)
 
 	// The runtime moves past the blockhash's last valid block; the clock has not passed the
@@ -110,7 +111,7 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	rep, err = r.Reconcile(t.Context())
 	require.NoError(t, err)
 	require.Len(t, rep.Pending, 1)
-	assert.Equal(t, x402.ChainNotSettled, rep.Pending[0].Chain)
+	assert.Equal(t, reconcile.NotSettled, rep.Pending[0].Chain)
 	assertHeld(t, budget, 5_000_000, 5_000_000)
 
 	clock.add(time.Hour)

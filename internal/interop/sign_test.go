@@ -11,7 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // transferTypes are the EIP-712 types of an EIP-3009 TransferWithAuthorization.
@@ -34,7 +35,7 @@ var transferTypes = apitypes.Types{
 
 // tokenDomain returns the EIP-712 domain an accepts entry implies: {extra.name,
 // extra.version, the network's chain id, the asset}.
-func tokenDomain(t *testing.T, req x402.PaymentRequirements) apitypes.TypedDataDomain {
+func tokenDomain(t *testing.T, req wire.PaymentRequirements) apitypes.TypedDataDomain {
 	t.Helper()
 	name, version, ok := req.TokenDomain()
 	require.True(t, ok, "the accepted entry has no EIP-712 name and version")
@@ -52,7 +53,7 @@ func tokenDomain(t *testing.T, req x402.PaymentRequirements) apitypes.TypedDataD
 // TransferWithAuthorization under the domain of an accepts entry, computed
 // with go-ethereum's generic typed-data encoder rather than the x402 package's
 // own, so that forged payments do not depend on the code under test.
-func typedDataDigest(t *testing.T, req x402.PaymentRequirements, a x402.Authorization) [32]byte {
+func typedDataDigest(t *testing.T, req wire.PaymentRequirements, a evm.Authorization) [32]byte {
 	t.Helper()
 	typed := apitypes.TypedData{
 		Types:       transferTypes,
@@ -74,7 +75,7 @@ func typedDataDigest(t *testing.T, req x402.PaymentRequirements, a x402.Authoriz
 
 // domainSeparator returns the EIP-712 domain separator of the domain an accepts
 // entry implies, computed as typedDataDigest computes it.
-func domainSeparator(t *testing.T, req x402.PaymentRequirements) [32]byte {
+func domainSeparator(t *testing.T, req wire.PaymentRequirements) [32]byte {
 	t.Helper()
 	typed := apitypes.TypedData{Types: transferTypes, Domain: tokenDomain(t, req)}
 	hash, err := typed.HashStruct("EIP712Domain", typed.Domain.Map())

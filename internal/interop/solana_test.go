@@ -16,7 +16,8 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // The runtime's charges the tests expect, as litesvm makes them.
@@ -53,13 +54,13 @@ func solanaClient(t *testing.T, node *solanaNode, svc *keyService, tap *nodeTap)
 
 // newBudget returns a budget of budgetLimit atomic USDC units, in the store
 // budgettest.EnvStore names.
-func newBudget(t *testing.T) *x402.Budget {
+func newBudget(t *testing.T) *budget.Budget {
 	t.Helper()
 	return budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit))
 }
 
 // assertHeld checks what a budget has spent and still holds.
-func assertHeld(t *testing.T, b *x402.Budget, spent, reserved uint64) {
+func assertHeld(t *testing.T, b *budget.Budget, spent, reserved uint64) {
 	t.Helper()
 	assert.Equal(t, new(big.Int).SetUint64(spent).String(), b.Spent().String(), "spent")
 	assert.Equal(t, new(big.Int).SetUint64(reserved).String(), b.Reserved().String(), "reserved")
@@ -237,7 +238,7 @@ func TestSolanaRuntimeRefusalsNameTheInstructionAndKeepTheLogs(t *testing.T) {
 			assert.NotContains(t, err.Error(), pe.Signature.Reveal())
 			assertHeld(t, budget, 0, 5_000_000) // signed: counted until its blockhash expires
 			require.Len(t, budget.Outstanding(), 1)
-			assert.Equal(t, x402.HoldRefused, budget.Outstanding()[0].State)
+			assert.Equal(t, ledger.Refused, budget.Outstanding()[0].State)
 			assert.Zero(t, node.usdc(t, treasury), "nothing arrived")
 		})
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // fetchInDoubt makes n GETs of url, one after the other, with client, whose
@@ -40,7 +42,7 @@ func sentNonces(t testing.TB, rt *recordingTransport) map[[32]byte]bool {
 	t.Helper()
 	out := make(map[[32]byte]bool)
 	for _, header := range rt.sent() {
-		p, err := x402.DecodePaymentPayload(header)
+		p, err := wire.DecodePaymentPayload(header)
 		require.NoError(t, err)
 		out[p.Payload.Authorization.Nonce] = true
 	}
@@ -56,7 +58,7 @@ func TestSettledPaymentsWithLostAnswersStayInDoubt(t *testing.T) {
 	node, anvil := requireNode(t), requireAnvil(t)
 	ctx := testContext(t)
 
-	signer, err := x402.NewPrivateKeySigner(goPayerKey)
+	signer, err := evm.NewPrivateKeySigner(goPayerKey)
 	require.NoError(t, err)
 	stack := startReferenceStack(ctx, t, node, anvil, jsServerConfig{
 		PayTo:             payTo,
@@ -70,7 +72,7 @@ func TestSettledPaymentsWithLostAnswersStayInDoubt(t *testing.T) {
 		MaxPerPayment: big.NewInt(price),
 		MaxTotal:      big.NewInt(10 * price),
 		PayTo:         []string{payTo},
-		Networks:      []string{x402.NetworkBase},
+		Networks:      []string{evm.NetworkBase},
 	}, nil)
 	payer, err := x402.NewPayer(signer, policy, budgetOpts...)
 	require.NoError(t, err)

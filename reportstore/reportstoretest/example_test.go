@@ -8,6 +8,8 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // A test buys from the fake store with a real payer: fund the payer in the store's
@@ -17,7 +19,7 @@ func ExampleNewServer() {
 	store := reportstoretest.NewServer(reportstoretest.WithPrice("macro-gdp", mustPrice("0.25")))
 	defer store.Close()
 
-	signer, _ := x402.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	signer, _ := evm.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000)) // $1.00
 	payer, _ := x402.NewPayer(signer, x402.Policy{MaxTotal: big.NewInt(500_000), PayTo: []string{store.PayTo()}})
 	client, _ := reportstore.New(reportstore.WithBaseURL(store.URL), reportstore.WithPayer(payer))
@@ -29,8 +31,8 @@ func ExampleNewServer() {
 	}
 	fmt.Println(report.ContentType, report.Receipt.Success)
 	fmt.Println("sales:", store.Sales("macro-gdp"))
-	fmt.Println("settled:", len(store.Facilitator().Settlements()), x402.FormatUSDC(store.Facilitator().Settlements()[0].Value))
-	fmt.Println("spent:", x402.FormatUSDC(payer.Spent()))
+	fmt.Println("settled:", len(store.Facilitator().Settlements()), usdc.Format(store.Facilitator().Settlements()[0].Value))
+	fmt.Println("spent:", usdc.Format(payer.Spent()))
 	// Output:
 	// text/csv true
 	// sales: 1

@@ -18,7 +18,7 @@ import (
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/sdktest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -192,7 +192,7 @@ func NewServer(opts ...Option) *Server {
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
 	})
 	s.srv = fakeserver.Start(s.delay(mux), fakeserver.Config{
-		Credentials: []string{x402.HeaderPaymentSignature, x402.HeaderPaymentV1},
+		Credentials: []string{wire.HeaderPaymentSignature, wire.HeaderPaymentV1},
 		RenderFault: func(w http.ResponseWriter, _ *http.Request, f sdktest.Fault) {
 			writeError(w, f.Status, f.Code, f.Message)
 		},
@@ -444,13 +444,13 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := r.URL.RequestURI()
-	sig := r.Header.Get(x402.HeaderPaymentSignature)
+	sig := r.Header.Get(wire.HeaderPaymentSignature)
 	if d, ok := s.replayed(sig, target); ok {
 		if s.nextFault() == x402test.FaultDropAfterSettle {
 			fakeserver.HangUp(w)
 			return
 		}
-		w.Header().Set(x402.HeaderPaymentResponse, d.receipt)
+		w.Header().Set(wire.HeaderPaymentResponse, d.receipt)
 		s.send(w, p, rep, format, contentType)
 		return
 	}

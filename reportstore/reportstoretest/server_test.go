@@ -16,6 +16,8 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -33,7 +35,7 @@ func newServer(t *testing.T, opts ...Option) *Server {
 // payingClient returns an *http.Client paying from a wallet funded with 10 USDC in s.
 func payingClient(t *testing.T, s *Server) (*http.Client, *x402.Payer) {
 	t.Helper()
-	signer, err := x402.NewPrivateKeySigner(testKey)
+	signer, err := evm.NewPrivateKeySigner(testKey)
 	require.NoError(t, err)
 	payer, err := x402.NewPayer(signer, x402.Policy{})
 	require.NoError(t, err)
@@ -136,14 +138,14 @@ func TestChallengeCarriesThePriceAndPayee(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
-	pr, err := x402.ParsePaymentRequired(resp)
+	pr, err := wire.ReadPaymentRequired(resp)
 	require.NoError(t, err)
 	require.Len(t, pr.Accepts, 1)
 	r := pr.Accepts[0]
 	assert.Equal(t, "420000", r.Amount.String())
 	assert.Equal(t, payee, r.PayTo)
-	assert.Equal(t, x402.NetworkBase, r.Network)
-	assert.Equal(t, x402.USDCBase, r.Asset)
+	assert.Equal(t, evm.NetworkBase, r.Network)
+	assert.Equal(t, evm.USDCBase, r.Asset)
 	assert.Equal(t, payee, s.PayTo())
 	got, ok := s.Price("macro-gdp")
 	require.True(t, ok)
@@ -163,7 +165,7 @@ func TestBespokePriceGrowsWithIndicators(t *testing.T) {
 	} {
 		resp, err := http.Get(s.URL + "/report/custom?" + query)
 		require.NoError(t, err)
-		pr, err := x402.ParsePaymentRequired(resp)
+		pr, err := wire.ReadPaymentRequired(resp)
 		resp.Body.Close()
 		require.NoError(t, err)
 		assert.Equal(t, want, pr.Accepts[0].Amount.String(), query)
@@ -215,7 +217,7 @@ func TestSameSignedPaymentIsDeliveredAgainWithoutPayingAgain(t *testing.T) {
 
 	replay, err := http.NewRequest(http.MethodGet, s.URL+"/report/macro-gdp?format=csv", nil)
 	require.NoError(t, err)
-	replay.Header.Set(x402.HeaderPaymentSignature, header)
+	replay.Header.Set(wire.HeaderPaymentSignature, header)
 	resp, err := http.DefaultClient.Do(replay)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -232,7 +234,7 @@ func TestSameSignedPaymentIsDeliveredAgainWithoutPayingAgain(t *testing.T) {
 	// For another target the same payment is not a replay: it is refused.
 	other, err := http.NewRequest(http.MethodGet, s.URL+"/report/macro-gdp?format=json", nil)
 	require.NoError(t, err)
-	other.Header.Set(x402.HeaderPaymentSignature, header)
+	other.Header.Set(wire.HeaderPaymentSignature, header)
 	resp2, err := http.DefaultClient.Do(other)
 	require.NoError(t, err)
 	resp2.Body.Close()
@@ -251,7 +253,7 @@ func TestReplayedPaymentIsRefusedByDefault(t *testing.T) {
 
 	replay, err := http.NewRequest(http.MethodGet, s.URL+"/report/macro-gdp?format=csv", nil)
 	require.NoError(t, err)
-	replay.Header.Set(x402.HeaderPaymentSignature, rec.payment)
+	replay.Header.Set(wire.HeaderPaymentSignature, rec.payment)
 	resp, err := http.DefaultClient.Do(replay)
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -319,9 +321,9 @@ func TestRequestsRedactThePayment(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	requests := s.Requests()
 	require.Len(t, requests, 2)
-	assert.Empty(t, requests[0].Header.Get(x402.HeaderPaymentSignature))
+	assert.Empty(t, requests[0].Header.Get(wire.HeaderPaymentSignature))
 	assert.Equal(t, http.StatusPaymentRequired, requests[0].Status)
-	assert.Equal(t, sdktest.Redacted, requests[1].Header.Get(x402.HeaderPaymentSignature))
+	assert.Equal(t, sdktest.Redacted, requests[1].Header.Get(wire.HeaderPaymentSignature))
 	assert.Equal(t, http.StatusOK, requests[1].Status)
 	assert.Equal(t, "json", requests[1].Query.Get("format"))
 }
@@ -329,7 +331,7 @@ func TestRequestsRedactThePayment(t *testing.T) {
 func TestInjectSettlementFaults(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
-	signer, err := x402.NewPrivateKeySigner(testKey)
+	signer, err := evm.NewPrivateKeySigner(testKey)
 	require.NoError(t, err)
 	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithResend(0, 0)) // each fault meets its own payment
 	require.NoError(t, err)
@@ -365,7 +367,7 @@ type recordingTransport struct {
 
 // RoundTrip records the payment header and sends req.
 func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if v := req.Header.Get(x402.HeaderPaymentSignature); v != "" {
+	if v := req.Header.Get(wire.HeaderPaymentSignature); v != "" {
 		rt.payment = v
 	}
 	return rt.next.RoundTrip(req)

@@ -142,7 +142,11 @@ func (e *ExactPayload) wire() (exactOut, error) {
 	if err != nil {
 		return exactOut{}, err
 	}
-	return exactOut{Signature: string(appendHex(nil, e.Signature)), Authorization: auth}, nil
+	out := exactOut{Authorization: auth}
+	if len(e.Signature) > 0 {
+		out.Signature = string(appendHex(nil, e.Signature))
+	}
+	return out, nil
 }
 
 // UnmarshalJSON reads a payload with a 0x-hex signature and a complete authorization.
@@ -172,6 +176,10 @@ func DecodeExactPayload(p *wire.PaymentPayload) (*ExactPayload, error) {
 	return &e, nil
 }
 
+// errMissingSignature reports a payload without a signature, which a facilitator reports with
+// its own code (ReasonMissingSignature).
+var errMissingSignature = errors.New("payload.signature is missing")
+
 // exactWire is an EVM "exact" payload as sent.
 type exactWire struct {
 	Signature     *string            `json:"signature"`
@@ -181,7 +189,7 @@ type exactWire struct {
 // payload checks the wire form and converts it.
 func (w *exactWire) payload() (ExactPayload, error) {
 	if w.Signature == nil || *w.Signature == "" {
-		return ExactPayload{}, errors.New("payload.signature is missing")
+		return ExactPayload{}, errMissingSignature
 	}
 	s := *w.Signature
 	if !hexstr.Has0x(s) || len(s)%2 != 0 || !hexstr.IsHex(s[2:]) {
@@ -197,4 +205,3 @@ func (w *exactWire) payload() (ExactPayload, error) {
 	sig, _ := hex.DecodeString(s[2:]) // checked by isHex and the even length above
 	return ExactPayload{Signature: sig, Authorization: auth}, nil
 }
-

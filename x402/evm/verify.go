@@ -1,6 +1,7 @@
 package evm
 
 import (
+	"errors"
 	"math/big"
 	"strings"
 	"time"
@@ -121,7 +122,10 @@ func checkTerms(p *wire.PaymentPayload, req wire.PaymentRequirements, now time.T
 		return nil, &wire.VerifyError{Reason: ReasonInvalidPayload, Message: "no payload"}
 	}
 	e, err := DecodeExactPayload(p)
-	if err != nil {
+	switch {
+	case errors.Is(err, errMissingSignature):
+		return nil, &wire.VerifyError{Reason: ReasonMissingSignature, Message: "missing signature"}
+	case err != nil:
 		return nil, &wire.VerifyError{Reason: ReasonInvalidPayload, Message: err.Error()}
 	}
 	return e, checkExact(p, e, req, now)

@@ -82,4 +82,3 @@ type challengeOut struct {
 	Accepts     []any           `json:"accepts"`
 	Extensions  json.RawMessage `json:"extensions,omitempty"`
 }
-

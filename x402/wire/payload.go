@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // PaymentPayload is the signed payment a client sends: in v2 the decoded PAYMENT-SIGNATURE
@@ -153,4 +154,43 @@ func (p *PaymentPayload) UnmarshalJSON(b []byte) error {
 	out.Payload = bytes.TrimSpace(w.Payload)
 	*p = out
 	return nil
+}
+
+// secretMembers are the members of a scheme's payload that hold a signature or a signed
+// transaction: what must never reach an error or a log line, whatever the scheme.
+var secretMembers = map[string]bool{"signature": true, "transaction": true}
+
+// Secrets returns the forms of p's signatures and signed transactions that must never appear
+// in an error or a log line: the string members named "signature" or "transaction" at any
+// depth of its payload (an EVM authorization's signature, with and without its 0x; a Solana
+// transaction), so that a caller scrubs them from what a server echoes without knowing the
+// scheme.
+func (p *PaymentPayload) Secrets() []string {
+	var v any
+	if json.Unmarshal(p.Payload, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for k, e := range t {
+				if s, ok := e.(string); ok && secretMembers[k] && s != "" {
+					out = append(out, s)
+					if rest, ok := strings.CutPrefix(s, "0x"); ok && rest != "" {
+						out = append(out, rest)
+					}
+					continue
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range t {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return out
 }

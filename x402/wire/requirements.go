@@ -250,5 +250,3 @@ func expectedKind(member string) string {
 	}
 	return "a string"
 }
-
-

@@ -27,4 +27,3 @@ type SettleResponse struct {
 	// Extensions is the server's extensions object.
 	Extensions json.RawMessage `json:"extensions,omitempty"`
 }
-

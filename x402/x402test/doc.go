@@ -27,8 +27,8 @@
 // InjectSettlementFaults for the failures around a settlement: a 503 before it, or after it
 // a 500, a dropped connection, a new 402, or a stall. Facilitator.FailNextSettle makes
 // settlements fail; a clock (WithClock) makes authorizations expire or not yet be valid.
-// A Facilitator is also an x402.PaymentLookup whose settlements are its chain, so that an
-// x402.Reconciler resolves payments left in doubt against it (x402.WithLookup).
+// A Facilitator is also an reconcile.Lookup whose settlements are its chain, so that an
+// reconcile.Reconciler resolves payments left in doubt against it (reconcile.WithLookup).
 // Close ends every request in progress, a stalled one included.
 //
 // Stability: this package follows the SDK's versioning like the clients do. The facilitator

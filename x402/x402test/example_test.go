@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -30,7 +31,7 @@ func ExampleNewPaywall() {
 	})))
 	defer srv.Close()
 
-	signer, _ := x402.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	signer, _ := evm.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	f.Fund(signer.Address(), big.NewInt(1_000_000))
 	payer, _ := x402.NewPayer(signer, x402.Policy{})
 	client := &http.Client{Transport: payer.RoundTripper(nil)}

@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -23,37 +24,37 @@ const shopAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 var start = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // requirements returns the entry of a Base mainnet USDC charge of amount.
-func requirements(amount int64) (*x402.PaymentRequired, x402.PaymentRequirements) {
-	r := x402.PaymentRequirements{
-		Scheme: x402.SchemeExact, Network: x402.NetworkBase, Amount: big.NewInt(amount), Asset: x402.USDCBase,
+func requirements(amount int64) (*wire.PaymentRequired, wire.PaymentRequirements) {
+	r := wire.PaymentRequirements{
+		Scheme: evm.SchemeExact, Network: evm.NetworkBase, Amount: big.NewInt(amount), Asset: evm.USDCBase,
 		PayTo: shopAddress, MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"},
 	}
-	return &x402.PaymentRequired{X402Version: 2, Accepts: []x402.PaymentRequirements{r}}, r
+	return &wire.PaymentRequired{X402Version: 2, Accepts: []wire.PaymentRequirements{r}}, r
 }
 
 // newSigner returns a signer for a fresh random key.
-func newSigner(t testing.TB) *x402.PrivateKeySigner {
+func newSigner(t testing.TB) *evm.PrivateKeySigner {
 	t.Helper()
 	k, err := crypto.GenerateKey()
 	require.NoError(t, err)
-	s, err := x402.NewPrivateKeySigner(hex.EncodeToString(crypto.FromECDSA(k)))
+	s, err := evm.NewPrivateKeySigner(hex.EncodeToString(crypto.FromECDSA(k)))
 	require.NoError(t, err)
 	return s
 }
 
 // pay signs a payment of amount at start.
-func pay(t *testing.T, s x402.Signer, amount int64) (*x402.PaymentPayload, x402.PaymentRequirements) {
+func pay(t *testing.T, s evm.Signer, amount int64) (*wire.PaymentPayload, wire.PaymentRequirements) {
 	t.Helper()
 	pr, r := requirements(amount)
-	p, err := x402.SignExact(s, pr, &pr.Accepts[0], start)
+	p, err := evm.SignExact(s, pr, &pr.Accepts[0], start)
 	require.NoError(t, err)
 	return p, r
 }
 
-// reason returns the code of a *x402.VerifyError.
+// reason returns the code of a *wire.VerifyError.
 func reason(t *testing.T, err error) string {
 	t.Helper()
-	var ve *x402.VerifyError
+	var ve *wire.VerifyError
 	require.ErrorAs(t, err, &ve)
 	return ve.Reason
 }
@@ -80,7 +81,7 @@ func TestSettleMovesBalancesAndRecords(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, receipt.Success)
 	assert.Regexp(t, regexp.MustCompile(`^0x[0-9a-f]{64}$`), receipt.Transaction)
-	assert.Equal(t, x402.NetworkBase, receipt.Network)
+	assert.Equal(t, evm.NetworkBase, receipt.Network)
 	assert.Equal(t, s.Address(), receipt.Payer)
 	assert.Equal(t, "400", receipt.Amount)
 
@@ -93,7 +94,7 @@ func TestSettleMovesBalancesAndRecords(t *testing.T) {
 	assert.Equal(t, x402test.Settlement{
 		From: s.Address(), To: shopAddress, Value: big.NewInt(400),
 		Nonce:  "0x" + hex.EncodeToString(p.Payload.Authorization.Nonce[:]),
-		TxHash: receipt.Transaction, Network: x402.NetworkBase, Asset: x402.USDCBase, Time: start,
+		TxHash: receipt.Transaction, Network: evm.NetworkBase, Asset: evm.USDCBase, Time: start,
 	}, got[0])
 	got[0].Value.SetInt64(1)
 	assert.Equal(t, big.NewInt(400), f.Settlements()[0].Value, "Settlements returns a copy")
@@ -115,12 +116,12 @@ func TestFacilitatorRefusals(t *testing.T) {
 		_, err := f.Settle(p, r)
 		require.NoError(t, err)
 		receipt, err := f.Settle(p, r)
-		assert.Equal(t, x402.ReasonNonceAlreadyUsed, reason(t, err))
+		assert.Equal(t, evm.ReasonNonceAlreadyUsed, reason(t, err))
 		assert.False(t, receipt.Success)
-		assert.Equal(t, x402.ReasonNonceAlreadyUsed, receipt.ErrorReason)
+		assert.Equal(t, evm.ReasonNonceAlreadyUsed, receipt.ErrorReason)
 		assert.Empty(t, receipt.Transaction)
 		_, err = f.Verify(p, r)
-		assert.Equal(t, x402.ReasonNonceAlreadyUsed, reason(t, err))
+		assert.Equal(t, evm.ReasonNonceAlreadyUsed, reason(t, err))
 		assert.Equal(t, big.NewInt(900), f.Balance(s.Address()))
 		assert.Len(t, f.Settlements(), 1)
 	})
@@ -132,7 +133,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 		p, r := pay(t, s, 100)
 		r.Amount = big.NewInt(200)
 		_, err := f.Settle(p, r)
-		assert.Equal(t, x402.ReasonValueMismatch, reason(t, err))
+		assert.Equal(t, evm.ReasonValueMismatch, reason(t, err))
 	})
 	t.Run("changed signed amount", func(t *testing.T) {
 		t.Parallel()
@@ -143,7 +144,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 		p.Payload.Authorization.Value = big.NewInt(200)
 		r.Amount = big.NewInt(200)
 		_, err := f.Settle(p, r)
-		assert.Equal(t, x402.ReasonInvalidSignature, reason(t, err))
+		assert.Equal(t, evm.ReasonInvalidSignature, reason(t, err))
 		assert.Equal(t, big.NewInt(1000), f.Balance(s.Address()))
 	})
 	t.Run("expired window", func(t *testing.T) {
@@ -153,7 +154,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 		f.Fund(s.Address(), big.NewInt(1000))
 		p, r := pay(t, s, 100)
 		_, err := f.Settle(p, r)
-		assert.Equal(t, x402.ReasonValidBefore, reason(t, err))
+		assert.Equal(t, evm.ReasonValidBefore, reason(t, err))
 	})
 	t.Run("not yet valid", func(t *testing.T) {
 		t.Parallel()
@@ -162,7 +163,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 		f.Fund(s.Address(), big.NewInt(1000))
 		p, r := pay(t, s, 100)
 		_, err := f.Verify(p, r)
-		assert.Equal(t, x402.ReasonValidAfter, reason(t, err))
+		assert.Equal(t, evm.ReasonValidAfter, reason(t, err))
 	})
 	t.Run("insufficient balance", func(t *testing.T) {
 		t.Parallel()
@@ -171,9 +172,9 @@ func TestFacilitatorRefusals(t *testing.T) {
 		f.Fund(s.Address(), big.NewInt(99))
 		p, r := pay(t, s, 100)
 		_, err := f.Verify(p, r)
-		assert.Equal(t, x402.ReasonInsufficientBalance, reason(t, err))
+		assert.Equal(t, evm.ReasonInsufficientBalance, reason(t, err))
 		receipt, err := f.Settle(p, r)
-		assert.Equal(t, x402.ReasonInsufficientBalance, reason(t, err))
+		assert.Equal(t, evm.ReasonInsufficientBalance, reason(t, err))
 		assert.Equal(t, s.Address(), receipt.Payer)
 		assert.Equal(t, big.NewInt(99), f.Balance(s.Address()))
 	})
@@ -185,7 +186,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 		p, r := pay(t, thief, 100)
 		p.Payload.Authorization.From = victim.Address()
 		_, err := f.Settle(p, r)
-		assert.Equal(t, x402.ReasonInvalidSignature, reason(t, err))
+		assert.Equal(t, evm.ReasonInvalidSignature, reason(t, err))
 		assert.Equal(t, big.NewInt(1000), f.Balance(victim.Address()))
 	})
 }

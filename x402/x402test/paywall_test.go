@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -43,7 +45,7 @@ func TestPaywallChallenge(t *testing.T) {
 	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 	assert.Zero(t, calls.Load())
 
-	pr, err := x402.ParsePaymentRequired(resp)
+	pr, err := wire.ReadPaymentRequired(resp)
 	require.NoError(t, err)
 	assert.Equal(t, 2, pr.X402Version)
 	assert.Equal(t, x402test.ReasonPaymentRequired, pr.Error)
@@ -54,10 +56,10 @@ func TestPaywallChallenge(t *testing.T) {
 	require.Len(t, pr.Accepts, 1)
 	r := pr.Accepts[0]
 	assert.True(t, r.Usable(), r.Unusable)
-	assert.Equal(t, x402.SchemeExact, r.Scheme)
-	assert.Equal(t, x402.NetworkBase, r.Network)
+	assert.Equal(t, evm.SchemeExact, r.Scheme)
+	assert.Equal(t, evm.NetworkBase, r.Network)
 	assert.Equal(t, big.NewInt(130000), r.Amount)
-	assert.Equal(t, x402.USDCBase, r.Asset)
+	assert.Equal(t, evm.USDCBase, r.Asset)
 	assert.Equal(t, shopAddress, r.PayTo)
 	assert.Equal(t, 60, r.MaxTimeoutSeconds)
 	name, version, _ := r.TokenDomain()
@@ -75,7 +77,7 @@ func TestPaywallV1Challenge(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
-	assert.Empty(t, resp.Header.Get(x402.HeaderPaymentRequired))
+	assert.Empty(t, resp.Header.Get(wire.HeaderPaymentRequired))
 	var body map[string]any
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
 	assert.Equal(t, float64(1), body["x402Version"])
@@ -120,7 +122,7 @@ func TestPaywallWithPayer(t *testing.T) {
 	_, err = client.Get(srv.URL + "/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
-	assert.Equal(t, x402.ReasonInsufficientBalance, rej.Reason)
+	assert.Equal(t, evm.ReasonInsufficientBalance, rej.Reason)
 	assert.Equal(t, int64(3), calls.Load())
 	assert.Equal(t, big.NewInt(750), payer.Spent())
 	assert.Equal(t, big.NewInt(250), payer.Reserved())
@@ -186,20 +188,20 @@ func TestPaywallRefusesBadPayments(t *testing.T) {
 	encode := func(amount int64, version int) string {
 		pr, _ := requirements(amount)
 		pr.X402Version = version
-		p, err := x402.SignExact(s, pr, &pr.Accepts[0], start)
+		p, err := evm.SignExact(s, pr, &pr.Accepts[0], start)
 		require.NoError(t, err)
-		v, err := x402.EncodePaymentPayload(p)
+		v, err := wire.EncodePaymentPayload(p)
 		require.NoError(t, err)
 		return v
 	}
 	for name, tc := range map[string]struct {
 		header, value, reason string
 	}{
-		"garbage":        {x402.HeaderPaymentSignature, "garbage", x402test.ReasonInvalidPayload},
-		"v1 payload":     {x402.HeaderPaymentSignature, encode(100, 1), x402test.ReasonInvalidVersion},
-		"other amount":   {x402.HeaderPaymentSignature, encode(99, 2), x402test.ReasonNoMatch},
-		"expired":        {x402.HeaderPaymentSignature, encode(100, 2), x402.ReasonValidBefore}, // signed at start, long ago
-		"v1 header name": {x402.HeaderPaymentV1, encode(100, 2), x402test.ReasonPaymentRequired},
+		"garbage":        {wire.HeaderPaymentSignature, "garbage", x402test.ReasonInvalidPayload},
+		"v1 payload":     {wire.HeaderPaymentSignature, encode(100, 1), x402test.ReasonInvalidVersion},
+		"other amount":   {wire.HeaderPaymentSignature, encode(99, 2), x402test.ReasonNoMatch},
+		"expired":        {wire.HeaderPaymentSignature, encode(100, 2), evm.ReasonValidBefore}, // signed at start, long ago
+		"v1 header name": {wire.HeaderPaymentV1, encode(100, 2), x402test.ReasonPaymentRequired},
 	} {
 		req, err := http.NewRequest(http.MethodGet, srv.URL+"/x", nil)
 		require.NoError(t, err)
@@ -208,7 +210,7 @@ func TestPaywallRefusesBadPayments(t *testing.T) {
 		require.NoError(t, err)
 		resp.Body.Close()
 		assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode, name)
-		pr, err := x402.ParsePaymentRequired(resp)
+		pr, err := wire.ReadPaymentRequired(resp)
 		require.NoError(t, err, name)
 		assert.Equal(t, tc.reason, pr.Error, name)
 	}

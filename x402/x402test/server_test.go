@@ -14,13 +14,15 @@ import (
 
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
 // payingClient returns a payer funded in srv's facilitator and a client paying through it.
 func payingClient(t *testing.T, srv *x402test.Server) (*x402.Payer, *http.Client) {
 	t.Helper()
-	signer, err := x402.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	signer, err := evm.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	require.NoError(t, err)
 	srv.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
 	payer, err := x402.NewPayer(signer, x402.Policy{PayTo: []string{x402test.DefaultPayTo}}, x402.WithResend(0, 0))
@@ -49,7 +51,7 @@ func TestServerChargesTheDefaultPriceAndRecordsWithoutThePayment(t *testing.T) {
 	require.Len(t, reqs, 2, "the unpaid request and the paid one")
 	assert.Equal(t, http.StatusPaymentRequired, reqs[0].Status)
 	assert.Equal(t, http.StatusOK, reqs[1].Status)
-	assert.Equal(t, sdktest.Redacted, reqs[1].Header.Get(x402.HeaderPaymentSignature), "the payment never stays in a record")
+	assert.Equal(t, sdktest.Redacted, reqs[1].Header.Get(wire.HeaderPaymentSignature), "the payment never stays in a record")
 	assert.Equal(t, 2, srv.RequestCount(http.MethodGet, "/doc/1"))
 }
 
@@ -84,7 +86,7 @@ func TestServerInjectedFaultsReachNoPaywall(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusBadGateway, resp.StatusCode)
-	assert.Empty(t, resp.Header.Get(x402.HeaderPaymentRequired))
+	assert.Empty(t, resp.Header.Get(wire.HeaderPaymentRequired))
 }
 
 func TestServerCloseEndsAStalledPaidRequest(t *testing.T) {

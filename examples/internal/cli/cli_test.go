@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // parse parses args with a program that has one flag, -n, and reads one variable.
@@ -87,7 +88,7 @@ func TestExit(t *testing.T) {
 	assert.Equal(t, ExitOK, p.Exit(&errOut, nil))
 	assert.Empty(t, errOut.String())
 	assert.Equal(t, ExitFailed, p.Exit(&errOut, fmt.Errorf("buying: %w", &x402.PolicyError{
-		Rule: x402.ErrAmountOverCap, Requirements: x402.PaymentRequirements{Amount: big.NewInt(280_000)}, Limit: big.NewInt(200_000),
+		Rule: x402.ErrAmountOverCap, Requirements: wire.PaymentRequirements{Amount: big.NewInt(280_000)}, Limit: big.NewInt(200_000),
 	})))
 	assert.Equal(t, "demo: buying: "+x402.ErrAmountOverCap.Error()+": amount $0.28, limit $0.20\n", errOut.String())
 }

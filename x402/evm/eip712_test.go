@@ -1,4 +1,4 @@
-package x402_test
+package evm_test
 
 import (
 	"encoding/hex"
@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // readFixture returns the trimmed content of testdata/name.
@@ -24,9 +25,9 @@ func readFixture(t testing.TB, name string) string {
 }
 
 // specPayload decodes the PAYMENT-SIGNATURE example of the v2 HTTP transport spec.
-func specPayload(t testing.TB) *x402.PaymentPayload {
+func specPayload(t testing.TB) *wire.PaymentPayload {
 	t.Helper()
-	p, err := x402.DecodePaymentPayload(readFixture(t, "spec_payment_signature.b64"))
+	p, err := wire.DecodePaymentPayload(readFixture(t, "spec_payment_signature.b64"))
 	require.NoError(t, err)
 	return p
 }
@@ -35,31 +36,31 @@ func TestSpecVectorRecoversToFrom(t *testing.T) {
 	t.Parallel()
 	p := specPayload(t)
 	const from = "0x857b06519E91e3A54538791bDbb0E22373e36b66"
-	require.Equal(t, from, p.Payload.Authorization.From)
+	require.Equal(t, from, exactOf(t, p).Authorization.From)
 
-	digest, err := x402.DigestFor(&p.Accepted, &p.Payload.Authorization)
+	digest, err := evm.DigestFor(&p.Accepted, &exactOf(t, p).Authorization)
 	require.NoError(t, err)
 	assert.Equal(t, "f256992871671abcb27ff92885a7afa46218724e5fc0bac35d050115aa1d22e6", hex.EncodeToString(digest[:]))
 
 	// The authorization is valid from 1740672089 to 1740672154.
 	now := time.Unix(1740672100, 0)
-	payer, err := x402.VerifyExact(p, p.Accepted, now)
+	payer, err := evm.VerifyExact(p, p.Accepted, now)
 	require.NoError(t, err)
 	assert.Equal(t, from, payer)
 }
 
 func TestDomainSeparatorsMatchOnChainValues(t *testing.T) {
 	t.Parallel()
-	base := x402.DomainSeparator("USD Coin", "2", 8453, x402.USDCBase)
+	base := evm.DomainSeparator("USD Coin", "2", 8453, evm.USDCBase)
 	assert.Equal(t, "0x02fa7265e7c5d81118673727957699e4d68f74cd74b7db77da710fe8a2c7834f", base.Hex())
-	sepolia := x402.DomainSeparator("USDC", "2", 84532, x402.USDCBaseSepolia)
+	sepolia := evm.DomainSeparator("USDC", "2", 84532, evm.USDCBaseSepolia)
 	assert.Equal(t, "0x71f17a3b2ff373b803d70a5a07c046c1a2bc8e89c09ef722fcb047abe94c9818", sepolia.Hex())
 }
 
 func TestPrivateKeySignerRecoversToItsAddress(t *testing.T) {
 	t.Parallel()
 	// The well-known first development key of Hardhat and Anvil.
-	s, err := x402.NewPrivateKeySigner("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+	s, err := evm.NewPrivateKeySigner("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
 	require.NoError(t, err)
 	assert.Equal(t, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266", s.Address())
 
@@ -81,13 +82,13 @@ func TestPrivateKeySignerRecoversToItsAddress(t *testing.T) {
 func TestSignedPayloadVerifies(t *testing.T) {
 	t.Parallel()
 	s := newSigner(t)
-	pr, err := x402.DecodePaymentRequired(readFixture(t, "spec_payment_required.b64"))
+	pr, err := wire.DecodePaymentRequired(readFixture(t, "spec_payment_required.b64"))
 	require.NoError(t, err)
 	now := time.Unix(1_800_000_000, 0)
-	p, err := x402.SignExact(s, pr, &pr.Accepts[0], now)
+	p, err := evm.SignExact(s, pr, &pr.Accepts[0], now)
 	require.NoError(t, err)
 
-	auth := p.Payload.Authorization
+	auth := exactOf(t, p).Authorization
 	assert.Equal(t, s.Address(), auth.From)
 	assert.Equal(t, "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", auth.To)
 	assert.Equal(t, big.NewInt(10000), auth.Value)
@@ -95,19 +96,19 @@ func TestSignedPayloadVerifies(t *testing.T) {
 	assert.Equal(t, big.NewInt(now.Unix()+60), auth.ValidBefore)
 	assert.NotEqual(t, [32]byte{}, auth.Nonce)
 
-	payer, err := x402.VerifyExact(p, pr.Accepts[0], now)
+	payer, err := evm.VerifyExact(p, pr.Accepts[0], now)
 	require.NoError(t, err)
 	assert.Equal(t, s.Address(), payer)
 }
 
 // newSigner returns a signer for a fresh random key.
-func newSigner(t testing.TB) *x402.PrivateKeySigner {
+func newSigner(t testing.TB) *evm.PrivateKeySigner {
 	t.Helper()
 	k, err := crypto.GenerateKey()
 	require.NoError(t, err)
 	key := hex.EncodeToString(crypto.FromECDSA(k))
 	scan.Add(key)
-	s, err := x402.NewPrivateKeySigner(key)
+	s, err := evm.NewPrivateKeySigner(key)
 	require.NoError(t, err)
 	return s
 }

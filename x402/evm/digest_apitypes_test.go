@@ -1,4 +1,4 @@
-package x402_test
+package evm_test
 
 import (
 	"math/big"
@@ -11,7 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // randomUint256 draws a value of a random bit length up to 256, so that zero, small values and
@@ -61,13 +62,13 @@ func TestDigestMatchesApitypesOnRandomInputs(t *testing.T) {
 	r := mrand.New(mrand.NewPCG(1, 2))
 	for i := 0; i < 500; i++ {
 		chainID := 1 + r.Uint64N(1<<62)
-		req := x402.PaymentRequirements{
+		req := wire.PaymentRequirements{
 			Scheme:  "exact",
 			Network: "eip155:" + strconv.FormatUint(chainID, 10),
 			Asset:   randomAddress(r),
 			Extra:   map[string]any{"name": randomText(r), "version": randomText(r)},
 		}
-		auth := x402.Authorization{
+		auth := evm.Authorization{
 			From: randomAddress(r), To: randomAddress(r),
 			Value: randomUint256(r), ValidAfter: randomUint256(r), ValidBefore: randomUint256(r),
 		}
@@ -75,7 +76,7 @@ func TestDigestMatchesApitypesOnRandomInputs(t *testing.T) {
 			auth.Nonce[j] = byte(r.IntN(256))
 		}
 
-		got, err := x402.DigestFor(&req, &auth)
+		got, err := evm.DigestFor(&req, &auth)
 		require.NoError(t, err, "case %d", i)
 
 		td := apitypes.TypedData{

@@ -1,4 +1,4 @@
-package x402_test
+package wire_test
 
 import (
 	"encoding/base64"
@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // response402 builds a 402 response with the given PAYMENT-REQUIRED header (none when empty)
@@ -20,14 +21,14 @@ import (
 func response402(header, body string) *http.Response {
 	resp := &http.Response{StatusCode: http.StatusPaymentRequired, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(body))}
 	if header != "" {
-		resp.Header.Set(x402.HeaderPaymentRequired, header)
+		resp.Header.Set(wire.HeaderPaymentRequired, header)
 	}
 	return resp
 }
 
 func TestParseSpecChallenge(t *testing.T) {
 	t.Parallel()
-	pr, err := x402.ParsePaymentRequired(response402(readFixture(t, "spec_payment_required.b64"), "{}"))
+	pr, err := wire.ReadPaymentRequired(response402(readFixture(t, "spec_payment_required.b64"), "{}"))
 	require.NoError(t, err)
 	assert.Equal(t, 2, pr.X402Version)
 	assert.Equal(t, "PAYMENT-SIGNATURE header is required", pr.Error)
@@ -41,10 +42,10 @@ func TestParseSpecChallenge(t *testing.T) {
 	assert.Equal(t, "exact", r.Scheme)
 	assert.Equal(t, "eip155:84532", r.Network)
 	assert.Equal(t, big.NewInt(10000), r.Amount)
-	assert.Equal(t, x402.USDCBaseSepolia, r.Asset)
+	assert.Equal(t, evm.USDCBaseSepolia, r.Asset)
 	assert.Equal(t, "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", r.PayTo)
 	assert.Equal(t, 60, r.MaxTimeoutSeconds)
-	name, version, ok := r.TokenDomain()
+	name, version, ok := evm.TokenDomain(&r)
 	assert.True(t, ok)
 	assert.Equal(t, "USDC", name)
 	assert.Equal(t, "2", version)
@@ -56,7 +57,7 @@ func TestChallengeHeaderEncodings(t *testing.T) {
 	// "é?>" makes both '+' or '/' characters and padding likely; the check below makes sure
 	// the four encodings really differ.
 	js := `{"x402Version":2,"error":"caf\u00e9 ???>>>","resource":{"url":"https://h/p?a=b"},"accepts":[{"scheme":"exact","network":"eip155:8453","amount":"1","asset":"` +
-		x402.USDCBase + `","payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}]}`
+		evm.USDCBase + `","payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}]}`
 	js = strings.ReplaceAll(js, `\u00e9`, "é")
 	std := base64.StdEncoding.EncodeToString([]byte(js))
 	url := base64.URLEncoding.EncodeToString([]byte(js))
@@ -70,7 +71,7 @@ func TestChallengeHeaderEncodings(t *testing.T) {
 		"json":    js,
 		"spaces":  "  " + std + " ",
 	} {
-		pr, err := x402.ParsePaymentRequired(response402(v, ""))
+		pr, err := wire.ReadPaymentRequired(response402(v, ""))
 		require.NoError(t, err, name)
 		assert.Equal(t, "café ???>>>", pr.Error, name)
 		require.Len(t, pr.Accepts, 1, name)
@@ -85,7 +86,7 @@ func TestParseV1BodyChallenge(t *testing.T) {
 		`"outputSchema":{"type":"object"},"payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60,` +
 		`"asset":"0x036CbD53842c5426634e7929541eC2318f3dCF7e","extra":{"name":"USDC","version":"2"}}]}`
 	resp := response402("", body)
-	pr, err := x402.ParsePaymentRequired(resp)
+	pr, err := wire.ReadPaymentRequired(resp)
 	require.NoError(t, err)
 	assert.Equal(t, 1, pr.X402Version)
 	assert.Nil(t, pr.Resource)
@@ -107,7 +108,7 @@ func TestParseV1BodyChallenge(t *testing.T) {
 func TestUnusableEntriesAreMarkedAndOthersCount(t *testing.T) {
 	t.Parallel()
 	good := map[string]any{
-		"scheme": "exact", "network": "eip155:8453", "amount": "10000", "asset": x402.USDCBase,
+		"scheme": "exact", "network": "eip155:8453", "amount": "10000", "asset": evm.USDCBase,
 		"payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", "maxTimeoutSeconds": 60,
 		"extra": map[string]any{"name": "USD Coin", "version": "2"},
 	}
@@ -139,12 +140,7 @@ func TestUnusableEntriesAreMarkedAndOthersCount(t *testing.T) {
 		{"79 digits", with("amount", strings.Repeat("9", 79)), "does not fit in a uint256"},
 		{"2^256", with("amount", new(big.Int).Add(maxUint, big.NewInt(1)).String()), "does not fit in a uint256"},
 		{"v1 network name", with("network", "base"), "not a CAIP-2 network id"},
-		{"missing name", with("extra", map[string]any{"version": "2"}), "extra.name and extra.version"},
-		{"missing version", with("extra", map[string]any{"name": "USD Coin"}), "extra.name and extra.version"},
-		{"missing extra", with("extra", nil), "extra.name and extra.version"},
 		{"extra not an object", with("extra", "USD Coin"), "extra must be an object"},
-		{"bad payTo", with("payTo", "shop"), "payTo is not a 0x-prefixed 20-byte hex address"},
-		{"bad asset", with("asset", "0x1234"), "asset is not a 0x-prefixed 20-byte hex address"},
 		{"zero timeout", with("maxTimeoutSeconds", 0), "maxTimeoutSeconds must be a positive integer"},
 		{"string timeout", with("maxTimeoutSeconds", "60"), "maxTimeoutSeconds must be a positive integer"},
 		{"not an object", []int{1}, "entry is not a JSON object"},
@@ -154,7 +150,7 @@ func TestUnusableEntriesAreMarkedAndOthersCount(t *testing.T) {
 			t.Parallel()
 			js, err := json.Marshal(map[string]any{"x402Version": 2, "resource": map[string]any{"url": "u"}, "accepts": []any{tt.entry, good}})
 			require.NoError(t, err)
-			pr, err := x402.DecodePaymentRequired(string(js))
+			pr, err := wire.DecodePaymentRequired(string(js))
 			require.NoError(t, err)
 			require.Len(t, pr.Accepts, 2)
 			assert.False(t, pr.Accepts[0].Usable())
@@ -167,10 +163,22 @@ func TestUnusableEntriesAreMarkedAndOthersCount(t *testing.T) {
 	// The largest uint256 is a valid amount.
 	js, err := json.Marshal(map[string]any{"x402Version": 2, "accepts": []any{with("amount", maxUint.String())}})
 	require.NoError(t, err)
-	pr, err := x402.DecodePaymentRequired(string(js))
+	pr, err := wire.DecodePaymentRequired(string(js))
 	require.NoError(t, err)
 	assert.True(t, pr.Accepts[0].Usable(), pr.Accepts[0].Unusable)
 	assert.Equal(t, maxUint, pr.Accepts[0].Amount)
+
+	// What only a scheme needs is not the wire's to judge: an EVM entry without its token's
+	// EIP-712 domain, or a Solana one with base58 addresses, is read as usable, and the
+	// scheme's Check says whether it can pay it.
+	for _, entry := range []any{with("extra", nil), with("payTo", "shop"),
+		with("network", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp")} {
+		js, err := json.Marshal(map[string]any{"x402Version": 2, "accepts": []any{entry}})
+		require.NoError(t, err)
+		pr, err := wire.DecodePaymentRequired(string(js))
+		require.NoError(t, err)
+		assert.True(t, pr.Accepts[0].Usable(), pr.Accepts[0].Unusable)
+	}
 }
 
 func TestUnreadableChallenges(t *testing.T) {
@@ -186,28 +194,28 @@ func TestUnreadableChallenges(t *testing.T) {
 		"accepts not a list":     response402(base64.StdEncoding.EncodeToString([]byte(`{"x402Version":2,"accepts":{}}`)), ""),
 		"body too large":         response402("", `{"x402Version":1,"accepts":[],"pad":"`+strings.Repeat("x", 1<<20)+`"}`),
 	} {
-		_, err := x402.ParsePaymentRequired(resp)
-		var fe *x402.FormatError
+		_, err := wire.ReadPaymentRequired(resp)
+		var fe *wire.FormatError
 		assert.ErrorAs(t, err, &fe, name)
 	}
 }
 
 func TestPaymentRequiredRoundTrip(t *testing.T) {
 	t.Parallel()
-	pr := &x402.PaymentRequired{
+	pr := &wire.PaymentRequired{
 		X402Version: 2,
 		Error:       "Payment required",
-		Resource:    &x402.ResourceInfo{URL: "https://h/report/1", Description: "d"},
-		Accepts: []x402.PaymentRequirements{{
-			Scheme: "exact", Network: x402.NetworkBase, Amount: big.NewInt(130000), Asset: x402.USDCBase,
+		Resource:    &wire.ResourceInfo{URL: "https://h/report/1", Description: "d"},
+		Accepts: []wire.PaymentRequirements{{
+			Scheme: "exact", Network: evm.NetworkBase, Amount: big.NewInt(130000), Asset: evm.USDCBase,
 			PayTo: shopAddress, MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"},
 		}},
 	}
-	v, err := x402.EncodePaymentRequired(pr)
+	v, err := wire.EncodePaymentRequired(pr)
 	require.NoError(t, err)
 	js := decodeStd(t, v)
 	assert.JSONEq(t, `{"x402Version":2,"error":"Payment required","resource":{"url":"https://h/report/1","description":"d"},"accepts":[{"scheme":"exact","network":"eip155:8453","amount":"130000","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}]}`, js)
-	back, err := x402.DecodePaymentRequired(v)
+	back, err := wire.DecodePaymentRequired(v)
 	require.NoError(t, err)
 	assert.Equal(t, big.NewInt(130000), back.Accepts[0].Amount)
 	assert.True(t, back.Accepts[0].Usable())

@@ -1,4 +1,4 @@
-package x402_test
+package wire_test
 
 import (
 	"bytes"
@@ -12,15 +12,16 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/wire"
 )
 
 // fuzzSigner signs in FuzzParsePaymentRequired; one key keeps the fuzz loop fast.
-var fuzzSigner, _ = x402.NewPrivateKeySigner("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+var fuzzSigner, _ = evm.NewPrivateKeySigner("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 
 // FuzzParsePaymentRequired feeds arbitrary headers and bodies to the challenge parser. It must
 // not panic; every entry it calls usable must be signable, and the signature must verify.
-func FuzzParsePaymentRequired(f *testing.F) {
+func FuzzReadPaymentRequired(f *testing.F) {
 	spec := readFixture(f, "spec_payment_required.b64")
 	specJSON, _ := base64.StdEncoding.DecodeString(spec)
 	f.Add(spec, []byte("{}"))
@@ -35,11 +36,11 @@ func FuzzParsePaymentRequired(f *testing.F) {
 	f.Fuzz(func(t *testing.T, header string, body []byte) {
 		resp := &http.Response{StatusCode: http.StatusPaymentRequired, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}
 		if header != "" {
-			resp.Header.Set(x402.HeaderPaymentRequired, header)
+			resp.Header.Set(wire.HeaderPaymentRequired, header)
 		}
-		pr, err := x402.ParsePaymentRequired(resp)
+		pr, err := wire.ReadPaymentRequired(resp)
 		if err != nil {
-			var fe *x402.FormatError
+			var fe *wire.FormatError
 			require.ErrorAs(t, err, &fe)
 			return
 		}
@@ -54,16 +55,16 @@ func FuzzParsePaymentRequired(f *testing.F) {
 			require.LessOrEqual(t, r.Amount.BitLen(), 256)
 			require.GreaterOrEqual(t, r.Amount.Sign(), 0)
 			require.Positive(t, r.MaxTimeoutSeconds)
-			p, err := x402.SignExact(fuzzSigner, pr, r, now)
+			p, err := evm.SignExact(fuzzSigner, pr, r, now)
 			if err != nil {
 				continue // a scheme or network this package does not sign for
 			}
-			v, err := x402.EncodePaymentPayload(p)
+			v, err := wire.EncodePaymentPayload(p)
 			require.NoError(t, err)
-			back, err := x402.DecodePaymentPayload(v)
+			back, err := wire.DecodePaymentPayload(v)
 			require.NoError(t, err)
 			if r.MaxTimeoutSeconds >= 6 {
-				payer, err := x402.VerifyExact(back, *r, now)
+				payer, err := evm.VerifyExact(back, *r, now)
 				require.NoError(t, err)
 				require.Equal(t, fuzzSigner.Address(), payer)
 			}
@@ -88,19 +89,19 @@ func FuzzDecodePaymentPayload(f *testing.F) {
 
 	now := time.Unix(1_740_672_100, 0)
 	f.Fuzz(func(t *testing.T, value string) {
-		p, err := x402.DecodePaymentPayload(value)
+		p, err := wire.DecodePaymentPayload(value)
 		if err != nil {
-			var fe *x402.FormatError
+			var fe *wire.FormatError
 			require.ErrorAs(t, err, &fe)
 			return
 		}
 		require.Contains(t, []int{1, 2}, p.X402Version)
 		// Verification must not panic, whatever it decides.
-		_, _ = x402.VerifyExact(p, p.Accepted, now)
+		_, _ = evm.VerifyExact(p, p.Accepted, now)
 
-		v, err := x402.EncodePaymentPayload(p)
+		v, err := wire.EncodePaymentPayload(p)
 		require.NoError(t, err)
-		back, err := x402.DecodePaymentPayload(v)
+		back, err := wire.DecodePaymentPayload(v)
 		require.NoError(t, err)
 		require.Equal(t, p.X402Version, back.X402Version)
 		require.Equal(t, p.Payload, back.Payload)
@@ -113,7 +114,7 @@ func FuzzDecodePaymentPayload(f *testing.F) {
 
 // FuzzParseSettleResponse feeds arbitrary header values to the receipt parser. It must not
 // panic, and what it accepts must survive encoding and parsing unchanged.
-func FuzzParseSettleResponse(f *testing.F) {
+func FuzzDecodeSettleResponse(f *testing.F) {
 	f.Add(readFixture(f, "spec_payment_response_success.b64"))
 	f.Add(readFixture(f, "spec_payment_response_failure.b64"))
 	f.Add(`{"success":true,"transaction":"0x1","network":"eip155:8453","extensions":{ "a" : 1 }}`)
@@ -122,9 +123,9 @@ func FuzzParseSettleResponse(f *testing.F) {
 	f.Add("")
 
 	f.Fuzz(func(t *testing.T, value string) {
-		s, err := x402.ParseSettleResponse(value)
+		s, err := wire.DecodeSettleResponse(value)
 		if err != nil {
-			var fe *x402.FormatError
+			var fe *wire.FormatError
 			require.ErrorAs(t, err, &fe)
 			return
 		}
@@ -132,10 +133,10 @@ func FuzzParseSettleResponse(f *testing.F) {
 			require.NotEmpty(t, s.Transaction)
 			require.NotEmpty(t, s.Network)
 		}
-		v, err := x402.EncodeSettleResponse(s)
+		v, err := wire.EncodeSettleResponse(s)
 		require.NoError(t, err)
 		require.Equal(t, encodingJSON(t, s), decodeStd(t, v), "the hand-written encoder differs from encoding/json")
-		back, err := x402.ParseSettleResponse(v)
+		back, err := wire.DecodeSettleResponse(v)
 		require.NoError(t, err)
 		if len(s.Extensions) > 0 {
 			require.JSONEq(t, string(s.Extensions), string(back.Extensions))
