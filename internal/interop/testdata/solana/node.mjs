@@ -422,12 +422,15 @@ async function setTokenBalance(owner, mint, amount) {
   return ata;
 }
 
-// snapshot reads the lamports and token balances of a transaction's accounts.
-function snapshot(keys) {
-  const balances = keys.map((k) => Number(account(k)?.lamports ?? 0n));
+// snapshot reads the lamports and token balances of a message's accounts. Programs it
+// invokes are not token accounts: their (large) data is not read.
+function snapshot(message) {
+  const keys = message.staticAccounts;
+  const programs = new Set(message.instructions.map((ix) => ix.programAddressIndex));
+  const balances = keys.map((k) => Number(svm.getBalance(k) ?? 0n));
   const tokens = [];
   keys.forEach((k, accountIndex) => {
-    const t = tokenAccount(k);
+    const t = programs.has(accountIndex) ? null : tokenAccount(k);
     if (!t) return;
     tokens.push({
       accountIndex,
@@ -555,6 +558,14 @@ function signaturesValid(tx) {
   return true;
 }
 
+// isBuiltin reports whether program is a builtin (a program of the native loader); the
+// answers are kept, as programs do not move between loaders.
+const builtins = new Map();
+function isBuiltin(program) {
+  if (!builtins.has(program)) builtins.set(program, account(program)?.programAddress === NATIVE_LOADER);
+  return builtins.get(program);
+}
+
 // transactionFee returns the fee of a message: its signatures and its priority fee.
 function transactionFee(message) {
   let limit = null;
@@ -565,8 +576,7 @@ function transactionFee(message) {
     const data = ix.data ?? new Uint8Array();
     if (program === COMPUTE_BUDGET_PROGRAM && data[0] === 2 && data.length === 5) limit = BigInt(u32(data, 1));
     if (program === COMPUTE_BUDGET_PROGRAM && data[0] === 3 && data.length === 9) price = u64(data, 1);
-    const builtin = account(program)?.programAddress === NATIVE_LOADER;
-    defaultLimit += builtin ? DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION : DEFAULT_UNITS_PER_INSTRUCTION;
+    defaultLimit += isBuiltin(program) ? DEFAULT_UNITS_PER_BUILTIN_INSTRUCTION : DEFAULT_UNITS_PER_INSTRUCTION;
   }
   limit ??= defaultLimit;
   if (limit > MAX_COMPUTE_UNIT_LIMIT) limit = MAX_COMPUTE_UNIT_LIMIT;
@@ -680,11 +690,10 @@ function land(decoded) {
   const slot = chain.tip + 1n;
   if (refusal(decoded, slot, BLOCKHASH_LIFETIME)) return;
   const { message } = decoded;
-  const keys = message.staticAccounts;
   const fee = transactionFee(message);
-  const pre = snapshot(keys);
+  const pre = snapshot(message);
   const result = svm.sendTransaction(decoded.tx);
-  const post = snapshot(keys);
+  const post = snapshot(message);
   const failed = result instanceof FailedTransactionMetadata;
   if (failed && post.balances[0] >= pre.balances[0]) return;
 
