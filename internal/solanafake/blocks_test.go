@@ -139,3 +139,18 @@ func TestAMessageLandsOnceWhoeverSignsIt(t *testing.T) {
 	f.clock.Advance((solanafake.BlockhashWindow + 1) * solanafake.BlockInterval)
 	assert.JSONEq(t, `"BlockhashNotFound"`, errJSON(t, f.refusal(t, tx)), "once its blockhash expired, that is what a node says")
 }
+
+func TestAClockThatGoesBackLeavesLandedTransactionsConfirmed(t *testing.T) {
+	t.Parallel()
+	f := start(t)
+	payer := f.wallet(10_000_000)
+	f.clock.Advance(time.Minute)
+	sig := f.submit(t, f.build(t, payer.PublicKey(), []solana.PrivateKey{payer}, memo("x")))
+	f.clock.Advance(-time.Minute)
+	landed, ok := f.cluster.Landed(sig)
+	require.True(t, ok)
+	assert.Equal(t, solanafake.StageConfirmed, landed.Stage, "not finalized by an age that wrapped around")
+	st, err := f.node.GetSignatureStatuses(t.Context(), false, sig)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), *st.Value[0].Confirmations)
+}

@@ -102,7 +102,13 @@ type landedTx struct {
 
 // stageOf returns how far tx is confirmed now.
 func (c *Cluster) stageOf(tx *landedTx, now time.Time) Stage {
-	return c.stage(tx.asked, c.height(now, CommitmentProcessed)-tx.height)
+	return c.stage(tx.asked, c.age(tx, now))
+}
+
+// age returns how many blocks ago tx landed, 0 when a clock that went back puts it in the
+// future.
+func (c *Cluster) age(tx *landedTx, now time.Time) uint64 {
+	return c.height(now, CommitmentProcessed) - min(tx.height, c.height(now, CommitmentProcessed))
 }
 
 // Landed returns the transaction with the signature if it landed, and whether it did.

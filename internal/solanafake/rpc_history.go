@@ -55,7 +55,7 @@ func (c *Cluster) getSignatureStatuses(params []json.RawMessage, now time.Time) 
 		case StageProcessed:
 			confirmations = 0
 		case StageConfirmed:
-			confirmations = min(max(height-tx.height, 1), FinalityDepth-1)
+			confirmations = min(max(c.age(tx, now), 1), FinalityDepth-1)
 		}
 		var errValue, status any = nil, map[string]any{"Ok": nil}
 		if tx.err != nil {
