@@ -25,24 +25,24 @@ const (
 	statusCacheBlocks = 300
 )
 
-// Commitment is how settled the state a node answers from must be.
-type Commitment string
+// commitment is how settled the state a node answers from must be.
+type commitment string
 
 // The commitments.
 const (
-	// CommitmentProcessed answers from the newest block.
-	CommitmentProcessed Commitment = "processed"
-	// CommitmentConfirmed answers from the newest block a supermajority voted on; the fake
+	// commitmentProcessed answers from the newest block.
+	commitmentProcessed commitment = "processed"
+	// commitmentConfirmed answers from the newest block a supermajority voted on; the fake
 	// confirms every block as it is produced.
-	CommitmentConfirmed Commitment = "confirmed"
-	// CommitmentFinalized answers from the block FinalityDepth blocks behind, the default of
+	commitmentConfirmed commitment = "confirmed"
+	// commitmentFinalized answers from the block FinalityDepth blocks behind, the default of
 	// every method.
-	CommitmentFinalized Commitment = "finalized"
+	commitmentFinalized commitment = "finalized"
 )
 
 // lag returns how many blocks the commitment trails the newest block.
-func (cm Commitment) lag() uint64 {
-	if cm == CommitmentFinalized {
+func (cm commitment) lag() uint64 {
+	if cm == commitmentFinalized {
 		return FinalityDepth
 	}
 	return 0
@@ -55,12 +55,12 @@ func (c *Cluster) blocks(now time.Time) uint64 {
 }
 
 // height returns the block height at the commitment.
-func (c *Cluster) height(now time.Time, cm Commitment) uint64 {
+func (c *Cluster) height(now time.Time, cm commitment) uint64 {
 	return baseHeight + c.blocks(now) - cm.lag()
 }
 
 // slot returns the slot at the commitment.
-func (c *Cluster) slot(now time.Time, cm Commitment) uint64 {
+func (c *Cluster) slot(now time.Time, cm commitment) uint64 {
 	return baseSlot + c.blocks(now) - cm.lag()
 }
 
@@ -82,7 +82,7 @@ func (c *Cluster) issueBlockhash(height uint64) (solana.Hash, uint64) {
 
 // latestBlockhash produces a block, so that every call gives a fresh blockhash even on a
 // clock that stands still, and returns the blockhash at the commitment.
-func (c *Cluster) latestBlockhash(now time.Time, cm Commitment) (solana.Hash, uint64) {
+func (c *Cluster) latestBlockhash(now time.Time, cm commitment) (solana.Hash, uint64) {
 	c.produced++
 	return c.issueBlockhash(c.height(now, cm))
 }
@@ -90,7 +90,7 @@ func (c *Cluster) latestBlockhash(now time.Time, cm Commitment) (solana.Hash, ui
 // blockhashValid says whether hash was given out and has not expired.
 func (c *Cluster) blockhashValid(hash solana.Hash, now time.Time) bool {
 	h, ok := c.hashes[hash]
-	return ok && c.height(now, CommitmentProcessed) <= h+BlockhashWindow
+	return ok && c.height(now, commitmentProcessed) <= h+BlockhashWindow
 }
 
 // LatestBlockhash produces a block and returns its blockhash and the last block height at
@@ -99,12 +99,12 @@ func (c *Cluster) blockhashValid(hash solana.Hash, now time.Time) bool {
 func (c *Cluster) LatestBlockhash() (solana.Hash, uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.latestBlockhash(c.clock(), CommitmentConfirmed)
+	return c.latestBlockhash(c.clock(), commitmentConfirmed)
 }
 
 // BlockHeight returns the block height at commitment confirmed.
 func (c *Cluster) BlockHeight() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.height(c.clock(), CommitmentConfirmed)
+	return c.height(c.clock(), commitmentConfirmed)
 }

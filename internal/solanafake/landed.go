@@ -73,11 +73,11 @@ func ByAge(_ int, age uint64) Stage {
 }
 
 // reaches says whether a transaction at stage s shows at commitment cm.
-func (s Stage) reaches(cm Commitment) bool {
+func (s Stage) reaches(cm commitment) bool {
 	switch cm {
-	case CommitmentFinalized:
+	case commitmentFinalized:
 		return s == StageFinalized
-	case CommitmentConfirmed:
+	case commitmentConfirmed:
 		return s != StageProcessed
 	}
 	return true
@@ -108,7 +108,7 @@ func (c *Cluster) stageOf(tx *landedTx, now time.Time) Stage {
 // age returns how many blocks ago tx landed, 0 when a clock that went back puts it in the
 // future.
 func (c *Cluster) age(tx *landedTx, now time.Time) uint64 {
-	return c.height(now, CommitmentProcessed) - min(tx.height, c.height(now, CommitmentProcessed))
+	return c.height(now, commitmentProcessed) - min(tx.height, c.height(now, commitmentProcessed))
 }
 
 // Landed returns the transaction with the signature if it landed, and whether it did.

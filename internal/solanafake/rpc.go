@@ -190,23 +190,23 @@ func signatureParam(text string) (solana.Signature, *Error) {
 
 // commitmentConfig is the configuration object of the methods that take only a commitment.
 type commitmentConfig struct {
-	Commitment Commitment `json:"commitment"`
+	Commitment commitment `json:"commitment"`
 }
 
 // commitment returns cfg's commitment, finalized by default as on a node; an unknown one is
 // a malformed parameter.
-func (cfg commitmentConfig) commitment() (Commitment, *Error) {
+func (cfg commitmentConfig) commitment() (commitment, *Error) {
 	switch cfg.Commitment {
 	case "":
-		return CommitmentFinalized, nil
-	case CommitmentProcessed, CommitmentConfirmed, CommitmentFinalized:
+		return commitmentFinalized, nil
+	case commitmentProcessed, commitmentConfirmed, commitmentFinalized:
 		return cfg.Commitment, nil
 	}
 	return "", invalidParams("Invalid params: unknown commitment " + string(cfg.Commitment))
 }
 
 // commitmentParam returns the commitment of the configuration object at parameter i.
-func commitmentParam(params []json.RawMessage, i int) (Commitment, *Error) {
+func commitmentParam(params []json.RawMessage, i int) (commitment, *Error) {
 	var cfg commitmentConfig
 	if e := param(params, i, false, &cfg); e != nil {
 		return "", e
@@ -216,8 +216,8 @@ func commitmentParam(params []json.RawMessage, i int) (Commitment, *Error) {
 
 // atLeastConfirmed refuses the processed commitment, as the methods that read confirmed
 // blocks do.
-func atLeastConfirmed(cm Commitment) *Error {
-	if cm == CommitmentProcessed {
+func atLeastConfirmed(cm commitment) *Error {
+	if cm == commitmentProcessed {
 		return invalidParams("Method does not support commitment below `confirmed`")
 	}
 	return nil

@@ -15,7 +15,7 @@ func (c *Cluster) getBalance(params []json.RawMessage, now time.Time) (any, *Err
 	if e != nil {
 		return nil, e
 	}
-	return withContext(c.slot(now, CommitmentProcessed), c.lamportsOf(pk, c.tokens, c.lamports)), nil
+	return withContext(c.slot(now, commitmentProcessed), c.lamportsOf(pk, c.tokens, c.lamports)), nil
 }
 
 // getTokenAccountBalance answers a token account's balance, with the errors a node gives
@@ -32,7 +32,7 @@ func (c *Cluster) getTokenAccountBalance(params []json.RawMessage, now time.Time
 		}
 		return nil, invalidParams("Invalid param: could not find account")
 	}
-	return withContext(c.slot(now, CommitmentProcessed), uiTokenAmount(acc.Amount, c.mints[acc.Mint].Decimals)), nil
+	return withContext(c.slot(now, commitmentProcessed), uiTokenAmount(acc.Amount, c.mints[acc.Mint].Decimals)), nil
 }
 
 // uiTokenAmount is a token amount as a node shows it.
@@ -117,7 +117,7 @@ func (c *Cluster) getAccountInfo(params []json.RawMessage, now time.Time) (any, 
 	} else if c.lamports[pk] > 0 {
 		owner = solana.SystemProgramID
 	} else {
-		return withContext(c.slot(now, CommitmentProcessed), nil), nil
+		return withContext(c.slot(now, commitmentProcessed), nil), nil
 	}
 	var encoded any
 	switch cfg.Encoding {
@@ -137,7 +137,7 @@ func (c *Cluster) getAccountInfo(params []json.RawMessage, now time.Time) (any, 
 	default:
 		return nil, invalidParams("Invalid params: unsupported encoding " + cfg.Encoding + "; the fake node supports base64, base58 and jsonParsed")
 	}
-	return withContext(c.slot(now, CommitmentProcessed), map[string]any{
+	return withContext(c.slot(now, commitmentProcessed), map[string]any{
 		"data":       encoded,
 		"executable": false,
 		"lamports":   c.lamportsOf(pk, c.tokens, c.lamports),

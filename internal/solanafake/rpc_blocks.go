@@ -49,7 +49,7 @@ func (c *Cluster) getFeeForMessage(params []json.RawMessage, now time.Time) (any
 	if err := m.UnmarshalBase64(text); err != nil {
 		return nil, invalidParams("failed to deserialize the message: " + err.Error())
 	}
-	head := c.slot(now, CommitmentProcessed)
+	head := c.slot(now, commitmentProcessed)
 	for _, ci := range m.Instructions {
 		if int(ci.ProgramIDIndex) >= len(m.AccountKeys) {
 			return nil, invalidParams("invalid transaction message: an instruction's program index is out of range")

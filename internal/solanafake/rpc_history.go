@@ -41,7 +41,7 @@ func (c *Cluster) getSignatureStatuses(params []json.RawMessage, now time.Time) 
 		}
 		sigs[i] = sig
 	}
-	height := c.height(now, CommitmentProcessed)
+	height := c.height(now, commitmentProcessed)
 	values := make([]any, len(sigs))
 	for i, sig := range sigs {
 		tx := c.landed[sig]
@@ -65,7 +65,7 @@ func (c *Cluster) getSignatureStatuses(params []json.RawMessage, now time.Time) 
 			"slot": tx.slot, "confirmations": confirmations, "err": errValue, "status": status, "confirmationStatus": stage,
 		}
 	}
-	return withContext(c.slot(now, CommitmentProcessed), values), nil
+	return withContext(c.slot(now, commitmentProcessed), values), nil
 }
 
 // signaturesConfig is the configuration object of getSignaturesForAddress.

@@ -95,7 +95,7 @@ func (c *Cluster) simulateTransaction(params []json.RawMessage, now time.Time) (
 	}
 	var replacement any
 	if cfg.ReplaceRecentBlockhash {
-		hash, lastValid := c.issueBlockhash(c.height(now, CommitmentProcessed))
+		hash, lastValid := c.issueBlockhash(c.height(now, commitmentProcessed))
 		if w, e = replaceBlockhash(w, hash); e != nil {
 			return nil, e
 		}
@@ -114,7 +114,7 @@ func (c *Cluster) simulateTransaction(params []json.RawMessage, now time.Time) (
 	default:
 		value["logs"], value["unitsConsumed"] = nonNil(x.logs), x.units
 	}
-	return withContext(c.slot(now, CommitmentProcessed), value), nil
+	return withContext(c.slot(now, commitmentProcessed), value), nil
 }
 
 // replaceBlockhash returns w with its message's blockhash replaced by hash, its signatures

@@ -120,7 +120,7 @@ func (c *Cluster) send(w *wireTransaction, opts SendOptions, now time.Time, rec 
 func (c *Cluster) land(w *wireTransaction, x *execution, now time.Time) {
 	keys := w.tx.Message.AccountKeys
 	tx := &landedTx{
-		wire: w, slot: c.slot(now, CommitmentProcessed), height: c.height(now, CommitmentProcessed), time: now,
+		wire: w, slot: c.slot(now, commitmentProcessed), height: c.height(now, commitmentProcessed), time: now,
 		err: x.failure, fee: x.fee, logs: x.logs, units: x.units, pre: c.view(keys),
 	}
 	if x.failure != nil {
