@@ -118,20 +118,23 @@
 // Server.RPCURL speaks JSON-RPC 2.0 as a Solana node does (single or batched; errors in the
 // body of a 200, with the node's codes and messages; every result with a value has
 // context {apiVersion, slot}). Methods: getLatestBlockhash ({blockhash,
-// lastValidBlockHeight}), getBlockHeight, getBalance, getAccountInfo (encodings base64,
-// the default, base58 and jsonParsed; dataSlice; value null for a missing account; token
-// accounts and mints in the SPL Token layouts), getTokenAccountBalance (-32602 "Invalid
-// param: could not find account" for a missing account), getFeeForMessage,
-// getMinimumBalanceForRentExemption, sendTransaction and getSignatureStatuses. Any other
-// method is -32601 "Method not found".
+// lastValidBlockHeight}), getBlockHeight, getSlot, getBalance, getAccountInfo (encodings
+// base64, the default, base58 and jsonParsed; dataSlice; value null for a missing account;
+// token accounts and mints in the SPL Token layouts), getTokenAccountBalance (-32602
+// "Invalid param: could not find account" for a missing account), getFeeForMessage,
+// getMinimumBalanceForRentExemption, sendTransaction, simulateTransaction,
+// getSignatureStatuses, getSignaturesForAddress and getTransaction. Any other method is
+// -32601 "Method not found".
 //
 // The cluster produces a block per 400 ms of the fake's clock and one per
 // getLatestBlockhash call, so every call returns a fresh blockhash; a blockhash is usable
-// for 150 blocks. sendTransaction takes a base58 (the default) or base64 wire transaction
-// up to 1,232 bytes and the options object; it decodes the transaction with solana-go,
-// verifies every ed25519 signature over the message bytes as sent (-32003 otherwise),
-// requires a blockhash the fake issued and that has not expired, and runs the
-// instructions in order, atomically:
+// for 150 blocks. The commitment "finalized", a node's default, trails "confirmed" by 32
+// blocks in getLatestBlockhash, getBlockHeight and getSlot. sendTransaction takes a base58
+// (the default) or base64 wire transaction, legacy or v0, up to 1,232 bytes and the options
+// object; it decodes the transaction with solana-go, verifies every ed25519 signature over
+// the message bytes as sent (-32003 otherwise), requires a blockhash the fake issued and
+// that has not expired, reads its Compute Budget instructions, and runs the instructions in
+// order, atomically:
 //
 //   - SPL Token: TransferChecked only (source, mint, destination, owner), with the
 //     program's checks and custom errors: insufficient funds 0x1, mint mismatch 0x3, owner
@@ -142,20 +145,22 @@
 //     exists) and CreateIdempotent ([1]), at the derived address only (InvalidSeeds).
 //   - Memo (MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr): every named account must sign and
 //     the data be UTF-8; the data is recorded exactly as sent.
+//   - Compute Budget: SetComputeUnitLimit and SetComputeUnitPrice set the priority fee.
 //   - Any other program fails with UnsupportedProgramId. Address lookup tables are refused.
 //
 // With preflight (the default) a transaction that fails is answered -32002 "Transaction
 // simulation failed: ..." with data {err, logs, ...} as a node does, and never lands; this
-// includes BlockhashNotFound and AlreadyProcessed (a signature that already landed). With
-// skipPreflight a failing transaction lands as failed (its status carries err), one with a
-// bad signature or blockhash is answered but never lands, and a repeated one is not
-// applied again.
+// includes BlockhashNotFound and AlreadyProcessed (a message that already landed, while its
+// blockhash is valid). With skipPreflight a failing transaction lands as failed (its status
+// carries err), one with a bad signature or blockhash is answered but never lands, and a
+// repeated one is not applied again.
 //
 // SOL is charged as the runtime charges it (FundSOL gives it; getBalance reports it): the
-// fee payer pays 5,000 lamports per signature (getFeeForMessage says so, or null for a
-// blockhash the fake did not issue or that expired), and a Create of a token account moves
-// its rent-exempt balance (getMinimumBalanceForRentExemption(165), 2,039,280 lamports) from
-// the payer through the System program. A fee payer without lamports is AccountNotFound
+// fee payer (the first account) pays 5,000 lamports per signature plus the priority fee of
+// its Compute Budget instructions (getFeeForMessage says so, or null for a blockhash the
+// fake did not issue or that expired), and a Create of a token account moves its
+// rent-exempt balance (getMinimumBalanceForRentExemption(165), 2,039,280 lamports) from the
+// payer through the System program. A fee payer without lamports is AccountNotFound
 // ("Attempt to debit an account but found no record of a prior credit."), one short of the
 // fee InsufficientFundsForFee, and one the fee would leave with less than a wallet's
 // rent-exempt minimum (890,880 lamports) and more than nothing InsufficientFundsForRent:
@@ -168,9 +173,10 @@
 // getSignatureStatuses answers null for an unknown signature, and for one that landed more
 // than 300 blocks ago unless searchTransactionHistory is set. A landed transaction is
 // "processed" (confirmations 0) until the WithConfirmAfter-th call that asks for it (default
-// 1, the first), which reports it "confirmed" (confirmations 1) and makes it redeemable;
-// later calls report "finalized" (confirmations null). WithConfirmAfter(0) confirms it as
-// it lands.
+// 1, the first), which reports it "confirmed" (confirmations: the blocks since it landed, at
+// least 1) and makes it redeemable; later calls report "finalized" (confirmations null).
+// WithConfirmAfter(0) confirms it as it lands. getSignaturesForAddress and getTransaction
+// show a transaction once it reached their commitment (finalized by default).
 //
 // # Inspection and faults
 //

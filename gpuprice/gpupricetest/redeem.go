@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/agentapis/sdk/internal/solanafake"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // redeemRequest is the body of the redemption operation.
@@ -36,16 +39,16 @@ func (s *Server) redeem(r *http.Request, now time.Time) (int, any) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tx := s.chain.landed[sig]
+	tx, landed := s.cluster.Landed(sig)
 	switch {
-	case tx == nil:
+	case !landed:
 		return fail(http.StatusNotFound, "tx_not_found", "no transaction with this signature is on the ledger")
 	case s.redeemed[sig]:
 		return fail(http.StatusConflict, "already_redeemed", "a key was already issued for this transaction")
-	case !tx.confirmed:
+	case tx.Stage == solanafake.StageProcessed:
 		return fail(http.StatusConflict, "tx_not_confirmed", "the transaction is not confirmed yet; redeem it once it is")
-	case tx.err != nil:
-		return fail(http.StatusUnprocessableEntity, "tx_failed", "the transaction failed on chain: "+tx.err.text)
+	case tx.Err != nil:
+		return fail(http.StatusUnprocessableEntity, "tx_failed", "the transaction failed on chain: "+tx.Err.Text)
 	}
 	plan, status, body := s.verifyPayment(tx)
 	if body != nil {
@@ -65,16 +68,16 @@ func (s *Server) redeem(r *http.Request, now time.Time) (int, any) {
 // verifyPayment checks that a successful transaction pays for a plan: USDC transferred to
 // the treasury's USDC account, a memo that is exactly one plan's text, and at least that
 // plan's price in total. It returns the plan, or the status and body of the refusal.
-func (s *Server) verifyPayment(tx *landedTx) (Plan, int, any) {
+func (s *Server) verifyPayment(tx solanafake.Landed) (Plan, int, any) {
 	treasury := s.TreasuryATA()
 	var paid uint64
-	var toTreasury, usdc, otherMint bool
-	for _, t := range tx.transfers {
+	var toTreasury, isUSDC, otherMint bool
+	for _, t := range tx.Transfers {
 		if t.Mint != USDCMint {
 			otherMint = true
 			continue
 		}
-		usdc = true
+		isUSDC = true
 		if t.To == treasury {
 			toTreasury = true
 			paid += t.Amount
@@ -82,9 +85,9 @@ func (s *Server) verifyPayment(tx *landedTx) (Plan, int, any) {
 	}
 	switch {
 	case toTreasury:
-	case otherMint && !usdc:
+	case otherMint && !isUSDC:
 		return refuse("wrong_mint", "the transaction transfers a token other than USDC (mint "+USDCMintAddress+")")
-	case usdc:
+	case isUSDC:
 		return refuse("wrong_destination", "no USDC transfer of the transaction reaches the treasury's token account "+treasury.String())
 	default:
 		return refuse("no_transfer", "the transaction holds no token transfer")
@@ -92,7 +95,7 @@ func (s *Server) verifyPayment(tx *landedTx) (Plan, int, any) {
 
 	var plan Plan
 	var seen []string
-	for _, m := range tx.memos {
+	for _, m := range tx.Memos {
 		seen = append(seen, fmt.Sprintf("%q", m))
 		var p Plan
 		switch string(m) {

@@ -7,11 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/agentapis/sdk/internal/fakeserver"
+	"github.com/agentapis/sdk/internal/solanafake"
 	"github.com/agentapis/sdk/sdktest"
 )
 
@@ -30,15 +32,17 @@ type Server struct {
 	api *fakeserver.Server
 	rpc *httptest.Server
 
+	cfg config
+	// offset is how far Advance moved the clock, in nanoseconds; atomic, so that the
+	// cluster reads the time without the lock.
+	offset  atomic.Int64
+	cluster *solanafake.Cluster
+	routes  map[string]endpoint
+
 	mu       sync.Mutex
-	cfg      config
-	offset   time.Duration
 	keys     map[string]*apiKey
 	usage    map[usageKey]int
 	redeemed map[solana.Signature]bool
-	chain    *chain
-	rpcCalls map[string]int
-	routes   map[string]endpoint
 }
 
 // NewServer starts a fake configured by opts. Close it when done.
@@ -52,7 +56,6 @@ func NewServer(opts ...Option) *Server {
 		keys:     map[string]*apiKey{},
 		usage:    map[usageKey]int{},
 		redeemed: map[solana.Signature]bool{},
-		rpcCalls: map[string]int{},
 	}
 	for _, k := range cfg.keys {
 		if k.key == "" || !k.plan.known() {
@@ -66,12 +69,9 @@ func NewServer(opts ...Option) *Server {
 		s.Treasury = solana.NewWallet().PublicKey()
 	}
 	s.routes = s.endpoints()
-	s.chain = newChain(s.now(), cfg.mints)
-	if cfg.treasuryATA {
-		s.chain.fund(USDCMint, s.Treasury, 0)
-	}
+	s.cluster = s.newCluster()
 	s.api = fakeserver.Start(http.HandlerFunc(s.serveAPI), fakeserver.Config{Credentials: []string{"X-API-Key"}, Now: s.Now})
-	s.rpc = httptest.NewServer(http.HandlerFunc(s.serveRPC))
+	s.rpc = httptest.NewServer(s.cluster)
 	s.URL, s.RPCURL = s.api.URL, s.rpc.URL
 	return s
 }
@@ -85,23 +85,15 @@ func (s *Server) Close() {
 // Client returns an *http.Client for the price API.
 func (s *Server) Client() *http.Client { return s.api.Client() }
 
-// now returns the fake's time; the caller holds the lock or is NewServer.
-func (s *Server) now() time.Time { return s.cfg.clock().Add(s.offset).UTC() }
+// now returns the fake's time: the configured clock moved on by Advance.
+func (s *Server) now() time.Time { return s.cfg.clock().Add(time.Duration(s.offset.Load())).UTC() }
 
 // Now returns the fake's current time.
-func (s *Server) Now() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.now()
-}
+func (s *Server) Now() time.Time { return s.now() }
 
 // Advance moves the fake's clock forward by d: quota days roll over, keys expire, and the
 // node produces a block every 400 ms, so that blockhashes expire after 60 s.
-func (s *Server) Advance(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.offset += d
-}
+func (s *Server) Advance(d time.Duration) { s.offset.Add(int64(d)) }
 
 // InjectFaults makes the next price API requests matching each fault get its answer instead
 // (before any check, and counted against no quota), in the order given; an error body has
