@@ -83,7 +83,7 @@ func ExampleClient_BuyKey() {
 		log.Fatal(err)
 	}
 	fmt.Println("plan:", key.Plan, "expires:", key.ExpiresAt.Format(time.DateOnly))
-	fmt.Println("spent:", usdc.Format(budget.Spent()), "held:", usdc.Format(budget.Reserved()))
+	fmt.Println("spent:", usdc.Format(budgettest.Spent(t, budget)), "held:", usdc.Format(budgettest.Reserved(t, budget)))
 
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: "H100", Platform: "lambda", Limit: 3})
 	if err != nil {

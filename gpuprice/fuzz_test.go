@@ -200,7 +200,7 @@ func FuzzNodeAnswers(f *testing.F) {
 			t.Fatal(err)
 		}
 		k, err := c.BuyKey(t.Context(), &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
-		spent, reserved := budget.Spent().Int64(), budget.Reserved().Int64()
+		spent, reserved := budgettest.Spent(t, budget).Int64(), budgettest.Reserved(t, budget).Int64()
 		if err == nil {
 			if k == nil || spent != price || reserved != 0 {
 				t.Fatalf("a purchase succeeded with key %v, spent %d, reserved %d", k, spent, reserved)

@@ -31,7 +31,7 @@ var t0 = time.Date(2026, 3, 14, 15, 30, 0, 0, time.UTC)
 // startFake starts a fake at t0 for one test.
 func startFake(t *testing.T, opts ...gpupricetest.Option) *gpupricetest.Server {
 	t.Helper()
-	all := append([]gpupricetest.Option{gpupricetest.WithClock(func() time.Time { return t0 })}, opts...)
+	all := append([]gpupricetest.Option{gpupricetest.WithClock(sdktest.NewClock(t0))}, opts...)
 	srv := gpupricetest.NewServer(all...)
 	t.Cleanup(srv.Close)
 	return srv

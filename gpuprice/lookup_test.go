@@ -146,7 +146,7 @@ func (c *offsetClock) forward(by time.Duration) { c.offset.Add(int64(by)) }
 // lookupBudget returns a budget of 10 USDC on clock.
 func lookupBudget(t *testing.T, clock *offsetClock) *budget.Budget {
 	t.Helper()
-	return budgetOf(t, 10_000_000, budget.WithClock(clock.Now))
+	return budgetOf(t, 10_000_000, budget.WithClock(clock))
 }
 
 // reconcile runs one reconciliation of b with the lookup of c's node.
@@ -215,7 +215,7 @@ func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 	budget := lookupBudget(t, clock)
 	sig := boughtInDoubt(t, srv, budget, &faultyNode{method: "sendTransaction"}) // it never reached the node
 	c := newClient(t, srv)
-	out := budget.Outstanding()
+	out := budgettest.Outstanding(t, budget)
 	require.Len(t, out, 1)
 	expires := out[0].Expires
 

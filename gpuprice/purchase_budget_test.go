@@ -51,7 +51,7 @@ func TestBuyKeyWhoseCommitCannotBeRecordedStillReturnsTheKey(t *testing.T) {
 	require.NoError(t, err, "the payment went through: the key is the caller's")
 	scan.Add(bought.Key.Reveal(), bought.TxSignature.Reveal())
 	assertBudget(t, budget, 0, 5_000_000)
-	out := budget.Outstanding()
+	out := budgettest.Outstanding(t, budget)
 	require.Len(t, out, 1)
 	assert.Equal(t, ledger.Signed, out[0].State, "it stays counted, as signed")
 	assert.Equal(t, bought.TxSignature.Reveal(), out[0].ID)

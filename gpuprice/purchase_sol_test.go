@@ -45,7 +45,7 @@ func assertRefusedForSOL(t *testing.T, srv *gpupricetest.Server, budget *budget.
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was sent")
 	assert.Empty(t, srv.Transactions())
 	assertBudget(t, budget, 0, 0)
-	assert.Empty(t, budget.Outstanding())
+	assert.Empty(t, budgettest.Outstanding(t, budget))
 }
 
 func TestBuyKeyWithoutSOLSendsNothing(t *testing.T) {

@@ -45,8 +45,8 @@ func budgetOf(t *testing.T, limit int64, opts ...budget.Option) *budget.Budget {
 // assertBudget checks what a budget has spent and still holds.
 func assertBudget(t *testing.T, b *budget.Budget, spent, reserved int64) {
 	t.Helper()
-	assert.Equal(t, big.NewInt(spent).String(), b.Spent().String(), "spent")
-	assert.Equal(t, big.NewInt(reserved).String(), b.Reserved().String(), "reserved")
+	assert.Equal(t, big.NewInt(spent).String(), budgettest.Spent(t, b).String(), "spent")
+	assert.Equal(t, big.NewInt(reserved).String(), budgettest.Reserved(t, b).String(), "reserved")
 }
 
 // purchase returns a Pro purchase of payer to srv's treasury, drawing on budget.
@@ -76,7 +76,7 @@ func TestBuyKeySucceedsOnceAndCannotBeRedeemedTwice(t *testing.T) {
 	assert.Equal(t, uint64(5_000_000), srv.USDCBalance(srv.Treasury))
 	assert.Equal(t, []string{"API-PRO"}, memoTexts(srv))
 	assertBudget(t, budget, 5_000_000, 0)
-	assert.Empty(t, budget.Outstanding())
+	assert.Empty(t, budgettest.Outstanding(t, budget))
 	assert.Equal(t, 201, bought.Response.StatusCode)
 
 	// The key is sent from now on: History works without another option.
@@ -119,7 +119,7 @@ func TestBuyKeyWithShortBalanceSendsNothing(t *testing.T) {
 	assert.Empty(t, srv.Transactions())
 	assert.Equal(t, uint64(4_999_999), srv.USDCBalance(key.PublicKey()))
 	assertBudget(t, budget, 0, 0)
-	assert.Empty(t, budget.Outstanding())
+	assert.Empty(t, budgettest.Outstanding(t, budget))
 }
 
 func TestBuyKeyWithoutAUSDCAccountSendsNothing(t *testing.T) {
@@ -169,7 +169,7 @@ func TestBuyKeyReleasesTheBudgetWhenBuildingFails(t *testing.T) {
 	assert.Contains(t, err.Error(), "signing the payment")
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"])
 	assertBudget(t, budget, 0, 0)
-	assert.Empty(t, budget.Outstanding())
+	assert.Empty(t, budgettest.Outstanding(t, budget))
 }
 
 // failingSigner is a wallet whose signing device refuses.
@@ -199,7 +199,7 @@ func TestBuyKeyWhenTheSendIsDroppedIsInDoubt(t *testing.T) {
 
 	// The amount stays counted, signed and in doubt, until the caller resolves it.
 	assertBudget(t, budget, 0, 5_000_000)
-	out := budget.Outstanding()
+	out := budgettest.Outstanding(t, budget)
 	require.Len(t, out, 1)
 	assert.Equal(t, ledger.InDoubt, out[0].State)
 	assert.Equal(t, pe.Signature.Reveal(), out[0].ID)
@@ -262,8 +262,8 @@ func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
 	assert.NotEmpty(t, clock.Waits(), "it waited between polls, on the test's clock")
 	assert.LessOrEqual(t, clock.Now().Sub(t0), time.Second, "within the confirmation timeout")
 	assertBudget(t, budget, 0, 5_000_000)
-	require.Len(t, budget.Outstanding(), 1)
-	assert.Equal(t, ledger.InDoubt, budget.Outstanding()[0].State)
+	require.Len(t, budgettest.Outstanding(t, budget), 1)
+	assert.Equal(t, ledger.InDoubt, budgettest.Outstanding(t, budget)[0].State)
 	assert.Zero(t, srv.RequestCount(http.MethodPost, gpupricetest.DefaultRedeemPath), "not redeemed before it is confirmed")
 }
 
@@ -283,8 +283,8 @@ func TestBuyKeyRejectedByTheNodeStaysCountedUntilItExpires(t *testing.T) {
 	assert.Equal(t, -32002, re.Code)
 	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()), "nothing moved")
 	assertBudget(t, budget, 0, 5_000_000)
-	require.Len(t, budget.Outstanding(), 1)
-	assert.Equal(t, ledger.Refused, budget.Outstanding()[0].State, "counted until its blockhash expires")
+	require.Len(t, budgettest.Outstanding(t, budget), 1)
+	assert.Equal(t, ledger.Refused, budgettest.Outstanding(t, budget)[0].State, "counted until its blockhash expires")
 
 	// The same purchase creating the account goes through.
 	p := purchase(srv, payer, budget)

@@ -222,7 +222,7 @@ func TestForeignPayeeInARequoteIsNotPaid(t *testing.T) {
 	assert.ErrorAs(t, err, &rejected, "the payer's rejection is kept")
 	assert.Equal(t, int64(2), hits.Load(), "the unpaid request and one paid request")
 	assert.Equal(t, int64(1), paid.Load(), "the re-quote to the other payee was never paid")
-	assert.Equal(t, "0", payer.Spent().String())
+	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
 }
 
 func TestFreeBodiesThatAreNotUnderstoodAreDecodeErrors(t *testing.T) {

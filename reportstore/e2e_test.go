@@ -223,7 +223,7 @@ func TestReportInEachFormat(t *testing.T) {
 		assert.Equal(t, srv.URL+"/report/macro-gdp", r.Payment.Resource, "the URL paid for, without its query")
 		tc.check(t, r)
 	}
-	assert.Equal(t, "520000", payer.Spent().String())
+	assert.Equal(t, "520000", budgettest.Spent(t, payer).String())
 	assert.Equal(t, "520000", srv.Facilitator().Balance(reportstoretest.DefaultPayTo).String())
 	assert.Equal(t, "9480000", srv.Facilitator().Balance(payer.Address()).String())
 	assert.Equal(t, 4, srv.Sales("macro-gdp"))
@@ -262,7 +262,7 @@ func TestRequoteMakesTheNextFetchPayTheNewPrice(t *testing.T) {
 	require.NoError(t, err)
 
 	assert.Equal(t, []int64{130000, 210000}, settledValues(srv))
-	assert.Equal(t, "340000", payer.Spent().String())
+	assert.Equal(t, "340000", budgettest.Spent(t, payer).String())
 }
 
 func TestRequoteAfterEachSale(t *testing.T) {
@@ -281,7 +281,7 @@ func TestRequoteAfterEachSale(t *testing.T) {
 	}
 	// 0.09, then +0.01 after the first sale, then +0.02 after the second.
 	assert.Equal(t, []int64{90000, 100000, 120000}, settledValues(srv))
-	assert.Equal(t, "310000", payer.Spent().String())
+	assert.Equal(t, "310000", budgettest.Spent(t, payer).String())
 }
 
 func TestQuoteOverTheCapIsRefusedBeforeSigning(t *testing.T) {
@@ -297,7 +297,7 @@ func TestQuoteOverTheCapIsRefusedBeforeSigning(t *testing.T) {
 	assert.Equal(t, "130000", pe.Requirements.Amount.String())
 	assert.Contains(t, err.Error(), "/report/macro-gdp")
 	requireNoMoneyMoved(t, srv, payer)
-	assert.Equal(t, "0", payer.Reserved().String())
+	assert.Equal(t, "0", budgettest.Reserved(t, payer).String())
 
 	_, err = c.OpenReport(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	require.ErrorIs(t, err, x402.ErrAmountOverCap)
@@ -343,7 +343,7 @@ func TestForeignPayeeIsRefused(t *testing.T) {
 
 	requireNoMoneyMoved(t, srv, payer)
 	assert.Equal(t, "0", srv.Facilitator().Balance(impostor).String())
-	assert.Equal(t, "0", payer.Reserved().String())
+	assert.Equal(t, "0", budgettest.Reserved(t, payer).String())
 }
 
 func TestExpectedPayeeIgnoresLetterCase(t *testing.T) {
@@ -371,7 +371,7 @@ func TestPayeeChangeBetweenFetches(t *testing.T) {
 	var pm *reportstore.PayeeMismatchError
 	require.ErrorAs(t, err, &pm)
 	assert.Equal(t, []int64{130000}, settledValues(srv))
-	assert.Equal(t, "130000", payer.Spent().String())
+	assert.Equal(t, "130000", budgettest.Spent(t, payer).String())
 }
 
 func TestPolicyPayToAllowListAlsoRefuses(t *testing.T) {
@@ -398,7 +398,7 @@ func TestFailedSettlementMovesNoMoney(t *testing.T) {
 	assert.False(t, rejected.Settlement.Success)
 	assert.Equal(t, "unexpected_settle_error", rejected.Settlement.ErrorReason)
 	requireNoMoneyMoved(t, srv, payer)
-	assert.Equal(t, "130000", payer.Reserved().String(), "the refused authorization counts until it expires")
+	assert.Equal(t, "130000", budgettest.Reserved(t, payer).String(), "the refused authorization counts until it expires")
 	assert.Equal(t, 0, srv.Sales("macro-gdp"))
 
 	// The next purchase goes through and pays once.
@@ -419,8 +419,8 @@ func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 	require.NotNil(t, r.Receipt)
 	assert.True(t, r.Receipt.Success)
 	assert.Equal(t, []int64{130000}, settledValues(srv))
-	assert.Equal(t, "130000", payer.Spent().String())
-	assert.Equal(t, "0", payer.Reserved().String())
+	assert.Equal(t, "130000", budgettest.Spent(t, payer).String())
+	assert.Equal(t, "0", budgettest.Reserved(t, payer).String())
 }
 
 func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
@@ -437,8 +437,8 @@ func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
 	assert.Equal(t, http.StatusPaymentRequired, unconfirmed.StatusCode)
 	assert.Contains(t, unconfirmed.Reason, "nonce")
 	assert.Equal(t, []int64{130000}, settledValues(srv))
-	assert.Equal(t, "0", payer.Spent().String())
-	assert.Equal(t, "130000", payer.Reserved().String())
+	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
+	assert.Equal(t, "130000", budgettest.Reserved(t, payer).String())
 }
 
 func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
@@ -454,8 +454,8 @@ func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 	assert.NotEmpty(t, unconfirmed.Nonce)
 	// The money moved once; the payer holds it as reserved, not as spent.
 	assert.Equal(t, []int64{130000}, settledValues(srv))
-	assert.Equal(t, "0", payer.Spent().String())
-	assert.Equal(t, "130000", payer.Reserved().String())
+	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
+	assert.Equal(t, "130000", budgettest.Reserved(t, payer).String())
 }
 
 func TestUnsupportedFormat(t *testing.T) {
@@ -632,7 +632,7 @@ func TestConcurrentPurchasesEachPayOnce(t *testing.T) {
 	assert.Equal(t, 5, ok)
 	assert.Equal(t, 3, refused)
 	assert.Len(t, srv.Facilitator().Settlements(), 5)
-	assert.Equal(t, "650000", payer.Spent().String())
+	assert.Equal(t, "650000", budgettest.Spent(t, payer).String())
 }
 
 func TestReportBodyIsComplete(t *testing.T) {

@@ -108,7 +108,7 @@ func ExampleClient_Report() {
 		fmt.Println(r.Economy, r.Year, r.Indicator, *r.Value)
 	}
 	fmt.Println("settled:", report.Receipt.Success, "on", report.Receipt.Network)
-	fmt.Println("spent:", usdc.Format(payer.Spent()))
+	fmt.Println("spent:", usdc.Format(budgettest.Spent(t, payer)))
 	fmt.Println("store balance:", usdc.Format(store.Facilitator().Balance(reportstoretest.DefaultPayTo)))
 	// Output:
 	// 110 records
@@ -152,7 +152,7 @@ func ExampleClient_OpenReport() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", usdc.Format(payer.Spent()))
+	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", usdc.Format(budgettest.Spent(t, payer)))
 	// Output:
 	// receipt before reading: true
 	// streamed 10485742 bytes of text/csv for $0.05

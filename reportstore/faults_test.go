@@ -37,10 +37,10 @@ func TestServerErrorAfterSettlingIsUnconfirmedAndCounted(t *testing.T) {
 	assert.False(t, errors.As(err, &rejected), "a payment that may have settled is never called rejected")
 	assert.Contains(t, err.Error(), "/report/macro-gdp")
 	assert.Equal(t, []int64{130000}, settledValues(srv), "settled once, never re-quoted")
-	assert.Equal(t, "0", payer.Spent().String())
-	assert.Equal(t, "130000", payer.Reserved().String())
-	require.Len(t, payer.Outstanding(), 1)
-	assert.Equal(t, unconfirmed.Nonce, payer.Outstanding()[0].ID)
+	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
+	assert.Equal(t, "130000", budgettest.Reserved(t, payer).String())
+	require.Len(t, budgettest.Outstanding(t, payer), 1)
+	assert.Equal(t, unconfirmed.Nonce, budgettest.Outstanding(t, payer)[0].ID)
 }
 
 func TestChallengeAfterSettlingKeepsTheAuthorizationCounted(t *testing.T) {
@@ -55,8 +55,8 @@ func TestChallengeAfterSettlingKeepsTheAuthorizationCounted(t *testing.T) {
 	var rejected *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rejected)
 	assert.Equal(t, []int64{130000}, settledValues(srv))
-	assert.Equal(t, "130000", payer.Reserved().String(), "a refusal does not give the amount back before it expires")
-	assert.Equal(t, "0", payer.Spent().String())
+	assert.Equal(t, "130000", budgettest.Reserved(t, payer).String(), "a refusal does not give the amount back before it expires")
+	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
 }
 
 func TestRequoteDuringAPurchase(t *testing.T) {
@@ -72,9 +72,9 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, r.Receipt)
 		assert.Equal(t, []int64{150000}, settledValues(srv))
-		assert.Equal(t, "150000", payer.Spent().String())
+		assert.Equal(t, "150000", budgettest.Spent(t, payer).String())
 		// The refused authorization of 0.13 is held until it expires.
-		assert.Equal(t, "130000", payer.Reserved().String())
+		assert.Equal(t, "130000", budgettest.Reserved(t, payer).String())
 	})
 	t.Run("above the cap is not paid", func(t *testing.T) {
 		t.Parallel()
@@ -88,7 +88,7 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 		require.ErrorAs(t, err, &rejected)
 		assert.ErrorIs(t, rejected.Requote, x402.ErrAmountOverCap)
 		assert.Empty(t, settledValues(srv))
-		assert.Equal(t, "0", payer.Spent().String())
+		assert.Equal(t, "0", budgettest.Spent(t, payer).String())
 	})
 	t.Run("to a foreign payee is not paid", func(t *testing.T) {
 		t.Parallel()
@@ -125,7 +125,7 @@ func TestRedirectToAnotherHostIsNotPaid(t *testing.T) {
 	assert.ErrorIs(t, err, x402.ErrOriginNotAllowed)
 	assert.Equal(t, other.URL, pe.Origin)
 	assert.Empty(t, other.Facilitator().Settlements())
-	assert.Equal(t, "0", payer.Reserved().String(), "nothing was signed")
+	assert.Equal(t, "0", budgettest.Reserved(t, payer).String(), "nothing was signed")
 }
 
 func TestPaidRedirectIsNotFollowed(t *testing.T) {
@@ -160,8 +160,8 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 	assert.Equal(t, http.StatusFound, settled.StatusCode)
 	assert.Equal(t, int64(2), requests.Load(), "the unpaid request and the paid one; the redirect is not followed")
 	assert.Equal(t, []int64{130000}, settledValues(srv))
-	assert.Equal(t, "130000", payer.Spent().String())
-	assert.Equal(t, "0", payer.Reserved().String())
+	assert.Equal(t, "130000", budgettest.Spent(t, payer).String())
+	assert.Equal(t, "0", budgettest.Reserved(t, payer).String())
 }
 
 // cancelOnPaidAnswer cancels a purchase's context as soon as its paid answer arrives.
@@ -218,7 +218,7 @@ func TestContextCancelledAfterThePaidAnswerKeepsTheReceipt(t *testing.T) {
 			}
 		})
 	}
-	assert.Equal(t, "260000", payer.Spent().String())
+	assert.Equal(t, "260000", budgettest.Spent(t, payer).String())
 }
 
 func TestQuoteSaysWhyThePayerWouldRefuse(t *testing.T) {

@@ -69,7 +69,7 @@ func TestA429IsARateLimitErrorWithItsHeaders(t *testing.T) {
 	requireRateLimited(t, err, "/report/macro-gdp")
 	assert.Equal(t, 2, srv.RequestCount(http.MethodGet, "/report/macro-gdp"), "the quote's request and the purchase's, unpaid")
 	requireNoMoneyMoved(t, srv, payer)
-	assert.Equal(t, "0", payer.Reserved().String(), "nothing was signed")
+	assert.Equal(t, "0", budgettest.Reserved(t, payer).String(), "nothing was signed")
 }
 
 func TestFreeRequestsAreNeverPaid(t *testing.T) {
@@ -94,7 +94,7 @@ func TestFreeRequestsAreNeverPaid(t *testing.T) {
 	}
 	assert.Equal(t, http.StatusPaymentRequired, requests[3].Status, "the quote's answer is the challenge, left unpaid")
 	requireNoMoneyMoved(t, srv, payer)
-	assert.Equal(t, "0", payer.Reserved().String())
+	assert.Equal(t, "0", budgettest.Reserved(t, payer).String())
 
 	_, err = c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
 	require.NoError(t, err)

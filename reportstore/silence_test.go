@@ -279,22 +279,22 @@ func TestPurchasesEndWhenTheStoreGoesSilent(t *testing.T) {
 				case unsigned:
 					var re *sdk.RequestError
 					require.ErrorAs(t, err, &re, "nothing was paid: %v", err)
-					assert.Equal(t, "0", payer.Reserved().String())
-					assert.Equal(t, "0", payer.Spent().String())
+					assert.Equal(t, "0", budgettest.Reserved(t, payer).String())
+					assert.Equal(t, "0", budgettest.Spent(t, payer).String())
 					assert.Empty(t, store.Facilitator().Settlements())
 				case inDoubt:
 					var unconfirmed *x402.PaymentUnconfirmedError
 					require.ErrorAs(t, err, &unconfirmed, "%v", err)
-					assert.Equal(t, "130000", payer.Reserved().String(), "it may have settled: it stays counted")
+					assert.Equal(t, "130000", budgettest.Reserved(t, payer).String(), "it may have settled: it stays counted")
 					assert.Equal(t, []int64{130000}, settledValues(store))
-					require.Len(t, payer.Outstanding(), 1)
-					assert.Equal(t, unconfirmed.Nonce, payer.Outstanding()[0].ID)
+					require.Len(t, budgettest.Outstanding(t, payer), 1)
+					assert.Equal(t, unconfirmed.Nonce, budgettest.Outstanding(t, payer)[0].ID)
 				case paid:
 					var delivery *reportstore.DeliveryError
 					require.ErrorAs(t, err, &delivery, "%v", err)
 					require.NotNil(t, delivery.Receipt)
 					assert.Equal(t, store.Facilitator().Settlements()[0].TxHash, delivery.Receipt.Transaction)
-					assert.Equal(t, "130000", payer.Spent().String(), "a 2xx came: the payment is committed")
+					assert.Equal(t, "130000", budgettest.Spent(t, payer).String(), "a 2xx came: the payment is committed")
 				}
 			})
 		}
@@ -313,7 +313,7 @@ func TestAStalledStreamEndsByTheIdleBound(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	require.NotNil(t, s.Receipt, "the payment is committed: a 2xx came")
-	assert.Equal(t, "130000", payer.Spent().String())
+	assert.Equal(t, "130000", budgettest.Spent(t, payer).String())
 	var got bytes.Buffer
 	err = requireBounded(t, func(ctx context.Context) error {
 		defer context.AfterFunc(ctx, func() { s.Close() })()
@@ -392,7 +392,7 @@ func TestTheBoundOfAPurchaseNamesItself(t *testing.T) {
 			if at == paidAnswer {
 				var unconfirmed *x402.PaymentUnconfirmedError
 				require.ErrorAs(t, err, &unconfirmed)
-				assert.Equal(t, "130000", payer.Reserved().String())
+				assert.Equal(t, "130000", budgettest.Reserved(t, payer).String())
 			}
 		})
 	}
@@ -425,7 +425,7 @@ func TestACallerDeadlineDuringThePaidRequestLeavesThePaymentInDoubt(t *testing.T
 			})
 			var unconfirmed *x402.PaymentUnconfirmedError
 			require.ErrorAs(t, err, &unconfirmed, "the payment left: its outcome is unknown")
-			assert.Equal(t, "130000", payer.Reserved().String())
+			assert.Equal(t, "130000", budgettest.Reserved(t, payer).String())
 			assert.Equal(t, []int64{130000}, settledValues(store))
 		})
 	}

@@ -17,9 +17,9 @@ func BenchmarkBudgetReserve(b *testing.B) {
 	for _, n := range []int{0, 100_000} {
 		b.Run(fmt.Sprintf("outstanding=%d", n), func(b *testing.B) {
 			ctx := b.Context()
-			clock := &fakeNow{t: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clock := sdktest.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 			huge := new(big.Int).Lsh(big.NewInt(1), 100)
-			budget, err := budget.New(huge, budget.WithClock(clock.now),
+			budget, err := budget.New(huge, budget.WithClock(clock),
 				budget.WithWindowLimit(time.Hour, huge, 1<<40), budget.WithPayeeLimit(huge))
 			if err != nil {
 				b.Fatal(err)
@@ -31,7 +31,7 @@ func BenchmarkBudgetReserve(b *testing.B) {
 					b.Fatal(err)
 				}
 				// Expiries spread over a day, after the benchmark's end.
-				sig := ledger.Signature{ID: fmt.Sprintf("0x%08x", i), Expires: clock.now().Add(time.Hour + time.Duration(i)*time.Second)}
+				sig := ledger.Signature{ID: fmt.Sprintf("0x%08x", i), Expires: clock().Add(time.Hour + time.Duration(i)*time.Second)}
 				if err := h.Sign(ctx, sig); err != nil {
 					b.Fatal(err)
 				}
@@ -48,7 +48,7 @@ func BenchmarkBudgetReserve(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				clock.add(time.Microsecond)
+				clock.Advance(time.Microsecond)
 				h, err := budget.Reserve(ctx, r)
 				if err != nil {
 					b.Fatal(err)

@@ -30,9 +30,9 @@ func policyRefusal(t *testing.T, b *budget.Budget, amount int64, payTo string) *
 func TestBudgetEnforcesEveryLimit(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
-	clock := &fakeNow{t: t0}
+	clock := sdktest.NewClock(t0)
 	const special = "0x00000000000000000000000000000000000000Ab"
-	b, err := budget.New(big.NewInt(1000), budget.WithClock(clock.now),
+	b, err := budget.New(big.NewInt(1000), budget.WithClock(clock),
 		budget.WithWindowLimit(time.Minute, big.NewInt(300), 2),
 		budget.WithPayeeLimit(big.NewInt(500)),
 		budget.WithPayeeLimitFor(special, big.NewInt(100)),
@@ -47,7 +47,7 @@ func TestBudgetEnforcesEveryLimit(t *testing.T) {
 
 	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(200), PayTo: "0xa"})
 	require.NoError(t, err)
-	clock.add(time.Second)
+	clock.Advance(time.Second)
 	pe = policyRefusal(t, b, 200, "0xb")
 	assert.ErrorIs(t, pe, x402.ErrWindowExceeded)
 	assert.Equal(t, time.Minute, pe.Window)
@@ -65,7 +65,7 @@ func TestBudgetEnforcesEveryLimit(t *testing.T) {
 	assert.Equal(t, "0", pe.Limit.String(), "no payment left in the window")
 	assert.Equal(t, t0.Add(time.Minute), pe.RetryAt)
 
-	clock.add(time.Minute)
+	clock.Advance(time.Minute)
 	pe = policyRefusal(t, b, 101, "0x00000000000000000000000000000000000000AB")
 	assert.ErrorIs(t, pe, x402.ErrPayeeLimitExceeded, "a payee's own limit, in any letter case")
 	assert.Equal(t, "100", pe.Limit.String())
@@ -79,7 +79,7 @@ func TestBudgetEnforcesEveryLimit(t *testing.T) {
 	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1)})
 	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve, "a budget that limits payees must be told the payee")
-	assert.Equal(t, "550", b.Reserved().String(), "no refusal held anything")
+	assert.Equal(t, "550", budgettest.Reserved(t, b).String(), "no refusal held anything")
 }
 
 func TestBudgetOptionsAreChecked(t *testing.T) {
@@ -94,7 +94,7 @@ func TestBudgetOptionsAreChecked(t *testing.T) {
 		"negative payment limit": budget.WithPaymentLimit(big.NewInt(-5)),
 		"nil store":              budget.WithStore(nil),
 	} {
-		_, err := budget.New(nil, opt)
+		_, err := budget.New(budget.Unlimited, opt)
 		var ve *sdk.ValidationError
 		assert.ErrorAs(t, err, &ve, name)
 	}
@@ -121,7 +121,7 @@ func TestBudgetOnAStoreOfItsOwn(t *testing.T) {
 func TestHoldSignRecordsWhatWasReserved(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	b, err := budget.New(nil)
+	b, err := budget.New(budget.Unlimited)
 	require.NoError(t, err)
 	h, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(7), PayTo: "0xAbC", Rail: "solana", Resource: "key"})
 	require.NoError(t, err)
@@ -135,7 +135,7 @@ func TestHoldSignRecordsWhatWasReserved(t *testing.T) {
 	expires := time.Now().Add(time.Minute).UTC().Truncate(time.Second)
 	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "s1", PayTo: "0xabc", Expires: expires}))
 	require.ErrorIs(t, h.Sign(ctx, ledger.Signature{ID: "s2"}), budget.ErrHoldNotReserved, "signed once only")
-	out := b.Outstanding()
+	out := budgettest.Outstanding(t, b)
 	require.Len(t, out, 1)
 	assert.Equal(t, ledger.Outstanding{
 		Signature: ledger.Signature{ID: "s1", Rail: "solana", PayTo: "0xAbC", Expires: expires, Resource: "key"},
@@ -156,9 +156,9 @@ func TestHoldSignRecordsWhatWasReserved(t *testing.T) {
 func TestPayerRefusesPastAPayeeLimit(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-	budget, err := budget.New(nil, budget.WithPayeeLimitFor(shopAddress, big.NewInt(150)))
+	budget, err := budget.New(budget.Unlimited, budget.WithPayeeLimitFor(shopAddress, big.NewInt(150)))
 	require.NoError(t, err)
-	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(budget))
+	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithBudget(budget))
 	_, _, err = get(t, client, s.srv.URL+"/a")
 	require.NoError(t, err)
 	_, _, err = get(t, client, s.srv.URL+"/b")
@@ -168,14 +168,14 @@ func TestPayerRefusesPastAPayeeLimit(t *testing.T) {
 	assert.Equal(t, "50", pe.Limit.String())
 	assert.Equal(t, evm.NetworkBase, pe.Requirements.Network, "the refused entry is named whole")
 	assert.Equal(t, int64(1), signer.n.Load(), "nothing was signed for the refused payment")
-	assert.Equal(t, "100", payer.Spent().String())
+	assert.Equal(t, "100", budgettest.Spent(t, payer).String())
 	assert.Len(t, s.payments.all(), 1)
 }
 
 func TestPaidAnswerNamesItsPayment(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(130000)}, nil)
-	_, signer, client := newPayer(t, s.f, 1_000_000, x402.Policy{})
+	_, signer, client := newPayer(t, s.f, 1_000_000, x402.Policy{MaxTotal: budget.Unlimited})
 	resp, body, err := get(t, client, s.srv.URL+"/report/1?format=csv")
 	require.NoError(t, err)
 	assert.Equal(t, "the goods", body)
@@ -206,7 +206,7 @@ func TestPaymentErrorsNameTheirPayment(t *testing.T) {
 	t.Parallel()
 	// Never funded: the facilitator refuses the payment.
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-	payer, signer, client := newPayer(t, nil, 0, x402.Policy{})
+	payer, signer, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited})
 	_, _, err := get(t, client, s.srv.URL+"/x?y=1")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
@@ -215,12 +215,12 @@ func TestPaymentErrorsNameTheirPayment(t *testing.T) {
 	assert.Equal(t, shopAddress, rej.PayTo)
 	assert.Equal(t, "100", rej.Amount.String())
 	assert.Equal(t, s.srv.URL+"/x", rej.Resource)
-	require.Len(t, payer.Outstanding(), 1)
-	assert.Equal(t, payer.Outstanding()[0].ID, rej.Payment.Nonce)
+	require.Len(t, budgettest.Outstanding(t, payer), 1)
+	assert.Equal(t, budgettest.Outstanding(t, payer)[0].ID, rej.Payment.Nonce)
 
 	fault := x402test.FaultErrorAfterSettle
 	settled := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), Fault: func(*http.Request) x402test.SettlementFault { return fault }}, nil)
-	_, signer, client = newPayer(t, settled.f, 1_000, x402.Policy{})
+	_, signer, client = newPayer(t, settled.f, 1_000, x402.Policy{MaxTotal: budget.Unlimited})
 	_, _, err = get(t, client, settled.srv.URL+"/z")
 	var unconfirmed *x402.PaymentUnconfirmedError
 	require.ErrorAs(t, err, &unconfirmed)

@@ -26,7 +26,7 @@ func payerOnFaultyStore(t *testing.T, fault x402test.SettlementFault, set func(*
 	set(store)
 	budget, err := budget.New(big.NewInt(1_000), budget.WithStore(store))
 	require.NoError(t, err)
-	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(budget), x402.WithResend(0, 0))
+	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithBudget(budget), x402.WithResend(0, 0))
 	return s, payer, signer, client
 }
 
@@ -54,9 +54,9 @@ func TestStoreFailuresBeforeSendingSendNothing(t *testing.T) {
 			assert.Empty(t, s.payments.all(), "no payment was sent")
 			assert.Empty(t, s.f.Settlements())
 			assert.Equal(t, tc.signed, signer.n.Load())
-			assert.Equal(t, big.NewInt(tc.reserved).String(), payer.Reserved().String(),
+			assert.Equal(t, big.NewInt(tc.reserved).String(), budgettest.Reserved(t, payer).String(),
 				"a reservation the store may still hold stays counted")
-			assert.Zero(t, payer.Spent().Sign())
+			assert.Zero(t, budgettest.Spent(t, payer).Sign())
 		})
 	}
 }
@@ -71,10 +71,10 @@ func TestStoreFailuresAfterSendingReleaseNothing(t *testing.T) {
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Equal(t, "the goods", body)
 		assert.Len(t, s.f.Settlements(), 1)
-		assert.Zero(t, payer.Spent().Sign())
-		assert.Equal(t, "100", payer.Reserved().String(), "the payment stays counted, as signed")
-		require.Len(t, payer.Outstanding(), 1)
-		assert.Equal(t, ledger.Signed, payer.Outstanding()[0].State)
+		assert.Zero(t, budgettest.Spent(t, payer).Sign())
+		assert.Equal(t, "100", budgettest.Reserved(t, payer).String(), "the payment stays counted, as signed")
+		require.Len(t, budgettest.Outstanding(t, payer), 1)
+		assert.Equal(t, ledger.Signed, budgettest.Outstanding(t, payer)[0].State)
 	})
 	t.Run("an outcome in doubt that cannot be booked stays counted", func(t *testing.T) {
 		t.Parallel()
@@ -82,8 +82,8 @@ func TestStoreFailuresAfterSendingReleaseNothing(t *testing.T) {
 		_, _, err := get(t, client, s.srv.URL+"/x")
 		var ue *x402.PaymentUnconfirmedError
 		require.ErrorAs(t, err, &ue, "the outcome is reported as it is, whatever the store")
-		assert.Equal(t, "100", payer.Reserved().String())
-		assert.Equal(t, ledger.Signed, payer.Outstanding()[0].State)
+		assert.Equal(t, "100", budgettest.Reserved(t, payer).String())
+		assert.Equal(t, ledger.Signed, budgettest.Outstanding(t, payer)[0].State)
 	})
 	t.Run("a refusal that cannot be booked stays counted", func(t *testing.T) {
 		t.Parallel()
@@ -91,8 +91,8 @@ func TestStoreFailuresAfterSendingReleaseNothing(t *testing.T) {
 		_, _, err := get(t, client, s.srv.URL+"/x")
 		var rej *x402.PaymentRejectedError
 		require.ErrorAs(t, err, &rej)
-		assert.Equal(t, "100", payer.Reserved().String())
-		assert.Equal(t, ledger.Signed, payer.Outstanding()[0].State, "not even the refusal's expiry releases it")
+		assert.Equal(t, "100", budgettest.Reserved(t, payer).String())
+		assert.Equal(t, ledger.Signed, budgettest.Outstanding(t, payer)[0].State, "not even the refusal's expiry releases it")
 	})
 }
 
@@ -101,18 +101,18 @@ func TestStoreFailuresNeverReadAsZero(t *testing.T) {
 	store := ledgertest.NewFaulty(ledger.NewMemory())
 	b, err := budget.New(big.NewInt(10), budget.WithStore(store))
 	require.NoError(t, err)
-	assert.NotNil(t, b.Outstanding(), "nothing outstanding is an empty list")
+	assert.NotNil(t, budgettest.Outstanding(t, b), "nothing outstanding is an empty list")
 	store.Fail("totals")
 	store.Fail("outstanding")
 	_, _, err = b.Totals(t.Context())
 	var se *budget.StoreError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "totals", se.Op)
-	assert.Nil(t, b.Spent(), "an unknown total is not 0")
-	assert.Nil(t, b.Reserved())
+	assert.Nil(t, budgettest.Spent(t, b), "an unknown total is not 0")
+	assert.Nil(t, budgettest.Reserved(t, b))
 	_, err = b.OutstandingContext(t.Context())
 	require.ErrorAs(t, err, &se)
-	assert.Nil(t, b.Outstanding(), "an unreadable listing is not an empty one")
+	assert.Nil(t, budgettest.Outstanding(t, b), "an unreadable listing is not an empty one")
 }
 
 // The budget's states are the store's, value for value.
@@ -135,11 +135,11 @@ func TestOutstandingNamesThePayerAndTheAsset(t *testing.T) {
 	srv := httptest.NewServer(x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100),
 		Fault: func(*http.Request) x402test.SettlementFault { return x402test.FaultErrorAfterSettle }}, okHandler))
 	t.Cleanup(srv.Close)
-	payer, signer, client := newPayer(t, f, 1000, x402.Policy{}, x402.WithResend(0, 0))
+	payer, signer, client := newPayer(t, f, 1000, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithResend(0, 0))
 	_, _, err := get(t, client, srv.URL+"/x")
 	var unconfirmed *x402.PaymentUnconfirmedError
 	require.ErrorAs(t, err, &unconfirmed)
-	out := payer.Outstanding()
+	out := budgettest.Outstanding(t, payer)
 	require.Len(t, out, 1)
 	assert.Equal(t, signer.Address(), out[0].Payer)
 	assert.Equal(t, evm.USDCBase, out[0].Asset)

@@ -32,73 +32,73 @@ func (f *fakeNow) add(d time.Duration) {
 
 func TestBudgetHoldsFollowThePayment(t *testing.T) {
 	t.Parallel()
-	clock := &fakeNow{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
-	b, err := budget.New(big.NewInt(1000), budget.WithClock(clock.now))
+	clock := sdktest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	b, err := budget.New(big.NewInt(1000), budget.WithClock(clock))
 	require.NoError(t, err)
 	ctx := t.Context()
 
 	never, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(100)})
 	require.NoError(t, err)
 	require.NoError(t, never.Release(ctx), "an authorization never signed is released at once")
-	assert.Zero(t, b.Reserved().Sign())
+	assert.Zero(t, budgettest.Reserved(t, b).Sign())
 
 	committed, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(200)})
-	require.NoError(t, committed.Sign(ctx, ledger.Signature{ID: "0xaa", Expires: clock.now().Add(time.Minute)}))
+	require.NoError(t, committed.Sign(ctx, ledger.Signature{ID: "0xaa", Expires: clock().Add(time.Minute)}))
 	assert.ErrorIs(t, committed.Release(ctx), budget.ErrHoldSigned, "a signed authorization is not given back")
 	require.NoError(t, committed.Commit(ctx))
-	assert.Equal(t, big.NewInt(200), b.Spent())
+	assert.Equal(t, big.NewInt(200), budgettest.Spent(t, b))
 
 	refused, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(300), PayTo: "0xpayee"})
-	require.NoError(t, refused.Sign(ctx, ledger.Signature{ID: "0xbb", PayTo: "0xpayee", Expires: clock.now().Add(time.Minute)}))
+	require.NoError(t, refused.Sign(ctx, ledger.Signature{ID: "0xbb", PayTo: "0xpayee", Expires: clock().Add(time.Minute)}))
 	require.NoError(t, refused.Refused(ctx))
 	doubt, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(400)})
-	require.NoError(t, doubt.Sign(ctx, ledger.Signature{ID: "0xcc", Expires: clock.now().Add(time.Minute)}))
+	require.NoError(t, doubt.Sign(ctx, ledger.Signature{ID: "0xcc", Expires: clock().Add(time.Minute)}))
 	require.NoError(t, doubt.InDoubt(ctx))
-	assert.Equal(t, big.NewInt(700), b.Reserved())
+	assert.Equal(t, big.NewInt(700), budgettest.Reserved(t, b))
 	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(101)})
 	var pe *x402.PolicyError
 	require.ErrorAs(t, err, &pe)
 	assert.ErrorIs(t, err, x402.ErrBudgetExceeded)
 	assert.Equal(t, big.NewInt(100), pe.Limit, "the refusal names what is left")
 
-	out := b.Outstanding()
+	out := budgettest.Outstanding(t, b)
 	require.Len(t, out, 2)
 	assert.Equal(t, "0xbb", out[0].ID)
 	assert.Equal(t, ledger.Refused, out[0].State)
 	assert.Equal(t, "0xpayee", out[0].PayTo)
 	assert.Equal(t, big.NewInt(300), out[0].Amount)
 
-	clock.add(time.Minute + ledger.ExpiryMargin)
-	assert.Equal(t, big.NewInt(700), b.Reserved(), "until the margin has passed, a refused authorization still counts")
-	clock.add(time.Second)
-	assert.Equal(t, big.NewInt(400), b.Reserved(), "a refused authorization is released once it has expired")
+	clock.Advance(time.Minute + ledger.ExpiryMargin)
+	assert.Equal(t, big.NewInt(700), budgettest.Reserved(t, b), "until the margin has passed, a refused authorization still counts")
+	clock.Advance(time.Second)
+	assert.Equal(t, big.NewInt(400), budgettest.Reserved(t, b), "a refused authorization is released once it has expired")
 	assert.Equal(t, ledger.Released, stateOf(t, refused))
 	assert.Equal(t, ledger.InDoubt, stateOf(t, doubt), "a payment in doubt is never released by time alone")
 
 	require.NoError(t, refused.Commit(ctx))
-	assert.Equal(t, big.NewInt(200), b.Spent(), "a released hold cannot be committed later")
+	assert.Equal(t, big.NewInt(200), budgettest.Spent(t, b), "a released hold cannot be committed later")
 
 	require.ErrorIs(t, b.Resolve(ctx, "0xnone", true), budget.ErrPaymentNotFound)
 	require.NoError(t, b.Resolve(ctx, "0xcc", true))
-	assert.Equal(t, big.NewInt(600), b.Spent())
-	assert.Zero(t, b.Reserved().Sign())
-	assert.Empty(t, b.Outstanding())
+	assert.Equal(t, big.NewInt(600), budgettest.Spent(t, b))
+	assert.Zero(t, budgettest.Reserved(t, b).Sign())
+	assert.Empty(t, budgettest.Outstanding(t, b))
 }
 
 func TestBudgetResolveReleasesOnlyExpiredPayments(t *testing.T) {
 	t.Parallel()
-	clock := &fakeNow{t: time.Unix(1_800_000_000, 0)}
-	b, err := budget.New(nil, budget.WithClock(clock.now))
+	clock := sdktest.NewClock(time.Unix(1_800_000_000, 0))
+	b, err := budget.New(budget.Unlimited, budget.WithClock(clock))
 	require.NoError(t, err)
 	ctx := t.Context()
 	h, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(5)})
-	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "sig-1", Expires: clock.now().Add(90 * time.Second)}))
+	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "sig-1", Expires: clock().Add(90 * time.Second)}))
 	require.NoError(t, h.InDoubt(ctx))
 	require.ErrorIs(t, b.Resolve(ctx, "sig-1", false), budget.ErrPaymentNotExpired, "a payment that can still settle is not released")
-	clock.add(90*time.Second + ledger.ExpiryMargin + time.Second)
+	clock.Advance(90*time.Second + ledger.ExpiryMargin + time.Second)
 	require.NoError(t, b.Resolve(ctx, "sig-1", false))
-	assert.Zero(t, b.Reserved().Sign())
-	assert.Zero(t, b.Spent().Sign())
+	assert.Zero(t, budgettest.Reserved(t, b).Sign())
+	assert.Zero(t, budgettest.Spent(t, b).Sign())
 	assert.Nil(t, b.Limit())
 }
 
@@ -113,7 +113,7 @@ func TestBudgetRefusesBadInput(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	_, err = b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(-1)})
 	require.ErrorAs(t, err, &ve)
-	_, err = budget.New(nil, budget.WithClock(nil))
+	_, err = budget.New(budget.Unlimited, budget.WithClock(nil))
 	require.ErrorAs(t, err, &ve)
 }
 
@@ -146,7 +146,7 @@ func TestBudgetHoldsUnderConcurrency(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, int64(50), granted.Load())
-	total := new(big.Int).Add(b.Spent(), b.Reserved())
+	total := new(big.Int).Add(budgettest.Spent(t, b), budgettest.Reserved(t, b))
 	assert.Equal(t, big.NewInt(50), total, "spent plus held is what was granted, never more than the limit")
 }
 

@@ -40,10 +40,10 @@ func ExamplePayer_RoundTripper() {
 	}
 	f.Fund(signer.Address(), big.NewInt(1_000_000)) // $1
 
-	payer, err := x402.NewPayer(signer, x402.Policy{
+	payer, err := x402.NewPayer(x402.Policy{
 		MaxPerPayment: big.NewInt(250_000),
 		MaxTotal:      big.NewInt(500_000),
-	})
+	}, exact(t, signer))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -61,7 +61,7 @@ func ExamplePayer_RoundTripper() {
 
 	receipt, ok := x402.ReceiptFrom(resp)
 	fmt.Println("settled:", ok && receipt.Success, "on", receipt.Network, "by", receipt.Payer)
-	fmt.Println("spent:", payer.Spent(), "balance left:", f.Balance(signer.Address()))
+	fmt.Println("spent:", budgettest.Spent(t, payer), "balance left:", f.Balance(signer.Address()))
 	// Output:
 	// 200 GDP grew 2.1%
 	// settled: true on eip155:8453 by 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23
@@ -78,11 +78,11 @@ func ExamplePolicyError() {
 	defer srv.Close()
 
 	signer, _ := evm.NewPrivateKeySigner(exampleKey)
-	payer, _ := x402.NewPayer(signer, x402.Policy{
+	payer, _ := x402.NewPayer(x402.Policy{
 		Approve: func(ctx context.Context, q x402.Quote) error {
 			fmt.Println("never asked") // the cap refuses first
 			return nil
-		},
+		}, exact(t, signer),
 	})
 	client := &http.Client{Transport: payer.RoundTripper(nil)}
 	_, err := client.Get(srv.URL + "/expensive")
@@ -91,7 +91,7 @@ func ExamplePolicyError() {
 	if errors.As(err, &pe) && errors.Is(err, x402.ErrAmountOverCap) {
 		fmt.Println("refused:", pe.Requirements.Amount, "is above the cap of", pe.Limit)
 	}
-	fmt.Println("spent:", payer.Spent())
+	fmt.Println("spent:", budgettest.Spent(t, payer))
 	// Output:
 	// refused: 5000000 is above the cap of 1000000
 	// spent: 0

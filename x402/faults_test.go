@@ -110,9 +110,9 @@ func TestDroppedConnectionAfterSettlementStaysCounted(t *testing.T) {
 	assert.Equal(t, 1, paid.max(), "no paid request reached the server twice")
 	assert.Len(t, f.Settlements(), 5)
 	assert.Equal(t, int64(5), signer.n.Load())
-	total := new(big.Int).Add(payer.Spent(), payer.Reserved())
+	total := new(big.Int).Add(budgettest.Spent(t, payer), budgettest.Reserved(t, payer))
 	assert.GreaterOrEqual(t, total.Cmp(settledTotal(f)), 0, "spent plus reserved covers every settled payment")
-	assert.Zero(t, payer.Spent().Sign(), "nothing was confirmed")
+	assert.Zero(t, budgettest.Spent(t, payer).Sign(), "nothing was confirmed")
 }
 
 func TestSettledPaymentAnsweredBadlyIsNeverRequotedNorCalledRejected(t *testing.T) {
@@ -139,7 +139,7 @@ func TestSettledPaymentAnsweredBadlyIsNeverRequotedNorCalledRejected(t *testing.
 			}
 			assert.Len(t, f.Settlements(), 20, "one settlement per fetch")
 			assert.Equal(t, int64(20), signer.n.Load(), "no fetch signed twice")
-			assert.Equal(t, big.NewInt(2000), payer.Reserved())
+			assert.Equal(t, big.NewInt(2000), budgettest.Reserved(t, payer))
 		})
 	}
 }
@@ -150,7 +150,7 @@ func TestARetryLayerThatHonoursRetryableErrorPaysOnce(t *testing.T) {
 	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100)}, okHandler)
 	srv := httptest.NewServer(afterSettle(paywall, func(w http.ResponseWriter) { w.WriteHeader(http.StatusBadGateway) }))
 	t.Cleanup(srv.Close)
-	payer, _, _ := newPayer(t, f, 10_000, x402.Policy{}, x402.WithResend(0, 0))
+	payer, _, _ := newPayer(t, f, 10_000, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithResend(0, 0))
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil
 	rc.RetryWaitMin, rc.RetryWaitMax, rc.RetryMax = time.Millisecond, time.Millisecond, 3
@@ -209,7 +209,7 @@ func TestTheBudgetHoldsWhenEveryConnectionDropsAfterSettling(t *testing.T) {
 	assert.Equal(t, int64(150), budgetRefusals.Load())
 	assert.Zero(t, other.Load())
 	assert.Equal(t, int64(50), signer.n.Load())
-	total := new(big.Int).Add(payer.Spent(), payer.Reserved())
+	total := new(big.Int).Add(budgettest.Spent(t, payer), budgettest.Reserved(t, payer))
 	assert.Equal(t, big.NewInt(5000), total)
 	assert.GreaterOrEqual(t, total.Cmp(settledTotal(f)), 0)
 }

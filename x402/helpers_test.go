@@ -121,7 +121,7 @@ func newPayerAt(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.
 	if clock != nil {
 		first = append(first, x402.WithClock(clock))
 	}
-	p, err := x402.NewPayer(signer, policy, append(first, opts...)...)
+	p, err := x402.NewPayer(policy, exact(t, signer), append(first, opts...)...)
 	require.NoError(t, err)
 	return p, signer, &http.Client{Transport: scanningTransport{p.RoundTripper(scanningTransport{http.DefaultTransport})}}
 }

@@ -28,7 +28,7 @@ import (
 func TestPayerPaysThroughPaywall(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(130000), Description: "a report"}, nil)
-	payer, signer, client := newPayer(t, s.f, 1_000_000, x402.Policy{})
+	payer, signer, client := newPayer(t, s.f, 1_000_000, x402.Policy{MaxTotal: budget.Unlimited})
 
 	resp, body, err := get(t, client, s.srv.URL+"/report/1")
 	require.NoError(t, err)
@@ -50,8 +50,8 @@ func TestPayerPaysThroughPaywall(t *testing.T) {
 	assert.Equal(t, big.NewInt(130000), st.Value)
 	assert.Equal(t, evm.USDCBase, st.Asset)
 
-	assert.Equal(t, big.NewInt(130000), payer.Spent())
-	assert.Equal(t, int64(0), payer.Reserved().Int64())
+	assert.Equal(t, big.NewInt(130000), budgettest.Spent(t, payer))
+	assert.Equal(t, int64(0), budgettest.Reserved(t, payer).Int64())
 	assert.Equal(t, big.NewInt(870000), s.f.Balance(signer.Address()))
 	assert.Equal(t, big.NewInt(130000), s.f.Balance(shopAddress))
 	assert.Equal(t, int64(1), signer.n.Load())
@@ -74,13 +74,13 @@ func TestPayerLeavesFreeResponsesAlone(t *testing.T) {
 		_, _ = io.WriteString(w, "short and stout")
 	}))
 	t.Cleanup(srv.Close)
-	payer, signer, client := newPayer(t, nil, 0, x402.Policy{})
+	payer, signer, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited})
 	resp, body, err := get(t, client, srv.URL)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusTeapot, resp.StatusCode)
 	assert.Equal(t, "short and stout", body)
 	assert.Zero(t, signer.n.Load())
-	assert.Zero(t, payer.Spent().Sign())
+	assert.Zero(t, budgettest.Spent(t, payer).Sign())
 }
 
 // TestPolicyRefusalsSignNothing shows each rule of the policy refusing before anything is
@@ -139,7 +139,7 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 		{
 			name:   "network not allowed",
 			cfg:    x402test.PaywallConfig{Amount: big.NewInt(100), Network: evm.NetworkBaseSepolia, Name: "USDC"},
-			policy: x402.Policy{},
+			policy: x402.Policy{MaxTotal: budget.Unlimited},
 			check: func(t *testing.T, err error) {
 				var ne *x402.NoUsableRequirementsError
 				require.ErrorAs(t, err, &ne)
@@ -150,7 +150,7 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 		{
 			name:   "asset not allowed",
 			cfg:    x402test.PaywallConfig{Amount: big.NewInt(100), Asset: "0x1111111111111111111111111111111111111111"},
-			policy: x402.Policy{},
+			policy: x402.Policy{MaxTotal: budget.Unlimited},
 			check: func(t *testing.T, err error) {
 				var ne *x402.NoUsableRequirementsError
 				require.ErrorAs(t, err, &ne)
@@ -181,8 +181,8 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 			tt.check(t, err)
 			assert.Zero(t, signer.n.Load(), "nothing may be signed")
 			assert.Empty(t, s.payments.all(), "no payment may be sent")
-			assert.Zero(t, payer.Spent().Sign())
-			assert.Zero(t, payer.Reserved().Sign())
+			assert.Zero(t, budgettest.Spent(t, payer).Sign())
+			assert.Zero(t, budgettest.Reserved(t, payer).Sign())
 			assert.Empty(t, s.f.Settlements())
 		})
 	}
@@ -207,7 +207,7 @@ func TestApproveSeesTheQuote(t *testing.T) {
 	assert.Equal(t, "/report/7", q.URL.Path)
 	assert.Equal(t, "inflation report", q.Resource.Description)
 	assert.False(t, q.Requote)
-	assert.Equal(t, big.NewInt(2500), payer.Spent())
+	assert.Equal(t, big.NewInt(2500), budgettest.Spent(t, payer))
 }
 
 // TestConcurrentPaymentsNeverPassMaxTotal pays from 200 goroutines through one payer whose
@@ -241,8 +241,8 @@ func TestConcurrentPaymentsNeverPassMaxTotal(t *testing.T) {
 			default:
 				errs <- err
 			}
-			if payer.Spent().Cmp(maxTotal) > 0 {
-				errs <- fmt.Errorf("spent %s above the budget", payer.Spent())
+			if budgettest.Spent(t, payer).Cmp(maxTotal) > 0 {
+				errs <- fmt.Errorf("spent %s above the budget", budgettest.Spent(t, payer))
 			}
 		}()
 	}
@@ -253,8 +253,8 @@ func TestConcurrentPaymentsNeverPassMaxTotal(t *testing.T) {
 	}
 	assert.Equal(t, int64(50), ok.Load())
 	assert.Equal(t, int64(150), refused.Load())
-	assert.Equal(t, maxTotal, payer.Spent())
-	assert.Zero(t, payer.Reserved().Sign())
+	assert.Equal(t, maxTotal, budgettest.Spent(t, payer))
+	assert.Zero(t, budgettest.Reserved(t, payer).Sign())
 	assert.Equal(t, int64(50), signer.n.Load())
 	assert.Len(t, s.f.Settlements(), 50)
 	assert.Equal(t, maxTotal, s.f.Balance(shopAddress))
@@ -272,7 +272,7 @@ func TestPaidRequestReplaysTheBody(t *testing.T) {
 		_, _ = w.Write(b)
 	})
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, echo)
-	_, _, client := newPayer(t, s.f, 1000, x402.Policy{})
+	_, _, client := newPayer(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited})
 
 	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/query", strings.NewReader(`{"q":"gdp"}`))
 	require.NoError(t, err)
@@ -288,23 +288,23 @@ func TestPaidRequestReplaysTheBody(t *testing.T) {
 func TestBodyWithoutGetBodyCannotBePaid(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-	payer, signer, client := newPayer(t, s.f, 1000, x402.Policy{})
+	payer, signer, client := newPayer(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited})
 	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/query", io.NopCloser(strings.NewReader("body")))
 	require.NoError(t, err)
 	require.Nil(t, req.GetBody)
 	_, err = client.Do(req)
 	require.ErrorIs(t, err, x402.ErrBodyNotReplayable)
 	assert.Zero(t, signer.n.Load())
-	assert.Zero(t, payer.Reserved().Sign())
+	assert.Zero(t, budgettest.Reserved(t, payer).Sign())
 }
 
 func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	t.Parallel()
 	// The payer's address was never funded: the facilitator refuses the payment. The payee
 	// still holds a valid authorization, so its amount stays counted until it expires.
-	clock := &fakeNow{t: time.Now()}
+	clock := sdktest.NewClock(time.Now())
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), MaxTimeoutSeconds: 60}, nil)
-	payer, signer, client := newPayerAt(t, nil, 0, x402.Policy{MaxTotal: big.NewInt(100)}, clock.now)
+	payer, signer, client := newPayerAt(t, nil, 0, x402.Policy{MaxTotal: big.NewInt(100)}, clock)
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
@@ -313,9 +313,9 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	assert.Nil(t, rej.Settlement)
 	assert.Equal(t, big.NewInt(100), rej.Requirements.Amount)
 	assert.Equal(t, int64(1), signer.n.Load(), "a rejection is not paid again")
-	assert.Zero(t, payer.Spent().Sign())
-	assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused authorization is still valid: it counts")
-	out := payer.Outstanding()
+	assert.Zero(t, budgettest.Spent(t, payer).Sign())
+	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused authorization is still valid: it counts")
+	out := budgettest.Outstanding(t, payer)
 	require.Len(t, out, 1)
 	assert.Equal(t, ledger.Refused, out[0].State)
 	assert.Equal(t, rej.Nonce, out[0].ID)
@@ -325,18 +325,18 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	assert.ErrorIs(t, err, x402.ErrBudgetExceeded, "the budget has no room while the authorization can be used")
 	assert.Equal(t, int64(1), signer.n.Load())
 
-	clock.add(60*time.Second + ledger.ExpiryMargin + time.Second)
-	assert.Zero(t, payer.Reserved().Sign(), "once it has expired, it is released")
+	clock.Advance(60*time.Second + ledger.ExpiryMargin + time.Second)
+	assert.Zero(t, budgettest.Reserved(t, payer).Sign(), "once it has expired, it is released")
 	_, _, err = get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
-	assert.Equal(t, big.NewInt(100), payer.Spent())
+	assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer))
 }
 
 func TestFailedSettlementCarriesTheReceipt(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
 	s.f.FailNextSettle("insufficient_funds")
-	payer, _, client := newPayer(t, s.f, 1000, x402.Policy{})
+	payer, _, client := newPayer(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited})
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
@@ -345,8 +345,8 @@ func TestFailedSettlementCarriesTheReceipt(t *testing.T) {
 	assert.False(t, rej.Settlement.Success)
 	assert.Equal(t, "insufficient_funds", rej.Settlement.ErrorReason)
 	assert.Contains(t, err.Error(), "insufficient_funds")
-	assert.Zero(t, payer.Spent().Sign())
-	assert.Equal(t, big.NewInt(100), payer.Reserved(), "a refused authorization counts until it expires")
+	assert.Zero(t, budgettest.Spent(t, payer).Sign())
+	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "a refused authorization counts until it expires")
 	assert.Equal(t, big.NewInt(1000), s.f.Balance(payer.Address()))
 }
 
@@ -366,15 +366,15 @@ func TestRequote(t *testing.T) {
 	t.Run("refused without AllowRequote", func(t *testing.T) {
 		t.Parallel()
 		s := newShop(t, x402test.PaywallConfig{Price: rising(100, 120)}, nil)
-		payer, signer, client := newPayer(t, s.f, 1000, x402.Policy{})
+		payer, signer, client := newPayer(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited})
 		_, _, err := get(t, client, s.srv.URL+"/x")
 		var rej *x402.PaymentRejectedError
 		require.ErrorAs(t, err, &rej)
 		assert.Equal(t, x402test.ReasonNoMatch, rej.Reason)
 		assert.NoError(t, rej.Requote)
 		assert.Equal(t, int64(1), signer.n.Load())
-		assert.Zero(t, payer.Spent().Sign())
-		assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused authorization counts until it expires")
+		assert.Zero(t, budgettest.Spent(t, payer).Sign())
+		assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused authorization counts until it expires")
 	})
 	t.Run("paid once with AllowRequote", func(t *testing.T) {
 		t.Parallel()
@@ -389,8 +389,8 @@ func TestRequote(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
 		assert.Equal(t, int64(2), signer.n.Load())
-		assert.Equal(t, big.NewInt(120), payer.Spent(), "the most recent quote is paid, and only it")
-		assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused first authorization still counts")
+		assert.Equal(t, big.NewInt(120), budgettest.Spent(t, payer), "the most recent quote is paid, and only it")
+		assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused first authorization still counts")
 		require.Len(t, quotes, 2)
 		assert.False(t, quotes[0].Requote)
 		assert.True(t, quotes[1].Requote)
@@ -406,8 +406,8 @@ func TestRequote(t *testing.T) {
 		require.ErrorAs(t, err, &rej)
 		assert.ErrorIs(t, err, x402.ErrAmountOverCap)
 		assert.Equal(t, int64(1), signer.n.Load())
-		assert.Zero(t, payer.Spent().Sign())
-		assert.Equal(t, big.NewInt(100), payer.Reserved(), "the refused first authorization still counts")
+		assert.Zero(t, budgettest.Spent(t, payer).Sign())
+		assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused first authorization still counts")
 	})
 	t.Run("rejected twice", func(t *testing.T) {
 		t.Parallel()
@@ -421,8 +421,8 @@ func TestRequote(t *testing.T) {
 		require.ErrorAs(t, err, &rej)
 		assert.Equal(t, int64(2), signer.n.Load(), "a re-quote is paid at most once")
 		assert.Len(t, s.payments.all(), 2)
-		assert.Zero(t, payer.Spent().Sign())
-		assert.Equal(t, big.NewInt(101+102), payer.Reserved(), "both refused authorizations count until they expire")
+		assert.Zero(t, budgettest.Spent(t, payer).Sign())
+		assert.Equal(t, big.NewInt(101+102), budgettest.Reserved(t, payer), "both refused authorizations count until they expire")
 	})
 }
 
@@ -449,7 +449,7 @@ func TestServerErrorResendsTheSamePayment(t *testing.T) {
 	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100)}, okHandler)
 	srv := httptest.NewServer(logPayments(log, flaky(2, http.StatusServiceUnavailable, false, paywall)))
 	t.Cleanup(srv.Close)
-	payer, signer, client := newPayer(t, f, 1000, x402.Policy{}, x402.WithResend(2, time.Millisecond))
+	payer, signer, client := newPayer(t, f, 1000, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithResend(2, time.Millisecond))
 
 	resp, _, err := get(t, client, srv.URL+"/x")
 	require.NoError(t, err)
@@ -459,7 +459,7 @@ func TestServerErrorResendsTheSamePayment(t *testing.T) {
 	require.Len(t, sent, 3)
 	assert.Equal(t, sent[0], sent[1])
 	assert.Equal(t, sent[0], sent[2])
-	assert.Equal(t, big.NewInt(100), payer.Spent())
+	assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer))
 	assert.Len(t, f.Settlements(), 1)
 }
 
@@ -481,8 +481,8 @@ func TestServerErrorAfterSettlementKeepsTheReservation(t *testing.T) {
 	assert.Equal(t, evm.ReasonNonceAlreadyUsed, ue.Reason)
 	assert.Equal(t, int64(1), signer.n.Load(), "a 402 after an attempt in doubt is never re-quoted")
 	assert.Len(t, f.Settlements(), 1)
-	assert.Equal(t, big.NewInt(100), payer.Reserved(), "an outcome in doubt stays reserved")
-	assert.Equal(t, ledger.InDoubt, payer.Outstanding()[0].State)
+	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "an outcome in doubt stays reserved")
+	assert.Equal(t, ledger.InDoubt, budgettest.Outstanding(t, payer)[0].State)
 
 	// The reserved amount still counts against the budget.
 	_, _, err = get(t, client, srv.URL+"/x")
@@ -496,15 +496,15 @@ func TestFinalServerErrorIsInDoubt(t *testing.T) {
 	paywall := x402test.NewPaywall(f, x402test.PaywallConfig{PayTo: shopAddress, Amount: big.NewInt(100)}, okHandler)
 	srv := httptest.NewServer(flaky(10, http.StatusBadGateway, false, paywall))
 	t.Cleanup(srv.Close)
-	payer, signer, client := newPayer(t, f, 1000, x402.Policy{}, x402.WithResend(1, time.Millisecond))
+	payer, signer, client := newPayer(t, f, 1000, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithResend(1, time.Millisecond))
 	resp, err := client.Get(srv.URL + "/x")
 	assert.Nil(t, resp, "a 5xx after a payment is never handed back as a plain answer")
 	var ue *x402.PaymentUnconfirmedError
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, http.StatusBadGateway, ue.StatusCode)
 	assert.Equal(t, int64(1), signer.n.Load())
-	assert.Zero(t, payer.Spent().Sign())
-	assert.Equal(t, big.NewInt(100), payer.Reserved())
+	assert.Zero(t, budgettest.Spent(t, payer).Sign())
+	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer))
 }
 
 // failingTransport fails the first n requests that carry a payment, after reading them.
@@ -534,7 +534,7 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 		s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
 		signer := &countingSigner{Signer: newSigner(t)}
 		s.f.Fund(signer.Address(), big.NewInt(1000))
-		payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithResend(2, time.Millisecond))
+		payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited}, exact(t, signer), x402.WithResend(2, time.Millisecond))
 		require.NoError(t, err)
 		ft := &failingTransport{next: http.DefaultTransport}
 		ft.n.Store(1)
@@ -546,13 +546,13 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 		require.Len(t, sent, 2)
 		assert.Equal(t, sent[0], sent[1])
 		assert.Equal(t, int64(1), signer.n.Load())
-		assert.Equal(t, big.NewInt(100), payer.Spent())
+		assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer))
 	})
 	t.Run("no answer at all", func(t *testing.T) {
 		t.Parallel()
 		s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
 		signer := &countingSigner{Signer: newSigner(t)}
-		payer, err := x402.NewPayer(signer, x402.Policy{MaxTotal: big.NewInt(100)}, x402.WithResend(1, time.Millisecond))
+		payer, err := x402.NewPayer(x402.Policy{MaxTotal: big.NewInt(100)}, exact(t, signer), x402.WithResend(1, time.Millisecond))
 		require.NoError(t, err)
 		ft := &failingTransport{next: http.DefaultTransport}
 		ft.n.Store(100)
@@ -566,8 +566,8 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("0x%x", p.Payload.Authorization.Nonce), ue.Nonce)
 		assert.Equal(t, signer.Address(), ue.Payer)
 		assert.Contains(t, err.Error(), "connection reset by peer")
-		assert.Zero(t, payer.Spent().Sign())
-		assert.Equal(t, big.NewInt(100), payer.Reserved())
+		assert.Zero(t, budgettest.Spent(t, payer).Sign())
+		assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer))
 
 		_, _, err = get(t, client, s.srv.URL+"/x")
 		assert.ErrorIs(t, err, x402.ErrBudgetExceeded, "a payment of unknown outcome still counts")
@@ -576,7 +576,7 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 	t.Run("not resent for POST", func(t *testing.T) {
 		t.Parallel()
 		s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-		payer, err := x402.NewPayer(newSigner(t), x402.Policy{}, x402.WithResend(3, time.Millisecond))
+		payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited}, exact(t, newSigner(t)), x402.WithResend(3, time.Millisecond))
 		require.NoError(t, err)
 		ft := &failingTransport{next: http.DefaultTransport}
 		ft.n.Store(1)
@@ -594,7 +594,7 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 func TestPayerSpeaksV1(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), ProtocolVersion: 1, Description: "v1 thing"}, nil)
-	payer, _, client := newPayer(t, s.f, 1000, x402.Policy{})
+	payer, _, client := newPayer(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited})
 	resp, body, err := get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
@@ -612,7 +612,7 @@ func TestPayerSpeaksV1(t *testing.T) {
 	assert.Equal(t, 1, p.X402Version)
 	assert.Equal(t, "exact", p.Scheme)
 	assert.Equal(t, "base", p.Network)
-	assert.Equal(t, big.NewInt(100), payer.Spent())
+	assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer))
 }
 
 func TestPolicyAcceptsV1NetworkNames(t *testing.T) {
@@ -621,7 +621,7 @@ func TestPolicyAcceptsV1NetworkNames(t *testing.T) {
 	signer := newSigner(t)
 	s.f.Fund(signer.Address(), big.NewInt(1000))
 	for _, networks := range [][]string{{"base"}, {evm.NetworkBase}, {"base-sepolia", "base"}} {
-		payer, err := x402.NewPayer(signer, x402.Policy{Networks: networks})
+		payer, err := x402.NewPayer(x402.Policy{Networks: networks, MaxTotal: budget.Unlimited}, exact(t, signer))
 		require.NoError(t, err, "%v", networks)
 		resp, _, err := get(t, &http.Client{Transport: payer.RoundTripper(nil)}, s.srv.URL+"/x")
 		require.NoError(t, err, "%v", networks)
@@ -630,7 +630,7 @@ func TestPolicyAcceptsV1NetworkNames(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, evm.NetworkBase, receipt.Network)
 	}
-	payer, err := x402.NewPayer(signer, x402.Policy{Networks: []string{"base-sepolia"}})
+	payer, err := x402.NewPayer(x402.Policy{Networks: []string{"base-sepolia"}, MaxTotal: budget.Unlimited}, exact(t, signer))
 	require.NoError(t, err)
 	_, _, err = get(t, &http.Client{Transport: payer.RoundTripper(nil)}, s.srv.URL+"/x")
 	var nu *x402.NoUsableRequirementsError
@@ -640,9 +640,9 @@ func TestPolicyAcceptsV1NetworkNames(t *testing.T) {
 func TestClockSetsTheValidityWindow(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return at }
+	clock := sdktest.NewClock(at)
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), MaxTimeoutSeconds: 90}, nil, x402test.WithClock(clock))
-	_, _, client := newPayerAt(t, s.f, 1000, x402.Policy{}, clock)
+	_, _, client := newPayerAt(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited}, clock)
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
 	p, err := wire.DecodePaymentPayload(s.payments.all()[0])
@@ -653,7 +653,7 @@ func TestClockSetsTheValidityWindow(t *testing.T) {
 	// A payer whose clock runs 20 minutes fast signs an authorization the facilitator finds
 	// not yet valid.
 	fast := func() time.Time { return at.Add(20 * time.Minute) }
-	_, _, fastClient := newPayerAt(t, s.f, 1000, x402.Policy{}, fast)
+	_, _, fastClient := newPayerAt(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited}, fast)
 	_, _, err = get(t, fastClient, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
@@ -663,7 +663,7 @@ func TestClockSetsTheValidityWindow(t *testing.T) {
 func TestRequestWithItsOwnPaymentIsPassedThrough(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-	_, signer, client := newPayer(t, s.f, 1000, x402.Policy{})
+	_, signer, client := newPayer(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited})
 	req, err := http.NewRequest(http.MethodGet, s.srv.URL+"/x", nil)
 	require.NoError(t, err)
 	req.Header.Set(wire.HeaderPaymentSignature, "e30=")
@@ -681,7 +681,7 @@ func TestMalformedChallengeIsAFormatError(t *testing.T) {
 		w.WriteHeader(http.StatusPaymentRequired)
 	}))
 	t.Cleanup(srv.Close)
-	_, signer, client := newPayer(t, nil, 0, x402.Policy{})
+	_, signer, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited})
 	_, _, err := get(t, client, srv.URL)
 	var fe *wire.FormatError
 	require.ErrorAs(t, err, &fe)
@@ -717,7 +717,7 @@ func TestAcceptedIsEchoedByteForByte(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	t.Cleanup(srv.Close)
-	_, _, client := newPayer(t, nil, 0, x402.Policy{})
+	_, _, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited})
 	resp, _, err := get(t, client, srv.URL)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
@@ -740,7 +740,7 @@ func TestNewPayerValidatesThePolicy(t *testing.T) {
 		opts   []x402.PayerOption
 		field  string
 	}{
-		{"nil signer", nil, x402.Policy{}, nil, "signer"},
+		{"nil signer", nil, x402.Policy{MaxTotal: budget.Unlimited}, nil, "signer"},
 		{"negative cap", signer, x402.Policy{MaxPerPayment: big.NewInt(-1)}, nil, "Policy.MaxPerPayment"},
 		{"negative total", signer, x402.Policy{MaxTotal: big.NewInt(-1)}, nil, "Policy.MaxTotal"},
 		{"bad payTo", signer, x402.Policy{PayTo: []string{"shop"}}, nil, "Policy.PayTo"},
@@ -748,20 +748,20 @@ func TestNewPayerValidatesThePolicy(t *testing.T) {
 		{"non-EVM network", signer, x402.Policy{Networks: []string{"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"}}, nil, "Policy.Networks"},
 		{"unknown USDC", signer, x402.Policy{Networks: []string{"eip155:1"}}, nil, "Policy.Assets"},
 		{"bad asset", signer, x402.Policy{Assets: []string{"usdc"}}, nil, "Policy.Assets"},
-		{"nil clock", signer, x402.Policy{}, []x402.PayerOption{x402.WithClock(nil)}, "clock"},
-		{"negative resend", signer, x402.Policy{}, []x402.PayerOption{x402.WithResend(-1, 0)}, "resend"},
+		{"nil clock", signer, x402.Policy{MaxTotal: budget.Unlimited}, []x402.PayerOption{x402.WithClock(nil)}, "clock"},
+		{"negative resend", signer, x402.Policy{MaxTotal: budget.Unlimited}, []x402.PayerOption{x402.WithResend(-1, 0)}, "resend"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := x402.NewPayer(tt.signer, tt.policy, tt.opts...)
+			_, err := x402.NewPayer(tt.policy, exact(t, tt.signer), tt.opts...)
 			var ve *sdk.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tt.field, ve.Field)
 		})
 	}
 	// Another network is fine once its token is named.
-	_, err := x402.NewPayer(signer, x402.Policy{Networks: []string{"eip155:1"}, Assets: []string{"0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"}})
+	_, err := x402.NewPayer(x402.Policy{Networks: []string{"eip155:1"}, Assets: []string{"0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"}, MaxTotal: budget.Unlimited}, exact(t, signer))
 	assert.NoError(t, err)
 }
 
@@ -772,7 +772,7 @@ func TestSepoliaWhenAllowed(t *testing.T) {
 	resp, _, err := get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Equal(t, big.NewInt(10000), payer.Spent())
+	assert.Equal(t, big.NewInt(10000), budgettest.Spent(t, payer))
 	assert.Equal(t, evm.USDCBaseSepolia, s.f.Settlements()[0].Asset)
 }
 
@@ -784,7 +784,7 @@ func TestPlain402IsReturnedAsItIs(t *testing.T) {
 		_, _ = io.WriteString(w, `{"error":"quota exhausted, upgrade your plan"}`)
 	}))
 	t.Cleanup(srv.Close)
-	_, signer, client := newPayer(t, nil, 0, x402.Policy{})
+	_, signer, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited})
 	resp, body, err := get(t, client, srv.URL)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode)

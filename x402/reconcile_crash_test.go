@@ -37,7 +37,7 @@ func TestReconcileAfterACrashResolvesWhatTheCrashLeft(t *testing.T) {
 	store := ledgertest.NewReference()
 	budget, err := budget.New(big.NewInt(1_000), budget.WithStore(store))
 	require.NoError(t, err)
-	_, _, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(budget), x402.WithResend(0, 0))
+	_, _, client := newPayer(t, s.f, 1_000, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithBudget(budget), x402.WithResend(0, 0))
 
 	for range 2 {
 		_, _, err := get(t, client, s.srv.URL+"/report")
@@ -63,10 +63,10 @@ func TestReconcileAfterACrashResolvesWhatTheCrashLeft(t *testing.T) {
 	cancel()
 	require.Error(t, <-inFlight)
 
-	later := newTestClock(time.Now().Add(time.Hour)) // every authorization has expired
-	next, err := budget.New(big.NewInt(1_000), budget.WithStore(reopened), budget.WithClock(later.Now))
+	later := sdktest.NewClock(time.Now().Add(time.Hour)) // every authorization has expired
+	next, err := budget.New(big.NewInt(1_000), budget.WithStore(reopened), budget.WithClock(later))
 	require.NoError(t, err)
-	before := next.Outstanding()
+	before := budgettest.Outstanding(t, next)
 	require.Len(t, before, 3)
 	for _, o := range before {
 		assert.Equal(t, ledger.InDoubt, o.State, "a payment signed or in doubt before the crash is in doubt after it")
@@ -93,5 +93,5 @@ func TestReconcileAfterACrashResolvesWhatTheCrashLeft(t *testing.T) {
 	assert.NotContains(t, want, rep.Released[0].ID, "the released one never settled")
 	assert.Empty(t, rep.Pending)
 	totals(t, next, 200, 0)
-	assert.Empty(t, next.Outstanding())
+	assert.Empty(t, budgettest.Outstanding(t, next))
 }

@@ -41,7 +41,7 @@ var rt0 = time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
 // testClock is a clock a test moves.
 type testClock struct{ now atomic.Int64 }
 
-func newTestClock(at time.Time) *testClock {
+func sdktest.NewClock(at time.Time) *testClock {
 	c := &testClock{}
 	c.set(at)
 	return c
@@ -82,7 +82,7 @@ func signedHold(t *testing.T, b *budget.Budget, nonce string, amount int64, expi
 // clockedBudget returns a budget of 1,000,000 on clock.
 func clockedBudget(t *testing.T, clock *testClock) *budget.Budget {
 	t.Helper()
-	b, err := budget.New(big.NewInt(1_000_000), budget.WithClock(clock.Now))
+	b, err := budget.New(big.NewInt(1_000_000), budget.WithClock(clock))
 	require.NoError(t, err)
 	return b
 }
@@ -118,7 +118,7 @@ func ids(rs []reconcile.Resolution) []string {
 
 func TestReconcileCommitsTheSettledAndReleasesTheExpired(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	expired, valid := rt0.Add(-10*time.Minute), rt0.Add(10*time.Minute)
@@ -198,7 +198,7 @@ func TestReconcileCommitsTheSettledAndReleasesTheExpired(t *testing.T) {
 
 func TestReconcileCommitsWithoutTheTransactionWhenLogsAreRefused(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	inDoubt(t, b, nonceHex(1), 100, rt0.Add(time.Minute))
@@ -232,7 +232,7 @@ func TestReconcileReleasesNothingThatCouldStillSettle(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			clock := newTestClock(tc.clock)
+			clock := sdktest.NewClock(tc.clock)
 			b := clockedBudget(t, clock)
 			node := startEVMNode(t, tc.block)
 			inDoubt(t, b, nonceHex(1), 100, expires)
@@ -251,7 +251,7 @@ func TestReconcileReleasesNothingThatCouldStillSettle(t *testing.T) {
 				assert.NoError(t, p.Err)
 			}
 			totals(t, b, 0, 300)
-			assert.Len(t, b.Outstanding(), 2)
+			assert.Len(t, budgettest.Outstanding(t, b), 2)
 		})
 	}
 }
@@ -279,7 +279,7 @@ func TestReconcileLeavesEverythingAsItIsOnNodeFailures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			expires := rt0.Add(-time.Hour)
-			clock := newTestClock(rt0) // both payments expired long ago
+			clock := sdktest.NewClock(rt0) // both payments expired long ago
 			b := clockedBudget(t, clock)
 			node := startEVMNode(t, rt0)
 			inDoubt(t, b, nonceHex(1), 100, expires)
@@ -311,7 +311,7 @@ func TestReconcileLeavesEverythingAsItIsOnNodeFailures(t *testing.T) {
 
 func TestReconcileKeepsThePaymentsABatchLeftUnanswered(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	inDoubt(t, b, nonceHex(1), 100, rt0.Add(-2*time.Hour))
@@ -332,7 +332,7 @@ func TestReconcileKeepsThePaymentsABatchLeftUnanswered(t *testing.T) {
 
 func TestReconcileRefusesANodeOfAnotherChain(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	node.serveChain(84532) // Base Sepolia, where no authorization of Base was ever used
@@ -349,7 +349,7 @@ func TestReconcileRefusesANodeOfAnotherChain(t *testing.T) {
 
 func TestReconcileBatchesAndPacesItsLookups(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	for i := range 7 {
@@ -388,7 +388,7 @@ func TestReconcileBatchesAndPacesItsLookups(t *testing.T) {
 
 func TestReconcilePacesEveryLookup(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	for _, id := range []string{"a", "b", "c", "d"} {
 		testHold(t, b, id, 1, rt0.Add(time.Hour))
@@ -416,7 +416,7 @@ func TestReconcilePacesEveryLookup(t *testing.T) {
 
 func TestReconcileReportsPaymentsNoLookupHandles(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	h, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(100), PayTo: shopAddress, Rail: "x402 " + evm.NetworkBaseSepolia,
@@ -473,7 +473,7 @@ func testHold(t *testing.T, b *budget.Budget, id string, amount int64, expires t
 
 func TestReconcileTrustsALookupOnlyForWhatItWasAsked(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	past := rt0.Add(-time.Hour)
 	testHold(t, b, "a", 1, past)
@@ -516,7 +516,7 @@ func TestReconcileTrustsALookupOnlyForWhatItWasAsked(t *testing.T) {
 
 func TestReconcileLeavesEverythingWhenALookupFails(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	testHold(t, b, "a", 1, rt0.Add(-time.Hour))
 	testHold(t, b, "b", 2, rt0.Add(-time.Hour))
@@ -540,7 +540,7 @@ func TestReconcileLeavesEverythingWhenALookupFails(t *testing.T) {
 
 func TestReconcileStopsWhenTheContextEnds(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	for _, id := range []string{"a", "b", "c"} {
 		testHold(t, b, id, 1, rt0.Add(-time.Hour))
@@ -564,7 +564,7 @@ func TestReconcileStopsWhenTheContextEnds(t *testing.T) {
 
 func TestReconcileRunsInTheBackground(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	inDoubt(t, b, nonceHex(1), 100, rt0.Add(time.Hour))
@@ -610,7 +610,7 @@ func TestReconcileRunsInTheBackground(t *testing.T) {
 // neither reaches an error or a log line.
 func TestReconcileKeepsSecretsOutOfErrorsAndLogs(t *testing.T) {
 	t.Parallel()
-	clock := newTestClock(rt0)
+	clock := sdktest.NewClock(rt0)
 	b := clockedBudget(t, clock)
 	node := startEVMNode(t, rt0)
 	const key = "k3y-0f-the-pr0vider-5ecret"
@@ -652,7 +652,7 @@ func TestReconcileKeepsSecretsOutOfErrorsAndLogs(t *testing.T) {
 
 func TestReconcilerOptionsAreChecked(t *testing.T) {
 	t.Parallel()
-	b, err := budget.New(nil)
+	b, err := budget.New(budget.Unlimited)
 	require.NoError(t, err)
 	client, err := rpc.Dial("http://127.0.0.1:1")
 	require.NoError(t, err)
@@ -688,19 +688,19 @@ func nan() float64 {
 
 func TestReconcilerClockDecidesTheExpiry(t *testing.T) {
 	t.Parallel()
-	budgetClock := newTestClock(rt0.Add(time.Hour))
+	budgetClock := sdktest.NewClock(rt0.Add(time.Hour))
 	b := clockedBudget(t, budgetClock)
 	node := startEVMNode(t, rt0.Add(time.Hour))
 	inDoubt(t, b, nonceHex(1), 100, rt0)
-	own := newTestClock(rt0) // behind: the payment has not expired on it
+	own := sdktest.NewClock(rt0) // behind: the payment has not expired on it
 
-	rep, err := newReconciler(t, b, node, reconcile.WithClock(own.Now)).Reconcile(t.Context())
+	rep, err := newReconciler(t, b, node, reconcile.WithClock(own)).Reconcile(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, rep.Released)
 	assert.Len(t, rep.Pending, 1)
 
 	own.set(rt0.Add(time.Hour))
-	rep, err = newReconciler(t, b, node, reconcile.WithClock(own.Now)).Reconcile(t.Context())
+	rep, err = newReconciler(t, b, node, reconcile.WithClock(own)).Reconcile(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, []string{nonceHex(1)}, ids(rep.Released))
 	totals(t, b, 0, 0)

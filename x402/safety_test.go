@@ -39,14 +39,14 @@ func TestApproveHookCannotChangeWhatIsSigned(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, big.NewInt(1000), p.Payload.Authorization.Value, "what is signed is what the policy checked")
 	assert.Equal(t, shopAddress, p.Payload.Authorization.To)
-	assert.Equal(t, big.NewInt(1000), payer.Spent())
+	assert.Equal(t, big.NewInt(1000), budgettest.Spent(t, payer))
 	assert.Equal(t, big.NewInt(1000), s.f.Settlements()[0].Value)
 }
 
 func TestValidityWindowIsClamped(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return at }
+	clock := sdktest.NewClock(at)
 	for name, tc := range map[string]struct {
 		maxTimeout int
 		policy     time.Duration
@@ -67,7 +67,7 @@ func TestValidityWindowIsClamped(t *testing.T) {
 			assert.Equal(t, at.Add(tc.want).Unix(), p.Payload.Authorization.ValidBefore.Int64())
 		})
 	}
-	_, err := x402.NewPayer(newSigner(t), x402.Policy{MaxValidity: -time.Second})
+	_, err := x402.NewPayer(x402.Policy{MaxValidity: -time.Second, MaxTotal: budget.Unlimited}, exact(t, newSigner(t)))
 	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "Policy.MaxValidity", ve.Field)
@@ -82,7 +82,7 @@ func TestRedirectToAnotherOriginIsNotPaid(t *testing.T) {
 		http.Redirect(w, r, foreign.srv.URL+"/report/x", http.StatusFound)
 	}))
 	t.Cleanup(store.Close)
-	payer, signer, client := newPayer(t, foreign.f, 10_000, x402.Policy{})
+	payer, signer, client := newPayer(t, foreign.f, 10_000, x402.Policy{MaxTotal: budget.Unlimited})
 	_, _, err := get(t, client, store.URL+"/report/x")
 	var pe *x402.PolicyError
 	require.ErrorAs(t, err, &pe)
@@ -90,13 +90,13 @@ func TestRedirectToAnotherOriginIsNotPaid(t *testing.T) {
 	assert.Equal(t, strings.TrimPrefix(foreign.srv.URL, ""), pe.Origin)
 	assert.Zero(t, signer.n.Load(), "nothing is signed")
 	assert.Empty(t, foreign.f.Settlements())
-	assert.Zero(t, payer.Reserved().Sign())
+	assert.Zero(t, budgettest.Reserved(t, payer).Sign())
 
 	// A policy that lists the origin lets the payment through.
 	payer2, _, client2 := newPayer(t, foreign.f, 10_000, x402.Policy{RedirectOrigins: []string{foreign.srv.URL}})
 	_, _, err = get(t, client2, store.URL+"/report/x")
 	require.NoError(t, err)
-	assert.Equal(t, big.NewInt(100), payer2.Spent())
+	assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer2))
 
 	// A redirect within the same origin is paid as usual.
 	same := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -107,12 +107,12 @@ func TestRedirectToAnotherOriginIsNotPaid(t *testing.T) {
 	mux.HandleFunc("/old", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/new", http.StatusMovedPermanently) })
 	local := httptest.NewServer(mux)
 	t.Cleanup(local.Close)
-	payer3, _, client3 := newPayer(t, same.f, 10_000, x402.Policy{})
+	payer3, _, client3 := newPayer(t, same.f, 10_000, x402.Policy{MaxTotal: budget.Unlimited})
 	_, _, err = get(t, client3, local.URL+"/old")
 	require.NoError(t, err)
-	assert.Equal(t, big.NewInt(100), payer3.Spent())
+	assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer3))
 
-	_, err = x402.NewPayer(newSigner(t), x402.Policy{RedirectOrigins: []string{"https://h/path"}})
+	_, err = x402.NewPayer(x402.Policy{RedirectOrigins: []string{"https://h/path"}, MaxTotal: budget.Unlimited}, exact(t, newSigner(t)))
 	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
 }
@@ -130,7 +130,7 @@ func TestEvaluateAppliesThePolicyWithoutSigning(t *testing.T) {
 	assert.Contains(t, err.Error(), "not allowed by the policy")
 	assert.Zero(t, signer.n.Load())
 
-	payer, _, _ = newPayer(t, nil, 0, x402.Policy{})
+	payer, _, _ = newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited})
 	r, err := payer.Evaluate(pr)
 	require.NoError(t, err)
 	r.Amount.SetInt64(99)
@@ -171,7 +171,7 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 				require.ErrorAs(t, err, &se)
 				assert.Equal(t, http.StatusFound, se.StatusCode)
 				assert.True(t, se.Receipt.Success)
-				assert.Equal(t, big.NewInt(100), payer.Spent())
+				assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer))
 				require.Len(t, f.Settlements(), 1)
 				assert.Equal(t, f.Settlements()[0].Nonce, se.Nonce, "the error names the settled payment")
 				assert.Equal(t, signer.Address(), se.Payer)
@@ -180,7 +180,7 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 				var ue *x402.PaymentUnconfirmedError
 				require.ErrorAs(t, err, &ue)
 				assert.Equal(t, http.StatusFound, ue.StatusCode)
-				assert.Equal(t, big.NewInt(100), payer.Reserved())
+				assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer))
 			}
 			assert.Equal(t, int64(1), signer.n.Load(), "the redirect hop is never paid")
 		})
@@ -220,7 +220,7 @@ func TestPaymentNeverEchoedIntoErrors(t *testing.T) {
 	}
 	for _, status := range []int{http.StatusInternalServerError, http.StatusPaymentRequired, http.StatusNotFound} {
 		srv := httptest.NewServer(echo(status))
-		_, _, client := newPayer(t, nil, 0, x402.Policy{}, x402.WithResend(0, 0))
+		_, _, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithResend(0, 0))
 		_, err := client.Get(srv.URL + "/x")
 		srv.Close()
 		require.Error(t, err, "status %d", status)
@@ -259,7 +259,7 @@ func TestASettledReceiptEchoingThePaymentIsScrubbed(t *testing.T) {
 		w.WriteHeader(http.StatusFound)
 	}))
 	t.Cleanup(srv.Close)
-	_, _, client := newPayer(t, nil, 0, x402.Policy{}, x402.WithResend(0, 0))
+	_, _, client := newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithResend(0, 0))
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	_, err := client.Get(srv.URL + "/x")
 	var settled *x402.PaymentSettledError

@@ -147,3 +147,40 @@ func ForPayer(t testing.TB, policy x402.Policy, clock func() time.Time) (x402.Po
 	policy.MaxTotal = nil
 	return policy, []x402.PayerOption{x402.WithBudget(budget)}
 }
+
+// figures is what reports a budget's figures: a *budget.Budget, an *x402.Payer.
+type figures interface {
+	Spent(ctx context.Context) (*big.Int, error)
+	Reserved(ctx context.Context) (*big.Int, error)
+	Outstanding(ctx context.Context) ([]ledger.Outstanding, error)
+}
+
+// Spent returns what b spent, failing the test when its store cannot say.
+func Spent(t testing.TB, b figures) *big.Int {
+	t.Helper()
+	v, err := b.Spent(context.Background())
+	if err != nil {
+		t.Fatalf("spent: %v", err)
+	}
+	return v
+}
+
+// Reserved returns what b holds, failing the test when its store cannot say.
+func Reserved(t testing.TB, b figures) *big.Int {
+	t.Helper()
+	v, err := b.Reserved(context.Background())
+	if err != nil {
+		t.Fatalf("reserved: %v", err)
+	}
+	return v
+}
+
+// Outstanding returns the payments b holds, failing the test when its store cannot say.
+func Outstanding(t testing.TB, b figures) []ledger.Outstanding {
+	t.Helper()
+	v, err := b.Outstanding(context.Background())
+	if err != nil {
+		t.Fatalf("outstanding: %v", err)
+	}
+	return v
+}

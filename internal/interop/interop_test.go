@@ -198,9 +198,9 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 	settled := chain.authorizationsUsed(ctx, t)
 	assert.Len(t, settled, paidFetches, "the chain must show one settlement per fetch")
 
-	spent := payer.Spent()
+	spent := budgettest.Spent(t, payer)
 	assert.Equal(t, 0, spent.Cmp(big.NewInt(paidFetches*price)), "spent %s", spent)
-	assert.Equal(t, 0, payer.Reserved().Sign(), "reserved %s", payer.Reserved())
+	assert.Equal(t, 0, budgettest.Reserved(t, payer).Sign(), "reserved %s", budgettest.Reserved(t, payer))
 	assert.Equal(t, new(big.Int).Sub(big.NewInt(startFunds), spent).String(), chain.balanceOf(ctx, t, signer.Address()).String(),
 		"the payer's balance must fall by what it counts as spent")
 	assert.Equal(t, spent.String(), chain.balanceOf(ctx, t, payTo).String(),
@@ -327,8 +327,8 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 			require.ErrorAs(t, err, &policyErr)
 			assert.ErrorIs(t, policyErr.Rule, tc.rule)
 			assert.Empty(t, rec.sent(), "nothing may be signed")
-			assert.Equal(t, 0, refusing.Spent().Sign())
-			assert.Equal(t, 0, refusing.Reserved().Sign())
+			assert.Equal(t, 0, budgettest.Spent(t, refusing).Sign())
+			assert.Equal(t, 0, budgettest.Reserved(t, refusing).Sign())
 			chain.assertUnchanged(ctx, t, afterPaying)
 		})
 	}
@@ -359,13 +359,13 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 			var rejected *x402.PaymentRejectedError
 			require.ErrorAs(t, err, &rejected)
 			assert.Equal(t, tc.reason, rejected.Reason)
-			assert.Equal(t, 0, skewedPayer.Spent().Sign())
+			assert.Equal(t, 0, budgettest.Spent(t, skewedPayer).Sign())
 			chain.assertUnchanged(ctx, t, afterPaying)
 		})
 	}
 
 	chain.assertUnchanged(ctx, t, afterPaying)
-	assert.Equal(t, 0, payer.Spent().Cmp(big.NewInt(paidFetches*price)))
+	assert.Equal(t, 0, budgettest.Spent(t, payer).Cmp(big.NewInt(paidFetches*price)))
 }
 
 // jsPayment is what client.mjs reports about one request.

@@ -79,7 +79,7 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	losing := startLosingProxy(t, srv.URL)
 
 	clock := &shiftedClock{}
-	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10*price), budget.WithClock(clock.Now))
+	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10*price), budget.WithClock(clock))
 	payer, err := x402.NewPayer(signer, x402.Policy{
 		MaxPerPayment: big.NewInt(price),
 		PayTo:         []string{payTo},
@@ -91,9 +91,9 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	const settled = 5
 	inDoubt := fetchInDoubt(ctx, t, client, dropping.URL+"/paid", settled)
 	lost := fetchInDoubt(ctx, t, client, losing+"/paid", 1)[0]
-	require.Len(t, budget.Outstanding(), settled+1)
-	assert.Zero(t, budget.Spent().Sign())
-	assert.Equal(t, big.NewInt((settled+1)*price).String(), budget.Reserved().String())
+	require.Len(t, budgettest.Outstanding(t, budget), settled+1)
+	assert.Zero(t, budgettest.Spent(t, budget).Sign())
+	assert.Equal(t, big.NewInt((settled+1)*price).String(), budgettest.Reserved(t, budget).String())
 
 	reconciler, err := reconcile.New(budget, x402.WithEVMRPC(evm.NetworkBase, chain.RPC), reconcile.WithRate(100))
 	require.NoError(t, err)
@@ -114,8 +114,8 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 		}
 	}
 	assert.Equal(t, big.NewInt(settled*price).String(), onChain.String(), "the chain settled the five")
-	assert.Equal(t, onChain.String(), budget.Spent().String(), "Spent is what the chain settled")
-	assert.Equal(t, big.NewInt(price).String(), budget.Reserved().String(), "only the lost payment is still held")
+	assert.Equal(t, onChain.String(), budgettest.Spent(t, budget).String(), "Spent is what the chain settled")
+	assert.Equal(t, big.NewInt(price).String(), budgettest.Reserved(t, budget).String(), "only the lost payment is still held")
 
 	require.Len(t, rep.Committed, settled)
 	for _, c := range rep.Committed {
@@ -131,16 +131,16 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	rpcClient := usdcOnChain.client.Client()
 	require.NoError(t, rpcClient.CallContext(ctx, nil, "evm_increaseTime", 3600))
 	require.NoError(t, rpcClient.CallContext(ctx, nil, "evm_mine"))
-	clock.add(time.Hour)
+	clock.Advance(time.Hour)
 	rep, err = reconciler.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Released, 1)
 	assert.Equal(t, lost.Nonce, rep.Released[0].ID)
 	assert.Equal(t, reconcile.NotSettled, rep.Released[0].Chain)
 	assert.False(t, usdcOnChain.authorizationState(ctx, t, signer.Address(), nonceOf(t, lost.Nonce)), "it never settled")
-	assert.Equal(t, big.NewInt(settled*price).String(), budget.Spent().String())
-	assert.Zero(t, budget.Reserved().Sign())
-	assert.Empty(t, budget.Outstanding())
+	assert.Equal(t, big.NewInt(settled*price).String(), budgettest.Spent(t, budget).String())
+	assert.Zero(t, budgettest.Reserved(t, budget).Sign())
+	assert.Empty(t, budgettest.Outstanding(t, budget))
 	assert.Equal(t, big.NewInt(startFunds-settled*price).String(), usdcOnChain.balanceOf(ctx, t, signer.Address()).String())
 
 	// Nothing is left in doubt: a further pass finds nothing to do.

@@ -87,7 +87,7 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	treasury := solana.NewWallet().PublicKey()
 	node.setUSDC(t, treasury, 0)
 	clock := &shiftedClock{}
-	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit), budget.WithClock(clock.Now))
+	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit), budget.WithClock(clock))
 
 	landed := buyInDoubt(t, node, treasury, budget, lostSend{delivered: true})
 	neverSent := buyInDoubt(t, node, treasury, budget, lostSend{})
@@ -114,12 +114,12 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	assert.Equal(t, reconcile.NotSettled, rep.Pending[0].Chain)
 	assertHeld(t, budget, 5_000_000, 5_000_000)
 
-	clock.add(time.Hour)
+	clock.Advance(time.Hour)
 	rep, err = r.Reconcile(t.Context())
 	require.NoError(t, err)
 	require.Len(t, rep.Released, 1)
 	assert.Equal(t, neverSent.String(), rep.Released[0].ID)
 	assertHeld(t, budget, 5_000_000, 0)
-	assert.Empty(t, budget.Outstanding())
+	assert.Empty(t, budgettest.Outstanding(t, budget))
 	assert.Equal(t, uint64(5_000_000), node.usdc(t, treasury), "only the first purchase reached the treasury")
 }

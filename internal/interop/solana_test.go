@@ -62,8 +62,8 @@ func newBudget(t *testing.T) *budget.Budget {
 // assertHeld checks what a budget has spent and still holds.
 func assertHeld(t *testing.T, b *budget.Budget, spent, reserved uint64) {
 	t.Helper()
-	assert.Equal(t, new(big.Int).SetUint64(spent).String(), b.Spent().String(), "spent")
-	assert.Equal(t, new(big.Int).SetUint64(reserved).String(), b.Reserved().String(), "reserved")
+	assert.Equal(t, new(big.Int).SetUint64(spent).String(), budgettest.Spent(t, b).String(), "spent")
+	assert.Equal(t, new(big.Int).SetUint64(reserved).String(), budgettest.Reserved(t, b).String(), "reserved")
 }
 
 func TestSolanaKeysBoughtOnTheRuntime(t *testing.T) {
@@ -98,7 +98,7 @@ func TestSolanaKeysBoughtOnTheRuntime(t *testing.T) {
 			requireKeyFor(t, svc, sig, bought.Key.Reveal())
 			assert.Equal(t, tc.plan, bought.Plan)
 			assertHeld(t, budget, tc.price, 0)
-			assert.Empty(t, budget.Outstanding())
+			assert.Empty(t, budgettest.Outstanding(t, budget))
 
 			rent := uint64(0)
 			if tc.create {
@@ -159,7 +159,7 @@ func TestSolanaPurchasesTheRuntimeWouldRefuseAreNotSent(t *testing.T) {
 			assert.Equal(t, tc.want, *short)
 			assert.Zero(t, tap.calls("sendTransaction"), "nothing was sent")
 			assertHeld(t, budget, 0, 0)
-			assert.Empty(t, budget.Outstanding())
+			assert.Empty(t, budgettest.Outstanding(t, budget))
 			assert.Equal(t, uint64(10_000_000), node.usdc(t, wallet))
 			assert.Equal(t, tc.lamports, node.sol(t, wallet))
 
@@ -237,8 +237,8 @@ func TestSolanaRuntimeRefusalsNameTheInstructionAndKeepTheLogs(t *testing.T) {
 			assert.Contains(t, err.Error(), tc.text)
 			assert.NotContains(t, err.Error(), pe.Signature.Reveal())
 			assertHeld(t, budget, 0, 5_000_000) // signed: counted until its blockhash expires
-			require.Len(t, budget.Outstanding(), 1)
-			assert.Equal(t, ledger.Refused, budget.Outstanding()[0].State)
+			require.Len(t, budgettest.Outstanding(t, budget), 1)
+			assert.Equal(t, ledger.Refused, budgettest.Outstanding(t, budget)[0].State)
 			assert.Zero(t, node.usdc(t, treasury), "nothing arrived")
 		})
 	}

@@ -106,6 +106,6 @@ func TestSettledPaymentsWithLostAnswersStayInDoubt(t *testing.T) {
 	assert.Equal(t, new(big.Int).Sub(big.NewInt(startFunds), total).String(), stack.Chain.balanceOf(ctx, t, signer.Address()).String())
 	assert.Equal(t, total.String(), stack.Chain.balanceOf(ctx, t, payTo).String())
 
-	assert.Equal(t, 0, payer.Spent().Sign(), "spent %s: nothing is committed without an answer", payer.Spent())
-	assert.Equal(t, 0, payer.Reserved().Cmp(total), "reserved %s, want %s", payer.Reserved(), total)
+	assert.Equal(t, 0, budgettest.Spent(t, payer).Sign(), "spent %s: nothing is committed without an answer", budgettest.Spent(t, payer))
+	assert.Equal(t, 0, budgettest.Reserved(t, payer).Cmp(total), "reserved %s, want %s", budgettest.Reserved(t, payer), total)
 }

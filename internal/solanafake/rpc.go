@@ -45,6 +45,7 @@ var rpcMethods = map[string]rpcMethod{
 	"getLatestBlockhash":                (*Cluster).getLatestBlockhash,
 	"getBlockHeight":                    (*Cluster).getBlockHeight,
 	"getSlot":                           (*Cluster).getSlot,
+	"getGenesisHash":                    (*Cluster).getGenesisHash,
 	"getBalance":                        (*Cluster).getBalance,
 	"getAccountInfo":                    (*Cluster).getAccountInfo,
 	"getTokenAccountBalance":            (*Cluster).getTokenAccountBalance,

@@ -36,6 +36,16 @@ func (c *Cluster) getSlot(params []json.RawMessage, now time.Time) (any, *Error)
 	return c.slot(now, cm), nil
 }
 
+// MainnetGenesisHash is the genesis hash of Solana mainnet-beta, which the cluster answers
+// getGenesisHash with, so that a lookup of mainnet payments (CAIP-2 solana:5eykt4Us...) takes
+// it for mainnet.
+const MainnetGenesisHash = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d"
+
+// getGenesisHash answers MainnetGenesisHash.
+func (c *Cluster) getGenesisHash(_ []json.RawMessage, _ time.Time) (any, *Error) {
+	return MainnetGenesisHash, nil
+}
+
 // getFeeForMessage answers the fee of a base64 message, legacy or v0: LamportsPerSignature
 // per signature plus the prioritization fee of its Compute Budget instructions (without it
 // when they are malformed, as Agave falls back to the default budget), or null when its

@@ -3,6 +3,7 @@ package solanafake_test
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -114,4 +115,14 @@ func TestInjectedFaultsAnswerInsteadOfTheMethod(t *testing.T) {
 	_, err = f.node.SendTransaction(t.Context(), tx)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]int{"getLatestBlockhash": 3, "getBalance": 1, "sendTransaction": 2}, f.cluster.Calls())
+}
+
+func TestGenesisHashIsMainnets(t *testing.T) {
+	t.Parallel()
+	c := solanafake.New(solanafake.Config{})
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	hash, err := rpc.New(srv.URL).GetGenesisHash(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, solanafake.MainnetGenesisHash, hash.String())
 }

@@ -49,7 +49,7 @@ func ExampleNewPaywall() {
 	for _, s := range f.Settlements() {
 		fmt.Println("settled", s.Value, "from", s.From, "to", s.To)
 	}
-	fmt.Println("shop balance:", f.Balance(shop), "payer spent:", payer.Spent())
+	fmt.Println("shop balance:", f.Balance(shop), "payer spent:", budgettest.Spent(t, payer))
 	// Output:
 	// 200 content of /catalog
 	// 200 content of /report/cpi

@@ -12,17 +12,24 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// Facilitator is an in-memory x402 facilitator for the EVM "exact" scheme: it holds token
-// balances, remembers the nonces each payer used, verifies payments as the reference
-// facilitator does (signature included), and settles them by moving balances and recording a
-// Settlement with a fake transaction hash. It is safe for concurrent use.
+// Facilitator is an in-memory x402 facilitator for the "exact" scheme on EVM chains and on
+// Solana. It verifies payments as the reference facilitators do (signatures included) and
+// settles them, recording each Settlement:
 //
-// Balances are kept per address in a single token: the facilitator does not tell assets or
-// networks apart.
+//   - EVM: it holds token balances per address, in a single token (it does not tell assets or
+//     networks apart), remembers the nonces each payer used, and settles by moving balances,
+//     with a fake transaction hash;
+//   - Solana: it keeps a ledger of its own, a fake cluster with USDC's mainnet mint (and the
+//     mints AddMint adds) that answers the JSON-RPC a client needs (SolanaHandler); it pays
+//     the fee of every payment as the fee payer FeePayer names, simulates the transaction,
+//     signs it and lands it there, so balances move on that ledger.
+//
+// It is safe for concurrent use.
 type Facilitator struct {
 	mu          sync.Mutex
 	clock       sdk.Clock
@@ -31,17 +38,21 @@ type Facilitator struct {
 	settlements []Settlement
 	failures    []string          // reasons for the next settlements to fail
 	checksums   map[string]string // lower-case address -> EIP-55 form
+	solana      *solanaLedger
 }
 
 // Settlement is one payment the facilitator settled.
 type Settlement struct {
-	// From and To are the payer and the recipient, EIP-55 checksummed.
+	// From and To are the payer and the recipient: EIP-55 checksummed on EVM, base58
+	// wallets on Solana.
 	From, To string
 	// Value is the amount moved, in atomic units.
 	Value *big.Int
-	// Nonce is the EIP-3009 nonce, 0x hex.
-	Nonce string
-	// TxHash is the fake transaction hash returned in the receipt, 0x hex.
+	// ID is what identifies the payment in the payer's budget: the EIP-3009 nonce (0x hex),
+	// the payer's signature of a Solana transaction (base58).
+	ID string
+	// TxHash is the transaction returned in the receipt: a fake hash (0x hex) on EVM, the
+	// transaction's signature on Solana.
 	TxHash string
 	// Network and Asset are the requirements' network and token contract.
 	Network, Asset string
@@ -58,7 +69,8 @@ func WithClock(c sdk.Clock) FacilitatorOption {
 	return func(f *Facilitator) { f.clock = c }
 }
 
-// NewFacilitator returns an empty facilitator: no balances, no used nonces.
+// NewFacilitator returns an empty facilitator: no balances, no used nonces, a Solana ledger
+// with USDC's mainnet mint and nothing else.
 func NewFacilitator(opts ...FacilitatorOption) *Facilitator {
 	f := &Facilitator{
 		clock:     sdk.SystemClock(),
@@ -69,14 +81,23 @@ func NewFacilitator(opts ...FacilitatorOption) *Facilitator {
 	for _, opt := range opts {
 		opt(f)
 	}
+	f.solana = newSolanaLedger(f.clock)
 	return f
 }
 
-// Fund adds amount to the balance of address (a negative amount takes it away). It panics
-// on a nil amount.
+// Fund adds amount to the USDC balance of address (a negative amount takes it away, on EVM
+// only): an EVM address's balance, or a Solana wallet's USDC account on the facilitator's
+// ledger. It panics on a nil amount, or a negative one for Solana.
 func (f *Facilitator) Fund(address string, amount *big.Int) {
 	if amount == nil {
 		panic("x402test: Fund with a nil amount")
+	}
+	if isSolana(address) {
+		if !amount.IsUint64() {
+			panic("x402test: Fund of a Solana wallet takes a non-negative 64-bit amount")
+		}
+		f.FundToken(svm.USDCMainnet, address, amount.Uint64())
+		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -89,8 +110,12 @@ func (f *Facilitator) Fund(address string, amount *big.Int) {
 	b.Add(b, amount)
 }
 
-// Balance returns the balance of address (zero when it was never funded).
+// Balance returns the USDC balance of address (zero when it was never funded): an EVM
+// address's, or a Solana wallet's USDC account's on the facilitator's ledger.
 func (f *Facilitator) Balance(address string) *big.Int {
+	if isSolana(address) {
+		return new(big.Int).SetUint64(f.TokenBalance(svm.USDCMainnet, address))
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if b := f.balances[strings.ToLower(address)]; b != nil {
@@ -119,16 +144,26 @@ func (f *Facilitator) FailNextSettle(reason string) {
 	f.failures = append(f.failures, reason)
 }
 
-// Verify checks that p pays req: evm.VerifyExact (the signature included), then that the nonce is unused and the payer's balance covers the
-// amount. It returns the payer's address; a failure is a *wire.VerifyError with the reference
-// code.
+// Verify checks that p pays req, as the reference facilitator of req's chain family does.
+// EVM: evm.VerifyExact (the signature included), then that the nonce is unused and the
+// payer's balance covers the amount. Solana: svm.VerifyExact with the facilitator's fee
+// payer, then a simulation of the transaction on its ledger (a missing or short token
+// account, a stale blockhash, a message that already landed fail it). It returns the payer's
+// address; a failure is a *wire.VerifyError with the reference code.
 func (f *Facilitator) Verify(p *wire.PaymentPayload, req wire.PaymentRequirements) (payer string, err error) {
+	if wire.Namespace(req.Network) == "solana" {
+		v, err := f.solana.verify(p, req)
+		if err != nil {
+			return "", err
+		}
+		return v.Payer.String(), nil
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.verifyLocked(p, req)
 }
 
-// verifyLocked is Verify with f.mu held.
+// verifyLocked is Verify of an EVM payment, with f.mu held.
 func (f *Facilitator) verifyLocked(p *wire.PaymentPayload, req wire.PaymentRequirements) (string, error) {
 	payer, err := evm.VerifyExact(p, req, f.clock.Now())
 	if err != nil {
@@ -151,24 +186,17 @@ func (f *Facilitator) verifyLocked(p *wire.PaymentPayload, req wire.PaymentRequi
 // always returns the receipt to send in PAYMENT-RESPONSE; a failed settlement also returns a
 // *wire.VerifyError, and the receipt then has Success false and the reason.
 func (f *Facilitator) Settle(p *wire.PaymentPayload, req wire.PaymentRequirements) (*wire.SettleResponse, error) {
+	if wire.Namespace(req.Network) == "solana" {
+		return f.settleSolana(p, req)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	payer, err := f.verifyLocked(p, req)
-	if err == nil && len(f.failures) > 0 {
-		reason := f.failures[0]
-		f.failures = f.failures[1:]
-		err = &wire.VerifyError{Reason: reason, Message: "settlement failed", Payer: payer}
+	if err == nil {
+		err = f.nextFailure(payer)
 	}
 	if err != nil {
-		fail := &wire.SettleResponse{Network: req.Network, Payer: payer}
-		var ve *wire.VerifyError
-		if errors.As(err, &ve) {
-			fail.ErrorReason, fail.ErrorMessage = ve.Reason, ve.Message
-			if fail.Payer == "" {
-				fail.Payer = ve.Payer
-			}
-		}
-		return fail, err
+		return failedReceipt(req, payer, err), err
 	}
 	e, _ := evm.DecodeExactPayload(p) // read by verifyLocked
 	auth := &e.Authorization
@@ -188,7 +216,7 @@ func (f *Facilitator) Settle(p *wire.PaymentPayload, req wire.PaymentRequirement
 		From:    payer,
 		To:      f.checksumLocked(to),
 		Value:   new(big.Int).Set(auth.Value),
-		Nonce:   "0x" + hex.EncodeToString(auth.Nonce[:]),
+		ID:      "0x" + hex.EncodeToString(auth.Nonce[:]),
 		TxHash:  tx,
 		Network: req.Network,
 		Asset:   req.Asset,
@@ -201,6 +229,29 @@ func (f *Facilitator) Settle(p *wire.PaymentPayload, req wire.PaymentRequirement
 		Payer:       payer,
 		Amount:      auth.Value.String(),
 	}, nil
+}
+
+// nextFailure returns the failure FailNextSettle queued next, if any, taking it; f.mu is held.
+func (f *Facilitator) nextFailure(payer string) error {
+	if len(f.failures) == 0 {
+		return nil
+	}
+	reason := f.failures[0]
+	f.failures = f.failures[1:]
+	return &wire.VerifyError{Reason: reason, Message: "settlement failed", Payer: payer}
+}
+
+// failedReceipt returns the receipt of a settlement of req that failed with err.
+func failedReceipt(req wire.PaymentRequirements, payer string, err error) *wire.SettleResponse {
+	fail := &wire.SettleResponse{Network: req.Network, Payer: payer}
+	var ve *wire.VerifyError
+	if errors.As(err, &ve) {
+		fail.ErrorReason, fail.ErrorMessage = ve.Reason, ve.Message
+		if fail.Payer == "" {
+			fail.Payer = ve.Payer
+		}
+	}
+	return fail
 }
 
 // txHash returns a deterministic fake transaction hash for a settlement by a lower-case

@@ -60,7 +60,7 @@ func reason(t *testing.T, err error) string {
 }
 
 func newFacilitator() *x402test.Facilitator {
-	return x402test.NewFacilitator(x402test.WithClock(func() time.Time { return start }))
+	return x402test.NewFacilitator(x402test.WithClock(sdktest.NewClock(start)))
 }
 
 func TestSettleMovesBalancesAndRecords(t *testing.T) {

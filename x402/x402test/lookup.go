@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agentapis/sdk/internal/addr"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/reconcile"
 )
@@ -17,9 +18,9 @@ const railPrefix = "x402 "
 func (f *Facilitator) Handles(rail string) bool { return strings.HasPrefix(rail, railPrefix) }
 
 // Lookup reports each payment as the facilitator's ledger has it, as a token contract
-// would: settled (with the settlement's transaction) when a settlement of its payer, nonce,
-// network and asset was recorded; otherwise not settled, since the facilitator refuses an
-// authorization once its validBefore has passed on the facilitator's clock.
+// would: settled (with the settlement's transaction) when a settlement of its payer, id,
+// network and asset was recorded; otherwise not settled, since the facilitator refuses a
+// payment once it has expired on the facilitator's clock.
 func (f *Facilitator) Lookup(ctx context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -31,12 +32,20 @@ func (f *Facilitator) Lookup(ctx context.Context, payments []ledger.Outstanding)
 		out[i] = reconcile.Result{ID: p.ID, State: reconcile.NotSettled}
 		network := strings.TrimPrefix(p.Rail, railPrefix)
 		for _, s := range f.settlements {
-			if strings.EqualFold(s.Nonce, p.ID) && strings.EqualFold(s.From, p.Payer) && s.Network == network &&
-				strings.EqualFold(s.Asset, p.Asset) {
+			if sameID(s.ID, p.ID) && addr.Same(s.From, p.Payer) && s.Network == network && addr.Same(s.Asset, p.Asset) {
 				out[i].State, out[i].Transaction = reconcile.Settled, s.TxHash
 				break
 			}
 		}
 	}
 	return out, nil
+}
+
+// sameID reports whether two payment ids are the same: an EIP-3009 nonce in any letter case,
+// a Solana signature exactly.
+func sameID(a, b string) bool {
+	if strings.HasPrefix(a, "0x") {
+		return strings.EqualFold(a, b)
+	}
+	return a == b
 }

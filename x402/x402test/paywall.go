@@ -2,29 +2,42 @@ package x402test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk/internal/addr"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
 // PaywallConfig describes what a paywall charges and how.
 type PaywallConfig struct {
-	// PayTo is the recipient address (required).
+	// PayTo is the recipient address (required): an EVM address, or a Solana wallet for a
+	// Solana network, whose USDC account the paywall opens on the facilitator's ledger.
 	PayTo string
-	// Network is the network to be paid on: CAIP-2 in v2 (default evm.NetworkBase), a v1 name
-	// in v1 (default "base").
+	// Network is the network to be paid on: CAIP-2 in v2 (default evm.NetworkBase; Solana is
+	// svm.NetworkMainnet), a v1 name in v1 (default "base").
 	Network string
-	// Asset is the token contract (default: the USDC contract of Network).
+	// Asset is the token: a contract, a mint (default: the USDC of Network).
 	Asset string
+	// Memo is the seller's memo of a Solana offer (its extra.memo), which the payment's
+	// transaction must carry exactly.
+	Memo string
+	// Offers, when set, are the ways the paywall lets a client pay, in its order of
+	// preference, instead of the one PayTo, Network, Asset, Name, Version and Memo describe:
+	// for a server that takes payments on EVM and on Solana. Each is priced as every request
+	// is (Amount or Price); its zero fields take the same defaults.
+	Offers []Offer
 	// Amount is the price of every request, in atomic units.
 	Amount *big.Int
 	// Price, when set, prices each request instead of Amount, so a store can charge per path;
@@ -47,6 +60,12 @@ type PaywallConfig struct {
 	// Settled, when set, is called once the payment of r settled, with the encoded receipt,
 	// before any Fault: a store books the sale there, whether or not the client hears of it.
 	Settled func(r *http.Request, receipt string)
+}
+
+// Offer is one of the ways a paywall lets a client pay (PaywallConfig.Offers).
+type Offer struct {
+	// PayTo, Network, Asset, Name, Version and Memo are as in PaywallConfig.
+	PayTo, Network, Asset, Name, Version, Memo string
 }
 
 // SettlementFault is a failure of the paywall around the settlement of a paid request.
@@ -94,7 +113,7 @@ const (
 type paywall struct {
 	f      *Facilitator
 	cfg    PaywallConfig
-	extra  map[string]any
+	offers []Offer // normalised: every field set that its chain family uses
 	next   http.Handler
 	header string // payment header read
 	resp   string // receipt header written
@@ -112,9 +131,6 @@ func NewPaywall(f *Facilitator, cfg PaywallConfig, next http.Handler) http.Handl
 	if f == nil || next == nil {
 		panic("x402test: NewPaywall needs a facilitator and a next handler")
 	}
-	if _, err := hex.DecodeString(strings.TrimPrefix(cfg.PayTo, "0x")); err != nil || len(cfg.PayTo) != 42 {
-		panic("x402test: PaywallConfig.PayTo must be a 0x-prefixed hex address")
-	}
 	if cfg.Amount == nil && cfg.Price == nil {
 		panic("x402test: PaywallConfig needs Amount or Price")
 	}
@@ -122,36 +138,61 @@ func NewPaywall(f *Facilitator, cfg PaywallConfig, next http.Handler) http.Handl
 	switch cfg.ProtocolVersion {
 	case 0, 2:
 		cfg.ProtocolVersion = 2
-		if cfg.Network == "" {
-			cfg.Network = evm.NetworkBase
-		}
 	case 1:
 		pw.header, pw.resp = wire.HeaderPaymentV1, wire.HeaderPaymentResponseV1
-		if cfg.Network == "" {
-			cfg.Network = "base"
-		}
 	default:
 		panic("x402test: PaywallConfig.ProtocolVersion must be 1 or 2")
-	}
-	if cfg.Asset == "" {
-		usdc, ok := evm.KnownUSDC(cfg.Network)
-		if !ok {
-			panic(fmt.Sprintf("x402test: no known USDC on %s: set PaywallConfig.Asset", cfg.Network))
-		}
-		cfg.Asset = usdc
-	}
-	if cfg.Name == "" {
-		cfg.Name = "USD Coin"
-	}
-	if cfg.Version == "" {
-		cfg.Version = "2"
 	}
 	if cfg.MaxTimeoutSeconds == 0 {
 		cfg.MaxTimeoutSeconds = 60
 	}
+	offers := cfg.Offers
+	if len(offers) == 0 {
+		offers = []Offer{{PayTo: cfg.PayTo, Network: cfg.Network, Asset: cfg.Asset, Name: cfg.Name, Version: cfg.Version, Memo: cfg.Memo}}
+	}
+	for _, o := range offers {
+		pw.offers = append(pw.offers, pw.normalise(o, cfg.ProtocolVersion))
+	}
 	pw.cfg = cfg
-	pw.extra = map[string]any{"name": cfg.Name, "version": cfg.Version}
 	return pw
+}
+
+// normalise fills in the defaults of offer o and checks it, opening the payee's token account
+// on the facilitator's Solana ledger for a Solana offer.
+func (pw *paywall) normalise(o Offer, version int) Offer {
+	if o.Network == "" {
+		o.Network = evm.NetworkBase
+		if version == 1 {
+			o.Network = "base"
+		}
+	}
+	switch wire.Namespace(o.Network) {
+	case "solana":
+		if !isSolana(o.PayTo) {
+			panic("x402test: the PayTo of a Solana offer must be a base58 Solana address")
+		}
+		if o.Asset == "" {
+			usdc, ok := svm.KnownUSDC(o.Network)
+			if !ok {
+				panic(fmt.Sprintf("x402test: no known USDC on %s: set the Asset", o.Network))
+			}
+			o.Asset = usdc
+		}
+		pw.f.FundToken(o.Asset, o.PayTo, 0)
+	default:
+		if _, err := hex.DecodeString(strings.TrimPrefix(o.PayTo, "0x")); err != nil || len(o.PayTo) != 42 {
+			panic("x402test: the PayTo of an EVM offer must be a 0x-prefixed hex address")
+		}
+		if o.Asset == "" {
+			usdc, ok := evm.KnownUSDC(o.Network)
+			if !ok {
+				panic(fmt.Sprintf("x402test: no known USDC on %s: set the Asset", o.Network))
+			}
+			o.Asset = usdc
+		}
+		o.Name, o.Version = cmp.Or(o.Name, "USD Coin"), cmp.Or(o.Version, "2")
+	}
+	return o
 }
 
 // ServeHTTP charges for the request, then serves it.
@@ -164,10 +205,10 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pw.next.ServeHTTP(w, r)
 		return
 	}
-	req := pw.requirements(r, price)
+	reqs := pw.requirements(r, price)
 	value := r.Header.Get(pw.header)
 	if value == "" {
-		pw.challenge(w, r, req, ReasonPaymentRequired)
+		pw.challenge(w, r, reqs, ReasonPaymentRequired)
 		return
 	}
 	fault := NoFault
@@ -179,19 +220,23 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, err := wire.DecodePaymentPayload(value)
+	var req wire.PaymentRequirements
 	switch {
 	case err != nil:
-		pw.challenge(w, r, req, ReasonInvalidPayload)
+		pw.challenge(w, r, reqs, ReasonInvalidPayload)
 		return
 	case p.X402Version != pw.cfg.ProtocolVersion:
-		pw.challenge(w, r, req, ReasonInvalidVersion)
+		pw.challenge(w, r, reqs, ReasonInvalidVersion)
 		return
-	case !matches(p, &req):
-		pw.challenge(w, r, req, ReasonNoMatch)
+	}
+	if i := slices.IndexFunc(reqs, func(req wire.PaymentRequirements) bool { return matches(p, &req) }); i >= 0 {
+		req = reqs[i]
+	} else {
+		pw.challenge(w, r, reqs, ReasonNoMatch)
 		return
 	}
 	if _, err := pw.f.Verify(p, req); err != nil {
-		pw.challenge(w, r, req, reasonOf(err))
+		pw.challenge(w, r, reqs, reasonOf(err))
 		return
 	}
 	rec := &recorder{header: make(http.Header)}
@@ -206,55 +251,66 @@ func (pw *paywall) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pw.cfg.Settled(r, enc)
 	}
 	if err == nil && fault != NoFault {
-		pw.fail(w, r, req, fault)
+		pw.fail(w, r, reqs, fault)
 		return
 	}
 	if encErr == nil {
 		w.Header().Set(pw.resp, enc)
 	}
 	if err != nil {
-		pw.challenge(w, r, req, reasonOf(err))
+		pw.challenge(w, r, reqs, reasonOf(err))
 		return
 	}
 	rec.flush(w)
 }
 
 // fail answers a paid request whose payment settled as fault says.
-func (pw *paywall) fail(w http.ResponseWriter, r *http.Request, req wire.PaymentRequirements, fault SettlementFault) {
+func (pw *paywall) fail(w http.ResponseWriter, r *http.Request, reqs []wire.PaymentRequirements, fault SettlementFault) {
 	switch fault {
 	case FaultErrorAfterSettle:
 		http.Error(w, "internal error", http.StatusInternalServerError)
 	case FaultDropAfterSettle:
 		fakeserver.HangUp(w)
 	case FaultChallengeAfterSettle:
-		pw.challenge(w, r, req, ReasonPaymentRequired)
+		pw.challenge(w, r, reqs, ReasonPaymentRequired)
 	case FaultStallAfterSettle:
 		fakeserver.Wait(r.Context(), MaxStall)
 		fakeserver.HangUp(w) // a stall never ends in an answer
 	}
 }
 
-// requirements returns what the paywall asks for r at price.
-func (pw *paywall) requirements(r *http.Request, price *big.Int) wire.PaymentRequirements {
-	req := wire.PaymentRequirements{
-		Scheme:            evm.SchemeExact,
-		Network:           pw.cfg.Network,
-		Amount:            price,
-		Asset:             pw.cfg.Asset,
-		PayTo:             pw.cfg.PayTo,
-		MaxTimeoutSeconds: pw.cfg.MaxTimeoutSeconds,
-		Extra:             pw.extra,
+// requirements returns what the paywall asks for r at price: one entry per offer.
+func (pw *paywall) requirements(r *http.Request, price *big.Int) []wire.PaymentRequirements {
+	reqs := make([]wire.PaymentRequirements, len(pw.offers))
+	for i, o := range pw.offers {
+		req := wire.PaymentRequirements{
+			Scheme:            evm.SchemeExact,
+			Network:           o.Network,
+			Amount:            price,
+			Asset:             o.Asset,
+			PayTo:             o.PayTo,
+			MaxTimeoutSeconds: pw.cfg.MaxTimeoutSeconds,
+		}
+		if wire.Namespace(o.Network) == "solana" {
+			req.Extra = map[string]any{"feePayer": pw.f.FeePayer()}
+			if o.Memo != "" {
+				req.Extra["memo"] = o.Memo
+			}
+		} else {
+			req.Extra = map[string]any{"name": o.Name, "version": o.Version}
+		}
+		if pw.cfg.ProtocolVersion == 1 {
+			req.Resource, req.Description, req.MimeType = resourceURL(r), pw.cfg.Description, pw.cfg.MimeType
+		}
+		reqs[i] = req
 	}
-	if pw.cfg.ProtocolVersion == 1 {
-		req.Resource, req.Description, req.MimeType = resourceURL(r), pw.cfg.Description, pw.cfg.MimeType
-	}
-	return req
+	return reqs
 }
 
 // challenge answers 402 with the requirements and reason: in PAYMENT-REQUIRED for v2, as the
 // JSON body for v1.
-func (pw *paywall) challenge(w http.ResponseWriter, r *http.Request, req wire.PaymentRequirements, reason string) {
-	pr := &wire.PaymentRequired{X402Version: pw.cfg.ProtocolVersion, Error: reason, Accepts: []wire.PaymentRequirements{req}}
+func (pw *paywall) challenge(w http.ResponseWriter, r *http.Request, reqs []wire.PaymentRequirements, reason string) {
+	pr := &wire.PaymentRequired{X402Version: pw.cfg.ProtocolVersion, Error: reason, Accepts: reqs}
 	w.Header().Set("Content-Type", "application/json")
 	if pw.cfg.ProtocolVersion == 1 {
 		body, err := json.Marshal(pr)
@@ -278,15 +334,15 @@ func (pw *paywall) challenge(w http.ResponseWriter, r *http.Request, req wire.Pa
 }
 
 // matches reports whether the payment is for req, comparing what the reference Go server
-// compares: scheme and network, and in v2 also amount, asset and recipient.
+// compares: scheme and network, and in v2 also amount, asset and recipient (EVM addresses in
+// any letter case, Solana ones exactly).
 func matches(p *wire.PaymentPayload, req *wire.PaymentRequirements) bool {
 	if p.X402Version == 1 {
 		return p.Scheme == req.Scheme && p.Network == req.Network
 	}
 	a := &p.Accepted
 	return a.Scheme == req.Scheme && a.Network == req.Network && a.Amount != nil &&
-		a.Amount.Cmp(req.Amount) == 0 && strings.EqualFold(a.Asset, req.Asset) &&
-		strings.EqualFold(a.PayTo, req.PayTo)
+		a.Amount.Cmp(req.Amount) == 0 && addr.Same(a.Asset, req.Asset) && addr.Same(a.PayTo, req.PayTo)
 }
 
 // reasonOf returns the code of a verification or settlement failure.

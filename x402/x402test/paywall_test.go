@@ -112,7 +112,7 @@ func TestPaywallWithPayer(t *testing.T) {
 		assert.Equal(t, f.Settlements()[i].TxHash, receipt.Transaction)
 	}
 	assert.Equal(t, int64(3), calls.Load())
-	assert.Equal(t, big.NewInt(750), payer.Spent())
+	assert.Equal(t, big.NewInt(750), budgettest.Spent(t, payer))
 	assert.Equal(t, big.NewInt(150), f.Balance(signer.Address()))
 	assert.Equal(t, big.NewInt(750), f.Balance(shopAddress))
 
@@ -124,8 +124,8 @@ func TestPaywallWithPayer(t *testing.T) {
 	require.ErrorAs(t, err, &rej)
 	assert.Equal(t, evm.ReasonInsufficientBalance, rej.Reason)
 	assert.Equal(t, int64(3), calls.Load())
-	assert.Equal(t, big.NewInt(750), payer.Spent())
-	assert.Equal(t, big.NewInt(250), payer.Reserved())
+	assert.Equal(t, big.NewInt(750), budgettest.Spent(t, payer))
+	assert.Equal(t, big.NewInt(250), budgettest.Reserved(t, payer))
 }
 
 func TestPaywallDoesNotSettleFailedResponses(t *testing.T) {
@@ -150,8 +150,8 @@ func TestPaywallDoesNotSettleFailedResponses(t *testing.T) {
 	assert.Empty(t, f.Settlements())
 	assert.Equal(t, big.NewInt(1000), f.Balance(signer.Address()))
 	// The payee still holds a valid authorization: it stays counted until it expires.
-	assert.Zero(t, payer.Spent().Sign())
-	assert.Equal(t, big.NewInt(250), payer.Reserved())
+	assert.Zero(t, budgettest.Spent(t, payer).Sign())
+	assert.Equal(t, big.NewInt(250), budgettest.Reserved(t, payer))
 }
 
 func TestPaywallPricesPerRequest(t *testing.T) {

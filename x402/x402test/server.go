@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 
 	"github.com/agentapis/sdk/internal/fakeserver"
@@ -26,6 +27,7 @@ type Server struct {
 
 	fs  *fakeserver.Server
 	fac *Facilitator
+	rpc *httptest.Server // the facilitator's Solana node
 
 	mu     sync.Mutex
 	faults []SettlementFault
@@ -88,11 +90,21 @@ func NewServer(opts ...Option) *Server {
 		Now:         cfg.fac.clock.Now,
 	})
 	s.URL = s.fs.URL
+	s.rpc = httptest.NewServer(cfg.fac.SolanaHandler())
 	return s
 }
 
-// Close ends every request in progress (a stalled one included) and shuts the server down.
-func (s *Server) Close() { s.fs.Close() }
+// Close ends every request in progress (a stalled one included) and shuts the server down,
+// with its Solana node.
+func (s *Server) Close() {
+	s.fs.Close()
+	s.rpc.Close()
+}
+
+// SolanaURL returns the URL of the JSON-RPC node of the facilitator's Solana ledger, for a
+// Solana payer to read mints and blockhashes from and a lookup to find payments on
+// (svm.DialNode(srv.SolanaURL())).
+func (s *Server) SolanaURL() string { return s.rpc.URL }
 
 // Client returns an unpaid *http.Client for the server; wrap its transport with a payer's
 // RoundTripper to pay.

@@ -42,7 +42,7 @@ func TestServerChargesTheDefaultPriceAndRecordsWithoutThePayment(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.JSONEq(t, `{"paid":true,"path":"/doc/1"}`, string(body))
-	assert.Equal(t, big.NewInt(x402test.DefaultPrice), payer.Spent())
+	assert.Equal(t, big.NewInt(x402test.DefaultPrice), budgettest.Spent(t, payer))
 	settled := srv.Facilitator().Settlements()
 	require.Len(t, settled, 1)
 	assert.Equal(t, x402test.DefaultPayTo, settled[0].To)
@@ -73,8 +73,8 @@ func TestServerSettlementFaultsComeFirstThenTheConfiguredOnes(t *testing.T) {
 	_, err = client.Get(srv.URL + "/b")
 	require.ErrorAs(t, err, &unconfirmed)
 	assert.Len(t, srv.Facilitator().Settlements(), 1, "then the configured fault: settled, answered 500")
-	assert.Equal(t, 0, payer.Spent().Sign())
-	assert.Equal(t, big.NewInt(1000), payer.Reserved())
+	assert.Equal(t, 0, budgettest.Spent(t, payer).Sign())
+	assert.Equal(t, big.NewInt(1000), budgettest.Reserved(t, payer))
 }
 
 func TestServerInjectedFaultsReachNoPaywall(t *testing.T) {
