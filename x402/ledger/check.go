@@ -1,31 +1,33 @@
 package ledger
 
-import (
-	"math/big"
-	"strings"
-)
+import "math/big"
 
 // Usage is what a store knows of its holds when it checks a reservation: the sums its
 // atomic step keeps, and the walks that say when enough frees up. Check asks for a walk only
 // for a limit that refuses, so a store that keeps its sums checks a reservation in flat
 // cost. The windows are those of the limits, in order, moved to the reservation's time.
+// Payees are compared exactly.
 type Usage interface {
 	// Total returns the spent plus held of every hold.
 	Total() *big.Int
 	// TotalFreeing returns the deadline (expiry plus ExpiryMargin) of the refused hold whose
-	// release, with that of every refused hold before it (by deadline, then HoldID), frees at
-	// least need; false when all of them together free less.
+	// release, with that of every refused hold before it (by deadline, then reservation),
+	// frees at least need; false when all of them together free less.
 	TotalFreeing(need *big.Int) (deadline int64, ok bool)
-	// Payee returns the spent plus held of the holds to payee (lower case); nil is zero.
+	// Payee returns the spent plus held of the holds to payee; nil is zero.
 	Payee(payee string) *big.Int
 	// PayeeFreeing is TotalFreeing for the refused holds to payee.
 	PayeeFreeing(payee string, need *big.Int) (deadline int64, ok bool)
-	// Window returns the number and the sum of the holds inside window i and not released.
+	// Window returns the number and the sum of the holds inside window i and not released:
+	// those reserved after the reservation's time minus the window's length (at a later
+	// time, before the clock went back, included).
 	Window(i int) (count int, sum *big.Int)
-	// Nth returns the reservation time of the n-th oldest of those holds (n from 1).
+	// Nth returns the reservation time of the n-th of those holds by reservation time (n
+	// from 1).
 	Nth(i, n int) (at int64, ok bool)
 	// Leaving returns the reservation time of the hold of window i whose leaving, with that
-	// of every older one, frees at least need; false when all of them together free less.
+	// of every one reserved before it, frees at least need; false when all of them together
+	// free less.
 	Leaving(i int, need *big.Int) (at int64, ok bool)
 }
 
@@ -53,10 +55,9 @@ func (c *Checker) Check(l *Limits, amount *big.Int, payTo string, u Usage) error
 			return v.Err()
 		}
 	}
-	key := strings.ToLower(payTo)
-	if limit := l.PayeeCap(key); limit != nil {
-		freeing := func(need *big.Int) (int64, bool) { return u.PayeeFreeing(key, need) }
-		if r := c.over(KindPayee, limit, u.Payee(key), amount, freeing); r != nil {
+	if limit := l.PayeeCap(payTo); limit != nil {
+		freeing := func(need *big.Int) (int64, bool) { return u.PayeeFreeing(payTo, need) }
+		if r := c.over(KindPayee, limit, u.Payee(payTo), amount, freeing); r != nil {
 			r.PayTo = payTo
 			if v.Add(r) {
 				return v.Err()

@@ -6,7 +6,7 @@ import (
 )
 
 // expiryIndex holds refused holds ordered by deadline (expiry plus ExpiryMargin), then by
-// HoldID: a binary heap whose holds know their position (hold.pos[slot]), so a hold
+// reservation: a binary heap whose holds know their position (hold.pos[slot]), so a hold
 // leaves it in O(log n) when it stops being refused. It keeps the sum of its amounts.
 type expiryIndex struct {
 	items []*hold
@@ -14,16 +14,16 @@ type expiryIndex struct {
 	sum   big.Int
 }
 
-// before orders two holds by deadline, then by HoldID.
-func before(a, b *hold) bool {
+// expiresBefore orders two holds by deadline, then by reservation.
+func expiresBefore(a, b *hold) bool {
 	if a.deadline != b.deadline {
 		return a.deadline < b.deadline
 	}
-	return a.id < b.id
+	return a.seq < b.seq
 }
 
 func (x *expiryIndex) Len() int           { return len(x.items) }
-func (x *expiryIndex) Less(i, j int) bool { return before(x.items[i], x.items[j]) }
+func (x *expiryIndex) Less(i, j int) bool { return expiresBefore(x.items[i], x.items[j]) }
 func (x *expiryIndex) Swap(i, j int) {
 	x.items[i], x.items[j] = x.items[j], x.items[i]
 	x.items[i].pos[x.slot] = i
@@ -62,47 +62,18 @@ func (x *expiryIndex) remove(h *hold) {
 }
 
 // freeing returns the deadline of the hold whose expiry, with all those expiring before it,
-// frees at least need; false when all of them together free less. It visits the holds in
-// deadline order without changing the index: O(k log k) for the k holds visited.
-func (x *expiryIndex) freeing(need *big.Int) (int64, bool) {
+// frees at least need; false when all of them together free less.
+func (x *expiryIndex) freeing(need *big.Int) (deadline int64, ok bool) {
 	if x.sum.Cmp(need) < 0 {
 		return 0, false
 	}
 	var freed big.Int
-	front := &frontier{x: x, idx: []int{0}}
-	for front.Len() > 0 {
-		i := heap.Pop(front).(int)
-		h := x.items[i]
+	walkHeap(x.items, expiresBefore, func(h *hold) bool {
 		if freed.Add(&freed, &h.amount); freed.Cmp(need) >= 0 {
-			return h.deadline, true
+			deadline, ok = h.deadline, true
+			return false
 		}
-		for _, c := range []int{2*i + 1, 2*i + 2} {
-			if c < len(x.items) {
-				heap.Push(front, c)
-			}
-		}
-	}
-	return 0, false
-}
-
-// frontier is the set of positions of an expiryIndex whose parents were visited, ordered as
-// the index orders their holds: its minimum is the next hold in deadline order.
-type frontier struct {
-	x   *expiryIndex
-	idx []int
-}
-
-func (f *frontier) Len() int           { return len(f.idx) }
-func (f *frontier) Less(i, j int) bool { return before(f.x.items[f.idx[i]], f.x.items[f.idx[j]]) }
-func (f *frontier) Swap(i, j int)      { f.idx[i], f.idx[j] = f.idx[j], f.idx[i] }
-
-// Push is heap.Interface's.
-func (f *frontier) Push(v any) { f.idx = append(f.idx, v.(int)) }
-
-// Pop is heap.Interface's.
-func (f *frontier) Pop() any {
-	n := len(f.idx) - 1
-	v := f.idx[n]
-	f.idx = f.idx[:n]
-	return v
+		return true
+	})
+	return deadline, ok
 }

@@ -3,7 +3,6 @@ package ledger
 import (
 	"fmt"
 	"math/big"
-	"strings"
 	"time"
 )
 
@@ -18,7 +17,8 @@ type Limits struct {
 	Windows []Window
 	// PerPayee bounds the Spent plus Held to any one payee without an entry in Payees.
 	PerPayee *big.Int
-	// Payees bounds the Spent plus Held to the payees it names, in lower case.
+	// Payees bounds the Spent plus Held to the payees it names, each in the form the
+	// reservations give it (Reservation.PayTo): payees are compared exactly.
 	Payees map[string]*big.Int
 }
 
@@ -34,7 +34,7 @@ type Window struct {
 }
 
 // Validate reports the first invalid limit as an *InputError: a negative amount or count, a
-// window without a positive length or without any bound, a payee not in lower case.
+// window without a positive length or without any bound, an empty payee.
 func (l *Limits) Validate() error {
 	for _, c := range []struct {
 		field string
@@ -57,8 +57,8 @@ func (l *Limits) Validate() error {
 	}
 	for payee, v := range l.Payees {
 		switch {
-		case payee == "" || payee != strings.ToLower(payee):
-			return &InputError{Field: "payee limit", Reason: "the payee must be given in lower case and not be empty"}
+		case payee == "":
+			return &InputError{Field: "payee limit", Reason: "the payee must not be empty"}
 		case v == nil || v.Sign() < 0:
 			return &InputError{Field: "payee limit " + payee, Reason: "must be a non-negative amount"}
 		}
@@ -66,13 +66,22 @@ func (l *Limits) Validate() error {
 	return nil
 }
 
-// PayeeCap returns the limit on what may go to payTo (any letter case): its entry in Payees,
-// else PerPayee; nil when nothing limits it.
+// PayeeCap returns the limit on what may go to payTo: its entry in Payees, else PerPayee;
+// nil when nothing limits it.
 func (l *Limits) PayeeCap(payTo string) *big.Int {
-	if c, ok := l.Payees[strings.ToLower(payTo)]; ok {
+	if c, ok := l.Payees[payTo]; ok {
 		return c
 	}
 	return l.PerPayee
+}
+
+// longest returns the length of the longest window, 0 when there is none.
+func (l *Limits) longest() time.Duration {
+	var d time.Duration
+	for _, w := range l.Windows {
+		d = max(d, w.Length)
+	}
+	return d
 }
 
 // Clone returns a deep copy of l, so that the caller's values can change without changing

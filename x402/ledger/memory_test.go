@@ -8,13 +8,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/ledger"
-	"github.com/agentapis/sdk/internal/ledger/ledgertest"
+	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/sdktest"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/ledger/ledgertest"
 )
 
-// openMemory returns a new in-memory store.
-func openMemory(t *testing.T) ledger.Store {
-	s := ledger.NewMemory()
+// openMemory returns a new in-memory store reading clock.
+func openMemory(t *testing.T, clock sdk.Clock) ledger.Store {
+	s := ledger.NewMemory(clock)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
@@ -31,26 +33,38 @@ func TestMemoryMatchesTheReference(t *testing.T) {
 	}
 }
 
-// A reservation whose time is earlier than the latest one's (two goroutines reading the clock
-// in one order and reserving in the other) is recorded at the latest time: it counts in its
-// windows a little longer, never shorter.
-func TestMemoryKeepsReservationsInTimeOrder(t *testing.T) {
+// Without a clock, a Memory reads the system's: a hold is reserved at the time it was made.
+func TestMemoryReadsTheSystemClockByDefault(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s := ledger.NewMemory()
-	require.NoError(t, s.Configure(ctx, ledger.Limits{Windows: []ledger.Window{{Length: time.Minute, Count: 2}}}))
-	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	_, err := s.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1), Now: t0.Add(10 * time.Second)})
+	m := ledger.NewMemory(nil)
+	require.NoError(t, m.Configure(ctx, ledger.Limits{}))
+	before := time.Now()
+	id := ledger.NewHoldID()
+	require.NoError(t, m.Reserve(ctx, id, ledger.Reservation{Amount: big.NewInt(1)}))
+	out, err := m.Outstanding(ctx)
 	require.NoError(t, err)
-	late, err := s.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1), Now: t0})
+	require.Len(t, out, 1)
+	assert.False(t, out[0].Reserved.Before(before.Truncate(time.Microsecond)), "reserved at %v, after %v", out[0].Reserved, before)
+	assert.False(t, out[0].Reserved.After(time.Now()))
+}
+
+// A clock that reads a time no store accepts fails the operation and changes nothing.
+func TestMemoryRefusesAClockOutOfRange(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	clock := sdktest.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := ledger.NewMemory(clock)
+	require.NoError(t, m.Configure(ctx, ledger.Limits{}))
+	id := ledger.NewHoldID()
+	require.NoError(t, m.Reserve(ctx, id, ledger.Reservation{Amount: big.NewInt(1)}))
+	clock.Set(time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC))
+	err := m.Reserve(ctx, ledger.NewHoldID(), ledger.Reservation{Amount: big.NewInt(1)})
+	require.ErrorContains(t, err, "clock reads 2300-01-01")
+	_, err = m.Mark(ctx, id, ledger.Released)
+	require.Error(t, err)
+	clock.Set(time.Date(2030, 1, 1, 0, 0, 1, 0, time.UTC))
+	st, err := m.HoldState(ctx, id)
 	require.NoError(t, err)
-	out, err := s.Outstanding(ctx, t0)
-	require.NoError(t, err)
-	require.Len(t, out, 2)
-	assert.Equal(t, late, out[1].Hold)
-	assert.Equal(t, t0.Add(10*time.Second), out[1].Reserved)
-	_, err = s.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1), Now: t0.Add(time.Minute)})
-	var r *ledger.Refusal
-	require.ErrorAs(t, err, &r, "both still count a minute after the earlier time")
-	assert.Equal(t, t0.Add(70*time.Second), r.RetryAt)
+	assert.Equal(t, ledger.Reserved, st)
 }

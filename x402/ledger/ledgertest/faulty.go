@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
-	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // ErrFault is the failure of a Faulty store.
@@ -14,9 +13,10 @@ var ErrFault = errors.New("ledgertest: the store is unreachable")
 
 // Faulty wraps a store and fails its operations on demand, as a database does: an operation
 // made to Fail returns ErrFault without reaching the store; one made to FailAfter reaches
-// it, then returns ErrFault as if the answer had been lost. The operations are named
-// "reserve", "sign", "mark " plus the target state ("mark committed"), "discard",
-// "resolve", "totals" and "outstanding".
+// it, then returns ErrFault as if the answer had been lost (a Reserve whose answer is lost
+// recorded its hold: HoldState finds it). The operations are named "configure", "change
+// limits", "reserve", "sign", "mark " plus the target state ("mark committed"), "discard",
+// "resolve", "totals", "outstanding" and "hold state".
 type Faulty struct {
 	ledger.Store
 	mu     sync.Mutex
@@ -57,47 +57,59 @@ func (f *Faulty) run(op string, apply func() error) error {
 	return ErrFault
 }
 
+// answer is run for an operation that answers a value.
+func answer[T any](f *Faulty, op string, apply func() (T, error)) (T, error) {
+	var v T
+	err := f.run(op, func() (err error) { v, err = apply(); return err })
+	return v, err
+}
+
+// Configure is the store's, failing as set for "configure".
+func (f *Faulty) Configure(ctx context.Context, limits ledger.Limits) error {
+	return f.run("configure", func() error { return f.Store.Configure(ctx, limits) })
+}
+
+// ChangeLimits is the store's, failing as set for "change limits".
+func (f *Faulty) ChangeLimits(ctx context.Context, limits ledger.Limits) error {
+	return f.run("change limits", func() error { return f.Store.ChangeLimits(ctx, limits) })
+}
+
 // Reserve is the store's, failing as set for "reserve".
-func (f *Faulty) Reserve(ctx context.Context, r ledger.Reservation) (ledger.HoldID, error) {
-	var id ledger.HoldID
-	err := f.run("reserve", func() (err error) { id, err = f.Store.Reserve(ctx, r); return err })
-	return id, err
+func (f *Faulty) Reserve(ctx context.Context, id ledger.HoldID, r ledger.Reservation) error {
+	return f.run("reserve", func() error { return f.Store.Reserve(ctx, id, r) })
 }
 
 // Sign is the store's, failing as set for "sign".
-func (f *Faulty) Sign(ctx context.Context, id ledger.HoldID, s ledger.Signing) error {
+func (f *Faulty) Sign(ctx context.Context, id ledger.HoldID, s ledger.Signature) error {
 	return f.run("sign", func() error { return f.Store.Sign(ctx, id, s) })
 }
 
 // Mark is the store's, failing as set for "mark " plus the target state.
-func (f *Faulty) Mark(ctx context.Context, id ledger.HoldID, to ledger.State, now time.Time) (ledger.State, error) {
-	var st ledger.State
-	err := f.run("mark "+to.String(), func() (err error) { st, err = f.Store.Mark(ctx, id, to, now); return err })
-	return st, err
+func (f *Faulty) Mark(ctx context.Context, id ledger.HoldID, to ledger.State) (ledger.State, error) {
+	return answer(f, "mark "+to.String(), func() (ledger.State, error) { return f.Store.Mark(ctx, id, to) })
 }
 
 // Discard is the store's, failing as set for "discard".
-func (f *Faulty) Discard(ctx context.Context, id ledger.HoldID, now time.Time) (ledger.State, error) {
-	var st ledger.State
-	err := f.run("discard", func() (err error) { st, err = f.Store.Discard(ctx, id, now); return err })
-	return st, err
+func (f *Faulty) Discard(ctx context.Context, id ledger.HoldID) (ledger.State, error) {
+	return answer(f, "discard", func() (ledger.State, error) { return f.Store.Discard(ctx, id) })
 }
 
 // Resolve is the store's, failing as set for "resolve".
-func (f *Faulty) Resolve(ctx context.Context, id string, settled bool, now time.Time) error {
-	return f.run("resolve", func() error { return f.Store.Resolve(ctx, id, settled, now) })
+func (f *Faulty) Resolve(ctx context.Context, paymentID string, settled bool) error {
+	return f.run("resolve", func() error { return f.Store.Resolve(ctx, paymentID, settled) })
 }
 
 // Totals is the store's, failing as set for "totals".
-func (f *Faulty) Totals(ctx context.Context, now time.Time) (ledger.Totals, error) {
-	var t ledger.Totals
-	err := f.run("totals", func() (err error) { t, err = f.Store.Totals(ctx, now); return err })
-	return t, err
+func (f *Faulty) Totals(ctx context.Context) (ledger.Totals, error) {
+	return answer(f, "totals", func() (ledger.Totals, error) { return f.Store.Totals(ctx) })
 }
 
 // Outstanding is the store's, failing as set for "outstanding".
-func (f *Faulty) Outstanding(ctx context.Context, now time.Time) ([]ledger.Entry, error) {
-	var out []ledger.Entry
-	err := f.run("outstanding", func() (err error) { out, err = f.Store.Outstanding(ctx, now); return err })
-	return out, err
+func (f *Faulty) Outstanding(ctx context.Context) ([]ledger.Outstanding, error) {
+	return answer(f, "outstanding", func() ([]ledger.Outstanding, error) { return f.Store.Outstanding(ctx) })
+}
+
+// HoldState is the store's, failing as set for "hold state".
+func (f *Faulty) HoldState(ctx context.Context, id ledger.HoldID) (ledger.State, error) {
+	return answer(f, "hold state", func() (ledger.State, error) { return f.Store.HoldState(ctx, id) })
 }

@@ -5,42 +5,53 @@ import (
 	"context"
 	"math/big"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/agentapis/sdk/internal/ledger"
+	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // Reference is a ledger.Store written to be obviously right rather than fast: it keeps every
-// hold in a slice and scans them all for every operation. It is the oracle of Differential,
-// and its Reopen applies the reopening rules, so that RunReopen is itself tested. Never use
-// it to keep real money: its cost grows with every hold.
+// hold in a slice, in reservation order, and scans them all for every operation. It is the
+// oracle of Differential, and its Reopen applies the reopening rules of a durable store, so
+// that RunReopen is itself tested. Never use it to keep real money: its cost grows with
+// every hold.
 type Reference struct {
 	mu         sync.Mutex
+	clock      sdk.Clock
 	configured bool
 	closed     bool
 	limits     ledger.Limits
-	holds      []*refHold // holds[i] has HoldID i+1
+	recorded   *ledger.Limits // the limits a durable store would have recorded
+	holds      []*refHold
 }
 
 // refHold is one hold of a Reference.
 type refHold struct {
-	ledger.Entry
+	ledger.Outstanding
 	at      int64 // reservation time
 	expires int64 // 0: unknown
 }
 
-// NewReference returns an empty reference store, to be configured.
-func NewReference() *Reference { return &Reference{} }
+// NewReference returns an empty reference store, to be configured, that reads clock (nil:
+// sdk.SystemClock()).
+func NewReference(clock sdk.Clock) *Reference {
+	if clock == nil {
+		clock = sdk.SystemClock()
+	}
+	return &Reference{clock: clock}
+}
 
-// Reopen closes r and returns what a durable store holding r's holds would be once
-// reopened: the reserved holds released, the signed ones in doubt, to be configured again.
-func (r *Reference) Reopen() *Reference {
+// Reopen closes r and returns what a durable store holding r's holds would be once reopened
+// by a process reading clock: the reserved holds released, the signed ones in doubt, the
+// limits recorded, to be configured again.
+func (r *Reference) Reopen(clock sdk.Clock) *Reference {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
-	next := &Reference{}
+	next := NewReference(clock)
+	next.recorded = r.recorded
 	for _, h := range r.holds {
 		c := *h
 		c.Amount = new(big.Int).Set(h.Amount)
@@ -55,12 +66,9 @@ func (r *Reference) Reopen() *Reference {
 	return next
 }
 
-// begin locks r for an operation at t and releases the refused holds expired at t.
-func (r *Reference) begin(t time.Time) (int64, error) {
-	now, err := ledger.Nanos("time", t)
-	if err != nil {
-		return 0, err
-	}
+// begin locks r for an operation, reads the clock and releases the refused holds expired
+// at its reading.
+func (r *Reference) begin() (int64, error) {
 	r.mu.Lock()
 	switch {
 	case r.closed:
@@ -70,6 +78,7 @@ func (r *Reference) begin(t time.Time) (int64, error) {
 		r.mu.Unlock()
 		return 0, ledger.ErrNotConfigured
 	}
+	now := r.clock.Now().UnixNano()
 	for _, h := range r.holds {
 		if h.State == ledger.Refused && h.expires != 0 && now > deadline(h) {
 			h.State = ledger.Released
@@ -84,7 +93,7 @@ func deadline(h *refHold) int64 { return ledger.AddNanos(h.expires, ledger.Expir
 // live reports whether h is neither committed nor released.
 func live(h *refHold) bool { return h.State != ledger.Committed && h.State != ledger.Released }
 
-// Configure sets the limits.
+// Configure sets the limits, or refuses limits other than those recorded.
 func (r *Reference) Configure(_ context.Context, limits ledger.Limits) error {
 	if err := limits.Validate(); err != nil {
 		return err
@@ -96,29 +105,67 @@ func (r *Reference) Configure(_ context.Context, limits ledger.Limits) error {
 		return ledger.ErrClosed
 	case r.configured:
 		return ledger.ErrConfigured
+	case r.recorded != nil && !r.recorded.Equal(limits):
+		return &ledger.LimitsError{Recorded: r.recorded.Clone(), Asked: limits.Clone()}
 	}
+	r.setLimits(limits)
+	return nil
+}
+
+// ChangeLimits replaces the limits and records them.
+func (r *Reference) ChangeLimits(_ context.Context, limits ledger.Limits) error {
+	if err := limits.Validate(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return ledger.ErrClosed
+	}
+	r.setLimits(limits)
+	return nil
+}
+
+// setLimits makes limits r's and records them; r.mu is held.
+func (r *Reference) setLimits(limits ledger.Limits) {
 	r.limits, r.configured = limits.Clone(), true
+	recorded := limits.Clone()
+	r.recorded = &recorded
+}
+
+// find returns the hold id, or nil.
+func (r *Reference) find(id ledger.HoldID) *refHold {
+	for _, h := range r.holds {
+		if h.Hold == id {
+			return h
+		}
+	}
 	return nil
 }
 
 // Reserve checks every limit by scanning every hold, and records the hold.
-func (r *Reference) Reserve(_ context.Context, res ledger.Reservation) (ledger.HoldID, error) {
-	if res.Amount == nil || res.Amount.Sign() < 0 {
-		return 0, &ledger.InputError{Field: "amount", Reason: "must be a non-negative number of atomic units"}
+func (r *Reference) Reserve(_ context.Context, id ledger.HoldID, res ledger.Reservation) error {
+	if id.IsZero() {
+		return &ledger.InputError{Field: "hold id", Reason: "must not be zero"}
 	}
-	now, err := r.begin(res.Now)
+	if res.Amount == nil || res.Amount.Sign() < 0 {
+		return &ledger.InputError{Field: "amount", Reason: "must be a non-negative number of atomic units"}
+	}
+	now, err := r.begin()
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer r.mu.Unlock()
-	if err := r.refusal(res, now); err != nil {
-		return 0, err
+	if r.find(id) != nil {
+		return ledger.ErrDuplicateHold
 	}
-	h := &refHold{Entry: ledger.Entry{Hold: ledger.HoldID(len(r.holds) + 1), Amount: new(big.Int).Set(res.Amount),
+	if err := r.refusal(res, now); err != nil {
+		return err
+	}
+	r.holds = append(r.holds, &refHold{Outstanding: ledger.Outstanding{Hold: id, Amount: new(big.Int).Set(res.Amount),
 		PayTo: res.PayTo, Rail: res.Rail, Resource: res.Resource, Payer: res.Payer, Asset: res.Asset,
-		Reserved: ledger.Time(now), State: ledger.Reserved}, at: now}
-	r.holds = append(r.holds, h)
-	return h.Hold, nil
+		Reserved: ledger.Time(now), State: ledger.Reserved}, at: now})
+	return nil
 }
 
 // refusal returns the refusal of res at now, or nil.
@@ -136,7 +183,7 @@ func (r *Reference) refusal(res ledger.Reservation, now int64) error {
 		}
 	}
 	if limit := l.PayeeCap(res.PayTo); limit != nil {
-		same := func(h *refHold) bool { return strings.EqualFold(h.PayTo, res.PayTo) }
+		same := func(h *refHold) bool { return h.PayTo == res.PayTo }
 		if over := r.over(ledger.KindPayee, limit, amount, same); over != nil {
 			over.PayTo = res.PayTo
 			if v.Add(over) {
@@ -145,10 +192,11 @@ func (r *Reference) refusal(res ledger.Reservation, now int64) error {
 		}
 	}
 	for _, w := range l.Windows {
+		// Inside: not released, and reserved within Length before now, or at a later reading.
 		var in []*refHold
 		sum := new(big.Int)
 		for _, h := range r.holds {
-			if h.State != ledger.Released && ledger.AddNanos(h.at, w.Length) > now {
+			if h.State != ledger.Released && h.at > now-int64(w.Length) {
 				in = append(in, h)
 				sum.Add(sum, h.Amount)
 			}
@@ -184,7 +232,8 @@ func (r *Reference) refusal(res ledger.Reservation, now int64) error {
 }
 
 // over returns the refusal of a limit on the spent plus held of the holds that match, or
-// nil when amount fits; RetryAt comes from their refused holds, by deadline.
+// nil when amount fits; RetryAt comes from their refused holds, by deadline then
+// reservation.
 func (r *Reference) over(kind ledger.Kind, limit, amount *big.Int, match func(*refHold) bool) *ledger.Refusal {
 	used := new(big.Int)
 	var refused []*refHold
@@ -201,12 +250,7 @@ func (r *Reference) over(kind ledger.Kind, limit, amount *big.Int, match func(*r
 		return nil
 	}
 	ref := &ledger.Refusal{Kind: kind, Max: limit, Left: nonNegative(new(big.Int).Sub(limit, used))}
-	slices.SortFunc(refused, func(a, b *refHold) int {
-		if c := cmp.Compare(deadline(a), deadline(b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Hold, b.Hold)
-	})
+	slices.SortStableFunc(refused, func(a, b *refHold) int { return cmp.Compare(deadline(a), deadline(b)) })
 	for _, h := range refused {
 		used.Sub(used, h.Amount)
 		if new(big.Int).Add(used, amount).Cmp(limit) <= 0 {
@@ -225,18 +269,10 @@ func nonNegative(v *big.Int) *big.Int {
 	return v
 }
 
-// hold returns the hold id, or nil.
-func (r *Reference) hold(id ledger.HoldID) *refHold {
-	if id < 1 || int(id) > len(r.holds) {
-		return nil
-	}
-	return r.holds[id-1]
-}
-
-// Sign records the signing of a reserved hold.
-func (r *Reference) Sign(_ context.Context, id ledger.HoldID, s ledger.Signing) error {
+// Sign records the signature of a reserved hold.
+func (r *Reference) Sign(_ context.Context, id ledger.HoldID, s ledger.Signature) error {
 	if s.ID == "" {
-		return &ledger.InputError{Field: "signing id", Reason: "must not be empty"}
+		return &ledger.InputError{Field: "signature id", Reason: "must not be empty"}
 	}
 	var expires int64
 	if !s.Expires.IsZero() {
@@ -245,11 +281,11 @@ func (r *Reference) Sign(_ context.Context, id ledger.HoldID, s ledger.Signing) 
 			return err
 		}
 	}
-	if _, err := r.begin(s.Now); err != nil {
+	if _, err := r.begin(); err != nil {
 		return err
 	}
 	defer r.mu.Unlock()
-	h := r.hold(id)
+	h := r.find(id)
 	switch {
 	case h == nil:
 		return ledger.ErrUnknownHold
@@ -269,17 +305,17 @@ func (r *Reference) Sign(_ context.Context, id ledger.HoldID, s ledger.Signing) 
 }
 
 // Mark moves a hold by the state machine's rules.
-func (r *Reference) Mark(_ context.Context, id ledger.HoldID, to ledger.State, now time.Time) (ledger.State, error) {
+func (r *Reference) Mark(_ context.Context, id ledger.HoldID, to ledger.State) (ledger.State, error) {
 	switch to {
 	case ledger.Refused, ledger.InDoubt, ledger.Committed, ledger.Released:
 	default:
 		return 0, &ledger.InputError{Field: "state", Reason: "a hold can be marked refused, in doubt, committed or released only"}
 	}
-	if _, err := r.begin(now); err != nil {
+	if _, err := r.begin(); err != nil {
 		return 0, err
 	}
 	defer r.mu.Unlock()
-	h := r.hold(id)
+	h := r.find(id)
 	if h == nil {
 		return 0, ledger.ErrUnknownHold
 	}
@@ -297,12 +333,12 @@ func (r *Reference) Mark(_ context.Context, id ledger.HoldID, to ledger.State, n
 }
 
 // Discard releases a reserved or signed hold.
-func (r *Reference) Discard(_ context.Context, id ledger.HoldID, now time.Time) (ledger.State, error) {
-	if _, err := r.begin(now); err != nil {
+func (r *Reference) Discard(_ context.Context, id ledger.HoldID) (ledger.State, error) {
+	if _, err := r.begin(); err != nil {
 		return 0, err
 	}
 	defer r.mu.Unlock()
-	h := r.hold(id)
+	h := r.find(id)
 	if h == nil {
 		return 0, ledger.ErrUnknownHold
 	}
@@ -312,21 +348,21 @@ func (r *Reference) Discard(_ context.Context, id ledger.HoldID, now time.Time) 
 	return h.State, nil
 }
 
-// Resolve ends the outstanding signed hold with signing ID id.
-func (r *Reference) Resolve(_ context.Context, id string, settled bool, now time.Time) error {
-	n, err := r.begin(now)
+// Resolve ends the outstanding signed hold whose payment id is paymentID.
+func (r *Reference) Resolve(_ context.Context, paymentID string, settled bool) error {
+	now, err := r.begin()
 	if err != nil {
 		return err
 	}
 	defer r.mu.Unlock()
 	for _, h := range r.holds {
-		if !live(h) || h.State == ledger.Reserved || h.ID != id {
+		if !live(h) || h.State == ledger.Reserved || h.ID != paymentID {
 			continue
 		}
 		switch {
 		case settled:
 			h.State = ledger.Committed
-		case h.expires == 0 || n <= deadline(h):
+		case h.expires == 0 || now <= deadline(h):
 			return ledger.ErrNotExpired
 		default:
 			h.State = ledger.Released
@@ -337,8 +373,8 @@ func (r *Reference) Resolve(_ context.Context, id string, settled bool, now time
 }
 
 // Totals adds up every hold.
-func (r *Reference) Totals(_ context.Context, now time.Time) (ledger.Totals, error) {
-	if _, err := r.begin(now); err != nil {
+func (r *Reference) Totals(context.Context) (ledger.Totals, error) {
+	if _, err := r.begin(); err != nil {
 		return ledger.Totals{}, err
 	}
 	defer r.mu.Unlock()
@@ -355,30 +391,30 @@ func (r *Reference) Totals(_ context.Context, now time.Time) (ledger.Totals, err
 }
 
 // Outstanding lists the live holds.
-func (r *Reference) Outstanding(_ context.Context, now time.Time) ([]ledger.Entry, error) {
-	if _, err := r.begin(now); err != nil {
+func (r *Reference) Outstanding(context.Context) ([]ledger.Outstanding, error) {
+	if _, err := r.begin(); err != nil {
 		return nil, err
 	}
 	defer r.mu.Unlock()
-	out := []ledger.Entry{}
+	out := []ledger.Outstanding{}
 	for _, h := range r.holds {
 		if live(h) {
-			e := h.Entry
-			e.Amount = new(big.Int).Set(h.Amount)
-			out = append(out, e)
+			o := h.Outstanding
+			o.Amount = new(big.Int).Set(h.Amount)
+			out = append(out, o)
 		}
 	}
-	slices.SortFunc(out, ledger.CompareEntries)
+	slices.SortStableFunc(out, ledger.CompareOutstanding)
 	return out, nil
 }
 
 // HoldState returns the state of hold id.
-func (r *Reference) HoldState(_ context.Context, id ledger.HoldID, now time.Time) (ledger.State, error) {
-	if _, err := r.begin(now); err != nil {
+func (r *Reference) HoldState(_ context.Context, id ledger.HoldID) (ledger.State, error) {
+	if _, err := r.begin(); err != nil {
 		return 0, err
 	}
 	defer r.mu.Unlock()
-	if h := r.hold(id); h != nil {
+	if h := r.find(id); h != nil {
 		return h.State, nil
 	}
 	return 0, ledger.ErrUnknownHold

@@ -5,18 +5,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/ledger"
-	"github.com/agentapis/sdk/internal/ledger/ledgertest"
+	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/ledger/ledgertest"
 )
 
 // openReference returns a new reference store.
-func openReference(*testing.T) ledger.Store { return ledgertest.NewReference() }
+func openReference(_ *testing.T, clock sdk.Clock) ledger.Store { return ledgertest.NewReference(clock) }
 
 // reopenReference reopens a reference store as a durable store would be.
-func reopenReference(t *testing.T, s ledger.Store) ledger.Store {
+func reopenReference(t *testing.T, s ledger.Store, clock sdk.Clock) ledger.Store {
 	r, ok := s.(*ledgertest.Reference)
 	require.True(t, ok)
-	return r.Reopen()
+	return r.Reopen(clock)
 }
 
 // The reference passes the suite it is the oracle of, so the suite's expectations and the

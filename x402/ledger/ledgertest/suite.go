@@ -11,12 +11,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/sdktest"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // Run runs the contract of ledger.Store against the stores open returns: every transition
 // of the state machine, every limit with its refusals, the expiry of refused holds,
-// Resolve, concurrency at a window's edge, and that nothing is released on an error.
+// Resolve, concurrency at a window's edge, that nothing is released on an error, hold ids
+// (a duplicate refused, a lost answer found again), the clock jumping ahead and back, and
+// limits changed on purpose.
 func Run(t *testing.T, open Open) {
 	for _, c := range []struct {
 		name string
@@ -30,6 +33,7 @@ func Run(t *testing.T, open Open) {
 		{"Total", testTotal},
 		{"TotalRetryAtFollowsExpiries", testTotalRetryAt},
 		{"Payees", testPayees},
+		{"PayeesAreComparedExactly", testPayeesExact},
 		{"WindowAmount", testWindowAmount},
 		{"WindowCount", testWindowCount},
 		{"SeveralLimits", testSeveralLimits},
@@ -38,6 +42,11 @@ func Run(t *testing.T, open Open) {
 		{"RefusedHoldsExpire", testRefusedExpire},
 		{"Resolve", testResolve},
 		{"NothingReleasedOnError", testNothingReleasedOnError},
+		{"DuplicateHoldID", testDuplicateHold},
+		{"LostReserveAnswer", testLostReserve},
+		{"ClockJumpsAheadAndBack", testClockJumps},
+		{"ClockGoesBackWithinAWindow", testClockBack},
+		{"ChangeLimits", testChangeLimits},
 		{"ConfigureAndClose", testConfigureAndClose},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -76,12 +85,13 @@ func testTransitions(t *testing.T, open Open) {
 			t.Run(fmt.Sprintf("%s/%s", from, name), func(t *testing.T) {
 				f := configured(t, open, ledger.Limits{})
 				id := f.inState(from, 70, signed, t0.Add(time.Hour), t0)
+				f.at(t0.Add(time.Second))
 				var got ledger.State
 				var err error
 				if m.to == discard {
-					got, err = f.s.Discard(f.ctx, id, t0.Add(time.Second))
+					got, err = f.s.Discard(f.ctx, id)
 				} else {
-					got, err = f.s.Mark(f.ctx, id, m.to, t0.Add(time.Second))
+					got, err = f.s.Mark(f.ctx, id, m.to)
 				}
 				if m.err != nil {
 					require.ErrorIs(t, err, m.err)
@@ -108,19 +118,21 @@ func testTransitions(t *testing.T, open Open) {
 func testSign(t *testing.T, open Open) {
 	f := configured(t, open, ledger.Limits{})
 	expires := t0.Add(10 * time.Minute)
-	err := f.s.Sign(f.ctx, 1_000_000, ledger.Signing{ID: "0x01", Expires: expires, Now: t0})
+	err := f.s.Sign(f.ctx, ledger.NewHoldID(), ledger.Signature{ID: "0x01", Expires: expires})
 	require.ErrorIs(t, err, ledger.ErrUnknownHold)
 
 	a := f.reserve(10, t0)
-	require.True(t, isInput(f.s.Sign(f.ctx, a, ledger.Signing{ID: "", Expires: expires, Now: t0})), "an empty id")
-	require.True(t, isInput(f.s.Sign(f.ctx, a, ledger.Signing{ID: "0x01", Expires: time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), Now: t0})),
+	require.True(t, isInput(f.s.Sign(f.ctx, a, ledger.Signature{ID: "", Expires: expires})), "an empty id")
+	require.True(t, isInput(f.s.Sign(f.ctx, a, ledger.Signature{ID: "0x01", Expires: time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC)})),
 		"an expiry out of range")
 	assert.Equal(t, ledger.Reserved, f.state(a, t0), "a refused Sign changes nothing")
 
 	f.sign(a, "0x01", expires, t0)
-	require.ErrorIs(t, f.s.Sign(f.ctx, a, ledger.Signing{ID: "0x02", Expires: expires, Now: t0}), ledger.ErrNotReserved)
+	require.ErrorIs(t, f.s.Sign(f.ctx, a, ledger.Signature{ID: "0x02", Expires: expires}), ledger.ErrNotReserved)
+	require.ErrorIs(t, f.s.Sign(f.ctx, a, ledger.Signature{ID: "0x01", Expires: expires}), ledger.ErrNotReserved,
+		"signing again, even the same payment, is refused")
 	b := f.reserve(20, t0)
-	require.ErrorIs(t, f.s.Sign(f.ctx, b, ledger.Signing{ID: "0x01", Expires: expires, Now: t0}), ledger.ErrDuplicateID)
+	require.ErrorIs(t, f.s.Sign(f.ctx, b, ledger.Signature{ID: "0x01", Expires: expires}), ledger.ErrDuplicateID)
 	assert.Equal(t, ledger.Reserved, f.state(b, t0))
 	out := f.outstanding(t0)
 	require.Len(t, out, 2)
@@ -128,54 +140,63 @@ func testSign(t *testing.T, open Open) {
 	assert.Equal(t, b, out[0].Hold)
 	assert.Equal(t, "0x01", out[1].ID, "a keeps what it signed first")
 	assert.True(t, expires.Equal(out[1].Expires))
-	released, err := f.s.Mark(f.ctx, b, ledger.Released, t0)
+	released, err := f.s.Mark(f.ctx, b, ledger.Released)
 	require.NoError(t, err, "a hold whose Sign failed is still reserved, so it can be released")
 	assert.Equal(t, ledger.Released, released)
-	require.ErrorIs(t, f.s.Sign(f.ctx, b, ledger.Signing{ID: "0x03", Expires: expires, Now: t0}), ledger.ErrNotReserved)
+	require.ErrorIs(t, f.s.Sign(f.ctx, b, ledger.Signature{ID: "0x03", Expires: expires}), ledger.ErrNotReserved)
 	f.totals(t0, 0, 10)
 }
 
 // testOutstandingAndTotals checks the listing and the sums.
 func testOutstandingAndTotals(t *testing.T, open Open) {
 	f := configured(t, open, ledger.Limits{})
-	reserved, err := f.s.Reserve(f.ctx, ledger.Reservation{Amount: amount(100), PayTo: "0xPayee", Rail: "x402 eip155:8453",
-		Resource: "https://shop.example/item", Now: t0})
-	require.NoError(t, err)
+	reserved := ledger.NewHoldID()
+	require.NoError(t, f.s.Reserve(f.ctx, reserved, ledger.Reservation{Amount: amount(100), PayTo: "0xPayee", Rail: "x402 eip155:8453",
+		Resource: "https://shop.example/item"}))
+	second := f.reserve(60, t0.Add(500*time.Millisecond)) // unsigned too: listed in reservation order
 	late := f.inState(ledger.Signed, 200, "0xbb", t0.Add(2*time.Minute), t0.Add(time.Second))
 	early := f.inState(ledger.Refused, 300, "0xcc", t0.Add(time.Minute), t0.Add(2*time.Second))
 	f.inState(ledger.Committed, 400, "0xdd", t0.Add(time.Minute), t0.Add(3*time.Second))
 	f.inState(ledger.Released, 50, "", time.Time{}, t0.Add(4*time.Second))
 	same := f.inState(ledger.InDoubt, 250, "0xaa", t0.Add(2*time.Minute), t0.Add(5*time.Second))
+	third := f.reserve(70, t0.Add(6*time.Second))
 
-	f.totals(t0.Add(5*time.Second), 400, 850)
-	out := f.outstanding(t0.Add(5 * time.Second))
-	require.Len(t, out, 4)
-	assert.Equal(t, []ledger.HoldID{reserved, early, same, late}, []ledger.HoldID{out[0].Hold, out[1].Hold, out[2].Hold, out[3].Hold},
-		"no expiry first, then the oldest expiry, then by id")
-	assert.Equal(t, ledger.Entry{Hold: reserved, Amount: amount(100), PayTo: "0xPayee", Rail: "x402 eip155:8453",
+	f.totals(t0.Add(6*time.Second), 400, 980)
+	out := f.outstanding(t0.Add(6 * time.Second))
+	require.Len(t, out, 6)
+	got := make([]ledger.HoldID, len(out))
+	for i, o := range out {
+		got[i] = o.Hold
+	}
+	assert.Equal(t, []ledger.HoldID{reserved, second, third, early, same, late}, got,
+		"no expiry first (in reservation order), then the oldest expiry, then by payment id")
+	assert.Equal(t, ledger.Outstanding{Hold: reserved, Amount: amount(100), PayTo: "0xPayee", Rail: "x402 eip155:8453",
 		Resource: "https://shop.example/item", Reserved: t0, State: ledger.Reserved}, out[0])
-	assert.Equal(t, ledger.Entry{Hold: early, Amount: amount(300), PayTo: payee, Rail: "test", Resource: "/item",
-		Reserved: t0.Add(2 * time.Second), ID: "0xcc", Expires: t0.Add(time.Minute), State: ledger.Refused}, out[1])
-	assert.Equal(t, ledger.InDoubt, out[2].State)
-	assert.Equal(t, "0xaa", out[2].ID)
-	assert.Equal(t, ledger.Signed, out[3].State)
-	assert.Equal(t, time.UTC, out[3].Expires.Location(), "times come back in UTC")
+	assert.Equal(t, ledger.Outstanding{Hold: early, Amount: amount(300), PayTo: payee, Rail: "test", Resource: "/item",
+		Reserved: t0.Add(2 * time.Second), Signature: ledger.Signature{ID: "0xcc", Expires: t0.Add(time.Minute)},
+		State: ledger.Refused}, out[3])
+	assert.Equal(t, ledger.InDoubt, out[4].State)
+	assert.Equal(t, "0xaa", out[4].ID)
+	assert.Equal(t, ledger.Signed, out[5].State)
+	assert.Equal(t, time.UTC, out[5].Expires.Location(), "times come back in UTC")
+	assert.Equal(t, time.UTC, out[5].Reserved.Location())
 }
 
 // testLookupData checks that what a reconciler needs to look a payment up (the payer, the
-// asset, the signing's ID, expiry and Ref) comes back exactly as given.
+// asset, the signature's ID, expiry and Ref) comes back exactly as given.
 func testLookupData(t *testing.T, open Open) {
 	f := configured(t, open, ledger.Limits{})
-	id, err := f.s.Reserve(f.ctx, ledger.Reservation{Amount: amount(100), PayTo: "Treasury111", Rail: "solana",
-		Resource: "key pro", Payer: "Payer1111111111111111111111111111", Asset: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v", Now: t0})
-	require.NoError(t, err)
+	id := ledger.NewHoldID()
+	require.NoError(t, f.s.Reserve(f.ctx, id, ledger.Reservation{Amount: amount(100), PayTo: "Treasury111", Rail: "solana",
+		Resource: "key pro", Payer: "Payer1111111111111111111111111111", Asset: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"}))
 	const ref = "4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn 318274655"
-	require.NoError(t, f.s.Sign(f.ctx, id, ledger.Signing{ID: "5VERv8NMvzbJ", Expires: t0.Add(time.Minute), Ref: ref, Now: t0}))
+	sig := ledger.Signature{ID: "5VERv8NMvzbJ", Expires: t0.Add(time.Minute), Ref: ref}
+	require.NoError(t, f.s.Sign(f.ctx, id, sig))
 	out := f.outstanding(t0)
 	require.Len(t, out, 1)
-	assert.Equal(t, ledger.Entry{Hold: id, Amount: amount(100), PayTo: "Treasury111", Rail: "solana", Resource: "key pro",
+	assert.Equal(t, ledger.Outstanding{Hold: id, Amount: amount(100), PayTo: "Treasury111", Rail: "solana", Resource: "key pro",
 		Payer: "Payer1111111111111111111111111111", Asset: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-		Reserved: t0, ID: "5VERv8NMvzbJ", Expires: t0.Add(time.Minute), Ref: ref, State: ledger.Signed}, out[0])
+		Reserved: t0, Signature: sig, State: ledger.Signed}, out[0])
 }
 
 // testPerPayment checks the per-payment limit.
@@ -222,21 +243,21 @@ func testTotalRetryAt(t *testing.T, open Open) {
 	assertRefusal(t, f.refused(61, payee, t0), ledger.KindTotal, 0, 100, 0, time.Time{})
 }
 
-// testPayees checks the per-payee limits: any letter case, spent and held counted, a
-// release giving room back, and RetryAt from that payee's refused holds only.
+// testPayees checks the per-payee limits: spent and held counted, a release giving room
+// back, and RetryAt from that payee's refused holds only.
 func testPayees(t *testing.T, open Open) {
 	f := configured(t, open, ledger.Limits{PerPayee: amount(100), Payees: map[string]*big.Int{"0xaa": amount(300)}})
-	_, err := f.try(80, "0xBB", t0)
+	_, err := f.try(80, "0xbb", t0)
 	require.NoError(t, err)
 	r := f.refused(30, "0xbb", t0)
 	assertRefusal(t, r, ledger.KindPayee, 0, 100, 20, time.Time{})
-	assert.Equal(t, "0xbb", r.PayTo, "the payee as the refused reservation wrote it")
-	_, err = f.try(20, "0xbB", t0)
+	assert.Equal(t, "0xbb", r.PayTo, "the payee of the refused reservation")
+	_, err = f.try(20, "0xbb", t0)
 	require.NoError(t, err)
 	_, err = f.try(100, "0xcc", t0)
 	require.NoError(t, err, "every payee has a limit of its own")
 
-	large, err := f.try(250, "0xAA", t0)
+	large, err := f.try(250, "0xaa", t0)
 	require.NoError(t, err, "a payee named in Payees has its own limit")
 	assertRefusal(t, f.refused(60, "0xaa", t0), ledger.KindPayee, 0, 300, 50, time.Time{})
 	f.sign(large, "0x01", t0.Add(time.Hour), t0)
@@ -257,8 +278,28 @@ func testPayees(t *testing.T, open Open) {
 	require.NoError(t, err)
 	f.sign(mine, "0x03", t0.Add(5*time.Minute), t0)
 	f.mark(mine, ledger.Refused, t0)
-	assertRefusal(t, f.refused(50, "0xEE", t0), ledger.KindPayee, 0, 100, 40, t0.Add(5*time.Minute+ledger.ExpiryMargin+time.Nanosecond))
+	assertRefusal(t, f.refused(50, "0xee", t0), ledger.KindPayee, 0, 100, 40, t0.Add(5*time.Minute+ledger.ExpiryMargin+time.Nanosecond))
 	f.totals(t0, 250, 80+20+100+50+40+60)
+}
+
+// testPayeesExact checks that payees are compared exactly, as the caller gives them: two
+// Solana addresses that differ only in letter case are two payees, and a payee named in
+// Payees in another case is another payee.
+func testPayeesExact(t *testing.T, open Open) {
+	const upper, lower = "Treasury7vJzRz", "treasury7vjzrz"
+	f := configured(t, open, ledger.Limits{PerPayee: amount(100), Payees: map[string]*big.Int{upper: amount(10)}})
+	_, err := f.try(10, upper, t0)
+	require.NoError(t, err)
+	r := f.refused(1, upper, t0)
+	assertRefusal(t, r, ledger.KindPayee, 0, 10, 0, time.Time{})
+	_, err = f.try(100, lower, t0)
+	require.NoError(t, err, "another letter case is another payee, under PerPayee")
+	assertRefusal(t, f.refused(1, lower, t0), ledger.KindPayee, 0, 100, 0, time.Time{})
+	_, err = f.try(100, "0xAA", t0)
+	require.NoError(t, err, "no store lower-cases a payee")
+	_, err = f.try(100, "0xaa", t0)
+	require.NoError(t, err)
+	f.totals(t0, 0, 310)
 }
 
 // testWindowAmount checks a window's amount: its edges, RetryAt, and which holds count.
@@ -274,8 +315,8 @@ func testWindowAmount(t *testing.T, open Open) {
 	assertRefusal(t, f.refused(70, payee, at), ledger.KindWindowAmount, time.Hour, 100, 0, t0.Add(70*time.Minute))
 
 	// A committed hold keeps counting; the window's edge is exact.
-	f.sign(a, "0x01", t0.Add(time.Minute), t0)
-	f.mark(a, ledger.Committed, t0)
+	f.sign(a, "0x01", t0.Add(time.Minute), at)
+	f.mark(a, ledger.Committed, at)
 	edge := t0.Add(time.Hour)
 	assertRefusal(t, f.refused(60, payee, edge.Add(-time.Nanosecond)), ledger.KindWindowAmount, time.Hour, 100, 0, edge)
 	b := f.reserve(60, edge)
@@ -327,9 +368,8 @@ func testSeveralLimits(t *testing.T, open Open) {
 // testWindowEdgeUnderConcurrency reserves from many goroutines at once at a window's edge:
 // the window never holds more than it allows, and no refusal was needless.
 func testWindowEdgeUnderConcurrency(t *testing.T, open Open) {
-	f := configured(t, open, ledger.Limits{Windows: []ledger.Window{
-		{Length: time.Minute, Count: 10}, {Length: time.Hour, Amount: amount(300)},
-	}})
+	limits := ledger.Limits{Windows: []ledger.Window{{Length: time.Minute, Count: 10}, {Length: time.Hour, Amount: amount(300)}}}
+	f := configured(t, open, limits)
 	for range 10 {
 		f.reserve(1, t0)
 	}
@@ -341,9 +381,7 @@ func testWindowEdgeUnderConcurrency(t *testing.T, open Open) {
 	assert.Len(t, granted, 10, "at the edge, exactly ten fit")
 	f.totals(edge, 0, 20)
 
-	g := configured(t, open, ledger.Limits{Windows: []ledger.Window{
-		{Length: time.Minute, Count: 10}, {Length: time.Hour, Amount: amount(300)},
-	}})
+	g := configured(t, open, limits)
 	for range 10 {
 		g.reserve(1, t0)
 	}
@@ -368,13 +406,14 @@ func concurrently(t *testing.T, f *fixture, n int, now time.Time, amountOf func(
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	start := make(chan struct{})
+	f.at(now)
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
 			a := amountOf(i)
-			_, err := f.try(a, payee, now)
+			err := f.s.Reserve(f.ctx, ledger.NewHoldID(), ledger.Reservation{Amount: amount(a), PayTo: payee, Rail: "test", Resource: "/item"})
 			mu.Lock()
 			defer mu.Unlock()
 			var r *ledger.Refusal
@@ -401,25 +440,23 @@ func testTotalUnderConcurrency(t *testing.T, open Open) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			now := t0.Add(time.Duration(i) * time.Millisecond)
-			id, err := f.try(1, payee, t0)
-			if err != nil {
+			id := ledger.NewHoldID()
+			if err := f.s.Reserve(f.ctx, id, ledger.Reservation{Amount: amount(1), PayTo: payee}); err != nil {
 				return
 			}
 			mu.Lock()
 			granted++
 			mu.Unlock()
-			if !assert.NoError(t, f.s.Sign(f.ctx, id, ledger.Signing{ID: fmt.Sprintf("0x%04x", i), Expires: t0.Add(time.Hour), Now: now})) {
+			if !assert.NoError(t, f.s.Sign(f.ctx, id, ledger.Signature{ID: fmt.Sprintf("0x%04x", i), Expires: t0.Add(time.Hour)})) {
 				return
 			}
-			to := []ledger.State{ledger.Committed, ledger.InDoubt, ledger.Refused}[i%3]
-			_, err = f.s.Mark(f.ctx, id, to, now)
+			_, err := f.s.Mark(f.ctx, id, []ledger.State{ledger.Committed, ledger.InDoubt, ledger.Refused}[i%3])
 			assert.NoError(t, err)
 		}()
 	}
 	wg.Wait()
 	assert.Equal(t, 50, granted)
-	tot, err := f.s.Totals(f.ctx, t0.Add(time.Second))
+	tot, err := f.s.Totals(f.ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "50", new(big.Int).Add(tot.Spent, tot.Held).String(), "spent plus held is what was granted")
 }
@@ -439,16 +476,14 @@ func testRefusedExpire(t *testing.T, open Open) {
 	after := deadline.Add(time.Nanosecond)
 	f.totals(after, 0, 70, "then it is released")
 	assert.Equal(t, ledger.Released, f.state(refused, after))
-	for _, e := range f.outstanding(after) {
-		assert.NotEqual(t, refused, e.Hold)
+	for _, o := range f.outstanding(after) {
+		assert.NotEqual(t, refused, o.Hold)
 	}
 	later := t0.AddDate(10, 0, 0)
 	assert.Equal(t, ledger.Refused, f.state(unknown, later), "a refused hold without an expiry counts until resolved")
 	assert.Equal(t, ledger.InDoubt, f.state(doubt, later), "a hold in doubt is never released by time")
 	assert.Equal(t, ledger.Signed, f.state(signed, later), "nor a signed one")
-	st, err := f.s.Mark(f.ctx, refused, ledger.Committed, later)
-	require.NoError(t, err)
-	assert.Equal(t, ledger.Released, st, "an expired hold cannot be committed later")
+	assert.Equal(t, ledger.Released, f.mark(refused, ledger.Committed, later), "an expired hold cannot be committed later")
 	f.totals(later, 0, 70)
 }
 
@@ -464,24 +499,28 @@ func testResolve(t *testing.T, open Open) {
 	unknown := f.inState(ledger.InDoubt, 17, "sig-5", time.Time{}, t0)
 	reserved := f.reserve(19, t0)
 
-	require.ErrorIs(t, f.s.Resolve(f.ctx, "sig-none", true, t0), ledger.ErrUnknownID)
-	require.ErrorIs(t, f.s.Resolve(f.ctx, "", true, t0), ledger.ErrUnknownID, "a reserved hold has no id")
-	require.ErrorIs(t, f.s.Resolve(f.ctx, "sig-1", false, t0), ledger.ErrNotExpired)
-	require.ErrorIs(t, f.s.Resolve(f.ctx, "sig-1", false, deadline), ledger.ErrNotExpired, "the margin is part of it")
+	resolve := func(id string, settled bool, now time.Time) error {
+		f.at(now)
+		return f.s.Resolve(f.ctx, id, settled)
+	}
+	require.ErrorIs(t, resolve("sig-none", true, t0), ledger.ErrUnknownID)
+	require.ErrorIs(t, resolve("", true, t0), ledger.ErrUnknownID, "a reserved hold has no id")
+	require.ErrorIs(t, resolve("sig-1", false, t0), ledger.ErrNotExpired)
+	require.ErrorIs(t, resolve("sig-1", false, deadline), ledger.ErrNotExpired, "the margin is part of it")
 	assert.Equal(t, ledger.InDoubt, f.state(doubt, deadline))
-	require.NoError(t, f.s.Resolve(f.ctx, "sig-2", true, t0))
+	require.NoError(t, resolve("sig-2", true, t0))
 	assert.Equal(t, ledger.Committed, f.state(settled, t0))
-	require.NoError(t, f.s.Resolve(f.ctx, "sig-3", true, t0), "a receipt may come after a refusal")
+	require.NoError(t, resolve("sig-3", true, t0), "a receipt may come after a refusal")
 	assert.Equal(t, ledger.Committed, f.state(refused, t0))
-	require.NoError(t, f.s.Resolve(f.ctx, "sig-4", true, t0))
+	require.NoError(t, resolve("sig-4", true, t0))
 	assert.Equal(t, ledger.Committed, f.state(signed, t0))
-	require.ErrorIs(t, f.s.Resolve(f.ctx, "sig-2", true, t0), ledger.ErrUnknownID, "a committed payment is no longer outstanding")
-	require.ErrorIs(t, f.s.Resolve(f.ctx, "sig-5", false, t0.AddDate(1, 0, 0)), ledger.ErrNotExpired,
+	require.ErrorIs(t, resolve("sig-2", true, t0), ledger.ErrUnknownID, "a committed payment is no longer outstanding")
+	require.ErrorIs(t, resolve("sig-5", false, t0.AddDate(1, 0, 0)), ledger.ErrNotExpired,
 		"a payment without an expiry could always still settle")
 	assert.Equal(t, ledger.InDoubt, f.state(unknown, t0))
 
 	after := deadline.Add(time.Nanosecond)
-	require.NoError(t, f.s.Resolve(f.ctx, "sig-1", false, after))
+	require.NoError(t, resolve("sig-1", false, after))
 	assert.Equal(t, ledger.Released, f.state(doubt, after))
 	assert.Equal(t, ledger.Reserved, f.state(reserved, after))
 	f.totals(after, 7+11+13, 17+19)
@@ -495,7 +534,7 @@ func testNothingReleasedOnError(t *testing.T, open Open) {
 		ids[st] = f.inState(st, 30, fmt.Sprintf("0x%02x", i), t0.Add(time.Hour), t0)
 	}
 	for st, id := range ids {
-		got, err := f.s.Mark(f.ctx, id, ledger.Released, t0)
+		got, err := f.s.Mark(f.ctx, id, ledger.Released)
 		require.ErrorIs(t, err, ledger.ErrSigned)
 		assert.Equal(t, st, got)
 		assert.Equal(t, st, f.state(id, t0))
@@ -504,30 +543,169 @@ func testNothingReleasedOnError(t *testing.T, open Open) {
 
 	_, err := f.try(11, payee, t0)
 	require.Error(t, err)
-	_, err = f.s.Reserve(f.ctx, ledger.Reservation{Amount: nil, Now: t0})
-	require.True(t, isInput(err), "a missing amount")
-	_, err = f.s.Reserve(f.ctx, ledger.Reservation{Amount: amount(-1), Now: t0})
-	require.True(t, isInput(err), "a negative amount")
-	_, err = f.s.Reserve(f.ctx, ledger.Reservation{Amount: amount(1)})
-	require.True(t, isInput(err), "no time")
-	_, err = f.s.Mark(f.ctx, ids[ledger.Signed], ledger.Signed, t0)
+	require.True(t, isInput(f.s.Reserve(f.ctx, ledger.NewHoldID(), ledger.Reservation{Amount: nil})), "a missing amount")
+	require.True(t, isInput(f.s.Reserve(f.ctx, ledger.NewHoldID(), ledger.Reservation{Amount: amount(-1)})), "a negative amount")
+	require.True(t, isInput(f.s.Reserve(f.ctx, ledger.HoldID{}, ledger.Reservation{Amount: amount(1)})), "the zero hold id")
+	_, err = f.s.Mark(f.ctx, ids[ledger.Signed], ledger.Signed)
 	require.True(t, isInput(err), "Mark does not sign")
-	_, err = f.s.HoldState(f.ctx, 1_000_000, t0)
+	_, err = f.s.HoldState(f.ctx, ledger.NewHoldID())
 	require.ErrorIs(t, err, ledger.ErrUnknownHold)
-	_, err = f.s.Mark(f.ctx, 1_000_000, ledger.Committed, t0)
+	_, err = f.s.HoldState(f.ctx, ledger.HoldID{})
+	require.ErrorIs(t, err, ledger.ErrUnknownHold)
+	_, err = f.s.Mark(f.ctx, ledger.NewHoldID(), ledger.Committed)
+	require.ErrorIs(t, err, ledger.ErrUnknownHold)
+	_, err = f.s.Discard(f.ctx, ledger.NewHoldID())
 	require.ErrorIs(t, err, ledger.ErrUnknownHold)
 	f.totals(t0, 0, 90, "no failed call recorded or released anything")
 	assert.Len(t, f.outstanding(t0), 3)
 	f.reserve(10, t0) // the refused reservations did not take the window's last place
 }
 
-// testConfigureAndClose checks Configure's and Close's rules.
+// testDuplicateHold checks that a hold id is recorded once: a Reserve with an id the store
+// has recorded, whatever its state, is ErrDuplicateHold and changes nothing.
+func testDuplicateHold(t *testing.T, open Open) {
+	f := configured(t, open, ledger.Limits{Total: amount(100), Windows: []ledger.Window{{Length: time.Hour, Count: 3}}})
+	reserved := f.reserve(10, t0)
+	committed := f.inState(ledger.Committed, 20, "0x01", t0.Add(time.Hour), t0)
+	released := f.inState(ledger.Released, 30, "", time.Time{}, t0)
+	for name, id := range map[string]ledger.HoldID{"reserved": reserved, "committed": committed, "released": released} {
+		err := f.s.Reserve(f.ctx, id, ledger.Reservation{Amount: amount(1), PayTo: payee})
+		require.ErrorIs(t, err, ledger.ErrDuplicateHold, "the id of a %s hold", name)
+	}
+	assert.Equal(t, ledger.Reserved, f.state(reserved, t0))
+	assert.Equal(t, ledger.Committed, f.state(committed, t0))
+	assert.Equal(t, ledger.Released, f.state(released, t0))
+	f.totals(t0, 20, 10, "the refused duplicates changed no sum")
+	f.reserve(1, t0)
+	assertRefusal(t, f.refused(1, payee, t0), ledger.KindWindowCount, time.Hour, 3, 0, t0.Add(time.Hour))
+}
+
+// testLostReserve checks that a caller whose Reserve lost its answer finds out with
+// HoldState whether the reservation was made: the lost answer of a reservation the store
+// recorded (Faulty.FailAfter) is found, and one that never reached it (Faulty.Fail) is not.
+func testLostReserve(t *testing.T, open Open) {
+	f := configured(t, open, ledger.Limits{Total: amount(100)})
+	faulty := NewFaulty(f.s)
+	faulty.FailAfter("reserve")
+	landed := ledger.NewHoldID()
+	err := faulty.Reserve(f.ctx, landed, ledger.Reservation{Amount: amount(60), PayTo: payee})
+	require.ErrorIs(t, err, ErrFault)
+	st, err := faulty.HoldState(f.ctx, landed)
+	require.NoError(t, err, "the reservation landed although its answer was lost")
+	assert.Equal(t, ledger.Reserved, st)
+	require.ErrorIs(t, f.s.Reserve(f.ctx, landed, ledger.Reservation{Amount: amount(60), PayTo: payee}), ledger.ErrDuplicateHold,
+		"reserving again under the same id does not hold twice")
+	f.totals(t0, 0, 60)
+
+	faulty = NewFaulty(f.s)
+	faulty.Fail("reserve")
+	lost := ledger.NewHoldID()
+	require.ErrorIs(t, faulty.Reserve(f.ctx, lost, ledger.Reservation{Amount: amount(40), PayTo: payee}), ErrFault)
+	_, err = faulty.HoldState(f.ctx, lost)
+	require.ErrorIs(t, err, ledger.ErrUnknownHold, "the reservation never reached the store")
+	require.NoError(t, f.s.Reserve(f.ctx, lost, ledger.Reservation{Amount: amount(40), PayTo: payee}), "so it can be made again")
+	f.totals(t0, 0, 100)
+	require.NoError(t, f.s.Sign(f.ctx, landed, ledger.Signature{ID: "0x01", Expires: t0.Add(time.Minute)}))
+}
+
+// testClockJumps checks that the store's clock jumping 30 years ahead and coming back frees
+// nothing early: a hold reserved before the jump counts in the windows again, one reserved
+// while the clock was ahead counts until its own time has passed, and a refused hold made
+// after the correction expires by the corrected clock, not by the time it once read.
+func testClockJumps(t *testing.T, open Open) {
+	f := configured(t, open, jumpLimits)
+	clockJumps(t, f, func(f *fixture, now time.Time) *fixture {
+		f.at(now)
+		return f
+	})
+}
+
+// jumpLimits are the limits of clockJumps.
+var jumpLimits = ledger.Limits{Windows: []ledger.Window{{Length: time.Hour, Amount: amount(100)}}}
+
+// clockJumps runs testClockJumps on f, configured with jumpLimits. Each time the test sets
+// the clock, next returns the fixture to go on with: the same store, or for a durable store
+// the same store reopened by a process whose clock reads the time next was given.
+func clockJumps(t *testing.T, f *fixture, next func(f *fixture, now time.Time) *fixture) {
+	before := f.inState(ledger.Signed, 40, "0x01", t0.Add(time.Hour), t0)
+	ahead := t0.AddDate(30, 0, 0)
+	f = next(f, ahead)
+	f.inState(ledger.Signed, 70, "0x02", ahead.Add(time.Hour), ahead) // the first hold left the hour at the time the clock reads
+	assertRefusal(t, f.refused(31, payee, ahead), ledger.KindWindowAmount, time.Hour, 100, 30, ahead.Add(time.Hour))
+
+	back := t0.Add(time.Minute)
+	f = next(f, back)
+	assertRefusal(t, f.refused(1, payee, back), ledger.KindWindowAmount, time.Hour, 100, 0, t0.Add(time.Hour))
+	assert.NotEqual(t, ledger.Released, f.state(before, back))
+	f.totals(back, 0, 110, "both holds count again in the hour")
+
+	later := t0.Add(time.Hour) // the first hold left the hour
+	refused := f.inState(ledger.Refused, 20, "0x03", later.Add(time.Minute), later)
+	check := later.Add(2 * time.Minute) // before the refused hold's deadline
+	assertRefusal(t, f.refused(11, payee, check), ledger.KindWindowAmount, time.Hour, 100, 10, later.Add(time.Hour))
+	require.ErrorIs(t, f.s.Resolve(f.ctx, "0x03", false), ledger.ErrNotExpired)
+	assert.Equal(t, ledger.Refused, f.state(refused, check), "the refused hold counts until its deadline on the corrected clock")
+	f.totals(check, 0, 40+70+20)
+	f.totals(later.Add(ledger.ExpiryMargin+time.Minute+time.Nanosecond), 0, 40+70, "then it expires")
+}
+
+// testClockBack checks that a window whose clock goes back by less than its length counts
+// again the holds that had left it, and those reserved at the later readings.
+func testClockBack(t *testing.T, open Open) {
+	f := configured(t, open, ledger.Limits{Windows: []ledger.Window{{Length: time.Minute, Count: 2}}})
+	f.reserve(1, t0)
+	f.reserve(1, t0.Add(50*time.Second))
+	f.reserve(1, t0.Add(70*time.Second)) // the first left the minute
+	back := t0.Add(55 * time.Second)
+	assertRefusal(t, f.refused(1, payee, back), ledger.KindWindowCount, time.Minute, 2, 0, t0.Add(110*time.Second))
+	assertRefusal(t, f.refused(1, payee, t0.Add(time.Minute)), ledger.KindWindowCount, time.Minute, 2, 0, t0.Add(110*time.Second))
+	f.reserve(1, t0.Add(110*time.Second))
+}
+
+// testChangeLimits checks limits changed on purpose: Spent and every hold stay, later
+// reservations are checked against the new limits, a new payee limit counts what was
+// already spent with the payee, and a longer or shorter window counts the holds of its
+// length.
+func testChangeLimits(t *testing.T, open Open) {
+	hour := ledger.Window{Length: time.Hour, Count: 10}
+	f := configured(t, open, ledger.Limits{Total: amount(100), Windows: []ledger.Window{hour}})
+	f.inState(ledger.Committed, 30, "0x01", t0.Add(time.Hour), t0)
+	f.reserve(20, t0.Add(10*time.Minute))
+	now := t0.Add(20 * time.Minute)
+	f.change(ledger.Limits{Total: amount(60), Windows: []ledger.Window{hour}}, now)
+	f.totals(now, 30, 20, "a change of limits keeps Spent and every hold")
+	assertRefusal(t, f.refused(11, payee, now), ledger.KindTotal, 0, 60, 10, time.Time{})
+	f.reserve(10, now)
+
+	f.change(ledger.Limits{PerPayee: amount(70), Windows: []ledger.Window{hour}}, now)
+	assertRefusal(t, f.refused(11, payee, now), ledger.KindPayee, 0, 70, 10, time.Time{})
+	_, err := f.try(11, "0xother", now)
+	require.NoError(t, err)
+
+	f.change(ledger.Limits{Windows: []ledger.Window{{Length: 2 * time.Hour, Count: 4}}}, now)
+	assertRefusal(t, f.refused(1, payee, now), ledger.KindWindowCount, 2*time.Hour, 4, 0, t0.Add(2*time.Hour))
+	f.change(ledger.Limits{Windows: []ledger.Window{{Length: 15 * time.Minute, Count: 2}}}, now)
+	assertRefusal(t, f.refused(1, payee, now), ledger.KindWindowCount, 15*time.Minute, 2, 0, t0.Add(35*time.Minute))
+	f.reserve(1, t0.Add(35*time.Minute))
+
+	f.at(now)
+	require.True(t, isInput(f.s.ChangeLimits(f.ctx, ledger.Limits{Total: amount(-1)})), "invalid limits change nothing")
+	require.ErrorIs(t, f.s.Configure(f.ctx, ledger.Limits{}), ledger.ErrConfigured)
+	f.reserve(1, t0.Add(35*time.Minute))
+	assertRefusal(t, f.refused(1, payee, t0.Add(35*time.Minute)), ledger.KindWindowCount, 15*time.Minute, 2, 0, t0.Add(50*time.Minute))
+	f.totals(t0.Add(35*time.Minute), 30, 20+10+11+1+1)
+}
+
+// testConfigureAndClose checks Configure's, ChangeLimits' and Close's rules.
 func testConfigureAndClose(t *testing.T, open Open) {
-	s := open(t)
+	clock := sdktest.NewClock(t0)
+	s := open(t, clock)
 	ctx := t.Context()
-	_, err := s.Reserve(ctx, ledger.Reservation{Amount: amount(1), Now: t0})
+	err := s.Reserve(ctx, ledger.NewHoldID(), ledger.Reservation{Amount: amount(1)})
 	require.ErrorIs(t, err, ledger.ErrNotConfigured)
-	_, err = s.Totals(ctx, t0)
+	_, err = s.Totals(ctx)
+	require.ErrorIs(t, err, ledger.ErrNotConfigured)
+	_, err = s.HoldState(ctx, ledger.NewHoldID())
 	require.ErrorIs(t, err, ledger.ErrNotConfigured)
 	for _, bad := range []ledger.Limits{
 		{Total: amount(-1)},
@@ -537,24 +715,34 @@ func testConfigureAndClose(t *testing.T, open Open) {
 		{Windows: []ledger.Window{{Length: time.Minute}}},
 		{Windows: []ledger.Window{{Length: time.Minute, Count: -1}}},
 		{Windows: []ledger.Window{{Length: time.Minute, Amount: amount(-1)}}},
-		{Payees: map[string]*big.Int{"0xAA": amount(1)}},
+		{Payees: map[string]*big.Int{"": amount(1)}},
 		{Payees: map[string]*big.Int{"0xaa": nil}},
 	} {
 		assert.True(t, isInput(s.Configure(ctx, bad)), "%+v", bad)
+		assert.True(t, isInput(s.ChangeLimits(ctx, bad)), "%+v", bad)
 	}
 	total := amount(10)
-	require.NoError(t, s.Configure(ctx, ledger.Limits{Total: total}))
+	require.NoError(t, s.Configure(ctx, ledger.Limits{Total: total, Payees: map[string]*big.Int{"0xAA": amount(5)}}),
+		"a payee limit may name a payee in any letter case")
 	total.SetInt64(1000) // the store keeps its own copy
 	require.ErrorIs(t, s.Configure(ctx, ledger.Limits{}), ledger.ErrConfigured)
-	_, err = s.Reserve(ctx, ledger.Reservation{Amount: amount(11), PayTo: payee, Now: t0})
+	err = s.Reserve(ctx, ledger.NewHoldID(), ledger.Reservation{Amount: amount(11), PayTo: payee})
 	var r *ledger.Refusal
 	require.ErrorAs(t, err, &r)
 	assert.Contains(t, r.Error(), "total")
 	assert.False(t, strings.Contains(r.Error(), "1000"))
 
 	require.NoError(t, s.Close())
-	_, err = s.Reserve(ctx, ledger.Reservation{Amount: amount(1), Now: t0})
+	err = s.Reserve(ctx, ledger.NewHoldID(), ledger.Reservation{Amount: amount(1)})
 	require.ErrorIs(t, err, ledger.ErrClosed)
-	_, err = s.Totals(ctx, t0)
+	_, err = s.Totals(ctx)
 	require.ErrorIs(t, err, ledger.ErrClosed)
+	require.ErrorIs(t, s.ChangeLimits(ctx, ledger.Limits{}), ledger.ErrClosed)
+
+	// ChangeLimits in place of Configure configures the store.
+	u := open(t, clock)
+	require.NoError(t, u.ChangeLimits(ctx, ledger.Limits{Total: amount(5)}))
+	require.NoError(t, u.Reserve(ctx, ledger.NewHoldID(), ledger.Reservation{Amount: amount(5), PayTo: payee}))
+	require.ErrorAs(t, u.Reserve(ctx, ledger.NewHoldID(), ledger.Reservation{Amount: amount(1), PayTo: payee}), &r)
+	require.ErrorIs(t, u.Configure(ctx, ledger.Limits{Total: amount(5)}), ledger.ErrConfigured)
 }
