@@ -77,9 +77,10 @@
 // A Store holds the file for its whole life with an exclusive lock (SQLite's
 // locking_mode=EXCLUSIVE): another process, another Store of the same process, or another
 // SQLite program that opens the file gets a *LockedError ("database is locked" for other
-// programs) until Close. Open can wait for the file instead (WithWait). The lock goes with
-// the process: when a process ends, killed or not, the kernel releases it, and the next Open
-// succeeds at once.
+// programs) until Close. Open can wait for the file instead (WithWait): it tries again every
+// few milliseconds, holding nothing in between, so that several waiting processes each get
+// the file in turn. The lock goes with the process: when a process ends, killed or not, the
+// kernel releases it, and the next Open succeeds at once.
 //
 // Refusing a second process is what keeps the store simple and every operation flat: the
 // process that holds the file keeps its accounts (sums, rolling windows, indexes) in memory,

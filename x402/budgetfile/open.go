@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"path/filepath"
 	"time"
@@ -34,39 +35,50 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("budgetfile: %s: %w", path, err)
 	}
-	s, err := attempt(path, abs, cfg)
-	if err != nil {
-		var fe *FormatError
+	deadline := time.Now().Add(cfg.wait)
+	for {
+		s, err := attempt(path, abs, cfg.clock)
 		switch {
-		case isBusy(err):
-			return nil, &LockedError{Path: path}
-		case errors.As(err, &fe):
-			return nil, err
+		case err == nil:
+			return s, nil
+		case !isBusy(err):
+			var fe *FormatError
+			if errors.As(err, &fe) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("budgetfile: opening %s: %w", path, err)
 		}
-		return nil, fmt.Errorf("budgetfile: opening %s: %w", path, err)
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, &LockedError{Path: path}
+		}
+		// Nothing is held while waiting, so that every waiter can take the file in turn.
+		time.Sleep(min(left, retryDelay+rand.N(retryDelay)))
 	}
-	return s, nil
 }
 
-// attempt opens the file, waiting for another connection to release it as cfg says. On any
-// failure it closes what it opened.
-func attempt(path, abs string, cfg config) (*Store, error) {
+// retryDelay is the least time an Open waiting for the file sleeps between two attempts
+// (it sleeps up to twice as long, at random, so that waiters spread out).
+const retryDelay = 5 * time.Millisecond
+
+// attempt opens the file once, failing at once when another connection holds it. On any
+// failure it closes what it opened, so that it holds no lock afterwards.
+func attempt(path, abs string, clock sdk.Clock) (*Store, error) {
 	// A URI, so that no character of the path is read as a parameter.
 	db, err := sql.Open("sqlite", "file://"+(&url.URL{Path: abs}).EscapedPath())
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{path: path, db: db, clock: cfg.clock}
-	if err := s.open(cfg.wait); err != nil {
+	s := &Store{path: path, db: db, clock: clock}
+	if err := s.open(); err != nil {
 		_ = s.release()
 		return nil, err
 	}
 	return s, nil
 }
 
-// open takes the file's lock, waiting up to wait for it, brings its schema up to date and
-// applies the reopening rules.
-func (s *Store) open(wait time.Duration) error {
+// open takes the file's lock, brings its schema up to date and applies the reopening rules.
+func (s *Store) open() error {
 	ctx := context.Background()
 	s.db.SetMaxOpenConns(1)
 	conn, err := s.db.Conn(ctx)
@@ -75,7 +87,7 @@ func (s *Store) open(wait time.Duration) error {
 	}
 	s.conn = conn
 	for _, q := range []string{
-		fmt.Sprintf(`PRAGMA busy_timeout = %d`, wait.Milliseconds()),
+		`PRAGMA busy_timeout = 0`,
 		// Every lock taken is kept until the connection closes, and the WAL's index lives in
 		// this process's memory: no other process can read or write the file meanwhile.
 		`PRAGMA locking_mode = EXCLUSIVE`,
@@ -83,7 +95,6 @@ func (s *Store) open(wait time.Duration) error {
 		// sharing a read lock would both fail to switch it.
 		`BEGIN EXCLUSIVE`,
 		`COMMIT`,
-		`PRAGMA busy_timeout = 0`,
 	} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return err

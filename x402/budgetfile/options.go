@@ -17,7 +17,8 @@ type config struct {
 
 // WithWait makes Open wait up to d for another process (or another Store of this process)
 // to close the file, instead of failing at once with a *LockedError: for a program restarted
-// while its previous run is still shutting down.
+// while its previous run is still shutting down. Several waiting on one file each get it in
+// turn as the one before closes it. The wait is real time, whatever WithClock says.
 func WithWait(d time.Duration) Option {
 	return func(c *config) error {
 		if d < 0 {
