@@ -4,7 +4,7 @@
 // (modernc.org/sqlite), so the program needs no C compiler. A program that does not import
 // this package does not link it.
 //
-//	store, err := budgetfile.Open("/var/lib/myagent/budget.db") // made on first use
+//	store, err := budgetfile.Open("/var/lib/myagent/budget.db") // made on first use; the folder must exist
 //	if err != nil {
 //		return err
 //	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,6 +171,16 @@ func TestWaitersEachGetTheFileInTurn(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
+}
+
+// Open in a folder that does not exist says which folder.
+func TestOpenNamesAMissingFolder(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no", "such")
+	_, err := budgetfile.Open(filepath.Join(missing, "budget.db"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Contains(t, err.Error(), "the folder "+missing+" does not exist")
+	assert.NotContains(t, err.Error(), "out of memory")
 }
 
 func TestRefusesFilesItDoesNotKnow(t *testing.T) {

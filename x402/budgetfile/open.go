@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -21,7 +23,8 @@ import (
 // and upgrading the schema of a file written by an earlier release. The returned Store holds
 // the file for its life: another process, or another Open of this one, gets a *LockedError
 // until Close (or the end of the process, whatever ends it). A file that is not a budget
-// file, or one written by a later release, is a *FormatError. Opening applies the reopening rules: holds
+// file, or one written by a later release, is a *FormatError; a folder that does not exist
+// is an error naming it (fs.ErrNotExist). Opening applies the reopening rules: holds
 // reserved and never signed are released, signed ones are in doubt.
 func Open(path string, opts ...Option) (*Store, error) {
 	if path == "" {
@@ -34,6 +37,9 @@ func Open(path string, opts ...Option) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("budgetfile: %s: %w", path, err)
+	}
+	if dir := filepath.Dir(abs); !isDir(dir) {
+		return nil, fmt.Errorf("budgetfile: opening %s: the folder %s does not exist: %w", path, dir, fs.ErrNotExist)
 	}
 	deadline := time.Now().Add(cfg.wait)
 	for {
@@ -60,6 +66,12 @@ func Open(path string, opts ...Option) (*Store, error) {
 // retryDelay is the least time an Open waiting for the file sleeps between two attempts
 // (it sleeps up to twice as long, at random, so that waiters spread out).
 const retryDelay = 5 * time.Millisecond
+
+// isDir reports whether dir is a folder.
+func isDir(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir()
+}
 
 // attempt opens the file once, failing at once when another connection holds it. On any
 // failure it closes what it opened, so that it holds no lock afterwards.
