@@ -98,7 +98,9 @@
 // When a live process's session connection breaks (a network cut, a server restart), the
 // Store registers a new session; the reservations of the old one count as a dead
 // process's, and a Sign on one already released fails with ledger.ErrNotReserved: the
-// payer then sends nothing. Closing a Store ends its session
+// payer then sends nothing. A reservation looks its session up once it holds the budget's
+// lock, so one that waited for the lock while a sweep removed its session is made again
+// under the new session, never recorded under a session no sweep would find. Closing a Store ends its session
 // the same way. A connection pooler between the Store and PostgreSQL must give each
 // connection a session of its own (direct connections, or session pooling): transaction
 // pooling loses the lock.

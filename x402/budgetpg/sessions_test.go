@@ -171,3 +171,60 @@ func TestLostSessionLateSignFails(t *testing.T) {
 	assert.Equal(t, ledger.Reserved, stateOf(t, c, again), "the new session is live: another store's start leaves it alone")
 	require.NoError(t, a.Sign(ctx, again, ledger.Signature{ID: "0xagain", Expires: time.Now().Add(time.Minute)}))
 }
+
+// orphans returns the number of outstanding holds of budget whose session is registered no
+// more: holds no sweep will ever find.
+func orphans(t *testing.T, budget string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, admin(t).QueryRow(t.Context(), `SELECT count(*) FROM x402_budget_holds h JOIN x402_budgets b ON b.id = h.budget_id
+		WHERE b.name = $1 AND h.state IN (0, 1) AND NOT EXISTS (SELECT 1 FROM x402_budget_sessions s WHERE s.id = h.session_id)`,
+		budget).Scan(&n))
+	return n
+}
+
+// A reservation that waits for the budget's lock while a sweep, holding it, finds the
+// reservation's session dead (its connection was cut) and removes it, does not record its
+// hold under the removed session, where no sweep would find it again: it sees the session
+// gone once it has the lock, and reserves under a new one.
+func TestReservationWaitingForTheLockWhileItsSessionIsSwept(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	budget := budgetName(t)
+	s := openBudget(t, budget, ledger.Limits{Total: big.NewInt(100)})
+	db := admin(t)
+
+	tx, err := db.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	var id int64
+	require.NoError(t, tx.QueryRow(ctx, "SELECT id FROM x402_budgets WHERE name = $1 FOR UPDATE", budget).Scan(&id))
+	hold := ledger.NewHoldID()
+	done := make(chan error, 1)
+	go func() { done <- s.Reserve(ctx, hold, ledger.Reservation{Amount: big.NewInt(60), PayTo: "0xaa"}) }()
+	other := admin(t)
+	require.Eventually(t, func() bool {
+		var waiting int
+		require.NoError(t, other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE '%x402_budget_reserve%'`).Scan(&waiting))
+		return waiting > 0
+	}, 10*time.Second, 5*time.Millisecond, "the reservation waits for the budget's lock")
+
+	var killed bool
+	require.NoError(t, other.QueryRow(ctx, `SELECT pg_terminate_backend(pid, 10000) FROM x402_budget_sessions WHERE budget_id = $1`,
+		id).Scan(&killed))
+	require.True(t, killed)
+	var swept int
+	require.NoError(t, tx.QueryRow(ctx, "SELECT x402_budget_sweep($1, $2)", id, budgetpg.LockClass).Scan(&swept))
+	require.Equal(t, 1, swept, "the sweep, holding the lock, removes the cut session")
+	require.NoError(t, tx.Commit(ctx))
+
+	require.NoError(t, <-done, "the reservation goes on under a new session")
+	assert.Zero(t, orphans(t, budget), "no hold sits under a session no sweep will find")
+	assert.Equal(t, ledger.Reserved, stateOf(t, s, hold))
+	later := openBudget(t, budget, ledger.Limits{Total: big.NewInt(100)})
+	assert.Equal(t, ledger.Reserved, stateOf(t, later, hold), "its session is live: another store's start leaves it alone")
+	tot, err := later.Totals(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "60", tot.Held.String())
+}

@@ -168,7 +168,9 @@ END $$;
 -- p_amount under id p_hold for session p_session, in one step under the budget's lock. It
 -- returns 0 when the hold is recorded; 1 when a limit refuses (nothing recorded; the windows
 -- are moved to the reservation's time); 2 when the session is not registered (it was found
--- dead and swept); 3 when a hold with id p_hold exists.
+-- dead and swept, maybe while this reservation waited for the lock); 3 when a hold with id
+-- p_hold exists. The session is looked up after the lock is taken, so that a sweep that
+-- removed it meanwhile is seen: no hold is ever recorded under a session no sweep will find.
 CREATE FUNCTION x402_budget_reserve(p_budget bigint, p_session bigint, p_hold bytea, p_amount numeric, p_pay_to text,
 	p_rail text, p_resource text, p_payer text, p_asset text, p_now bigint) RETURNS smallint
 LANGUAGE plpgsql AS $$
@@ -180,12 +182,11 @@ DECLARE
 	fits boolean;
 	n int;
 BEGIN
-	-- The common case runs four statements: this one, the lookup, the INSERT and the UPDATE.
-	SELECT * INTO b FROM x402_budgets
-	WHERE id = p_budget AND EXISTS (SELECT 1 FROM x402_budget_sessions WHERE id = p_session)
-	FOR UPDATE;
-	IF NOT FOUND THEN
-		RETURN 2; -- the session is not registered (the budget's row always is)
+	-- The common case runs five statements: the lock, the two lookups, the INSERT and the
+	-- UPDATE.
+	SELECT * INTO STRICT b FROM x402_budgets WHERE id = p_budget FOR UPDATE;
+	IF NOT EXISTS (SELECT 1 FROM x402_budget_sessions WHERE id = p_session) THEN
+		RETURN 2;
 	END IF;
 	IF EXISTS (SELECT 1 FROM x402_budget_holds WHERE budget_id = p_budget AND hold = p_hold) THEN
 		RETURN 3;
