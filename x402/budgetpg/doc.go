@@ -47,6 +47,11 @@
 //     recorded before anything is signed, and the signature before the payment is sent.
 //     Keep synchronous_commit on (PostgreSQL's default): with it off, a server crash may
 //     forget the last commits.
+//   - True answers. A context that ends before an operation's statement is sent stops it;
+//     once sent, the operation finishes (within a bound of the store's own, 30 seconds) and
+//     returns its real answer, whatever the context: a reservation reported failed was not
+//     recorded, and the connection goes back to the pool. Should an answer still be lost
+//     (the network cut), HoldState finds out whether the reservation was made.
 //   - Flat cost. Sums are kept as holds change; refused holds expire through an index by
 //     deadline; signatures are found through an index by payment id; each window keeps the
 //     time it was moved to and its running sums, and reads through an index by reservation
