@@ -1,3 +1,5 @@
+//go:build splitpending
+
 package budgetfile_test
 
 import (

@@ -4,7 +4,7 @@
 // (modernc.org/sqlite), so the program needs no C compiler. A program that does not import
 // this package does not link it.
 //
-//	store, err := budgetfile.Open("/var/lib/myagent/budget.db") // made on first use
+//	store, err := budgetfile.Open("/var/lib/myagent/budget.db") // made on first use; the folder must exist
 //	if err != nil {
 //		return err
 //	}
@@ -57,14 +57,30 @@
 // released (nothing can have left for them), signed ones are in doubt until resolved,
 // refused ones keep counting until they expire, and Spent is what was committed.
 //
+// # Limits and time
+//
+// The first Configure of a file records its limits in it. A later Configure (a restart, the
+// next run of a command) with other limits fails with a *ledger.LimitsError, which matches
+// ledger.ErrLimitsDiffer and names both: a budget does not quietly change its limits from one
+// run to the next. ChangeLimits changes them on purpose and records the new ones; every hold
+// and Spent stay, and the accounts are read back from the file, so that a window added or
+// made longer counts every hold of its length.
+//
+// The store decides with its clock (WithClock; the system's without it): when a hold is
+// reserved, which holds a rolling window counts, when a refused hold has expired. It keeps no
+// reading as a floor: after a run whose clock was years ahead, a run whose clock is right
+// finds every hold the ahead run reserved counting until its own time has passed, and
+// nothing released early. Payees are compared exactly, as the caller gives them.
+//
 // # One process at a time
 //
 // A Store holds the file for its whole life with an exclusive lock (SQLite's
 // locking_mode=EXCLUSIVE): another process, another Store of the same process, or another
 // SQLite program that opens the file gets a *LockedError ("database is locked" for other
-// programs) until Close. Open can wait for the file instead (WithWait). The lock goes with
-// the process: when a process ends, killed or not, the kernel releases it, and the next Open
-// succeeds at once.
+// programs) until Close. Open can wait for the file instead (WithWait): it tries again every
+// few milliseconds, holding nothing in between, so that several waiting processes each get
+// the file in turn. The lock goes with the process: when a process ends, killed or not, the
+// kernel releases it, and the next Open succeeds at once.
 //
 // Refusing a second process is what keeps the store simple and every operation flat: the
 // process that holds the file keeps its accounts (sums, rolling windows, indexes) in memory,
@@ -78,21 +94,27 @@
 // # The file
 //
 // The file keeps every hold ever reserved (about 200 bytes each, with a URL as resource) and
-// what each payee was paid. The budget's total applies to the file's whole life: to start a
-// new budget, start a new file; deleting a file forgets what was spent and what is in doubt.
+// what each payee was paid, and the limits. The budget's total applies to the file's whole
+// life: raise it with ChangeLimits, which keeps what was spent and what is in doubt; deleting
+// a file forgets them.
 // While a Store has the file, the log sits beside it ("-wal"); Close folds it in and removes
 // it. Copy the file only while no Store has it open.
 //
 // The schema has numbered versions: a release that changes it upgrades a file written by an
 // earlier one, in order, when it opens it, and a file of a later release is refused with a
-// *FormatError, as is another program's database.
+// *FormatError, as is another program's database. Version 2 gave each hold of version 1 the
+// HoldID of its old number (8 zero bytes, then the number in big-endian), wrote the EVM
+// payees of version 1 in lower case (the form callers now give; other payees stay as they
+// are), and added up again what each payee was paid, by payee exactly; every hold, sum and
+// window counts as before.
 //
 // # Cost
 //
-// Configuring the budget reads back the outstanding holds and those that count in a rolling
-// window (5 to 10 ms for each thousand). Then every operation is the in-memory store's,
-// whatever the number of outstanding holds, plus one SQLite transaction: tens of
-// microseconds, and the fsync of a signature. A Store is safe for concurrent use; its operations run one at a time,
-// so a signature's fsync holds back the operations behind it. Operations do not watch their
-// context: each is a short write to a file no other process can hold.
+// Configuring the budget reads back the outstanding holds and the committed ones reserved
+// within twice the longest window's length (5 to 10 ms for each thousand). Then every
+// operation is the in-memory store's, whatever the number of outstanding holds, plus one
+// SQLite transaction: tens of microseconds, and the fsync of a signature. A Store is safe
+// for concurrent use; its operations run one at a time, so a signature's fsync holds back
+// the operations behind it. Operations do not watch their context: each is a short write to
+// a file no other process can hold.
 package budgetfile

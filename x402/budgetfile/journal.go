@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // journal writes the holds of a Store's accounts (a ledger.Memory) to its file: it is the
@@ -22,14 +20,15 @@ type journal struct {
 	begin, commit, rollback, full, normal *sql.Stmt
 	insert, sign, move, spend, state      *sql.Stmt
 	pending                               []change            // told since the last Commit
-	spent                                 map[string]*big.Int // by payee in lower case, pending commits included
+	spent                                 map[string]*big.Int // by payee, pending commits included
 	spentDirty                            map[string]bool     // the payees whose spent changed since the last Commit
+	failed                                error               // the failure of a Commit, after which the accounts are not the file's
 }
 
 // change is one change told to the journal: a hold as it then stood.
 type change struct {
-	e      ledger.Entry // Amount is not kept
-	amount string       // the amount of a new hold, in decimal
+	o      ledger.Outstanding // Amount is not kept
+	amount string             // the amount of a new hold, in decimal
 }
 
 // newJournal prepares the statements of a journal on conn.
@@ -44,11 +43,12 @@ func newJournal(ctx context.Context, conn *sql.Conn) (*journal, error) {
 		{&j.rollback, `ROLLBACK`},
 		{&j.full, `PRAGMA synchronous = FULL`},
 		{&j.normal, `PRAGMA synchronous = NORMAL`},
-		{&j.insert, `INSERT INTO holds (id, amount, pay_to, rail, resource, payer, asset, reserved_at, expires, ref, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, '', 0)`},
-		{&j.sign, `UPDATE holds SET signing_id = ?, expires = ?, ref = ?, state = 1 WHERE id = ?`},
-		{&j.move, `UPDATE holds SET state = ? WHERE id = ?`},
+		{&j.insert, `INSERT INTO holds (hold, amount, pay_to, rail, resource, payer, asset, reserved_at, expires, ref, state)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, '', 0)`},
+		{&j.sign, `UPDATE holds SET signing_id = ?, expires = ?, ref = ?, state = 1 WHERE hold = ?`},
+		{&j.move, `UPDATE holds SET state = ? WHERE hold = ?`},
 		{&j.spend, `INSERT INTO spent (payee, amount) VALUES (?, ?) ON CONFLICT (payee) DO UPDATE SET amount = excluded.amount`},
-		{&j.state, `SELECT state FROM holds WHERE id = ?`},
+		{&j.state, `SELECT state FROM holds WHERE hold = ?`},
 	} {
 		stmt, err := conn.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -69,22 +69,21 @@ func (j *journal) close() {
 }
 
 // Record keeps a change for the next Commit; a commit adds to its payee's spent.
-func (j *journal) Record(e ledger.Entry) {
-	c := change{e: e}
-	switch e.State {
+func (j *journal) Record(o ledger.Outstanding) {
+	c := change{o: o}
+	switch o.State {
 	case ledger.Reserved:
-		c.amount = e.Amount.String()
+		c.amount = o.Amount.String()
 	case ledger.Committed:
-		key := strings.ToLower(e.PayTo)
-		sum := j.spent[key]
+		sum := j.spent[o.PayTo]
 		if sum == nil {
 			sum = new(big.Int)
-			j.spent[key] = sum
+			j.spent[o.PayTo] = sum
 		}
-		sum.Add(sum, e.Amount)
-		j.spentDirty[key] = true
+		sum.Add(sum, o.Amount)
+		j.spentDirty[o.PayTo] = true
 	}
-	c.e.Amount = nil
+	c.o.Amount = nil
 	j.pending = append(j.pending, c)
 }
 
@@ -98,6 +97,7 @@ func (j *journal) Commit(sync bool) error {
 	ctx := context.Background()
 	if sync {
 		if _, err := j.full.ExecContext(ctx); err != nil {
+			j.failed = err
 			return err
 		}
 	}
@@ -108,7 +108,8 @@ func (j *journal) Commit(sync bool) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("budgetfile: %w", err)
+		j.failed = fmt.Errorf("budgetfile: %w", err)
+		return j.failed
 	}
 	j.pending = j.pending[:0]
 	clear(j.spentDirty)
@@ -126,21 +127,21 @@ func (j *journal) write(ctx context.Context) (err error) {
 		}
 	}()
 	for _, c := range j.pending {
-		e := &c.e
-		switch e.State {
+		o := &c.o
+		switch o.State {
 		case ledger.Reserved:
-			_, err = j.insert.ExecContext(ctx, int64(e.Hold), c.amount, e.PayTo, e.Rail, e.Resource, e.Payer, e.Asset, e.Reserved.UnixNano())
+			_, err = j.insert.ExecContext(ctx, o.Hold[:], c.amount, o.PayTo, o.Rail, o.Resource, o.Payer, o.Asset, o.Reserved.UnixNano())
 		case ledger.Signed:
-			_, err = j.sign.ExecContext(ctx, e.ID, nanos(e.Expires), e.Ref, int64(e.Hold))
+			_, err = j.sign.ExecContext(ctx, o.ID, nanos(o.Expires), o.Ref, o.Hold[:])
 		default:
-			_, err = j.move.ExecContext(ctx, int(e.State), int64(e.Hold))
+			_, err = j.move.ExecContext(ctx, int(o.State), o.Hold[:])
 		}
 		if err != nil {
 			return err
 		}
 	}
-	for key := range j.spentDirty {
-		if _, err := j.spend.ExecContext(ctx, key, j.spent[key].String()); err != nil {
+	for payee := range j.spentDirty {
+		if _, err := j.spend.ExecContext(ctx, payee, j.spent[payee].String()); err != nil {
 			return err
 		}
 	}
@@ -152,12 +153,12 @@ func (j *journal) write(ctx context.Context) (err error) {
 // change to it, else what the file says.
 func (j *journal) Ended(id ledger.HoldID) (ledger.State, error) {
 	for i := len(j.pending) - 1; i >= 0; i-- {
-		if j.pending[i].e.Hold == id {
-			return j.pending[i].e.State, nil
+		if j.pending[i].o.Hold == id {
+			return j.pending[i].o.State, nil
 		}
 	}
 	var st int
-	err := j.state.QueryRowContext(context.Background(), int64(id)).Scan(&st)
+	err := j.state.QueryRowContext(context.Background(), id[:]).Scan(&st)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return 0, ledger.ErrUnknownHold
@@ -173,121 +174,4 @@ func nanos(t time.Time) int64 {
 		return 0
 	}
 	return t.UnixNano()
-}
-
-// holdColumns are the columns scanHold reads, in its order.
-const holdColumns = `id, amount, pay_to, rail, resource, payer, asset, reserved_at, coalesce(signing_id, ''), expires, ref, state`
-
-// scanHold reads a row of holdColumns.
-func scanHold(rows *sql.Rows) (ledger.Entry, error) {
-	var (
-		e                 ledger.Entry
-		id, at, expires   int64
-		amount            string
-		state             int
-		payTo, rail, what string
-	)
-	if err := rows.Scan(&id, &amount, &payTo, &rail, &what, &e.Payer, &e.Asset, &at, &e.ID, &expires, &e.Ref, &state); err != nil {
-		return e, err
-	}
-	a, ok := new(big.Int).SetString(amount, 10)
-	if !ok || a.Sign() < 0 {
-		return e, fmt.Errorf("hold %d has an unreadable amount", id)
-	}
-	e.Hold, e.Amount, e.PayTo, e.Rail, e.Resource, e.Reserved, e.State = ledger.HoldID(id), a, payTo, rail, what, ledger.Time(at), ledger.State(state)
-	if expires != 0 {
-		e.Expires = ledger.Time(expires)
-	}
-	return e, nil
-}
-
-// snapshot reads what ledger.Restore needs under limits: the outstanding holds, the
-// committed ones that may still count in a window, and what each payee was paid. It also
-// loads the journal's sums.
-func (j *journal) snapshot(ctx context.Context, limits ledger.Limits) (ledger.Snapshot, error) {
-	var s ledger.Snapshot
-	var lastAt int64
-	err := j.conn.QueryRowContext(ctx, `SELECT id, reserved_at FROM holds ORDER BY id DESC LIMIT 1`).Scan(&s.Last, &lastAt)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return s, err
-	default:
-		s.LastAt = ledger.Time(lastAt)
-	}
-	var longest time.Duration
-	for _, w := range limits.Windows {
-		longest = max(longest, w.Length)
-	}
-	// The holds that may count in a window, newest first: reservation times never decrease
-	// with the id, so the walk stops at the first one outside the longest window.
-	var recent []ledger.Entry
-	first := s.Last + 1 // the oldest hold of recent
-	if longest > 0 && s.Last > 0 {
-		rows, err := j.conn.QueryContext(ctx, `SELECT `+holdColumns+` FROM holds ORDER BY id DESC`)
-		if err != nil {
-			return s, err
-		}
-		for rows.Next() {
-			e, err := scanHold(rows)
-			if err != nil {
-				_ = rows.Close()
-				return s, err
-			}
-			if ledger.AddNanos(e.Reserved.UnixNano(), longest) <= lastAt {
-				break
-			}
-			first = e.Hold
-			if e.State != ledger.Released {
-				recent = append(recent, e)
-			}
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return s, err
-		}
-		slices.Reverse(recent)
-	}
-	// The older outstanding holds, through the index of outstanding holds.
-	rows, err := j.conn.QueryContext(ctx, `SELECT `+holdColumns+` FROM holds WHERE state < 4 AND id < ? ORDER BY id`, int64(first))
-	if err != nil {
-		return s, err
-	}
-	for rows.Next() {
-		e, err := scanHold(rows)
-		if err != nil {
-			_ = rows.Close()
-			return s, err
-		}
-		s.Holds = append(s.Holds, e)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return s, err
-	}
-	s.Holds = append(s.Holds, recent...)
-
-	rows, err = j.conn.QueryContext(ctx, `SELECT payee, amount FROM spent`)
-	if err != nil {
-		return s, err
-	}
-	for rows.Next() {
-		var payee, amount string
-		if err := rows.Scan(&payee, &amount); err != nil {
-			_ = rows.Close()
-			return s, err
-		}
-		a, ok := new(big.Int).SetString(amount, 10)
-		if !ok || a.Sign() < 0 {
-			_ = rows.Close()
-			return s, fmt.Errorf("what was spent with %s is unreadable", payee)
-		}
-		j.spent[payee] = a
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return s, err
-	}
-	s.Spent = make(map[string]*big.Int, len(j.spent))
-	for k, v := range j.spent {
-		s.Spent[k] = new(big.Int).Set(v)
-	}
-	return s, nil
 }

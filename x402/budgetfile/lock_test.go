@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"database/sql"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -123,6 +126,61 @@ func TestWithWaitWaitsForTheFile(t *testing.T) {
 	_, err = budgetfile.Open("")
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "path", ve.Field)
+}
+
+// Several Stores waiting on one file (WithWait) each get it in turn as the one before them
+// closes it, within their wait: none keeps a lock on the file while it waits. Each round, a
+// holder keeps the file for a while, and four waiters open it again and again, each keeping
+// it a moment; every open must succeed. SDK_TEST_FULL=1 runs 20 rounds of 20 opens with a
+// holder that keeps the file a second; the default, 3 rounds of 8 with 200 ms.
+func TestWaitersEachGetTheFileInTurn(t *testing.T) {
+	t.Parallel()
+	rounds, opens, hold := 3, 8, 200*time.Millisecond
+	if os.Getenv("SDK_TEST_FULL") == "1" {
+		rounds, opens, hold = 20, 20, time.Second
+	}
+	const waiters = 4
+	wait := hold + 10*time.Second
+	path := filepath.Join(t.TempDir(), "budget.db")
+	for round := range rounds {
+		holder, err := budgetfile.Open(path)
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		errs := make(chan error, opens)
+		for w := range waiters {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range opens / waiters {
+					start := time.Now()
+					s, err := budgetfile.Open(path, budgetfile.WithWait(wait))
+					if err != nil {
+						errs <- fmt.Errorf("round %d, waiter %d, after %s: %w", round, w, time.Since(start).Round(time.Millisecond), err)
+						continue
+					}
+					time.Sleep(10 * time.Millisecond)
+					errs <- s.Close()
+				}
+			}()
+		}
+		time.Sleep(hold)
+		require.NoError(t, holder.Close())
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+	}
+}
+
+// Open in a folder that does not exist says which folder.
+func TestOpenNamesAMissingFolder(t *testing.T) {
+	t.Parallel()
+	missing := filepath.Join(t.TempDir(), "no", "such")
+	_, err := budgetfile.Open(filepath.Join(missing, "budget.db"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Contains(t, err.Error(), "the folder "+missing+" does not exist")
+	assert.NotContains(t, err.Error(), "out of memory")
 }
 
 func TestRefusesFilesItDoesNotKnow(t *testing.T) {

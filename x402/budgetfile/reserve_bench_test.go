@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budgetfile"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // reserveLimits are the limits of BenchmarkReserve: every kind, none ever reached.
@@ -19,27 +20,28 @@ func reserveLimits() ledger.Limits {
 	}}
 }
 
-// outstandingStore returns a configured store of kind ("memory" or "file") holding n
-// outstanding holds as budgetfile.Fill makes them.
-func outstandingStore(b *testing.B, kind string, n int, now time.Time) ledger.Store {
+// outstandingStore returns a configured store of kind ("memory" or "file") reading clock,
+// holding n outstanding holds as budgetfile.Fill makes them.
+func outstandingStore(b *testing.B, kind string, n int, clock *sdktest.Clock) ledger.Store {
 	ctx := b.Context()
+	now := clock.Now()
 	var s ledger.Store
 	switch kind {
 	case "memory":
-		s = ledger.NewMemory()
+		s = ledger.NewMemory(clock)
 		if err := s.Configure(ctx, reserveLimits()); err != nil {
 			b.Fatal(err)
 		}
 		for i := range n {
-			id, err := s.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1000), PayTo: fmt.Sprintf("0x%04x", i%1000), Now: now})
-			if err != nil {
+			id := ledger.NewHoldID()
+			if err := s.Reserve(ctx, id, ledger.Reservation{Amount: big.NewInt(1000), PayTo: fmt.Sprintf("0x%04x", i%1000)}); err != nil {
 				b.Fatal(err)
 			}
-			sig := ledger.Signing{ID: fmt.Sprintf("0x%08x", i), Expires: now.Add(time.Hour + time.Duration(i)*time.Second), Now: now}
+			sig := ledger.Signature{ID: fmt.Sprintf("0x%08x", i), Expires: now.Add(time.Hour + time.Duration(i)*time.Second)}
 			if err := s.Sign(ctx, id, sig); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := s.Mark(ctx, id, []ledger.State{ledger.InDoubt, ledger.Refused}[i%2], now); err != nil {
+			if _, err := s.Mark(ctx, id, []ledger.State{ledger.InDoubt, ledger.Refused}[i%2]); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -48,7 +50,7 @@ func outstandingStore(b *testing.B, kind string, n int, now time.Time) ledger.St
 		if err := budgetfile.Fill(path, n, now); err != nil {
 			b.Fatal(err)
 		}
-		f, err := budgetfile.Open(path)
+		f, err := budgetfile.Open(path, budgetfile.WithClock(clock))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -69,19 +71,18 @@ func BenchmarkReserve(b *testing.B) {
 		for _, n := range []int{0, 100_000} {
 			b.Run(fmt.Sprintf("store=%s/outstanding=%d", kind, n), func(b *testing.B) {
 				ctx := b.Context()
-				now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-				s := outstandingStore(b, kind, n, now)
+				clock := sdktest.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+				s := outstandingStore(b, kind, n, clock)
 				r := ledger.Reservation{Amount: big.NewInt(1000), PayTo: "0x0001", Rail: "x402 eip155:8453", Resource: "/item"}
 				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
-					now = now.Add(time.Microsecond)
-					r.Now = now
-					id, err := s.Reserve(ctx, r)
-					if err != nil {
+					clock.Advance(time.Microsecond)
+					id := ledger.NewHoldID()
+					if err := s.Reserve(ctx, id, r); err != nil {
 						b.Fatal(err)
 					}
-					if _, err := s.Mark(ctx, id, ledger.Released, now); err != nil {
+					if _, err := s.Mark(ctx, id, ledger.Released); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -96,13 +97,15 @@ func BenchmarkOpen(b *testing.B) {
 	for _, n := range []int{0, 100_000} {
 		b.Run(fmt.Sprintf("outstanding=%d", n), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "budget.db")
-			if err := budgetfile.Fill(path, n, time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+			now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+			if err := budgetfile.Fill(path, n, now); err != nil {
 				b.Fatal(err)
 			}
+			clock := sdktest.NewClock(now)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				s, err := budgetfile.Open(path)
+				s, err := budgetfile.Open(path, budgetfile.WithClock(clock))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -5,157 +5,35 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"sync"
-	"sync/atomic"
-	"time"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 
 	sdk "github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/ledger"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // Store is a budget store kept in one SQLite file; see the package documentation. Give it
 // to x402.WithStore. It is safe for concurrent use.
 type Store struct {
-	path string
-	db   *sql.DB
-	conn *sql.Conn // the one connection, which holds the file's lock
-	mem  atomic.Pointer[ledger.Memory]
-
-	mu      sync.Mutex // guards what follows, and Configure against Close
-	closed  atomic.Bool
+	path    string
+	clock   sdk.Clock
+	db      *sql.DB
+	conn    *sql.Conn // the one connection, which holds the file's lock
 	journal *journal
+
+	// mu is held shared by every operation on the accounts, and exclusively by Configure,
+	// ChangeLimits and Close, which make or end them.
+	mu     sync.RWMutex
+	mem    *ledger.Memory // the accounts, once configured
+	closed bool
 }
 
-// The store is a BudgetStore.
-var _ x402.BudgetStore = (*Store)(nil)
-
-// Option configures Open.
-type Option func(*config) error
-
-// config is what the options of Open set.
-type config struct {
-	wait time.Duration
-}
-
-// WithWait makes Open wait up to d for another process (or another Store of this process)
-// to close the file, instead of failing at once with a *LockedError: for a program restarted
-// while its previous run is still shutting down.
-func WithWait(d time.Duration) Option {
-	return func(c *config) error {
-		if d < 0 {
-			return &sdk.ValidationError{Service: "budgetfile", Field: "wait", Reason: "must not be negative"}
-		}
-		c.wait = d
-		return nil
-	}
-}
-
-// Open opens the budget file at path, creating it with its schema when it does not exist,
-// and upgrading the schema of a file written by an earlier release. The returned Store holds
-// the file for its life: another process, or another Open of this one, gets a *LockedError
-// until Close (or the end of the process, whatever ends it). A file that is not a budget
-// file, or one written by a later release, is a *FormatError. Opening applies the reopening
-// rules: holds reserved and never signed are released, signed ones are in doubt.
-func Open(path string, opts ...Option) (*Store, error) {
-	if path == "" {
-		return nil, &sdk.ValidationError{Service: "budgetfile", Field: "path", Reason: "must name a file"}
-	}
-	var cfg config
-	if err := httpcore.Configure("budgetfile", &cfg, opts); err != nil {
-		return nil, err
-	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("budgetfile: %s: %w", path, err)
-	}
-	// A URI, so that no character of the path is read as a parameter.
-	db, err := sql.Open("sqlite", "file://"+(&url.URL{Path: abs}).EscapedPath())
-	if err != nil {
-		return nil, fmt.Errorf("budgetfile: %s: %w", path, err)
-	}
-	s := &Store{path: path, db: db}
-	if err := s.open(cfg); err != nil {
-		_ = s.release()
-		if isBusy(err) {
-			return nil, &LockedError{Path: path}
-		}
-		var fe *FormatError
-		if errors.As(err, &fe) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("budgetfile: opening %s: %w", path, err)
-	}
-	return s, nil
-}
-
-// open takes the file's lock, brings its schema up to date and applies the reopening rules.
-func (s *Store) open(cfg config) error {
-	ctx := context.Background()
-	s.db.SetMaxOpenConns(1)
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	s.conn = conn
-	for _, q := range []string{
-		fmt.Sprintf(`PRAGMA busy_timeout = %d`, cfg.wait.Milliseconds()),
-		// Every lock taken is kept until the connection closes, and the WAL's index lives in
-		// this process's memory: no other process can read or write the file meanwhile.
-		`PRAGMA locking_mode = EXCLUSIVE`,
-		// Take the lock at once: a brand-new file is not in WAL mode yet, and two processes
-		// sharing a read lock would both fail to switch it.
-		`BEGIN EXCLUSIVE`,
-		`COMMIT`,
-		`PRAGMA busy_timeout = 0`,
-	} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	var mode string
-	if err := conn.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
-		return err
-	}
-	if mode != "wal" {
-		return fmt.Errorf("the file cannot be put in WAL mode (it stays in %q)", mode)
-	}
-	// A commit is in the WAL (which a process's end does not lose) when it returns; the
-	// journal asks for FULL where a power loss must not lose it either.
-	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
-		return err
-	}
-	if err := migrate(ctx, conn, s.path, migrations); err != nil {
-		return err
-	}
-	// The reopening rules. A reserved hold was never signed: nothing can have left. A signed
-	// one may have left: in doubt until resolved. ("state < 4" lets the index of outstanding
-	// holds serve.)
-	if _, err := conn.ExecContext(ctx, `BEGIN;
-		UPDATE holds SET state = 5 WHERE state < 4 AND state = 0;
-		UPDATE holds SET state = 3 WHERE state < 4 AND state = 1;
-		COMMIT`); err != nil {
-		_, _ = conn.ExecContext(ctx, `ROLLBACK`)
-		return err
-	}
-	s.journal, err = newJournal(ctx, conn)
-	return err
-}
-
-// isBusy reports whether err is SQLite's "database is locked".
-func isBusy(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
-}
+// The store is a ledger.Store.
+var _ ledger.Store = (*Store)(nil)
 
 // Configure reads the holds back from the file and sets the limits every later Reserve
-// enforces; see x402.BudgetStore. x402.NewBudget calls it.
+// enforces; see ledger.Store. The first Configure of a file records its limits; a later one
+// (a restart, another process) with other limits fails with a *ledger.LimitsError, which
+// matches ledger.ErrLimitsDiffer and names both.
 func (s *Store) Configure(ctx context.Context, limits ledger.Limits) error {
 	if err := limits.Validate(); err != nil {
 		return err
@@ -163,104 +41,135 @@ func (s *Store) Configure(ctx context.Context, limits ledger.Limits) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.closed.Load():
+	case s.closed:
 		return ledger.ErrClosed
-	case s.mem.Load() != nil:
+	case s.mem != nil:
 		return ledger.ErrConfigured
 	}
-	snap, err := s.journal.snapshot(ctx, limits)
+	recorded, err := recordedLimits(ctx, s.conn)
+	switch {
+	case err != nil:
+		return fmt.Errorf("budgetfile: reading %s: %w", s.path, err)
+	case recorded != nil && !recorded.Equal(limits):
+		return fmt.Errorf("budgetfile: %s: %w", s.path, &ledger.LimitsError{Recorded: *recorded, Asked: limits.Clone()})
+	}
+	return s.restore(ctx, limits, recorded == nil)
+}
+
+// ChangeLimits records new limits in the file and makes them the ones every later Reserve
+// enforces, in place of Configure or after it; see ledger.Store. Every hold and Spent stay;
+// the accounts are read back from the file, so a window added or made longer counts every
+// hold of its length.
+func (s *Store) ChangeLimits(ctx context.Context, limits ledger.Limits) error {
+	if err := limits.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return ledger.ErrClosed
+	case s.journal.failed != nil:
+		return fmt.Errorf("budgetfile: a change could not be written, so the store takes no more; reopen it: %w", s.journal.failed)
+	}
+	return s.restore(ctx, limits, true)
+}
+
+// restore records limits when record is set, reads the holds back and makes the accounts;
+// s.mu is held.
+func (s *Store) restore(ctx context.Context, limits ledger.Limits, record bool) error {
+	if record {
+		if err := recordLimits(ctx, s.conn, limits); err != nil {
+			return fmt.Errorf("budgetfile: writing %s: %w", s.path, err)
+		}
+	}
+	snap, err := s.journal.snapshot(ctx, limits, s.clock.Now())
 	if err != nil {
 		return fmt.Errorf("budgetfile: reading %s: %w", s.path, err)
 	}
-	m, err := ledger.Restore(limits, snap, s.journal)
+	m, err := ledger.Restore(limits, snap, s.journal, s.clock)
 	if err != nil {
 		return err
 	}
-	s.mem.Store(m)
+	if s.mem != nil {
+		_ = s.mem.Close()
+	}
+	s.mem = m
 	return nil
-}
-
-// accounts returns the store's accounts, or why there are none.
-func (s *Store) accounts() (*ledger.Memory, error) {
-	if m := s.mem.Load(); m != nil {
-		return m, nil
-	}
-	if s.closed.Load() {
-		return nil, ledger.ErrClosed
-	}
-	return nil, ledger.ErrNotConfigured
 }
 
 // use runs op on the store's accounts, or returns why there are none.
 func use[T any](s *Store, op func(*ledger.Memory) (T, error)) (T, error) {
-	m, err := s.accounts()
-	if err != nil {
-		var zero T
-		return zero, err
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var zero T
+	switch {
+	case s.closed:
+		return zero, ledger.ErrClosed
+	case s.mem == nil:
+		return zero, ledger.ErrNotConfigured
 	}
-	return op(m)
+	return op(s.mem)
 }
 
-// Reserve checks every limit and records a reserved hold; see x402.BudgetStore.
-func (s *Store) Reserve(ctx context.Context, r ledger.Reservation) (ledger.HoldID, error) {
-	return use(s, func(m *ledger.Memory) (ledger.HoldID, error) { return m.Reserve(ctx, r) })
+// run runs op, which answers an error only, on the store's accounts.
+func run(s *Store, op func(*ledger.Memory) error) error {
+	_, err := use(s, func(m *ledger.Memory) (struct{}, error) { return struct{}{}, op(m) })
+	return err
 }
 
-// Sign records what a reserved hold signed, on the disk before it returns; see
-// x402.BudgetStore.
-func (s *Store) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Signing) error {
-	m, err := s.accounts()
-	if err != nil {
-		return err
-	}
-	return m.Sign(ctx, id, sig)
+// Reserve checks every limit and records a reserved hold; see ledger.Store.
+func (s *Store) Reserve(ctx context.Context, id ledger.HoldID, r ledger.Reservation) error {
+	return run(s, func(m *ledger.Memory) error { return m.Reserve(ctx, id, r) })
 }
 
-// Mark moves a hold; see x402.BudgetStore.
-func (s *Store) Mark(ctx context.Context, id ledger.HoldID, to ledger.State, now time.Time) (ledger.State, error) {
-	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.Mark(ctx, id, to, now) })
+// Sign records what a reserved hold signed, on the disk before it returns; see ledger.Store.
+func (s *Store) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Signature) error {
+	return run(s, func(m *ledger.Memory) error { return m.Sign(ctx, id, sig) })
 }
 
-// Discard releases a hold whose payment never left the process; see x402.BudgetStore.
-func (s *Store) Discard(ctx context.Context, id ledger.HoldID, now time.Time) (ledger.State, error) {
-	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.Discard(ctx, id, now) })
+// Mark moves a hold; see ledger.Store.
+func (s *Store) Mark(ctx context.Context, id ledger.HoldID, to ledger.State) (ledger.State, error) {
+	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.Mark(ctx, id, to) })
 }
 
-// Resolve ends an outstanding payment by its signing ID; see x402.BudgetStore.
-func (s *Store) Resolve(ctx context.Context, id string, settled bool, now time.Time) error {
-	m, err := s.accounts()
-	if err != nil {
-		return err
-	}
-	return m.Resolve(ctx, id, settled, now)
+// Discard releases a hold whose payment never left the process; see ledger.Store.
+func (s *Store) Discard(ctx context.Context, id ledger.HoldID) (ledger.State, error) {
+	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.Discard(ctx, id) })
 }
 
-// Totals returns what was spent and what is held; see x402.BudgetStore.
-func (s *Store) Totals(ctx context.Context, now time.Time) (ledger.Totals, error) {
-	return use(s, func(m *ledger.Memory) (ledger.Totals, error) { return m.Totals(ctx, now) })
+// Resolve ends an outstanding payment by its Signature.ID; see ledger.Store.
+func (s *Store) Resolve(ctx context.Context, paymentID string, settled bool) error {
+	return run(s, func(m *ledger.Memory) error { return m.Resolve(ctx, paymentID, settled) })
 }
 
-// Outstanding lists the holds neither committed nor released; see x402.BudgetStore.
-func (s *Store) Outstanding(ctx context.Context, now time.Time) ([]ledger.Entry, error) {
-	return use(s, func(m *ledger.Memory) ([]ledger.Entry, error) { return m.Outstanding(ctx, now) })
+// Totals returns what was spent and what is held; see ledger.Store.
+func (s *Store) Totals(ctx context.Context) (ledger.Totals, error) {
+	return use(s, func(m *ledger.Memory) (ledger.Totals, error) { return m.Totals(ctx) })
 }
 
-// HoldState returns where a hold stands; see x402.BudgetStore.
-func (s *Store) HoldState(ctx context.Context, id ledger.HoldID, now time.Time) (ledger.State, error) {
-	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.HoldState(ctx, id, now) })
+// Outstanding lists the holds neither committed nor released; see ledger.Store.
+func (s *Store) Outstanding(ctx context.Context) ([]ledger.Outstanding, error) {
+	return use(s, func(m *ledger.Memory) ([]ledger.Outstanding, error) { return m.Outstanding(ctx) })
 }
 
-// Close waits for the operation in progress, if any, then closes the file and releases its
+// HoldState returns where a hold stands; see ledger.Store.
+func (s *Store) HoldState(ctx context.Context, id ledger.HoldID) (ledger.State, error) {
+	return use(s, func(m *ledger.Memory) (ledger.State, error) { return m.HoldState(ctx, id) })
+}
+
+// Close waits for the operations in progress, if any, then closes the file and releases its
 // lock; later calls return ledger.ErrClosed. Closing changes no hold: a hold reserved and not
 // signed is released when the file is next opened, as the reopening rules say.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Swap(true) {
+	if s.closed {
 		return nil
 	}
-	if m := s.mem.Load(); m != nil {
-		_ = m.Close() // waits for the operation in progress
+	s.closed = true
+	if s.mem != nil {
+		_ = s.mem.Close()
 	}
 	return s.release()
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/x402/budgetpg"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // benchProcesses is the number of processes reserving at once.
@@ -117,13 +117,9 @@ func benchStoreChild(ctx context.Context) error {
 			s.Close()
 			return nil, nil, err
 		}
-		r := ledger.Reservation{Amount: big.NewInt(1), PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", Rail: "x402 eip155:8453",
+		r := ledger.Reservation{Amount: big.NewInt(1), PayTo: "0x209693bc6afc0c5328ba36faf03c514ef312287c", Rail: "x402 eip155:8453",
 			Resource: "https://shop.example/item"}
-		reserve := func() error {
-			r.Now = time.Now()
-			_, err := s.Reserve(ctx, r)
-			return err
-		}
+		reserve := func() error { return s.Reserve(ctx, ledger.NewHoldID(), r) }
 		return reserve, func() { s.Close() }, nil
 	})
 }
@@ -173,11 +169,12 @@ func BenchmarkReserveBesideOutstanding(b *testing.B) {
 DECLARE
 	budget bigint := (SELECT id FROM x402_budgets WHERE name = '%s');
 	session bigint := (SELECT max(id) FROM x402_budget_sessions WHERE budget_id = budget);
-	h bigint;
+	h bytea;
 BEGIN
 	FOR i IN 1 .. %d LOOP
-		h := x402_budget_reserve(budget, session, 1000, '0x' || lpad(to_hex(i %% 1000), 4, '0'),
-			'0x' || lpad(to_hex(i %% 1000), 4, '0'), 'test', '/item', '0xpayer', '0xasset', %d);
+		h := decode(md5(i::text), 'hex');
+		PERFORM x402_budget_reserve(budget, session, h, 1000, '0x' || lpad(to_hex(i %% 1000), 4, '0'),
+			'test', '/item', '0xpayer', '0xasset', %d);
 		PERFORM x402_budget_sign(budget, h, 'sig-' || i, %d + i * 1000000000::bigint,
 			%d + i * 1000000000::bigint + %d, '', %d);
 		PERFORM x402_budget_mark(budget, h, (2 + i %% 2)::smallint, %d);
@@ -194,13 +191,11 @@ END $$`, budget, n, now.UnixNano(), now.Add(time.Hour).UnixNano(), now.Add(time.
 			r := ledger.Reservation{Amount: big.NewInt(1000), PayTo: "0x0001", Rail: "x402 eip155:8453", Resource: "/item"}
 			b.ResetTimer()
 			for range b.N {
-				now = now.Add(time.Microsecond)
-				r.Now = now
-				id, err := s.Reserve(ctx, r)
-				if err != nil {
+				id := ledger.NewHoldID()
+				if err := s.Reserve(ctx, id, r); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := s.Mark(ctx, id, ledger.Released, now); err != nil {
+				if _, err := s.Mark(ctx, id, ledger.Released); err != nil {
 					b.Fatal(err)
 				}
 			}

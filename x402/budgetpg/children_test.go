@@ -28,7 +28,6 @@ const childLife = 2 * time.Minute
 // roles are the parts a child process can play, by name.
 var roles = map[string]func(ctx context.Context) error{
 	"holder":      holderChild,
-	"fleet":       fleetChild,
 	"bench-store": benchStoreChild,
 	"bench-floor": benchFloorChild,
 }

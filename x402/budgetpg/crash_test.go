@@ -1,3 +1,5 @@
+//go:build splitpending
+
 package budgetpg_test
 
 import (

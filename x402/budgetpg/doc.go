@@ -19,7 +19,7 @@
 //	budget, err := x402.NewBudget(big.NewInt(50_000_000), // $50.00 of USDC, fleet-wide
 //		x402.WithStore(store), x402.WithWindowLimit(24*time.Hour, big.NewInt(10_000_000), 0))
 //	if err != nil {
-//		return err // budgetpg.ErrLimitsDiffer when the fleet runs with other limits
+//		return err // ledger.ErrLimitsDiffer when the fleet runs with other limits
 //	}
 //	signer, err := x402.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
 //	if err != nil {
@@ -47,10 +47,17 @@
 //     recorded before anything is signed, and the signature before the payment is sent.
 //     Keep synchronous_commit on (PostgreSQL's default): with it off, a server crash may
 //     forget the last commits.
+//   - True answers. A context that ends before an operation's statement is sent stops it;
+//     once sent, the operation finishes (within a bound of the store's own, 30 seconds) and
+//     returns its real answer, whatever the context: a reservation reported failed was not
+//     recorded, and the connection goes back to the pool. Should an answer still be lost
+//     (the network cut), HoldState finds out whether the reservation was made.
 //   - Flat cost. Sums are kept as holds change; refused holds expire through an index by
-//     deadline; signatures are found through an index by signing id; each window keeps the
-//     id of its oldest hold and moves it forward as holds leave. No operation reads all the
-//     outstanding holds, except Outstanding, which lists them.
+//     deadline; signatures are found through an index by payment id; each window keeps the
+//     time it was moved to and its running sums, and reads through an index by reservation
+//     time only the holds that leave it or, when the clock went back, come back into it. No
+//     operation reads all the outstanding holds, except Outstanding, which lists them, and
+//     ChangeLimits, which counts the holds of the new windows once.
 //   - The same answers as every store: refusals name the limit, what is left and when
 //     enough frees up, computed by the SDK's one implementation of those rules.
 //   - No release on error: an error of the database leaves a hold counted.
@@ -62,14 +69,25 @@
 // accounts. Several budgets, each with a name, can share one database.
 //
 // The limits are recorded with the budget by the first Configure (x402.NewBudget calls it)
-// of any process, and every later one must give the same limits, or fail with
-// ErrLimitsDiffer, which names both: processes with other limits would each let through
-// what another refuses. To change a fleet's limits, start it on a new budget name.
+// of any process, and every later one must give the same limits, or fail with a
+// *ledger.LimitsError (ledger.ErrLimitsDiffer), which names both: processes with other
+// limits would each let through what another refuses. ChangeLimits changes a fleet's limits
+// on purpose: it records the new ones, which every Store of the budget enforces from its
+// next reservation on (the database checks each reservation against the limits it records),
+// and keeps every hold and Spent; a window added or made longer counts every hold of its
+// length, and a payee limit added counts what was already paid to the payee. Processes that
+// start later configure with the new limits.
 //
-// Each process reads its own clock for its operations (when a window's payments leave it,
-// when a refused payment expires): keep the machines' clocks synchronised. A reservation is
-// never recorded before the latest one, so a machine whose clock runs behind counts its
-// payments in the windows a little longer, never shorter.
+// Time is PostgreSQL's: each operation reads the server's clock (clock_timestamp()) once it
+// holds the budget's lock, to record when a hold was reserved, to move the windows and to
+// expire refused holds. One clock decides for the whole fleet, whatever the machines'
+// clocks say, and no reading is kept as a floor for later ones: should the server's clock be
+// corrected back, the windows count again the holds reserved within their length before the
+// corrected time, the holds reserved at the later readings keep counting until their own
+// time has passed, and nothing frees early.
+//
+// Payees are compared exactly, as the caller gives them (EVM addresses in lower-case hex,
+// Solana addresses in base58 as they are).
 //
 // # Liveness and reopening
 //
@@ -84,8 +102,10 @@
 //
 // When a live process's session connection breaks (a network cut, a server restart), the
 // Store registers a new session; the reservations of the old one count as a dead
-// process's, and a Sign on one already released fails with ledger.ErrNotReserved
-// (x402.ErrHoldNotReserved): the payer then sends nothing. Closing a Store ends its session
+// process's, and a Sign on one already released fails with ledger.ErrNotReserved: the
+// payer then sends nothing. A reservation looks its session up once it holds the budget's
+// lock, so one that waited for the lock while a sweep removed its session is made again
+// under the new session, never recorded under a session no sweep would find. Closing a Store ends its session
 // the same way. A connection pooler between the Store and PostgreSQL must give each
 // connection a session of its own (direct connections, or session pooling): transaction
 // pooling loses the lock.
@@ -98,7 +118,16 @@
 // records them; a database that a later version of the SDK upgraded is refused
 // (ErrSchemaNewer) rather than misread. The tables and functions are named x402_budget*,
 // in the schema of the connection's search_path; the role needs the right to create them
-// for the first Open.
+// for the first Open. Upgrade every process of a fleet together: one of an earlier version
+// fails on a schema a later one upgraded, without touching a hold.
+//
+// Migration 3 kept every hold, sum and window of the databases of earlier versions: each
+// hold got the HoldID of its old number (8 zero bytes, then the number in big-endian), which
+// stays as its place in the order of reservations; EVM payees were written in lower case and
+// the payees' accounts made again by payee exactly; a named payee limit in lower case that
+// is not an EVM address was renamed to the one exact payee its holds have, when they have
+// one; the latest reservation time, a floor that an ahead clock could push, was dropped.
+// Migration 4 replaced the functions.
 //
 // The DSN is a postgres:// URL or key=value settings, as libpq and pgx read them; the
 // PG* environment variables fill in what it leaves out. pool_max_conns sets the size of

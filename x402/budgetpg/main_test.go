@@ -12,13 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/internal/ledger/crashtest"
 	"github.com/agentapis/sdk/internal/secrettest"
 )
-
-// dsnEnv names the environment variable that gives the tests their PostgreSQL database.
-const dsnEnv = budgettest.EnvPostgresDSN
 
 // childEnv, when set, makes the test binary a child process of a test (see children.go):
 // its value names the part it plays.
@@ -42,7 +37,7 @@ func TestMain(m *testing.M) {
 	if role := os.Getenv(childEnv); role != "" {
 		os.Exit(runChild(role))
 	}
-	if crashtest.IsChild() {
+	if isCrashChild() {
 		os.Exit(m.Run()) // a crash test's child pays in the schema its parent named
 	}
 	base := os.Getenv(dsnEnv)
@@ -99,7 +94,7 @@ func withSearchPath(dsn, schema string) string {
 // fails it in CI (CI set), where the server must be there.
 func requireDSN(t testing.TB) string {
 	t.Helper()
-	budgettest.PostgresDSN(t) // TestMain made the schema when there is a server
+	needServer(t) // TestMain made the schema when there is a server
 	return schemaDSN
 }
 

@@ -73,6 +73,12 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if err != nil {
 		return err
 	}
+	return apply(ctx, pool, all)
+}
+
+// apply brings the schema to the latest of all, the migrations from version 1 on; see
+// migrate.
+func apply(ctx context.Context, pool *pgxpool.Pool, all []migration) error {
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1, 0)", lockClass); err != nil {
 			return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/x402/budgetpg"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // holderLimits are the limits of the budgets the holder child shares.
@@ -31,18 +30,17 @@ func holderChild(ctx context.Context) error {
 	if err := s.Configure(ctx, holderLimits); err != nil {
 		return err
 	}
-	reserved, err := s.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(60), PayTo: "0xaa", Now: time.Now()})
-	if err != nil {
+	reserved, signed := ledger.NewHoldID(), ledger.NewHoldID()
+	if err := s.Reserve(ctx, reserved, ledger.Reservation{Amount: big.NewInt(60), PayTo: "0xaa"}); err != nil {
 		return err
 	}
-	signed, err := s.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(40), PayTo: "0xaa", Now: time.Now()})
-	if err != nil {
+	if err := s.Reserve(ctx, signed, ledger.Reservation{Amount: big.NewInt(40), PayTo: "0xaa"}); err != nil {
 		return err
 	}
-	if err := s.Sign(ctx, signed, ledger.Signing{ID: "0xchild", Expires: time.Now().Add(time.Hour), Now: time.Now()}); err != nil {
+	if err := s.Sign(ctx, signed, ledger.Signature{ID: "0xchild", Expires: time.Now().Add(time.Hour)}); err != nil {
 		return err
 	}
-	fmt.Printf("holds %d %d\n", reserved, signed)
+	fmt.Printf("holds %s %s\n", reserved, signed)
 	waitForStdin(ctx)
 	return nil
 }
@@ -52,11 +50,11 @@ func holder(t *testing.T, budget string) (c *child, reserved, signed ledger.Hold
 	c = startChild(t, "holder", budget)
 	fields := strings.Fields(c.line(t, 30*time.Second))
 	require.Len(t, fields, 3, "the child's holds")
-	r, err := strconv.ParseInt(fields[1], 10, 64)
+	reserved, err := ledger.ParseHoldID(fields[1])
 	require.NoError(t, err)
-	s, err := strconv.ParseInt(fields[2], 10, 64)
+	signed, err = ledger.ParseHoldID(fields[2])
 	require.NoError(t, err)
-	return c, ledger.HoldID(r), ledger.HoldID(s)
+	return c, reserved, signed
 }
 
 // openBudget opens budget, configured with limits.
@@ -72,7 +70,7 @@ func openBudget(t *testing.T, budget string, limits ledger.Limits) *budgetpg.Sto
 // stateOf returns where hold id stands in s now.
 func stateOf(t *testing.T, s *budgetpg.Store, id ledger.HoldID) ledger.State {
 	t.Helper()
-	st, err := s.HoldState(t.Context(), id, time.Now())
+	st, err := s.HoldState(t.Context(), id)
 	require.NoError(t, err)
 	return st
 }
@@ -88,7 +86,7 @@ func TestDeadProcessHoldsAreSettledOnOpen(t *testing.T) {
 	alive := openBudget(t, budget, holderLimits)
 	assert.Equal(t, ledger.Reserved, stateOf(t, alive, reserved), "a live process's reservation survives another's start")
 	assert.Equal(t, ledger.Signed, stateOf(t, alive, signed))
-	_, err := alive.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(1), Now: time.Now()})
+	err := alive.Reserve(t.Context(), ledger.NewHoldID(), ledger.Reservation{Amount: big.NewInt(1)})
 	var r *ledger.Refusal
 	require.ErrorAs(t, err, &r, "the live child holds the whole total")
 	assert.Equal(t, ledger.KindTotal, r.Kind)
@@ -105,7 +103,7 @@ func TestDeadProcessHoldsAreSettledOnOpen(t *testing.T) {
 	}, 10*time.Second, 50*time.Millisecond, "the dead child's reservation is released by the next store to open")
 	after := openBudget(t, budget, holderLimits)
 	assert.Equal(t, ledger.InDoubt, stateOf(t, after, signed), "its signed payment is in doubt")
-	tot, err := after.Totals(t.Context(), time.Now())
+	tot, err := after.Totals(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, "40", tot.Held.String())
 	assert.Zero(t, tot.Spent.Sign())
@@ -118,13 +116,13 @@ func TestDeadProcessHoldsAreSettledOnRefusal(t *testing.T) {
 	budget := budgetName(t)
 	s := openBudget(t, budget, holderLimits)
 	c, reserved, signed := holder(t, budget)
-	_, err := s.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(60), Now: time.Now()})
+	err := s.Reserve(t.Context(), ledger.NewHoldID(), ledger.Reservation{Amount: big.NewInt(60)})
 	var r *ledger.Refusal
 	require.ErrorAs(t, err, &r)
 
 	c.kill(t)
 	require.Eventually(t, func() bool {
-		_, err := s.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(60), Now: time.Now()})
+		err := s.Reserve(t.Context(), ledger.NewHoldID(), ledger.Reservation{Amount: big.NewInt(60)})
 		if err != nil {
 			require.ErrorAs(t, err, &r, "only refusals until the child's death is seen")
 		}
@@ -155,8 +153,8 @@ func TestLostSessionLateSignFails(t *testing.T) {
 	budget := budgetName(t)
 	a := openBudget(t, budget, ledger.Limits{})
 	ctx := t.Context()
-	h, err := a.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(5), Now: time.Now()})
-	require.NoError(t, err)
+	h := ledger.NewHoldID()
+	require.NoError(t, a.Reserve(ctx, h, ledger.Reservation{Amount: big.NewInt(5)}))
 
 	var killed bool
 	require.NoError(t, admin(t).QueryRow(ctx, `SELECT pg_terminate_backend(s.pid, 10000) FROM x402_budget_sessions s
@@ -164,12 +162,69 @@ func TestLostSessionLateSignFails(t *testing.T) {
 	require.True(t, killed)
 	b := openBudget(t, budget, ledger.Limits{})
 	assert.Equal(t, ledger.Released, stateOf(t, b, h), "the cut session's reservation is released")
-	err = a.Sign(ctx, h, ledger.Signing{ID: "0xlate", Expires: time.Now().Add(time.Minute), Now: time.Now()})
+	err := a.Sign(ctx, h, ledger.Signature{ID: "0xlate", Expires: time.Now().Add(time.Minute)})
 	require.ErrorIs(t, err, ledger.ErrNotReserved, "the late Sign fails: nothing may be sent")
 
-	again, err := a.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(5), Now: time.Now()})
-	require.NoError(t, err, "the store goes on with a new session")
+	again := ledger.NewHoldID()
+	require.NoError(t, a.Reserve(ctx, again, ledger.Reservation{Amount: big.NewInt(5)}), "the store goes on with a new session")
 	c := openBudget(t, budget, ledger.Limits{})
 	assert.Equal(t, ledger.Reserved, stateOf(t, c, again), "the new session is live: another store's start leaves it alone")
-	require.NoError(t, a.Sign(ctx, again, ledger.Signing{ID: "0xagain", Expires: time.Now().Add(time.Minute), Now: time.Now()}))
+	require.NoError(t, a.Sign(ctx, again, ledger.Signature{ID: "0xagain", Expires: time.Now().Add(time.Minute)}))
+}
+
+// orphans returns the number of outstanding holds of budget whose session is registered no
+// more: holds no sweep will ever find.
+func orphans(t *testing.T, budget string) int {
+	t.Helper()
+	var n int
+	require.NoError(t, admin(t).QueryRow(t.Context(), `SELECT count(*) FROM x402_budget_holds h JOIN x402_budgets b ON b.id = h.budget_id
+		WHERE b.name = $1 AND h.state IN (0, 1) AND NOT EXISTS (SELECT 1 FROM x402_budget_sessions s WHERE s.id = h.session_id)`,
+		budget).Scan(&n))
+	return n
+}
+
+// A reservation that waits for the budget's lock while a sweep, holding it, finds the
+// reservation's session dead (its connection was cut) and removes it, does not record its
+// hold under the removed session, where no sweep would find it again: it sees the session
+// gone once it has the lock, and reserves under a new one.
+func TestReservationWaitingForTheLockWhileItsSessionIsSwept(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	budget := budgetName(t)
+	s := openBudget(t, budget, ledger.Limits{Total: big.NewInt(100)})
+	db := admin(t)
+
+	tx, err := db.Begin(ctx)
+	require.NoError(t, err)
+	defer func() { _ = tx.Rollback(ctx) }()
+	var id int64
+	require.NoError(t, tx.QueryRow(ctx, "SELECT id FROM x402_budgets WHERE name = $1 FOR UPDATE", budget).Scan(&id))
+	hold := ledger.NewHoldID()
+	done := make(chan error, 1)
+	go func() { done <- s.Reserve(ctx, hold, ledger.Reservation{Amount: big.NewInt(60), PayTo: "0xaa"}) }()
+	other := admin(t)
+	require.Eventually(t, func() bool {
+		var waiting int
+		require.NoError(t, other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE wait_event_type = 'Lock' AND query LIKE '%x402_budget_reserve%'`).Scan(&waiting))
+		return waiting > 0
+	}, 10*time.Second, 5*time.Millisecond, "the reservation waits for the budget's lock")
+
+	var killed bool
+	require.NoError(t, other.QueryRow(ctx, `SELECT pg_terminate_backend(pid, 10000) FROM x402_budget_sessions WHERE budget_id = $1`,
+		id).Scan(&killed))
+	require.True(t, killed)
+	var swept int
+	require.NoError(t, tx.QueryRow(ctx, "SELECT x402_budget_sweep($1, $2)", id, budgetpg.LockClass).Scan(&swept))
+	require.Equal(t, 1, swept, "the sweep, holding the lock, removes the cut session")
+	require.NoError(t, tx.Commit(ctx))
+
+	require.NoError(t, <-done, "the reservation goes on under a new session")
+	assert.Zero(t, orphans(t, budget), "no hold sits under a session no sweep will find")
+	assert.Equal(t, ledger.Reserved, stateOf(t, s, hold))
+	later := openBudget(t, budget, ledger.Limits{Total: big.NewInt(100)})
+	assert.Equal(t, ledger.Reserved, stateOf(t, later, hold), "its session is live: another store's start leaves it alone")
+	tot, err := later.Totals(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "60", tot.Held.String())
 }

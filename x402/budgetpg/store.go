@@ -10,28 +10,31 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // DefaultName is the budget a Store keeps unless WithName names another.
 const DefaultName = "default"
 
 // Store keeps the holds of one budget in PostgreSQL, shared by every Store opened on the same
-// database and budget name, in any process on any machine. It is an x402.BudgetStore: pass
-// it to x402.NewBudget with x402.WithStore. A Store is safe for concurrent use; Close it when
-// done.
+// database and budget name, in any process on any machine. It is a ledger.Store: pass it to
+// x402.NewBudget with x402.WithStore. A Store is safe for concurrent use; Close it when done.
 type Store struct {
 	pool   *pgxpool.Pool
 	name   string
 	budget int64
 	live   *liveness
+	clock  sdk.Clock // nil: PostgreSQL's clock; a test's clock set from export_test.go
 
-	mu         sync.Mutex // serialises Configure and Close
+	mu         sync.Mutex // serialises Configure, ChangeLimits and Close
 	configured atomic.Bool
 	closed     atomic.Bool
-	limits     ledger.Limits // set once, before configured
 }
+
+// The store is a ledger.Store.
+var _ ledger.Store = (*Store)(nil)
 
 // Option configures Open.
 type Option func(*options) error
@@ -121,8 +124,25 @@ func (s *Store) Name() string { return s.name }
 
 // Configure sets the limits; see ledger.Store. The first Configure of a budget, in any
 // process, records its limits with it; a later one (another process, a restart) must give
-// the same limits, in the same order, or fails with ErrLimitsDiffer.
+// the same limits, windows in the same order, or fails with a *ledger.LimitsError, which
+// matches ledger.ErrLimitsDiffer and names both.
 func (s *Store) Configure(ctx context.Context, limits ledger.Limits) error {
+	return s.configure(ctx, "configure", limits, false)
+}
+
+// ChangeLimits records new limits with the budget, in place of Configure or after it; see
+// ledger.Store. Every Store of the budget, in every process, enforces them from their next
+// reservation on: the database checks each reservation against the limits it records. Every
+// hold and Spent stay; a window added or made longer counts every hold of its length, and a
+// payee limit added counts what was already paid to the payee. It reads the holds of the
+// budget's windows once, and every hold of the budget when the payees' limits change.
+func (s *Store) ChangeLimits(ctx context.Context, limits ledger.Limits) error {
+	return s.configure(ctx, "change limits", limits, true)
+}
+
+// configure agrees on limits with the budget's recorded ones, or records them when change
+// is set or there are none.
+func (s *Store) configure(ctx context.Context, op string, limits ledger.Limits, change bool) error {
 	if err := limits.Validate(); err != nil {
 		return err
 	}
@@ -131,18 +151,32 @@ func (s *Store) Configure(ctx context.Context, limits ledger.Limits) error {
 	switch {
 	case s.closed.Load():
 		return ledger.ErrClosed
-	case s.configured.Load():
+	case s.configured.Load() && !change:
 		return ledger.ErrConfigured
 	}
 	l := limits.Clone()
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return agree(ctx, tx, s.budget, s.name, &l) })
-	if err != nil {
-		if errors.Is(err, ErrLimitsDiffer) {
-			return err
-		}
-		return s.fail("configure", err)
+	var differ *ledger.LimitsError
+	err := s.do(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
+		return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			old, err := recorded(ctx, tx, s.budget)
+			switch {
+			case err != nil:
+				return err
+			case old != nil && !change && !old.Equal(l):
+				differ = &ledger.LimitsError{Recorded: *old, Asked: l}
+				return nil
+			case old != nil && !change:
+				return nil
+			}
+			return setLimits(ctx, tx, s.budget, old, l, s.now())
+		})
+	})
+	switch {
+	case err != nil:
+		return s.fail(op, err)
+	case differ != nil:
+		return fmt.Errorf("budgetpg: budget %q: %w", s.name, differ)
 	}
-	s.limits = l
 	s.configured.Store(true)
 	return nil
 }
