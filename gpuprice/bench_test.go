@@ -11,6 +11,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/benchtest"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // floorCheapest is what a hand-written client would decode: the fields the API description
@@ -69,7 +70,7 @@ func BenchmarkCheapest(b *testing.B) {
 
 // BenchmarkBuildKeyPayment measures building and signing a Pro payment offline.
 func BenchmarkBuildKeyPayment(b *testing.B) {
-	payer, err := gpuprice.NewPrivateKeySigner(solana.NewWallet().PrivateKey)
+	payer, err := svm.NewPrivateKeySigner(solana.NewWallet().PrivateKey)
 	if err != nil {
 		b.Fatal(err)
 	}

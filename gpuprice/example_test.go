@@ -13,6 +13,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/usdc"
 )
 
@@ -61,11 +62,11 @@ func ExampleClient_BuyKey() {
 	wallet := solana.NewWallet().PrivateKey
 	srv.FundUSDC(wallet.PublicKey(), 8_000_000) // 8 USDC on the fake cluster
 	srv.FundSOL(wallet.PublicKey(), 10_000_000) // and 0.01 SOL, for the fee
-	payer, err := gpuprice.NewPrivateKeySigner(wallet)
+	payer, err := svm.NewPrivateKeySigner(wallet)
 	if err != nil {
 		log.Fatal(err)
 	}
-	budget, err := budget.New(big.NewInt(10_000_000)) // at most 10 USDC, on every rail
+	spend, err := budget.New(big.NewInt(10_000_000)) // at most 10 USDC, on every rail
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func ExampleClient_BuyKey() {
 		log.Fatal(err)
 	}
 
-	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
+	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: spend})
 	var pe *gpuprice.PaymentError
 	if errors.As(err, &pe) {
 		log.Fatalf("%v; look up or redeem the payment with its signature", err)
@@ -83,7 +84,15 @@ func ExampleClient_BuyKey() {
 		log.Fatal(err)
 	}
 	fmt.Println("plan:", key.Plan, "expires:", key.ExpiresAt.Format(time.DateOnly))
-	fmt.Println("spent:", usdc.Format(budgettest.Spent(t, budget)), "held:", usdc.Format(budgettest.Reserved(t, budget)))
+	spent, err := spend.Spent(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	held, err := spend.Reserved(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("spent:", usdc.Format(spent), "held:", usdc.Format(held))
 
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: "H100", Platform: "lambda", Limit: 3})
 	if err != nil {

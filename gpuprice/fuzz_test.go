@@ -23,8 +23,10 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/poll/polltest"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // FuzzDecodeBodies feeds any bytes to every body decoder of the price API. None panics, and
@@ -154,7 +156,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	key := solana.NewWallet().PrivateKey
 	srv.FundUSDC(key.PublicKey(), 100_000_000)
 	srv.FundSOL(key.PublicKey(), 1_000_000_000) // the fees of 200,000 purchases
-	payer, err := gpuprice.NewPrivateKeySigner(key)
+	payer, err := svm.NewPrivateKeySigner(key)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -195,12 +197,12 @@ func FuzzNodeAnswers(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		budget, err := budget.New(big.NewInt(10 * price))
+		spend, err := budget.New(big.NewInt(10 * price))
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := c.BuyKey(t.Context(), &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
-		spent, reserved := budgettest.Spent(t, budget).Int64(), budgettest.Reserved(t, budget).Int64()
+		k, err := c.BuyKey(t.Context(), &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: spend})
+		spent, reserved := budgettest.Spent(t, spend).Int64(), budgettest.Reserved(t, spend).Int64()
 		if err == nil {
 			if k == nil || spent != price || reserved != 0 {
 				t.Fatalf("a purchase succeeded with key %v, spent %d, reserved %d", k, spent, reserved)
@@ -213,7 +215,7 @@ func FuzzNodeAnswers(f *testing.F) {
 		}
 		var (
 			pe  *gpuprice.PaymentError
-			re  *gpuprice.RPCError
+			re  *svm.RPCError
 			ife *gpuprice.InsufficientFundsError
 			ise *gpuprice.InsufficientSOLError
 			ae  *sdk.APIError

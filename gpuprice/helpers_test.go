@@ -20,6 +20,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/sdktest"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // noRetry turns the read retries off, so that a test sees each answer as the fake sent it.
@@ -31,7 +32,7 @@ var t0 = time.Date(2026, 3, 14, 15, 30, 0, 0, time.UTC)
 // startFake starts a fake at t0 for one test.
 func startFake(t *testing.T, opts ...gpupricetest.Option) *gpupricetest.Server {
 	t.Helper()
-	all := append([]gpupricetest.Option{gpupricetest.WithClock(sdktest.NewClock(t0))}, opts...)
+	all := append([]gpupricetest.Option{gpupricetest.WithClock(func() time.Time { return t0 })}, opts...)
 	srv := gpupricetest.NewServer(all...)
 	t.Cleanup(srv.Close)
 	return srv
@@ -52,13 +53,13 @@ const payerSOL = 10_000_000
 
 // newPayer returns a fresh wallet's signer funded with usdc atomic units and payerSOL on
 // srv; the private key is known to the secret scan.
-func newPayer(t *testing.T, srv *gpupricetest.Server, usdc uint64) (*gpuprice.PrivateKeySigner, solana.PrivateKey) {
+func newPayer(t *testing.T, srv *gpupricetest.Server, usdc uint64) (*svm.PrivateKeySigner, solana.PrivateKey) {
 	t.Helper()
 	return newPayerWithSOL(t, srv, usdc, payerSOL)
 }
 
 // newPayerWithSOL is newPayer with lamports of SOL.
-func newPayerWithSOL(t *testing.T, srv *gpupricetest.Server, usdc, lamports uint64) (*gpuprice.PrivateKeySigner, solana.PrivateKey) {
+func newPayerWithSOL(t *testing.T, srv *gpupricetest.Server, usdc, lamports uint64) (*svm.PrivateKeySigner, solana.PrivateKey) {
 	t.Helper()
 	key := solana.NewWallet().PrivateKey
 	scan.Add(key.String())
@@ -68,7 +69,7 @@ func newPayerWithSOL(t *testing.T, srv *gpupricetest.Server, usdc, lamports uint
 	if lamports > 0 {
 		srv.FundSOL(key.PublicKey(), lamports)
 	}
-	s, err := gpuprice.NewPrivateKeySigner(key)
+	s, err := svm.NewPrivateKeySigner(key)
 	require.NoError(t, err)
 	return s, key
 }

@@ -23,14 +23,17 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/reconcile"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
-// The lookup is a PaymentLookup.
-var _ reconcile.Lookup = (*gpuprice.PurchaseLookup)(nil)
+// The client's lookup is a reconcile.Lookup.
+var _ reconcile.Lookup = (*svm.Lookup)(nil)
 
 // nodeReply is how a lookupNode answers a method instead of the fake node.
 type nodeReply int
@@ -143,21 +146,27 @@ type offsetClock struct{ offset atomic.Int64 }
 func (c *offsetClock) Now() time.Time           { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *offsetClock) forward(by time.Duration) { c.offset.Add(int64(by)) }
 
-// lookupBudget returns a budget of 10 USDC on clock.
-func lookupBudget(t *testing.T, clock *offsetClock) *budget.Budget {
-	t.Helper()
-	return budgetOf(t, 10_000_000, budget.WithClock(clock))
+// Sleep waits on the wall clock: the offset moves the time, not how long a wait lasts.
+func (c *offsetClock) Sleep(ctx context.Context, d time.Duration) error {
+	return sdk.SystemClock().Sleep(ctx, d)
 }
 
-// reconcile runs one reconciliation of b with the lookup of c's node.
-func reconcile(t *testing.T, b *budget.Budget, c *gpuprice.Client, opts ...reconcile.Option) *reconcile.Report {
+// lookupBudget returns a budget of 10 USDC kept in the store budgettest.EnvStore names,
+// deciding on clock.
+func lookupBudget(t *testing.T, clock *offsetClock) *budget.Budget {
+	t.Helper()
+	return budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10_000_000), clock)
+}
+
+// reconcileOnce runs one reconciliation of b on clock (the one its store decides on) with
+// the lookup of c's node.
+func reconcileOnce(t *testing.T, b *budget.Budget, clock sdk.Clock, c *gpuprice.Client) *reconcile.Report {
 	t.Helper()
 	lookup, err := c.PurchaseLookup()
 	require.NoError(t, err)
-	r, err := reconcile.New(b, append([]reconcile.Option{reconcile.WithLookup(lookup), reconcile.WithRate(1000),
-		reconcile.WithLookupTimeout(time.Second), reconcile.WithLogger(scan.Logger())}, opts...)...)
+	r, err := reconcile.New(b, reconcile.WithLookup(lookup), reconcile.WithRate(1000), reconcile.WithClock(clock),
+		reconcile.WithLookupTimeout(time.Second), reconcile.WithLogger(scan.Logger()))
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close() })
 	rep, err := r.Reconcile(t.Context())
 	require.NoError(t, err)
 	for _, f := range rep.Failures {
@@ -188,7 +197,7 @@ func TestPurchaseLookupCommitsAPurchaseThatLanded(t *testing.T) {
 	assertBudget(t, budget, 0, 5_000_000)
 
 	node := &lookupNode{}
-	rep := reconcile(t, budget, newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node))))
+	rep := reconcileOnce(t, budget, clock, newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node))))
 	require.Len(t, rep.Committed, 1)
 	assert.Equal(t, sig, rep.Committed[0].ID)
 	assert.Equal(t, reconcile.Settled, rep.Committed[0].Chain)
@@ -220,14 +229,14 @@ func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 	expires := out[0].Expires
 
 	// Neither the node's height nor the clock has passed the blockhash's end.
-	rep := reconcile(t, budget, c)
+	rep := reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain)
 	assert.Equal(t, expires.Add(ledger.ExpiryMargin), rep.Pending[0].Until)
 
 	// The clock has, the node has not: the node's word is needed.
 	clock.forward(time.Hour)
-	rep = reconcile(t, budget, c)
+	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
@@ -235,14 +244,14 @@ func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 	// The node has (151 blocks later), the clock has not: the clock's word is needed.
 	clock.forward(-time.Hour)
 	srv.Advance(2 * time.Minute)
-	rep = reconcile(t, budget, c)
+	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, reconcile.NotSettled, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
 
 	// Both have.
 	clock.forward(time.Hour)
-	rep = reconcile(t, budget, c)
+	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Released, 1)
 	assert.Equal(t, sig, rep.Released[0].ID)
 	assertBudget(t, budget, 0, 0)
@@ -281,13 +290,13 @@ func TestPurchaseLookupReleasesAPurchaseThatFailedOnceItExpires(t *testing.T) {
 	sig := failedPurchase(t, srv, budget)
 	c := newClient(t, srv)
 
-	rep := reconcile(t, budget, c)
+	rep := reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1, "failed, but not yet expired on the clock")
 	assert.Equal(t, reconcile.Failed, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
 
 	clock.forward(time.Hour)
-	rep = reconcile(t, budget, c)
+	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Released, 1)
 	assert.Equal(t, sig, rep.Released[0].ID)
 	assert.Equal(t, reconcile.Failed, rep.Released[0].Chain)
@@ -303,7 +312,7 @@ func TestPurchaseLookupKeepsAPurchaseOnlyProcessed(t *testing.T) {
 	clock.forward(time.Hour)
 	srv.Advance(2 * time.Minute)
 
-	rep := reconcile(t, budget, newClient(t, srv))
+	rep := reconcileOnce(t, budget, clock, newClient(t, srv))
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, sig, rep.Pending[0].ID)
 	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain, "processed, not confirmed: its fork may still be dropped")
@@ -341,7 +350,7 @@ func TestPurchaseLookupLeavesEverythingAsItIsOnNodeFailures(t *testing.T) {
 			node := &lookupNode{}
 			node.reply(tc.method, tc.reply)
 
-			rep := reconcile(t, budget, newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node))))
+			rep := reconcileOnce(t, budget, clock, newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node))))
 			assert.Empty(t, rep.Committed)
 			assert.Empty(t, rep.Released)
 			require.Len(t, rep.Pending, 2)
@@ -367,7 +376,9 @@ func TestPurchaseLookupAsksForAtMost256SignaturesACall(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	node := &lookupNode{}
-	lookup, err := gpuprice.NewPurchaseLookup(nodeThrough(srv, node))
+	solanaNode, err := svm.NewNode(nodeThrough(srv, node))
+	require.NoError(t, err)
+	lookup, err := svm.NewLookup(solanaNode)
 	require.NoError(t, err)
 	height, err := rpc.New(srv.RPCURL).GetBlockHeight(t.Context(), rpc.CommitmentFinalized)
 	require.NoError(t, err)
@@ -376,7 +387,7 @@ func TestPurchaseLookupAsksForAtMost256SignaturesACall(t *testing.T) {
 
 	var payments []ledger.Outstanding
 	add := func(id, ref string) {
-		payments = append(payments, ledger.Outstanding{Signature: ledger.Signature{ID: id, Rail: gpuprice.PaymentRail, Ref: ref}})
+		payments = append(payments, ledger.Outstanding{Rail: gpuprice.PaymentRail, Signature: ledger.Signature{ID: id, Ref: ref}})
 	}
 	for range 299 {
 		add(solana.SignatureFromBytes(randomBytes(t, 64)).String(), expiredRef)
@@ -396,7 +407,7 @@ func TestPurchaseLookupAsksForAtMost256SignaturesACall(t *testing.T) {
 	assert.Equal(t, reconcile.Pending, got[299].State, "its blockhash may still land it")
 	assert.NoError(t, got[299].Err)
 	assert.ErrorContains(t, got[300].Err, "records no last valid block height")
-	assert.ErrorContains(t, got[301].Err, "is not a transaction signature")
+	assert.ErrorContains(t, got[301].Err, "is not a Solana signature")
 
 	var sizes []int
 	for _, c := range node.called("getSignatureStatuses") {
@@ -419,7 +430,9 @@ func TestPurchaseLookupNeedsANode(t *testing.T) {
 	_, err = c.PurchaseLookup()
 	var ve *sdk.ValidationError
 	assert.ErrorAs(t, err, &ve)
-	_, err = gpuprice.NewPurchaseLookup(nil)
+	_, err = svm.NewNode(nil)
+	assert.ErrorAs(t, err, &ve)
+	_, err = svm.NewLookup(nil)
 	assert.ErrorAs(t, err, &ve)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // The program ids, written out here so that the test does not take them from the code under
@@ -139,7 +140,7 @@ func TestBuildKeyPaymentDecodesInstructionByInstruction(t *testing.T) {
 			t.Parallel()
 			key := solana.NewWallet().PrivateKey
 			scan.Add(key.String())
-			payer, err := gpuprice.NewPrivateKeySigner(key)
+			payer, err := svm.NewPrivateKeySigner(key)
 			require.NoError(t, err)
 			treasury := solana.NewWallet().PublicKey()
 			blockhash := solana.Hash{1, 2, 3, 4, 5}
@@ -203,7 +204,7 @@ func TestBuildKeyPaymentDecodesInstructionByInstruction(t *testing.T) {
 
 func TestBuildKeyPaymentRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	payer, err := gpuprice.NewPrivateKeySigner(solana.NewWallet().PrivateKey)
+	payer, err := svm.NewPrivateKeySigner(solana.NewWallet().PrivateKey)
 	require.NoError(t, err)
 	treasury := solana.NewWallet().PublicKey()
 	bh := solana.Hash{9}
@@ -234,13 +235,13 @@ func TestPrivateKeySignerNeverPrintsTheKey(t *testing.T) {
 	t.Parallel()
 	key := solana.NewWallet().PrivateKey
 	scan.Add(key.String())
-	s, err := gpuprice.PrivateKeySignerFromBase58(key.String())
+	s, err := svm.PrivateKeySignerFromBase58(key.String())
 	require.NoError(t, err)
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x"} {
 		out := sprintf(verb, s)
 		assert.NotContains(t, out, key.String(), verb)
 		assert.Contains(t, out, key.PublicKey().String(), verb)
 	}
-	_, err = gpuprice.PrivateKeySignerFromBase58("not-a-key")
+	_, err = svm.PrivateKeySignerFromBase58("not-a-key")
 	assert.Equal(t, "private key", errtest.As[*sdk.ValidationError](t, err).Field)
 }

@@ -7,16 +7,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/ledger"
-	"github.com/agentapis/sdk/internal/ledger/ledgertest"
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/ledger/ledgertest"
 )
 
 // faultyBudget returns a budget of limit whose store fails as set.
 func faultyBudget(t *testing.T, limit int64, set func(*ledgertest.Faulty)) *budget.Budget {
 	t.Helper()
-	store := ledgertest.NewFaulty(ledger.NewMemory())
+	store := ledgertest.NewFaulty(ledger.NewMemory(sdk.SystemClock()))
 	set(store)
 	b, err := budget.New(big.NewInt(limit), budget.WithStore(store))
 	require.NoError(t, err)
@@ -28,16 +31,16 @@ func TestBuyKeySendsNothingWhenTheSignatureCannotBeRecorded(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 	payer, key := newPayer(t, srv, 8_000_000)
-	budget := faultyBudget(t, 10_000_000, func(s *ledgertest.Faulty) { s.Fail("sign") })
+	spend := faultyBudget(t, 10_000_000, func(s *ledgertest.Faulty) { s.Fail("sign") })
 
-	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, spend))
 	var se *budget.StoreError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "sign", se.Op)
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was handed to the node")
 	assert.Empty(t, srv.Transactions())
 	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()))
-	assertBudget(t, budget, 0, 0)
+	assertBudget(t, spend, 0, 0)
 }
 
 func TestBuyKeyWhoseCommitCannotBeRecordedStillReturnsTheKey(t *testing.T) {
@@ -62,14 +65,13 @@ func TestBuyKeyWithinTheTreasurysLimit(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 	payer, _ := newPayer(t, srv, 8_000_000)
-	budget := budgetOf(t, -1, budget.WithPayeeLimitFor(srv.Treasury.String(), big.NewInt(4_000_000)))
+	spend := budgetOf(t, -1, budget.WithPayeeLimitFor(srv.Treasury.String(), big.NewInt(4_000_000)))
 
-	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	var pe *x402.PolicyError
-	require.ErrorAs(t, err, &pe)
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, spend))
+	le := errtest.As[*budget.LimitError](t, err)
 	assert.ErrorIs(t, err, x402.ErrPayeeLimitExceeded)
-	assert.Equal(t, srv.Treasury.String(), pe.Requirements.PayTo)
-	assert.Equal(t, "5000000", pe.Requirements.Amount.String())
+	assert.Equal(t, srv.Treasury.String(), le.PayTo)
+	assert.Equal(t, "5000000", le.Amount.String())
 	assert.Empty(t, srv.RPCCalls(), "not even the balance was read")
-	assertBudget(t, budget, 0, 0)
+	assertBudget(t, spend, 0, 0)
 }

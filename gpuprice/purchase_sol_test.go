@@ -13,8 +13,10 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // solOf returns the lamports of wallet on srv's node.
@@ -182,7 +184,7 @@ func TestBuyKeyWhenTheNodeCannotPriceTheFeeReleases(t *testing.T) {
 	payer, _ := newPayer(t, srv, 8_000_000)
 	budget := budgetOf(t, 10_000_000)
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := errtest.As[*gpuprice.RPCError](t, err)
+	re := errtest.As[*svm.RPCError](t, err)
 	assert.Equal(t, "getFeeForMessage", re.Method)
 	assert.Equal(t, -32005, re.Code)
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"])

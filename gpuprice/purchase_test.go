@@ -2,6 +2,7 @@ package gpuprice_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,17 +30,18 @@ import (
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // budgetOf returns a budget of limit atomic USDC units (no total when limit is negative),
 // kept in the store budgettest.EnvStore names.
 func budgetOf(t *testing.T, limit int64, opts ...budget.Option) *budget.Budget {
 	t.Helper()
-	var max *big.Int
+	max := budget.Unlimited
 	if limit >= 0 {
 		max = big.NewInt(limit)
 	}
-	return budgettest.NewBudget(t, budgettest.Selected(t), max, opts...)
+	return budgettest.NewBudget(t, budgettest.Selected(t), max, nil, opts...)
 }
 
 // assertBudget checks what a budget has spent and still holds.
@@ -50,7 +52,7 @@ func assertBudget(t *testing.T, b *budget.Budget, spent, reserved int64) {
 }
 
 // purchase returns a Pro purchase of payer to srv's treasury, drawing on budget.
-func purchase(srv *gpupricetest.Server, payer gpuprice.Signer, budget *budget.Budget) *gpuprice.BuyKeyParams {
+func purchase(srv *gpupricetest.Server, payer svm.Signer, budget *budget.Budget) *gpuprice.BuyKeyParams {
 	return &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget}
 }
 
@@ -141,20 +143,20 @@ func TestBuyKeyOverBudgetIsRefusedBeforeAnything(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv)
 	payer, _ := newPayer(t, srv, 50_000_000)
-	budget := budgetOf(t, 10_000_000)
-	held, err := budget.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(6_000_000)}) // an x402 payment under way on the same budget
+	spend := budgetOf(t, 10_000_000)
+	held, err := spend.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(6_000_000)}) // an x402 payment under way on the same budget
 	require.NoError(t, err)
 
-	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	_, err = c.BuyKey(t.Context(), purchase(srv, payer, spend))
 	require.ErrorIs(t, err, x402.ErrBudgetExceeded)
-	errtest.As[*x402.PolicyError](t, err)
+	errtest.As[*budget.LimitError](t, err)
 	assert.Empty(t, srv.RPCCalls(), "not even the balance was read")
-	assertBudget(t, budget, 0, 6_000_000)
+	assertBudget(t, spend, 0, 6_000_000)
 
 	require.NoError(t, held.Release(t.Context()))
-	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
+	_, err = c.BuyKey(t.Context(), purchase(srv, payer, spend))
 	require.NoError(t, err, "the same budget allows it once the other payment is gone")
-	assertBudget(t, budget, 5_000_000, 0)
+	assertBudget(t, spend, 5_000_000, 0)
 }
 
 func TestBuyKeyReleasesTheBudgetWhenBuildingFails(t *testing.T) {
@@ -166,7 +168,7 @@ func TestBuyKeyReleasesTheBudgetWhenBuildingFails(t *testing.T) {
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, failingSigner{key.PublicKey()}, budget))
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "signing the payment")
+	assert.Contains(t, err.Error(), "signing the transaction")
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"])
 	assertBudget(t, budget, 0, 0)
 	assert.Empty(t, budgettest.Outstanding(t, budget))
@@ -209,12 +211,16 @@ func TestBuyKeyWhenTheSendIsDroppedIsInDoubt(t *testing.T) {
 	assert.True(t, out[0].Expires.After(time.Now()))
 	assert.Equal(t, key.PublicKey().String(), out[0].Payer, "the hold names who paid")
 	assert.Equal(t, gpuprice.USDCMint.String(), out[0].Asset)
-	blockhash, height, ok := strings.Cut(out[0].Ref, " ")
-	require.True(t, ok, "Ref is the blockhash and the last valid block height: %q", out[0].Ref)
-	_, err = solana.HashFromBase58(blockhash)
+	ref := strings.Fields(out[0].Ref)
+	require.Len(t, ref, 4, "Ref is the blockhash, the last valid block height, the payer's USDC account and the memo: %q", out[0].Ref)
+	_, err = solana.HashFromBase58(ref[0])
 	assert.NoError(t, err, "a blockhash")
-	_, err = strconv.ParseUint(height, 10, 64)
+	_, err = strconv.ParseUint(ref[1], 10, 64)
 	assert.NoError(t, err)
+	source, _, err := solana.FindAssociatedTokenAddress(key.PublicKey(), gpuprice.USDCMint)
+	require.NoError(t, err)
+	assert.Equal(t, source.String(), ref[2], "the payer's USDC account")
+	assert.Equal(t, hex.EncodeToString([]byte("API-PRO")), ref[3], "the memo, in hex")
 
 	// The caller looks the payment up on chain, then redeems it with the signature.
 	sig := solana.MustSignatureFromBase58(pe.Signature.Reveal())
@@ -238,7 +244,7 @@ func TestBuyKeyWhenTheNodeIsUnreachableBeforeSendingReleases(t *testing.T) {
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := errtest.As[*gpuprice.RPCError](t, err)
+	re := errtest.As[*svm.RPCError](t, err)
 	assert.Equal(t, "getLatestBlockhash", re.Method)
 	assert.NotContains(t, err.Error(), srv.RPCURL, "the node's URL is not quoted")
 	assert.NotContains(t, sprintf("%#v", err), srv.RPCURL)
@@ -279,7 +285,7 @@ func TestBuyKeyRejectedByTheNodeStaysCountedUntilItExpires(t *testing.T) {
 	require.ErrorIs(t, err, gpuprice.ErrPaymentRefused)
 	pe := errtest.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentRejected, pe.Outcome)
-	re := errtest.As[*gpuprice.RPCError](t, err)
+	re := errtest.As[*svm.RPCError](t, err)
 	assert.Equal(t, -32002, re.Code)
 	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()), "nothing moved")
 	assertBudget(t, budget, 0, 5_000_000)
@@ -437,7 +443,7 @@ func TestRPCErrorsNeverQuoteTheNodeURL(t *testing.T) {
 	budget := budgetOf(t, 10_000_000)
 
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := errtest.As[*gpuprice.RPCError](t, err)
+	re := errtest.As[*svm.RPCError](t, err)
 	assert.Equal(t, "getTokenAccountBalance", re.Method)
 	for _, text := range []string{err.Error(), sprintf("%+v", err), sprintf("%#v", err), re.Err.Error()} {
 		assert.NotContains(t, text, access)
@@ -487,7 +493,7 @@ func TestANodeErrorEchoingTheSignatureDoesNotLeakIt(t *testing.T) {
 	pe := errtest.As[*gpuprice.PaymentError](t, err)
 	sig := pe.Signature.Reveal()
 	require.NotEmpty(t, sig)
-	var rerr *gpuprice.RPCError
+	var rerr *svm.RPCError
 	require.ErrorAs(t, err, &rerr)
 	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", rerr), rerr.Message, strings.Join(rerr.Logs, "\n"), string(rerr.TransactionError)} {
 		assert.NotContains(t, text, sig)

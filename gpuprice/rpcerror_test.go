@@ -18,6 +18,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // beforeSend is a transport to the fake node that runs hook once, just before it forwards
@@ -68,13 +69,13 @@ func createAccountOf(payer, wallet solana.PublicKey) solana.Instruction {
 
 // refusal returns the node's *RPCError of a purchase the node refused, checking that the
 // payment stays counted and that the error quotes no signature.
-func refusal(t *testing.T, err error) *gpuprice.RPCError {
+func refusal(t *testing.T, err error) *svm.RPCError {
 	t.Helper()
 	require.ErrorIs(t, err, gpuprice.ErrPaymentRefused)
 	pe := errtest.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentRejected, pe.Outcome)
 	assert.NotContains(t, sprintf("%v %+v %#v", err, err, err), pe.Signature.Reveal())
-	re := errtest.As[*gpuprice.RPCError](t, err)
+	re := errtest.As[*svm.RPCError](t, err)
 	assert.Equal(t, "sendTransaction", re.Method)
 	assert.Equal(t, -32002, re.Code)
 	return re
@@ -98,7 +99,7 @@ func TestARefusalForShortUSDCNamesTheTokenProgram(t *testing.T) {
 	re := refusal(t, err)
 	assert.JSONEq(t, `{"InstructionError":[0,{"Custom":1}]}`, string(re.TransactionError))
 	one := uint32(1)
-	assert.Equal(t, &gpuprice.InstructionFailure{Index: 0, Program: solana.TokenProgramID, FailedIn: solana.TokenProgramID,
+	assert.Equal(t, &svm.InstructionFailure{Index: 0, Program: solana.TokenProgramID, FailedIn: solana.TokenProgramID,
 		Reason: json.RawMessage(`{"Custom":1}`), Custom: &one}, re.Instruction)
 	assert.Equal(t, []string{
 		"Program " + solana.TokenProgramID.String() + " invoke [1]",
@@ -154,7 +155,7 @@ func TestARefusalNamesAnInstructionErrorWithoutACode(t *testing.T) {
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budgetOf(t, 10_000_000)))
 	re := refusal(t, err)
 	require.NotNil(t, re.Instruction)
-	assert.Equal(t, gpuprice.InstructionFailure{Index: 0, Program: solana.TokenProgramID, FailedIn: solana.TokenProgramID,
+	assert.Equal(t, svm.InstructionFailure{Index: 0, Program: solana.TokenProgramID, FailedIn: solana.TokenProgramID,
 		Reason: json.RawMessage(`"InvalidAccountData"`)}, *re.Instruction)
 	assert.Contains(t, re.Error(), "(instruction 0 (Token program) failed: InvalidAccountData)")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/stalltest"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // smallTimeouts are the bounds of the tests below: far shorter than a server that sends a
@@ -107,7 +108,7 @@ func TestNoCallOfTheSolanaNodeHangs(t *testing.T) {
 		_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 		what := sprintf("trickle %t", trickle)
 		assertTimedOut(t, err, started, what)
-		re := errtest.As[*gpuprice.RPCError](t, err)
+		re := errtest.As[*svm.RPCError](t, err)
 		assert.Equal(t, "getTokenAccountBalance", re.Method, what)
 		assert.Contains(t, err.Error(), "within 300ms", what)
 		assertBudget(t, budget, 0, 0) // nothing was sent: the reservation is given back
@@ -131,7 +132,7 @@ func TestAStalledSendOrConfirmationIsInDoubtWithinTheBounds(t *testing.T) {
 		_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 		assertTimedOut(t, err, started, method)
 		require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt, method)
-		assert.Equal(t, method, errtest.As[*gpuprice.RPCError](t, err).Method)
+		assert.Equal(t, method, errtest.As[*svm.RPCError](t, err).Method)
 		assertBudget(t, budget, 0, 5_000_000) // it may have landed: it stays counted
 	}
 }

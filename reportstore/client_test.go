@@ -21,9 +21,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
@@ -206,9 +208,7 @@ func TestForeignPayeeInARequoteIsNotPaid(t *testing.T) {
 		w.WriteHeader(http.StatusPaymentRequired)
 	}))
 	t.Cleanup(srv.Close)
-	signer, err := evm.NewPrivateKeySigner(testKey)
-	require.NoError(t, err)
-	payer, err := x402.NewPayer(signer, x402.Policy{AllowRequote: true})
+	payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited, AllowRequote: true}, exactScheme(t))
 	require.NoError(t, err)
 	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL), reportstore.WithPayer(payer),
 		reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
@@ -259,7 +259,7 @@ func TestFreeBodiesThatAreNotUnderstoodAreDecodeErrors(t *testing.T) {
 func TestTooLargeReportIsADeliveryError(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t, reportstoretest.WithLargeReport("macro-huge", reportstore.MaxReportBytes+1000, mustParse(t, "0.13")))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	_, err := c.Report(context.Background(), "macro-huge", reportstore.FormatCSV)
@@ -276,7 +276,7 @@ func TestSecretsNeverReachLogsOrErrors(t *testing.T) {
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{&logs, &logMu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc(300000)})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(300000)})
 	c := newClient(t, srv, payer, reportstore.WithLogger(logger))
 	strict := newClient(t, srv, payer, reportstore.WithLogger(logger),
 		reportstore.WithExpectedPayee("0x4444444444444444444444444444444444444444"))

@@ -15,9 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -137,7 +139,7 @@ func TestStartRecommendsAFirstPurchase(t *testing.T) {
 func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	q, err := c.Quote(context.Background(), "macro-current-account", reportstore.FormatCSV)
@@ -160,7 +162,7 @@ func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 func TestReportInEachFormat(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -215,8 +217,8 @@ func TestReportInEachFormat(t *testing.T) {
 		assert.Equal(t, settlements[i].TxHash, r.Receipt.Transaction)
 		assert.Equal(t, "130000", settlements[i].Value.String())
 		require.NotNil(t, r.Payment, "the report names its payment")
-		assert.Equal(t, settlements[i].Nonce, r.Payment.Nonce)
-		assert.Equal(t, payer.Address(), r.Payment.Payer)
+		assert.Equal(t, settlements[i].ID, r.Payment.ID)
+		assert.Equal(t, testAddress(t), r.Payment.Payer)
 		assert.Equal(t, settlements[i].Network, r.Payment.Network)
 		assert.True(t, strings.EqualFold(settlements[i].To, r.Payment.PayTo))
 		assert.Equal(t, "130000", r.Payment.Amount.String())
@@ -225,14 +227,14 @@ func TestReportInEachFormat(t *testing.T) {
 	}
 	assert.Equal(t, "520000", budgettest.Spent(t, payer).String())
 	assert.Equal(t, "520000", srv.Facilitator().Balance(reportstoretest.DefaultPayTo).String())
-	assert.Equal(t, "9480000", srv.Facilitator().Balance(payer.Address()).String())
+	assert.Equal(t, "9480000", srv.Facilitator().Balance(testAddress(t)).String())
 	assert.Equal(t, 4, srv.Sales("macro-gdp"))
 }
 
 func TestRecordsKeepMissingValuesAbsent(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	c := newClient(t, srv, newPayer(t, srv, x402.Policy{}))
+	c := newClient(t, srv, newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited}))
 
 	r, err := c.Report(context.Background(), "macro-patents", reportstore.FormatCSV)
 	require.NoError(t, err)
@@ -251,7 +253,7 @@ func TestRecordsKeepMissingValuesAbsent(t *testing.T) {
 func TestRequoteMakesTheNextFetchPayTheNewPrice(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -271,7 +273,7 @@ func TestRequoteAfterEachSale(t *testing.T) {
 		next, _ := reportstore.PriceFromAtomic(p.Atomic() + int64(sales)*10000)
 		return next
 	}))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -287,7 +289,7 @@ func TestRequoteAfterEachSale(t *testing.T) {
 func TestQuoteOverTheCapIsRefusedBeforeSigning(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc(100000)})
+	payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(100000), MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -307,7 +309,7 @@ func TestQuoteOverTheCapIsRefusedBeforeSigning(t *testing.T) {
 func TestBudgetIsSharedAcrossPurchases(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc(200000)})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(200000)})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -322,7 +324,7 @@ func TestForeignPayeeIsRefused(t *testing.T) {
 	t.Parallel()
 	const impostor = "0x000000000000000000000000000000000000dEaD"
 	srv := newStore(t, reportstoretest.WithPayTo(impostor))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
 	ctx := context.Background()
 
@@ -349,7 +351,7 @@ func TestForeignPayeeIsRefused(t *testing.T) {
 func TestExpectedPayeeIgnoresLetterCase(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(strings.ToLower(reportstoretest.DefaultPayTo)))
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -360,7 +362,7 @@ func TestExpectedPayeeIgnoresLetterCase(t *testing.T) {
 func TestPayeeChangeBetweenFetches(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
 	ctx := context.Background()
 
@@ -377,7 +379,7 @@ func TestPayeeChangeBetweenFetches(t *testing.T) {
 func TestPolicyPayToAllowListAlsoRefuses(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t, reportstoretest.WithPayTo("0x2222222222222222222222222222222222222222"))
-	payer := newPayer(t, srv, x402.Policy{PayTo: []string{reportstoretest.DefaultPayTo}})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited, PayTo: []string{reportstoretest.DefaultPayTo}})
 	c := newClient(t, srv, payer)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -388,7 +390,7 @@ func TestPolicyPayToAllowListAlsoRefuses(t *testing.T) {
 func TestFailedSettlementMovesNoMoney(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t, reportstoretest.WithFailedSettlements(1))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -410,7 +412,7 @@ func TestFailedSettlementMovesNoMoney(t *testing.T) {
 func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t, reportstoretest.WithDroppedConnections(1), reportstoretest.WithReplayedDeliveries())
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	// The payer sends the same signed payment again; the store answers it with the report.
@@ -426,7 +428,7 @@ func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	// The resent payment meets a 402 (its nonce is used): after a dropped connection that is
@@ -444,14 +446,14 @@ func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
 func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	srv.InjectSettlementFaults(slices.Repeat([]x402test.SettlementFault{x402test.FaultDropAfterSettle}, 1000)...)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	var unconfirmed *x402.PaymentUnconfirmedError
 	require.ErrorAs(t, err, &unconfirmed)
-	assert.NotEmpty(t, unconfirmed.Nonce)
+	assert.NotEmpty(t, unconfirmed.ID)
 	// The money moved once; the payer holds it as reserved, not as spent.
 	assert.Equal(t, []int64{130000}, settledValues(srv))
 	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
@@ -461,7 +463,7 @@ func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 func TestUnsupportedFormat(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -499,7 +501,7 @@ func TestPurchaseWithoutPayerNeedsPayment(t *testing.T) {
 func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -548,7 +550,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 func TestOpenReportHasTheReceiptBeforeReading(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	s, err := c.OpenReport(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -607,7 +609,7 @@ func requireValidation(t *testing.T, err error, field string) {
 func TestConcurrentPurchasesEachPayOnce(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc(5 * 130000)})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(5 * 130000)})
 	c := newClient(t, srv, payer)
 
 	errs := make(chan error, 8)
@@ -638,7 +640,7 @@ func TestConcurrentPurchasesEachPayOnce(t *testing.T) {
 func TestReportBodyIsComplete(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	c := newClient(t, srv, newPayer(t, srv, x402.Policy{}))
+	c := newClient(t, srv, newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited}))
 	ctx := context.Background()
 
 	r, err := c.Report(ctx, "macro-gdp", reportstore.FormatJSON)

@@ -10,6 +10,7 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/usdc"
 )
@@ -73,15 +74,19 @@ func ExampleClient_Report() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	payer, err := x402.NewPayer(signer, x402.Policy{
-		MaxPerPayment: big.NewInt(500_000),
-		MaxTotal:      big.NewInt(1_000_000),
-		PayTo:         []string{reportstoretest.DefaultPayTo},
-	})
+	scheme, err := evm.NewExact(signer)
 	if err != nil {
 		log.Fatal(err)
 	}
-	store.Facilitator().Fund(payer.Address(), big.NewInt(1_000_000))
+	payer, err := x402.NewPayer(x402.Policy{
+		MaxPerPayment: big.NewInt(500_000),
+		MaxTotal:      big.NewInt(1_000_000),
+		PayTo:         []string{reportstoretest.DefaultPayTo},
+	}, []x402.Scheme{scheme})
+	if err != nil {
+		log.Fatal(err)
+	}
+	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
 
 	client, err := reportstore.New(
 		reportstore.WithBaseURL(store.URL),
@@ -108,7 +113,11 @@ func ExampleClient_Report() {
 		fmt.Println(r.Economy, r.Year, r.Indicator, *r.Value)
 	}
 	fmt.Println("settled:", report.Receipt.Success, "on", report.Receipt.Network)
-	fmt.Println("spent:", usdc.Format(budgettest.Spent(t, payer)))
+	spent, err := payer.Spent(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("spent:", usdc.Format(spent))
 	fmt.Println("store balance:", usdc.Format(store.Facilitator().Balance(reportstoretest.DefaultPayTo)))
 	// Output:
 	// 110 records
@@ -132,11 +141,16 @@ func ExampleClient_OpenReport() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	payer, err := x402.NewPayer(signer, x402.Policy{})
+	scheme, err := evm.NewExact(signer)
 	if err != nil {
 		log.Fatal(err)
 	}
-	store.Facilitator().Fund(payer.Address(), big.NewInt(1_000_000))
+	// No total limit, on purpose: only the default cap of 1 USDC per payment applies.
+	payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited}, []x402.Scheme{scheme})
+	if err != nil {
+		log.Fatal(err)
+	}
+	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
 	client, err := reportstore.New(reportstore.WithBaseURL(store.URL), reportstore.WithPayer(payer))
 	if err != nil {
 		log.Fatal(err)
@@ -152,7 +166,11 @@ func ExampleClient_OpenReport() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", usdc.Format(budgettest.Spent(t, payer)))
+	spent, err := payer.Spent(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("streamed", n, "bytes of", stream.ContentType, "for", usdc.Format(spent))
 	// Output:
 	// receipt before reading: true
 	// streamed 10485742 bytes of text/csv for $0.05

@@ -14,9 +14,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
@@ -25,7 +27,7 @@ import (
 func TestServerErrorAfterSettlingIsUnconfirmedAndCounted(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t, reportstoretest.WithFaults(x402test.FaultErrorAfterSettle))
-	payer := newPayer(t, srv, x402.Policy{AllowRequote: true})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited, AllowRequote: true})
 	c := newClient(t, srv, payer)
 
 	// The payer re-sends the same payment after the 500; the store refuses the used nonce
@@ -40,13 +42,13 @@ func TestServerErrorAfterSettlingIsUnconfirmedAndCounted(t *testing.T) {
 	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
 	assert.Equal(t, "130000", budgettest.Reserved(t, payer).String())
 	require.Len(t, budgettest.Outstanding(t, payer), 1)
-	assert.Equal(t, unconfirmed.Nonce, budgettest.Outstanding(t, payer)[0].ID)
+	assert.Equal(t, unconfirmed.ID, budgettest.Outstanding(t, payer)[0].ID)
 }
 
 func TestChallengeAfterSettlingKeepsTheAuthorizationCounted(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t, reportstoretest.WithFaults(x402test.FaultChallengeAfterSettle))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	// The store settles, then answers 402 as if it had refused: the payer cannot tell, so it
@@ -65,7 +67,7 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 		t.Parallel()
 		srv := newStore(t)
 		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", mustParse(t, "$0.15")) })
-		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc(200000), AllowRequote: true})
+		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(200000), MaxTotal: budget.Unlimited, AllowRequote: true})
 		c := newClient(t, srv, payer)
 
 		r, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -80,7 +82,7 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 		t.Parallel()
 		srv := newStore(t)
 		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", mustParse(t, "$0.90")) })
-		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc(200000), AllowRequote: true})
+		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(200000), MaxTotal: budget.Unlimited, AllowRequote: true})
 		c := newClient(t, srv, payer)
 
 		_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -95,7 +97,7 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 		const impostor = "0x000000000000000000000000000000000000dEaD"
 		srv := newStore(t)
 		srv.AfterNextChallenge(func() { srv.SetPayTo(impostor) })
-		payer := newPayer(t, srv, x402.Policy{PayTo: []string{reportstoretest.DefaultPayTo}, AllowRequote: true})
+		payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited, PayTo: []string{reportstoretest.DefaultPayTo}, AllowRequote: true})
 		c := newClient(t, srv, payer)
 
 		_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -115,7 +117,7 @@ func TestRedirectToAnotherHostIsNotPaid(t *testing.T) {
 		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
 	}))
 	t.Cleanup(front.Close)
-	payer := newPayer(t, other, x402.Policy{})
+	payer := newPayer(t, other, x402.Policy{MaxTotal: budget.Unlimited})
 	c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer))
 	require.NoError(t, err)
 
@@ -148,7 +150,7 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(front.Close)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer))
 	require.NoError(t, err)
 
@@ -182,7 +184,7 @@ func TestContextCancelledAfterThePaidAnswerKeepsTheReceipt(t *testing.T) {
 	t.Parallel()
 	// 32 MiB: far more than the connection's buffers hold when the context ends.
 	srv := newStore(t, reportstoretest.WithLargeReport("macro-big", 32<<20, mustParse(t, "0.13")))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	for name, buy := range map[string]func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error){
 		"Report": func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error) {
 			_, err := c.Report(ctx, "macro-big", reportstore.FormatCSV)
@@ -228,8 +230,8 @@ func TestQuoteSaysWhyThePayerWouldRefuse(t *testing.T) {
 		policy x402.Policy
 		want   error
 	}{
-		"over the cap":  {x402.Policy{MaxPerPayment: usdc(100000)}, x402.ErrAmountOverCap},
-		"foreign payee": {x402.Policy{PayTo: []string{"0x000000000000000000000000000000000000dEaD"}}, x402.ErrPayToNotAllowed},
+		"over the cap":  {x402.Policy{MaxPerPayment: atomicUnits(100000), MaxTotal: budget.Unlimited}, x402.ErrAmountOverCap},
+		"foreign payee": {x402.Policy{MaxTotal: budget.Unlimited, PayTo: []string{"0x000000000000000000000000000000000000dEaD"}}, x402.ErrPayToNotAllowed},
 	} {
 		t.Run(name, func(t *testing.T) {
 			payer := newPayer(t, srv, tc.policy)
@@ -240,7 +242,7 @@ func TestQuoteSaysWhyThePayerWouldRefuse(t *testing.T) {
 		})
 	}
 	t.Run("another network", func(t *testing.T) {
-		payer := newPayer(t, srv, x402.Policy{Networks: []string{evm.NetworkBaseSepolia}})
+		payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited, Networks: []string{evm.NetworkBaseSepolia}})
 		q, err := newClient(t, srv, payer).Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
 		require.NoError(t, err)
 		var nu *x402.NoUsableRequirementsError
@@ -248,7 +250,7 @@ func TestQuoteSaysWhyThePayerWouldRefuse(t *testing.T) {
 		assert.Equal(t, evm.NetworkBase, q.Network)
 	})
 	t.Run("payable", func(t *testing.T) {
-		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc(200000), PayTo: []string{reportstoretest.DefaultPayTo}})
+		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(200000), MaxTotal: budget.Unlimited, PayTo: []string{reportstoretest.DefaultPayTo}})
 		q, err := newClient(t, srv, payer).Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
 		require.NoError(t, err)
 		assert.NoError(t, q.Refusal)
@@ -263,10 +265,10 @@ func TestQuoteDescribesTheEntryThePayerWouldPay(t *testing.T) {
 			X402Version: 2,
 			Resource:    &wire.ResourceInfo{URL: "http://store/report/x"},
 			Accepts: []wire.PaymentRequirements{
-				{Scheme: evm.SchemeExact, Network: evm.NetworkBaseSepolia, Amount: usdc(100000),
+				{Scheme: evm.SchemeExact, Network: evm.NetworkBaseSepolia, Amount: atomicUnits(100000),
 					Asset: evm.USDCBaseSepolia, PayTo: reportstoretest.DefaultPayTo, MaxTimeoutSeconds: 60,
 					Extra: map[string]any{"name": "USDC", "version": "2"}},
-				{Scheme: evm.SchemeExact, Network: evm.NetworkBase, Amount: usdc(130000),
+				{Scheme: evm.SchemeExact, Network: evm.NetworkBase, Amount: atomicUnits(130000),
 					Asset: evm.USDCBase, PayTo: reportstoretest.DefaultPayTo, MaxTimeoutSeconds: 60,
 					Extra: map[string]any{"name": "USD Coin", "version": "2"}},
 			},
@@ -279,9 +281,7 @@ func TestQuoteDescribesTheEntryThePayerWouldPay(t *testing.T) {
 		w.WriteHeader(http.StatusPaymentRequired)
 	}))
 	t.Cleanup(srv.Close)
-	signer, err := evm.NewPrivateKeySigner(testKey)
-	require.NoError(t, err)
-	payer, err := x402.NewPayer(signer, x402.Policy{}) // Base mainnet only
+	payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited}, exactScheme(t)) // Base mainnet only
 	require.NoError(t, err)
 	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL), reportstore.WithPayer(payer))
 	require.NoError(t, err)

@@ -32,17 +32,37 @@ func newStore(t testing.TB, opts ...reportstoretest.Option) *reportstoretest.Ser
 	return srv
 }
 
+// testSigner returns the signer of testKey, the account every test's payer pays from.
+func testSigner(t testing.TB) *evm.PrivateKeySigner {
+	t.Helper()
+	signer, err := evm.NewPrivateKeySigner(testKey)
+	require.NoError(t, err)
+	return signer
+}
+
+// testAddress returns the address of testKey's account.
+func testAddress(t testing.TB) string {
+	t.Helper()
+	return testSigner(t).Address()
+}
+
+// exactScheme returns the schemes of a payer paying EVM exact from testKey's account.
+func exactScheme(t testing.TB) []x402.Scheme {
+	t.Helper()
+	scheme, err := evm.NewExact(testSigner(t))
+	require.NoError(t, err)
+	return []x402.Scheme{scheme}
+}
+
 // newPayer returns a payer with policy whose account the store's facilitator funds with
 // startBalance, drawing on a budget in the store budgettest.EnvStore names. Resends are
 // quick, so that tests of dropped connections stay fast.
 func newPayer(t testing.TB, srv *reportstoretest.Server, policy x402.Policy) *x402.Payer {
 	t.Helper()
-	signer, err := evm.NewPrivateKeySigner(testKey)
-	require.NoError(t, err)
 	policy, opts := budgettest.ForPayer(t, policy, nil)
-	payer, err := x402.NewPayer(signer, policy, append(opts, x402.WithResend(2, 1))...)
+	payer, err := x402.NewPayer(policy, exactScheme(t), append(opts, x402.WithResend(2, 1))...)
 	require.NoError(t, err)
-	srv.Facilitator().Fund(payer.Address(), startBalance)
+	srv.Facilitator().Fund(testAddress(t), startBalance)
 	return payer
 }
 
@@ -58,8 +78,8 @@ func newClient(t testing.TB, srv *reportstoretest.Server, payer *x402.Payer, opt
 	return c
 }
 
-// usdc returns an amount of atomic USDC units as a *big.Int.
-func usdc(atomic int64) *big.Int { return big.NewInt(atomic) }
+// atomicUnits returns an amount of atomic USDC units as a *big.Int.
+func atomicUnits(atomic int64) *big.Int { return big.NewInt(atomic) }
 
 // intPtr returns a pointer to n, to compare with the optional counts and years of the API.
 func intPtr(n int) *int { return &n }
@@ -77,7 +97,7 @@ func settledValues(srv *reportstoretest.Server) []int64 {
 func requireNoMoneyMoved(t *testing.T, srv *reportstoretest.Server, payer *x402.Payer) {
 	t.Helper()
 	require.Empty(t, srv.Facilitator().Settlements())
-	require.Equal(t, startBalance.String(), srv.Facilitator().Balance(payer.Address()).String())
+	require.Equal(t, startBalance.String(), srv.Facilitator().Balance(testAddress(t)).String())
 	require.Equal(t, "0", srv.Facilitator().Balance(srv.PayTo()).String())
 	require.Equal(t, "0", budgettest.Spent(t, payer).String())
 }

@@ -15,9 +15,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
@@ -44,7 +46,7 @@ func requireRateLimited(t *testing.T, err error, path string) {
 func TestA429IsARateLimitErrorWithItsHeaders(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 	limited := func(path string) sdktest.Fault {
@@ -75,7 +77,7 @@ func TestA429IsARateLimitErrorWithItsHeaders(t *testing.T) {
 func TestFreeRequestsAreNeverPaid(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -122,7 +124,7 @@ func TestEveryResultCarriesItsResponse(t *testing.T) {
 	}
 	front := httptest.NewServer(proxy)
 	t.Cleanup(front.Close)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer))
 	require.NoError(t, err)
 	ctx := context.Background()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
@@ -102,7 +103,7 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 		"402 with a new challenge": func(w http.ResponseWriter, echo, _, _ string) {
 			enc, err := wire.EncodePaymentRequired(&wire.PaymentRequired{X402Version: 2, Error: echo,
 				Accepts: []wire.PaymentRequirements{{Scheme: evm.SchemeExact, Network: evm.NetworkBase,
-					Amount: usdc(130000), Asset: evm.USDCBase, PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+					Amount: atomicUnits(130000), Asset: evm.USDCBase, PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
 					MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"}}}})
 			if err != nil {
 				panic(err)
@@ -148,7 +149,7 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			store := newStore(t)
-			payer := newPayer(t, store, x402.Policy{})
+			payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 			var mu sync.Mutex
 			var secrets []string
 			front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -172,7 +173,11 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 				if err != nil {
 					panic(err)
 				}
-				sig := hex.EncodeToString(p.Payload.Signature)
+				exact, err := evm.DecodeExactPayload(p)
+				if err != nil {
+					panic(err)
+				}
+				sig := hex.EncodeToString(exact.Signature)
 				mu.Lock()
 				secrets = append(secrets, header, sig)
 				mu.Unlock()

@@ -14,9 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
@@ -268,7 +270,7 @@ func TestPurchasesEndWhenTheStoreGoesSilent(t *testing.T) {
 			t.Run(name+"/"+buyName, func(t *testing.T) {
 				t.Parallel()
 				store := newStore(t)
-				payer := newPayer(t, store, x402.Policy{})
+				payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 				front := hostileFront(t, store, tc.at, tc.how)
 				c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer),
 					reportstore.WithTimeouts(testTimeouts))
@@ -288,7 +290,7 @@ func TestPurchasesEndWhenTheStoreGoesSilent(t *testing.T) {
 					assert.Equal(t, "130000", budgettest.Reserved(t, payer).String(), "it may have settled: it stays counted")
 					assert.Equal(t, []int64{130000}, settledValues(store))
 					require.Len(t, budgettest.Outstanding(t, payer), 1)
-					assert.Equal(t, unconfirmed.Nonce, budgettest.Outstanding(t, payer)[0].ID)
+					assert.Equal(t, unconfirmed.ID, budgettest.Outstanding(t, payer)[0].ID)
 				case paid:
 					var delivery *reportstore.DeliveryError
 					require.ErrorAs(t, err, &delivery, "%v", err)
@@ -303,7 +305,7 @@ func TestPurchasesEndWhenTheStoreGoesSilent(t *testing.T) {
 
 func TestAStalledStreamEndsByTheIdleBound(t *testing.T) {
 	store := newStore(t)
-	payer := newPayer(t, store, x402.Policy{})
+	payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 	front := hostileFront(t, store, paidAnswer, silentBody)
 	c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer),
 		reportstore.WithTimeouts(testTimeouts))
@@ -329,7 +331,7 @@ func TestAStalledStreamEndsByTheIdleBound(t *testing.T) {
 
 func TestATricklingStreamOutlivesTheAttemptBound(t *testing.T) {
 	store := newStore(t)
-	payer := newPayer(t, store, x402.Policy{})
+	payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 	front := hostileFront(t, store, paidAnswer, trickleBody)
 	c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer),
 		reportstore.WithTimeouts(testTimeouts))
@@ -375,7 +377,7 @@ func TestTheBoundOfAPurchaseNamesItself(t *testing.T) {
 		t.Run(map[stage]string{unpaidAnswer: "unpaid", paidAnswer: "paid"}[at], func(t *testing.T) {
 			t.Parallel()
 			store := newStore(t)
-			payer := newPayer(t, store, x402.Policy{})
+			payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 			front := hostileFront(t, store, at, silentHeaders)
 			c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer),
 				reportstore.WithTimeouts(timeouts))
@@ -412,7 +414,7 @@ func TestACallerDeadlineDuringThePaidRequestLeavesThePaymentInDoubt(t *testing.T
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			store := newStore(t)
-			payer := newPayer(t, store, x402.Policy{})
+			payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 			front := hostileFront(t, store, paidAnswer, silentHeaders)
 			c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer))
 			require.NoError(t, err)

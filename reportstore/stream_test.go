@@ -14,6 +14,7 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 )
 
 // largeSize is the size of the streamed report of the memory test and the benchmark.
@@ -45,7 +46,7 @@ func (h *heapSampler) Write(p []byte) (int, error) {
 func TestOpenReportStreamsInConstantMemory(t *testing.T) {
 	// Not parallel: the heap is measured for the whole process.
 	srv := newStore(t, reportstoretest.WithLargeReport("macro-stream", largeSize, mustParse(t, "0.13")))
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	runtime.GC()
@@ -74,8 +75,8 @@ func BenchmarkOpenReport200MB(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv := newStore(b, reportstoretest.WithLargeReport("macro-stream", largeSize, price))
-	payer := newPayer(b, srv, x402.Policy{})
-	srv.Facilitator().Fund(payer.Address(), big.NewInt(1_000_000_000))
+	payer := newPayer(b, srv, x402.Policy{MaxTotal: budget.Unlimited})
+	srv.Facilitator().Fund(testAddress(b), big.NewInt(1_000_000_000))
 	c := newClient(b, srv, payer)
 	ctx := context.Background()
 	buf := make([]byte, 32<<10)
@@ -120,7 +121,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 func TestBrokenDeliveryIsADeliveryErrorWithTheReceipt(t *testing.T) {
 	t.Parallel()
 	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{})
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	httpClient := &http.Client{Transport: breakingTransport{next: http.DefaultTransport, cut: 10}}
 	c := newClient(t, srv, payer, reportstore.WithHTTPClient(httpClient))
 	ctx := context.Background()

@@ -27,6 +27,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/usdc"
 )
 
@@ -99,15 +100,15 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	wallet := solana.NewWallet().PrivateKey
 	srv.FundUSDC(wallet.PublicKey(), 6_000_000)
 	srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL: the transaction's fee is paid in SOL
-	payer, err := gpuprice.NewPrivateKeySigner(wallet)
+	payer, err := svm.NewPrivateKeySigner(wallet)
 	if err != nil {
 		return err
 	}
-	budget, err := budget.New(s.budget)
+	spend, err := budget.New(s.budget)
 	if err != nil {
 		return err
 	}
-	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: budget})
+	key, err := client.BuyKey(ctx, &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: srv.Treasury, Budget: spend})
 	if err != nil {
 		return fmt.Errorf("buying a Pro key: %w", err)
 	}
@@ -117,8 +118,12 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	}
 	price, _ := gpuprice.PlanPro.Price()
 	fmt.Fprintf(out, "bought a %s key %v, %s\n", key.Plan, key.Key, expires)
+	spent, err := spend.Spent(ctx)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "paid %s in USDC on Solana to the treasury %s; budget spent %s of %s\n",
-		usdc.Format(new(big.Int).SetUint64(price)), srv.Treasury, usdc.Format(budget.Spent()), usdc.Format(budget.Limit()))
+		usdc.Format(new(big.Int).SetUint64(price)), srv.Treasury, usdc.Format(spent), usdc.Format(spend.Limit()))
 
 	// 3. The history needs the key; BuyKey already switched the client to it.
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: s.model, Platform: best.BestPlatform, Limit: 7})

@@ -150,11 +150,15 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		if s.payTo != "" {
 			policy.PayTo = []string{s.payTo}
 		}
-		if payer, err = x402.NewPayer(signer, policy); err != nil {
+		scheme, err := evm.NewExact(signer)
+		if err != nil {
+			return err
+		}
+		if payer, err = x402.NewPayer(policy, []x402.Scheme{scheme}); err != nil {
 			return err
 		}
 		if store != nil {
-			store.Facilitator().Fund(payer.Address(), s.cap)
+			store.Facilitator().Fund(signer.Address(), s.cap)
 		}
 		opts = append(opts, reportstore.WithPayer(payer))
 	}
@@ -197,6 +201,10 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	} else {
 		fmt.Fprintln(out, "receipt: none sent by the store")
 	}
-	fmt.Fprintf(out, "total spent: %s of the %s cap\n", usdc.Format(payer.Spent()), usdc.Format(s.cap))
+	spent, err := payer.Spent(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "total spent: %s of the %s cap\n", usdc.Format(spent), usdc.Format(s.cap))
 	return nil
 }

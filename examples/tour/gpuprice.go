@@ -13,6 +13,7 @@ import (
 	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // gpupriceResult is what the gpuprice step did.
@@ -86,7 +87,7 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 		return res, nil
 	}
 
-	payer, err := gpuprice.PrivateKeySignerFromBase58(keyText)
+	payer, err := svm.PrivateKeySignerFromBase58(keyText)
 	if err != nil {
 		return res, fmt.Errorf("%s is not a base58 Solana private key", cli.EnvSolanaPrivateKey)
 	}

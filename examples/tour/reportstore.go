@@ -76,14 +76,18 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 			policy.PayTo = []string{payTo}
 			opts = append(opts, reportstore.WithExpectedPayee(payTo))
 		}
-		payer, err := x402.NewPayer(signer, policy, x402.WithBudget(s.budget))
+		scheme, err := evm.NewExact(signer)
+		if err != nil {
+			return nil, err
+		}
+		payer, err := x402.NewPayer(policy, []x402.Scheme{scheme}, x402.WithBudget(s.budget))
 		if err != nil {
 			return nil, err
 		}
 		if store != nil {
 			// The throwaway wallet holds five times the cap: the cap, not the balance, bounds
 			// what the tour may spend.
-			store.Facilitator().Fund(payer.Address(), new(big.Int).Mul(s.cap, big.NewInt(5)))
+			store.Facilitator().Fund(signer.Address(), new(big.Int).Mul(s.cap, big.NewInt(5)))
 		}
 		opts = append(opts, reportstore.WithPayer(payer))
 	}

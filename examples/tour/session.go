@@ -22,6 +22,7 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/usdc"
 )
 
@@ -127,7 +128,7 @@ func checkSolanaWallet(env func(string) string) error {
 		return fmt.Errorf("-live-payments with %s needs %s: the paying wallet's base58 key, the Solana node and the service's treasury",
 			gpuprice.EnvURL, strings.Join(missing, ", "))
 	}
-	if _, err := gpuprice.PrivateKeySignerFromBase58(env(cli.EnvSolanaPrivateKey)); err != nil {
+	if _, err := svm.PrivateKeySignerFromBase58(env(cli.EnvSolanaPrivateKey)); err != nil {
 		return fmt.Errorf("%s is not a base58 Solana private key", cli.EnvSolanaPrivateKey)
 	}
 	if _, err := solana.PublicKeyFromBase58(env(cli.EnvGPUPriceTreasury)); err != nil {

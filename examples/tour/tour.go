@@ -93,7 +93,11 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 		}
 	}
 	rep.Duration = time.Since(start)
-	rep.Spent, rep.Reserved, rep.Payments = budget.Spent(), budget.Reserved(), s.payments
+	spent, reserved, err := budget.Totals(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.Spent, rep.Reserved, rep.Payments = spent, reserved, s.payments
 	rep.Units, rep.Requests = s.units.Load(), s.requests.Load()
 
 	failed := 0

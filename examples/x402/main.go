@@ -148,7 +148,11 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	}
 
 	// The buyer: at most the cap, in total, with a look at every quote before it is signed.
-	payer, err := x402.NewPayer(signer, x402.Policy{
+	scheme, err := evm.NewExact(signer)
+	if err != nil {
+		return err
+	}
+	payer, err := x402.NewPayer(x402.Policy{
 		MaxPerPayment: s.cap,
 		MaxTotal:      s.cap,
 		Approve: func(_ context.Context, q x402.Quote) error {
@@ -159,7 +163,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 			}
 			return nil
 		},
-	})
+	}, []x402.Scheme{scheme})
 	if err != nil {
 		return err
 	}
@@ -189,7 +193,11 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	}
 	fmt.Fprintf(out, "receipt: success=%t transaction=%s network=%s payer=%s\n",
 		receipt.Success, receipt.Transaction, receipt.Network, receipt.Payer)
-	fmt.Fprintf(out, "spent: %s of the %s cap\n", usdc.Format(payer.Spent()), usdc.Format(s.cap))
+	spent, err := payer.Spent(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "spent: %s of the %s cap\n", usdc.Format(spent), usdc.Format(s.cap))
 	if facilitator != nil {
 		fmt.Fprintf(out, "balances: payer %s, shop %s\n",
 			usdc.Format(facilitator.Balance(signer.Address())), usdc.Format(facilitator.Balance(shop)))

@@ -7,14 +7,16 @@
 package budgettest
 
 import (
+	"context"
 	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/storehooks"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetfile"
@@ -83,9 +85,9 @@ func PostgresDSN(t testing.TB) string {
 // budgets numbers the budgets this process makes in PostgreSQL.
 var budgets atomic.Int64
 
-// Store returns a new, empty store of kind, closed when the test ends; nil for Memory, the
-// budget's default.
-func Store(t testing.TB, kind Kind) ledger.Store {
+// Store returns a new, empty store of kind deciding with clock (nil: its own), closed when the
+// test ends; nil for Memory, the budget's default (whose clock is the budget's WithClock).
+func Store(t testing.TB, kind Kind, clock sdk.Clock) ledger.Store {
 	t.Helper()
 	var (
 		s interface {
@@ -98,10 +100,18 @@ func Store(t testing.TB, kind Kind) ledger.Store {
 	case Memory:
 		return nil
 	case File:
-		s, err = budgetfile.Open(filepath.Join(t.TempDir(), "budget.db"))
+		var opts []budgetfile.Option
+		if clock != nil {
+			opts = append(opts, budgetfile.WithClock(clock))
+		}
+		s, err = budgetfile.Open(filepath.Join(t.TempDir(), "budget.db"), opts...)
 	case Postgres:
 		name := fmt.Sprintf("%s#%d#%d", t.Name(), os.Getpid(), budgets.Add(1))
-		s, err = budgetpg.Open(t.Context(), PostgresDSN(t), budgetpg.WithName(name))
+		var pg *budgetpg.Store
+		if pg, err = budgetpg.Open(t.Context(), PostgresDSN(t), budgetpg.WithName(name)); err == nil && clock != nil {
+			storehooks.PostgresClock(pg, clock)
+		}
+		s = pg
 	default:
 		t.Fatalf("unknown budget store %q", kind)
 	}
@@ -116,11 +126,14 @@ func Store(t testing.TB, kind Kind) ledger.Store {
 	return s
 }
 
-// NewBudget returns a budget capped at limit (nil: no total) kept in a new store of kind.
-func NewBudget(t testing.TB, kind Kind, limit *big.Int, opts ...budget.Option) *budget.Budget {
+// NewBudget returns a budget capped at limit (budget.Unlimited: no total) kept in a new store
+// of kind, which decides with clock (nil: the store's own).
+func NewBudget(t testing.TB, kind Kind, limit *big.Int, clock sdk.Clock, opts ...budget.Option) *budget.Budget {
 	t.Helper()
-	if s := Store(t, kind); s != nil {
+	if s := Store(t, kind, clock); s != nil {
 		opts = append([]budget.Option{budget.WithStore(s)}, opts...)
+	} else if clock != nil {
+		opts = append([]budget.Option{budget.WithClock(clock)}, opts...)
 	}
 	b, err := budget.New(limit, opts...)
 	if err != nil {
@@ -130,22 +143,19 @@ func NewBudget(t testing.TB, kind Kind, limit *big.Int, opts ...budget.Option) *
 }
 
 // ForPayer returns policy and the options that make a payer draw on a budget kept in the
-// store EnvStore names, capped at policy.MaxTotal, on clock (nil: time.Now). On the default,
-// in memory, they are policy as it is and no option: the payer makes its own budget, as a
-// program without WithBudget does. On another store, they are policy without MaxTotal and
+// store EnvStore names, capped at policy.MaxTotal, on clock (nil: the store's own). On the
+// default, in memory, they are policy as it is and no option: the payer makes its own budget,
+// as a program without WithBudget does. On another store, they are policy without MaxTotal and
 // WithBudget; a WithBudget the caller appends after them wins.
-func ForPayer(t testing.TB, policy x402.Policy, clock func() time.Time) (x402.Policy, []x402.PayerOption) {
+func ForPayer(t testing.TB, policy x402.Policy, clock sdk.Clock) (x402.Policy, []x402.PayerOption) {
 	t.Helper()
 	kind := Selected(t)
 	if kind == Memory {
 		return policy, nil
 	}
-	if clock == nil {
-		clock = time.Now
-	}
-	budget := NewBudget(t, kind, policy.MaxTotal, budget.WithClock(clock))
+	b := NewBudget(t, kind, policy.MaxTotal, clock)
 	policy.MaxTotal = nil
-	return policy, []x402.PayerOption{x402.WithBudget(budget)}
+	return policy, []x402.PayerOption{x402.WithBudget(b)}
 }
 
 // figures is what reports a budget's figures: a *budget.Budget, an *x402.Payer.

@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentapis/sdk/internal/ledger"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
@@ -43,7 +43,7 @@ func pay(cfg Config, spec string) error {
 		return fmt.Errorf("opening the store: %w", err)
 	}
 	defer store.Close()
-	budget, err := budget.New(big.NewInt(j.MaxTotal), budget.WithStore(&killingStore{BudgetStore: store, k: k}))
+	spend, err := budget.New(big.NewInt(j.MaxTotal), budget.WithStore(&killingStore{Store: store, k: k}))
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,11 @@ func pay(cfg Config, spec string) error {
 	if err != nil {
 		return err
 	}
-	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget), x402.WithResend(0, 0))
+	scheme, err := evm.NewExact(signer)
+	if err != nil {
+		return err
+	}
+	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(spend), x402.WithResend(0, 0))
 	if err != nil {
 		return err
 	}
@@ -113,18 +117,18 @@ type killingStore struct {
 }
 
 // Reserve reaches BeforeReserve, reserves, and reaches AfterReserve.
-func (s *killingStore) Reserve(ctx context.Context, r ledger.Reservation) (ledger.HoldID, error) {
+func (s *killingStore) Reserve(ctx context.Context, id ledger.HoldID, r ledger.Reservation) error {
 	s.k.reach(BeforeReserve)
-	id, err := s.BudgetStore.Reserve(ctx, r)
+	err := s.Store.Reserve(ctx, id, r)
 	if err == nil {
 		s.k.reach(AfterReserve)
 	}
-	return id, err
+	return err
 }
 
 // Sign signs, and reaches AfterSign.
-func (s *killingStore) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Signing) error {
-	err := s.BudgetStore.Sign(ctx, id, sig)
+func (s *killingStore) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Signature) error {
+	err := s.Store.Sign(ctx, id, sig)
 	if err == nil {
 		s.k.reach(AfterSign)
 	}
@@ -132,8 +136,8 @@ func (s *killingStore) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Si
 }
 
 // Mark marks, and reaches AfterCommit after a commit.
-func (s *killingStore) Mark(ctx context.Context, id ledger.HoldID, to ledger.State, now time.Time) (ledger.State, error) {
-	st, err := s.BudgetStore.Mark(ctx, id, to, now)
+func (s *killingStore) Mark(ctx context.Context, id ledger.HoldID, to ledger.State) (ledger.State, error) {
+	st, err := s.Store.Mark(ctx, id, to)
 	if err == nil && to == ledger.Committed {
 		s.k.reach(AfterCommit)
 	}

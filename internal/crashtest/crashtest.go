@@ -229,9 +229,9 @@ func (c *crash) check(r round) {
 	s, err := c.cfg.Open(r.addr)
 	require.NoError(t, err, "the store opens again at once after its process was killed")
 	defer func() { require.NoError(t, s.Close()) }()
-	budget, err := budget.New(big.NewInt(budgetPayments*price), budget.WithStore(s))
+	books, err := budget.New(big.NewInt(budgetPayments*price), budget.WithStore(s))
 	require.NoError(t, err)
-	spent, reserved, err := budget.Totals(t.Context())
+	spent, reserved, err := books.Totals(t.Context())
 	require.NoError(t, err)
 	settled := new(big.Int)
 	for _, st := range c.srv.Facilitator().Settlements() {
@@ -239,8 +239,8 @@ func (c *crash) check(r round) {
 			settled.Add(settled, st.Value)
 		}
 	}
-	books := new(big.Int).Add(spent, reserved)
-	require.True(t, books.Cmp(settled) >= 0, "spent %s + reserved %s is less than the %s settled", spent, reserved, settled)
+	counted := new(big.Int).Add(spent, reserved)
+	require.True(t, counted.Cmp(settled) >= 0, "spent %s + reserved %s is less than the %s settled", spent, reserved, settled)
 	require.True(t, spent.Cmp(settled) <= 0, "spent %s is more than the %s settled", spent, settled)
 	require.True(t, settled.Cmp(big.NewInt(budgetPayments*price)) <= 0, "the facilitator settled %s, more than the budget", settled)
 }
@@ -254,15 +254,14 @@ func (c *crash) reconcile(r round) {
 	s, err := c.cfg.Open(r.addr)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, s.Close()) }()
-	budget, err := budget.New(big.NewInt(budgetPayments*price), budget.WithStore(s))
+	books, err := budget.New(big.NewInt(budgetPayments*price), budget.WithStore(s))
 	require.NoError(t, err)
-	rec, err := reconcile.New(budget, reconcile.WithLookup(c.srv.Facilitator()), reconcile.WithRate(1000))
+	rec, err := reconcile.New(books, reconcile.WithLookup(c.srv.Facilitator()), reconcile.WithRate(1000))
 	require.NoError(t, err)
-	defer rec.Close()
 	report, err := rec.Reconcile(t.Context())
 	require.NoError(t, err)
 	require.NoError(t, report.Err())
-	spent, reserved, err := budget.Totals(t.Context())
+	spent, reserved, err := books.Totals(t.Context())
 	require.NoError(t, err)
 	settled := new(big.Int)
 	for _, st := range c.srv.Facilitator().Settlements() {
@@ -271,7 +270,9 @@ func (c *crash) reconcile(r round) {
 		}
 	}
 	require.Equal(t, settled.String(), spent.String(), "after reconciling, spent is what settled (reserved %s)", reserved)
-	for _, o := range budget.Outstanding() {
+	outstanding, err := books.Outstanding(t.Context())
+	require.NoError(t, err)
+	for _, o := range outstanding {
 		require.NotEqual(t, ledger.Reserved, o.State, "a reservation of a dead process was released on reopening")
 	}
 }

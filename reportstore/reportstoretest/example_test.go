@@ -21,7 +21,8 @@ func ExampleNewServer() {
 
 	signer, _ := evm.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000)) // $1.00
-	payer, _ := x402.NewPayer(signer, x402.Policy{MaxTotal: big.NewInt(500_000), PayTo: []string{store.PayTo()}})
+	scheme, _ := evm.NewExact(signer)
+	payer, _ := x402.NewPayer(x402.Policy{MaxTotal: big.NewInt(500_000), PayTo: []string{store.PayTo()}}, []x402.Scheme{scheme})
 	client, _ := reportstore.New(reportstore.WithBaseURL(store.URL), reportstore.WithPayer(payer))
 
 	report, err := client.Report(ctx, "macro-gdp", reportstore.FormatCSV)
@@ -32,7 +33,8 @@ func ExampleNewServer() {
 	fmt.Println(report.ContentType, report.Receipt.Success)
 	fmt.Println("sales:", store.Sales("macro-gdp"))
 	fmt.Println("settled:", len(store.Facilitator().Settlements()), usdc.Format(store.Facilitator().Settlements()[0].Value))
-	fmt.Println("spent:", usdc.Format(payer.Spent()))
+	spent, _ := payer.Spent(ctx)
+	fmt.Println("spent:", usdc.Format(spent))
 	// Output:
 	// text/csv true
 	// sales: 1

@@ -13,9 +13,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
@@ -32,15 +34,26 @@ func newServer(t *testing.T, opts ...Option) *Server {
 	return s
 }
 
-// payingClient returns an *http.Client paying from a wallet funded with 10 USDC in s.
+// payingClient returns an *http.Client paying from a wallet funded with 10 USDC in s, with no
+// total limit (budget.Unlimited).
 func payingClient(t *testing.T, s *Server) (*http.Client, *x402.Payer) {
+	t.Helper()
+	payer := fundedPayer(t, s)
+	return &http.Client{Transport: payer.RoundTripper(nil)}, payer
+}
+
+// fundedPayer returns a payer with no total limit (budget.Unlimited), paying EVM exact from
+// testKey's account, which s's facilitator funds with 10 USDC.
+func fundedPayer(t *testing.T, s *Server, opts ...x402.PayerOption) *x402.Payer {
 	t.Helper()
 	signer, err := evm.NewPrivateKeySigner(testKey)
 	require.NoError(t, err)
-	payer, err := x402.NewPayer(signer, x402.Policy{})
+	scheme, err := evm.NewExact(signer)
 	require.NoError(t, err)
-	s.Facilitator().Fund(payer.Address(), big.NewInt(10_000_000))
-	return &http.Client{Transport: payer.RoundTripper(nil)}, payer
+	payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited}, []x402.Scheme{scheme}, opts...)
+	require.NoError(t, err)
+	s.Facilitator().Fund(signer.Address(), big.NewInt(10_000_000))
+	return payer
 }
 
 // get fetches url with c and returns the status, content type and body.
@@ -125,7 +138,7 @@ func TestBadRequestsAreRefusedBeforePayment(t *testing.T) {
 		assert.Contains(t, body, `"error":"`+code+`"`, path)
 	}
 	assert.Empty(t, s.Facilitator().Settlements())
-	assert.Equal(t, "0", payer.Spent().String())
+	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
 }
 
 func TestChallengeCarriesThePriceAndPayee(t *testing.T) {
@@ -331,11 +344,7 @@ func TestRequestsRedactThePayment(t *testing.T) {
 func TestInjectSettlementFaults(t *testing.T) {
 	t.Parallel()
 	s := newServer(t)
-	signer, err := evm.NewPrivateKeySigner(testKey)
-	require.NoError(t, err)
-	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithResend(0, 0)) // each fault meets its own payment
-	require.NoError(t, err)
-	s.Facilitator().Fund(payer.Address(), big.NewInt(10_000_000))
+	payer := fundedPayer(t, s, x402.WithResend(0, 0)) // each fault meets its own payment
 	c := &http.Client{Transport: payer.RoundTripper(nil)}
 	s.InjectSettlementFaults(x402test.FaultErrorBeforeSettle, x402test.NoFault, x402test.FaultErrorAfterSettle)
 	resp, err := c.Get(s.URL + "/report/macro-gdp?format=csv")
@@ -356,7 +365,7 @@ func TestInjectSettlementFaults(t *testing.T) {
 	require.Error(t, err)
 	assert.Len(t, s.Facilitator().Settlements(), 2, "the fault came after settling")
 	assert.Equal(t, 2, s.Sales("macro-gdp"))
-	assert.Equal(t, "130000", payer.Spent().String())
+	assert.Equal(t, "130000", budgettest.Spent(t, payer).String())
 }
 
 // recordingTransport keeps the last PAYMENT-SIGNATURE sent through it.

@@ -16,7 +16,8 @@ import (
 // and leaves any other as it is), and a move (commit, refusal, doubt, release) is made again,
 // which changes nothing when it was applied already. Each is retried in the background until
 // the store answers, within recoveryWindow; until then the hold stays counted, as it would
-// have without the retry.
+// have without the retry. The retries are paced by the wall clock, not the budget's: they wait
+// for a store to answer, and must not move a test's fake clock, which decides about money.
 type recovery struct {
 	wg sync.WaitGroup
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budgetfile"
 	"github.com/agentapis/sdk/x402/x402test"

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentapis/sdk/internal/ledger/crashtest"
+	"github.com/agentapis/sdk/x402/ledger/crashtest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budgetfile"
 )

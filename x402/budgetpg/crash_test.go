@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentapis/sdk/internal/ledger/crashtest"
+	"github.com/agentapis/sdk/x402/ledger/crashtest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budgetpg"
 )

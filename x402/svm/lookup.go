@@ -96,7 +96,7 @@ func (l *Lookup) Lookup(ctx context.Context, payments []ledger.Outstanding) ([]r
 		results[i].ID = p.ID
 		sig, err := solana.SignatureFromBase58(p.ID)
 		if err != nil {
-			results[i].Err = errors.New("x402: the payment's id is not a Solana signature")
+			results[i].Err = errors.New(l.node.service + ": the payment's id is not a Solana signature")
 			continue
 		}
 		sigs, index = append(sigs, sig), append(index, i)
@@ -256,13 +256,16 @@ func (l *Lookup) signedBy(ctx context.Context, txSig, sig solana.Signature) (boo
 	return false, nil
 }
 
+// errNoHeight is the error of a payment whose Ref does not say until when it can land.
+var errNoHeight = errors.New("the payment records no last valid block height")
+
 // stateOf returns what status st of p's transaction says at finalized block height height.
 func stateOf(p ledger.Outstanding, st *rpc.SignatureStatusesResult, height uint64) (reconcile.ChainState, error) {
 	if st == nil {
 		ref, ok := ParseRef(p.Ref)
 		switch {
 		case !ok:
-			return reconcile.Pending, errors.New("x402: the payment records no last valid block height")
+			return reconcile.Pending, errNoHeight
 		case height > ref.LastValid:
 			return reconcile.NotSettled, nil
 		}

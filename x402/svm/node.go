@@ -199,13 +199,18 @@ func (n *Node) Error(method string, err error) *RPCError {
 	}
 	msg := n.scrubURL(err.Error())
 	cause := errors.New(msg)
-	for _, ctxErr := range []error{context.Canceled, context.DeadlineExceeded} {
-		if errors.Is(err, ctxErr) {
-			cause = ctxErr
+	for _, sentinel := range keptCauses {
+		if errors.Is(err, sentinel) {
+			cause = sentinel
 		}
 	}
 	return &RPCError{Service: n.service, Method: method, Message: msg, Err: cause}
 }
+
+// keptCauses are the failures an *RPCError unwraps to when a call ends with one: the ends of a
+// context, and solana-go's answer that an account or a transaction is not there. Other causes
+// are not kept, since their texts may quote the node's URL.
+var keptCauses = []error{context.Canceled, context.DeadlineExceeded, rpc.ErrNotFound}
 
 // errorData returns the transaction error ("err") and the program logs ("logs") of a node's
 // error data, such as that of a sendTransaction whose simulation failed; nothing when the

@@ -43,6 +43,14 @@ func (f *Faulty) FailAfter(op string) {
 	f.after[op] = true
 }
 
+// Heal makes op reach the store and answer again, as a database that came back.
+func (f *Faulty) Heal(op string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.before, op)
+	delete(f.after, op)
+}
+
 // run applies op through apply, failing as set.
 func (f *Faulty) run(op string, apply func() error) error {
 	f.mu.Lock()

@@ -1,4 +1,4 @@
-package x402_test
+package reconcile_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package x402_test
+package budget_test
 
 import (
 	"fmt"
@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentapis/sdk/internal/ledger"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // BenchmarkBudgetReserve reserves and releases one payment on a Budget beside 0 and beside
@@ -31,7 +32,7 @@ func BenchmarkBudgetReserve(b *testing.B) {
 					b.Fatal(err)
 				}
 				// Expiries spread over a day, after the benchmark's end.
-				sig := ledger.Signature{ID: fmt.Sprintf("0x%08x", i), Expires: clock().Add(time.Hour + time.Duration(i)*time.Second)}
+				sig := ledger.Signature{ID: fmt.Sprintf("0x%08x", i), Expires: clock.Now().Add(time.Hour + time.Duration(i)*time.Second)}
 				if err := h.Sign(ctx, sig); err != nil {
 					b.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package x402_test
+package budget_test
 
 import (
 	"fmt"
@@ -12,23 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
 )
-
-// fakeNow is a clock a test moves by hand.
-type fakeNow struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (f *fakeNow) now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.t }
-func (f *fakeNow) add(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.t = f.t.Add(d)
-}
 
 func TestBudgetHoldsFollowThePayment(t *testing.T) {
 	t.Parallel()
@@ -43,23 +31,26 @@ func TestBudgetHoldsFollowThePayment(t *testing.T) {
 	assert.Zero(t, budgettest.Reserved(t, b).Sign())
 
 	committed, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(200)})
-	require.NoError(t, committed.Sign(ctx, ledger.Signature{ID: "0xaa", Expires: clock().Add(time.Minute)}))
+	require.NoError(t, committed.Sign(ctx, ledger.Signature{ID: "0xaa", Expires: clock.Now().Add(time.Minute)}))
 	assert.ErrorIs(t, committed.Release(ctx), budget.ErrHoldSigned, "a signed authorization is not given back")
 	require.NoError(t, committed.Commit(ctx))
 	assert.Equal(t, big.NewInt(200), budgettest.Spent(t, b))
 
 	refused, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(300), PayTo: "0xpayee"})
-	require.NoError(t, refused.Sign(ctx, ledger.Signature{ID: "0xbb", PayTo: "0xpayee", Expires: clock().Add(time.Minute)}))
+	require.NoError(t, refused.Sign(ctx, ledger.Signature{ID: "0xbb", Expires: clock.Now().Add(time.Minute)}))
 	require.NoError(t, refused.Refused(ctx))
 	doubt, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(400)})
-	require.NoError(t, doubt.Sign(ctx, ledger.Signature{ID: "0xcc", Expires: clock().Add(time.Minute)}))
+	require.NoError(t, doubt.Sign(ctx, ledger.Signature{ID: "0xcc", Expires: clock.Now().Add(time.Minute)}))
 	require.NoError(t, doubt.InDoubt(ctx))
 	assert.Equal(t, big.NewInt(700), budgettest.Reserved(t, b))
 	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(101)})
-	var pe *x402.PolicyError
+	var pe *budget.LimitError
 	require.ErrorAs(t, err, &pe)
-	assert.ErrorIs(t, err, x402.ErrBudgetExceeded)
-	assert.Equal(t, big.NewInt(100), pe.Limit, "the refusal names what is left")
+	assert.ErrorIs(t, err, budget.ErrBudgetExceeded)
+	assert.Equal(t, big.NewInt(100), pe.Left, "the refusal names what is left")
+	assert.Equal(t, big.NewInt(1000), pe.Max, "of what")
+	assert.Equal(t, "budget: payment would exceed the total budget: amount $0.000101, $0.0001 left of $0.001, "+
+		"enough frees up at 2026-11-22T12:03:00.000000001Z", pe.Error(), "the refused payment frees its amount once it expires")
 
 	out := budgettest.Outstanding(t, b)
 	require.Len(t, out, 2)
@@ -92,7 +83,7 @@ func TestBudgetResolveReleasesOnlyExpiredPayments(t *testing.T) {
 	require.NoError(t, err)
 	ctx := t.Context()
 	h, _ := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(5)})
-	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "sig-1", Expires: clock().Add(90 * time.Second)}))
+	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "sig-1", Expires: clock.Now().Add(90 * time.Second)}))
 	require.NoError(t, h.InDoubt(ctx))
 	require.ErrorIs(t, b.Resolve(ctx, "sig-1", false), budget.ErrPaymentNotExpired, "a payment that can still settle is not released")
 	clock.Advance(90*time.Second + ledger.ExpiryMargin + time.Second)
@@ -107,6 +98,11 @@ func TestBudgetRefusesBadInput(t *testing.T) {
 	_, err := budget.New(big.NewInt(-1))
 	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
+	_, err = budget.New(nil)
+	require.ErrorAs(t, err, &ve, "spending without a total limit is said on purpose, never a nil's default")
+	assert.Contains(t, err.Error(), "budget.Unlimited")
+	_, err = budget.New(big.NewInt(10), budget.WithStore(ledger.NewMemory(nil)), budget.WithClock(sdktest.NewClock(time.Now())))
+	require.ErrorAs(t, err, &ve, "a store given decides with its own clock")
 	b, err := budget.New(big.NewInt(10))
 	require.NoError(t, err)
 	_, err = b.Reserve(t.Context(), ledger.Reservation{})

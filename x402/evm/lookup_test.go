@@ -1,4 +1,4 @@
-package x402_test
+package evm_test
 
 import (
 	"bytes"
