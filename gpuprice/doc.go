@@ -87,12 +87,16 @@
 // transaction or it failed on chain; counted until Budget.Resolve when its outcome is unknown
 // (ErrPaymentInDoubt); spent once confirmed, even when the redemption then fails
 // (ErrNotRedeemed: redeem the PaymentError's signature again with RedeemKey). A purchase in
-// doubt resolves itself when an reconcile.Reconciler of the budget has the client's
+// doubt resolves itself when a reconcile.Reconciler of the budget has the client's
 // PurchaseLookup (reconcile.WithLookup): it commits what landed and releases what can no longer
-// land once its blockhash expired.
+// land once its blockhash expired. A refusal of the budget's limits is a *budget.LimitError
+// under this package's name; a failure of the Solana node an *svm.RPCError.
 //
-// A Signer holds the payer's key: PrivateKeySigner prints only its public key, and the
-// private key never travels, only signatures. The issued key and the transaction signature
+// The purchase is the SDK's one Solana payment path: the token account derivation, the
+// TransferChecked, the memo, the signature, the send and the confirmation are package svm's,
+// and so is the lookup. An svm.Signer holds the payer's key: svm.PrivateKeySigner prints only
+// its public key, and the private key never travels, only signatures. The issued key and
+// the transaction signature
 // are sdk.Secret values, printed as masks; the signature, which redeems a key until it is
 // used, never appears in an error text.
 package gpuprice

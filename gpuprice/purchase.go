@@ -90,7 +90,7 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 	hold, err := spend.Reserve(ctx, ledger.Reservation{Amount: price(amount), PayTo: p.Treasury.String(), Rail: PaymentRail,
 		Resource: "gpuprice key " + string(p.Plan), Payer: payer.String(), Asset: USDCMint.String()})
 	if err != nil {
-		return nil, err
+		return nil, underOwnName(err)
 	}
 	// The budget records each outcome whatever becomes of ctx; a store that fails to record
 	// it leaves the amount counted, and changes nothing else.
@@ -352,4 +352,16 @@ func withoutSecret(err error, secret string) error {
 		return errors.New(text)
 	}
 	return err
+}
+
+// underOwnName returns a refusal of the budget's limits as this client reports it, under its
+// own name ("gpuprice: payment would exceed the total budget: ..."); any other error as it is.
+func underOwnName(err error) error {
+	var limit *budget.LimitError
+	if !errors.As(err, &limit) {
+		return err
+	}
+	c := *limit
+	c.Service = serviceName
+	return &c
 }

@@ -37,11 +37,15 @@
 //	if err != nil {
 //		return err
 //	}
-//	payer, err := x402.NewPayer(signer, x402.Policy{
-//		MaxPerPayment: big.NewInt(500_000),   // $0.50 per report (USDC has 6 decimals)
-//		MaxTotal:      big.NewInt(5_000_000), // $5.00 in all
+//	scheme, err := evm.NewExact(signer)
+//	if err != nil {
+//		return err
+//	}
+//	payer, err := x402.NewPayer(x402.Policy{
+//		MaxPerPayment: usdc.Cents(50),  // $0.50 per report
+//		MaxTotal:      usdc.Dollars(5), // $5.00 in all
 //		PayTo:         []string{storeAddress},
-//	})
+//	}, []x402.Scheme{scheme})
 //	if err != nil {
 //		return err
 //	}
@@ -61,7 +65,11 @@
 //	if err != nil {
 //		return err
 //	}
-//	fmt.Println(len(records), "rows; spent so far", usdc.Format(payer.Spent()))
+//	spent, err := payer.Spent(ctx)
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Println(len(records), "rows; spent so far", usdc.Format(spent))
 //
 // Quote reads the live price of a report from the store's 402 challenge without paying, and
 // says in Quote.Refusal why the payer would refuse it. Report buys a report into memory (up

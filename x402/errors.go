@@ -93,7 +93,7 @@ func (e *PolicyError) Error() string {
 		fmt.Fprintf(&b, ": amount %s", usdc.Format(e.Requirements.Amount))
 	}
 	if e.Limit != nil {
-		fmt.Fprintf(&b, ", limit %s per payment", usdc.Format(e.Limit))
+		fmt.Fprintf(&b, ", limit %s", usdc.Format(e.Limit))
 	}
 	if errors.Is(e.Rule, ErrPayToNotAllowed) {
 		fmt.Fprintf(&b, ", payTo %s", e.Requirements.PayTo)

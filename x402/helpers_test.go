@@ -9,24 +9,80 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/gagliardetto/solana-go"
 	"github.com/stretchr/testify/require"
 
+	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
 // shopAddress receives the payments in these tests.
 const shopAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
+
+// envFull names the environment variable that runs the long tests (the fault soak) at their
+// full size: SDK_TEST_FULL=1.
+const envFull = "SDK_TEST_FULL"
+
+// fullSize reports whether the long tests run at their full size (SDK_TEST_FULL=1).
+func fullSize() bool { return os.Getenv(envFull) == "1" }
+
+// newSigner returns an EVM signer of a new random key, which the secret scan knows.
+func newSigner(t testing.TB) *evm.PrivateKeySigner {
+	t.Helper()
+	k, err := crypto.GenerateKey()
+	require.NoError(t, err)
+	key := hex.EncodeToString(crypto.FromECDSA(k))
+	scan.Add(key)
+	s, err := evm.NewPrivateKeySigner(key)
+	require.NoError(t, err)
+	return s
+}
+
+// exact returns the schemes of a payer paying with signer on EVM chains.
+func exact(t testing.TB, signer evm.Signer) []x402.Scheme {
+	t.Helper()
+	scheme, err := evm.NewExact(signer)
+	require.NoError(t, err)
+	return []x402.Scheme{scheme}
+}
+
+// exactOf decodes the EVM "exact" payload of a payment: its authorization and signature.
+func exactOf(t testing.TB, p *wire.PaymentPayload) *evm.ExactPayload {
+	t.Helper()
+	e, err := evm.DecodeExactPayload(p)
+	require.NoError(t, err)
+	return e
+}
+
+// readFixture returns the trimmed content of a fixture of package wire's testdata, where the
+// x402 spec's examples live.
+func readFixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("../wire/testdata/" + name)
+	require.NoError(t, err)
+	return strings.TrimSpace(string(b))
+}
+
+// specPayload decodes the PAYMENT-SIGNATURE example of the v2 HTTP transport spec.
+func specPayload(t testing.TB) *wire.PaymentPayload {
+	t.Helper()
+	p, err := wire.DecodePaymentPayload(readFixture(t, "spec_payment_signature.b64"))
+	require.NoError(t, err)
+	return p
+}
 
 // countingSigner wraps a signer and counts its signatures, so tests can show that a refusal
 // signed nothing.
@@ -41,6 +97,47 @@ func (c *countingSigner) SignDigest(d [32]byte) ([]byte, error) {
 	scan.Add(hex.EncodeToString(sig))
 	return sig, err
 }
+
+// countingWallet is a Solana wallet that counts its signatures and hands each to the secret
+// scan, as countingSigner does on EVM.
+type countingWallet struct {
+	svm.Signer
+	n atomic.Int64
+}
+
+func (c *countingWallet) SignMessage(message []byte) (solana.Signature, error) {
+	c.n.Add(1)
+	sig, err := c.Signer.SignMessage(message)
+	scan.Add(sig.String())
+	return sig, err
+}
+
+// newWallet returns a counting Solana wallet of a new random key, which the secret scan knows.
+func newWallet(t testing.TB) *countingWallet {
+	t.Helper()
+	key := solana.NewWallet().PrivateKey
+	scan.Add(key.String())
+	s, err := svm.NewPrivateKeySigner(key)
+	require.NoError(t, err)
+	return &countingWallet{Signer: s}
+}
+
+// address returns the wallet's address, base58.
+func (c *countingWallet) address() string { return c.PublicKey().String() }
+
+// solanaNode serves the Solana ledger of f and returns a node reading it, both closed when
+// the test ends.
+func solanaNode(t testing.TB, f *x402test.Facilitator) *svm.Node {
+	t.Helper()
+	rpc := httptest.NewServer(f.SolanaHandler())
+	t.Cleanup(rpc.Close)
+	node, err := svm.DialNode(rpc.URL)
+	require.NoError(t, err)
+	return node
+}
+
+// newSolanaAddress returns the address of a new Solana wallet, base58.
+func newSolanaAddress() string { return solana.NewWallet().PublicKey().String() }
 
 // headerLog records the payment headers a server received.
 type headerLog struct {
@@ -92,7 +189,7 @@ func newShop(t *testing.T, cfg x402test.PaywallConfig, next http.Handler, opts .
 	if next == nil {
 		next = okHandler
 	}
-	if cfg.PayTo == "" {
+	if cfg.PayTo == "" && len(cfg.Offers) == 0 {
 		cfg.PayTo = shopAddress
 	}
 	s := &shop{f: x402test.NewFacilitator(opts...), payments: &headerLog{}}
@@ -108,22 +205,32 @@ func newPayer(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Po
 	return newPayerAt(t, f, funds, policy, nil, opts...)
 }
 
-// newPayerAt is newPayer with the payer's clock (nil: time.Now). The payer draws on a budget
-// kept in the store budgettest.EnvStore names (see budgettest.ForPayer); a WithBudget among
-// opts wins.
-func newPayerAt(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, clock func() time.Time, opts ...x402.PayerOption) (*x402.Payer, *countingSigner, *http.Client) {
+// newPayerAt is newPayer with the payer's clock (nil: the system clock). A policy with a
+// MaxTotal makes the payer draw on a budget kept in the store budgettest.EnvStore names (see
+// budgettest.ForPayer), on clock; a policy without one is for a payer given its budget with a
+// WithBudget among opts.
+func newPayerAt(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, clock sdk.Clock, opts ...x402.PayerOption) (*x402.Payer, *countingSigner, *http.Client) {
 	t.Helper()
 	signer := &countingSigner{Signer: newSigner(t)}
 	if f != nil {
 		f.Fund(signer.Address(), big.NewInt(funds))
 	}
-	policy, first := budgettest.ForPayer(t, policy, clock)
+	var first []x402.PayerOption
+	if policy.MaxTotal != nil {
+		policy, first = budgettest.ForPayer(t, policy, clock)
+	}
 	if clock != nil {
 		first = append(first, x402.WithClock(clock))
 	}
 	p, err := x402.NewPayer(policy, exact(t, signer), append(first, opts...)...)
 	require.NoError(t, err)
-	return p, signer, &http.Client{Transport: scanningTransport{p.RoundTripper(scanningTransport{http.DefaultTransport})}}
+	return p, signer, scanningClient(p)
+}
+
+// scanningClient returns an HTTP client paying through p, whose payments and errors the
+// secret scan sees.
+func scanningClient(p *x402.Payer) *http.Client {
+	return &http.Client{Transport: scanningTransport{p.RoundTripper(scanningTransport{http.DefaultTransport})}}
 }
 
 // scanningTransport hands the secret scan every payment header it sends and every error it

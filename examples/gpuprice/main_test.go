@@ -40,7 +40,7 @@ func TestMainShowsARefusedPurchaseInDollars(t *testing.T) {
 	code, out, errOut := clitest.Run(t, realMain, nil, "-cap", "4.50")
 	assert.Equal(t, cli.ExitFailed, code)
 	assert.NotContains(t, out, "bought")
-	assert.Equal(t, "gpuprice: buying a Pro key: budget: "+x402.ErrBudgetExceeded.Error()+": amount $5.00, $4.50 left of $4.50\n", errOut)
+	assert.Equal(t, "gpuprice: buying a Pro key: gpuprice: "+x402.ErrBudgetExceeded.Error()+": amount $5.00, $4.50 left of $4.50\n", errOut)
 }
 
 func TestHelpPrintsTheUsageAndDoesNothing(t *testing.T) {

@@ -243,7 +243,7 @@ func TestTourCapBoundsThePurchase(t *testing.T) {
 	assert.Zero(t, rep.Spent.Sign())
 	assert.Zero(t, rep.Reserved.Sign())
 	assert.Contains(t, out.String(), "\n  FAILED: buying macro-gdp: ")
-	assert.Contains(t, out.String(), x402.ErrBudgetExceeded.Error()+": amount $0.13, limit $0.05\n")
+	assert.Contains(t, out.String(), "x402: "+x402.ErrBudgetExceeded.Error()+": amount $0.13, $0.05 left of $0.05\n")
 	assert.NotContains(t, out.String(), "130000")
 }
 
@@ -265,7 +265,7 @@ func TestOneBudgetBoundsBothRails(t *testing.T) {
 	assert.Zero(t, rep.Reserved.Sign())
 	require.Len(t, rep.Payments, 1, "only the report was paid")
 	// The refusal is shown in dollars, like the total beside it.
-	assert.Contains(t, out.String(), "\n  FAILED: buying a Pro key: "+x402.ErrBudgetExceeded.Error()+": amount $5.00, limit $0.87\n")
+	assert.Contains(t, out.String(), "\n  FAILED: buying a Pro key: gpuprice: "+x402.ErrBudgetExceeded.Error()+": amount $5.00, $0.87 left of $1.00\n")
 	assert.Contains(t, out.String(), "\ntotal: spent $0.13 and $0.00 still reserved of the $1.00 cap, ")
 	assert.NotContains(t, out.String(), "5000000")
 	assert.NotContains(t, out.String(), "870000")

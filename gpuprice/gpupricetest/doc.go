@@ -4,7 +4,7 @@
 //
 //	srv := gpupricetest.NewServer()
 //	defer srv.Close()
-//	wallet, err := gpuprice.NewPrivateKeySigner(solana.NewWallet().PrivateKey) // a throwaway key
+//	wallet, err := svm.NewPrivateKeySigner(solana.NewWallet().PrivateKey) // a throwaway key
 //	if err != nil {
 //		return err
 //	}

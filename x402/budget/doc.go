@@ -9,7 +9,19 @@
 //	if err != nil {
 //		return err
 //	}
-//	payer, err := x402.NewPayer(x402.Policy{}, schemes, x402.WithBudget(b))
+//	signer, err := evm.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
+//	if err != nil {
+//		return err
+//	}
+//	scheme, err := evm.NewExact(signer)
+//	if err != nil {
+//		return err
+//	}
+//	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(b))
+//	if err != nil {
+//		return err
+//	}
+//	_ = payer
 //
 // # Holds
 //

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/big"
@@ -54,6 +55,9 @@ var (
 
 // LimitError reports a payment a limit of the budget refused. Nothing was reserved.
 type LimitError struct {
+	// Service names the payment rail that reports the refusal, the start of its text
+	// ("gpuprice"); "budget" when empty.
+	Service string
 	// Rule is the sentinel of the limit: ErrAmountOverCap, ErrBudgetExceeded,
 	// ErrWindowExceeded, ErrPaymentCountExceeded or ErrPayeeLimitExceeded.
 	Rule error
@@ -74,12 +78,12 @@ type LimitError struct {
 	RetryAt time.Time
 }
 
-// Error says which limit refused and what is left of what: "budget: payment would exceed
-// the total budget: amount $5.00, $1.00 left of $6.00".
-func (e *LimitError) Error() string { return "budget: " + e.Describe() }
+// Error says which limit refused and what is left of what, under the rail's name: "budget:
+// payment would exceed the total budget: amount $5.00, $1.00 left of $6.00".
+func (e *LimitError) Error() string { return cmp.Or(e.Service, "budget") + ": " + e.Describe() }
 
-// Describe is Error without the "budget: " prefix, for a payment rail that reports the
-// refusal under its own name.
+// Describe is Error without the service's name, for a rail that reports the refusal inside an
+// error of its own (x402's *PolicyError).
 func (e *LimitError) Describe() string {
 	var b strings.Builder
 	b.WriteString(e.Rule.Error())
@@ -91,7 +95,7 @@ func (e *LimitError) Describe() string {
 	case errors.Is(e.Rule, ErrPaymentCountExceeded):
 		fmt.Fprintf(&b, ", %s payments left of %s", e.Left, e.Max)
 	case errors.Is(e.Rule, ErrAmountOverCap):
-		fmt.Fprintf(&b, ", limit %s per payment", usdc.Format(e.Max))
+		fmt.Fprintf(&b, ", limit %s", usdc.Format(e.Max))
 	default:
 		fmt.Fprintf(&b, ", %s left of %s", usdc.Format(e.Left), usdc.Format(e.Max))
 	}

@@ -1,4 +1,4 @@
-// Package budgetfile keeps the holds of an x402.Budget in one SQLite file, so that a budget
+// Package budgetfile keeps the holds of a budget.Budget in one SQLite file, so that a budget
 // outlives its process: what was spent, and every payment that may have left, are still
 // counted after a restart or a crash. There is no server to run; the driver is pure Go
 // (modernc.org/sqlite), so the program needs no C compiler. A program that does not import
@@ -9,15 +9,19 @@
 //		return err
 //	}
 //	defer store.Close()
-//	budget, err := x402.NewBudget(big.NewInt(10_000_000), x402.WithStore(store)) // $10.00
+//	spend, err := budget.New(usdc.Dollars(10), budget.WithStore(store))
 //	if err != nil {
 //		return err
 //	}
-//	signer, err := x402.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
+//	signer, err := evm.NewPrivateKeySigner(os.Getenv("EVM_PRIVATE_KEY"))
 //	if err != nil {
 //		return err
 //	}
-//	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget))
+//	scheme, err := evm.NewExact(signer)
+//	if err != nil {
+//		return err
+//	}
+//	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(spend))
 //	if err != nil {
 //		return err
 //	}

@@ -1,4 +1,4 @@
-// Package budgetpg keeps an x402.Budget in PostgreSQL, so that any number of processes, on
+// Package budgetpg keeps a budget.Budget in PostgreSQL, so that any number of processes, on
 // any number of machines, draw on one budget: its limits hold across all of them, and what
 // each has reserved, signed and spent survives restarts and crashes.
 //
@@ -16,16 +16,20 @@
 //		return err
 //	}
 //	defer store.Close()
-//	budget, err := x402.NewBudget(big.NewInt(50_000_000), // $50.00 of USDC, fleet-wide
-//		x402.WithStore(store), x402.WithWindowLimit(24*time.Hour, big.NewInt(10_000_000), 0))
+//	spend, err := budget.New(usdc.Dollars(50), // fleet-wide
+//		budget.WithStore(store), budget.WithWindowLimit(24*time.Hour, usdc.Dollars(10), 0))
 //	if err != nil {
 //		return err // ledger.ErrLimitsDiffer when the fleet runs with other limits
 //	}
-//	signer, err := x402.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
+//	signer, err := evm.NewPrivateKeySigner(os.Getenv("WALLET_KEY"))
 //	if err != nil {
 //		return err
 //	}
-//	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget))
+//	scheme, err := evm.NewExact(signer)
+//	if err != nil {
+//		return err
+//	}
+//	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(spend))
 //	if err != nil {
 //		return err
 //	}
@@ -68,7 +72,7 @@
 // without it) keeps the same budget: its limits, holds, Spent, Reserved, windows and payee
 // accounts. Several budgets, each with a name, can share one database.
 //
-// The limits are recorded with the budget by the first Configure (x402.NewBudget calls it)
+// The limits are recorded with the budget by the first Configure (budget.New calls it)
 // of any process, and every later one must give the same limits, or fail with a
 // *ledger.LimitsError (ledger.ErrLimitsDiffer), which names both: processes with other
 // limits would each let through what another refuses. ChangeLimits changes a fleet's limits
@@ -96,7 +100,7 @@
 // ends, however the process ends: a session without its lock is dead. When a Store opens,
 // and when a reservation is refused, the holds of dead sessions of the budget are settled by
 // the reopening rules: reserved and never signed, released (the process cannot have sent
-// anything); signed, in doubt until x402.Budget.Resolve (it may have been paid). Refused
+// anything); signed, in doubt until budget.Budget.Resolve (it may have been paid). Refused
 // holds keep counting until they expire, and Spent is what was committed. A live session's
 // holds are never touched, so a process starting never releases another's reservation.
 //

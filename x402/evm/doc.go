@@ -10,7 +10,11 @@
 //	if err != nil {
 //		return err
 //	}
-//	payer, err := x402.NewPayer(policy, []x402.Scheme{scheme})
+//	payer, err := x402.NewPayer(x402.Policy{MaxTotal: usdc.Dollars(10)}, []x402.Scheme{scheme})
+//	if err != nil {
+//		return err
+//	}
+//	_ = payer
 //
 // The authorization pays exactly the offer's amount to its payTo, with a nonce of 32 random
 // bytes, validAfter = now-600 (every reference client back-dates it, for facilitators whose

@@ -1,4 +1,4 @@
-// Package ledger keeps the accounts behind x402.Budget: the holds of the payments a wallet
+// Package ledger keeps the accounts behind budget.Budget: the holds of the payments a wallet
 // has reserved, signed, refused, left in doubt, committed or released, and the limits every
 // reservation is checked against. The Budget owns the rules of the SDK (which rail signs
 // what, when an outcome is final); a Store owns where the holds live and the atomic step

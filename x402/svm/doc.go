@@ -16,7 +16,11 @@
 //	if err != nil {
 //		return err
 //	}
-//	payer, err := x402.NewPayer(policy, []x402.Scheme{scheme})
+//	payer, err := x402.NewPayer(x402.Policy{MaxTotal: usdc.Dollars(10)}, []x402.Scheme{scheme})
+//	if err != nil {
+//		return err
+//	}
+//	_ = payer
 //
 // # The payment
 //

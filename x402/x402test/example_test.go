@@ -1,6 +1,7 @@
 package x402test_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/big"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -33,7 +35,8 @@ func ExampleNewPaywall() {
 
 	signer, _ := evm.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	f.Fund(signer.Address(), big.NewInt(1_000_000))
-	payer, _ := x402.NewPayer(signer, x402.Policy{})
+	scheme, _ := evm.NewExact(signer)
+	payer, _ := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited}, []x402.Scheme{scheme})
 	client := &http.Client{Transport: payer.RoundTripper(nil)}
 
 	for _, path := range []string{"/catalog", "/report/cpi", "/report/gdp"} {
@@ -49,7 +52,8 @@ func ExampleNewPaywall() {
 	for _, s := range f.Settlements() {
 		fmt.Println("settled", s.Value, "from", s.From, "to", s.To)
 	}
-	fmt.Println("shop balance:", f.Balance(shop), "payer spent:", budgettest.Spent(t, payer))
+	spent, _ := payer.Spent(context.Background())
+	fmt.Println("shop balance:", f.Balance(shop), "payer spent:", spent)
 	// Output:
 	// 200 content of /catalog
 	// 200 content of /report/cpi

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
@@ -49,6 +50,32 @@ func pay(t *testing.T, s evm.Signer, amount int64) (*wire.PaymentPayload, wire.P
 	p, err := evm.SignExact(s, pr, &pr.Accepts[0], start)
 	require.NoError(t, err)
 	return p, r
+}
+
+// authorizationOf returns the EIP-3009 authorization an EVM payment carries.
+func authorizationOf(t testing.TB, p *wire.PaymentPayload) evm.Authorization {
+	t.Helper()
+	e, err := evm.DecodeExactPayload(p)
+	require.NoError(t, err)
+	return e.Authorization
+}
+
+// nonceHex returns the nonce of an EVM payment in hex, without 0x.
+func nonceHex(t testing.TB, p *wire.PaymentPayload) string {
+	t.Helper()
+	nonce := authorizationOf(t, p).Nonce
+	return hex.EncodeToString(nonce[:])
+}
+
+// changeAuthorization changes the authorization an EVM payment carries, keeping its
+// signature, as a thief or a bug would.
+func changeAuthorization(t testing.TB, p *wire.PaymentPayload, change func(*evm.Authorization)) {
+	t.Helper()
+	e, err := evm.DecodeExactPayload(p)
+	require.NoError(t, err)
+	change(&e.Authorization)
+	p.Payload, err = e.MarshalJSON()
+	require.NoError(t, err)
 }
 
 // reason returns the code of a *wire.VerifyError.
@@ -93,7 +120,7 @@ func TestSettleMovesBalancesAndRecords(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, x402test.Settlement{
 		From: s.Address(), To: shopAddress, Value: big.NewInt(400),
-		Nonce:  "0x" + hex.EncodeToString(p.Payload.Authorization.Nonce[:]),
+		ID:     "0x" + nonceHex(t, p),
 		TxHash: receipt.Transaction, Network: evm.NetworkBase, Asset: evm.USDCBase, Time: start,
 	}, got[0])
 	got[0].Value.SetInt64(1)
@@ -141,7 +168,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 		s := newSigner(t)
 		f.Fund(s.Address(), big.NewInt(1000))
 		p, r := pay(t, s, 100)
-		p.Payload.Authorization.Value = big.NewInt(200)
+		changeAuthorization(t, p, func(a *evm.Authorization) { a.Value = big.NewInt(200) })
 		r.Amount = big.NewInt(200)
 		_, err := f.Settle(p, r)
 		assert.Equal(t, evm.ReasonInvalidSignature, reason(t, err))
@@ -149,7 +176,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 	})
 	t.Run("expired window", func(t *testing.T) {
 		t.Parallel()
-		f := x402test.NewFacilitator(x402test.WithClock(func() time.Time { return start.Add(55 * time.Second) }))
+		f := x402test.NewFacilitator(x402test.WithClock(sdktest.NewClock(start.Add(55 * time.Second))))
 		s := newSigner(t)
 		f.Fund(s.Address(), big.NewInt(1000))
 		p, r := pay(t, s, 100)
@@ -158,7 +185,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 	})
 	t.Run("not yet valid", func(t *testing.T) {
 		t.Parallel()
-		f := x402test.NewFacilitator(x402test.WithClock(func() time.Time { return start.Add(-11 * time.Minute) }))
+		f := x402test.NewFacilitator(x402test.WithClock(sdktest.NewClock(start.Add(-11 * time.Minute))))
 		s := newSigner(t)
 		f.Fund(s.Address(), big.NewInt(1000))
 		p, r := pay(t, s, 100)
@@ -184,7 +211,7 @@ func TestFacilitatorRefusals(t *testing.T) {
 		victim, thief := newSigner(t), newSigner(t)
 		f.Fund(victim.Address(), big.NewInt(1000))
 		p, r := pay(t, thief, 100)
-		p.Payload.Authorization.From = victim.Address()
+		changeAuthorization(t, p, func(a *evm.Authorization) { a.From = victim.Address() })
 		_, err := f.Settle(p, r)
 		assert.Equal(t, evm.ReasonInvalidSignature, reason(t, err))
 		assert.Equal(t, big.NewInt(1000), f.Balance(victim.Address()))

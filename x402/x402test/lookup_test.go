@@ -2,7 +2,6 @@ package x402test_test
 
 import (
 	"context"
-	"encoding/hex"
 	"math/big"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
-// The facilitator is a PaymentLookup.
+// The facilitator is a reconcile.Lookup.
 var _ reconcile.Lookup = (*x402test.Facilitator)(nil)
 
 func TestFacilitatorLooksPaymentsUpInItsSettlements(t *testing.T) {
@@ -30,10 +29,10 @@ func TestFacilitatorLooksPaymentsUpInItsSettlements(t *testing.T) {
 	require.NoError(t, err)
 	unsettled, _ := pay(t, s, 200)
 	nonceOf := func(p *wire.PaymentPayload) string {
-		return "0x" + hex.EncodeToString(p.Payload.Authorization.Nonce[:])
+		return "0x" + nonceHex(t, p)
 	}
 	payment := func(p *wire.PaymentPayload, rail, payer, asset string) ledger.Outstanding {
-		return ledger.Outstanding{Signature: ledger.Signature{ID: nonceOf(p), Rail: rail, Payer: payer, Asset: asset}}
+		return ledger.Outstanding{Rail: rail, Payer: payer, Asset: asset, Signature: ledger.Signature{ID: nonceOf(p)}}
 	}
 	rail := "x402 " + evm.NetworkBase
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
@@ -62,7 +63,7 @@ func TestPaywallChallenge(t *testing.T) {
 	assert.Equal(t, evm.USDCBase, r.Asset)
 	assert.Equal(t, shopAddress, r.PayTo)
 	assert.Equal(t, 60, r.MaxTimeoutSeconds)
-	name, version, _ := r.TokenDomain()
+	name, version, _ := evm.TokenDomain(&r)
 	assert.Equal(t, "USD Coin", name)
 	assert.Equal(t, "2", version)
 }
@@ -95,8 +96,7 @@ func TestPaywallWithPayer(t *testing.T) {
 	t.Cleanup(srv.Close)
 	signer := newSigner(t)
 	f.Fund(signer.Address(), big.NewInt(900))
-	payer, err := x402.NewPayer(signer, x402.Policy{})
-	require.NoError(t, err)
+	payer := newPayer(t, signer, x402.Policy{})
 	client := &http.Client{Transport: payer.RoundTripper(nil)}
 
 	for i := range 3 {
@@ -119,7 +119,7 @@ func TestPaywallWithPayer(t *testing.T) {
 	// The fourth payment is beyond the balance: the facilitator refuses and the handler does
 	// not run. The payee still holds the signed authorization, so the payer counts it until
 	// it expires.
-	_, err = client.Get(srv.URL + "/x")
+	_, err := client.Get(srv.URL + "/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
 	assert.Equal(t, evm.ReasonInsufficientBalance, rej.Reason)
@@ -136,12 +136,11 @@ func TestPaywallDoesNotSettleFailedResponses(t *testing.T) {
 	t.Cleanup(srv.Close)
 	signer := newSigner(t)
 	f.Fund(signer.Address(), big.NewInt(1000))
-	payer, err := x402.NewPayer(signer, x402.Policy{})
-	require.NoError(t, err)
+	payer := newPayer(t, signer, x402.Policy{})
 	client := &http.Client{Transport: payer.RoundTripper(nil)}
 	// A failure answer to a paid request is an error, not a plain answer, and carries the
 	// server's text.
-	_, err = client.Get(srv.URL + "/missing")
+	_, err := client.Get(srv.URL + "/missing")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
 	assert.Equal(t, http.StatusNotFound, rej.StatusCode)

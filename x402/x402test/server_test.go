@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/evm"
@@ -25,8 +26,7 @@ func payingClient(t *testing.T, srv *x402test.Server) (*x402.Payer, *http.Client
 	signer, err := evm.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	require.NoError(t, err)
 	srv.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
-	payer, err := x402.NewPayer(signer, x402.Policy{PayTo: []string{x402test.DefaultPayTo}}, x402.WithResend(0, 0))
-	require.NoError(t, err)
+	payer := newPayer(t, signer, x402.Policy{PayTo: []string{x402test.DefaultPayTo}}, x402.WithResend(0, 0))
 	return payer, &http.Client{Transport: payer.RoundTripper(srv.Client().Transport)}
 }
 

@@ -90,7 +90,7 @@ func TestExit(t *testing.T) {
 	assert.Equal(t, ExitFailed, p.Exit(&errOut, fmt.Errorf("buying: %w", &x402.PolicyError{
 		Rule: x402.ErrAmountOverCap, Requirements: wire.PaymentRequirements{Amount: big.NewInt(280_000)}, Limit: big.NewInt(200_000),
 	})))
-	assert.Equal(t, "demo: buying: "+x402.ErrAmountOverCap.Error()+": amount $0.28, limit $0.20\n", errOut.String())
+	assert.Equal(t, "demo: buying: x402: "+x402.ErrAmountOverCap.Error()+": amount $0.28, limit $0.20\n", errOut.String())
 }
 
 func TestParseCap(t *testing.T) {
