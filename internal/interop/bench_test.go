@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 )
 
@@ -57,11 +58,16 @@ func BenchmarkPaidFetch(b *testing.B) {
 	paidURL := stack.Server.URL + "/paid"
 
 	b.Run("sdk", func(b *testing.B) {
-		payer, err := x402.NewPayer(signer, x402.Policy{
+		scheme, err := evm.NewExact(signer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		payer, err := x402.NewPayer(x402.Policy{
 			MaxPerPayment: big.NewInt(price),
+			MaxTotal:      budget.Unlimited, // a benchmark of as many payments as it takes
 			PayTo:         []string{payTo},
 			Networks:      []string{evm.NetworkBase},
-		})
+		}, []x402.Scheme{scheme})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -137,7 +137,7 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 		Networks:      []string{evm.NetworkBase},
 	}
 	payerPolicy, budgetOpts := budgettest.ForPayer(t, policy, nil)
-	payer, err := x402.NewPayer(signer, payerPolicy, budgetOpts...)
+	payer, err := x402.NewPayer(payerPolicy, exactEVM(t, signer), budgetOpts...)
 	require.NoError(t, err)
 	plain := &http.Client{Transport: newTransport(t)}
 	recorder := &recordingTransport{next: plain.Transport}
@@ -183,7 +183,7 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 	// as a transfer of the quoted amount from the payer to the payee.
 	payerAddr, payeeAddr := common.HexToAddress(signer.Address()), common.HexToAddress(payTo)
 	for i, p := range payments {
-		auth := p.Payload.Authorization
+		auth := exactOf(t, p).Authorization
 		require.NotNil(t, p.Accepted.Amount)
 		assert.Equal(t, big.NewInt(price).String(), p.Accepted.Amount.String())
 		assert.True(t, chain.authorizationState(ctx, t, signer.Address(), auth.Nonce),
@@ -234,8 +234,10 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 			name: "value changed after signing",
 			header: func(t *testing.T) string {
 				p := clonePayload(t, accepted)
-				p.Payload.Authorization.Nonce = randomNonce(t)
-				p.Payload.Authorization.Value = big.NewInt(price - 1)
+				e := exactOf(t, p)
+				e.Authorization.Nonce = randomNonce(t)
+				e.Authorization.Value = big.NewInt(price - 1)
+				setExact(t, p, e)
 				return encode(t, p)
 			},
 			reason: evm.ReasonInvalidSignature,
@@ -274,10 +276,12 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 					a.Nonce = randomNonce(t)
 				}))
 				require.NoError(t, err)
-				sig := p.Payload.Signature
+				e := exactOf(t, p)
+				sig := e.Signature
 				require.Len(t, sig, 65)
 				require.Contains(t, []byte{27, 28}, sig[64])
 				sig[64] -= 27
+				setExact(t, p, e)
 				return encode(t, p)
 			},
 			reason: reasonSimulationFailed,
@@ -313,7 +317,7 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 			p := policy
 			tc.policy(&p)
 			p, budgetOpts := budgettest.ForPayer(t, p, nil)
-			refusing, err := x402.NewPayer(signer, p, budgetOpts...)
+			refusing, err := x402.NewPayer(p, exactEVM(t, signer), budgetOpts...)
 			require.NoError(t, err)
 			rec := &recordingTransport{next: plain.Transport}
 			client := &http.Client{Transport: refusing.RoundTripper(rec)}
@@ -345,9 +349,10 @@ func TestGoPayerAgainstReferenceMiddleware(t *testing.T) {
 	}
 	for _, tc := range skewed {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := func() time.Time { return time.Now().Add(tc.skew) }
+			clock := &shiftedClock{}
+			clock.add(tc.skew)
 			p, budgetOpts := budgettest.ForPayer(t, policy, clock)
-			skewedPayer, err := x402.NewPayer(signer, p, append(budgetOpts, x402.WithClock(clock))...)
+			skewedPayer, err := x402.NewPayer(p, exactEVM(t, signer), append(budgetOpts, x402.WithClock(clock))...)
 			require.NoError(t, err)
 			client := &http.Client{Transport: skewedPayer.RoundTripper(plain.Transport)}
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, paidURL, nil)
@@ -505,12 +510,30 @@ func TestGoPaywallRefusesForgedReferencePayments(t *testing.T) {
 func resign(t *testing.T, signer *evm.PrivateKeySigner, p *wire.PaymentPayload, edit func(*evm.Authorization)) string {
 	t.Helper()
 	c := clonePayload(t, p)
-	edit(&c.Payload.Authorization)
-	digest := typedDataDigest(t, c.Accepted, c.Payload.Authorization)
+	e := exactOf(t, c)
+	edit(&e.Authorization)
+	digest := typedDataDigest(t, c.Accepted, e.Authorization)
 	sig, err := signer.SignDigest(digest)
 	require.NoError(t, err)
-	c.Payload.Signature = sig
+	e.Signature = sig
+	setExact(t, c, e)
 	return encode(t, c)
+}
+
+// exactOf decodes the EVM exact authorization a payment payload carries.
+func exactOf(t testing.TB, p *wire.PaymentPayload) *evm.ExactPayload {
+	t.Helper()
+	e, err := evm.DecodeExactPayload(p)
+	require.NoError(t, err)
+	return e
+}
+
+// setExact replaces the scheme payload of p with e's wire form.
+func setExact(t testing.TB, p *wire.PaymentPayload, e *evm.ExactPayload) {
+	t.Helper()
+	raw, err := e.MarshalJSON()
+	require.NoError(t, err)
+	p.Payload = raw
 }
 
 // clonePayload deep-copies a payload through its wire form.

@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
-	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/reconcile"
 	"github.com/agentapis/sdk/x402/wire"
@@ -51,8 +51,24 @@ func startLosingProxy(t *testing.T, upstream string) string {
 // shiftedClock is the wall clock moved forward by what a test adds.
 type shiftedClock struct{ by atomic.Int64 }
 
-func (c *shiftedClock) Now() time.Time      { return time.Now().Add(time.Duration(c.by.Load())) }
+// Now returns the wall clock moved by the shift.
+func (c *shiftedClock) Now() time.Time { return time.Now().Add(time.Duration(c.by.Load())) }
+
+// Sleep waits d on the wall clock.
+func (c *shiftedClock) Sleep(ctx context.Context, d time.Duration) error {
+	return sdk.SystemClock().Sleep(ctx, d)
+}
+
+// add moves the shift by d.
 func (c *shiftedClock) add(d time.Duration) { c.by.Add(int64(d)) }
+
+// exactEVM returns the EVM exact scheme of signer, as the one scheme of a payer.
+func exactEVM(t *testing.T, signer evm.Signer) []x402.Scheme {
+	t.Helper()
+	scheme, err := evm.NewExact(signer)
+	require.NoError(t, err)
+	return []x402.Scheme{scheme}
+}
 
 // The reference server settles five payments on chain while a proxy drops every answer,
 // and a sixth payment is lost on its way to the server. One reconciliation against the
@@ -79,25 +95,27 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	losing := startLosingProxy(t, srv.URL)
 
 	clock := &shiftedClock{}
-	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10*price), budget.WithClock(clock))
-	payer, err := x402.NewPayer(signer, x402.Policy{
+	spend := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10*price), clock)
+	payer, err := x402.NewPayer(x402.Policy{
 		MaxPerPayment: big.NewInt(price),
 		PayTo:         []string{payTo},
 		Networks:      []string{evm.NetworkBase},
-	}, x402.WithBudget(budget))
+	}, exactEVM(t, signer), x402.WithBudget(spend))
 	require.NoError(t, err)
 	client := &http.Client{Transport: payer.RoundTripper(newTransport(t))}
 
 	const settled = 5
 	inDoubt := fetchInDoubt(ctx, t, client, dropping.URL+"/paid", settled)
 	lost := fetchInDoubt(ctx, t, client, losing+"/paid", 1)[0]
-	require.Len(t, budgettest.Outstanding(t, budget), settled+1)
-	assert.Zero(t, budgettest.Spent(t, budget).Sign())
-	assert.Equal(t, big.NewInt((settled+1)*price).String(), budgettest.Reserved(t, budget).String())
+	require.Len(t, budgettest.Outstanding(t, spend), settled+1)
+	assert.Zero(t, budgettest.Spent(t, spend).Sign())
+	assert.Equal(t, big.NewInt((settled+1)*price).String(), budgettest.Reserved(t, spend).String())
 
-	reconciler, err := reconcile.New(budget, x402.WithEVMRPC(evm.NetworkBase, chain.RPC), reconcile.WithRate(100))
+	lookup, err := evm.DialLookup(evm.NetworkBase, chain.RPC)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = reconciler.Close() })
+	t.Cleanup(func() { _ = lookup.Close() })
+	reconciler, err := reconcile.New(spend, reconcile.WithLookup(lookup), reconcile.WithClock(clock), reconcile.WithRate(100))
+	require.NoError(t, err)
 	rep, err := reconciler.Reconcile(ctx)
 	require.NoError(t, err)
 	require.NoError(t, rep.Err())
@@ -109,13 +127,13 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 		settledTx["0x"+hex.EncodeToString(u.Nonce[:])] = u.Tx.Hex()
 	}
 	for _, e := range append(inDoubt, lost) {
-		if usdcOnChain.authorizationState(ctx, t, signer.Address(), nonceOf(t, e.Nonce)) {
+		if usdcOnChain.authorizationState(ctx, t, signer.Address(), nonceOf(t, e.ID)) {
 			onChain.Add(onChain, big.NewInt(price))
 		}
 	}
 	assert.Equal(t, big.NewInt(settled*price).String(), onChain.String(), "the chain settled the five")
-	assert.Equal(t, onChain.String(), budgettest.Spent(t, budget).String(), "Spent is what the chain settled")
-	assert.Equal(t, big.NewInt(price).String(), budgettest.Reserved(t, budget).String(), "only the lost payment is still held")
+	assert.Equal(t, onChain.String(), budgettest.Spent(t, spend).String(), "Spent is what the chain settled")
+	assert.Equal(t, big.NewInt(price).String(), budgettest.Reserved(t, spend).String(), "only the lost payment is still held")
 
 	require.Len(t, rep.Committed, settled)
 	for _, c := range rep.Committed {
@@ -124,23 +142,23 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	}
 	assert.Empty(t, rep.Released)
 	require.Len(t, rep.Pending, 1)
-	assert.Equal(t, lost.Nonce, rep.Pending[0].ID)
+	assert.Equal(t, lost.ID, rep.Pending[0].ID)
 	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain, "unused, and the chain is before its validBefore")
 
 	// An hour later on the chain and on the clock, the lost payment can no longer settle.
 	rpcClient := usdcOnChain.client.Client()
 	require.NoError(t, rpcClient.CallContext(ctx, nil, "evm_increaseTime", 3600))
 	require.NoError(t, rpcClient.CallContext(ctx, nil, "evm_mine"))
-	clock.Advance(time.Hour)
+	clock.add(time.Hour)
 	rep, err = reconciler.Reconcile(ctx)
 	require.NoError(t, err)
 	require.Len(t, rep.Released, 1)
-	assert.Equal(t, lost.Nonce, rep.Released[0].ID)
+	assert.Equal(t, lost.ID, rep.Released[0].ID)
 	assert.Equal(t, reconcile.NotSettled, rep.Released[0].Chain)
-	assert.False(t, usdcOnChain.authorizationState(ctx, t, signer.Address(), nonceOf(t, lost.Nonce)), "it never settled")
-	assert.Equal(t, big.NewInt(settled*price).String(), budgettest.Spent(t, budget).String())
-	assert.Zero(t, budgettest.Reserved(t, budget).Sign())
-	assert.Empty(t, budgettest.Outstanding(t, budget))
+	assert.False(t, usdcOnChain.authorizationState(ctx, t, signer.Address(), nonceOf(t, lost.ID)), "it never settled")
+	assert.Equal(t, big.NewInt(settled*price).String(), budgettest.Spent(t, spend).String())
+	assert.Zero(t, budgettest.Reserved(t, spend).Sign())
+	assert.Empty(t, budgettest.Outstanding(t, spend))
 	assert.Equal(t, big.NewInt(startFunds-settled*price).String(), usdcOnChain.balanceOf(ctx, t, signer.Address()).String())
 
 	// Nothing is left in doubt: a further pass finds nothing to do.

@@ -20,6 +20,7 @@ import (
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/reconcile"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // lostSend is a transport to the node that loses the purchase's sendTransaction: after the
@@ -69,11 +70,12 @@ func buyInDoubt(t *testing.T, node *solanaNode, treasury solana.PublicKey, budge
 // solanaReconciler returns a reconciler of budget looking purchases up on node.
 func solanaReconciler(t *testing.T, node *solanaNode, budget *budget.Budget) *reconcile.Reconciler {
 	t.Helper()
-	lookup, err := gpuprice.NewPurchaseLookup(node.RPC)
+	n, err := svm.NewNode(node.RPC)
+	require.NoError(t, err)
+	lookup, err := svm.NewLookup(n)
 	require.NoError(t, err)
 	r, err := reconcile.New(budget, reconcile.WithLookup(lookup), reconcile.WithRate(100), reconcile.WithLogger(scan.Logger()))
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = r.Close() })
 	return r
 }
 
@@ -87,7 +89,7 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	treasury := solana.NewWallet().PublicKey()
 	node.setUSDC(t, treasury, 0)
 	clock := &shiftedClock{}
-	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit), budget.WithClock(clock))
+	budget := budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit), clock)
 
 	landed := buyInDoubt(t, node, treasury, budget, lostSend{delivered: true})
 	neverSent := buyInDoubt(t, node, treasury, budget, lostSend{})
@@ -114,7 +116,7 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	assert.Equal(t, reconcile.NotSettled, rep.Pending[0].Chain)
 	assertHeld(t, budget, 5_000_000, 5_000_000)
 
-	clock.Advance(time.Hour)
+	clock.add(time.Hour)
 	rep, err = r.Reconcile(t.Context())
 	require.NoError(t, err)
 	require.Len(t, rep.Released, 1)

@@ -37,7 +37,7 @@ var transferTypes = apitypes.Types{
 // extra.version, the network's chain id, the asset}.
 func tokenDomain(t *testing.T, req wire.PaymentRequirements) apitypes.TypedDataDomain {
 	t.Helper()
-	name, version, ok := req.TokenDomain()
+	name, version, ok := evm.TokenDomain(&req)
 	require.True(t, ok, "the accepted entry has no EIP-712 name and version")
 	chainID, ok := new(big.Int).SetString(strings.TrimPrefix(req.Network, "eip155:"), 10)
 	require.True(t, ok, "network %q is not an EVM chain", req.Network)

@@ -18,6 +18,7 @@ import (
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/svm"
 )
 
 // The runtime's charges the tests expect, as litesvm makes them.
@@ -29,7 +30,7 @@ const (
 
 // solanaPayer returns a fresh wallet holding usdc and lamports on node, as a signer whose
 // private key the secret scan knows.
-func solanaPayer(t *testing.T, node *solanaNode, usdc, lamports uint64) (*gpuprice.PrivateKeySigner, solana.PublicKey) {
+func solanaPayer(t *testing.T, node *solanaNode, usdc, lamports uint64) (*svm.PrivateKeySigner, solana.PublicKey) {
 	t.Helper()
 	key := solana.NewWallet().PrivateKey
 	scan.Add(key.String())
@@ -37,7 +38,7 @@ func solanaPayer(t *testing.T, node *solanaNode, usdc, lamports uint64) (*gpupri
 	if lamports > 0 {
 		node.setSOL(t, key.PublicKey(), lamports)
 	}
-	signer, err := gpuprice.NewPrivateKeySigner(key)
+	signer, err := svm.NewPrivateKeySigner(key)
 	require.NoError(t, err)
 	return signer, key.PublicKey()
 }
@@ -56,7 +57,7 @@ func solanaClient(t *testing.T, node *solanaNode, svc *keyService, tap *nodeTap)
 // budgettest.EnvStore names.
 func newBudget(t *testing.T) *budget.Budget {
 	t.Helper()
-	return budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit))
+	return budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(budgetLimit), sdk.SystemClock())
 }
 
 // assertHeld checks what a budget has spent and still holds.
@@ -219,7 +220,7 @@ func TestSolanaRuntimeRefusalsNameTheInstructionAndKeepTheLogs(t *testing.T) {
 			var pe *gpuprice.PaymentError
 			require.True(t, errors.As(err, &pe))
 			assert.Equal(t, gpuprice.PaymentRejected, pe.Outcome)
-			var re *gpuprice.RPCError
+			var re *svm.RPCError
 			require.True(t, errors.As(err, &re))
 			assert.Equal(t, "sendTransaction", re.Method)
 			assert.Equal(t, -32002, re.Code)
@@ -257,7 +258,7 @@ func TestSolanaAnExpiredBlockhashIsRefusedAsAWhole(t *testing.T) {
 
 	_, err := c.BuyKey(t.Context(), &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: treasury, Budget: budget})
 	require.ErrorIs(t, err, gpuprice.ErrPaymentRefused)
-	var re *gpuprice.RPCError
+	var re *svm.RPCError
 	require.True(t, errors.As(err, &re))
 	assert.Equal(t, -32002, re.Code)
 	assert.Equal(t, "Transaction simulation failed: Blockhash not found", re.Message)

@@ -44,7 +44,7 @@ func sentNonces(t testing.TB, rt *recordingTransport) map[[32]byte]bool {
 	for _, header := range rt.sent() {
 		p, err := wire.DecodePaymentPayload(header)
 		require.NoError(t, err)
-		out[p.Payload.Authorization.Nonce] = true
+		out[exactOf(t, p).Authorization.Nonce] = true
 	}
 	return out
 }
@@ -74,7 +74,7 @@ func TestSettledPaymentsWithLostAnswersStayInDoubt(t *testing.T) {
 		PayTo:         []string{payTo},
 		Networks:      []string{evm.NetworkBase},
 	}, nil)
-	payer, err := x402.NewPayer(signer, policy, budgetOpts...)
+	payer, err := x402.NewPayer(policy, exactEVM(t, signer), budgetOpts...)
 	require.NoError(t, err)
 	recorder := &recordingTransport{next: newTransport(t)}
 	client := &http.Client{Transport: payer.RoundTripper(recorder)}
@@ -87,9 +87,9 @@ func TestSettledPaymentsWithLostAnswersStayInDoubt(t *testing.T) {
 		assert.Equal(t, signer.Address(), e.Payer)
 		assert.Equal(t, 0, e.StatusCode, "no answer reached the payer")
 		assert.Error(t, e.Err, "the failure of the last attempt")
-		nonce := nonceOf(t, e.Nonce)
+		nonce := nonceOf(t, e.ID)
 		assert.True(t, stack.Chain.authorizationState(ctx, t, signer.Address(), nonce),
-			"the authorization in doubt %s settled on chain", e.Nonce)
+			"the authorization in doubt %s settled on chain", e.ID)
 		nonces[nonce] = true
 	}
 	require.Len(t, nonces, n, "each fetch signed an authorization of its own")

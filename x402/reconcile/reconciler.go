@@ -394,7 +394,9 @@ func (r *Reconciler) pace(ctx context.Context) error {
 	now := r.clock.Now()
 	res := r.limiter.ReserveN(now, 1)
 	delay := res.DelayFrom(now)
-	if deadline, ok := ctx.Deadline(); ok && now.Add(delay).After(deadline) {
+	// The deadline is the wall clock's; the delay is a duration on the reconciler's clock,
+	// which may be set apart from it.
+	if deadline, ok := ctx.Deadline(); ok && delay > time.Until(deadline) {
 		res.CancelAt(now)
 		return fmt.Errorf("the next lookup may go only after the context's deadline: %w", context.DeadlineExceeded)
 	}
