@@ -257,12 +257,34 @@ func startAnvil(ctx context.Context, t testing.TB, bin string) *anvilNode {
 }
 
 // jsServerConfig is the configuration server.mjs takes as its argument.
+// With RPC set it offers EVM payments settled on that anvil node, with SVM set Solana
+// payments settled on a node.mjs node; with both, in Order.
 type jsServerConfig struct {
-	RPC               string            `json:"rpcUrl"`
-	PayTo             string            `json:"payTo"`
-	Amount            string            `json:"amount"`
-	Fund              map[string]string `json:"fund"`
-	MaxTimeoutSeconds int               `json:"maxTimeoutSeconds"`
+	RPC               string            `json:"rpcUrl,omitempty"`
+	PayTo             string            `json:"payTo,omitempty"`
+	Amount            string            `json:"amount,omitempty"`
+	Fund              map[string]string `json:"fund,omitempty"`
+	MaxTimeoutSeconds int               `json:"maxTimeoutSeconds,omitempty"`
+	SVM               *jsSVMConfig      `json:"svm,omitempty"`
+	Order             []string          `json:"order,omitempty"`
+}
+
+// jsSVMConfig is the Solana part of a server.mjs configuration.
+type jsSVMConfig struct {
+	RPC             string `json:"rpcUrl"`
+	PayTo           string `json:"payTo"`
+	Amount          string `json:"amount"`
+	Memo            string `json:"memo,omitempty"`
+	RecentBlockhash bool   `json:"recentBlockhash,omitempty"`
+}
+
+// jsSVMOffer is what server.mjs announces of its Solana offer.
+type jsSVMOffer struct {
+	Network  string `json:"network"`
+	Asset    string `json:"asset"`
+	PayTo    string `json:"payTo"`
+	Amount   string `json:"amount"`
+	FeePayer string `json:"feePayer"`
 }
 
 // jsServer is a running server.mjs: the reference Express middleware backed by
@@ -275,6 +297,7 @@ type jsServer struct {
 	Amount      string          `json:"amount"`
 	Body        json.RawMessage `json:"body"`
 	Facilitator string          `json:"facilitator"`
+	SVM         *jsSVMOffer     `json:"svm"`
 
 	proc *child
 }
@@ -335,11 +358,18 @@ func firstLine(s string) []byte {
 // decodes its JSON output into out.
 func runJSClient(ctx context.Context, t testing.TB, node, key string, out any, args ...string) {
 	t.Helper()
+	runJSClientWith(ctx, t, node, []string{keyEnv + "=" + key}, out, args...)
+}
+
+// runJSClientWith runs client.mjs as runJSClient does, with env (its keys, its Solana node)
+// added to the environment.
+func runJSClientWith(ctx context.Context, t testing.TB, node string, env []string, out any, args ...string) {
+	t.Helper()
 	mode := args[0]
 	cmd := exec.CommandContext(ctx, node, append([]string{"client.mjs"}, args...)...)
 	cmd.Dir = jsDir
 	cmd.WaitDelay = stopWait
-	cmd.Env = append(os.Environ(), keyEnv+"="+key)
+	cmd.Env = append(os.Environ(), env...)
 	stdout := &syncBuffer{}
 	stderr := &syncBuffer{}
 	cmd.Stdout = stdout

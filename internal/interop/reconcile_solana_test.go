@@ -67,14 +67,15 @@ func buyInDoubt(t *testing.T, node *solanaNode, treasury solana.PublicKey, budge
 	return solana.MustSignatureFromBase58(pe.Signature.Reveal())
 }
 
-// solanaReconciler returns a reconciler of budget looking purchases up on node.
-func solanaReconciler(t *testing.T, node *solanaNode, budget *budget.Budget) *reconcile.Reconciler {
+// solanaReconciler returns a reconciler of budget looking purchases up on node, deciding
+// expiry on clock, as the budget's store does.
+func solanaReconciler(t *testing.T, node *solanaNode, budget *budget.Budget, clock sdk.Clock) *reconcile.Reconciler {
 	t.Helper()
 	n, err := svm.NewNode(node.RPC)
 	require.NoError(t, err)
 	lookup, err := svm.NewLookup(n)
 	require.NoError(t, err)
-	r, err := reconcile.New(budget, reconcile.WithLookup(lookup), reconcile.WithRate(100), reconcile.WithLogger(scan.Logger()))
+	r, err := reconcile.New(budget, reconcile.WithLookup(lookup), reconcile.WithClock(clock), reconcile.WithRate(100), reconcile.WithLogger(scan.Logger()))
 	require.NoError(t, err)
 	return r
 }
@@ -95,7 +96,7 @@ func TestSolanaReconcileResolvesPurchasesInDoubt(t *testing.T) {
 	neverSent := buyInDoubt(t, node, treasury, budget, lostSend{})
 	assertHeld(t, budget, 0, 10_000_000)
 	assert.Equal(t, uint64(5_000_000), node.usdc(t, treasury), "the first purchase landed")
-	r := solanaReconciler(t, node, budget)
+	r := solanaReconciler(t, node, budget, clock)
 
 	rep, err := r.Reconcile(t.Context())
 	require.NoError(t, err)
