@@ -185,6 +185,14 @@ func (e *Exact) Pay(ctx context.Context, offer x402.Offer) (*x402.Signed, error)
 	if err != nil {
 		return nil, err
 	}
+	return e.sign(offer, feePayer, payTo, mint, m, blockhash, lastValid)
+}
+
+// sign builds and signs the transaction of a payment of offer once the chain was read: the
+// client-side work of a payment, which BenchmarkSign compares with its floor.
+func (e *Exact) sign(offer x402.Offer, feePayer, payTo, mint solana.PublicKey, m Mint,
+	blockhash solana.Hash, lastValid uint64) (*x402.Signed, error) {
+	r := &offer.Requirements
 	owner := e.signer.PublicKey()
 	source, err := AssociatedTokenAccount(owner, mint, m.Program)
 	if err != nil {
@@ -217,12 +225,13 @@ func (e *Exact) Pay(ctx context.Context, offer x402.Offer) (*x402.Signed, error)
 	if err != nil {
 		return nil, err
 	}
+	id := sig.String()
 	return &x402.Signed{
 		Payload: payload,
-		ID:      sig.String(),
+		ID:      id,
 		Expires: offer.Now.Add(time.Duration(blockhashBlocks+heightSlack+1) * blockTime),
 		Ref:     Ref{Blockhash: blockhash, LastValid: lastValid, Source: source, Memo: memo}.String(),
-		Secrets: []string{b64, sig.String()},
+		Secrets: []string{b64, id},
 	}, nil
 }
 
@@ -235,7 +244,7 @@ func (e *Exact) transaction(m Mint, amount uint64, source, mint, destination sol
 		return nil, errors.New("x402: " + err.Error())
 	}
 	ixs := []solana.Instruction{ComputeUnitLimit(e.limit), ComputeUnitPrice(e.price), transfer, Memo(memo)}
-	tx, err := solana.NewTransaction(ixs, blockhash, solana.TransactionPayer(feePayer))
+	tx, err := compile(feePayer, ixs, blockhash)
 	if err != nil {
 		return nil, errors.New("x402: building the transaction: " + err.Error())
 	}

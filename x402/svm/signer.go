@@ -1,6 +1,8 @@
 package svm
 
 import (
+	"bytes"
+	"crypto/ed25519"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,9 +32,17 @@ type PrivateKeySigner struct {
 // NewPrivateKeySigner returns a signer of key, a 64-byte Solana private key (such as
 // solana.NewWallet().PrivateKey). An invalid key is an *sdk.ValidationError that does not
 // quote it.
+//
+// The key's second half must be the public key of its first (the seed): ed25519 signs with
+// both, and a key whose halves disagree makes signatures no one can verify. Checked once
+// here, a PrivateKeySigner's signatures need no checking afterwards (SignAs checks those of
+// any other Signer).
 func NewPrivateKeySigner(key solana.PrivateKey) (*PrivateKeySigner, error) {
 	if err := key.Validate(); err != nil {
 		return nil, invalid("private key", "not a valid 64-byte ed25519 Solana private key")
+	}
+	if !bytes.Equal(ed25519.NewKeyFromSeed(key[:ed25519.SeedSize]), key) {
+		return nil, invalid("private key", "its public half is not the public key of its seed")
 	}
 	own := append(solana.PrivateKey(nil), key...)
 	return &PrivateKeySigner{key: own, pub: own.PublicKey()}, nil
