@@ -48,7 +48,7 @@ BEGIN
 			b.w_n[i] := b.w_n[i] - 1;
 		END IF;
 	END LOOP;
-	UPDATE x402_budget_holds SET state = 5 WHERE budget_id = h.budget_id AND seq = h.seq;
+	UPDATE x402_budget_holds SET state = 5 WHERE budget_id = h.budget_id AND hold = h.hold;
 END $$;
 
 -- x402_budget_commit moves the amount of live hold h from held to spent; it keeps counting in
@@ -58,7 +58,7 @@ BEGIN
 	b := x402_budget_unrefuse(b, h);
 	b.held := b.held - h.amount;
 	b.spent := b.spent + h.amount;
-	UPDATE x402_budget_holds SET state = 4 WHERE budget_id = h.budget_id AND seq = h.seq;
+	UPDATE x402_budget_holds SET state = 4 WHERE budget_id = h.budget_id AND hold = h.hold;
 END $$;
 
 -- x402_budget_expire releases the refused holds whose deadline is before p_now, when
@@ -297,11 +297,11 @@ BEGIN
 					WHERE budget_id = p_budget AND payee = h.payee;
 				END IF;
 			END IF;
-			UPDATE x402_budget_holds SET state = 2 WHERE budget_id = p_budget AND seq = h.seq;
+			UPDATE x402_budget_holds SET state = 2 WHERE budget_id = p_budget AND hold = h.hold;
 			o_state := 2;
 		ELSIF p_to = 3 AND h.state IN (1, 2) THEN
 			b := x402_budget_unrefuse(b, h);
-			UPDATE x402_budget_holds SET state = 3 WHERE budget_id = p_budget AND seq = h.seq;
+			UPDATE x402_budget_holds SET state = 3 WHERE budget_id = p_budget AND hold = h.hold;
 			o_state := 3;
 		END IF;
 	END IF;
@@ -460,7 +460,7 @@ BEGIN
 			IF h.state = 0 THEN
 				b := x402_budget_release(b, h);
 			ELSE
-				UPDATE x402_budget_holds SET state = 3 WHERE budget_id = p_budget AND seq = h.seq;
+				UPDATE x402_budget_holds SET state = 3 WHERE budget_id = p_budget AND hold = h.hold;
 			END IF;
 		END LOOP;
 		DELETE FROM x402_budget_sessions WHERE id = dead;
