@@ -3,6 +3,7 @@ package budgetpg
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"slices"
 
@@ -61,6 +62,8 @@ func (s *Store) Reserve(ctx context.Context, id ledger.HoldID, r ledger.Reservat
 			return out.refusal
 		case out.code == duplicate:
 			return ledger.ErrDuplicateHold
+		case out.code != sessionSwept:
+			return s.fail("reserve", fmt.Errorf("the database answered %d", out.code))
 		}
 		if err := s.live.renew(ctx, session); err != nil {
 			return s.fail("reserve", err)

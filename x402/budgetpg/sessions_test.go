@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -191,7 +192,16 @@ func TestReservationWaitingForTheLockWhileItsSessionIsSwept(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	budget := budgetName(t)
-	s := openBudget(t, budget, ledger.Limits{Total: big.NewInt(100)})
+	u, err := url.Parse(requireDSN(t))
+	require.NoError(t, err)
+	app := fmt.Sprintf("budgetpg-test-%d", budgets.Add(1)) // so that the test sees its own connections only
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	s, err := budgetpg.Open(ctx, u.String(), budgetpg.WithName(budget))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	require.NoError(t, s.Configure(ctx, ledger.Limits{Total: big.NewInt(100)}))
 	db := admin(t)
 
 	tx, err := db.Begin(ctx)
@@ -206,7 +216,7 @@ func TestReservationWaitingForTheLockWhileItsSessionIsSwept(t *testing.T) {
 	require.Eventually(t, func() bool {
 		var waiting int
 		require.NoError(t, other.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-			WHERE wait_event_type = 'Lock' AND query LIKE '%x402_budget_reserve%'`).Scan(&waiting))
+			WHERE application_name = $1 AND wait_event_type = 'Lock' AND query LIKE '%x402_budget_reserve%'`, app).Scan(&waiting))
 		return waiting > 0
 	}, 10*time.Second, 5*time.Millisecond, "the reservation waits for the budget's lock")
 

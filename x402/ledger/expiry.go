@@ -22,8 +22,13 @@ func expiresBefore(a, b *hold) bool {
 	return a.seq < b.seq
 }
 
-func (x *expiryIndex) Len() int           { return len(x.items) }
+// Len is heap.Interface's: the number of holds.
+func (x *expiryIndex) Len() int { return len(x.items) }
+
+// Less is heap.Interface's: whether the i-th comes first.
 func (x *expiryIndex) Less(i, j int) bool { return expiresBefore(x.items[i], x.items[j]) }
+
+// Swap is heap.Interface's: it exchanges the i-th and the j-th.
 func (x *expiryIndex) Swap(i, j int) {
 	x.items[i], x.items[j] = x.items[j], x.items[i]
 	x.items[i].pos[x.slot] = i

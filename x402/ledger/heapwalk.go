@@ -31,9 +31,14 @@ type frontier struct {
 	idx   []int
 }
 
-func (f *frontier) Len() int           { return len(f.idx) }
+// Len is heap.Interface's: the number of positions.
+func (f *frontier) Len() int { return len(f.idx) }
+
+// Less is heap.Interface's: whether the i-th comes first.
 func (f *frontier) Less(i, j int) bool { return f.less(f.items[f.idx[i]], f.items[f.idx[j]]) }
-func (f *frontier) Swap(i, j int)      { f.idx[i], f.idx[j] = f.idx[j], f.idx[i] }
+
+// Swap is heap.Interface's: it exchanges the i-th and the j-th.
+func (f *frontier) Swap(i, j int) { f.idx[i], f.idx[j] = f.idx[j], f.idx[i] }
 
 // Push is heap.Interface's.
 func (f *frontier) Push(v any) { f.idx = append(f.idx, v.(int)) }

@@ -157,9 +157,14 @@ func reservedBefore(a, b *hold) bool {
 // reservationHeap is a binary heap of holds by reservation time.
 type reservationHeap struct{ items []*hold }
 
-func (x *reservationHeap) Len() int           { return len(x.items) }
+// Len is heap.Interface's: the number of holds.
+func (x *reservationHeap) Len() int { return len(x.items) }
+
+// Less is heap.Interface's: whether the i-th comes first.
 func (x *reservationHeap) Less(i, j int) bool { return reservedBefore(x.items[i], x.items[j]) }
-func (x *reservationHeap) Swap(i, j int)      { x.items[i], x.items[j] = x.items[j], x.items[i] }
+
+// Swap is heap.Interface's: it exchanges the i-th and the j-th.
+func (x *reservationHeap) Swap(i, j int) { x.items[i], x.items[j] = x.items[j], x.items[i] }
 
 // Push is heap.Interface's.
 func (x *reservationHeap) Push(v any) { x.items = append(x.items, v.(*hold)) }

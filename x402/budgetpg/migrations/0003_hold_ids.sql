@@ -19,18 +19,21 @@ DROP FUNCTION x402_budget_release(x402_budgets, x402_budget_holds);
 DROP FUNCTION x402_budget_unrefuse(x402_budgets, x402_budget_holds);
 DROP FUNCTION x402_budget_save(x402_budgets);
 
--- A hold's id is now the caller's HoldID (hold, 16 bytes): the hold of an earlier release
--- gets 8 zero bytes, then its old id in big-endian. The old id stays as seq, the order of
--- reservations (a window's ties, the listing's order of unsigned holds).
+-- A hold's id is now the caller's HoldID (hold, 16 bytes), the primary key with the budget:
+-- the hold of an earlier release gets 8 zero bytes, then its old id in big-endian. The old
+-- id stays as seq, the order of reservations (a window's ties, the listing's order of
+-- unsigned holds), which the budget's last_seq gives under its lock. (A budget's lookups of a
+-- hold have one index to take, whatever plan stale statistics suggest.)
 ALTER TABLE x402_budget_holds RENAME COLUMN id TO seq;
 ALTER TABLE x402_budget_holds ADD COLUMN hold bytea;
 UPDATE x402_budget_holds SET hold = '\x0000000000000000'::bytea || int8send(seq);
 ALTER TABLE x402_budget_holds ALTER COLUMN hold SET NOT NULL,
-	ADD CONSTRAINT x402_budget_holds_hold_length CHECK (length(hold) = 16);
-CREATE UNIQUE INDEX x402_budget_holds_hold ON x402_budget_holds (budget_id, hold);
+	ADD CONSTRAINT x402_budget_holds_hold_length CHECK (length(hold) = 16),
+	DROP CONSTRAINT x402_budget_holds_pkey,
+	ADD PRIMARY KEY (budget_id, hold);
 -- Reservation times are the server's clock's readings, in any order: the windows walk the
--- holds by time.
-CREATE INDEX x402_budget_holds_reserved ON x402_budget_holds (budget_id, reserved_at, seq);
+-- holds they count by time.
+CREATE INDEX x402_budget_holds_reserved ON x402_budget_holds (budget_id, reserved_at, seq) WHERE state <> 5;
 
 -- Payees are compared exactly. An EVM address of an earlier release (0x and 40 hexadecimal
 -- digits, in any case) is written in lower case, the form the caller now gives; any other

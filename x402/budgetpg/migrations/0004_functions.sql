@@ -48,7 +48,7 @@ BEGIN
 			b.w_n[i] := b.w_n[i] - 1;
 		END IF;
 	END LOOP;
-	UPDATE x402_budget_holds SET state = 5 WHERE budget_id = h.budget_id AND seq = h.seq;
+	UPDATE x402_budget_holds SET state = 5 WHERE budget_id = h.budget_id AND hold = h.hold;
 END $$;
 
 -- x402_budget_commit moves the amount of live hold h from held to spent; it keeps counting in
@@ -58,7 +58,7 @@ BEGIN
 	b := x402_budget_unrefuse(b, h);
 	b.held := b.held - h.amount;
 	b.spent := b.spent + h.amount;
-	UPDATE x402_budget_holds SET state = 4 WHERE budget_id = h.budget_id AND seq = h.seq;
+	UPDATE x402_budget_holds SET state = 4 WHERE budget_id = h.budget_id AND hold = h.hold;
 END $$;
 
 -- x402_budget_expire releases the refused holds whose deadline is before p_now, when
@@ -169,8 +169,9 @@ END $$;
 -- returns 0 when the hold is recorded; 1 when a limit refuses (nothing recorded; the windows
 -- are moved to the reservation's time); 2 when the session is not registered (it was found
 -- dead and swept, maybe while this reservation waited for the lock); 3 when a hold with id
--- p_hold exists. The session is looked up after the lock is taken, so that a sweep that
--- removed it meanwhile is seen: no hold is ever recorded under a session no sweep will find.
+-- p_hold exists. The hold goes in by a statement that looks the session up after the lock
+-- was taken, so that a sweep that removed it meanwhile is seen: no hold is ever recorded
+-- under a session no sweep will find.
 CREATE FUNCTION x402_budget_reserve(p_budget bigint, p_session bigint, p_hold bytea, p_amount numeric, p_pay_to text,
 	p_rail text, p_resource text, p_payer text, p_asset text, p_now bigint) RETURNS smallint
 LANGUAGE plpgsql AS $$
@@ -182,15 +183,9 @@ DECLARE
 	fits boolean;
 	n int;
 BEGIN
-	-- The common case runs five statements: the lock, the two lookups, the INSERT and the
-	-- UPDATE.
+	-- The common case runs three statements, as many as before hold ids and sessions were
+	-- checked: the lock, the INSERT and the UPDATE.
 	SELECT * INTO STRICT b FROM x402_budgets WHERE id = p_budget FOR UPDATE;
-	IF NOT EXISTS (SELECT 1 FROM x402_budget_sessions WHERE id = p_session) THEN
-		RETURN 2;
-	END IF;
-	IF EXISTS (SELECT 1 FROM x402_budget_holds WHERE budget_id = p_budget AND hold = p_hold) THEN
-		RETURN 3;
-	END IF;
 	at := x402_budget_now(p_now);
 	b := x402_budget_expire(b, at);
 	n := coalesce(array_length(b.w_length, 1), 0);
@@ -214,7 +209,23 @@ BEGIN
 	END LOOP;
 	IF NOT fits THEN
 		PERFORM x402_budget_save(b);
+		IF EXISTS (SELECT 1 FROM x402_budget_holds WHERE budget_id = p_budget AND hold = p_hold) THEN
+			RETURN 3;
+		END IF;
 		RETURN 1;
+	END IF;
+	INSERT INTO x402_budget_holds (budget_id, seq, hold, amount, pay_to, payee, rail, resource, payer, asset, reserved_at,
+		session_id, state)
+	SELECT p_budget, b.last_seq + 1, p_hold, p_amount, p_pay_to, CASE WHEN cap IS NOT NULL THEN p_pay_to END,
+		p_rail, p_resource, p_payer, p_asset, at, p_session, 0
+	WHERE EXISTS (SELECT 1 FROM x402_budget_sessions WHERE id = p_session)
+	ON CONFLICT (budget_id, hold) DO NOTHING;
+	IF NOT FOUND THEN
+		PERFORM x402_budget_save(b); -- refused holds may have expired
+		IF EXISTS (SELECT 1 FROM x402_budget_holds WHERE budget_id = p_budget AND hold = p_hold) THEN
+			RETURN 3;
+		END IF;
+		RETURN 2;
 	END IF;
 	b.last_seq := b.last_seq + 1;
 	b.held := b.held + p_amount;
@@ -226,10 +237,6 @@ BEGIN
 		INSERT INTO x402_budget_payees AS p (budget_id, payee, used) VALUES (p_budget, p_pay_to, p_amount)
 		ON CONFLICT (budget_id, payee) DO UPDATE SET used = p.used + excluded.used;
 	END IF;
-	INSERT INTO x402_budget_holds (budget_id, seq, hold, amount, pay_to, payee, rail, resource, payer, asset, reserved_at,
-		session_id, state)
-	VALUES (p_budget, b.last_seq, p_hold, p_amount, p_pay_to, CASE WHEN cap IS NOT NULL THEN p_pay_to END,
-		p_rail, p_resource, p_payer, p_asset, at, p_session, 0);
 	-- x402_budget_save's UPDATE, written out: one function call less on the hot path.
 	UPDATE x402_budgets SET w_mark = b.w_mark, w_sum = b.w_sum, w_n = b.w_n,
 		spent = b.spent, held = b.held, refused = b.refused, next_deadline = b.next_deadline, last_seq = b.last_seq
@@ -297,11 +304,11 @@ BEGIN
 					WHERE budget_id = p_budget AND payee = h.payee;
 				END IF;
 			END IF;
-			UPDATE x402_budget_holds SET state = 2 WHERE budget_id = p_budget AND seq = h.seq;
+			UPDATE x402_budget_holds SET state = 2 WHERE budget_id = p_budget AND hold = h.hold;
 			o_state := 2;
 		ELSIF p_to = 3 AND h.state IN (1, 2) THEN
 			b := x402_budget_unrefuse(b, h);
-			UPDATE x402_budget_holds SET state = 3 WHERE budget_id = p_budget AND seq = h.seq;
+			UPDATE x402_budget_holds SET state = 3 WHERE budget_id = p_budget AND hold = h.hold;
 			o_state := 3;
 		END IF;
 	END IF;
@@ -460,7 +467,7 @@ BEGIN
 			IF h.state = 0 THEN
 				b := x402_budget_release(b, h);
 			ELSE
-				UPDATE x402_budget_holds SET state = 3 WHERE budget_id = p_budget AND seq = h.seq;
+				UPDATE x402_budget_holds SET state = 3 WHERE budget_id = p_budget AND hold = h.hold;
 			END IF;
 		END LOOP;
 		DELETE FROM x402_budget_sessions WHERE id = dead;
