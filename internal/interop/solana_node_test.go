@@ -36,7 +36,7 @@ const solanaStartTimeout = 30 * time.Second
 // requireLitesvm returns the path of the node binary that runs node.mjs. Outside CI it skips
 // the test when Node.js 20 or the packages are missing, saying how to install them; with the
 // CI environment variable set, that is a failure.
-func requireLitesvm(t *testing.T) string {
+func requireLitesvm(t testing.TB) string {
 	t.Helper()
 	missing := func(reason string) {
 		t.Helper()
@@ -102,7 +102,7 @@ type solanaNode struct {
 // startSolanaNode starts node.mjs for one test and waits, at most solanaStartTimeout, for
 // its address. The process stops when the test ends: its stdin is closed, and it is killed
 // if it has not exited 5 s later.
-func startSolanaNode(t *testing.T) *solanaNode {
+func startSolanaNode(t testing.TB) *solanaNode {
 	t.Helper()
 	node := requireLitesvm(t)
 	cmd := exec.Command(node, "node.mjs")
@@ -149,27 +149,27 @@ func startSolanaNode(t *testing.T) *solanaNode {
 }
 
 // call calls a method of the node, failing the test on an error.
-func (n *solanaNode) call(t *testing.T, method string, params ...any) {
+func (n *solanaNode) call(t testing.TB, method string, params ...any) {
 	t.Helper()
 	var out json.RawMessage
 	require.NoError(t, n.RPC.RPCCallForInto(t.Context(), &out, method, params), method)
 }
 
 // setSOL sets the lamports of wallet, written directly into the runtime.
-func (n *solanaNode) setSOL(t *testing.T, wallet solana.PublicKey, lamports uint64) {
+func (n *solanaNode) setSOL(t testing.TB, wallet solana.PublicKey, lamports uint64) {
 	t.Helper()
 	n.call(t, "test_setSolBalance", wallet.String(), lamports)
 }
 
 // setUSDC sets the balance of owner's USDC account, creating it, written directly into the
 // runtime.
-func (n *solanaNode) setUSDC(t *testing.T, owner solana.PublicKey, amount uint64) {
+func (n *solanaNode) setUSDC(t testing.TB, owner solana.PublicKey, amount uint64) {
 	t.Helper()
 	n.call(t, "test_setUsdcBalance", owner.String(), amount)
 }
 
 // sol returns the lamports of wallet.
-func (n *solanaNode) sol(t *testing.T, wallet solana.PublicKey) uint64 {
+func (n *solanaNode) sol(t testing.TB, wallet solana.PublicKey) uint64 {
 	t.Helper()
 	b, err := n.RPC.GetBalance(t.Context(), wallet, rpc.CommitmentConfirmed)
 	require.NoError(t, err)
@@ -177,7 +177,7 @@ func (n *solanaNode) sol(t *testing.T, wallet solana.PublicKey) uint64 {
 }
 
 // usdc returns the balance of owner's USDC account, 0 when it does not exist.
-func (n *solanaNode) usdc(t *testing.T, owner solana.PublicKey) uint64 {
+func (n *solanaNode) usdc(t testing.TB, owner solana.PublicKey) uint64 {
 	t.Helper()
 	ata, _, err := solana.FindAssociatedTokenAddress(owner, gpuprice.USDCMint)
 	require.NoError(t, err)
@@ -194,7 +194,7 @@ func (n *solanaNode) usdc(t *testing.T, owner solana.PublicKey) uint64 {
 }
 
 // transaction returns a transaction that landed, with its metadata.
-func (n *solanaNode) transaction(t *testing.T, sig solana.Signature) *rpc.GetTransactionResult {
+func (n *solanaNode) transaction(t testing.TB, sig solana.Signature) *rpc.GetTransactionResult {
 	t.Helper()
 	legacy := uint64(0)
 	tx, err := n.RPC.GetTransaction(t.Context(), sig, &rpc.GetTransactionOpts{

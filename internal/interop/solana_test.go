@@ -30,7 +30,7 @@ const (
 
 // solanaPayer returns a fresh wallet holding usdc and lamports on node, as a signer whose
 // private key the secret scan knows.
-func solanaPayer(t *testing.T, node *solanaNode, usdc, lamports uint64) (*svm.PrivateKeySigner, solana.PublicKey) {
+func solanaPayer(t testing.TB, node *solanaNode, usdc, lamports uint64) (*svm.PrivateKeySigner, solana.PublicKey) {
 	t.Helper()
 	key := solana.NewWallet().PrivateKey
 	scan.Add(key.String())

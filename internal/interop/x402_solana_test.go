@@ -38,7 +38,7 @@ type solanaRail struct {
 }
 
 // startSolanaRail starts a node and opens a treasury on it.
-func startSolanaRail(t *testing.T) *solanaRail {
+func startSolanaRail(t testing.TB) *solanaRail {
 	t.Helper()
 	node := startSolanaNode(t)
 	treasury := solana.NewWallet().PublicKey()
@@ -52,7 +52,7 @@ func (r *solanaRail) svmConfig() *jsSVMConfig {
 }
 
 // exactSolana returns the Solana exact scheme of signer, reading the chain from r's node.
-func (r *solanaRail) exactSolana(t *testing.T, signer svm.Signer) x402.Scheme {
+func (r *solanaRail) exactSolana(t testing.TB, signer svm.Signer) x402.Scheme {
 	t.Helper()
 	n, err := svm.NewNode(r.node.RPC)
 	require.NoError(t, err)

@@ -79,7 +79,7 @@ type Lookup interface {
 }
 
 // ErrNoLookup is the error of a payment whose rail no lookup of the Reconciler handles: a
-// network without WithEVMRPC, a rail without WithLookup.
+// rail without a lookup given with WithLookup.
 var ErrNoLookup = errors.New("reconcile: no lookup handles the payment's rail")
 
 // errNoResult is the error of a payment a lookup said nothing of.

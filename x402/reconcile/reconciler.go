@@ -184,7 +184,7 @@ type Resolution struct {
 	// not settle: its expiry plus ExpiryMargin. Zero when its expiry is unknown.
 	Until time.Time
 	// Err says why a pending payment was left as it was: its lookup failed (a
-	// *LookupError), or the budget could not record the outcome (a *BudgetStoreError).
+	// *LookupError), or the budget could not record the outcome (a *budget.StoreError).
 	Err error
 }
 
@@ -207,7 +207,7 @@ func (rep *Report) Err() error {
 // Reconcile looks up every payment the budget holds in doubt or refused, commits those
 // that settled and releases those that can no longer settle and have expired. It returns
 // what it did; an error only when it could not list the budget's payments (a
-// *BudgetStoreError), or when ctx ended before it was done (the report then says what it
+// *budget.StoreError), or when ctx ended before it was done (the report then says what it
 // did, and the payments it did not reach are in Pending). The failures of single lookups
 // are in the report (Report.Err).
 func (r *Reconciler) Reconcile(ctx context.Context) (*Report, error) {

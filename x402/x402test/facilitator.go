@@ -137,7 +137,9 @@ func (f *Facilitator) Settlements() []Settlement {
 }
 
 // FailNextSettle makes the next call to Settle fail with reason, after verification, without
-// moving any balance; each call queues one failure.
+// moving any balance; each call queues one failure. A Solana payment whose settlement failed
+// so had begun to settle: as the reference facilitator does, the facilitator refuses the same
+// transaction again as a duplicate settlement (svm.ReasonDuplicateSettlement) for 120 s.
 func (f *Facilitator) FailNextSettle(reason string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

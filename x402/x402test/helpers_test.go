@@ -17,19 +17,19 @@ func newPayer(t testing.TB, signer evm.Signer, policy x402.Policy, opts ...x402.
 	t.Helper()
 	scheme, err := evm.NewExact(signer)
 	require.NoError(t, err)
-	return payerOf(t, scheme, policy, opts...)
+	return payerOf(t, []x402.Scheme{scheme}, policy, opts...)
 }
 
-// payerOf returns a payer paying with scheme within policy, whose total is not capped when
+// payerOf returns a payer paying with schemes within policy, whose total is not capped when
 // the policy sets none. It draws on a budget kept in the store budgettest.EnvStore names (see
 // budgettest.ForPayer), so that these tests run again on every store.
-func payerOf(t testing.TB, scheme x402.Scheme, policy x402.Policy, opts ...x402.PayerOption) *x402.Payer {
+func payerOf(t testing.TB, schemes []x402.Scheme, policy x402.Policy, opts ...x402.PayerOption) *x402.Payer {
 	t.Helper()
 	if policy.MaxTotal == nil {
 		policy.MaxTotal = budget.Unlimited
 	}
 	policy, first := budgettest.ForPayer(t, policy, nil)
-	payer, err := x402.NewPayer(policy, []x402.Scheme{scheme}, append(first, opts...)...)
+	payer, err := x402.NewPayer(policy, schemes, append(first, opts...)...)
 	require.NoError(t, err)
 	return payer
 }

@@ -13,7 +13,7 @@ import (
 const railPrefix = "x402 "
 
 // Handles reports whether rail is an x402 rail: the facilitator's settlements are the chain
-// of every network, so that a Facilitator can stand for the chain as an reconcile.Lookup
+// of every network, so that a Facilitator can stand for the chain as a reconcile.Lookup
 // (reconcile.WithLookup) in tests.
 func (f *Facilitator) Handles(rail string) bool { return strings.HasPrefix(rail, railPrefix) }
 

@@ -15,8 +15,8 @@ import (
 	"github.com/agentapis/sdk/x402/wire"
 )
 
-// duplicateWindow is how long the reference facilitator remembers a settled message, and
-// refuses it again as a duplicate settlement.
+// duplicateWindow is how long the reference facilitator remembers a message it began to
+// settle, and refuses it again as a duplicate settlement.
 const duplicateWindow = 120 * time.Second
 
 // feePayerLamports is the SOL the facilitator's fee payer starts with: 1,000 SOL pays the fees
@@ -24,14 +24,14 @@ const duplicateWindow = 120 * time.Second
 const feePayerLamports = 1_000_000_000_000
 
 // solanaLedger is a Facilitator's Solana side: a fake cluster, the fee payer key it settles
-// with, and the messages it settled lately.
+// with, and the messages it began to settle lately.
 type solanaLedger struct {
 	cluster  *solanafake.Cluster
 	feePayer *svm.PrivateKeySigner
 	clock    sdk.Clock
 
 	mu      sync.Mutex
-	settled map[[32]byte]time.Time // message hash -> when it settled
+	settled map[[32]byte]time.Time // message hash -> when its settlement began
 }
 
 // newSolanaLedger returns a ledger with USDC's mainnet mint and a funded fee payer.
@@ -109,8 +109,14 @@ func (l *solanaLedger) verify(p *wire.PaymentPayload, req wire.PaymentRequiremen
 	return v, nil
 }
 
-// settleSolana verifies a Solana payment, refuses a message settled within duplicateWindow,
-// signs it as the fee payer and lands it on the ledger, and records the Settlement.
+// settleSolana verifies a Solana payment, refuses a message it began to settle within
+// duplicateWindow, signs it as the fee payer and lands it on the ledger, and records the
+// Settlement. As the reference facilitator does, it remembers a message as soon as it passed
+// verification and was not a duplicate, before sending it: a settlement that then fails (a
+// failure queued with FailNextSettle, a transaction that did not land) still refuses the same
+// message as a duplicate for duplicateWindow, while the message itself, which never landed,
+// would pass the simulation again. A message that landed is refused earlier, by the
+// simulation (the cluster's status cache), as long as its blockhash lives.
 func (f *Facilitator) settleSolana(p *wire.PaymentPayload, req wire.PaymentRequirements) (*wire.SettleResponse, error) {
 	l := f.solana
 	l.mu.Lock()
@@ -120,19 +126,30 @@ func (f *Facilitator) settleSolana(p *wire.PaymentPayload, req wire.PaymentRequi
 	if v != nil {
 		payer = v.Payer.String()
 	}
+	var message []byte
+	if err == nil {
+		if message, err = v.Transaction.Message.MarshalBinary(); err != nil {
+			err = &wire.VerifyError{Reason: svm.ReasonTransactionFailed, Message: err.Error(), Payer: payer}
+		}
+	}
+	now := l.clock.Now()
+	for k, at := range l.settled {
+		if now.Sub(at) >= duplicateWindow {
+			delete(l.settled, k)
+		}
+	}
+	if err == nil {
+		key := sha256.Sum256(message)
+		if _, dup := l.settled[key]; dup {
+			err = &wire.VerifyError{Reason: svm.ReasonDuplicateSettlement, Message: "this transaction is being settled or was settled already", Payer: payer}
+		} else {
+			l.settled[key] = now
+		}
+	}
 	if err == nil {
 		f.mu.Lock()
 		err = f.nextFailure(payer)
 		f.mu.Unlock()
-	}
-	var message []byte
-	if err == nil {
-		message, err = v.Transaction.Message.MarshalBinary()
-	}
-	key := sha256.Sum256(message)
-	now := l.clock.Now()
-	if at, ok := l.settled[key]; err == nil && ok && now.Sub(at) < duplicateWindow {
-		err = &wire.VerifyError{Reason: svm.ReasonDuplicateSettlement, Message: "this transaction was settled already", Payer: payer}
 	}
 	var sig solana.Signature
 	if err == nil {
@@ -140,12 +157,6 @@ func (f *Facilitator) settleSolana(p *wire.PaymentPayload, req wire.PaymentRequi
 	}
 	if err != nil {
 		return failedReceipt(req, payer, err), err
-	}
-	l.settled[key] = now
-	for k, at := range l.settled {
-		if now.Sub(at) >= duplicateWindow {
-			delete(l.settled, k)
-		}
 	}
 	f.mu.Lock()
 	f.settlements = append(f.settlements, Settlement{From: payer, To: req.PayTo, Value: new(big.Int).SetUint64(v.Amount),

@@ -1,6 +1,7 @@
 package x402test_test
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -14,9 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
-	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/reconcile"
 	"github.com/agentapis/sdk/x402/svm"
@@ -54,7 +56,7 @@ func newSolanaShop(t *testing.T, clock *sdktest.Clock, cfg x402test.PaywallConfi
 }
 
 // solanaPayer returns a funded Solana wallet and a client paying for it through the shop's
-// node, within policy (MaxTotal set when the policy has none).
+// node, within policy (see payerOf: MaxTotal set when the policy has none).
 func (s *solanaShop) solanaPayer(t *testing.T, funds uint64, policy x402.Policy, opts ...x402.PayerOption) (*svm.PrivateKeySigner, *x402.Payer, *http.Client) {
 	t.Helper()
 	wallet, err := svm.NewPrivateKeySigner(solana.NewWallet().PrivateKey)
@@ -62,11 +64,7 @@ func (s *solanaShop) solanaPayer(t *testing.T, funds uint64, policy x402.Policy,
 	s.srv.Facilitator().Fund(wallet.PublicKey().String(), new(big.Int).SetUint64(funds))
 	scheme, err := svm.NewExact(wallet, s.node)
 	require.NoError(t, err)
-	if policy.MaxTotal == nil {
-		policy.MaxTotal = budget.Unlimited
-	}
-	payer, err := x402.NewPayer(policy, []x402.Scheme{scheme}, opts...)
-	require.NoError(t, err)
+	payer := payerOf(t, []x402.Scheme{scheme}, policy, opts...)
 	return wallet, payer, &http.Client{Transport: payer.RoundTripper(s.srv.Client().Transport)}
 }
 
@@ -123,6 +121,48 @@ func TestSolanaPaymentSettlesOnTheFacilitatorsLedger(t *testing.T) {
 		assert.Equal(t, s.TxHash, results[i].Transaction, i)
 	}
 	assert.Equal(t, reconcile.Pending, results[3].State, "not found while its blockhash could still land")
+}
+
+// A payment whose answer was lost stays in doubt in its payer's budget; a reconciler with a
+// lookup of the facilitator's ledger finds it there by the payer's signature, in the payer's
+// token account's history, with the Ref the payer recorded, and commits it with the
+// transaction that settled it.
+func TestSolanaPaymentLeftInDoubtIsFoundOnTheLedger(t *testing.T) {
+	t.Parallel()
+	clock := sdktest.NewClock(time.Now())
+	shop := newSolanaShop(t, clock, x402test.PaywallConfig{})
+	_, payer, client := shop.solanaPayer(t, 1_000_000, x402.Policy{}, x402.WithResend(0, 0))
+	shop.srv.InjectSettlementFaults(x402test.FaultDropAfterSettle)
+
+	resp, err := client.Get(shop.srv.URL + "/report")
+	if err == nil {
+		resp.Body.Close()
+	}
+	var unconfirmed *x402.PaymentUnconfirmedError
+	require.ErrorAs(t, err, &unconfirmed)
+	settlements := shop.srv.Facilitator().Settlements()
+	require.Len(t, settlements, 1)
+	assert.Equal(t, settlements[0].ID, unconfirmed.ID, "the payment's id is the payer's signature")
+	assert.NotEqual(t, settlements[0].TxHash, unconfirmed.ID, "not the transaction's id, the fee payer's signature")
+	held := budgettest.Outstanding(t, payer)
+	require.Len(t, held, 1)
+	assert.Equal(t, ledger.InDoubt, held[0].State)
+	ref, ok := svm.ParseRef(held[0].Ref)
+	require.True(t, ok, held[0].Ref)
+	assert.False(t, ref.Source.IsZero(), "the payer recorded its token account")
+	assert.NotEmpty(t, ref.Memo, "and its memo")
+
+	lookup, err := svm.NewLookup(shop.node, svm.NetworkMainnet)
+	require.NoError(t, err)
+	r, err := reconcile.New(payer.Budget(), reconcile.WithLookup(lookup), reconcile.WithRate(1000))
+	require.NoError(t, err)
+	rep, err := r.Reconcile(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, rep.Err())
+	require.Len(t, rep.Committed, 1)
+	assert.Equal(t, settlements[0].TxHash, rep.Committed[0].Transaction)
+	assert.Equal(t, big.NewInt(x402test.DefaultPrice), budgettest.Spent(t, payer))
+	assert.Empty(t, budgettest.Outstanding(t, payer))
 }
 
 // refOf returns the Ref a payer recorded of the payment its signature id names, as its
@@ -216,10 +256,24 @@ func TestSolanaFacilitatorRefusesWithTheReferenceReasons(t *testing.T) {
 	stranger := solana.NewWallet().PublicKey()
 
 	cases := map[string]struct {
-		spec   func() txSpec
-		offer  func(r *wire.PaymentRequirements)
-		reason string
+		spec    func() txSpec
+		payload func() *wire.PaymentPayload // instead of spec, a payload no transaction reads
+		offer   func(r *wire.PaymentRequirements)
+		reason  string
 	}{
+		"a fee payer of another facilitator": {spec: func() txSpec { return txSpec{payer: funded(), ixs: good} },
+			offer: func(r *wire.PaymentRequirements) { r.Extra["feePayer"] = stranger.String() }, reason: svm.ReasonFeePayerNotManaged},
+		"not a transaction": {payload: func() *wire.PaymentPayload {
+			return &wire.PaymentPayload{X402Version: 2, Payload: json.RawMessage(`{"transaction":"bm90IGEgdHJhbnNhY3Rpb24="}`)}
+		}, reason: svm.ReasonCouldNotBeDecoded},
+		"another mint": {spec: func() txSpec { return txSpec{payer: funded(), ixs: good} },
+			offer: func(r *wire.PaymentRequirements) { r.Asset = stranger.String() }, reason: svm.ReasonMintMismatch},
+		"an unknown fourth instruction": {spec: func() txSpec {
+			return txSpec{payer: funded(), ixs: func(p solana.PublicKey) []solana.Instruction {
+				ixs := good(p)
+				return append(ixs[:3], system.NewTransferInstruction(1, p, shop.payTo).Build(), ixs[3])
+			}}
+		}, reason: svm.ReasonUnknownFourthInstruction},
 		"fee payer is not key 0": {spec: func() txSpec {
 			return txSpec{payer: funded(), ixs: good, feePayer: stranger}
 		}, reason: svm.ReasonFeePayerMismatch},
@@ -301,7 +355,9 @@ func TestSolanaFacilitatorRefusesWithTheReferenceReasons(t *testing.T) {
 			}}
 		}, reason: svm.ReasonMemoCount},
 		"stale blockhash": {spec: func() txSpec {
-			return txSpec{payer: funded(), ixs: good, hash: solana.HashFromBytes(make([]byte, 32))}
+			// Not the zero hash, which build takes for "the latest": a blockhash the node does
+			// not know, as it forgets one 150 blocks old.
+			return txSpec{payer: funded(), ixs: good, hash: solana.Hash(sha256.Sum256([]byte("a blockhash the cluster never gave out")))}
 		}, reason: svm.ReasonSimulationFailed},
 		"payee without a token account": {spec: func() txSpec {
 			return txSpec{payer: funded(), ixs: func(p solana.PublicKey) []solana.Instruction {
@@ -318,19 +374,25 @@ func TestSolanaFacilitatorRefusesWithTheReferenceReasons(t *testing.T) {
 		}, reason: svm.ReasonSimulationFailed},
 	}
 	for name, tc := range cases {
-		spec := tc.spec()
+		var p *wire.PaymentPayload
+		if tc.payload != nil {
+			p = tc.payload()
+		} else {
+			p = build(tc.spec())
+		}
 		r := offer()
 		if tc.offer != nil {
 			tc.offer(&r)
 		}
 		before := f.TokenBalance(svm.USDCMainnet, shop.payTo.String())
-		_, got := settle(build(spec), r)
+		_, got := settle(p, r)
 		assert.Equal(t, tc.reason, got, name)
 		assert.Equal(t, before, f.TokenBalance(svm.USDCMainnet, shop.payTo.String()), "%s moved money", name)
 	}
 
-	// A payment settles once: the same message again is a duplicate, then a message that
-	// already landed.
+	// A payment settles once. The same message again is refused by the cluster's status cache
+	// while its blockhash lives: the facilitator simulates it, as the reference facilitator
+	// verifies (and so simulates) a payment before it looks at its own memory of settlements.
 	p := build(txSpec{payer: funded(), ixs: good})
 	receipt, got := settle(p, offer())
 	require.Empty(t, got)
@@ -338,11 +400,32 @@ func TestSolanaFacilitatorRefusesWithTheReferenceReasons(t *testing.T) {
 	_, got = settle(build(txSpec{payer: funded(), ixs: good}), offer())
 	require.Empty(t, got, "another payer's payment of the same terms is another message")
 	again := *p
-	_, got = settle(&again, offer())
-	assert.Equal(t, svm.ReasonDuplicateSettlement, got)
-	clock.Advance(121 * time.Second)
-	_, got = settle(&again, offer())
+	receipt, got = settle(&again, offer())
 	assert.Equal(t, svm.ReasonSimulationFailed, got, "a message that landed is refused by the node while its blockhash lives")
+	assert.Contains(t, receipt.ErrorMessage, "This transaction has already been processed")
+
+	// What the facilitator's memory refuses, within 120 s, is a message whose settlement began
+	// and did not land (here a failure after its verification): the cluster would take it, the
+	// facilitator calls it a duplicate settlement.
+	q := build(txSpec{payer: funded(), ixs: good})
+	f.FailNextSettle(svm.ReasonTransactionFailed)
+	_, got = settle(q, offer())
+	require.Equal(t, svm.ReasonTransactionFailed, got)
+	retry := *q
+	_, got = settle(&retry, offer())
+	assert.Equal(t, svm.ReasonDuplicateSettlement, got)
+	paid := f.TokenBalance(svm.USDCMainnet, shop.payTo.String())
+	assert.Equal(t, uint64(2*x402test.DefaultPrice), paid, "the two payments that landed, and nothing else")
+
+	// 121 s later the facilitator has forgotten both messages, and the cluster refuses both:
+	// a blockhash is usable for 150 blocks (a minute at 400 ms a block), not for 120 s.
+	clock.Advance(121 * time.Second)
+	for _, m := range []*wire.PaymentPayload{&again, &retry} {
+		receipt, got = settle(m, offer())
+		assert.Equal(t, svm.ReasonSimulationFailed, got)
+		assert.Contains(t, receipt.ErrorMessage, "Blockhash not found")
+	}
+	assert.Equal(t, paid, f.TokenBalance(svm.USDCMainnet, shop.payTo.String()))
 }
 
 func TestSolanaPaywallOffersEveryRailInItsOrder(t *testing.T) {
@@ -363,17 +446,44 @@ func TestSolanaPaywallOffersEveryRailInItsOrder(t *testing.T) {
 	assert.Equal(t, svm.NetworkMainnet, pr.Accepts[1].Network)
 	assert.Equal(t, shop.srv.Facilitator().FeePayer(), pr.Accepts[1].ExtraString("feePayer"))
 
-	// The payer's preference chooses the rail.
-	wallet, payer, client := shop.solanaPayer(t, 1_000_000, x402.Policy{}, x402.WithPreference("solana:*"))
-	resp, err = client.Get(shop.srv.URL + "/x")
+	// The payer's preference chooses the rail: one that pays on both takes the server's first
+	// offer, EVM, unless it prefers Solana.
+	f := shop.srv.Facilitator()
+	evmSigner := newSigner(t)
+	f.Fund(evmSigner.Address(), big.NewInt(1_000_000))
+	wallet, err := svm.NewPrivateKeySigner(solana.NewWallet().PrivateKey)
 	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Equal(t, uint64(x402test.DefaultPrice), shop.srv.Facilitator().TokenBalance(svm.USDCMainnet, payTo.String()))
-	assert.Equal(t, big.NewInt(1_000_000-x402test.DefaultPrice), shop.srv.Facilitator().Balance(wallet.PublicKey().String()))
-	spent, err := payer.Spent(t.Context())
+	f.Fund(wallet.PublicKey().String(), big.NewInt(1_000_000))
+	evmScheme, err := evm.NewExact(evmSigner)
 	require.NoError(t, err)
-	assert.Equal(t, big.NewInt(x402test.DefaultPrice), spent)
+	svmScheme, err := svm.NewExact(wallet, shop.node)
+	require.NoError(t, err)
+	for _, prefer := range []bool{false, true} {
+		var opts []x402.PayerOption
+		if prefer {
+			opts = append(opts, x402.WithPreference("solana:*"))
+		}
+		payer := payerOf(t, []x402.Scheme{evmScheme, svmScheme}, x402.Policy{}, opts...)
+		client := &http.Client{Transport: payer.RoundTripper(shop.srv.Client().Transport)}
+		resp, err = client.Get(shop.srv.URL + "/x")
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		receipt, ok := x402.ReceiptFrom(resp)
+		require.True(t, ok)
+		spent, err := payer.Spent(t.Context())
+		require.NoError(t, err)
+		assert.Equal(t, big.NewInt(x402test.DefaultPrice), spent)
+		if !prefer {
+			assert.Equal(t, evm.NetworkBase, receipt.Network, "the server's order")
+			continue
+		}
+		assert.Equal(t, svm.NetworkMainnet, receipt.Network, "the payer's preference")
+	}
+	assert.Equal(t, big.NewInt(1_000_000-x402test.DefaultPrice), f.Balance(evmSigner.Address()))
+	assert.Equal(t, big.NewInt(x402test.DefaultPrice), f.Balance(shopAddress))
+	assert.Equal(t, uint64(x402test.DefaultPrice), f.TokenBalance(svm.USDCMainnet, payTo.String()))
+	assert.Equal(t, big.NewInt(1_000_000-x402test.DefaultPrice), f.Balance(wallet.PublicKey().String()))
 }
 
 func TestSolanaPaymentInAToken2022Mint(t *testing.T) {
@@ -393,8 +503,7 @@ func TestSolanaPaymentInAToken2022Mint(t *testing.T) {
 	fac.FundToken(mint.String(), wallet.PublicKey().String(), 10_000)
 	scheme, err := svm.NewExact(wallet, node)
 	require.NoError(t, err)
-	payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited, Assets: []string{mint.String()}}, []x402.Scheme{scheme})
-	require.NoError(t, err)
+	payer := payerOf(t, []x402.Scheme{scheme}, x402.Policy{Assets: []string{mint.String()}})
 	client := &http.Client{Transport: payer.RoundTripper(srv.Client().Transport)}
 	resp, err := client.Get(srv.URL + "/x")
 	require.NoError(t, err)
