@@ -92,7 +92,10 @@ func (e *PolicyError) Error() string {
 	if e.Requirements.Amount != nil {
 		fmt.Fprintf(&b, ": amount %s", usdc.Format(e.Requirements.Amount))
 	}
-	if e.Limit != nil {
+	switch {
+	case e.Limit != nil && errors.Is(e.Rule, ErrPaymentCountExceeded):
+		fmt.Fprintf(&b, ", payments left %s", e.Limit) // a number of payments, not money
+	case e.Limit != nil:
 		fmt.Fprintf(&b, ", limit %s", usdc.Format(e.Limit))
 	}
 	if errors.Is(e.Rule, ErrPayToNotAllowed) {
@@ -186,6 +189,25 @@ func (p *Payment) clone() Payment {
 	return c
 }
 
+// masked returns p with its ID replaced when the ID is a signature, for the %#v rendering of
+// an error: no rendering of an error shows a signature.
+func (p Payment) masked() Payment {
+	if p.idSecret && p.ID != "" {
+		p.ID = "[REDACTED]"
+	}
+	return p
+}
+
+// goString renders v, a copy of an error of this package of a type without methods, as %#v
+// renders a *name.
+func goString(name string, v any) string {
+	s := fmt.Sprintf("%#v", v)
+	if i := strings.IndexByte(s, '{'); i >= 0 {
+		s = s[i:]
+	}
+	return "&x402." + name + s
+}
+
 // PaymentRejectedError reports that the server refused a paid request: it answered with
 // another 402 (it refused the payment, or settling it failed), or with another failure status
 // and no settlement receipt, and nothing about the payment was in doubt. No money moved as
@@ -237,6 +259,18 @@ func (e *PaymentRejectedError) RetryableError() bool { return false }
 // Unwrap returns the reason a new quote was not paid, if any.
 func (e *PaymentRejectedError) Unwrap() error { return e.Requote }
 
+// GoString renders e as %#v does, but for a payment ID that is a signature (a Solana
+// payer's), which it masks.
+func (e *PaymentRejectedError) GoString() string {
+	if e == nil {
+		return "(*x402.PaymentRejectedError)(nil)"
+	}
+	type plain PaymentRejectedError
+	c := plain(*e)
+	c.Payment = c.Payment.masked()
+	return goString("PaymentRejectedError", c)
+}
+
 // PaymentUnconfirmedError reports a paid request whose outcome is unknown: no answer came (a
 // network failure, the context ending), the answer was a 5xx or a redirect, or the answer
 // came to a request the transport had sent more than once, or after an attempt of the same
@@ -281,6 +315,18 @@ func (e *PaymentUnconfirmedError) RetryableError() bool { return false }
 // Unwrap returns the failure of the last attempt.
 func (e *PaymentUnconfirmedError) Unwrap() error { return e.Err }
 
+// GoString renders e as %#v does, but for a payment ID that is a signature (a Solana
+// payer's), which it masks.
+func (e *PaymentUnconfirmedError) GoString() string {
+	if e == nil {
+		return "(*x402.PaymentUnconfirmedError)(nil)"
+	}
+	type plain PaymentUnconfirmedError
+	c := plain(*e)
+	c.Payment = c.Payment.masked()
+	return goString("PaymentUnconfirmedError", c)
+}
+
 // PaymentSettledError reports a payment the server settled (its receipt says so) without
 // delivering the resource: it answered with a redirect or a failure status. The money is
 // spent: the amount is committed. The redirect is not followed, since the next hop could ask
@@ -310,3 +356,15 @@ func (e *PaymentSettledError) Error() string {
 // RetryableError reports false: the payment is spent, and sending the request again would pay
 // again.
 func (e *PaymentSettledError) RetryableError() bool { return false }
+
+// GoString renders e as %#v does, but for a payment ID that is a signature (a Solana
+// payer's), which it masks.
+func (e *PaymentSettledError) GoString() string {
+	if e == nil {
+		return "(*x402.PaymentSettledError)(nil)"
+	}
+	type plain PaymentSettledError
+	c := plain(*e)
+	c.Payment = c.Payment.masked()
+	return goString("PaymentSettledError", c)
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
@@ -40,10 +41,15 @@ func ExamplePayer_RoundTripper() {
 	}
 	f.Fund(signer.Address(), big.NewInt(1_000_000)) // $1
 
+	scheme, err := evm.NewExact(signer)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	payer, err := x402.NewPayer(x402.Policy{
 		MaxPerPayment: big.NewInt(250_000),
 		MaxTotal:      big.NewInt(500_000),
-	}, exact(t, signer))
+	}, []x402.Scheme{scheme})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -61,7 +67,12 @@ func ExamplePayer_RoundTripper() {
 
 	receipt, ok := x402.ReceiptFrom(resp)
 	fmt.Println("settled:", ok && receipt.Success, "on", receipt.Network, "by", receipt.Payer)
-	fmt.Println("spent:", budgettest.Spent(t, payer), "balance left:", f.Balance(signer.Address()))
+	spent, err := payer.Spent(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("spent:", spent, "balance left:", f.Balance(signer.Address()))
 	// Output:
 	// 200 GDP grew 2.1%
 	// settled: true on eip155:8453 by 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23
@@ -78,12 +89,14 @@ func ExamplePolicyError() {
 	defer srv.Close()
 
 	signer, _ := evm.NewPrivateKeySigner(exampleKey)
+	scheme, _ := evm.NewExact(signer)
 	payer, _ := x402.NewPayer(x402.Policy{
+		MaxTotal: budget.Unlimited,
 		Approve: func(ctx context.Context, q x402.Quote) error {
 			fmt.Println("never asked") // the cap refuses first
 			return nil
-		}, exact(t, signer),
-	})
+		},
+	}, []x402.Scheme{scheme})
 	client := &http.Client{Transport: payer.RoundTripper(nil)}
 	_, err := client.Get(srv.URL + "/expensive")
 
@@ -91,15 +104,16 @@ func ExamplePolicyError() {
 	if errors.As(err, &pe) && errors.Is(err, x402.ErrAmountOverCap) {
 		fmt.Println("refused:", pe.Requirements.Amount, "is above the cap of", pe.Limit)
 	}
-	fmt.Println("spent:", budgettest.Spent(t, payer))
+	spent, _ := payer.Spent(context.Background())
+	fmt.Println("spent:", spent)
 	// Output:
 	// refused: 5000000 is above the cap of 1000000
 	// spent: 0
 }
 
-// ParsePaymentRequired reads a 402 challenge, here the example of the x402 v2 HTTP spec.
-func ExampleParsePaymentRequired() {
-	header, _ := os.ReadFile("testdata/spec_payment_required.b64")
+// wire.ReadPaymentRequired reads a 402 challenge, here the example of the x402 v2 HTTP spec.
+func Example_readPaymentRequired() {
+	header, _ := os.ReadFile("wire/testdata/spec_payment_required.b64")
 	resp := &http.Response{StatusCode: http.StatusPaymentRequired, Header: http.Header{}, Body: http.NoBody}
 	resp.Header.Set(wire.HeaderPaymentRequired, strings.TrimSpace(string(header)))
 
@@ -109,17 +123,17 @@ func ExampleParsePaymentRequired() {
 		return
 	}
 	for _, r := range pr.Accepts {
-		name, version, _ := r.TokenDomain()
+		name, version, _ := evm.TokenDomain(&r)
 		fmt.Println(r.Scheme, r.Network, r.Amount, r.PayTo, name, version, r.Usable())
 	}
 	// Output:
 	// exact eip155:84532 10000 0x209693Bc6afc0C5328bA36FaF03C514EF312287C USDC 2 true
 }
 
-// VerifyExact checks a payment offline; here the signed example of the x402 v2 spec, at a
+// evm.VerifyExact checks a payment offline; here the signed example of the x402 v2 spec, at a
 // time inside its validity window.
-func ExampleVerifyExact() {
-	header, _ := os.ReadFile("testdata/spec_payment_signature.b64")
+func Example_verifyExact() {
+	header, _ := os.ReadFile("wire/testdata/spec_payment_signature.b64")
 	p, err := wire.DecodePaymentPayload(strings.TrimSpace(string(header)))
 	if err != nil {
 		fmt.Println(err)

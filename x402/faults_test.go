@@ -15,8 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -129,7 +131,7 @@ func TestSettledPaymentAnsweredBadlyIsNeverRequotedNorCalledRejected(t *testing.
 			t.Cleanup(srv.Close)
 			// The payer re-sends the same payment; the server refuses it (nonce used) with a
 			// new 402, which must not be paid as a re-quote.
-			payer, signer, client := newPayer(t, f, 10_000, x402.Policy{AllowRequote: true}, x402.WithResend(2, time.Millisecond))
+			payer, signer, client := newPayer(t, f, 10_000, x402.Policy{MaxTotal: budget.Unlimited, AllowRequote: true}, x402.WithResend(2, time.Millisecond))
 			for range 20 {
 				_, _, err := get(t, client, srv.URL+"/x")
 				var ue *x402.PaymentUnconfirmedError

@@ -1,10 +1,8 @@
 package x402_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"io"
 	"math/big"
 	"net/http"
@@ -23,6 +21,7 @@ import (
 	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/wire"
@@ -71,7 +70,7 @@ func exactOf(t testing.TB, p *wire.PaymentPayload) *evm.ExactPayload {
 // x402 spec's examples live.
 func readFixture(t testing.TB, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../wire/testdata/" + name)
+	b, err := os.ReadFile("wire/testdata/" + name)
 	require.NoError(t, err)
 	return strings.TrimSpace(string(b))
 }
@@ -186,13 +185,19 @@ type shop struct {
 // PayTo defaults to shopAddress.
 func newShop(t *testing.T, cfg x402test.PaywallConfig, next http.Handler, opts ...x402test.FacilitatorOption) *shop {
 	t.Helper()
+	return newShopAt(t, x402test.NewFacilitator(opts...), cfg, next)
+}
+
+// newShopAt is newShop settling in f.
+func newShopAt(t *testing.T, f *x402test.Facilitator, cfg x402test.PaywallConfig, next http.Handler) *shop {
+	t.Helper()
 	if next == nil {
 		next = okHandler
 	}
 	if cfg.PayTo == "" && len(cfg.Offers) == 0 {
 		cfg.PayTo = shopAddress
 	}
-	s := &shop{f: x402test.NewFacilitator(opts...), payments: &headerLog{}}
+	s := &shop{f: f, payments: &headerLog{}}
 	s.srv = httptest.NewServer(logPayments(s.payments, x402test.NewPaywall(s.f, cfg, next)))
 	t.Cleanup(s.srv.Close)
 	return s
@@ -274,12 +279,11 @@ func decodeStd(t testing.TB, v string) string {
 	return string(b)
 }
 
-// encodingJSON returns the compact JSON encoding/json writes for v without HTML escaping.
-func encodingJSON(t testing.TB, v any) string {
+// sharedBudget returns a budget without a total limit, in memory, for a payer given it with
+// WithBudget.
+func sharedBudget(t testing.TB) *budget.Budget {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	require.NoError(t, enc.Encode(v))
-	return strings.TrimSuffix(buf.String(), "\n")
+	b, err := budget.New(budget.Unlimited)
+	require.NoError(t, err)
+	return b
 }

@@ -2,21 +2,26 @@ package x402_test
 
 import (
 	"math/big"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/x402test"
 )
 
 func TestPayerRefusesPastAPayeeLimit(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-	budget, err := budget.New(budget.Unlimited, budget.WithPayeeLimitFor(shopAddress, big.NewInt(150)))
-	require.NoError(t, err)
-	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{MaxTotal: budget.Unlimited}, x402.WithBudget(budget))
-	_, _, err = get(t, client, s.srv.URL+"/a")
+	b := budgettest.NewBudget(t, budgettest.Selected(t), budget.Unlimited, nil, budget.WithPayeeLimitFor(shopAddress, big.NewInt(150)))
+	payer, signer, client := newPayer(t, s.f, 1_000, x402.Policy{}, x402.WithBudget(b))
+	_, _, err := get(t, client, s.srv.URL+"/a")
 	require.NoError(t, err)
 	_, _, err = get(t, client, s.srv.URL+"/b")
 	var pe *x402.PolicyError
@@ -40,8 +45,8 @@ func TestPaidAnswerNamesItsPayment(t *testing.T) {
 	require.True(t, ok)
 	st := s.f.Settlements()
 	require.Len(t, st, 1)
-	assert.Equal(t, &x402.Payment{Nonce: st[0].Nonce, Payer: signer.Address(), Network: evm.NetworkBase, PayTo: shopAddress,
-		Amount: big.NewInt(130000), Resource: s.srv.URL + "/report/1"}, p)
+	assert.Equal(t, &x402.Payment{ID: st[0].ID, Payer: signer.Address(), Network: evm.NetworkBase, PayTo: shopAddress,
+		Asset: evm.USDCBase, Amount: big.NewInt(130000), Resource: s.srv.URL + "/report/1"}, p)
 	p.Amount.SetInt64(1)
 	again, _ := x402.PaymentFrom(resp)
 	assert.Equal(t, "130000", again.Amount.String(), "each caller gets a copy")
@@ -73,7 +78,7 @@ func TestPaymentErrorsNameTheirPayment(t *testing.T) {
 	assert.Equal(t, "100", rej.Amount.String())
 	assert.Equal(t, s.srv.URL+"/x", rej.Resource)
 	require.Len(t, budgettest.Outstanding(t, payer), 1)
-	assert.Equal(t, budgettest.Outstanding(t, payer)[0].ID, rej.Payment.Nonce)
+	assert.Equal(t, budgettest.Outstanding(t, payer)[0].ID, rej.Payment.ID)
 
 	fault := x402test.FaultErrorAfterSettle
 	settled := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), Fault: func(*http.Request) x402test.SettlementFault { return fault }}, nil)
@@ -82,7 +87,7 @@ func TestPaymentErrorsNameTheirPayment(t *testing.T) {
 	var unconfirmed *x402.PaymentUnconfirmedError
 	require.ErrorAs(t, err, &unconfirmed)
 	require.Len(t, settled.f.Settlements(), 1)
-	assert.Equal(t, settled.f.Settlements()[0].Nonce, unconfirmed.Nonce)
-	assert.Equal(t, x402.Payment{Nonce: unconfirmed.Nonce, Payer: signer.Address(), Network: evm.NetworkBase, PayTo: shopAddress,
-		Amount: big.NewInt(100), Resource: settled.srv.URL + "/z"}, unconfirmed.Payment)
+	assert.Equal(t, settled.f.Settlements()[0].ID, unconfirmed.ID)
+	assert.Equal(t, x402.Payment{ID: unconfirmed.ID, Payer: signer.Address(), Network: evm.NetworkBase, PayTo: shopAddress,
+		Asset: evm.USDCBase, Amount: big.NewInt(100), Resource: settled.srv.URL + "/z"}, unconfirmed.Payment)
 }

@@ -18,7 +18,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/wire"
@@ -95,8 +98,9 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 		check  func(t *testing.T, err error)
 	}{
 		{
-			name: "default per-payment cap of 1 USDC",
-			cfg:  x402test.PaywallConfig{Amount: big.NewInt(1_000_001)},
+			name:   "default per-payment cap of 1 USDC",
+			cfg:    x402test.PaywallConfig{Amount: big.NewInt(1_000_001)},
+			policy: x402.Policy{MaxTotal: budget.Unlimited},
 			check: func(t *testing.T, err error) {
 				var pe *x402.PolicyError
 				require.ErrorAs(t, err, &pe)
@@ -108,7 +112,7 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 		{
 			name:   "explicit per-payment cap",
 			cfg:    x402test.PaywallConfig{Amount: big.NewInt(5001)},
-			policy: x402.Policy{MaxPerPayment: big.NewInt(5000)},
+			policy: x402.Policy{MaxPerPayment: big.NewInt(5000), MaxTotal: budget.Unlimited},
 			check: func(t *testing.T, err error) {
 				var pe *x402.PolicyError
 				require.ErrorAs(t, err, &pe)
@@ -130,7 +134,7 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 		{
 			name:   "recipient not allowed",
 			cfg:    x402test.PaywallConfig{Amount: big.NewInt(100)},
-			policy: x402.Policy{PayTo: []string{"0x000000000000000000000000000000000000dEaD"}},
+			policy: x402.Policy{PayTo: []string{"0x000000000000000000000000000000000000dEaD"}, MaxTotal: budget.Unlimited},
 			check: func(t *testing.T, err error) {
 				assert.ErrorIs(t, err, x402.ErrPayToNotAllowed)
 				assert.Contains(t, err.Error(), shopAddress)
@@ -160,7 +164,7 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 		{
 			name: "approval hook",
 			cfg:  x402test.PaywallConfig{Amount: big.NewInt(100)},
-			policy: x402.Policy{Approve: func(ctx context.Context, q x402.Quote) error {
+			policy: x402.Policy{MaxTotal: budget.Unlimited, Approve: func(ctx context.Context, q x402.Quote) error {
 				return errHuman
 			}},
 			check: func(t *testing.T, err error) {
@@ -192,7 +196,7 @@ func TestApproveSeesTheQuote(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(2500), Description: "inflation report"}, nil)
 	var seen []x402.Quote
-	policy := x402.Policy{Approve: func(ctx context.Context, q x402.Quote) error {
+	policy := x402.Policy{MaxTotal: budget.Unlimited, Approve: func(ctx context.Context, q x402.Quote) error {
 		seen = append(seen, q)
 		return nil
 	}}
@@ -318,7 +322,7 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	out := budgettest.Outstanding(t, payer)
 	require.Len(t, out, 1)
 	assert.Equal(t, ledger.Refused, out[0].State)
-	assert.Equal(t, rej.Nonce, out[0].ID)
+	assert.Equal(t, rej.ID, out[0].ID)
 
 	s.f.Fund(signer.Address(), big.NewInt(100))
 	_, _, err = get(t, client, s.srv.URL+"/x")
@@ -336,7 +340,7 @@ func TestFailedSettlementCarriesTheReceipt(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
 	s.f.FailNextSettle("insufficient_funds")
-	payer, _, client := newPayer(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited})
+	payer, signer, client := newPayer(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited})
 	_, _, err := get(t, client, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rej)
@@ -347,7 +351,7 @@ func TestFailedSettlementCarriesTheReceipt(t *testing.T) {
 	assert.Contains(t, err.Error(), "insufficient_funds")
 	assert.Zero(t, budgettest.Spent(t, payer).Sign())
 	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "a refused authorization counts until it expires")
-	assert.Equal(t, big.NewInt(1000), s.f.Balance(payer.Address()))
+	assert.Equal(t, big.NewInt(1000), s.f.Balance(signer.Address()))
 }
 
 // rising returns a price function that asks first, then second for every later request.
@@ -380,7 +384,7 @@ func TestRequote(t *testing.T) {
 		t.Parallel()
 		s := newShop(t, x402test.PaywallConfig{Price: rising(100, 120)}, nil)
 		var quotes []x402.Quote
-		policy := x402.Policy{AllowRequote: true, Approve: func(_ context.Context, q x402.Quote) error {
+		policy := x402.Policy{MaxTotal: budget.Unlimited, AllowRequote: true, Approve: func(_ context.Context, q x402.Quote) error {
 			quotes = append(quotes, q)
 			return nil
 		}}
@@ -400,7 +404,7 @@ func TestRequote(t *testing.T) {
 	t.Run("new quote above the cap", func(t *testing.T) {
 		t.Parallel()
 		s := newShop(t, x402test.PaywallConfig{Price: rising(100, 2_000_000)}, nil)
-		payer, signer, client := newPayer(t, s.f, 10_000_000, x402.Policy{AllowRequote: true})
+		payer, signer, client := newPayer(t, s.f, 10_000_000, x402.Policy{MaxTotal: budget.Unlimited, AllowRequote: true})
 		_, _, err := get(t, client, s.srv.URL+"/x")
 		var rej *x402.PaymentRejectedError
 		require.ErrorAs(t, err, &rej)
@@ -415,7 +419,7 @@ func TestRequote(t *testing.T) {
 		var n atomic.Int64
 		price := func(*http.Request) *big.Int { return big.NewInt(100 + n.Add(1)) }
 		s := newShop(t, x402test.PaywallConfig{Price: price}, nil)
-		payer, signer, client := newPayer(t, s.f, 10_000, x402.Policy{AllowRequote: true})
+		payer, signer, client := newPayer(t, s.f, 10_000, x402.Policy{MaxTotal: budget.Unlimited, AllowRequote: true})
 		_, _, err := get(t, client, s.srv.URL+"/x")
 		var rej *x402.PaymentRejectedError
 		require.ErrorAs(t, err, &rej)
@@ -563,7 +567,7 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 		assert.Len(t, ft.sent.all(), 2)
 		p, derr := wire.DecodePaymentPayload(ft.sent.all()[0])
 		require.NoError(t, derr)
-		assert.Equal(t, fmt.Sprintf("0x%x", p.Payload.Authorization.Nonce), ue.Nonce)
+		assert.Equal(t, fmt.Sprintf("0x%x", exactOf(t, p).Authorization.Nonce), ue.ID)
 		assert.Equal(t, signer.Address(), ue.Payer)
 		assert.Contains(t, err.Error(), "connection reset by peer")
 		assert.Zero(t, budgettest.Spent(t, payer).Sign())
@@ -647,12 +651,12 @@ func TestClockSetsTheValidityWindow(t *testing.T) {
 	require.NoError(t, err)
 	p, err := wire.DecodePaymentPayload(s.payments.all()[0])
 	require.NoError(t, err)
-	assert.Equal(t, big.NewInt(at.Unix()-600), p.Payload.Authorization.ValidAfter)
-	assert.Equal(t, big.NewInt(at.Unix()+90), p.Payload.Authorization.ValidBefore)
+	assert.Equal(t, big.NewInt(at.Unix()-600), exactOf(t, p).Authorization.ValidAfter)
+	assert.Equal(t, big.NewInt(at.Unix()+90), exactOf(t, p).Authorization.ValidBefore)
 
 	// A payer whose clock runs 20 minutes fast signs an authorization the facilitator finds
 	// not yet valid.
-	fast := func() time.Time { return at.Add(20 * time.Minute) }
+	fast := sdktest.NewClock(at.Add(20 * time.Minute))
 	_, _, fastClient := newPayerAt(t, s.f, 1000, x402.Policy{MaxTotal: budget.Unlimited}, fast)
 	_, _, err = get(t, fastClient, s.srv.URL+"/x")
 	var rej *x402.PaymentRejectedError
@@ -725,7 +729,7 @@ func TestAcceptedIsEchoedByteForByte(t *testing.T) {
 	assert.Contains(t, gotRaw, `"accepted":`+good+`,`)
 	assert.Contains(t, gotRaw, `"resource":{"url":"http://x/y","custom":1},`)
 	assert.Contains(t, gotRaw, `"extensions":{"bazaar":{"info":{}}}}`)
-	assert.Equal(t, big.NewInt(4200), got.Payload.Authorization.Value)
+	assert.Equal(t, big.NewInt(4200), exactOf(t, got).Authorization.Value)
 	_, err = evm.VerifyExact(got, got.Accepted, time.Now())
 	assert.NoError(t, err)
 }
@@ -733,6 +737,7 @@ func TestAcceptedIsEchoedByteForByte(t *testing.T) {
 func TestNewPayerValidatesThePolicy(t *testing.T) {
 	t.Parallel()
 	signer := newSigner(t)
+	unlimited := budget.Unlimited
 	tests := []struct {
 		name   string
 		signer evm.Signer
@@ -740,25 +745,42 @@ func TestNewPayerValidatesThePolicy(t *testing.T) {
 		opts   []x402.PayerOption
 		field  string
 	}{
-		{"nil signer", nil, x402.Policy{MaxTotal: budget.Unlimited}, nil, "signer"},
-		{"negative cap", signer, x402.Policy{MaxPerPayment: big.NewInt(-1)}, nil, "Policy.MaxPerPayment"},
+		{"nil signer", nil, x402.Policy{MaxTotal: unlimited}, nil, "signer"},
+		{"negative cap", signer, x402.Policy{MaxPerPayment: big.NewInt(-1), MaxTotal: unlimited}, nil, "Policy.MaxPerPayment"},
 		{"negative total", signer, x402.Policy{MaxTotal: big.NewInt(-1)}, nil, "Policy.MaxTotal"},
-		{"bad payTo", signer, x402.Policy{PayTo: []string{"shop"}}, nil, "Policy.PayTo"},
-		{"unknown v1 network name", signer, x402.Policy{Networks: []string{"basenet"}}, nil, "Policy.Networks"},
-		{"non-EVM network", signer, x402.Policy{Networks: []string{"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"}}, nil, "Policy.Networks"},
-		{"unknown USDC", signer, x402.Policy{Networks: []string{"eip155:1"}}, nil, "Policy.Assets"},
-		{"bad asset", signer, x402.Policy{Assets: []string{"usdc"}}, nil, "Policy.Assets"},
-		{"nil clock", signer, x402.Policy{MaxTotal: budget.Unlimited}, []x402.PayerOption{x402.WithClock(nil)}, "clock"},
-		{"negative resend", signer, x402.Policy{MaxTotal: budget.Unlimited}, []x402.PayerOption{x402.WithResend(-1, 0)}, "resend"},
+		{"no total", signer, x402.Policy{}, nil, "Policy.MaxTotal"},
+		{"a total with a shared budget", signer, x402.Policy{MaxTotal: unlimited}, []x402.PayerOption{x402.WithBudget(sharedBudget(t))}, "Policy.MaxTotal"},
+		{"nil budget", signer, x402.Policy{}, []x402.PayerOption{x402.WithBudget(nil)}, "budget"},
+		{"bad payTo", signer, x402.Policy{PayTo: []string{"shop"}, MaxTotal: unlimited}, nil, "Policy.PayTo"},
+		{"unknown v1 network name", signer, x402.Policy{Networks: []string{"basenet"}, MaxTotal: unlimited}, nil, "Policy.Networks"},
+		{"non-EVM network", signer, x402.Policy{Networks: []string{"solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp"}, MaxTotal: unlimited}, nil, "Policy.Networks"},
+		{"unknown USDC", signer, x402.Policy{Networks: []string{"eip155:1"}, MaxTotal: unlimited}, nil, "Policy.Assets"},
+		{"bad asset", signer, x402.Policy{Assets: []string{"usdc"}, MaxTotal: unlimited}, nil, "Policy.Assets"},
+		{"nil clock", signer, x402.Policy{MaxTotal: unlimited}, []x402.PayerOption{x402.WithClock(nil)}, "clock"},
+		{"negative resend", signer, x402.Policy{MaxTotal: unlimited}, []x402.PayerOption{x402.WithResend(-1, 0)}, "resend"},
+		{"bad preference", signer, x402.Policy{MaxTotal: unlimited}, []x402.PayerOption{x402.WithPreference("basenet")}, "preference"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := x402.NewPayer(tt.policy, exact(t, tt.signer), tt.opts...)
+			// A nil signer is refused by the scheme, before any payer is made.
+			scheme, err := evm.NewExact(tt.signer)
+			if err == nil {
+				_, err = x402.NewPayer(tt.policy, []x402.Scheme{scheme}, tt.opts...)
+			}
 			var ve *sdk.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tt.field, ve.Field)
 		})
+	}
+	// A payer needs a scheme, and at most one per scheme and chain family.
+	for name, schemes := range map[string][]x402.Scheme{
+		"no scheme": nil, "a nil scheme": {nil}, "twice the same": append(exact(t, signer), exact(t, newSigner(t))...),
+	} {
+		_, err := x402.NewPayer(x402.Policy{MaxTotal: unlimited}, schemes)
+		var ve *sdk.ValidationError
+		require.ErrorAs(t, err, &ve, name)
+		assert.Equal(t, "schemes", ve.Field, name)
 	}
 	// Another network is fine once its token is named.
 	_, err := x402.NewPayer(x402.Policy{Networks: []string{"eip155:1"}, Assets: []string{"0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48"}, MaxTotal: budget.Unlimited}, exact(t, signer))
@@ -768,7 +790,7 @@ func TestNewPayerValidatesThePolicy(t *testing.T) {
 func TestSepoliaWhenAllowed(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(10000), Network: evm.NetworkBaseSepolia, Name: "USDC"}, nil)
-	payer, _, client := newPayer(t, s.f, 10000, x402.Policy{Networks: []string{evm.NetworkBase, evm.NetworkBaseSepolia}})
+	payer, _, client := newPayer(t, s.f, 10000, x402.Policy{Networks: []string{evm.NetworkBase, evm.NetworkBaseSepolia}, MaxTotal: budget.Unlimited})
 	resp, _, err := get(t, client, s.srv.URL+"/x")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)

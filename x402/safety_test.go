@@ -15,7 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
@@ -24,7 +27,7 @@ import (
 func TestApproveHookCannotChangeWhatIsSigned(t *testing.T) {
 	t.Parallel()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(1000)}, nil)
-	policy := x402.Policy{MaxPerPayment: big.NewInt(1000), Approve: func(_ context.Context, q x402.Quote) error {
+	policy := x402.Policy{MaxPerPayment: big.NewInt(1000), MaxTotal: budget.Unlimited, Approve: func(_ context.Context, q x402.Quote) error {
 		q.Requirements.Amount.SetInt64(5_000_000) // a hook that mutates what it was shown
 		q.Requirements.PayTo = "0x000000000000000000000000000000000000dEaD"
 		q.Requirements.Extra["name"] = "Evil Coin"
@@ -37,8 +40,8 @@ func TestApproveHookCannotChangeWhatIsSigned(t *testing.T) {
 	require.Len(t, sent, 1)
 	p, err := wire.DecodePaymentPayload(sent[0])
 	require.NoError(t, err)
-	assert.Equal(t, big.NewInt(1000), p.Payload.Authorization.Value, "what is signed is what the policy checked")
-	assert.Equal(t, shopAddress, p.Payload.Authorization.To)
+	assert.Equal(t, big.NewInt(1000), exactOf(t, p).Authorization.Value, "what is signed is what the policy checked")
+	assert.Equal(t, shopAddress, exactOf(t, p).Authorization.To)
 	assert.Equal(t, big.NewInt(1000), budgettest.Spent(t, payer))
 	assert.Equal(t, big.NewInt(1000), s.f.Settlements()[0].Value)
 }
@@ -59,12 +62,12 @@ func TestValidityWindowIsClamped(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(10), MaxTimeoutSeconds: tc.maxTimeout}, nil, x402test.WithClock(clock))
-			_, _, client := newPayerAt(t, s.f, 1000, x402.Policy{MaxValidity: tc.policy}, clock)
+			_, _, client := newPayerAt(t, s.f, 1000, x402.Policy{MaxValidity: tc.policy, MaxTotal: budget.Unlimited}, clock)
 			_, _, err := get(t, client, s.srv.URL+"/x")
 			require.NoError(t, err)
 			p, err := wire.DecodePaymentPayload(s.payments.all()[0])
 			require.NoError(t, err)
-			assert.Equal(t, at.Add(tc.want).Unix(), p.Payload.Authorization.ValidBefore.Int64())
+			assert.Equal(t, at.Add(tc.want).Unix(), exactOf(t, p).Authorization.ValidBefore.Int64())
 		})
 	}
 	_, err := x402.NewPayer(x402.Policy{MaxValidity: -time.Second, MaxTotal: budget.Unlimited}, exact(t, newSigner(t)))
@@ -93,7 +96,7 @@ func TestRedirectToAnotherOriginIsNotPaid(t *testing.T) {
 	assert.Zero(t, budgettest.Reserved(t, payer).Sign())
 
 	// A policy that lists the origin lets the payment through.
-	payer2, _, client2 := newPayer(t, foreign.f, 10_000, x402.Policy{RedirectOrigins: []string{foreign.srv.URL}})
+	payer2, _, client2 := newPayer(t, foreign.f, 10_000, x402.Policy{RedirectOrigins: []string{foreign.srv.URL}, MaxTotal: budget.Unlimited})
 	_, _, err = get(t, client2, store.URL+"/report/x")
 	require.NoError(t, err)
 	assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer2))
@@ -119,7 +122,7 @@ func TestRedirectToAnotherOriginIsNotPaid(t *testing.T) {
 
 func TestEvaluateAppliesThePolicyWithoutSigning(t *testing.T) {
 	t.Parallel()
-	payer, signer, _ := newPayer(t, nil, 0, x402.Policy{Networks: []string{evm.NetworkBaseSepolia}})
+	payer, signer, _ := newPayer(t, nil, 0, x402.Policy{Networks: []string{evm.NetworkBaseSepolia}, MaxTotal: budget.Unlimited})
 	pr := &wire.PaymentRequired{X402Version: 2, Accepts: []wire.PaymentRequirements{{
 		Scheme: "exact", Network: evm.NetworkBase, Amount: big.NewInt(10), Asset: evm.USDCBase,
 		PayTo: shopAddress, MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"},
@@ -163,7 +166,7 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 			store := httptest.NewServer(h)
 			t.Cleanup(store.Close)
 			next = newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil).srv
-			payer, signer, client := newPayer(t, f, 10_000, x402.Policy{RedirectOrigins: []string{next.URL}})
+			payer, signer, client := newPayer(t, f, 10_000, x402.Policy{RedirectOrigins: []string{next.URL}, MaxTotal: budget.Unlimited})
 			resp, err := client.Get(store.URL + "/report/x")
 			assert.Nil(t, resp)
 			if tc.settled {
@@ -173,7 +176,7 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 				assert.True(t, se.Receipt.Success)
 				assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer))
 				require.Len(t, f.Settlements(), 1)
-				assert.Equal(t, f.Settlements()[0].Nonce, se.Nonce, "the error names the settled payment")
+				assert.Equal(t, f.Settlements()[0].ID, se.ID, "the error names the settled payment")
 				assert.Equal(t, signer.Address(), se.Payer)
 				assert.Equal(t, store.URL+"/report/x", se.Resource)
 			} else {
@@ -204,7 +207,8 @@ func TestPaymentNeverEchoedIntoErrors(t *testing.T) {
 				return
 			}
 			p, _ := wire.DecodePaymentPayload(v)
-			sig = "0x" + strings.ToUpper(hex.EncodeToString(p.Payload.Signature))
+			e, _ := evm.DecodeExactPayload(p)
+			sig = "0x" + strings.ToUpper(hex.EncodeToString(e.Signature))
 			msg := "you sent " + v + " signed " + sig
 			if status == http.StatusPaymentRequired {
 				pr := &wire.PaymentRequired{X402Version: 2, Error: msg, Accepts: []wire.PaymentRequirements{{
@@ -251,7 +255,8 @@ func TestASettledReceiptEchoingThePaymentIsScrubbed(t *testing.T) {
 			return
 		}
 		p, _ := wire.DecodePaymentPayload(v)
-		sig = "0x" + hex.EncodeToString(p.Payload.Signature)
+		e, _ := evm.DecodeExactPayload(p)
+		sig = "0x" + hex.EncodeToString(e.Signature)
 		receipt, _ := wire.EncodeSettleResponse(&wire.SettleResponse{Success: true, Transaction: sig, Network: evm.NetworkBase,
 			Payer: v[:40], Extensions: []byte(`{"echo":"` + sig + `"}`)})
 		w.Header().Set(wire.HeaderPaymentResponse, receipt)
