@@ -230,6 +230,10 @@ type PaymentRejectedError struct {
 	Settlement *wire.SettleResponse
 	// Requote is why the server's new quote was not paid, when Policy.AllowRequote is set.
 	Requote error
+	// HeldUntil is when the budget stops counting the refused amount: the authorization's
+	// expiry plus ledger.ExpiryMargin, on the budget's clock. Zero when the budget could not
+	// book the refusal (the amount then stays counted as signed, until a reconciliation).
+	HeldUntil time.Time
 }
 
 // Error names the server's reasons, quoted at most 200 bytes each.
@@ -248,6 +252,10 @@ func (e *PaymentRejectedError) Error() string {
 	if e.Requote != nil {
 		b.WriteString("; new quote not paid: ")
 		b.WriteString(e.Requote.Error())
+	}
+	if !e.HeldUntil.IsZero() && e.Amount != nil {
+		fmt.Fprintf(&b, "; the payee holds the signed authorization, so its %s stays reserved in the budget until %s",
+			usdc.Format(e.Amount), e.HeldUntil.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
 	return b.String()
 }

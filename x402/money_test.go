@@ -9,8 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
@@ -74,4 +77,26 @@ func TestBudgetRefusalsSayWhatIsLeftOfWhat(t *testing.T) {
 	assert.Equal(t, "0", pe.Limit.String())
 	assert.Equal(t, time.Hour, pe.Window)
 	assert.False(t, pe.RetryAt.IsZero(), "the window frees up by itself")
+}
+
+// An unfunded payment is refused by the server, but the payee holds the signed
+// authorization until it expires: the error says the amount stays reserved, and until when,
+// and the budget counts it exactly that long.
+func TestUnfundedPaymentSaysWhatStaysReserved(t *testing.T) {
+	clock := sdktest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	f := x402test.NewFacilitator(x402test.WithClock(clock))
+	s := newShopAt(t, f, x402test.PaywallConfig{Amount: big.NewInt(10_000), MaxTimeoutSeconds: 60}, nil)
+	payer, _, client := newPayerAt(t, f, 0, x402.Policy{MaxTotal: usdc.Dollars(1)}, clock)
+
+	_, _, err := get(t, client, s.srv.URL+"/r")
+	var rejected *x402.PaymentRejectedError
+	require.ErrorAs(t, err, &rejected)
+	assert.Equal(t, evm.ReasonInsufficientBalance, rejected.Reason)
+	wantUntil := time.Date(2026, 3, 1, 12, 1, 0, 0, time.UTC).Add(ledger.ExpiryMargin)
+	assert.Equal(t, wantUntil, rejected.HeldUntil.UTC(), "the authorization's validBefore plus the margin")
+	assert.Contains(t, err.Error(), "its $0.01 stays reserved in the budget until "+wantUntil.Format("2006-01-02 15:04:05 UTC"))
+	assert.Equal(t, "10000", budgettest.Reserved(t, payer).String())
+
+	clock.Set(wantUntil.Add(time.Second))
+	assert.Zero(t, budgettest.Reserved(t, payer).Sign(), "no longer counted once HeldUntil passed")
 }

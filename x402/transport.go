@@ -13,6 +13,7 @@ import (
 	"github.com/agentapis/sdk/internal/excerpt"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
+	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
@@ -195,8 +196,10 @@ func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Respo
 		_ = pay.hold.InDoubt(book)
 		return nil, nil, t.unconfirmed(pay, status, t.reason(resp, pay), nil)
 	}
-	_ = pay.hold.Refused(book)
 	ref := &refusal{err: &PaymentRejectedError{Payment: pay.id.clone(), Requirements: pay.req, StatusCode: status}}
+	if pay.hold.Refused(book) == nil && !pay.expires.IsZero() {
+		ref.err.HeldUntil = pay.expires.Add(ledger.ExpiryMargin)
+	}
 	if hasReceipt {
 		ref.err.Settlement = scrubReceipt(receipt, pay)
 	}

@@ -1,5 +1,3 @@
-//go:build splitpending
-
 package budgetfile_test
 
 import (
@@ -14,9 +12,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/agentapis/sdk/x402/ledger"
+	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetfile"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -31,7 +32,7 @@ type syncedMemory struct {
 }
 
 // Sign signs in memory, then writes a page and waits for the disk.
-func (s *syncedMemory) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Signing) error {
+func (s *syncedMemory) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Signature) error {
 	if err := s.Memory.Sign(ctx, id, sig); err != nil {
 		return err
 	}
@@ -46,10 +47,10 @@ func (s *syncedMemory) Sign(ctx context.Context, id ledger.HoldID, sig ledger.Si
 // nil for the default in memory.
 var stores = []struct {
 	name string
-	open func(b *testing.B) x402.BudgetStore
+	open func(b *testing.B) ledger.Store
 }{
-	{"store=memory", func(*testing.B) x402.BudgetStore { return nil }},
-	{"store=file", func(b *testing.B) x402.BudgetStore {
+	{"store=memory", func(*testing.B) ledger.Store { return nil }},
+	{"store=file", func(b *testing.B) ledger.Store {
 		s, err := budgetfile.Open(filepath.Join(b.TempDir(), "budget.db"))
 		if err != nil {
 			b.Fatal(err)
@@ -57,13 +58,13 @@ var stores = []struct {
 		b.Cleanup(func() { _ = s.Close() })
 		return s
 	}},
-	{"floor=memory+fsync", func(b *testing.B) x402.BudgetStore {
+	{"floor=memory+fsync", func(b *testing.B) ledger.Store {
 		f, err := os.Create(filepath.Join(b.TempDir(), "pages"))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { _ = f.Close() })
-		return &syncedMemory{Memory: ledger.NewMemory(), f: f, page: make([]byte, 4096)}
+		return &syncedMemory{Memory: ledger.NewMemory(sdk.SystemClock()), f: f, page: make([]byte, 4096)}
 	}},
 }
 
@@ -80,20 +81,24 @@ func BenchmarkPaidFetch(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			signer, err := x402.NewPrivateKeySigner(fmt.Sprintf("%x", crypto.FromECDSA(key)))
+			signer, err := evm.NewPrivateKeySigner(fmt.Sprintf("%x", crypto.FromECDSA(key)))
 			if err != nil {
 				b.Fatal(err)
 			}
 			srv.Facilitator().Fund(signer.Address(), new(big.Int).Lsh(big.NewInt(1), 100))
-			var opts []x402.BudgetOption
-			if s := st.open(b); s != nil {
-				opts = append(opts, x402.WithStore(s))
-			}
-			budget, err := x402.NewBudget(nil, opts...)
+			scheme, err := evm.NewExact(signer)
 			if err != nil {
 				b.Fatal(err)
 			}
-			payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget))
+			var opts []budget.Option
+			if s := st.open(b); s != nil {
+				opts = append(opts, budget.WithStore(s))
+			}
+			spend, err := budget.New(budget.Unlimited, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(spend))
 			if err != nil {
 				b.Fatal(err)
 			}

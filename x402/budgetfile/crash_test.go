@@ -1,26 +1,26 @@
-//go:build splitpending
-
 package budgetfile_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/agentapis/sdk/x402/ledger/crashtest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/internal/crashtest"
 	"github.com/agentapis/sdk/x402/budgetfile"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
-// TestCrashFileStore kills payers at every point of a payment, at least 200 times, and checks
-// after each kill that the file's books cover what really settled, and that nothing settled
-// past the budget.
+// TestCrashFileStore kills payers at every point of a payment, at least 200 times with
+// SDK_TEST_FULL=1 or in CI (30 times otherwise, see crashKills), and checks after each kill
+// that the file's books cover what really settled, and that nothing settled past the budget.
 func TestCrashFileStore(t *testing.T) {
 	t.Parallel()
 	var dir string // made by the first round only: a child never makes one
 	rounds := 0
 	crashtest.Run(t, crashtest.Config{
-		Open: func(path string) (x402.BudgetStore, error) { return budgetfile.Open(path) },
+		Kills: crashKills(),
+		Open:  func(path string) (ledger.Store, error) { return budgetfile.Open(path) },
 		NewAddr: func(t *testing.T) string {
 			if dir == "" {
 				dir = t.TempDir()
@@ -29,4 +29,14 @@ func TestCrashFileStore(t *testing.T) {
 			return filepath.Join(dir, fmt.Sprintf("round-%d.db", rounds))
 		},
 	})
+}
+
+// crashKills is the least number of children the crash test kills: crashtest's full 200 with
+// SDK_TEST_FULL=1 or in CI (CI set), else 30, five at each point, so that go test ./... stays
+// quick.
+func crashKills() int {
+	if os.Getenv("SDK_TEST_FULL") == "1" || os.Getenv("CI") != "" {
+		return 200
+	}
+	return 30
 }

@@ -1,8 +1,7 @@
-//go:build splitpending
-
 package budgetfile_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log"
@@ -12,7 +11,10 @@ import (
 	"path/filepath"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetfile"
+	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -27,12 +29,17 @@ func Example() {
 
 	srv := x402test.NewServer() // charges $0.01 a request
 	defer srv.Close()
-	signer, err := x402.NewPrivateKeySigner("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	signer, err := evm.NewPrivateKeySigner("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
 	if err != nil {
 		log.Fatal(err)
 	}
 	srv.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
+	scheme, err := evm.NewExact(signer)
+	if err != nil {
+		log.Fatal(err)
+	}
 
+	ctx := context.Background()
 	// run is one run of the program: it pays for one report.
 	run := func() error {
 		store, err := budgetfile.Open(path)
@@ -40,25 +47,33 @@ func Example() {
 			return err
 		}
 		defer store.Close()
-		budget, err := x402.NewBudget(big.NewInt(25_000), x402.WithStore(store)) // $0.025 over the file's life
+		b, err := budget.New(big.NewInt(25_000), budget.WithStore(store)) // $0.025 over the file's life
 		if err != nil {
 			return err
 		}
-		payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget))
+		payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(b))
 		if err != nil {
 			return err
 		}
 		client := &http.Client{Transport: payer.RoundTripper(srv.Client().Transport)}
 		resp, err := client.Get(srv.URL + "/report")
 		if errors.Is(err, x402.ErrBudgetExceeded) {
-			fmt.Println("refused: the budget is spent; spent", x402.FormatUSDC(budget.Spent()))
+			spent, err := b.Spent(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Println("refused: the budget is spent; spent", usdc.Format(spent))
 			return nil
 		}
 		if err != nil {
 			return err
 		}
 		defer resp.Body.Close()
-		fmt.Println(resp.Status, "spent", x402.FormatUSDC(budget.Spent()))
+		spent, err := b.Spent(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Println(resp.Status, "spent", usdc.Format(spent))
 		return nil
 	}
 	for range 3 {

@@ -1,5 +1,3 @@
-//go:build splitpending
-
 package budgetpg_test
 
 import (
@@ -9,14 +7,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentapis/sdk/x402/ledger/crashtest"
-	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/internal/crashtest"
 	"github.com/agentapis/sdk/x402/budgetpg"
+	"github.com/agentapis/sdk/x402/ledger"
 )
 
-// TestCrashPostgresStore kills payers at every point of a payment, at least 200 times, each
-// round on a budget of its own in the tests' schema, and checks after each kill that the
-// database's books cover what really settled, and that nothing settled past the budget.
+// isCrashChild reports whether this test binary runs as a crash test's child, which pays in
+// the schema its parent named: TestMain then makes no schema of its own.
+func isCrashChild() bool { return crashtest.IsChild() }
+
+// TestCrashPostgresStore kills payers at every point of a payment, at least 200 times with
+// SDK_TEST_FULL=1 or in CI (30 times otherwise, see crashKills), each round on a budget of its
+// own in the tests' schema, and checks after each kill that the database's books cover what
+// really settled, and that nothing settled past the budget.
 // A store's address is "<budget name> <schema>": the children find the server through
 // SDK_TEST_POSTGRES_DSN, as the test does, so that no password travels in an address.
 func TestCrashPostgresStore(t *testing.T) {
@@ -26,7 +29,8 @@ func TestCrashPostgresStore(t *testing.T) {
 	}
 	rounds := 0
 	crashtest.Run(t, crashtest.Config{
-		Open: func(addr string) (x402.BudgetStore, error) {
+		Kills: crashKills(),
+		Open: func(addr string) (ledger.Store, error) {
 			name, schema, _ := strings.Cut(addr, " ")
 			return budgetpg.Open(context.Background(), withSearchPath(os.Getenv(dsnEnv), schema), budgetpg.WithName(name))
 		},
@@ -35,4 +39,14 @@ func TestCrashPostgresStore(t *testing.T) {
 			return fmt.Sprintf("crash-%d-%d %s", os.Getpid(), rounds, testSchema)
 		},
 	})
+}
+
+// crashKills is the least number of children the crash test kills: crashtest's full 200 with
+// SDK_TEST_FULL=1 or in CI (CI set), else 30, five at each point, so that go test ./... stays
+// quick.
+func crashKills() int {
+	if os.Getenv("SDK_TEST_FULL") == "1" || os.Getenv("CI") != "" {
+		return 200
+	}
+	return 30
 }

@@ -1,5 +1,3 @@
-//go:build splitpending
-
 package budgetpg_test
 
 import (
@@ -22,7 +20,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetpg"
+	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
@@ -33,6 +33,9 @@ const (
 	envKey   = "BUDGETPG_TEST_KEY"
 	envTotal = "BUDGETPG_TEST_TOTAL"
 )
+
+// init lets a child process play a member of the fleet.
+func init() { roles["fleet"] = fleetChild }
 
 // fleetReport is what a fleet child says of its payments, as one line of JSON.
 type fleetReport struct {
@@ -52,15 +55,19 @@ func fleetChild(ctx context.Context) error {
 		return err
 	}
 	defer store.Close()
-	budget, err := x402.NewBudget(total, x402.WithStore(store))
+	spend, err := budget.New(total, budget.WithStore(store))
 	if err != nil {
 		return err
 	}
-	signer, err := x402.NewPrivateKeySigner(os.Getenv(envKey))
+	signer, err := evm.NewPrivateKeySigner(os.Getenv(envKey))
 	if err != nil {
 		return err
 	}
-	payer, err := x402.NewPayer(signer, x402.Policy{}, x402.WithBudget(budget), x402.WithResend(0, 0))
+	scheme, err := evm.NewExact(signer)
+	if err != nil {
+		return err
+	}
+	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(spend), x402.WithResend(0, 0))
 	if err != nil {
 		return err
 	}
@@ -114,15 +121,15 @@ func TestFleetOfProcessesSharesOneBudget(t *testing.T) {
 	require.NoError(t, err)
 	hexKey := hex.EncodeToString(crypto.FromECDSA(key))
 	scan.Add(hexKey)
-	signer, err := x402.NewPrivateKeySigner(hexKey)
+	signer, err := evm.NewPrivateKeySigner(hexKey)
 	require.NoError(t, err)
 	srv.Facilitator().Fund(signer.Address(), new(big.Int).Mul(total, big.NewInt(10)))
 
-	budget := budgetName(t)
+	name := budgetName(t)
 	env := []string{envURL + "=" + srv.URL, envKey + "=" + hexKey, envTotal + "=" + total.String()}
 	fleet := make([]*child, processes)
 	for i := range fleet {
-		fleet[i] = startChild(t, "fleet", budget, env...)
+		fleet[i] = startChild(t, "fleet", name, env...)
 	}
 	var sum fleetReport
 	for _, c := range fleet {
@@ -143,10 +150,10 @@ func TestFleetOfProcessesSharesOneBudget(t *testing.T) {
 	assert.Equal(t, len(settlements), sum.Paid+sum.Unconfirmed, "every settled payment was answered or left unconfirmed")
 	assert.Positive(t, sum.Unconfirmed, "some connections were dropped after settling")
 
-	store, err := budgetpg.Open(t.Context(), requireDSN(t), budgetpg.WithName(budget))
+	store, err := budgetpg.Open(t.Context(), requireDSN(t), budgetpg.WithName(name))
 	require.NoError(t, err)
 	defer store.Close()
-	b, err := x402.NewBudget(total, x402.WithStore(store))
+	b, err := budget.New(total, budget.WithStore(store))
 	require.NoError(t, err)
 	spent, reserved, err := b.Totals(t.Context())
 	require.NoError(t, err)
