@@ -25,6 +25,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/solanafake"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/ledger"
@@ -290,7 +291,18 @@ func TestPurchaseLookupReleasesAPurchaseThatFailedOnceItExpires(t *testing.T) {
 	sig := failedPurchase(t, srv, budget)
 	c := newClient(t, srv)
 
+	// Its failure is confirmed, not finalized: the release of a failed purchase rests on a
+	// finalized read, so the lookup says nothing final yet, even once expired on the clock.
+	clock.forward(time.Hour)
 	rep := reconcileOnce(t, budget, clock, c)
+	require.Len(t, rep.Pending, 1)
+	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain, "a failure not yet finalized")
+	assertBudget(t, budget, 0, 5_000_000)
+	clock.forward(-time.Hour)
+
+	// 32 blocks later the failure is finalized.
+	srv.Advance(solanafake.FinalityDepth * solanafake.BlockInterval)
+	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1, "failed, but not yet expired on the clock")
 	assert.Equal(t, reconcile.Failed, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
@@ -434,6 +446,33 @@ func TestPurchaseLookupNeedsANode(t *testing.T) {
 	assert.ErrorAs(t, err, &ve)
 	_, err = svm.NewLookup(nil)
 	assert.ErrorAs(t, err, &ve)
+}
+
+// PurchaseLookup takes svm.NewLookup's options: further nodes (another endpoint each), which
+// leave nothing that one node alone is trusted with, and x402 networks.
+func TestPurchaseLookupTakesTheLookupsOptions(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	c := newClient(t, srv)
+	lookup, err := c.PurchaseLookup()
+	require.NoError(t, err)
+	assert.Len(t, lookup.Caveats(), 1, "one node")
+
+	other, err := svm.NewNode(rpc.New(srv.RPCURL))
+	require.NoError(t, err)
+	lookup, err = c.PurchaseLookup(svm.WithNodes(other), svm.ForNetworks(svm.NetworkMainnet))
+	require.NoError(t, err)
+	assert.Nil(t, lookup.Caveats())
+	assert.True(t, lookup.Handles(gpuprice.PaymentRail))
+	assert.True(t, lookup.Handles("x402 "+svm.NetworkMainnet))
+
+	var ve *sdk.ValidationError
+	_, err = c.PurchaseLookup(svm.ForNetworks(evm.NetworkBase))
+	assert.ErrorAs(t, err, &ve)
+	same, err := svm.DialNode(srv.RPCURL)
+	require.NoError(t, err)
+	_, err = c.PurchaseLookup(svm.WithNodes(same))
+	assert.ErrorAs(t, err, &ve, "the client's own node, given again")
 }
 
 // randomBytes returns n random bytes.

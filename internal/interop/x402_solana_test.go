@@ -66,7 +66,7 @@ func (r *solanaRail) lookup(t *testing.T) *svm.Lookup {
 	t.Helper()
 	n, err := svm.NewNode(r.node.RPC)
 	require.NoError(t, err)
-	l, err := svm.NewLookup(n, svm.NetworkMainnet)
+	l, err := svm.NewLookup(n, svm.ForNetworks(svm.NetworkMainnet))
 	require.NoError(t, err)
 	return l
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"regexp"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 
+	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
@@ -26,11 +28,12 @@ const DefaultCallTimeout = 60 * time.Second
 // bounded in time, every failure an *RPCError whose texts never hold the node's URL (which may
 // carry a provider's access key). It is safe for concurrent use.
 type Node struct {
-	client  *rpc.Client
-	rawURL  string // scrubbed from errors; "" for a client given whole
-	timeout time.Duration
-	service string // the prefix of the errors' texts
-	mints   sync.Map
+	client   *rpc.Client
+	rawURL   string // scrubbed from errors; "" for a client given whole
+	timeout  time.Duration
+	service  string // the prefix of the errors' texts
+	insecure bool   // DialNode may reach a remote node over plain http (WithInsecureHTTP)
+	mints    sync.Map
 }
 
 // NodeOption configures a Node.
@@ -57,13 +60,44 @@ func WithErrorPrefix(service string) NodeOption {
 	}
 }
 
-// DialNode returns the node at rawURL, an http or https JSON-RPC endpoint.
+// WithInsecureHTTP lets DialNode reach a remote node over plain http. Without it a remote
+// node's URL must be https: its answers decide what a budget gives back, and its URL may
+// carry a provider's access key, so neither may travel in the clear. A node on loopback may
+// always be reached over http.
+func WithInsecureHTTP() NodeOption {
+	return func(n *Node) error {
+		n.insecure = true
+		return nil
+	}
+}
+
+// DialNode returns the node at rawURL, an https JSON-RPC endpoint, or an http one on loopback
+// (127.0.0.0/8, ::1, localhost) or with WithInsecureHTTP. Any other URL is a
+// *sdk.ValidationError (of the service WithErrorPrefix names), which never quotes it.
 func DialNode(rawURL string, opts ...NodeOption) (*Node, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, invalid("Solana RPC URL", "must be an absolute http or https URL")
 	}
-	return newNode(rpc.New(rawURL), rawURL, opts)
+	n, err := newNode(rpc.New(rawURL), rawURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme == "http" && !n.insecure && !isLoopback(u.Hostname()) {
+		return nil, &sdk.ValidationError{Service: n.service, Field: "Solana RPC URL",
+			Reason: "must be https: plain http is allowed on loopback only, or with svm.WithInsecureHTTP"}
+	}
+	return n, nil
+}
+
+// isLoopback reports whether host names this machine: localhost, or an address of
+// 127.0.0.0/8 or ::1.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // NewNode returns the node client reaches, for one that needs a transport or headers of its

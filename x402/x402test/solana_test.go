@@ -104,7 +104,7 @@ func TestSolanaPaymentSettlesOnTheFacilitatorsLedger(t *testing.T) {
 	}
 
 	// The payments settled are found on the ledger by their payer's signature.
-	lookup, err := svm.NewLookup(shop.node, svm.NetworkMainnet)
+	lookup, err := svm.NewLookup(shop.node, svm.ForNetworks(svm.NetworkMainnet))
 	require.NoError(t, err)
 	out := make([]ledger.Outstanding, 0, len(settlements)+1)
 	for _, s := range settlements {
@@ -152,7 +152,7 @@ func TestSolanaPaymentLeftInDoubtIsFoundOnTheLedger(t *testing.T) {
 	assert.False(t, ref.Source.IsZero(), "the payer recorded its token account")
 	assert.NotEmpty(t, ref.Memo, "and its memo")
 
-	lookup, err := svm.NewLookup(shop.node, svm.NetworkMainnet)
+	lookup, err := svm.NewLookup(shop.node, svm.ForNetworks(svm.NetworkMainnet))
 	require.NoError(t, err)
 	r, err := reconcile.New(payer.Budget(), reconcile.WithLookup(lookup), reconcile.WithRate(1000))
 	require.NoError(t, err)
