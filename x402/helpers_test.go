@@ -31,13 +31,6 @@ import (
 // shopAddress receives the payments in these tests.
 const shopAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 
-// envFull names the environment variable that runs the long tests (the fault soak) at their
-// full size: SDK_TEST_FULL=1.
-const envFull = "SDK_TEST_FULL"
-
-// fullSize reports whether the long tests run at their full size (SDK_TEST_FULL=1).
-func fullSize() bool { return os.Getenv(envFull) == "1" }
-
 // newSigner returns an EVM signer of a new random key, which the secret scan knows.
 func newSigner(t testing.TB) *evm.PrivateKeySigner {
 	t.Helper()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/fakeserver"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/svm"
@@ -188,7 +189,7 @@ func (s *soakStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // soakSize returns how many fetches a soak makes: its full size, 2,000, with SDK_TEST_FULL=1,
 // else small, a few seconds per store.
 func soakSize(small int) int {
-	if fullSize() {
+	if testenv.Full() {
 		return 2000
 	}
 	return small

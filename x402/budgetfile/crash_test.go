@@ -2,17 +2,17 @@ package budgetfile_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentapis/sdk/internal/crashtest"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/x402/budgetfile"
 	"github.com/agentapis/sdk/x402/ledger"
 )
 
 // TestCrashFileStore kills payers at every point of a payment, at least 200 times with
-// SDK_TEST_FULL=1 or in CI (30 times otherwise, see crashKills), and checks after each kill
+// SDK_TEST_FULL=1 (30 times otherwise, see crashKills), and checks after each kill
 // that the file's books cover what really settled, and that nothing settled past the budget.
 func TestCrashFileStore(t *testing.T) {
 	t.Parallel()
@@ -31,12 +31,6 @@ func TestCrashFileStore(t *testing.T) {
 	})
 }
 
-// crashKills is the least number of children the crash test kills: crashtest's full 200 with
-// SDK_TEST_FULL=1 or in CI (CI set), else 30, five at each point, so that go test ./... stays
-// quick.
-func crashKills() int {
-	if os.Getenv("SDK_TEST_FULL") == "1" || os.Getenv("CI") != "" {
-		return 200
-	}
-	return 30
-}
+// crashKills is the least number of children the crash test kills: crashtest's full 200 at
+// full size (testenv.Full), else 30, five at each point, so that go test ./... stays quick.
+func crashKills() int { return testenv.Size(30, 200) }

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/x402/budgetfile"
 )
 
@@ -136,7 +137,7 @@ func TestWithWaitWaitsForTheFile(t *testing.T) {
 func TestWaitersEachGetTheFileInTurn(t *testing.T) {
 	t.Parallel()
 	rounds, opens, hold := 3, 8, 200*time.Millisecond
-	if os.Getenv("SDK_TEST_FULL") == "1" {
+	if testenv.Full() {
 		rounds, opens, hold = 20, 20, time.Second
 	}
 	const waiters = 4

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/x402/budgetfile"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/ledger/ledgertest"
@@ -53,14 +54,14 @@ func TestFileStoreReopens(t *testing.T) {
 
 func TestFileStoreMatchesTheReference(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(8) {
-		ledgertest.Differential(t, openFile, seed, 3000)
+	for seed := range uint64(testenv.Size(2, 8)) {
+		ledgertest.Differential(t, openFile, seed, testenv.Size(1000, 3000))
 	}
 }
 
 func TestFileStoreMatchesTheReferenceAcrossReopenings(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(4) { // every kind of limit refuses under one of the first four seeds
-		ledgertest.DifferentialReopen(t, openFile, reopenFile, seed, 3000, 50)
+		ledgertest.DifferentialReopen(t, openFile, reopenFile, seed, testenv.Size(800, 3000), 50)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentapis/sdk/internal/crashtest"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/x402/budgetpg"
 	"github.com/agentapis/sdk/x402/ledger"
 )
@@ -17,7 +18,7 @@ import (
 func isCrashChild() bool { return crashtest.IsChild() }
 
 // TestCrashPostgresStore kills payers at every point of a payment, at least 200 times with
-// SDK_TEST_FULL=1 or in CI (30 times otherwise, see crashKills), each round on a budget of its
+// SDK_TEST_FULL=1 (30 times otherwise, see crashKills), each round on a budget of its
 // own in the tests' schema, and checks after each kill that the database's books cover what
 // really settled, and that nothing settled past the budget.
 // A store's address is "<budget name> <schema>": the children find the server through
@@ -41,12 +42,6 @@ func TestCrashPostgresStore(t *testing.T) {
 	})
 }
 
-// crashKills is the least number of children the crash test kills: crashtest's full 200 with
-// SDK_TEST_FULL=1 or in CI (CI set), else 30, five at each point, so that go test ./... stays
-// quick.
-func crashKills() int {
-	if os.Getenv("SDK_TEST_FULL") == "1" || os.Getenv("CI") != "" {
-		return 200
-	}
-	return 30
-}
+// crashKills is the least number of children the crash test kills: crashtest's full 200 at
+// full size (testenv.Full), else 30, five at each point, so that go test ./... stays quick.
+func crashKills() int { return testenv.Size(30, 200) }

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/x402/budgetpg"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/ledger/ledgertest"
@@ -48,8 +49,8 @@ func TestStoreReopens(t *testing.T) {
 func TestStoreMatchesTheReference(t *testing.T) {
 	t.Parallel()
 	open := opener(t)
-	for seed := range uint64(4) {
-		ledgertest.Differential(t, open, seed, 1000)
+	for seed := range uint64(testenv.Size(2, 4)) {
+		ledgertest.Differential(t, open, seed, testenv.Size(500, 1000))
 	}
 }
 
@@ -57,6 +58,6 @@ func TestStoreMatchesTheReferenceAcrossReopenings(t *testing.T) {
 	t.Parallel()
 	open := opener(t)
 	for seed := range uint64(4) {
-		ledgertest.DifferentialReopen(t, open, reopen, seed, 600, 50)
+		ledgertest.DifferentialReopen(t, open, reopen, seed, testenv.Size(300, 600), 50)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/ledger/ledgertest"
@@ -29,7 +30,7 @@ func TestMemoryConforms(t *testing.T) {
 func TestMemoryMatchesTheReference(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(8) {
-		ledgertest.Differential(t, openMemory, seed, 3000)
+		ledgertest.Differential(t, openMemory, seed, testenv.Size(1000, 3000))
 	}
 }
 

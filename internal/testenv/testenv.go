@@ -1,0 +1,21 @@
+// Package testenv says what the SDK's tests read from their environment: whether the long
+// tests (soaks, crash loops, fleets, differential runs) run at their full size, which CI asks
+// for with SDK_TEST_FULL=1, or at the small size that keeps `go test ./...` quick.
+package testenv
+
+import "os"
+
+// EnvFull names the environment variable that runs the long tests at their full size when it
+// is "1".
+const EnvFull = "SDK_TEST_FULL"
+
+// Full reports whether the long tests run at their full size.
+func Full() bool { return os.Getenv(EnvFull) == "1" }
+
+// Size returns full when the long tests run at their full size, else small.
+func Size(small, full int) int {
+	if Full() {
+		return full
+	}
+	return small
+}
