@@ -211,3 +211,20 @@ func TestAKeyLeftInTheEnvironmentIsNotSentToAnAddressGivenInCode(t *testing.T) {
 	assert.NotContains(t, mc.Reason, "is set but was not used", "without the variable, only how to give a key")
 	assert.Contains(t, mc.Reason, "WithAPIKey")
 }
+
+// A remote Solana node over plain http is refused unless WithInsecureRPC says so: what the
+// node says of a purchase decides whether its amount stays counted. Loopback may be http.
+func TestRemoteRPCOverHTTPNeedsWithInsecureRPC(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	const remote = "http://rpc.example.com/?api-key=k-123456"
+	_, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(remote))
+	ve := errtest.As[*sdk.ValidationError](t, err)
+	assert.Equal(t, "gpuprice", ve.Service)
+	assert.NotContains(t, err.Error(), "k-123456", "the URL's key is not quoted")
+
+	_, err = gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(remote), gpuprice.WithInsecureRPC())
+	require.NoError(t, err)
+	_, err = gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(srv.RPCURL))
+	require.NoError(t, err, "the fake's node is on loopback")
+}

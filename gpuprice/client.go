@@ -80,6 +80,9 @@ func New(opts ...Option) (*Client, error) {
 	case cfg.rpcClient != nil:
 		c.node, err = svm.NewNode(cfg.rpcClient, nodeOpts...)
 	case cfg.rpcURL != "":
+		if cfg.insecureRPC {
+			nodeOpts = append(nodeOpts, svm.WithInsecureHTTP())
+		}
 		c.node, err = svm.DialNode(cfg.rpcURL, nodeOpts...)
 	}
 	if err != nil {

@@ -20,6 +20,7 @@ type config struct {
 	apiKeySet      bool
 	keyOnFree      bool
 	rpcURL         string
+	insecureRPC    bool
 	rpcClient      *rpc.Client
 	redeemPath     string
 	confirmTimeout time.Duration
@@ -96,8 +97,9 @@ func WithAPIKey(key string) Option {
 
 // WithRPCURL sets the Solana JSON-RPC endpoint BuyKey uses (such as
 // https://api.mainnet-beta.solana.com, or a provider's URL that carries an access key: the
-// URL never appears in an error). Without it and without WithRPCClient, the SOLANA_RPC_URL
-// environment variable is used; with none of them BuyKey refuses to start.
+// URL never appears in an error): https, or http on loopback (a local validator); a remote
+// http endpoint needs WithInsecureRPC. Without it and without WithRPCClient, the
+// SOLANA_RPC_URL environment variable is used; with none of them BuyKey refuses to start.
 func WithRPCURL(rawURL string) Option {
 	return func(c *config) error {
 		u, err := url.Parse(rawURL)
@@ -105,6 +107,16 @@ func WithRPCURL(rawURL string) Option {
 			return invalid("RPC URL", "must be an absolute http or https URL")
 		}
 		c.rpcURL = rawURL
+		return nil
+	}
+}
+
+// WithInsecureRPC lets WithRPCURL (or SOLANA_RPC_URL) name a remote endpoint over plain
+// http, which anyone on the path can read and answer for the node: what it says of a
+// purchase decides whether its amount stays counted (see svm.WithInsecureHTTP).
+func WithInsecureRPC() Option {
+	return func(c *config) error {
+		c.insecureRPC = true
 		return nil
 	}
 }
