@@ -46,8 +46,14 @@
 // Lookup is the reconcile.Lookup of every Solana payment: it reads the finalized block
 // height, then the statuses of the payments' signatures, and for an x402 payment (whose
 // signature is not its transaction's id) the payer's token account's history, matched by
-// memo and by the payer's signature. A payment not found is released only once the
-// finalized height is past the last height at which it could land.
+// memo and by the payer's signature. It commits a payment only on a transaction it read and
+// checked against what the payment recorded (the payer's signature, the one transfer, its
+// amount, mint, accounts and memo). A payment not found is released only on reads at the
+// finalized commitment, once the finalized height is past the last height at which it could
+// land and the history, read back to before the payment, shows no trace of it. Given several
+// nodes (WithNodes), a release needs all of them to agree, and answers that contradict each
+// other resolve nothing (a *ConflictError); one node alone is still trusted not to lie
+// consistently about heights, statuses and history at once, which Caveats says.
 //
 // # Verifying
 //
