@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -77,6 +78,25 @@ func TestDocCodeCompiles(t *testing.T) {
 	compileSnippets(t, blocks)
 }
 
+// TestSnippetCheckKeepsModuleSettings holds that the snippets' go vet keeps the environment's
+// GOPROXY and GOFLAGS: a check that turned the proxy off failed, run alone from an empty module
+// cache, on the modules no other test had fetched, and one that replaced GOFLAGS dropped
+// -modcacherw and left a temporary module cache that cannot be removed.
+func TestSnippetCheckKeepsModuleSettings(t *testing.T) {
+	t.Setenv("GOPROXY", "https://proxy.example")
+	t.Setenv("GOFLAGS", "-modcacherw")
+	cmd := vetCommand(t.TempDir())
+	env := map[string]string{}
+	for _, kv := range cmd.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	assert.Equal(t, "https://proxy.example", env["GOPROXY"])
+	assert.Equal(t, "-modcacherw", env["GOFLAGS"])
+	assert.Equal(t, "off", env["GOWORK"])
+	assert.Contains(t, cmd.Args, "-mod=readonly", "the check never edits its go.mod")
+}
+
 // compileSnippets compiles blocks with go vet in a module that uses this one: a block that is
 // a whole file (it starts with "package") as it is, any other block as the body of a function
 // that returns an error and is given ctx (a context.Context) and payer (an *x402.Payer), the
@@ -115,11 +135,20 @@ func compileSnippets(t *testing.T, blocks []block) {
 	file.WriteString(fragments.String())
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "snippets.go"), []byte(file.String()), 0o644))
 
-	cmd := exec.Command("go", "vet", "./...")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off", "GOPROXY=off")
-	out, err := cmd.CombinedOutput()
+	out, err := vetCommand(dir).CombinedOutput()
 	require.NoError(t, err, "a documented snippet does not compile:\n%s\n--- generated file ---\n%s", out, file.String())
+}
+
+// vetCommand returns the go vet run of the check module in dir. It keeps the environment's
+// module settings (GOPROXY, GOFLAGS, GOMODCACHE): run alone from an empty module cache, the
+// check downloads the modules the test's own build did not need, as any go command would; with
+// a warm cache it needs no network. -mod=readonly on the command line, which wins over GOFLAGS,
+// keeps the check from editing its go.mod, and GOWORK=off from joining a workspace around it.
+func vetCommand(dir string) *exec.Cmd {
+	cmd := exec.Command("go", "vet", "-mod=readonly", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	return cmd
 }
 
 // docFiles lists the doc.go files of the module's packages under dir, skipping testdata and
@@ -185,9 +214,8 @@ func looksLikeGo(text string) bool {
 
 // writeCheckModule writes into dir a module that uses the SDK at root: the SDK's own go.mod
 // and go.sum under another module path, requiring the SDK itself through a replace. With the
-// SDK's whole requirement list, the go command needs no module the SDK's own build did not
-// fetch, so the check runs offline from the module cache the test run filled, a fresh one
-// included.
+// SDK's whole requirement list and sums, the check resolves the same versions as the SDK's
+// own build and needs no module that the SDK's go.mod does not name.
 func writeCheckModule(t *testing.T, dir, root string) {
 	t.Helper()
 	mod, err := os.ReadFile("go.mod")

@@ -176,7 +176,8 @@ type OrderBook struct {
 type BookLevel struct {
 	// Price is the level's price in USD per GPU-hour; nil when the level had none.
 	Price *float64
-	// Quantity is the GPU-hours offered at the level, when the service said.
+	// Quantity is the size offered at the level, when the service said: GPU-hours, or GPUs
+	// for a level that counts them (gpus).
 	Quantity *float64
 	// Orders is the number of orders at the level, when the service said.
 	Orders *int

@@ -142,15 +142,22 @@ func (h *History) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// historyKey says what key History needs and where it goes, for its error without one.
+const historyKey = "GET /v1/history sends it in the " + KeyHeader + " header, and it must be of a Pro or Unlimited plan"
+
 // History returns the snapshot history and market benchmarks (GET /v1/history), narrowed by
 // params (nil for the service's defaults); it needs the key of a Pro or Unlimited plan.
 // Without a key it returns an *sdk.MissingCredentialError (matching ErrKeyRequired) before
-// any request, which says when GPUPRICE_API_KEY is set but was not used (the address was
-// given with WithBaseURL) and how to send it anyway; SetAPIKey and BuyKey give a key later; a free key is an *sdk.APIError matching ErrForbidden and ErrPlanRequired, an
-// unknown or expired one an *sdk.APIError matching ErrUnauthorized.
+// any request, which names the X-API-Key header the key travels in, and says when
+// GPUPRICE_API_KEY is set but was not used (the address was given with WithBaseURL) and how
+// to send it anyway; SetAPIKey and BuyKey give a key later. A free key is an *sdk.APIError
+// matching ErrForbidden and ErrPlanRequired, an unknown or expired one an *sdk.APIError
+// matching ErrUnauthorized.
 func (c *Client) History(ctx context.Context, params *HistoryParams) (*History, error) {
 	if !c.hasKey.Load() {
-		return nil, c.settings.MissingCredential(serviceName, "History", "API key", "WithAPIKey", EnvAPIKey, ErrKeyRequired)
+		err := c.settings.MissingCredential(serviceName, "History", "API key", "WithAPIKey", EnvAPIKey, ErrKeyRequired)
+		err.Reason = historyKey + "; " + err.Reason + "; BuyKey buys one"
+		return nil, err
 	}
 	q := url.Values{}
 	if params != nil {

@@ -260,7 +260,10 @@ type Platform struct {
 	Raw json.RawMessage
 }
 
-// UnmarshalJSON reads an object under the spellings of its members, or a bare name.
+// UnmarshalJSON reads an object under the spellings of its members, or a bare name. The
+// identifier is id (or slug, key, platform_id, platform), else name, else the display name;
+// the display name is display_name, else name (or platform_name, title, label), else the
+// identifier.
 func (p *Platform) UnmarshalJSON(b []byte) error {
 	var name string
 	if json.Unmarshal(b, &name) == nil {
@@ -273,7 +276,9 @@ func (p *Platform) UnmarshalJSON(b []byte) error {
 	}
 	models, _ := first[[]string](m, qModels)
 	*p = Platform{
-		ID:            m.text(qPlatformID, qDisplayName),
+		// {"name": "aws", "display_name": "Amazon Web Services"}: beside a display name, name
+		// is the identifier.
+		ID:            m.text(qPlatformID, qName, qDisplayName),
 		Name:          m.text(qDisplayName, qPlatformID),
 		Kind:          m.text(qKind),
 		Website:       m.text(qWebsite),

@@ -10,6 +10,7 @@ const (
 	qPlatform
 	qPlatformName
 	qPlatformID
+	qName
 	qDisplayName
 	qKind
 	qWebsite
@@ -90,6 +91,7 @@ var spellings = [...][]string{
 	qPlatform:     {"platform", "best_platform", "provider", "platform_id", "provider_id", "cloud"},
 	qPlatformName: {"platform_name", "platform_display_name", "provider_name", "best_platform_name"},
 	qPlatformID:   {"id", "slug", "key", "platform_id", "platform"},
+	qName:         {"name"},
 	qDisplayName:  {"display_name", "name", "platform_name", "title", "label"},
 	qKind:         {"kind", "type", "category"},
 	qWebsite:      {"website", "url", "homepage", "site"},
@@ -123,7 +125,7 @@ var spellings = [...][]string{
 	qMid:            {"mid", "mid_price", "mid_usd_hr", "mid_price_usd_hr"},
 	qSpread:         {"spread", "spread_usd_hr"},
 	qSpreadBPS:      {"spread_bps", "spread_basis_points"},
-	qQuantity:       {"quantity", "qty", "size", "amount", "gpu_hours", "hours", "volume"},
+	qQuantity:       {"quantity", "qty", "size", "amount", "gpus", "gpu_count", "gpu_hours", "hours", "volume"},
 	qOrders:         {"orders", "order_count", "orders_count", "num_orders", "count"},
 	qPlatformCount:  {"platforms", "platform_count", "platforms_count", "num_platforms"},
 	qModelCount:     {"models", "model_count", "models_count", "num_models"},

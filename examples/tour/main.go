@@ -21,6 +21,12 @@
 // GPUPRICE_TREASURY, the service's treasury wallet. Both purchases draw on one budget of -cap
 // (6.00 USDC by default offline, enough for a report and a Pro key). -h lists them all.
 //
+// The budget is a file (x402/budgetfile), temporary and deleted at exit unless -budget names
+// one to keep: a later run with the same -budget starts from what the earlier ones spent, and
+// says so, under its own -cap.
+//
+//	go run ./examples/tour -only reportstore -budget tour-budget.db
+//
 //	go run ./examples/tour -only reportstore,chartdiff -v
 //
 // The exit status is 0 only when every step did what it says, 1 when a step failed, and 2
@@ -78,6 +84,7 @@ func realMain(ctx context.Context, args []string, env func(string) string, stdou
 	p.Flags.BoolVar(&o.verbose, "v", false, "log the metadata of every request (method, host, path, status, duration)")
 	p.Flags.BoolVar(&o.livePayments, "live-payments", false, "let live services be paid for (needs -cap and the wallet of each)")
 	p.Flags.StringVar(&o.cap, "cap", "", "most the session may spend in USD, such as 6.00 (default "+defaultCap+" offline; required with -live-payments)")
+	p.Flags.StringVar(&o.budgetPath, "budget", "", "keep the session's budget in this file, so that the next run remembers what this one spent (default: a temporary file, deleted at exit)")
 	if code, done := p.Parse(args, stdout, stderr); done {
 		return code
 	}

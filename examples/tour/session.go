@@ -44,6 +44,8 @@ type options struct {
 	verbose      bool
 	livePayments bool
 	cap          string
+	// budgetPath is the file that keeps the session's budget (-budget); "" for a temporary one.
+	budgetPath string
 	// logOutput receives the request metadata logged with -v.
 	logOutput io.Writer
 }
@@ -227,9 +229,13 @@ type stepResult struct {
 type report struct {
 	Steps []stepResult
 	// Spent and Reserved are the session budget's committed and still-counted amounts, in
-	// USDC atomic units.
+	// USDC atomic units, earlier runs' included with -budget.
 	Spent, Reserved *big.Int
-	// Payments are the payments the session made, whose amounts add up to Spent.
+	// SpentBefore is what the budget had spent when the session started: zero for a new
+	// budget, what earlier runs spent for one kept with -budget.
+	SpentBefore *big.Int
+	// Payments are the payments the session made, whose amounts add up to Spent minus
+	// SpentBefore.
 	Payments []payment
 	// Units is the product-data request units consumed.
 	Units int64

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"os"
 	"path/filepath"
 	"time"
@@ -58,30 +59,27 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 	if err := o.checkEnvironment(services, env); err != nil {
 		return nil, err
 	}
-	// The session's budget is kept in a file (x402/budgetfile), as an unattended program
-	// would keep it: a payment is recorded there before it is signed, and its signature
-	// before it is sent, so a crash loses no money from the books.
-	dir, err := os.MkdirTemp("", "agentapis-tour-")
+	budget, where, closeBudget, err := openBudget(o.budgetPath, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "budget.db")
-	store, err := budgetfile.Open(path)
+	defer closeBudget()
+	spentBefore, reservedBefore, err := budget.Totals(ctx)
 	if err != nil {
 		return nil, err
-	}
-	defer store.Close()
-	budget, err := budget.New(limit, budget.WithStore(store))
-	if err != nil {
-		return nil, fmt.Errorf("-cap: %w", err)
 	}
 	s := &session{out: out, env: env, opts: o, cap: limit, budget: budget, logger: slog.New(slog.DiscardHandler)}
 	if o.verbose && o.logOutput != nil {
 		s.logger = slog.New(slog.NewTextHandler(o.logOutput, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	defer s.close()
-	fmt.Fprintf(out, "the session's budget (%s) is kept in %s\n", usdc.Format(limit), path)
+	if o.budgetPath == "" {
+		fmt.Fprintf(out, "the session's budget (%s) is in a temporary file, deleted at exit (-budget path keeps it for the next run)\n",
+			usdc.Format(limit))
+	} else {
+		fmt.Fprintf(out, "the session's budget (%s) is kept in %s: %s spent and %s still reserved by earlier runs\n",
+			usdc.Format(limit), where, usdc.Format(spentBefore), usdc.Format(reservedBefore))
+	}
 
 	start := time.Now()
 	rep := &report{}
@@ -97,7 +95,7 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 	if err != nil {
 		return nil, err
 	}
-	rep.Spent, rep.Reserved, rep.Payments = spent, reserved, s.payments
+	rep.Spent, rep.Reserved, rep.SpentBefore, rep.Payments = spent, reserved, spentBefore, s.payments
 	rep.Units, rep.Requests = s.units.Load(), s.requests.Load()
 
 	failed := 0
@@ -106,11 +104,49 @@ func run(ctx context.Context, out io.Writer, o options, env func(string) string)
 			failed++
 		}
 	}
-	fmt.Fprintf(out, "total: spent %s and %s still reserved of the %s cap, %d request units, %d requests, %s; %d of %d steps succeeded\n",
-		usdc.Format(rep.Spent), usdc.Format(rep.Reserved), usdc.Format(limit),
+	before := ""
+	if spentBefore.Sign() > 0 {
+		before = " (" + usdc.Format(spentBefore) + " of it by earlier runs)"
+	}
+	fmt.Fprintf(out, "total: spent %s%s and %s still reserved of the %s cap, %d request units, %d requests, %s; %d of %d steps succeeded\n",
+		usdc.Format(rep.Spent), before, usdc.Format(rep.Reserved), usdc.Format(limit),
 		rep.Units, rep.Requests, rep.Duration.Round(time.Millisecond), len(rep.Steps)-failed, len(rep.Steps))
 	for _, p := range rep.Payments {
 		fmt.Fprintf(out, "  %s\n", p)
 	}
 	return rep, nil
+}
+
+// openBudget returns the session's budget of limit, kept in a file (x402/budgetfile) as an
+// unattended program would keep it: a payment is recorded there before it is signed, and its
+// signature before it is sent, so that a crash loses no money from the books. With a path (the
+// -budget flag) the file is kept, and a later run remembers what this one spent; the run's
+// limit replaces the file's (budget.WithLimitChange), so that -cap sets it, and a cap below
+// what earlier runs spent refuses every payment. Without one, the file is a temporary one,
+// removed by the returned close. It also returns where the file is.
+func openBudget(path string, limit *big.Int) (*budget.Budget, string, func(), error) {
+	opts := []budget.Option{budget.WithLimitChange()}
+	remove := func() {}
+	if path == "" {
+		dir, err := os.MkdirTemp("", "agentapis-tour-")
+		if err != nil {
+			return nil, "", nil, err
+		}
+		path, opts, remove = filepath.Join(dir, "budget.db"), nil, func() { os.RemoveAll(dir) }
+	}
+	store, err := budgetfile.Open(path)
+	if err != nil {
+		remove()
+		return nil, "", nil, fmt.Errorf("-budget: %w", err)
+	}
+	closeAll := func() {
+		store.Close()
+		remove()
+	}
+	b, err := budget.New(limit, append(opts, budget.WithStore(store))...)
+	if err != nil {
+		closeAll()
+		return nil, "", nil, fmt.Errorf("-cap: %w", err)
+	}
+	return b, path, closeAll, nil
 }

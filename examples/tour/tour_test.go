@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math/big"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,8 +63,11 @@ func TestTourRunsEveryStepOffline(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, rep.OK(), out.String())
 	require.Len(t, rep.Steps, len(steps))
-	assert.Regexp(t, `(?m)^the session's budget \(\$6\.00\) is kept in .+agentapis-tour-[0-9]+/budget\.db$`, out.String(),
-		"the session runs on a budget file and says where it is")
+	assert.True(t, strings.HasPrefix(out.String(),
+		"the session's budget ($6.00) is in a temporary file, deleted at exit (-budget path keeps it for the next run)\n"),
+		"the session runs on a temporary budget file and says so: %s", out.String())
+	assert.NotContains(t, out.String(), "is kept in", "a budget deleted at exit is not kept")
+	assert.Zero(t, rep.SpentBefore.Sign())
 
 	rs := stepDetail[*reportstoreResult](t, rep, svcReportstore)
 	assert.Positive(t, rs.Products)
@@ -191,6 +195,8 @@ func TestTourRefusesWhatItCouldNotDo(t *testing.T) {
 			"PRODUCTDATA_URL is set without PRODUCTDATA_ACCOUNT_KEY"},
 		{"a zero cap", options{cap: "0"}, nil, `-cap "0": the cap must be a positive dollar amount`},
 		{"a negative cap", options{cap: "-1.00"}, nil, `-cap "-1.00": the cap must be a positive dollar amount`},
+		{"a budget file in a folder that does not exist", options{budgetPath: filepath.Join(t.TempDir(), "missing", "budget.db")}, nil,
+			"-budget: budgetfile: opening "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -321,4 +327,45 @@ func TestLivePaymentsPayTheLiveServicesFromTheirWallets(t *testing.T) {
 	assert.Contains(t, out.String(), "\ntotal: spent $5.13 and $0.00 still reserved of the $5.50 cap, ")
 	assert.NotContains(t, out.String(), testEVMKey)
 	assert.NotContains(t, out.String(), wallet.String())
+}
+
+func TestTourKeepsItsBudgetAcrossRuns(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "budget.db")
+	o := options{only: "reportstore", budgetPath: path}
+	var first bytes.Buffer
+	rep, err := run(context.Background(), &first, o, offline)
+	require.NoError(t, err)
+	require.True(t, rep.OK(), first.String())
+	assert.True(t, strings.HasPrefix(first.String(),
+		"the session's budget ($6.00) is kept in "+path+": $0.00 spent and $0.00 still reserved by earlier runs\n"), first.String())
+	assert.Contains(t, first.String(), "\ntotal: spent $0.13 and $0.00 still reserved of the $6.00 cap, ")
+
+	// The second run starts from what the first spent, and counts both.
+	var second bytes.Buffer
+	rep, err = run(context.Background(), &second, o, offline)
+	require.NoError(t, err)
+	require.True(t, rep.OK(), second.String())
+	assert.True(t, strings.HasPrefix(second.String(),
+		"the session's budget ($6.00) is kept in "+path+": $0.13 spent and $0.00 still reserved by earlier runs\n"), second.String())
+	assert.Equal(t, big.NewInt(130_000), rep.SpentBefore)
+	assert.Equal(t, big.NewInt(260_000), rep.Spent)
+	require.Len(t, rep.Payments, 1, "this run's own payments")
+	assert.Contains(t, second.String(), "\ntotal: spent $0.26 ($0.13 of it by earlier runs) and $0.00 still reserved of the $6.00 cap, ")
+
+	// A cap below what the earlier runs spent refuses every payment, and says why.
+	var third bytes.Buffer
+	rep, err = run(context.Background(), &third, options{only: "reportstore", budgetPath: path, cap: "0.20"}, offline)
+	require.NoError(t, err)
+	assert.False(t, rep.OK())
+	require.ErrorIs(t, rep.Steps[0].Err, x402.ErrBudgetExceeded)
+	assert.Contains(t, third.String(), "\n  FAILED: buying macro-gdp: ")
+	assert.Contains(t, third.String(), " x402: spent $0.26 is above the limit of $0.20; "+
+		"every payment is refused until the limit is raised: payment would exceed the total budget: amount $0.13, $0.00 left of $0.20\n")
+	assert.Equal(t, big.NewInt(260_000), rep.Spent, "nothing more was spent")
+
+	// The command line names the file with -budget.
+	code, out, errOut := clitest.Run(t, realMain, nil, "-only", "chartdiff", "-budget", path)
+	assert.Equal(t, cli.ExitOK, code, errOut)
+	assert.True(t, strings.HasPrefix(out, "the session's budget ($6.00) is kept in "+path+": $0.26 spent and $0.00 still reserved by earlier runs\n"), out)
 }

@@ -133,8 +133,19 @@ func (s *Settings) MissingCredential(service, operation, credential, option, env
 }
 
 // parseBaseURL accepts an absolute http or https URL with a host and no user information,
-// query or fragment. Its error never quotes the URL, which might carry a password.
+// query or fragment. Its error never quotes the URL, which might carry a password, and says
+// what to change for the mistakes of a first run: an empty value (os.Getenv of an unset
+// variable), a host without its scheme ("127.0.0.1:9999", "api.example.com/v1"), a line break
+// read with the value.
 func parseBaseURL(raw string) (*url.URL, error) {
+	switch {
+	case raw == "":
+		return nil, errors.New(`the base URL is empty (os.Getenv returns "" for a variable that is not set)`)
+	case strings.TrimSpace(raw) != raw:
+		return nil, errors.New("the base URL has spaces or a line break around it")
+	case !strings.Contains(raw, "://"):
+		return nil, errors.New("the base URL has no scheme: begin it with http:// or https://")
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, errors.New("not a valid URL")
@@ -167,7 +178,7 @@ func WithBaseURL[C carrier](rawURL string) Option[C] {
 	return func(c C) error {
 		u, err := parseBaseURL(rawURL)
 		if err != nil {
-			return optionError("base URL", err.Error())
+			return optionError("base URL", "WithBaseURL: "+err.Error())
 		}
 		c.settings().baseURL = u
 		return nil

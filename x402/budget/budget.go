@@ -96,7 +96,8 @@ func WithPaymentLimit(max *big.Int) Option {
 
 // WithLimitChange makes New record this budget's limits in its store in place of the ones
 // the store holds, on purpose (ledger.Store's ChangeLimits): every hold and Spent stay, and
-// later reservations are checked against the new limits. Without it, a durable store whose
+// later reservations are checked against the new limits (a total below Spent refuses every
+// payment, and its *LimitError says so). Without it, a durable store whose
 // recorded limits differ refuses with ledger.ErrLimitsDiffer, so that no process enforces
 // other limits than its fleet by mistake.
 func WithLimitChange() Option {
@@ -179,7 +180,8 @@ func (b *Budget) Limits() ledger.Limits { return b.limits.Clone() }
 
 // Reserve holds r.Amount when every limit allows it. Otherwise it returns a *LimitError
 // (matching ErrAmountOverCap, ErrBudgetExceeded, ErrWindowExceeded, ErrPaymentCountExceeded
-// or ErrPayeeLimitExceeded) saying what is left and when enough frees up, and holds nothing.
+// or ErrPayeeLimitExceeded) saying what is left and when enough frees up (or, from a budget
+// that has spent more than its total limit, that it has: LimitError.Spent), and holds nothing.
 // A nil or negative amount, or a missing payee when the budget limits payees, is a
 // *sdk.ValidationError; a failure of the store a *StoreError.
 //
@@ -200,7 +202,9 @@ func (b *Budget) Reserve(ctx context.Context, r ledger.Reservation) (*Hold, erro
 	if err := b.store.Reserve(ctx, id, r); err != nil {
 		var refusal *ledger.Refusal
 		if errors.As(err, &refusal) {
-			return nil, limitError(refusal, r)
+			le := limitError(refusal, r)
+			b.overspent(ctx, le)
+			return nil, le
 		}
 		if lost(err) {
 			b.lost.start(b.store, id, ledger.Released)
@@ -208,6 +212,20 @@ func (b *Budget) Reserve(ctx context.Context, r ledger.Reservation) (*Hold, erro
 		return nil, storeError("reserve", err)
 	}
 	return &Hold{b: b, id: id, r: r}, nil
+}
+
+// overspent sets le.Spent when the total limit refused because the budget has spent more
+// than that limit: a durable budget reopened with a lower limit (WithLimitChange) than it had
+// spent. Every payment is then refused until the limit is raised, and the refusal says so
+// rather than only "$0.00 left". A store that cannot say what was spent leaves le as it is.
+func (b *Budget) overspent(ctx context.Context, le *LimitError) {
+	if !errors.Is(le.Rule, ErrBudgetExceeded) || le.Left == nil || le.Left.Sign() > 0 {
+		return
+	}
+	spent, err := b.Spent(ctx)
+	if err == nil && spent.Cmp(le.Max) > 0 {
+		le.Spent = spent
+	}
 }
 
 // Resolve ends an outstanding payment the caller has looked up on its rail, by its

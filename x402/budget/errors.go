@@ -69,6 +69,10 @@ type LimitError struct {
 	Max *big.Int
 	// Left is what the limit had left before this payment, in the same unit; never negative.
 	Left *big.Int
+	// Spent, set only for ErrBudgetExceeded, is what the budget had spent when that is above
+	// the total limit Max: a budget reopened with a lower limit than it had spent refuses
+	// every payment until the limit is raised. Nil otherwise.
+	Spent *big.Int
 	// Window is the length of the rolling window that refused (ErrWindowExceeded,
 	// ErrPaymentCountExceeded).
 	Window time.Duration
@@ -79,13 +83,20 @@ type LimitError struct {
 }
 
 // Error says which limit refused and what is left of what, under the rail's name: "budget:
-// payment would exceed the total budget: amount $5.00, $1.00 left of $6.00".
+// payment would exceed the total budget: amount $5.00, $1.00 left of $6.00". A budget that
+// has spent more than its limit says so first: "budget: spent $0.05 is above the limit of
+// $0.02; every payment is refused until the limit is raised: payment would exceed the total
+// budget: amount $0.01, $0.00 left of $0.02".
 func (e *LimitError) Error() string { return cmp.Or(e.Service, "budget") + ": " + e.Describe() }
 
 // Describe is Error without the service's name, for a rail that reports the refusal inside an
 // error of its own (x402's *PolicyError).
 func (e *LimitError) Describe() string {
 	var b strings.Builder
+	if e.Spent != nil && e.Max != nil {
+		fmt.Fprintf(&b, "spent %s is above the limit of %s; every payment is refused until the limit is raised: ",
+			usdc.Format(e.Spent), usdc.Format(e.Max))
+	}
 	b.WriteString(e.Rule.Error())
 	if e.Amount != nil {
 		fmt.Fprintf(&b, ": amount %s", usdc.Format(e.Amount))
