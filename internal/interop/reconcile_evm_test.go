@@ -145,10 +145,9 @@ func TestReconcileAgainstTheChainAfterLostAnswers(t *testing.T) {
 	assert.Equal(t, lost.ID, rep.Pending[0].ID)
 	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain, "unused, and the chain is before its validBefore")
 
-	// An hour later on the chain and on the clock, the lost payment can no longer settle.
-	rpcClient := usdcOnChain.client.Client()
-	require.NoError(t, rpcClient.CallContext(ctx, nil, "evm_increaseTime", 3600))
-	require.NoError(t, rpcClient.CallContext(ctx, nil, "evm_mine"))
+	// An hour later on the chain and on the clock, the lost payment can no longer settle; a
+	// release reads the finalized block, which anvil keeps 64 blocks behind its latest.
+	passFinality(ctx, t, chain.RPC, time.Hour)
 	clock.add(time.Hour)
 	rep, err = reconciler.Reconcile(ctx)
 	require.NoError(t, err)

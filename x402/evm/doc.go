@@ -26,8 +26,30 @@
 //
 // VerifyExact checks a payment offline as the reference facilitator does (scheme, network,
 // asset, recipient, exact amount, validity window, and the signature recovering to the
-// payer), with its reason codes; x402test's facilitator and a server can use it. Lookup reads
-// authorizationState from the token contract, so that a reconcile.Reconciler resolves the
-// authorizations a budget holds in doubt. Addresses compare in any letter case
-// (CanonicalAddress).
+// payer), with its reason codes; x402test's facilitator and a server can use it. Addresses
+// compare in any letter case (CanonicalAddress).
+//
+// Lookup finds out what became of the authorizations a budget holds in doubt, so that a
+// reconcile.Reconciler commits or releases them, through one or more JSON-RPC endpoints:
+//
+//	lookup, err := evm.DialLookup(evm.NetworkBase, os.Getenv("BASE_RPC_URL"),
+//		evm.WithEndpoint(os.Getenv("BASE_RPC_URL_2"))) // a node of another operator
+//	if err != nil {
+//		return err
+//	}
+//	defer lookup.Close()
+//
+// A payment is committed when any endpoint reads its authorizationState used at its latest
+// block and has its AuthorizationUsed event (whose transaction is reported with it). It is
+// released only when every endpoint reads it unused at its latest block and at its finalized
+// block (its safe block on a chain without finality), that block's time is past validBefore
+// plus ledger.ExpiryMargin, and the endpoint has no AuthorizationUsed event of it from the
+// first block it could settle in (found by time, from its reservation) up to its latest. On
+// Base that is once Ethereum finalized the batch holding that block, typically 20 to 30
+// minutes after the expiry. Answers that contradict each other (*ConflictError), a batch
+// answered under other ids (*BatchError) and any failure resolve nothing. With a single
+// endpoint the lookup still trusts that node not to lie consistently about state, events and
+// time at once; its Caveats say so, and so does every reconcile.Report. Endpoint URLs must be
+// https (http on the loopback interface, or with WithInsecureHTTP) and never appear in an
+// error.
 package evm

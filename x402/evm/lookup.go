@@ -3,17 +3,16 @@ package evm
 import (
 	"context"
 	"errors"
-	"math/big"
+	"net"
+	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
-	"sync/atomic"
+	"strings"
+	"sync"
+	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/agentapis/sdk/internal/httpcore"
@@ -32,66 +31,146 @@ var (
 	authorizationUsedTopic = common.BytesToHash(crypto.Keccak256([]byte("AuthorizationUsed(address,bytes32)")))
 )
 
-// logBlocks is how many blocks back from the latest the lookup searches for the
-// settlements' AuthorizationUsed events: about 5.5 hours of Base, and a range that many
-// public endpoints accept. An older settlement is committed without its transaction.
-const logBlocks = 10_000
+// settleSlack is how long before its reservation a payment's settlement may lie on chain
+// by the chain's clock: the authorization's validAfter is its signing time less
+// validAfterSkew on the payer's clock, and ExpiryMargin covers a store's clock (PostgreSQL's)
+// ahead of the payer's. The search for a payment's AuthorizationUsed event starts at the
+// first block whose time is at least its reservation less settleSlack.
+const settleSlack = validAfterSkew*time.Second + ledger.ExpiryMargin
 
-// Lookup looks the x402 authorizations of one EVM network up in their token contracts: a
-// reconcile.Lookup to give to reconcile.WithLookup. For each payment it reads the token
-// contract's authorizationState(payer, nonce). True means the authorization was used: the
-// payment settled, with its transaction from the contract's AuthorizationUsed event where
-// the node's logs reach it (a missing log never holds a commit back). False at a block past
-// validBefore means it can no longer settle; false before that, that it still could. It is
-// safe for concurrent use; Close it when done.
+// Lookup looks the x402 authorizations of one EVM network up in their token contract
+// (EIP-3009), through one or more JSON-RPC endpoints: a reconcile.Lookup to give to
+// reconcile.WithLookup. It is safe for concurrent use; Close it when done.
+//
+// A release frees money, and a wrong one lets it be spent twice, so no single answer
+// decides one. Each endpoint is asked, on its own, for its latest and its finalized block
+// (its safe block when it names no finalized one), then for authorizationState(payer,
+// nonce) of each payment at its latest block and, for a payment whose validBefore plus
+// ledger.ExpiryMargin its finalized block's time has passed, at its finalized block too;
+// then for the token's AuthorizationUsed events of the payments found used or releasable,
+// from the first block whose time is at least the payment's reservation less ten minutes
+// (its validAfter, back-dated by the payer) and ExpiryMargin, up to its latest block, in
+// ranges the node accepts (halved each time it refuses one). An endpoint finds a payment:
+//
+//   - settled when its state reads used and its event is there: the event's transaction is
+//     the Result's Transaction;
+//   - unable to settle when its state reads unused at both blocks, its finalized block is
+//     past validBefore plus the margin, and no event of it is there;
+//   - pending when its state reads unused and its finalized block is not that far;
+//   - in contradiction (a *ConflictError in Result.Err, resolving nothing) when its state
+//     and its events disagree: used without an event, unused with one, or used at the
+//     finalized block and unused at the latest.
+//
+// Across the endpoints, a payment is settled when any one proves it (state and event), and
+// can no longer settle only when every endpoint says so; otherwise a contradiction or a
+// failure is its Result's Err, and it stays pending. An endpoint that fails leaves every
+// payment it could not resolve as it is; one that cannot be reached, or does not answer
+// within the reconciler's lookup timeout, fails the whole lookup with
+// reconcile.ErrUnreachable, so that the reconciler asks no more in that pass. The batches
+// to an endpoint the lookup dials are checked whole: an answer missing, repeated or under an
+// unknown id fails the batch (*BatchError). Answers rotated among the ids of a batch, which
+// no id check can see, and the batches of a client given whole (NewLookup, WithClient),
+// whose answers go-ethereum matches by id, keeping the first of a repeated one, are held
+// back by the cross-check of state and events: a used authorization read unused has its
+// event, an unused one read used has none.
+//
+// With one endpoint, the lookup still trusts that node not to lie consistently about an
+// authorization's state, its AuthorizationUsed event and its finalized block's time at once:
+// such a node could have a payment released that settled. Caveats says so, and every
+// reconcile.Report carries it; give further endpoints of other operators (WithEndpoint,
+// WithClient) to lift it. On Base, the finalized block waits for Ethereum to finalize the
+// batch that holds it, typically 20 to 30 minutes behind the latest, so a payment is released
+// that long after it expired at the earliest; one that settled is committed as soon as an
+// endpoint's latest block holds its event.
+//
+// Endpoint URLs may carry a provider's access key: no error, log line or caveat quotes
+// one, nor a payment's nonce.
 type Lookup struct {
-	rail    string // "x402 " + the CAIP-2 network
-	chainID uint64
-	client  *rpc.Client
-	eth     *ethclient.Client
-	rawURL  string      // the endpoint's URL, scrubbed from errors; "" for a client given whole
-	owned   bool        // the lookup dialled client, and closes it
-	checked atomic.Bool // the node was found to serve chainID
+	rail      string // "x402 " + the CAIP-2 network
+	chainID   uint64
+	endpoints []*endpoint
+	secrets   []string // the endpoints' URLs, scrubbed from every error
+	caveats   []string
 }
 
-// The lookup is a reconcile.Lookup.
-var _ reconcile.Lookup = (*Lookup)(nil)
+// The lookup is a reconcile.Lookup that says what it trusts.
+var (
+	_ reconcile.Lookup   = (*Lookup)(nil)
+	_ reconcile.Cautious = (*Lookup)(nil)
+)
+
+// LookupOption configures a Lookup: further endpoints of the same network, and plain HTTP
+// to a remote one.
+type LookupOption func(*lookupConfig) error
+
+// lookupConfig is what the options of a Lookup set.
+type lookupConfig struct {
+	endpoints    []endpointSource
+	insecureHTTP bool
+}
+
+// endpointSource is an endpoint as given: a URL the lookup dials, or a client given whole.
+type endpointSource struct {
+	rawURL string
+	client *rpc.Client
+}
+
+// WithEndpoint adds the JSON-RPC endpoint at rawURL, which the lookup dials and Close
+// closes: a release then needs its word too, and a commit the word of any endpoint. Give
+// endpoints of other operators: two URLs of one provider are one node's word.
+func WithEndpoint(rawURL string) LookupOption {
+	return func(c *lookupConfig) error {
+		c.endpoints = append(c.endpoints, endpointSource{rawURL: rawURL})
+		return nil
+	}
+}
+
+// WithClient adds an endpoint through client, for a node that needs a transport or headers
+// of its own (an *ethclient.Client gives its own with Client()); Close leaves it open. Its
+// batch answers are matched by go-ethereum (see Lookup).
+func WithClient(client *rpc.Client) LookupOption {
+	return func(c *lookupConfig) error {
+		if client == nil {
+			return invalid("EVM client", "must not be nil")
+		}
+		c.endpoints = append(c.endpoints, endpointSource{client: client})
+		return nil
+	}
+}
+
+// WithInsecureHTTP allows endpoint URLs with plain http to hosts other than the loopback
+// interface: whoever is on the path could then answer for the node, and the lookup's
+// caveats say so. Without it such a URL is refused; https, and http to 127.0.0.0/8, ::1 or
+// localhost, need no option.
+func WithInsecureHTTP() LookupOption {
+	return func(c *lookupConfig) error {
+		c.insecureHTTP = true
+		return nil
+	}
+}
 
 // DialLookup returns the lookup of network's payments (CAIP-2, such as NetworkBase) through
-// the JSON-RPC endpoint at rawURL (http or https). The URL may carry a provider's access
-// key: it never appears in an error or a log line. The node must serve network's chain: a
-// lookup first checks its chain id. Close closes the connection.
-func DialLookup(network, rawURL string) (*Lookup, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, invalid("EVM RPC URL", "must be an absolute http or https URL")
-	}
-	client, err := rpc.DialOptions(context.Background(), rawURL)
-	if err != nil {
-		return nil, invalid("EVM RPC URL", "cannot be used: "+scrubText(err, rawURL))
-	}
-	l, err := newLookup(network, client, rawURL)
-	if err != nil {
-		client.Close()
-		return nil, err
-	}
-	l.owned = true
-	return l, nil
+// the JSON-RPC endpoint at rawURL (https; http only to the loopback interface, unless
+// WithInsecureHTTP) and those opts add. A URL may carry a provider's access key: it never
+// appears in an error, a log line or a caveat. Every node must serve network's chain: a
+// lookup first checks each one's chain id. Close closes the connections it opened.
+func DialLookup(network, rawURL string, opts ...LookupOption) (*Lookup, error) {
+	return newLookup(network, endpointSource{rawURL: rawURL}, opts)
 }
 
-// NewLookup returns the lookup of network's payments (CAIP-2) through client, for a node
-// that needs a transport or headers of its own; an *ethclient.Client gives its own with
-// Client(). Close leaves client open.
-func NewLookup(network string, client *rpc.Client) (*Lookup, error) {
+// NewLookup returns the lookup of network's payments (CAIP-2) through client and the
+// endpoints opts add, for a node that needs a transport or headers of its own; an
+// *ethclient.Client gives its own with Client(). Close leaves client open.
+func NewLookup(network string, client *rpc.Client, opts ...LookupOption) (*Lookup, error) {
 	if client == nil {
 		return nil, invalid("EVM client", "must not be nil")
 	}
-	return newLookup(network, client, "")
+	return newLookup(network, endpointSource{client: client}, opts)
 }
 
-// newLookup returns the lookup of network's payments through client, whose URL, when known,
-// is rawURL.
-func newLookup(network string, client *rpc.Client, rawURL string) (*Lookup, error) {
+// newLookup returns the lookup of network's payments through first and the endpoints of
+// opts.
+func newLookup(network string, first endpointSource, opts []LookupOption) (*Lookup, error) {
 	n, err := wire.NormalizeNetwork(network)
 	if err != nil {
 		return nil, invalid("network", err.Error())
@@ -100,25 +179,90 @@ func newLookup(network string, client *rpc.Client, rawURL string) (*Lookup, erro
 	if err != nil {
 		return nil, invalid("network", err.Error())
 	}
-	return &Lookup{rail: "x402 " + n, chainID: id, client: client, eth: ethclient.NewClient(client), rawURL: rawURL}, nil
+	cfg := &lookupConfig{endpoints: []endpointSource{first}}
+	if err := httpcore.Configure("x402", cfg, opts); err != nil {
+		return nil, err
+	}
+	l := &Lookup{rail: "x402 " + n, chainID: id}
+	for _, src := range cfg.endpoints {
+		if src.client == nil {
+			if err := checkURL(src.rawURL, cfg.insecureHTTP); err != nil {
+				return nil, err
+			}
+			l.secrets = append(l.secrets, src.rawURL)
+		}
+	}
+	for i, src := range cfg.endpoints {
+		e, err := openEndpoint(i+1, len(cfg.endpoints), src, l.secrets)
+		if err != nil {
+			_ = l.Close()
+			return nil, err
+		}
+		l.endpoints = append(l.endpoints, e)
+	}
+	l.caveats = l.caveatsOf(cfg)
+	return l, nil
 }
 
-// Close closes the connection DialLookup opened; a client given to NewLookup stays open.
+// checkURL refuses an endpoint URL that is not absolute http or https, and one with plain
+// http to a host off the loopback interface unless insecure allows it. Its errors never
+// quote the URL.
+func checkURL(rawURL string, insecure bool) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return invalid("EVM RPC URL", "must be an absolute https URL")
+	}
+	if u.Scheme == "http" && !insecure && !loopback(u.Hostname()) {
+		return invalid("EVM RPC URL", "must be https (http only to the loopback interface, or with evm.WithInsecureHTTP)")
+	}
+	return nil
+}
+
+// loopback reports whether host names the loopback interface: localhost, an address of
+// 127.0.0.0/8, or ::1.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// caveatsOf returns what the lookup configured by cfg still trusts.
+func (l *Lookup) caveatsOf(cfg *lookupConfig) []string {
+	var out []string
+	if len(l.endpoints) == 1 {
+		out = append(out, l.rail+": one RPC endpoint decides every release: a node that lies consistently about an "+
+			"authorization's state, its AuthorizationUsed event and its finalized block's time can have a payment "+
+			"that settled released (evm.WithEndpoint adds endpoints of other operators)")
+	}
+	for i, src := range cfg.endpoints {
+		if src.client != nil || !cfg.insecureHTTP {
+			continue
+		}
+		if u, err := url.Parse(src.rawURL); err == nil && u.Scheme == "http" && !loopback(u.Hostname()) {
+			out = append(out, l.rail+": RPC endpoint "+strconv.Itoa(i+1)+" is plain HTTP off this machine "+
+				"(evm.WithInsecureHTTP): whoever is on the path can answer for it")
+		}
+	}
+	return out
+}
+
+// Caveats returns what the lookup's answers still trust: with a single endpoint, that node
+// not to lie consistently about state, events and time; a remote endpoint over plain HTTP.
+// A reconcile.Reconciler reports them (Report.Caveats).
+func (l *Lookup) Caveats() []string { return append([]string(nil), l.caveats...) }
+
+// Close closes the connections the lookup dialled; clients given whole stay open.
 func (l *Lookup) Close() error {
-	if l.owned {
-		l.client.Close()
+	for _, e := range l.endpoints {
+		e.close()
 	}
 	return nil
 }
 
 // Handles reports whether rail is the lookup's network.
 func (l *Lookup) Handles(rail string) bool { return rail == l.rail }
-
-// callArgs are the arguments of an eth_call.
-type callArgs struct {
-	To   common.Address `json:"to"`
-	Data hexutil.Bytes  `json:"data"`
-}
 
 // authorization is an x402 payment as its token contract knows it.
 type authorization struct {
@@ -142,25 +286,36 @@ func parseAuthorization(p ledger.Outstanding) (authorization, error) {
 	return a, nil
 }
 
-// Lookup reads authorizationState(payer, nonce) of each payment at the latest block, in one
-// JSON-RPC batch, and for those found used the transaction of their AuthorizationUsed event.
-func (l *Lookup) Lookup(ctx context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
-	if err := l.checkChain(ctx); err != nil {
-		return nil, err
-	}
-	head, err := l.eth.HeaderByNumber(ctx, nil)
-	if err != nil {
-		return nil, l.nodeError("eth_getBlockByNumber", err)
-	}
-	if head.Number == nil || head.Number.Sign() < 0 {
-		return nil, l.nodeError("eth_getBlockByNumber", errors.New("the latest block has no number"))
-	}
-	block := hexutil.EncodeBig(head.Number)
+// query is one payment as the endpoints are asked about it.
+type query struct {
+	auth authorization
+	// releasableAt is the earliest block time at which it may be released: its validBefore
+	// plus ExpiryMargin, in Unix seconds; 0 when its expiry is unknown (never).
+	releasableAt uint64
+	// since is the earliest block time its settlement can have, in Unix seconds (0 when
+	// unknown: from the first block).
+	since uint64
+}
 
+// queryOf returns the query of p, whose authorization is a.
+func queryOf(p ledger.Outstanding, a authorization) query {
+	q := query{auth: a}
+	if !p.Expires.IsZero() && p.Expires.Unix() > 0 {
+		q.releasableAt = uint64(p.Expires.Add(ledger.ExpiryMargin).Unix())
+	}
+	if since := p.Reserved.Add(-settleSlack); !p.Reserved.IsZero() && since.Unix() > 0 {
+		q.since = uint64(since.Unix())
+	}
+	return q
+}
+
+// Lookup asks every endpoint about payments, at once, and combines their findings (see
+// Lookup).
+func (l *Lookup) Lookup(ctx context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
 	results := make([]reconcile.Result, len(payments))
-	auths := make([]authorization, len(payments))
-	elems := make([]rpc.BatchElem, 0, len(payments))
+	queries := make([]query, 0, len(payments))
 	index := make([]int, 0, len(payments))
+	secrets := append([]string(nil), l.secrets...)
 	for i, p := range payments {
 		results[i].ID = p.ID
 		a, err := parseAuthorization(p)
@@ -168,154 +323,83 @@ func (l *Lookup) Lookup(ctx context.Context, payments []ledger.Outstanding) ([]r
 			results[i].Err = err
 			continue
 		}
-		auths[i] = a
-		data := slices.Concat(authorizationStateSelector, common.LeftPadBytes(a.payer[:], 32), a.nonce[:])
-		elems = append(elems, rpc.BatchElem{Method: "eth_call", Args: []any{callArgs{To: a.asset, Data: data}, block},
-			Result: new(hexutil.Bytes)})
-		index = append(index, i)
+		queries, index = append(queries, queryOf(p, a)), append(index, i)
+		secrets = append(secrets, common.Bytes2Hex(a.nonce[:]))
 	}
-	if len(elems) > 0 {
-		if err := l.client.BatchCallContext(ctx, elems); err != nil {
-			return nil, l.nodeError("eth_call", err)
-		}
+	if len(queries) == 0 {
+		return results, nil
 	}
-	var used []int
-	for k, e := range elems {
-		i := index[k]
-		if e.Error != nil {
-			results[i].Err = l.nodeError("eth_call", e.Error)
-			continue
-		}
-		settled, err := decodeBool(*e.Result.(*hexutil.Bytes))
+	findings := make([][]finding, len(l.endpoints))
+	errs := make([]error, len(l.endpoints))
+	var wg sync.WaitGroup
+	for j, e := range l.endpoints {
+		wg.Go(func() { findings[j], errs[j] = e.look(ctx, l.chainID, queries, secrets) })
+	}
+	wg.Wait()
+
+	var failed []error
+	unreachable := false
+	for _, err := range errs {
 		if err != nil {
-			results[i].Err = l.nodeError("eth_call", err)
-			continue
-		}
-		expires := payments[i].Expires
-		switch {
-		case settled:
-			results[i].State = reconcile.Settled
-			used = append(used, i)
-		case !expires.IsZero() && expires.Unix() > 0 && head.Time >= uint64(expires.Unix()):
-			// The contract refuses an authorization at a block whose time is not before
-			// validBefore, and block times never go back.
-			results[i].State = reconcile.NotSettled
-		default:
-			results[i].State = reconcile.Pending
+			failed = append(failed, err)
+			unreachable = unreachable || errors.Is(err, reconcile.ErrUnreachable)
 		}
 	}
-	l.settlements(ctx, head.Number, auths, used, results)
+	if unreachable || len(failed) == len(l.endpoints) {
+		return nil, errors.Join(failed...)
+	}
+	for k, i := range index {
+		results[i].State, results[i].Transaction, results[i].Err = combine(findings, errs, k)
+	}
 	return results, nil
 }
 
-// decodeBool decodes the ABI encoding of a bool: 32 bytes, all zero but the last, 0 or 1.
-func decodeBool(b []byte) (bool, error) {
-	if len(b) != 32 {
-		return false, errors.New("the answer is " + strconv.Itoa(len(b)) + " bytes, not an ABI bool")
-	}
-	if b[31] > 1 || slices.ContainsFunc(b[:31], func(c byte) bool { return c != 0 }) {
-		return false, errors.New("the answer is not an ABI bool")
-	}
-	return b[31] == 1, nil
-}
-
-// checkChain makes sure, once, that the node serves the lookup's chain: on another chain
-// every authorization would read unused.
-func (l *Lookup) checkChain(ctx context.Context) error {
-	if l.checked.Load() {
-		return nil
-	}
-	id, err := l.eth.ChainID(ctx)
-	if err != nil {
-		return l.nodeError("eth_chainId", err)
-	}
-	if !id.IsUint64() || id.Uint64() != l.chainID {
-		return l.nodeError("eth_chainId", errors.New("the node serves chain "+id.String()+", not "+strconv.FormatUint(l.chainID, 10)))
-	}
-	l.checked.Store(true)
-	return nil
-}
-
-// settlements sets the Transaction of the used authorizations (indexes into auths and
-// results) from the AuthorizationUsed events of the last logBlocks blocks up to head. It is
-// best effort: a node that refuses the range or fails leaves them without one.
-func (l *Lookup) settlements(ctx context.Context, head *big.Int, auths []authorization, used []int, results []reconcile.Result) {
-	if len(used) == 0 {
-		return
-	}
-	var assets []common.Address
-	var payers, nonces []common.Hash
-	seenAsset, seenPayer := map[common.Address]bool{}, map[common.Address]bool{}
-	for _, i := range used {
-		a := auths[i]
-		if !seenAsset[a.asset] {
-			seenAsset[a.asset] = true
-			assets = append(assets, a.asset)
-		}
-		if !seenPayer[a.payer] {
-			seenPayer[a.payer] = true
-			payers = append(payers, common.BytesToHash(a.payer[:]))
-		}
-		nonces = append(nonces, a.nonce)
-	}
-	from := new(big.Int).Sub(head, big.NewInt(logBlocks))
-	if from.Sign() < 0 {
-		from.SetInt64(0)
-	}
-	logs, err := l.eth.FilterLogs(ctx, ethereum.FilterQuery{FromBlock: from, ToBlock: head, Addresses: assets,
-		Topics: [][]common.Hash{{authorizationUsedTopic}, payers, nonces}})
-	if err != nil {
-		return
-	}
-	txs := make(map[authorization]string, len(logs))
-	for _, lg := range logs {
-		if lg.Removed || len(lg.Topics) != 3 || lg.Topics[0] != authorizationUsedTopic {
+// combine returns what the endpoints' findings say of query k: settled when any endpoint
+// proved it, unable to settle when all proved that; otherwise the first contradiction or
+// failure as its error, or pending.
+func combine(findings [][]finding, errs []error, k int) (reconcile.ChainState, string, error) {
+	released := 0
+	var failure error
+	for j, fs := range findings {
+		if errs[j] != nil {
+			failure = cmpOr(failure, errs[j])
 			continue
 		}
-		a := authorization{payer: common.BytesToAddress(lg.Topics[1][:]), asset: lg.Address, nonce: lg.Topics[2]}
-		txs[a] = lg.TxHash.Hex()
-	}
-	for _, i := range used {
-		results[i].Transaction = txs[auths[i]]
-	}
-}
-
-// nodeError is a failure of a node, its text scrubbed of the node's URL.
-type nodeError struct {
-	method string
-	text   string
-	cause  error // one of nodeSentinels, when the failure is one
-}
-
-// nodeSentinels are the failures a nodeError unwraps to: the ends of a context, and a batch
-// the node left unanswered. Other causes are not kept, since they may quote the node's URL.
-var nodeSentinels = []error{context.Canceled, context.DeadlineExceeded, rpc.ErrMissingBatchResponse, rpc.ErrNoResult}
-
-// Error names the method and the failure.
-func (e *nodeError) Error() string { return "x402: " + e.method + ": " + e.text }
-
-// Unwrap returns the sentinel of the failure, if it is one of nodeSentinels.
-func (e *nodeError) Unwrap() error { return e.cause }
-
-// nodeError returns err of a call of method, scrubbed of the node's URL.
-func (l *Lookup) nodeError(method string, err error) error {
-	e := &nodeError{method: method, text: scrubText(err, l.rawURL)}
-	for _, c := range nodeSentinels {
-		if errors.Is(err, c) {
-			e.cause = c
-			break
+		f := fs[k]
+		switch {
+		case f.err != nil:
+			failure = cmpOr(failure, f.err)
+		case f.state == reconcile.Settled:
+			return reconcile.Settled, f.tx, nil
+		case f.state == reconcile.NotSettled:
+			released++
 		}
 	}
-	return e
+	switch {
+	case failure != nil:
+		return reconcile.Pending, "", failure
+	case released == len(findings):
+		return reconcile.NotSettled, "", nil
+	}
+	return reconcile.Pending, "", nil
 }
 
-// scrubText returns the text of err without the URL it was sent to (rawURL, when known, and
-// the URL net/http quotes), which may carry a provider's access key.
-func scrubText(err error, rawURL string) string {
-	secrets := []string{rawURL}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		secrets = append(secrets, ue.URL)
+// cmpOr returns the first of a and b that is not nil.
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
 	}
-	return httpcore.Scrub(err.Error(), secrets...)
+	return b
+}
+
+// isUnreachable reports whether err says the node could not be reached or did not answer
+// in time: the lookup's deadline, a failure to connect or to send. An answer the lookup
+// refused (*BatchError) is no such failure.
+func isUnreachable(err error) bool {
+	var be *BatchError
+	if errors.As(err, &be) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne)
 }

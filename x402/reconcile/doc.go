@@ -26,6 +26,10 @@
 //
 // Nothing is released because of an error: a node that fails, times out or answers something
 // unreadable leaves the payments it covered as they are, and so does a node that says
-// "unused" before the payment's expiry. Lookups are batched and paced (WithBatch, WithRate)
-// so that a public endpoint serves them.
+// "unused" before the payment's expiry. A release needs more than one answer: evm.Lookup
+// releases only on the word of every endpoint it was given (evm.WithEndpoint), each at its
+// finalized block and cross-checked with its own events; what a lookup still trusts (a
+// single endpoint) is in Report.Caveats. A node that cannot be reached costs one bounded wait
+// per reconciliation (ErrUnreachable). Lookups are batched and paced (WithBatch, WithRate) so
+// that a public endpoint serves them.
 package reconcile

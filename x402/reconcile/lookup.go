@@ -78,6 +78,23 @@ type Lookup interface {
 	Lookup(ctx context.Context, payments []ledger.Outstanding) ([]Result, error)
 }
 
+// Cautious is what a Lookup may also implement to say what its answers still trust: an EVM
+// lookup with one RPC endpoint trusts that node not to lie consistently about state, events
+// and time at once. A Reconciler reports the caveats of the lookups it used
+// (Report.Caveats), so that whoever reads a report knows what a release rested on.
+type Cautious interface {
+	// Caveats returns what the lookup's answers still trust, one sentence each; none when
+	// nothing beyond its rail's rules. A caveat never quotes a secret (an endpoint's URL).
+	Caveats() []string
+}
+
+// ErrUnreachable marks the failure of a lookup whose node could not be reached or did not
+// answer in time: a Reconciler asks that rail's lookup nothing more in the same
+// reconciliation, so that a dead node costs one bounded wait, not one per batch. A lookup
+// wraps it (errors.Is) in such a failure; a lookup that outlives the Reconciler's
+// WithLookupTimeout is taken as unreachable too.
+var ErrUnreachable = errors.New("reconcile: the node is unreachable or did not answer in time")
+
 // ErrNoLookup is the error of a payment whose rail no lookup of the Reconciler handles: a
 // rail without a lookup given with WithLookup.
 var ErrNoLookup = errors.New("reconcile: no lookup handles the payment's rail")

@@ -3,8 +3,10 @@ package reconcile_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,4 +265,144 @@ func TestReconcilerOptionsAreChecked(t *testing.T) {
 func nan() float64 {
 	zero := 0.0
 	return zero / zero
+}
+
+// railLookup is a fixedLookup of another rail, which may say what it trusts.
+type railLookup struct {
+	fixedLookup
+	rail    string
+	caveats []string
+}
+
+func (l *railLookup) Handles(rail string) bool { return rail == l.rail }
+
+// Caveats returns the caveats it was given.
+func (l *railLookup) Caveats() []string { return l.caveats }
+
+// holdOn records a payment of rail in doubt.
+func holdOn(t *testing.T, b *budget.Budget, rail, id string, amount int64, expires time.Time) {
+	t.Helper()
+	h, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(amount), PayTo: "treasury", Rail: rail})
+	require.NoError(t, err)
+	require.NoError(t, h.Sign(t.Context(), ledger.Signature{ID: id, Expires: expires}))
+	require.NoError(t, h.InDoubt(t.Context()))
+}
+
+// A lookup whose node is unreachable, or that outlives its timeout, is asked once in a
+// reconciliation: the rest of its rail's payments stay pending with its failure, and the
+// other rails are still looked up. A lookup that fails otherwise is asked for every batch.
+func TestReconcileAsksAnUnreachableLookupOnce(t *testing.T) {
+	t.Parallel()
+	unreachable := fmt.Errorf("dial tcp: connection refused: %w", reconcile.ErrUnreachable)
+	for name, tc := range map[string]struct {
+		fail  func(ctx context.Context) error
+		asked int
+	}{
+		"a lookup whose node is unreachable": {fail: func(context.Context) error { return unreachable }, asked: 1},
+		"a lookup that outlives its timeout": {fail: func(ctx context.Context) error {
+			<-ctx.Done()
+			return ctx.Err()
+		}, asked: 1},
+		"a lookup that fails otherwise": {fail: func(context.Context) error { return errors.New("HTTP 429") }, asked: 5},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clock := sdktest.NewClock(rt0)
+			b := clockedBudget(t, clock)
+			for _, id := range []string{"a", "b", "c", "d", "e"} {
+				testHold(t, b, id, 1, rt0.Add(-time.Hour))
+			}
+			holdOn(t, b, "other", "z", 100, rt0.Add(time.Hour))
+			var asked atomic.Int32
+			failing := &ctxLookup{lookup: func(ctx context.Context, _ []ledger.Outstanding) ([]reconcile.Result, error) {
+				asked.Add(1)
+				return nil, tc.fail(ctx)
+			}}
+			other := &railLookup{rail: "other", fixedLookup: fixedLookup{results: func(p []ledger.Outstanding) ([]reconcile.Result, error) {
+				return []reconcile.Result{{ID: p[0].ID, State: reconcile.Settled}}, nil
+			}}}
+			r := newReconciler(t, b, clock, reconcile.WithLookup(failing), reconcile.WithLookup(other), reconcile.WithBatch(1),
+				reconcile.WithRate(1000), reconcile.WithLookupTimeout(20*time.Millisecond))
+
+			rep, err := r.Reconcile(t.Context())
+			require.NoError(t, err)
+			assert.Equal(t, tc.asked, int(asked.Load()))
+			assert.Equal(t, []string{"z"}, ids(rep.Committed), "the other rail is still looked up")
+			assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e"}, ids(rep.Pending))
+			for _, p := range rep.Pending {
+				var le *reconcile.LookupError
+				require.ErrorAs(t, p.Err, &le, p.ID)
+			}
+			payments := 0
+			for _, f := range rep.Failures {
+				payments += f.Payments
+			}
+			assert.Equal(t, 5, payments, "every payment of the rail is in a failure")
+			if tc.asked == 1 {
+				require.Len(t, rep.Failures, 2, "the first lookup's failure, and the rest of the rail's")
+				assert.Equal(t, 4, rep.Failures[1].Payments)
+				assert.Equal(t, rep.Failures[0].Err, rep.Failures[1].Err)
+			}
+			totals(t, b, 100, 5)
+		})
+	}
+}
+
+// ctxLookup is a reconcile.Lookup of the "test" rail that calls lookup.
+type ctxLookup struct {
+	lookup func(ctx context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error)
+}
+
+func (l *ctxLookup) Handles(rail string) bool { return rail == "test" }
+
+func (l *ctxLookup) Lookup(ctx context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
+	return l.lookup(ctx, payments)
+}
+
+// A report carries the caveats of the lookups the reconciliation used, each once, in the
+// order the lookups were given; a lookup no payment needed adds none.
+func TestReconcileReportsTheCaveatsOfTheLookupsItUsed(t *testing.T) {
+	t.Parallel()
+	clock := sdktest.NewClock(rt0)
+	b := clockedBudget(t, clock)
+	holdOn(t, b, "first", "a", 1, rt0.Add(time.Hour))
+	holdOn(t, b, "second", "b", 1, rt0.Add(2*time.Hour))
+	pending := func(p []ledger.Outstanding) ([]reconcile.Result, error) {
+		return []reconcile.Result{{ID: p[0].ID}}, nil
+	}
+	first := &railLookup{rail: "first", caveats: []string{"one node decides", "plain HTTP"}, fixedLookup: fixedLookup{results: pending}}
+	second := &railLookup{rail: "second", caveats: []string{"plain HTTP", "a clock of its own"}, fixedLookup: fixedLookup{results: pending}}
+	unused := &railLookup{rail: "third", caveats: []string{"never asked"}, fixedLookup: fixedLookup{results: pending}}
+	r := newReconciler(t, b, clock, reconcile.WithLookup(unused), reconcile.WithLookup(second), reconcile.WithLookup(first),
+		reconcile.WithRate(1000))
+
+	rep, err := r.Reconcile(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"plain HTTP", "a clock of its own", "one node decides"}, rep.Caveats)
+	assert.Len(t, rep.Pending, 2)
+}
+
+// valueLookup is a lookup of the "value" rail whose values cannot be compared (it holds a
+// slice): what a reconciler does with the lookups it used must not compare them.
+type valueLookup struct{ caveats []string }
+
+func (v valueLookup) Handles(rail string) bool { return rail == "value" }
+
+func (v valueLookup) Lookup(_ context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
+	return []reconcile.Result{{ID: payments[0].ID, State: reconcile.Settled}}, nil
+}
+
+func (v valueLookup) Caveats() []string { return v.caveats }
+
+func TestReconcileTakesLookupsThatAreNotComparable(t *testing.T) {
+	t.Parallel()
+	clock := sdktest.NewClock(rt0)
+	b := clockedBudget(t, clock)
+	holdOn(t, b, "value", "a", 1, rt0.Add(time.Hour))
+	r := newReconciler(t, b, clock, reconcile.WithLookup(valueLookup{caveats: []string{"by value"}}), reconcile.WithRate(1000))
+
+	rep, err := r.Reconcile(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a"}, ids(rep.Committed))
+	assert.Equal(t, []string{"by value"}, rep.Caveats)
 }
