@@ -153,4 +153,3 @@ func BenchmarkSign(b *testing.B) {
 		}
 	})
 }
-
