@@ -7,9 +7,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -57,23 +55,6 @@ func exactOf(t testing.TB, p *wire.PaymentPayload) *evm.ExactPayload {
 	e, err := evm.DecodeExactPayload(p)
 	require.NoError(t, err)
 	return e
-}
-
-// readFixture returns the trimmed content of a fixture of package wire's testdata, where the
-// x402 spec's examples live.
-func readFixture(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile("wire/testdata/" + name)
-	require.NoError(t, err)
-	return strings.TrimSpace(string(b))
-}
-
-// specPayload decodes the PAYMENT-SIGNATURE example of the v2 HTTP transport spec.
-func specPayload(t testing.TB) *wire.PaymentPayload {
-	t.Helper()
-	p, err := wire.DecodePaymentPayload(readFixture(t, "spec_payment_signature.b64"))
-	require.NoError(t, err)
-	return p
 }
 
 // countingSigner wraps a signer and counts its signatures, so tests can show that a refusal
