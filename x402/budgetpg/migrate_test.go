@@ -124,8 +124,11 @@ func TestVersion2DatabaseOpens(t *testing.T) {
 	require.NoError(t, err)
 	_, err = conn.Exec(ctx, `INSERT INTO x402_budget_payees (budget_id, payee, cap) VALUES ($1, 'treasuryab', 40), ($1, 'solpayee', 50)`, budget)
 	require.NoError(t, err)
-	require.NoError(t, conn.QueryRow(ctx, "INSERT INTO x402_budget_sessions (budget_id, pid) VALUES ($1, 0) RETURNING id", budget).
-		Scan(&session)) // pid 0: no backend holds its lock, so the next Store to open sweeps it
+	// A pid no backend has (Linux's pids stop at 2^22), so that no lock of the class is held
+	// for it and the next Store to open sweeps the session. Not 0: the lock (class, 0) is the
+	// one every Store takes while it migrates, which another test's Open may hold meanwhile.
+	require.NoError(t, conn.QueryRow(ctx, "INSERT INTO x402_budget_sessions (budget_id, pid) VALUES ($1, 2147483647) RETURNING id", budget).
+		Scan(&session))
 	for _, h := range []struct {
 		amount int64
 		payTo  string
