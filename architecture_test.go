@@ -178,7 +178,7 @@ func TestArchitectureRuleMatching(t *testing.T) {
 	r := archRules{patterns: []string{"x402/...", "x402/evm", "internal/..."}}
 	for pkg, want := range map[string]string{
 		"x402": "x402/...", "x402/wire": "x402/...", "x402/evm": "x402/evm",
-		"internal/poll/polltest": "internal/...", "internalx": "", "sdk": "",
+		"internal/poll": "internal/...", "internalx": "", "sdk": "",
 	} {
 		if got := r.ruleFor(pkg); got != want {
 			t.Errorf("ruleFor(%q) = %q, want %q", pkg, got, want)

@@ -7,6 +7,8 @@ import (
 
 // Response describes the HTTP answer a result came from: every value a service method
 // returns carries one, so that the request id and the quota state are visible on every call.
+// A result made of several calls (hosting's DeployResult, chartdiff's SelfCheckReport) has no
+// Response of its own: each call's result in it carries its own.
 type Response struct {
 	// StatusCode is the HTTP status.
 	StatusCode int

@@ -7,8 +7,12 @@ import "time"
 // retried on network errors and on 429, 502, 503 and 504, with full-jitter exponential
 // backoff between attempts.
 //
-// A zero field takes its default, so RetryPolicy{} is the default policy and
-// RetryPolicy{MaxAttempts: 1} turns retries off.
+// Every client takes one with its WithRetry option (see "Client options" in the package
+// documentation). A zero field takes the service's default, which its package documents
+// (productdata makes 3 attempts), and otherwise the SDK's below, so RetryPolicy{} is the
+// service's default policy and RetryPolicy{MaxAttempts: 1} turns retries off. A service may
+// also turn StopOnLongRetryAfter on for good, when waiting out its long Retry-After is never
+// useful. A request that is not safe to repeat is sent once, whatever the policy.
 type RetryPolicy struct {
 	// MaxAttempts is the total number of attempts, the first included (default 4).
 	MaxAttempts int

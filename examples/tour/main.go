@@ -36,8 +36,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/agentapis/sdk/chartdiff"
@@ -55,11 +53,7 @@ and pages through chart difficulties, then prints what the session cost and wher
 payment went. Offline against in-memory fakes by default. A service whose URL variable is
 set is called live; a live service is paid only with -live-payments, -cap and its wallet.`
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(realMain) }
 
 // realMain runs the tour with the command line args and the environment env, and returns
 // its exit status.

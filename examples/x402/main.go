@@ -24,8 +24,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -60,11 +58,7 @@ type settings struct {
 // errNotPaying is the refusal of a quote that -live-payments did not allow to be paid.
 var errNotPaying = errors.New("not paying without -live-payments")
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(realMain) }
 
 // realMain runs the program with the command line args and the environment env, and returns
 // its exit status.

@@ -6,6 +6,8 @@ package benchtest
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"runtime"
@@ -78,6 +80,20 @@ func floorTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = Goroutines
 	return t
+}
+
+// Floor is the body of a hand-written floor call: it sends req with hc, requires a 200 and
+// decodes the JSON body into out, with net/http and encoding/json and nothing else.
+func Floor(hc *http.Client, req *http.Request, out any) error {
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return json.NewDecoder(resp.Body).Decode(out)
 }
 
 // CountingClient returns a client on t whose dials are counted, and the function that reads

@@ -39,3 +39,35 @@ func TestCountingClientCountsDials(t *testing.T) {
 		t.Fatalf("after a second client: %d and %d connections, want 1 each", got, other)
 	}
 }
+
+func TestFloorDecodesA200AndRefusesOtherStatuses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		_, _ = io.WriteString(w, `{"id":7,"name":"Shadow"}`)
+	}))
+	t.Cleanup(srv.Close)
+	get := func(path string, out any) error {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return benchtest.Floor(srv.Client(), req, out)
+	}
+	var got struct {
+		ID   int    `json:"id"`
+		Name string `json:"name"`
+	}
+	if err := get("/chart", &got); err != nil || got.ID != 7 || got.Name != "Shadow" {
+		t.Errorf("Floor = %v, decoded %+v", err, got)
+	}
+	if err := get("/missing", &got); err == nil || err.Error() != "status 404" {
+		t.Errorf("Floor of a 404 = %v, want status 404", err)
+	}
+	var wrong []int
+	if err := get("/chart", &wrong); err == nil {
+		t.Error("Floor decodes into a value of another shape without an error")
+	}
+}

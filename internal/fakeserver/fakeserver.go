@@ -15,7 +15,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +36,14 @@ type Config struct {
 	// shape, after the fault's headers and Retry-After were set. Nil writes
 	// {"error":{"code":..., "message":...}} with the fault's status.
 	RenderFault func(w http.ResponseWriter, r *http.Request, f sdktest.Fault)
+	// Secrets, when set, returns the values the fake knows to be credentials (the tokens it
+	// issued). Requests and Records replace each, as sent or path- or query-escaped, by
+	// sdktest.Redacted in a record's path, query, header values and body, so that a
+	// credential a client put in the wrong place can be found without being printed.
+	Secrets func() []string
+	// SecretQuery, when set, reports the query parameters whose values are credentials (such
+	// as api_key); Requests and Records replace their values by sdktest.Redacted.
+	SecretQuery func(name string) bool
 }
 
 // Server is a started fake. It is safe for concurrent use.
@@ -105,27 +115,77 @@ func (s *Server) InjectFaults(faults ...sdktest.Fault) {
 	}
 }
 
-// Requests returns the requests received so far, in order of arrival.
+// Requests returns the requests received so far, in order of arrival, with the secrets of
+// Config scrubbed.
 func (s *Server) Requests() []sdktest.Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]sdktest.Request, len(s.records))
-	for i, r := range s.records {
-		out[i] = copyRequest(r.Request)
+	recs := s.Records()
+	out := make([]sdktest.Request, len(recs))
+	for i, r := range recs {
+		out[i] = r.Request
 	}
 	return out
 }
 
 // Records returns the requests received so far with what the fake's logic attached to each
-// (see Attach), for a fake whose own record type adds to sdktest.Request.
+// (see Attach), for a fake whose own record type adds to sdktest.Request; the secrets of
+// Config are scrubbed.
 func (s *Server) Records() []Record {
+	var secrets []string
+	if s.cfg.Secrets != nil {
+		secrets = s.cfg.Secrets() // before s.mu: the fake's function may take its own lock
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	out := make([]Record, len(s.records))
 	for i, r := range s.records {
 		out[i] = Record{Request: copyRequest(r.Request), Extra: r.extra}
 	}
+	s.mu.Unlock()
+	if len(secrets) > 0 || s.cfg.SecretQuery != nil {
+		scrub := newScrubber(secrets)
+		for i := range out {
+			s.scrub(&out[i].Request, scrub)
+		}
+	}
 	return out
+}
+
+// scrub replaces in r, a copy, the values of secret query parameters and every secret
+// scrub knows.
+func (s *Server) scrub(r *sdktest.Request, scrub *strings.Replacer) {
+	r.Path = scrub.Replace(r.Path)
+	query := make(map[string][]string, len(r.Query))
+	for k, vs := range r.Query {
+		secret := s.cfg.SecretQuery != nil && s.cfg.SecretQuery(k)
+		k = scrub.Replace(k)
+		for _, v := range vs {
+			if secret {
+				v = sdktest.Redacted
+			}
+			query[k] = append(query[k], scrub.Replace(v))
+		}
+	}
+	r.Query = query
+	for _, vs := range r.Header {
+		for i := range vs {
+			vs[i] = scrub.Replace(vs[i])
+		}
+	}
+	r.Body = []byte(scrub.Replace(string(r.Body)))
+}
+
+// newScrubber returns a replacer of each secret, as sent and path- or query-escaped, by
+// sdktest.Redacted; empty secrets are skipped.
+func newScrubber(secrets []string) *strings.Replacer {
+	var pairs []string
+	for _, v := range secrets {
+		if v == "" {
+			continue
+		}
+		for _, form := range []string{v, url.PathEscape(v), url.QueryEscape(v)} {
+			pairs = append(pairs, form, sdktest.Redacted)
+		}
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 // Record is a request with what the fake's logic attached to it.
@@ -264,11 +324,26 @@ func (s *Server) redact(h http.Header) http.Header {
 	return out
 }
 
-// WriteJSONError writes {"error":{"code":code,"message":message}} with status.
-func WriteJSONError(w http.ResponseWriter, status int, code, message string) {
+// WriteJSON writes v as a JSON body with status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": message}})
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// WriteJSONError writes {"error":{"code":code,"message":message}} with status.
+func WriteJSONError(w http.ResponseWriter, status int, code, message string) {
+	WriteJSON(w, status, map[string]any{"error": map[string]string{"code": code, "message": message}})
+}
+
+// PeerHost returns the host of the request's remote address, without its port: who is
+// calling, for a fake that keeps quotas or keys per caller.
+func PeerHost(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // HangUp closes the client's connection without an answer, as a network failure or a crashed

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +165,50 @@ func TestTheStatusIsRecordedAsTheAnswerStarts(t *testing.T) {
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	assert.Equal(t, http.StatusAccepted, s.Requests()[0].Status)
+}
+
+func TestSecretsAreScrubbedFromEveryPartOfARecord(t *testing.T) {
+	t.Parallel()
+	const token = "tok/4b1d 9e2a"
+	issued := []string{}
+	s := Start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	}), Config{
+		Secrets:     func() []string { return append([]string{""}, issued...) },
+		SecretQuery: func(name string) bool { return strings.EqualFold(name, "api_key") },
+	})
+	defer s.Close()
+	target := s.URL + "/files/" + url.PathEscape(token) + "?api_key=k-123&q=" + url.QueryEscape(token) + "&" + url.QueryEscape(token) + "=1"
+	req, err := http.NewRequest(http.MethodPost, target, strings.NewReader(`{"note":"`+token+`"}`))
+	require.NoError(t, err)
+	req.Header.Set("X-Echo", token)
+	resp, err := s.Client().Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	r := s.Requests()[0]
+	assert.Equal(t, []string{sdktest.Redacted}, r.Query["api_key"], "a secret parameter, whatever the issued tokens")
+	assert.Equal(t, []string{token}, r.Query["q"], "a token is scrubbed only once it is known")
+
+	issued = append(issued, token) // issued after the request: scrubbed when read
+	r = s.Records()[0].Request
+	assert.Equal(t, "/files/"+sdktest.Redacted, r.Path)
+	assert.Equal(t, url.Values{"api_key": {sdktest.Redacted}, "q": {sdktest.Redacted}, sdktest.Redacted: {"1"}}, r.Query)
+	assert.Equal(t, sdktest.Redacted, r.Header.Get("X-Echo"))
+	assert.Equal(t, `{"note":"`+sdktest.Redacted+`"}`, string(r.Body))
+	assert.Equal(t, 1, s.RequestCount(http.MethodPost, "/files/"+url.PathEscape(token)), "the count reads the path as sent")
+}
+
+func TestWriteJSONAndPeerHost(t *testing.T) {
+	t.Parallel()
+	w := httptest.NewRecorder()
+	WriteJSON(w, http.StatusTeapot, map[string]int{"n": 1})
+	assert.Equal(t, http.StatusTeapot, w.Code)
+	assert.Equal(t, "application/json", w.Header().Get("Content-Type"))
+	assert.JSONEq(t, `{"n":1}`, w.Body.String())
+
+	for addr, want := range map[string]string{"192.0.2.1:5678": "192.0.2.1", "[2001:db8::1]:443": "2001:db8::1", "pipe": "pipe"} {
+		assert.Equal(t, want, PeerHost(&http.Request{RemoteAddr: addr}), addr)
+	}
 }

@@ -31,7 +31,13 @@ const MaxResponseBytes = 64 << 20
 // redirect policy of its own.
 const maxRedirects = 10
 
-// Service describes one HTTP API to NewClient.
+// Service describes one HTTP API to NewClient. A service package declares its static part
+// once, as data:
+//
+//	var service = httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/v1",
+//		Defaults: httpcore.Defaults{RequestsPerMinute: 200}, Sentinels: sentinels, ClassifyAt: classify}
+//
+// and New fills the per-client fields (Credentials, Secrets, Transport, Decode) on a copy.
 type Service struct {
 	// Name is the service's short name, used in errors, logs and the User-Agent.
 	Name string
@@ -40,6 +46,9 @@ type Service struct {
 	BaseURLEnv string
 	// PathPrefix is added after the base URL's own path, such as "/api/v1".
 	PathPrefix string
+	// Defaults are the service's own defaults for the shared settings, which the options
+	// override.
+	Defaults Defaults
 	// Credentials are sent with every request that does not bring its own, until
 	// SetCredentials replaces them.
 	Credentials []Credential
@@ -49,12 +58,22 @@ type Service struct {
 	// ErrorBody extracts the service's error code and message from an error body; when nil,
 	// DecodeErrorBody is used.
 	ErrorBody func(body []byte) (code, message string)
-	// Codes maps the service's error codes to its sentinels: every *sdk.APIError whose Code is
-	// listed carries the sentinel in its Sentinels.
+	// Sentinels are the service's sentinel errors and their codes: every *sdk.APIError whose
+	// Code one of them has carries that sentinel in its Sentinels.
+	Sentinels *Sentinels
+	// Codes maps the service's error codes to its sentinels, as Sentinels does.
+	//
+	// Deprecated: use Sentinels; removed once every client moved.
 	Codes Codes
-	// Classify, when set, sees every failure answer the client built (an *sdk.APIError, or an
-	// *sdk.RateLimitError for a 429) and returns the error to give the caller: the same one,
-	// with more sentinels, or one of the package's own types around it.
+	// ClassifyAt, when set, sees every failure answer the client built (an *sdk.APIError, or
+	// an *sdk.RateLimitError for a 429) with the time it was read on the client's clock, and
+	// returns the error to give the caller: the same one, with more sentinels, or one of the
+	// package's own types around it.
+	ClassifyAt func(err error, now time.Time) error
+	// Classify is ClassifyAt without the time; it is used only when ClassifyAt is nil.
+	//
+	// Deprecated: use ClassifyAt, which reads the time from the client's clock; removed once
+	// every client moved.
 	Classify func(err error) error
 	// Transport, when set, wraps the transport of every attempt the client sends (inside the
 	// pacing): the one place where a package adds behaviour of its own to the HTTP layer,
@@ -69,12 +88,30 @@ type Service struct {
 	// runs
 	// once per body.
 	Decode func(body []byte, out any) error
+	// RequestsPerMinute is Defaults.RequestsPerMinute, used when that is 0.
+	//
+	// Deprecated: use Defaults.RequestsPerMinute; removed once every client moved.
+	RequestsPerMinute int
+	// Clock is the clock of a client without WithClock; nil means the wall clock.
+	//
+	// Deprecated: give the clock with WithClock; removed once every client moved.
+	Clock sdk.Clock
+}
+
+// Defaults are a service's own defaults for the shared settings: a zero field of what the
+// options set takes the service's value, then the SDK's. A package documents them in its
+// "Configuration" section.
+type Defaults struct {
+	// Retry fills the zero fields of the WithRetry policy before the SDK's defaults do; a
+	// StopOnLongRetryAfter true here is on whatever the option says.
+	Retry sdk.RetryPolicy
 	// RequestsPerMinute paces every attempt the client sends, whatever the goroutine, so that
 	// no 60-second window holds more; 0 leaves the client unpaced. WithRequestsPerMinute
-	// overrides it.
+	// overrides it, 0 included.
 	RequestsPerMinute int
-	// Clock paces and times the client; nil means the wall clock. Tests use a fake one.
-	Clock sdk.Clock
+	// Wait fills the zero fields of the WithWait policy, for a service with work in the
+	// background; the package reads the result with Settings.Wait(service.Defaults.Wait).
+	Wait sdk.WaitPolicy
 }
 
 // Failure is what a Service's Decode returns for a 2xx answer that reports a failure in its
@@ -101,9 +138,12 @@ type Client struct {
 	root     *url.URL
 	engine   *retryablehttp.Client
 	logger   *slog.Logger
+	clock    sdk.Clock
 	retry    sdk.RetryPolicy
 	timeouts sdk.Timeouts
 	backoff  poll.Schedule
+	// perMinute paces the client's attempts; 0 leaves them unpaced.
+	perMinute int
 	// handler is the engine's response handler, built once.
 	handler retryablehttp.ResponseHandlerFunc
 	// uaValue and acceptJSON are header values shared by every request (net/http never
@@ -126,7 +166,8 @@ type authState struct {
 	headers []string
 }
 
-// NewClient checks the settings and credentials and returns a client for svc.
+// NewClient checks the settings and credentials and returns a client for svc, the settings
+// over the service's Defaults.
 func NewClient(s *Settings, svc Service) (*Client, error) {
 	invalid := func(field, reason string) error {
 		return &sdk.ValidationError{Service: svc.Name, Field: field, Reason: reason}
@@ -146,19 +187,21 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	if err := validateCredentials(svc.Credentials); err != nil {
 		return nil, invalid("credential", err.Error())
 	}
+	perMinute := cmp.Or(svc.Defaults.RequestsPerMinute, svc.RequestsPerMinute)
 	if s.requestsPerMinute != nil {
-		svc.RequestsPerMinute = *s.requestsPerMinute
+		perMinute = *s.requestsPerMinute
 	}
-	if svc.RequestsPerMinute < 0 {
+	if perMinute < 0 {
 		return nil, invalid("requests per minute", "must not be negative")
 	}
-	svc.Clock = cmp.Or(svc.Clock, sdk.SystemClock())
 	c := &Client{
-		service:  svc,
-		root:     root,
-		logger:   s.logger,
-		retry:    retryDefaults(s.retry),
-		timeouts: timeoutDefaults(s.timeouts),
+		service:   svc,
+		root:      root,
+		logger:    s.logger,
+		clock:     cmp.Or(s.clock, svc.Clock, sdk.SystemClock()),
+		retry:     retryDefaults(s.retry, svc.Defaults.Retry),
+		timeouts:  timeoutDefaults(s.timeouts),
+		perMinute: perMinute,
 	}
 	c.backoff = poll.Schedule{Min: c.retry.BaseDelay, Max: c.retry.MaxDelay, Jitter: 1}
 	c.handler = c.handle
@@ -207,7 +250,7 @@ func validMethod(m string) bool {
 }
 
 // validateCredentials refuses a credential without a header name, or whose value is too short
-// to be a secret or would break the header.
+// to be a secret or breaks the SDK's one character rule (see CredentialRule).
 func validateCredentials(creds []Credential) error {
 	for _, cr := range creds {
 		switch {
@@ -215,8 +258,8 @@ func validateCredentials(creds []Credential) error {
 			return errors.New("header name must not be empty")
 		case len(cr.Value) < minSecretLen:
 			return fmt.Errorf("value for %s is too short", cr.Header)
-		case strings.ContainsAny(cr.Prefix+cr.Value, "\r\n\x00"):
-			return fmt.Errorf("value for %s contains a line break or NUL", cr.Header)
+		case strings.ContainsFunc(cr.Prefix, forbiddenInHeader) || strings.ContainsFunc(cr.Value, forbiddenInCredential):
+			return fmt.Errorf("value for %s %s", cr.Header, reasonForbiddenChars)
 		}
 	}
 	return nil
@@ -263,12 +306,21 @@ type Response struct {
 	RequestID string
 	// path is the escaped path the response answered, for errors found while decoding it.
 	path string
+	// received is when the response was read, on the client's clock; zero for a Response a
+	// package built itself.
+	received time.Time
 }
 
-// Meta describes the response as the public sdk.Response every result of a service carries.
+// Meta describes the response as the public sdk.Response every result of a service carries;
+// its rate limit's reset counts from when the response was read (from now, on the wall clock,
+// for a Response a package built itself).
 func (r *Response) Meta() sdk.Response {
+	at := r.received
+	if at.IsZero() {
+		at = time.Now()
+	}
 	return sdk.Response{StatusCode: r.StatusCode, Header: r.Header, RequestID: r.RequestID,
-		RateLimit: ParseRateLimit(r.Header, time.Now()), Attempts: r.Attempts}
+		RateLimit: ParseRateLimit(r.Header, at), Attempts: r.Attempts}
 }
 
 // Do sends req, retrying as the policy allows, reads the whole response and decodes a 2xx body
@@ -276,14 +328,14 @@ func (r *Response) Meta() sdk.Response {
 // final response is an *sdk.APIError (an *sdk.RateLimitError for 429), a body that does not
 // decode is an *sdk.DecodeError, a Failure of the service's Decode is an *sdk.APIError with
 // the failure's code, and a request that got no answer is an *sdk.RequestError; the service's
-// Classify sees every failure answer first.
+// ClassifyAt sees every failure answer first.
 func (c *Client) Do(ctx context.Context, req *Request, out any) (*Response, error) {
-	st, resp, err := c.send(ctx, req, out, false)
+	rs, resp, err := c.send(ctx, req, out, false)
 	if err != nil {
 		return nil, observeError(err)
 	}
 	resp.Body.Close()
-	return &st.result, nil
+	return &rs.result, nil
 }
 
 // Stream sends req like Do but returns the live 2xx response for the caller to read and close,
@@ -297,13 +349,13 @@ func (c *Client) Stream(ctx context.Context, req *Request) (*http.Response, erro
 // Meta describes a response that Stream returned, as the sdk.Response every result carries:
 // its status, header, request id, rate limit and the attempts the call made.
 func Meta(resp *http.Response) sdk.Response {
-	attempts := 1
+	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: requestID(resp.Header), Attempts: 1}
 	if resp.Request != nil {
-		if st := callOf(resp.Request.Context()); st != nil && st.attempt > 0 {
-			attempts = st.attempt
+		if rs := requestStateOf(resp.Request.Context()); rs != nil {
+			r.Attempts, r.received = max(rs.attempt, 1), rs.clock.Now()
 		}
 	}
-	return (&Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: requestID(resp.Header), Attempts: attempts}).Meta()
+	return r.Meta()
 }
 
 // Decode runs parse on the body of resp, which Do returned for req, and turns its error into an
@@ -317,14 +369,15 @@ func (c *Client) Decode(req *Request, resp *Response, parse func(body []byte) er
 	return nil
 }
 
-// call is the state of one request across its attempts. It is the request's context (the
-// caller's context with this state attached), so that the client's single retry engine can
-// serve every request at once.
-type call struct {
+// requestState is the state of one request across its attempts. It is the request's context
+// (the caller's context with this state attached), so that the client's single retry engine
+// can serve every request at once.
+type requestState struct {
 	context.Context
 	req     Request
 	out     any
 	stream  bool
+	clock   sdk.Clock
 	creds   []Credential
 	url     *url.URL
 	attempt int
@@ -337,21 +390,21 @@ type call struct {
 	failure *Failure
 }
 
-// callKey is the context key under which a call finds itself.
-type callKey struct{}
+// requestStateKey is the context key under which a request finds its state.
+type requestStateKey struct{}
 
-// Value returns the call for callKey, and otherwise what the caller's context holds.
-func (st *call) Value(key any) any {
-	if key == (callKey{}) {
-		return st
+// Value returns the state for requestStateKey, and otherwise what the caller's context holds.
+func (rs *requestState) Value(key any) any {
+	if key == (requestStateKey{}) {
+		return rs
 	}
-	return st.Context.Value(key)
+	return rs.Context.Value(key)
 }
 
-// callOf returns the *call of a request's context.
-func callOf(ctx context.Context) *call {
-	st, _ := ctx.Value(callKey{}).(*call)
-	return st
+// requestStateOf returns the *requestState of a request's context.
+func requestStateOf(ctx context.Context) *requestState {
+	rs, _ := ctx.Value(requestStateKey{}).(*requestState)
+	return rs
 }
 
 // decodeFailure marks a 2xx body that did not decode, on its way through the retry engine.
@@ -360,9 +413,9 @@ type decodeFailure struct{ err error }
 // Error returns the decoding failure.
 func (d *decodeFailure) Error() string { return d.err.Error() }
 
-// send performs the request with retries. It returns the call's state and the final 2xx
+// send performs the request with retries. It returns the request's state and the final 2xx
 // response (its body already read and decoded unless stream), or an error.
-func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (*call, *http.Response, error) {
+func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (*requestState, *http.Response, error) {
 	invalid := func(field, reason string) error {
 		return &sdk.ValidationError{Service: c.service.Name, Field: field, Reason: reason}
 	}
@@ -390,7 +443,7 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 	if !validMethod(req.Method) {
 		return nil, nil, invalid("method", "not a valid HTTP method")
 	}
-	st := &call{Context: ctx, req: *req, out: out, stream: stream, creds: creds, url: u}
+	rs := &requestState{Context: ctx, req: *req, out: out, stream: stream, clock: c.clock, creds: creds, url: u}
 	h := make(http.Header, len(req.Header)+len(creds)+3)
 	for k, vs := range req.Header {
 		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)
@@ -412,7 +465,7 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		}
 	}
 	hreq := (&http.Request{Method: req.Method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header: h, Host: u.Host}).WithContext(st)
+		Header: h, Host: u.Host}).WithContext(rs)
 	rreq, err := retryablehttp.FromRequest(hreq)
 	if err != nil {
 		return nil, nil, c.requestError(req, 0, err)
@@ -433,28 +486,32 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 		}
 		switch e := err.(type) {
 		case *Failure:
-			return nil, nil, c.classify(c.failureError(st, e))
+			return nil, nil, c.classify(c.failureError(rs, e))
 		case *decodeFailure:
-			return nil, nil, c.decodeError(req, &st.result, e.err)
+			return nil, nil, c.decodeError(req, &rs.result, e.err)
 		}
-		return nil, nil, c.requestError(req, st.attempt, err)
+		return nil, nil, c.requestError(req, rs.attempt, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
-		return nil, nil, c.classify(c.apiError(req, resp, st.attempt))
+		return nil, nil, c.classify(c.apiError(req, resp, rs.attempt))
 	}
-	return st, resp, nil
+	return rs, resp, nil
 }
 
-// classify gives a failure answer its sentinels, then hands it to the service's Classify.
+// classify gives a failure answer its sentinels, then hands it to the service's ClassifyAt
+// (or Classify) with the time on the client's clock.
 func (c *Client) classify(err error) error {
 	var ae *sdk.APIError
 	if errors.As(err, &ae) {
-		if s := c.service.Codes.Match(ae.Code); s != nil {
+		if s := cmp.Or(c.service.Sentinels.Match(ae.Code), c.service.Codes.Match(ae.Code)); s != nil {
 			ae.Sentinels = append(ae.Sentinels, s)
 		}
 	}
-	if c.service.Classify != nil {
+	switch {
+	case c.service.ClassifyAt != nil:
+		return c.service.ClassifyAt(err, c.clock.Now())
+	case c.service.Classify != nil:
 		return c.service.Classify(err)
 	}
 	return err
@@ -467,30 +524,30 @@ func (c *Client) handle(resp *http.Response) error {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil
 	}
-	st := callOf(resp.Request.Context())
+	rs := requestStateOf(resp.Request.Context())
 	body, err := readBody(resp.Body, resp.ContentLength, MaxResponseBytes+1)
 	resp.Body.Close()
 	resp.Body = http.NoBody
 	if err != nil {
 		return err // the connection failed during the body: a network error
 	}
-	st.result = Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: st.attempt,
-		RequestID: requestID(resp.Header), path: responsePath(&st.req, resp)}
+	rs.result = Response{StatusCode: resp.StatusCode, Header: resp.Header, Body: body, Attempts: rs.attempt,
+		RequestID: requestID(resp.Header), path: responsePath(&rs.req, resp), received: c.clock.Now()}
 	if len(body) > MaxResponseBytes {
-		st.result.Body = body[:excerpt.MaxBytes]
+		rs.result.Body = body[:excerpt.MaxBytes]
 		return &decodeFailure{fmt.Errorf("body exceeds %d bytes", MaxResponseBytes)}
 	}
 	switch {
 	case c.service.Decode != nil:
-		err = c.service.Decode(body, st.out)
-	case st.out != nil:
-		err = json.Unmarshal(body, st.out)
+		err = c.service.Decode(body, rs.out)
+	case rs.out != nil:
+		err = json.Unmarshal(body, rs.out)
 	}
 	switch e := err.(type) {
 	case nil:
 		return nil
 	case *Failure:
-		st.failure = e
+		rs.failure = e
 		return e
 	}
 	return &decodeFailure{err}
@@ -557,12 +614,12 @@ func readChunks(r io.Reader, limit int64) ([]byte, error) {
 }
 
 // failureError builds the *sdk.APIError for a Failure in a 2xx body.
-func (c *Client) failureError(st *call, f *Failure) *sdk.APIError {
-	red := c.redactorFor(&st.req)
-	r := &st.result
+func (c *Client) failureError(rs *requestState, f *Failure) *sdk.APIError {
+	red := c.redactorFor(&rs.req)
+	r := &rs.result
 	return &sdk.APIError{
 		Service:    c.service.Name,
-		Method:     st.req.Method,
+		Method:     rs.req.Method,
 		Path:       red.text(r.path),
 		StatusCode: r.StatusCode,
 		Code:       red.text(f.Code),
@@ -571,7 +628,7 @@ func (c *Client) failureError(st *call, f *Failure) *sdk.APIError {
 		RetryAfter: f.RetryAfter,
 		Header:     red.header(r.Header),
 		Body:       red.bytes(r.Body[:min(len(r.Body), sdk.MaxErrorBodyBytes)]),
-		Attempts:   st.attempt,
+		Attempts:   rs.attempt,
 	}
 }
 
@@ -602,7 +659,7 @@ func (c *Client) apiError(req *Request, resp *http.Response, attempts int) error
 		decode = DecodeErrorBody
 	}
 	code, msg := decode(body)
-	now := c.service.Clock.Now()
+	now := c.clock.Now()
 	ra, _ := parseRetryAfter(resp.Header.Get("Retry-After"), now)
 	e := &sdk.APIError{
 		Service:       c.service.Name,

@@ -5,6 +5,8 @@ import "errors"
 // Codes maps a service's error codes to its package's sentinel errors. A service gives it to
 // NewClient (Service.Codes): every *sdk.APIError whose Code is listed then matches the
 // sentinel with errors.Is.
+//
+// Deprecated: use Sentinels; removed once every client moved.
 type Codes map[string]error
 
 // Sentinel returns a new sentinel error, "<service>: <text>", and records it for each of

@@ -7,5 +7,7 @@
 // the status, the service's error code and message, and never a credential.
 //
 // Service packages embed [Settings] in their own configuration type, expose the shared
-// options through [Option] instantiations, and call [NewClient] once in their constructor.
+// options through [Option] instantiations (one line each), declare their [Service] once as
+// data, with its [Defaults] and its [Sentinels], check every credential with a
+// [CredentialRule], and call [NewClient] once in their constructor.
 package httpcore

@@ -52,8 +52,8 @@ func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 		next = c.service.Transport(next)
 	}
 	next = &timedTransport{next: next, timeouts: c.timeouts}
-	if rpm := c.service.RequestsPerMinute; rpm > 0 {
-		next = newPacedTransport(next, rpm, c.service.Clock)
+	if c.perMinute > 0 {
+		next = newPacedTransport(next, c.perMinute, c.clock)
 	}
 	own.Transport = &engineTransport{next: next}
 	own.CheckRedirect = c.guardRedirect(own.CheckRedirect)
@@ -63,8 +63,8 @@ func (c *Client) newEngine(hc *http.Client) *retryablehttp.Client {
 		RetryWaitMax: c.retry.MaxDelay,
 		RetryMax:     c.retry.MaxAttempts - 1,
 		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, retry int) {
-			if st := callOf(req.Context()); st != nil {
-				st.attempt, st.began = retry+1, time.Now()
+			if rs := requestStateOf(req.Context()); rs != nil {
+				rs.attempt, rs.began = retry+1, c.clock.Now()
 			}
 		},
 		CheckRetry:   c.checkRetry,
@@ -80,11 +80,11 @@ type engineTransport struct {
 }
 
 // RoundTrip sends req. The response's Request is req whenever the transports below left it
-// unset or set another request without the call's state, so that the engine's hooks always
-// find the call.
+// unset or set another request without the request's state, so that the engine's hooks
+// always find it.
 func (t *engineTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
-	if resp != nil && (resp.Request == nil || callOf(resp.Request.Context()) == nil) {
+	if resp != nil && (resp.Request == nil || requestStateOf(resp.Request.Context()) == nil) {
 		resp.Request = req
 	}
 	return resp, err
@@ -127,8 +127,8 @@ func (c *Client) guardRedirect(next func(*http.Request, []*http.Request) error) 
 			for _, h := range c.auth.Load().headers {
 				req.Header.Del(h)
 			}
-			if st := callOf(req.Context()); st != nil {
-				for _, cr := range st.creds {
+			if rs := requestStateOf(req.Context()); rs != nil {
+				for _, cr := range rs.creds {
 					req.Header.Del(cr.Header)
 				}
 			}
@@ -147,20 +147,20 @@ func (c *Client) guardRedirect(next func(*http.Request, []*http.Request) error) 
 // more with the response handler's error when a 2xx body reported a Failure or did not
 // decode.
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	st := callOf(ctx)
+	rs := requestStateOf(ctx)
 	switch e := err.(type) {
 	case *Failure:
-		return e.Retry && st.req.Retry != RetryNever && ctx.Err() == nil, nil
+		return e.Retry && rs.req.Retry != RetryNever && ctx.Err() == nil, nil
 	case *decodeFailure:
 		return false, nil
 	}
-	if st.logged < st.attempt {
-		st.logged = st.attempt
-		c.logAttempt(ctx, st, resp, err)
+	if rs.logged < rs.attempt {
+		rs.logged = rs.attempt
+		c.logAttempt(ctx, rs, resp, err)
 	}
-	repeatable := st.req.Retry == RetrySafe || st.req.Retry == RetryByMethod && idempotentMethods[st.req.Method]
+	repeatable := rs.req.Retry == RetrySafe || rs.req.Retry == RetryByMethod && idempotentMethods[rs.req.Method]
 	retry, err := shouldRetry(ctx, repeatable, resp, err)
-	return retry && !retryAfterTooLong(c.retry, resp, c.service.Clock.Now()), err
+	return retry && !retryAfterTooLong(c.retry, resp, c.clock.Now()), err
 }
 
 // backoffFor returns the wait before retry number retry (0 for the first retry): what the
@@ -168,12 +168,12 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 // otherwise the client's full-jitter schedule.
 func (c *Client) backoffFor(_, _ time.Duration, retry int, resp *http.Response) time.Duration {
 	if resp != nil {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), c.service.Clock.Now()); ok {
+		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), c.clock.Now()); ok {
 			return min(d, c.retry.MaxRetryAfter)
 		}
 		if resp.Request != nil {
-			if st := callOf(resp.Request.Context()); st != nil && st.failure != nil && st.failure.RetryAfter > 0 {
-				return min(st.failure.RetryAfter, c.retry.MaxRetryAfter)
+			if rs := requestStateOf(resp.Request.Context()); rs != nil && rs.failure != nil && rs.failure.RetryAfter > 0 {
+				return min(rs.failure.RetryAfter, c.retry.MaxRetryAfter)
 			}
 		}
 	}

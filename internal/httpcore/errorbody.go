@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // DecodeErrorBody extracts an error code and message from the common JSON error shapes:
@@ -23,20 +23,20 @@ func DecodeErrorBody(body []byte) (code, message string) {
 		return "", ""
 	}
 	message = cmp.Or(env.Message, env.Detail)
-	code, _ = lenient.ScalarText(env.Code)
+	code, _ = jsonmember.ScalarText(env.Code)
 	if len(env.Error) > 0 {
 		var nested struct {
 			Code    json.RawMessage `json:"code"`
 			Message string          `json:"message"`
 		}
-		if s, _ := lenient.ScalarText(env.Error); s != "" {
+		if s, _ := jsonmember.ScalarText(env.Error); s != "" {
 			if code == "" && isCodeLike(s) {
 				code = s
 			} else if message == "" {
 				message = s
 			}
 		} else if json.Unmarshal(env.Error, &nested) == nil {
-			nestedCode, _ := lenient.ScalarText(nested.Code)
+			nestedCode, _ := jsonmember.ScalarText(nested.Code)
 			code, message = cmp.Or(nestedCode, code), cmp.Or(nested.Message, message)
 		}
 	}

@@ -4,29 +4,28 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"time"
 )
 
 // logAttempt writes, when the client has a logger, one metadata-only record for the current
 // attempt of a request: service, method, host, path, status or error, attempt and duration.
 // It never logs header values, the query string or a body.
-func (c *Client) logAttempt(ctx context.Context, st *call, resp *http.Response, err error) {
+func (c *Client) logAttempt(ctx context.Context, rs *requestState, resp *http.Response, err error) {
 	logger := c.loggerOrObserver()
 	if logger == nil {
 		return
 	}
-	u := st.url
+	u := rs.url
 	if resp != nil && resp.Request != nil && resp.Request.URL != nil {
 		u = resp.Request.URL
 	}
-	red := c.redactorFor(&st.req)
+	red := c.redactorFor(&rs.req)
 	attrs := []slog.Attr{
 		slog.String("service", c.service.Name),
-		slog.String("method", st.req.Method),
+		slog.String("method", rs.req.Method),
 		slog.String("host", u.Host),
 		slog.String("path", red.text(u.EscapedPath())),
-		slog.Int("attempt", st.attempt),
-		slog.Duration("duration", time.Since(st.began)),
+		slog.Int("attempt", rs.attempt),
+		slog.Duration("duration", c.clock.Now().Sub(rs.began)),
 	}
 	level := slog.LevelInfo
 	switch {

@@ -12,12 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/poll/polltest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestPacingKeepsEveryMinuteWindowWithinTheLimit(t *testing.T) {
 	t.Parallel()
-	clock := polltest.NewFake(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
+	clock := sdktest.NewClock(time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC))
 	var mu sync.Mutex
 	var sent []time.Time
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -26,7 +26,7 @@ func TestPacingKeepsEveryMinuteWindowWithinTheLimit(t *testing.T) {
 		mu.Unlock()
 		_, _ = io.WriteString(w, `{}`)
 	})
-	c := newTestClient(t, Service{RequestsPerMinute: 200, Clock: clock}, WithBaseURL[*testConfig](srv.URL))
+	c := newTestClient(t, Service{Defaults: Defaults{RequestsPerMinute: 200}}, WithBaseURL[*testConfig](srv.URL), WithClock[*testConfig](clock))
 	for range 400 {
 		_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/"}, nil)
 		require.NoError(t, err)
@@ -48,14 +48,16 @@ func TestPacingKeepsEveryMinuteWindowWithinTheLimit(t *testing.T) {
 
 func TestRequestsPerMinuteOptionOverridesAndRefusesNegative(t *testing.T) {
 	t.Parallel()
-	c := newTestClient(t, Service{RequestsPerMinute: 200}, WithBaseURL[*testConfig]("https://h"), WithRequestsPerMinute[*testConfig](100))
-	assert.Equal(t, 100, c.service.RequestsPerMinute)
-	off := newTestClient(t, Service{RequestsPerMinute: 200}, WithBaseURL[*testConfig]("https://h"), WithRequestsPerMinute[*testConfig](0))
+	svc := Service{Defaults: Defaults{RequestsPerMinute: 200}}
+	c := newTestClient(t, svc, WithBaseURL[*testConfig]("https://h"), WithRequestsPerMinute[*testConfig](100))
+	assert.Equal(t, 100, c.perMinute)
+	off := newTestClient(t, svc, WithBaseURL[*testConfig]("https://h"), WithRequestsPerMinute[*testConfig](0))
 	_, paced := off.engine.HTTPClient.Transport.(*engineTransport).next.(*pacedTransport)
 	assert.False(t, paced, "0 turns pacing off")
-	on := newTestClient(t, Service{RequestsPerMinute: 200}, WithBaseURL[*testConfig]("https://h"))
+	on := newTestClient(t, svc, WithBaseURL[*testConfig]("https://h"))
 	_, paced = on.engine.HTTPClient.Transport.(*engineTransport).next.(*pacedTransport)
 	assert.True(t, paced, "the service's default paces")
+	assert.Equal(t, 200, on.perMinute)
 	err := Configure("testsvc", &testConfig{}, []testOption{WithRequestsPerMinute[*testConfig](-1)})
 	var ve *sdk.ValidationError
 	require.ErrorAs(t, err, &ve)
@@ -65,7 +67,7 @@ func TestRequestsPerMinuteOptionOverridesAndRefusesNegative(t *testing.T) {
 func TestPacingWaitEndsWithTheContext(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, `{}`) })
-	c := newTestClient(t, Service{RequestsPerMinute: 1}, WithBaseURL[*testConfig](srv.URL))
+	c := newTestClient(t, Service{Defaults: Defaults{RequestsPerMinute: 1}}, WithBaseURL[*testConfig](srv.URL))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/"}, nil)
 	require.NoError(t, err)
 	ctx, cancel := contextWithTimeout(t, 20*time.Millisecond)

@@ -12,12 +12,14 @@ import (
 	"github.com/agentapis/sdk"
 )
 
-// retryDefaults fills the zero fields of p.
-func retryDefaults(p sdk.RetryPolicy) sdk.RetryPolicy {
-	p.MaxAttempts = cmp.Or(p.MaxAttempts, sdk.DefaultMaxAttempts)
-	p.BaseDelay = cmp.Or(p.BaseDelay, sdk.DefaultBaseDelay)
-	p.MaxDelay = cmp.Or(p.MaxDelay, sdk.DefaultMaxDelay)
-	p.MaxRetryAfter = cmp.Or(p.MaxRetryAfter, sdk.DefaultMaxRetryAfter)
+// retryDefaults fills the zero fields of p with the service's defaults svc, then with the
+// SDK's; a service that turns StopOnLongRetryAfter on turns it on for every policy.
+func retryDefaults(p, svc sdk.RetryPolicy) sdk.RetryPolicy {
+	p.MaxAttempts = cmp.Or(p.MaxAttempts, svc.MaxAttempts, sdk.DefaultMaxAttempts)
+	p.BaseDelay = cmp.Or(p.BaseDelay, svc.BaseDelay, sdk.DefaultBaseDelay)
+	p.MaxDelay = cmp.Or(p.MaxDelay, svc.MaxDelay, sdk.DefaultMaxDelay)
+	p.MaxRetryAfter = cmp.Or(p.MaxRetryAfter, svc.MaxRetryAfter, sdk.DefaultMaxRetryAfter)
+	p.StopOnLongRetryAfter = p.StopOnLongRetryAfter || svc.StopOnLongRetryAfter
 	return p
 }
 
@@ -43,7 +45,11 @@ type Settings struct {
 	retry      sdk.RetryPolicy
 	timeouts   sdk.Timeouts
 	userAgent  string
-	// requestsPerMinute overrides Service.RequestsPerMinute when set.
+	// clock is the option's clock, nil for the service's or the wall clock.
+	clock sdk.Clock
+	// wait is the option's wait policy, whose zero fields take the service's defaults.
+	wait sdk.WaitPolicy
+	// requestsPerMinute overrides the service's default pacing when set.
 	requestsPerMinute *int
 	// urlVar is the variable LoadEnv read; urlFromEnv reports that the base URL came from it.
 	urlVar     string
@@ -54,15 +60,15 @@ type Settings struct {
 // promoted to them and lets the generic options reach the shared part.
 func (s *Settings) settings() *Settings { return s }
 
-// carrier is implemented by every configuration type that embeds Settings.
-type carrier interface{ settings() *Settings }
+// configurer is a service package's configuration type: one that embeds Settings.
+type configurer interface{ settings() *Settings }
 
 // Option configures a client of one service. Service packages declare their own option type
-// with the same underlying type and convert the shared options to it:
+// with the same underlying type and convert the shared options to it, one line each:
 //
 //	type Option func(*config) error
 //	func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
-type Option[C carrier] func(C) error
+type Option[C configurer] func(C) error
 
 // Configure applies opts to cfg in order, skipping nil ones, and returns the first error; a
 // *ValidationError from an option gets the service's name. It serves the options of any
@@ -113,6 +119,36 @@ func (s *Settings) LoadEnv(service, urlVar string, secretVars ...string) (map[st
 
 // Timeouts returns the client's timeouts, defaults filled in.
 func (s *Settings) Timeouts() sdk.Timeouts { return timeoutDefaults(s.timeouts) }
+
+// Clock returns the clock of WithClock, or the wall clock: the one every wait, pacing and
+// timestamp of the client reads.
+func (s *Settings) Clock() sdk.Clock { return cmp.Or(s.clock, sdk.SystemClock()) }
+
+// Logger returns the logger of WithLogger, nil when logging is off.
+func (s *Settings) Logger() *slog.Logger { return s.logger }
+
+// Wait returns the policy of WithWait over the service's default d: each zero field of the
+// option takes d's. A delay the option gave alone moves the other one of d when they would
+// cross, so that MinDelay never exceeds MaxDelay. A service package calls it once in New,
+// with its Service.Defaults.Wait.
+func (s *Settings) Wait(d sdk.WaitPolicy) sdk.WaitPolicy {
+	w := s.wait
+	w.Timeout = cmp.Or(w.Timeout, d.Timeout)
+	w.MaxAttempts = cmp.Or(w.MaxAttempts, d.MaxAttempts)
+	w.MinDelay = cmp.Or(w.MinDelay, d.MinDelay)
+	w.MaxDelay = cmp.Or(w.MaxDelay, d.MaxDelay)
+	if w.Progress == nil {
+		w.Progress = d.Progress
+	}
+	if w.MaxDelay != 0 && w.MaxDelay < w.MinDelay {
+		if s.wait.MaxDelay != 0 {
+			w.MinDelay = w.MaxDelay
+		} else {
+			w.MaxDelay = w.MinDelay
+		}
+	}
+	return w
+}
 
 // MissingCredential returns the error of a client without the credential it needs for
 // operation ("New" when it needs it for every call), which option and the variable envVar
@@ -174,7 +210,7 @@ func optionError(field, reason string) error {
 // WithBaseURL sets the service's address as its API description writes it (such as
 // https://host or https://host/proxy); the client adds the service's own path prefix and keeps
 // any path the address has.
-func WithBaseURL[C carrier](rawURL string) Option[C] {
+func WithBaseURL[C configurer](rawURL string) Option[C] {
 	return func(c C) error {
 		u, err := parseBaseURL(rawURL)
 		if err != nil {
@@ -187,7 +223,7 @@ func WithBaseURL[C carrier](rawURL string) Option[C] {
 
 // WithHTTPClient sets the *http.Client that sends requests; it must not be nil. Its Transport,
 // Timeout and Jar are used as they are; the client copies it and never changes the original.
-func WithHTTPClient[C carrier](hc *http.Client) Option[C] {
+func WithHTTPClient[C configurer](hc *http.Client) Option[C] {
 	return func(c C) error {
 		if hc == nil {
 			return optionError("HTTP client", "must not be nil")
@@ -199,16 +235,16 @@ func WithHTTPClient[C carrier](hc *http.Client) Option[C] {
 
 // WithLogger sets the *slog.Logger that receives one record per attempt with metadata only
 // (method, host, path, status, attempt, duration). Logging is off by default and with nil.
-func WithLogger[C carrier](l *slog.Logger) Option[C] {
+func WithLogger[C configurer](l *slog.Logger) Option[C] {
 	return func(c C) error {
 		c.settings().logger = l
 		return nil
 	}
 }
 
-// WithRetry sets the retry policy; zero fields keep their defaults, and
-// RetryPolicy{MaxAttempts: 1} turns retries off.
-func WithRetry[C carrier](p sdk.RetryPolicy) Option[C] {
+// WithRetry sets the retry policy; zero fields take the service's defaults (Service.Defaults)
+// and then the SDK's, and RetryPolicy{MaxAttempts: 1} turns retries off.
+func WithRetry[C configurer](p sdk.RetryPolicy) Option[C] {
 	return func(c C) error {
 		if err := validateRetry(p); err != nil {
 			return optionError("retry policy", err.Error())
@@ -221,7 +257,7 @@ func WithRetry[C carrier](p sdk.RetryPolicy) Option[C] {
 // WithTimeouts sets how long the client waits for an answer's headers, for a whole attempt,
 // and between reads of a streamed body; zero fields keep their defaults (see sdk.Timeouts,
 // which also gives the worst case of a whole call).
-func WithTimeouts[C carrier](t sdk.Timeouts) Option[C] {
+func WithTimeouts[C configurer](t sdk.Timeouts) Option[C] {
 	return func(c C) error {
 		if t.Header < 0 || t.Attempt < 0 || t.Idle < 0 {
 			return optionError("timeouts", "must not be negative")
@@ -233,8 +269,8 @@ func WithTimeouts[C carrier](t sdk.Timeouts) Option[C] {
 
 // WithRequestsPerMinute paces the client: every attempt it sends, whatever the goroutine,
 // waits its turn so that no 60-second window holds more than n; 0 turns pacing off. It
-// overrides the service's own default.
-func WithRequestsPerMinute[C carrier](n int) Option[C] {
+// overrides the service's own default (Service.Defaults).
+func WithRequestsPerMinute[C configurer](n int) Option[C] {
 	return func(c C) error {
 		if n < 0 {
 			return optionError("requests per minute", "must not be negative")
@@ -246,7 +282,7 @@ func WithRequestsPerMinute[C carrier](n int) Option[C] {
 
 // WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the SDK's
 // User-Agent.
-func WithUserAgent[C carrier](product string) Option[C] {
+func WithUserAgent[C configurer](product string) Option[C] {
 	return func(c C) error {
 		product = strings.TrimSpace(product)
 		if product == "" {
@@ -256,6 +292,36 @@ func WithUserAgent[C carrier](product string) Option[C] {
 			return optionError("user agent", "must not contain control characters")
 		}
 		c.settings().userAgent = product
+		return nil
+	}
+}
+
+// WithClock sets the clock that paces the client, times its waits and reads its answers'
+// times; it must not be nil. Tests give a fake one (sdktest.NewClock).
+func WithClock[C configurer](clock sdk.Clock) Option[C] {
+	return func(c C) error {
+		if clock == nil {
+			return optionError("clock", "must not be nil")
+		}
+		c.settings().clock = clock
+		return nil
+	}
+}
+
+// WithWait sets how long and how often the client waits for work its service does in the
+// background; zero fields take the service's defaults (Service.Defaults). Negative values, and
+// a MaxDelay below MinDelay, are refused.
+func WithWait[C configurer](w sdk.WaitPolicy) Option[C] {
+	return func(c C) error {
+		switch {
+		case w.Timeout < 0 || w.MinDelay < 0 || w.MaxDelay < 0:
+			return optionError("wait policy", "durations must not be negative")
+		case w.MaxAttempts < 0:
+			return optionError("wait policy", "MaxAttempts must not be negative")
+		case w.MaxDelay != 0 && w.MaxDelay < w.MinDelay:
+			return optionError("wait policy", "MaxDelay must not be below MinDelay")
+		}
+		c.settings().wait = w
 		return nil
 	}
 }

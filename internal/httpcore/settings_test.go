@@ -20,15 +20,20 @@ func TestOptionsRefuseBadInput(t *testing.T) {
 		opt   testOption
 		field string
 	}{
-		"empty base URL":     {WithBaseURL[*testConfig](""), "base URL"},
-		"relative base URL":  {WithBaseURL[*testConfig]("/x"), "base URL"},
-		"password in URL":    {WithBaseURL[*testConfig]("https://u:p@h"), "base URL"},
-		"nil HTTP client":    {WithHTTPClient[*testConfig](nil), "HTTP client"},
-		"negative attempts":  {WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: -1}), "retry policy"},
-		"negative delay":     {WithRetry[*testConfig](sdk.RetryPolicy{BaseDelay: -time.Second}), "retry policy"},
-		"max below base":     {WithRetry[*testConfig](sdk.RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Millisecond}), "retry policy"},
-		"empty user agent":   {WithUserAgent[*testConfig](" "), "user agent"},
-		"user agent newline": {WithUserAgent[*testConfig]("a\r\nX-Evil: 1"), "user agent"},
+		"empty base URL":      {WithBaseURL[*testConfig](""), "base URL"},
+		"relative base URL":   {WithBaseURL[*testConfig]("/x"), "base URL"},
+		"password in URL":     {WithBaseURL[*testConfig]("https://u:p@h"), "base URL"},
+		"nil HTTP client":     {WithHTTPClient[*testConfig](nil), "HTTP client"},
+		"negative attempts":   {WithRetry[*testConfig](sdk.RetryPolicy{MaxAttempts: -1}), "retry policy"},
+		"negative delay":      {WithRetry[*testConfig](sdk.RetryPolicy{BaseDelay: -time.Second}), "retry policy"},
+		"max below base":      {WithRetry[*testConfig](sdk.RetryPolicy{BaseDelay: time.Second, MaxDelay: time.Millisecond}), "retry policy"},
+		"empty user agent":    {WithUserAgent[*testConfig](" "), "user agent"},
+		"user agent newline":  {WithUserAgent[*testConfig]("a\r\nX-Evil: 1"), "user agent"},
+		"nil clock":           {WithClock[*testConfig](nil), "clock"},
+		"negative wait":       {WithWait[*testConfig](sdk.WaitPolicy{Timeout: -time.Second}), "wait policy"},
+		"negative wait delay": {WithWait[*testConfig](sdk.WaitPolicy{MinDelay: -time.Second}), "wait policy"},
+		"negative wait tries": {WithWait[*testConfig](sdk.WaitPolicy{MaxAttempts: -1}), "wait policy"},
+		"wait max below min":  {WithWait[*testConfig](sdk.WaitPolicy{MinDelay: time.Second, MaxDelay: time.Millisecond}), "wait policy"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -84,7 +89,8 @@ func TestNewClientRefusesBadCredentials(t *testing.T) {
 	t.Parallel()
 	cfg := &testConfig{}
 	require.NoError(t, Configure("testsvc", cfg, []testOption{WithBaseURL[*testConfig]("https://h")}))
-	for _, cr := range []Credential{{Header: "", Value: "abcdef"}, {Header: "X-Key", Value: "ab"}, {Header: "X-Key", Value: "abcd\r\nX-Evil: 1"}} {
+	for _, cr := range []Credential{{Header: "", Value: "abcdef"}, {Header: "X-Key", Value: "ab"}, {Header: "X-Key", Value: "abcd\r\nX-Evil: 1"},
+		{Header: "X-Key", Value: "abcd efgh"}, {Header: "X-Key", Value: "abcd\u00a0efgh"}, {Header: "X-Key", Prefix: "Bearer\n", Value: "abcdefgh"}} {
 		_, err := NewClient(&cfg.Settings, Service{Name: "testsvc", Credentials: []Credential{cr}})
 		var ve *sdk.ValidationError
 		require.ErrorAs(t, err, &ve)

@@ -51,8 +51,8 @@ type timedTransport struct {
 // RoundTrip sends req under the bounds.
 func (t *timedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	stream := false
-	if st := callOf(req.Context()); st != nil {
-		stream = st.stream
+	if rs := requestStateOf(req.Context()); rs != nil {
+		stream = rs.stream
 	}
 	ctx, cancel := context.WithCancelCause(req.Context())
 	g := &guardedBody{ctx: ctx, cancel: cancel}

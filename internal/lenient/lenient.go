@@ -1,157 +1,84 @@
-// Package lenient decodes the JSON members whose names an API description does not show, the
-// one way the SDK's services read them: such a member is optional, a value of an unexpected
-// type is left unset rather than failing the answer (the caller keeps the raw body), and where
-// the presence of a member matters it is recorded apart from its value.
+// Package lenient is the old name of package jsonmember, kept while the service packages move
+// to it; every name here is jsonmember's under its old spelling.
+//
+// Deprecated: use internal/jsonmember; this package is removed once every client moved.
 package lenient
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-)
+import "github.com/agentapis/sdk/internal/jsonmember"
 
-// Opt is a member whose name the API description does not show: set when the answer carried
-// it with the expected type, and otherwise left unset, without failing the answer. null, with
-// or without white space around it, leaves it unset.
+// Opt is jsonmember.Optional.
 //
-// The zero Opt is unset.
-type Opt[T any] struct {
-	v   T
-	set bool
+// Deprecated: use jsonmember.Optional; removed once every client moved.
+type Opt[T any] = jsonmember.Optional[T]
+
+// Some is jsonmember.Known.
+//
+// Deprecated: use jsonmember.Known; removed once every client moved.
+func Some[T any](v T) Opt[T] { return jsonmember.Known(v) }
+
+// First is jsonmember.First.
+//
+// Deprecated: use jsonmember.First; removed once every client moved.
+func First[T any](opts ...Opt[T]) (T, bool) { return jsonmember.First(opts...) }
+
+// FirstPtr is jsonmember.FirstPtr.
+//
+// Deprecated: use jsonmember.FirstPtr; removed once every client moved.
+func FirstPtr[T any](opts ...Opt[T]) *T { return jsonmember.FirstPtr(opts...) }
+
+// Field is jsonmember.Tracked.
+//
+// Deprecated: use jsonmember.Tracked; removed once every client moved.
+type Field[T any] = jsonmember.Tracked[T]
+
+// FirstField is jsonmember.FirstTracked.
+//
+// Deprecated: use jsonmember.FirstTracked; removed once every client moved.
+func FirstField[T any](fields ...Field[T]) (T, bool) { return jsonmember.FirstTracked(fields...) }
+
+// Required is jsonmember.Required.
+//
+// Deprecated: use jsonmember.Required; removed once every client moved.
+type Required[T any] = jsonmember.Required[T]
+
+// Text is jsonmember.Text.
+//
+// Deprecated: use jsonmember.Text; removed once every client moved.
+type Text = jsonmember.Text
+
+// Number is jsonmember.Number.
+//
+// Deprecated: use jsonmember.Number; removed once every client moved.
+type Number = jsonmember.Number
+
+// IsNull is jsonmember.IsNull.
+//
+// Deprecated: use jsonmember.IsNull; removed once every client moved.
+func IsNull(b []byte) bool { return jsonmember.IsNull(b) }
+
+// ParseNumber is jsonmember.ParseNumber.
+//
+// Deprecated: use jsonmember.ParseNumber; removed once every client moved.
+func ParseNumber(s string) (float64, error) { return jsonmember.ParseNumber(s) }
+
+// ScalarText is jsonmember.ScalarText.
+//
+// Deprecated: use jsonmember.ScalarText; removed once every client moved.
+func ScalarText(raw []byte) (string, bool) { return jsonmember.ScalarText(raw) }
+
+// Object is jsonmember.Object.
+//
+// Deprecated: use jsonmember.Object; removed once every client moved.
+func Object(b []byte, v any) error { return jsonmember.Object(b, v) }
+
+// Missing is jsonmember.Missing.
+//
+// Deprecated: use jsonmember.Missing; removed once every client moved.
+func Missing(what, member string) error { return jsonmember.Missing(what, member) }
+
+// List is jsonmember.List.
+//
+// Deprecated: use jsonmember.List; removed once every client moved.
+func List[T any](what string, items []T, found bool, count *int, names ...string) ([]T, error) {
+	return jsonmember.List(what, items, found, count, names...)
 }
-
-// Some returns an Opt set to v, for a value the caller found by other means (such as a
-// member sent in a shorter form).
-func Some[T any](v T) Opt[T] { return Opt[T]{v: v, set: true} }
-
-// UnmarshalJSON sets the value when b decodes as a T and is not null; it never fails, so that
-// a value of an unexpected type does not fail the answer around it.
-func (o *Opt[T]) UnmarshalJSON(b []byte) error {
-	if IsNull(b) {
-		return nil
-	}
-	var v T
-	if json.Unmarshal(b, &v) == nil {
-		o.v, o.set = v, true
-	}
-	return nil
-}
-
-// Get returns the value and whether it is set (the zero value when it is not).
-func (o Opt[T]) Get() (T, bool) { return o.v, o.set }
-
-// IsSet reports whether the answer carried the member with the expected type.
-func (o Opt[T]) IsSet() bool { return o.set }
-
-// Or returns the value, or def when it is unset.
-func (o Opt[T]) Or(def T) T {
-	if !o.set {
-		return def
-	}
-	return o.v
-}
-
-// Ptr returns a pointer to a copy of the value, or nil when it is unset: the form of an
-// optional field of a public type, where nil means the answer did not carry it.
-func (o Opt[T]) Ptr() *T {
-	if !o.set {
-		return nil
-	}
-	v := o.v
-	return &v
-}
-
-// First returns the value of the first of opts that is set, and whether one is; it reads a
-// member the answer may spell in several ways, the likeliest first.
-func First[T any](opts ...Opt[T]) (T, bool) {
-	for _, o := range opts {
-		if o.set {
-			return o.v, true
-		}
-	}
-	var zero T
-	return zero, false
-}
-
-// FirstPtr is First for an optional field of a public type: a pointer to a copy of the first
-// value set, or nil when none is.
-func FirstPtr[T any](opts ...Opt[T]) *T {
-	for _, o := range opts {
-		if o.set {
-			return o.Ptr()
-		}
-	}
-	return nil
-}
-
-// Field is a member whose presence matters, such as a list that must not read as empty when
-// the answer renamed it: IsSet records that the answer carried its name, even with null (which
-// leaves the value zero). Its value decodes strictly: a value of another type fails the answer.
-type Field[T any] struct {
-	v   T
-	set bool
-}
-
-// UnmarshalJSON records the member and decodes its value strictly; null leaves the value as it
-// is.
-func (f *Field[T]) UnmarshalJSON(b []byte) error {
-	f.set = true
-	if IsNull(b) {
-		return nil
-	}
-	return json.Unmarshal(b, &f.v)
-}
-
-// Get returns the value and whether the answer carried the member.
-func (f Field[T]) Get() (T, bool) { return f.v, f.set }
-
-// IsSet reports whether the answer carried the member, null included.
-func (f Field[T]) IsSet() bool { return f.set }
-
-// FirstField returns the value of the first of fields the answer carried, and whether any was
-// carried; it reads a member the answer may spell in several ways, the likeliest first.
-func FirstField[T any](fields ...Field[T]) (T, bool) {
-	for _, f := range fields {
-		if f.set {
-			return f.v, true
-		}
-	}
-	var zero T
-	return zero, false
-}
-
-// Text is a string also accepted as a JSON number, for an identifier that services send
-// either way; a number keeps its text as sent (12, 1e3, -0.5), and null reads as "".
-type Text string
-
-// ErrNotText is the decoding error of a Text that is neither a string nor a number.
-var ErrNotText = errors.New("expected a string or a number")
-
-// UnmarshalJSON reads a string or a number, and returns ErrNotText for any other value. The
-// first byte chooses the one check made: encoding/json decodes a string, and validates a
-// number, whose text is then what a json.Number would hold.
-func (t *Text) UnmarshalJSON(b []byte) error {
-	v := bytes.Trim(b, jsonSpace)
-	switch {
-	case len(v) > 0 && v[0] == '"':
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return ErrNotText
-		}
-		*t = Text(s)
-	case len(v) > 0 && (v[0] == '-' || '0' <= v[0] && v[0] <= '9') && json.Valid(v):
-		*t = Text(v) // a JSON value that starts so is a number
-	case string(v) == "null":
-		*t = ""
-	default:
-		return ErrNotText
-	}
-	return nil
-}
-
-// jsonSpace is the white space JSON allows around a value.
-const jsonSpace = " \t\r\n"
-
-// IsNull reports whether b is the JSON null, JSON's white space around it allowed (and no
-// other: "\fnull" is not JSON).
-func IsNull(b []byte) bool { return string(bytes.Trim(b, jsonSpace)) == "null" }

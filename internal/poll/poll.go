@@ -8,6 +8,9 @@
 // the schedule (or the attempt itself, for a server's Retry-After) says, within a total
 // timeout and a cap on attempts, reporting progress before every wait. The context ends a
 // wait at once. Time comes from an sdk.Clock, so tests can run long schedules on a fake one.
+//
+// Wait is Run for a client waiting on its service's background work within an
+// sdk.WaitPolicy: it gives up with the *sdk.WaitError every such wait of the SDK returns.
 package poll
 
 import (

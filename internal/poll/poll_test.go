@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/poll/polltest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -66,7 +66,7 @@ func TestValidate(t *testing.T) {
 
 func TestRunRetriesUntilDoneAndReportsProgress(t *testing.T) {
 	t.Parallel()
-	clock := polltest.NewFake(epoch)
+	clock := sdktest.NewClock(epoch)
 	var seen []Progress
 	calls := 0
 	err := Run(t.Context(), Options{
@@ -94,7 +94,7 @@ func TestRunRetriesUntilDoneAndReportsProgress(t *testing.T) {
 func TestRunReturnsTheFinalError(t *testing.T) {
 	t.Parallel()
 	final := errors.New("refused")
-	err := Run(t.Context(), Options{Clock: polltest.NewFake(epoch)}, func(context.Context, int) (bool, time.Duration, error) {
+	err := Run(t.Context(), Options{Clock: sdktest.NewClock(epoch)}, func(context.Context, int) (bool, time.Duration, error) {
 		return true, 0, final
 	})
 	assert.Same(t, final, err, "a done attempt's error comes back as it is")
@@ -102,7 +102,7 @@ func TestRunReturnsTheFinalError(t *testing.T) {
 
 func TestRunHonoursTheAttemptsWait(t *testing.T) {
 	t.Parallel()
-	clock := polltest.NewFake(epoch)
+	clock := sdktest.NewClock(epoch)
 	_ = Run(t.Context(), Options{Schedule: Schedule{Min: time.Second}, Clock: clock, MaxAttempts: 3},
 		func(_ context.Context, n int) (bool, time.Duration, error) { return false, 7 * time.Second, nil })
 	assert.Equal(t, []time.Duration{7 * time.Second, 7 * time.Second}, clock.Waits(), "a Retry-After style wait replaces the schedule")
@@ -112,7 +112,7 @@ func TestRunStopsAtTheAttemptCap(t *testing.T) {
 	t.Parallel()
 	last := errors.New("still busy")
 	calls := 0
-	err := Run(t.Context(), Options{Schedule: Schedule{Min: time.Millisecond}, MaxAttempts: 3, Clock: polltest.NewFake(epoch)},
+	err := Run(t.Context(), Options{Schedule: Schedule{Min: time.Millisecond}, MaxAttempts: 3, Clock: sdktest.NewClock(epoch)},
 		func(context.Context, int) (bool, time.Duration, error) { calls++; return false, 0, last })
 	assert.Equal(t, 3, calls)
 	var stopped *StoppedError
@@ -125,7 +125,7 @@ func TestRunStopsAtTheAttemptCap(t *testing.T) {
 
 func TestRunDoesNotStartAWaitPastTheTimeout(t *testing.T) {
 	t.Parallel()
-	clock := polltest.NewFake(epoch)
+	clock := sdktest.NewClock(epoch)
 	calls := 0
 	err := Run(t.Context(), Options{Schedule: Schedule{Min: 4 * time.Second, Factor: 1}, Timeout: 10 * time.Second, Clock: clock},
 		func(context.Context, int) (bool, time.Duration, error) { calls++; return false, 0, nil })

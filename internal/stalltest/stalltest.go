@@ -1,7 +1,7 @@
 // Package stalltest serves the tests that no call of the SDK waits forever: a server that
 // never answers, or answers at once and then trickles its body, until the client goes away
-// or the test ends; the bounds such a test gives its client; and the check that a call
-// ended by those bounds and in time.
+// or the test ends; the bounds such a test gives its client; the check that a call ended by
+// those bounds and in time; and RunCalls, which runs a package's calls so.
 package stalltest
 
 import (
@@ -105,5 +105,35 @@ func RequireBounded(t testing.TB, bound time.Duration, call func(ctx context.Con
 	}
 	if elapsed >= bound+Slack {
 		t.Errorf("the call took %v, beyond its bound %v plus %v", elapsed, bound, Slack)
+	}
+}
+
+// Call is one kind of call of a client C that a test of the bounds runs: Do makes it with
+// the client, and Bound is its documented worst case (Reads, Once, or more for a call that
+// waits on purpose).
+type Call[C any] struct {
+	Name  string
+	Bound time.Duration
+	Do    func(ctx context.Context, c C) error
+}
+
+// RunCalls runs every call in both Modes, each in a parallel subtest named "<mode>/<call>",
+// against a server of its own, server(t, trickle) (a stalling server: NewServer), and a client
+// of its own, newClient(url), which the test gives Timeouts and Retry; each call must end as
+// RequireBounded says.
+func RunCalls[C any](t *testing.T, calls []Call[C], server func(t *testing.T, trickle bool) *httptest.Server,
+	newClient func(url string) (C, error)) {
+	t.Helper()
+	for _, mode := range Modes {
+		for _, call := range calls {
+			t.Run(mode.Name+"/"+call.Name, func(t *testing.T) {
+				t.Parallel()
+				c, err := newClient(server(t, mode.Trickle).URL)
+				if err != nil {
+					t.Fatalf("new client: %v", err)
+				}
+				RequireBounded(t, call.Bound, func(ctx context.Context) error { return call.Do(ctx, c) })
+			})
+		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -80,4 +83,47 @@ func TestServerAnswersWhatItTakesAndStallsTheRestUntilTheClientLeaves(t *testing
 		assert.ErrorIs(t, err, context.DeadlineExceeded, mode.Name)
 		cancel()
 	}
+}
+
+// client is a stand-in for a client of the SDK: each call is one GET of a path, bounded by
+// the attempt timeout, whose failure is an *sdk.RequestError.
+type client struct{ base string }
+
+func (c client) get(ctx context.Context, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, Timeouts.Attempt)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	return &sdk.RequestError{Err: err}
+}
+
+func TestRunCallsRunsEveryCallInEveryMode(t *testing.T) {
+	t.Parallel()
+	var servers, clients atomic.Int32
+	var ran sync.Map
+	calls := []Call[client]{
+		{"first", Once, func(ctx context.Context, c client) error { ran.Store("first"+c.base, true); return c.get(ctx, "/a") }},
+		{"second", Once, func(ctx context.Context, c client) error { ran.Store("second"+c.base, true); return c.get(ctx, "/b") }},
+	}
+	t.Run("all", func(t *testing.T) {
+		RunCalls(t, calls, func(t *testing.T, trickle bool) *httptest.Server {
+			servers.Add(1)
+			return NewServer(t, trickle, nil)
+		}, func(url string) (client, error) {
+			clients.Add(1)
+			return client{base: url}, nil
+		})
+	})
+	assert.EqualValues(t, 4, servers.Load(), "a server per call and mode")
+	assert.EqualValues(t, 4, clients.Load(), "a client per call and mode")
+	n := 0
+	ran.Range(func(any, any) bool { n++; return true })
+	assert.Equal(t, 4, n, "each call ran against its own server")
 }

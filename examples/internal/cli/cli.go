@@ -1,19 +1,23 @@
-// Package cli is the command line the example programs share: flags parsed with the flag
-// package, a -h that prints the flags and the environment variables a program reads and
-// stops, the exit statuses (0 done, 1 failed, 2 command line refused), the one wallet
-// variable of each payment rail, and spending caps read as dollar amounts.
+// Package cli is the command line the example programs share: Main, which runs a program
+// until it is done or interrupted; flags parsed with the flag package, and a -h that prints
+// the flags and the environment variables a program reads and stops; the exit statuses (0
+// done, 1 failed, 2 command line refused); the one wallet variable of each payment rail; and
+// spending caps read as dollar amounts.
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/big"
+	"os"
+	"os/signal"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // The environment variables of the payments, the same in every example and in the tour.
@@ -41,6 +45,23 @@ const (
 	// ExitRefused: the command line or the environment was refused; nothing was done.
 	ExitRefused = 2
 )
+
+// Run is an example program: it runs with the command line args, the environment env and
+// the output streams, until done or ctx ends, and returns its exit status. Tests call it
+// directly; main hands it to Main.
+type Run func(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int
+
+// Main runs run as the program itself, with os.Args, os.Getenv, os.Stdout and os.Stderr and
+// a context an interrupt (Ctrl-C) ends, then exits with its status. Each example's main is
+// one line:
+//
+//	func main() { cli.Main(realMain) }
+func Main(run Run) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
 
 // Var is an environment variable a program reads, with what it is for.
 type Var struct {
@@ -122,11 +143,11 @@ func (p *Program) usage(w io.Writer) {
 // ParseCap reads the spending cap given to the flag name: a positive dollar amount with at
 // most six decimals, such as "0.50" or "$6", returned in USDC atomic units.
 func ParseCap(name, text string) (*big.Int, error) {
-	p, err := reportstore.ParsePrice(text)
-	if err != nil || p.IsZero() {
+	amount, err := usdc.Parse(text)
+	if err != nil || amount.Sign() <= 0 {
 		return nil, fmt.Errorf("-%s %q: the cap must be a positive dollar amount with at most 6 decimals, such as 0.50", name, text)
 	}
-	return p.Big(), nil
+	return amount, nil
 }
 
 // Live reports whether a service is to be called live: its URL variable urlVar is set in

@@ -1,4 +1,4 @@
-package lenient
+package jsonmember
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func TestNumberRefusesWhatIsNotAFiniteDecimal(t *testing.T) {
 		assert.Error(t, json.Unmarshal([]byte(in), &n), in)
 	}
 	var o struct {
-		Price Opt[Number] `json:"price"`
+		Price Optional[Number] `json:"price"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(`{"price":"Infinity"}`), &o))
 	assert.False(t, o.Price.IsSet(), "an optional value that is not a finite number is absent")

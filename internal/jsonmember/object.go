@@ -1,4 +1,4 @@
-package lenient
+package jsonmember
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 )
 
 // Object decodes the JSON object b into the struct v points to, every field leniently, as
-// an Opt would: each member goes into the field whose json tag names it, exactly or else in
+// an Optional would: each member goes into the field whose json tag names it, exactly or else in
 // another letter case (as encoding/json matches names; among several such members the
 // greatest name wins, so the choice never depends on map order); a member that is absent,
 // null, or of a value that does not decode into the field's type leaves the field as it was
@@ -19,7 +19,7 @@ import (
 // A type with its own UnmarshalJSON calls it on a type without the method:
 //
 //	type plainStats Stats
-//	func (s *Stats) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainStats)(s)) }
+//	func (s *Stats) UnmarshalJSON(b []byte) error { return jsonmember.Object(b, (*plainStats)(s)) }
 func Object(b []byte, v any) error {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(b, &members); err != nil {

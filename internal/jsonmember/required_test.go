@@ -1,4 +1,4 @@
-package lenient
+package jsonmember
 
 import (
 	"encoding/json"

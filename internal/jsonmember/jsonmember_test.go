@@ -1,4 +1,4 @@
-package lenient
+package jsonmember
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 )
 
-// TestOpt decodes an optional member from whole objects, as the services do.
-func TestOpt(t *testing.T) {
+// TestOptional decodes an optional member from whole objects, as the services do.
+func TestOptional(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
@@ -37,7 +37,7 @@ func TestOpt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w struct {
-				A Opt[int] `json:"a"`
+				A Optional[int] `json:"a"`
 			}
 			if err := json.Unmarshal([]byte(tt.body), &w); err != nil {
 				t.Fatalf("Unmarshal(%s) failed: %v", tt.body, err)
@@ -78,7 +78,7 @@ func TestOptDirect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var o Opt[string]
+			var o Optional[string]
 			if err := o.UnmarshalJSON(tt.in); err != nil {
 				t.Fatalf("UnmarshalJSON(%q) = %v; want nil", tt.in, err)
 			}
@@ -89,63 +89,63 @@ func TestOptDirect(t *testing.T) {
 	}
 }
 
-// TestOptKeepsItsValueOnAWrongType decodes a value of the wrong type over a set Opt of each
-// kind decoded in place, and over one that is not: the Opt keeps its value either way.
+// TestOptKeepsItsValueOnAWrongType decodes a value of the wrong type over a set Optional of each
+// kind decoded in place, and over one that is not: the Optional keeps its value either way.
 func TestOptKeepsItsValueOnAWrongType(t *testing.T) {
 	for _, in := range []string{`{"b":1}`, `[1]`, `1e400`, `1.5`, `"x"`, `true`, `"a" "b"`, `nul`} {
-		s := Some("kept")
+		s := Known("kept")
 		if err := s.UnmarshalJSON([]byte(in)); err != nil || !s.IsSet() {
-			t.Fatalf("Opt[string].UnmarshalJSON(%q) = %v, set %t", in, err, s.IsSet())
+			t.Fatalf("Optional[string].UnmarshalJSON(%q) = %v, set %t", in, err, s.IsSet())
 		}
 		if in != `"x"` && s.Or("") != "kept" {
-			t.Errorf("Opt[string] after %q holds %q; want kept", in, s.Or(""))
+			t.Errorf("Optional[string] after %q holds %q; want kept", in, s.Or(""))
 		}
-		n := Some(int64(7))
+		n := Known(int64(7))
 		_ = n.UnmarshalJSON([]byte(in))
 		if v := n.Or(0); v != 7 {
-			t.Errorf("Opt[int64] after %q holds %d; want 7", in, v)
+			t.Errorf("Optional[int64] after %q holds %d; want 7", in, v)
 		}
-		f := Some(2.5)
+		f := Known(2.5)
 		_ = f.UnmarshalJSON([]byte(in))
 		if v := f.Or(0); in != `1.5` && v != 2.5 {
-			t.Errorf("Opt[float64] after %q holds %v; want 2.5", in, v)
+			t.Errorf("Optional[float64] after %q holds %v; want 2.5", in, v)
 		}
-		b := Some(false)
+		b := Known(false)
 		_ = b.UnmarshalJSON([]byte(in))
 		if v := b.Or(true); in != `true` && v {
-			t.Errorf("Opt[bool] after %q holds true; want false", in)
+			t.Errorf("Optional[bool] after %q holds true; want false", in)
 		}
-		l := Some([]int{9})
+		l := Known([]int{9})
 		_ = l.UnmarshalJSON([]byte(in))
 		if v := l.Or(nil); in != `[1]` && !reflect.DeepEqual(v, []int{9}) {
-			t.Errorf("Opt[[]int] after %q holds %v; want [9]", in, v)
+			t.Errorf("Optional[[]int] after %q holds %v; want [9]", in, v)
 		}
 	}
 }
 
-// TestOptValue covers Some, Or and the copy Ptr returns.
+// TestOptValue covers Known, Or and the copy Ptr returns.
 func TestOptValue(t *testing.T) {
-	var unset Opt[[]string]
+	var unset Optional[[]string]
 	if v, ok := unset.Get(); v != nil || ok || unset.IsSet() || unset.Ptr() != nil {
-		t.Errorf("zero Opt: Get() = %v, %t, Ptr() = %v; want unset", v, ok, unset.Ptr())
+		t.Errorf("zero Optional: Get() = %v, %t, Ptr() = %v; want unset", v, ok, unset.Ptr())
 	}
 	if got := unset.Or([]string{"d"}); !reflect.DeepEqual(got, []string{"d"}) {
-		t.Errorf("zero Opt: Or = %v; want [d]", got)
+		t.Errorf("zero Optional: Or = %v; want [d]", got)
 	}
-	o := Some(7)
+	o := Known(7)
 	if v, ok := o.Get(); v != 7 || !ok {
-		t.Errorf("Some(7).Get() = %d, %t", v, ok)
+		t.Errorf("Known(7).Get() = %d, %t", v, ok)
 	}
 	p := o.Ptr()
 	*p = 8
 	if v, _ := o.Get(); v != 7 {
-		t.Errorf("writing through Ptr changed the Opt to %d", v)
+		t.Errorf("writing through Ptr changed the Optional to %d", v)
 	}
 	if q := o.Ptr(); q == p {
 		t.Error("two calls of Ptr share a pointer")
 	}
-	if got := Some(0).Or(5); got != 0 {
-		t.Errorf("Some(0).Or(5) = %d; want 0", got)
+	if got := Known(0).Or(5); got != 0 {
+		t.Errorf("Known(0).Or(5) = %d; want 0", got)
 	}
 }
 
@@ -153,15 +153,15 @@ func TestOptValue(t *testing.T) {
 func TestFirst(t *testing.T) {
 	tests := []struct {
 		name string
-		opts []Opt[string]
+		opts []Optional[string]
 		want string
 		ok   bool
 	}{
 		{"none", nil, "", false},
-		{"all unset", []Opt[string]{{}, {}}, "", false},
-		{"first set", []Opt[string]{Some("a"), Some("b")}, "a", true},
-		{"later set", []Opt[string]{{}, Some("b")}, "b", true},
-		{"empty value counts as set", []Opt[string]{Some(""), Some("b")}, "", true},
+		{"all unset", []Optional[string]{{}, {}}, "", false},
+		{"first set", []Optional[string]{Known("a"), Known("b")}, "a", true},
+		{"later set", []Optional[string]{{}, Known("b")}, "b", true},
+		{"empty value counts as set", []Optional[string]{Known(""), Known("b")}, "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,8 +177,8 @@ func TestFirst(t *testing.T) {
 	}
 }
 
-// TestField decodes a member whose presence matters, strictly.
-func TestField(t *testing.T) {
+// TestTracked decodes a member whose presence matters, strictly.
+func TestTracked(t *testing.T) {
 	tests := []struct {
 		name    string
 		body    string
@@ -199,7 +199,7 @@ func TestField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w struct {
-				A Field[[]int] `json:"a"`
+				A Tracked[[]int] `json:"a"`
 			}
 			err := json.Unmarshal([]byte(tt.body), &w)
 			if (err != nil) != tt.wantErr {
@@ -218,8 +218,8 @@ func TestField(t *testing.T) {
 	}
 }
 
-// TestFieldDirect calls UnmarshalJSON with the bytes as given.
-func TestFieldDirect(t *testing.T) {
+// TestTrackedDirect calls UnmarshalJSON with the bytes as given.
+func TestTrackedDirect(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      []byte
@@ -234,7 +234,7 @@ func TestFieldDirect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var f Field[string]
+			var f Tracked[string]
 			err := f.UnmarshalJSON(tt.in)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("UnmarshalJSON(%q) = %v; want an error: %t", tt.in, err, tt.wantErr)
@@ -246,24 +246,24 @@ func TestFieldDirect(t *testing.T) {
 	}
 }
 
-// TestFirstField picks the first spelling carried, null included.
-func TestFirstField(t *testing.T) {
+// TestFirstTracked picks the first spelling carried, null included.
+func TestFirstTracked(t *testing.T) {
 	var w struct {
-		A Field[[]int] `json:"a"`
-		B Field[[]int] `json:"b"`
-		C Field[[]int] `json:"c"`
+		A Tracked[[]int] `json:"a"`
+		B Tracked[[]int] `json:"b"`
+		C Tracked[[]int] `json:"c"`
 	}
-	if v, ok := FirstField(w.A, w.B, w.C); v != nil || ok {
-		t.Errorf("none carried: FirstField = %v, %t", v, ok)
+	if v, ok := FirstTracked(w.A, w.B, w.C); v != nil || ok {
+		t.Errorf("none carried: FirstTracked = %v, %t", v, ok)
 	}
 	if err := json.Unmarshal([]byte(`{"b":null,"c":[3]}`), &w); err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := FirstField(w.A, w.B, w.C); v != nil || !ok {
-		t.Errorf("b null: FirstField = %v, %t; want [], true", v, ok)
+	if v, ok := FirstTracked(w.A, w.B, w.C); v != nil || !ok {
+		t.Errorf("b null: FirstTracked = %v, %t; want [], true", v, ok)
 	}
-	if v, ok := FirstField(w.A, w.C); !reflect.DeepEqual(v, []int{3}) || !ok {
-		t.Errorf("FirstField(a, c) = %v, %t; want [3], true", v, ok)
+	if v, ok := FirstTracked(w.A, w.C); !reflect.DeepEqual(v, []int{3}) || !ok {
+		t.Errorf("FirstTracked(a, c) = %v, %t; want [3], true", v, ok)
 	}
 }
 
@@ -307,11 +307,11 @@ func TestText(t *testing.T) {
 	}
 }
 
-// TestTextInOpt is the common use: an identifier of another type is left unset.
-func TestTextInOpt(t *testing.T) {
+// TestTextInOptional is the common use: an identifier of another type is left unset.
+func TestTextInOptional(t *testing.T) {
 	var w struct {
-		ID  Opt[Text] `json:"id"`
-		Bad Opt[Text] `json:"bad"`
+		ID  Optional[Text] `json:"id"`
+		Bad Optional[Text] `json:"bad"`
 	}
 	if err := json.Unmarshal([]byte(`{"id":42,"bad":{"x":1}}`), &w); err != nil {
 		t.Fatal(err)
@@ -350,8 +350,8 @@ func TestIsNull(t *testing.T) {
 
 // FuzzText checks Text against encoding/json's own reading of any bytes: a string reads as
 // itself, a number as its text, null as "", anything else (invalid JSON included) fails with
-// ErrNotText and leaves the Text as it was. The same bytes never fail an Opt, which is set
-// exactly when they hold a string or a number, and always mark a Field present.
+// ErrNotText and leaves the Text as it was. The same bytes never fail an Optional, which is set
+// exactly when they hold a string or a number, and always mark a Tracked present.
 func FuzzText(f *testing.F) {
 	for _, s := range []string{`"abc"`, `12`, `-0.5e+3`, `null`, ` null `, `true`, `{}`, `[1]`, "\"\xff\"", "\xff", ``, `"a" "b"`, `"\u00e9"`} {
 		f.Add([]byte(s))
@@ -391,18 +391,18 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("UnmarshalJSON(%q) failed but changed the Text to %q", b, tx)
 		}
 
-		var o Opt[Text]
+		var o Optional[Text]
 		if err := o.UnmarshalJSON(b); err != nil {
-			t.Fatalf("Opt.UnmarshalJSON(%q) = %v; want nil", b, err)
+			t.Fatalf("Optional.UnmarshalJSON(%q) = %v; want nil", b, err)
 		}
 		if v, set := o.Get(); set != (ok && !IsNull(b)) || set && v != want {
-			t.Fatalf("Opt.UnmarshalJSON(%q): Get() = %q, %t; want %q, %t", b, v, set, want, ok && !IsNull(b))
+			t.Fatalf("Optional.UnmarshalJSON(%q): Get() = %q, %t; want %q, %t", b, v, set, want, ok && !IsNull(b))
 		}
 
-		var fl Field[Text]
+		var fl Tracked[Text]
 		err = fl.UnmarshalJSON(b)
 		if !fl.IsSet() || (err == nil) != ok {
-			t.Fatalf("Field.UnmarshalJSON(%q) = %v, IsSet %t; want an error: %t, set", b, err, fl.IsSet(), !ok)
+			t.Fatalf("Tracked.UnmarshalJSON(%q) = %v, IsSet %t; want an error: %t, set", b, err, fl.IsSet(), !ok)
 		}
 	})
 }

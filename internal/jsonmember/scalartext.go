@@ -1,4 +1,4 @@
-package lenient
+package jsonmember
 
 // ScalarText returns the text of a JSON string or number: the string's value, or the
 // number's text as sent (12, 1e3, -0.5). ok is false for null, for any other value and for

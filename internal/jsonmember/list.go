@@ -1,4 +1,4 @@
-package lenient
+package jsonmember
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 
 // List applies the rule for a list whose name the API description does not show, so that a
 // renamed list never reads as an empty one. items and found are the list and whether the
-// answer carried it under one of names (see FirstField); count is the answer's count or
+// answer carried it under one of names (see FirstTracked); count is the answer's count or
 // total, nil when it gave none. A list carried with a value is returned as it is; a list
 // absent or null is empty when count says 0, and an error otherwise: count says more, or
 // nothing says the list is empty. what names the value being read, for the error.

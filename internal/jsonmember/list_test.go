@@ -1,4 +1,4 @@
-package lenient
+package jsonmember
 
 import (
 	"encoding/json"
@@ -27,14 +27,14 @@ func TestList(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var w struct {
-				Items Field[[]int] `json:"items"`
-				Data  Field[[]int] `json:"data"`
-				Count Opt[int]     `json:"count"`
+				Items Tracked[[]int] `json:"items"`
+				Data  Tracked[[]int] `json:"data"`
+				Count Optional[int]  `json:"count"`
 			}
 			if err := json.Unmarshal([]byte(tt.body), &w); err != nil {
 				t.Fatal(err)
 			}
-			items, found := FirstField(w.Items, w.Data)
+			items, found := FirstTracked(w.Items, w.Data)
 			got, err := List("rows", items, found, w.Count.Ptr(), "items", "data")
 			if tt.want == nil {
 				if err == nil || !strings.HasPrefix(err.Error(), "rows: ") || !strings.Contains(err.Error(), "items, data") {

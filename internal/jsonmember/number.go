@@ -1,4 +1,4 @@
-package lenient
+package jsonmember
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ var ErrNotNumber = errors.New("expected a finite number, as a JSON number or a n
 // Number is a quantity that services send as a JSON number or as a string holding one
 // ("12.5"): the one rule by which every package reads numbers sent as text. It is always
 // finite: NaN, infinities, hexadecimal or out-of-range values fail, whatever their spelling.
-// A required Number that fails fails the answer; an Opt[Number] that fails is left unset.
+// A required Number that fails fails the answer; an Optional[Number] that fails is left unset.
 type Number float64
 
 // UnmarshalJSON reads a JSON number or a string holding a decimal number in JSON's grammar.
