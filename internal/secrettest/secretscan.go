@@ -1,5 +1,5 @@
-// Package secrettest checks that a test suite never lets a secret reach a log line or an
-// error string. A package's TestMain runs its suite through Main. In builds with the
+// Package secrettest checks that a test suite never lets a secret reach a log line, an
+// error string or an output a program hands its users (RecordOutput). A package's TestMain runs its suite through Main. In builds with the
 // secretscan tag (go test -tags secretscan, as CI runs the suite), every client of the suite
 // then logs at debug level into the scanner (the clients that have no logger of their own),
 // every error a client returns is rendered with Error, %v, %+v and %#v, and every credential
@@ -27,6 +27,7 @@ type Scanner struct {
 	secrets map[string]bool // lower case
 	logs    bytes.Buffer
 	errs    []string
+	outs    []string
 }
 
 // New returns a scanner that already knows secrets.
@@ -71,6 +72,14 @@ func (s *Scanner) Record(err error) {
 	s.errs = append(s.errs, rendered)
 }
 
+// RecordOutput keeps text that a program hands to its users, such as an MCP server's tool
+// results, to be scanned like the errors.
+func (s *Scanner) RecordOutput(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.outs = append(s.outs, text)
+}
+
 // Findings lists, for every secret found, where it was found (without quoting it).
 func (s *Scanner) Findings() []string {
 	s.mu.Lock()
@@ -78,7 +87,8 @@ func (s *Scanner) Findings() []string {
 	logs := strings.ToLower(s.logs.String())
 	// The errors, lowered once and joined by a line no secret can span.
 	errs := strings.ToLower(strings.Join(s.errs, "\n\x00\n"))
-	inLogs, inErrs := s.find(logs), s.find(errs)
+	outs := strings.ToLower(strings.Join(s.outs, "\n\x00\n"))
+	inLogs, inErrs, inOuts := s.find(logs), s.find(errs), s.find(outs)
 	var out []string
 	for secret := range s.secrets {
 		masked := mask(secret)
@@ -87,6 +97,9 @@ func (s *Scanner) Findings() []string {
 		}
 		if i, ok := inErrs[secret]; ok {
 			out = append(out, fmt.Sprintf("secret %s in an error: %s", masked, lineAround(errs, i, secret)))
+		}
+		if i, ok := inOuts[secret]; ok {
+			out = append(out, fmt.Sprintf("secret %s in an output: %s", masked, lineAround(outs, i, secret)))
 		}
 	}
 	sort.Strings(out)

@@ -43,3 +43,15 @@ func TestCleanScanHasNoFindings(t *testing.T) {
 	s.Record(fmt.Errorf("wrapped: %w", errors.New("status 401")))
 	assert.Empty(t, s.Findings())
 }
+
+func TestFindsSecretsInOutputs(t *testing.T) {
+	t.Parallel()
+	s := New("sk-0123456789abcdef0123456789abcdef")
+	s.RecordOutput(`{"key":"sk-…cdef"}`)
+	require.Empty(t, s.Findings(), "a masked key is no finding")
+	s.RecordOutput(`{"key":"SK-0123456789ABCDEF0123456789ABCDEF"}`)
+	findings := s.Findings()
+	require.Len(t, findings, 1, "%v", findings)
+	assert.Contains(t, findings[0], "in an output")
+	assert.NotContains(t, strings.ToLower(findings[0]), "0123456789abcdef0123", "a finding never quotes the secret")
+}
