@@ -26,7 +26,9 @@ type call struct {
 type callKey struct{}
 
 // withCall returns ctx carrying c.
-func withCall(ctx context.Context, c *call) context.Context { return context.WithValue(ctx, callKey{}, c) }
+func withCall(ctx context.Context, c *call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
 
 // callFrom returns the call ctx carries, or nil.
 func callFrom(ctx context.Context) *call {
@@ -67,7 +69,9 @@ type LimitRefusal struct {
 }
 
 // Error says which limit refused, and what it leaves.
-func (e *LimitRefusal) Error() string { return "refused by the " + e.Limit + ": " + e.Reason + "; nothing was paid" }
+func (e *LimitRefusal) Error() string {
+	return "refused by the " + e.Limit + ": " + e.Reason + "; nothing was paid"
+}
 
 // approve applies the server's own rules to a payment of the current tool call, in order:
 // the allowed hosts and payees, the tool's cap, the call's ceiling, then, above the approval
@@ -116,7 +120,7 @@ func (s *Server) askApproval(ctx context.Context, c *call, p payment) error {
 		return &LimitRefusal{Limit: "approval threshold", Reason: fmt.Sprintf("amount %s is above %s and no client can be asked", usdc.Format(p.amount), threshold)}
 	}
 	res, err := c.session.Elicit(ctx, &mcp.ElicitParams{
-		Message: fmt.Sprintf("%s wants to pay %s to %s for %s. Pay?", c.tool, usdc.Format(p.amount), p.payTo, p.what),
+		Message:         fmt.Sprintf("%s wants to pay %s to %s for %s. Pay?", c.tool, usdc.Format(p.amount), p.payTo, p.what),
 		RequestedSchema: approvalSchema,
 	})
 	if err != nil {

@@ -54,8 +54,10 @@ func newFetcher(rules FetchRules, allowed, trusted []string) *fetcher {
 	f := &fetcher{rules: rules, allowed: allowed, trusted: trusted}
 	dialer := &net.Dialer{Timeout: 10 * time.Second}
 	f.transport = &http.Transport{
-		Proxy:                 nil, // a proxy would reach what the dialer refuses
-		DialContext:           func(ctx context.Context, network, address string) (net.Conn, error) { return f.dial(ctx, dialer, network, address) },
+		Proxy: nil, // a proxy would reach what the dialer refuses
+		DialContext: func(ctx context.Context, network, address string) (net.Conn, error) {
+			return f.dial(ctx, dialer, network, address)
+		},
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
 		MaxIdleConnsPerHost:   4,

@@ -65,9 +65,7 @@ func (s *Server) startOffline() error {
 	products := productdatatest.NewServer(productdatatest.WithTaskDuration(300 * time.Millisecond))
 	gpus := gpupricetest.NewServer()
 	charts := chartdifftest.NewServer(chartdifftest.WithCharts(200))
-	for _, c := range []func(){store.Close, demo.Close, site.Close, products.Close, gpus.Close, charts.Close} {
-		s.closers = append(s.closers, c)
-	}
+	s.closers = append(s.closers, store.Close, demo.Close, site.Close, products.Close, gpus.Close, charts.Close)
 
 	// Throwaway wallets, funded in the fakes: the policy, not the balance, bounds spending.
 	key, err := crypto.GenerateKey()
