@@ -36,6 +36,12 @@ func start(t *testing.T, o Options, copts *mcp.ClientOptions) *session {
 	srv, err := New(ctx, o)
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
+	// The keys the server buys or creates are secrets too, known once the test is done.
+	t.Cleanup(func() {
+		srv.secrets.mu.Lock()
+		defer srv.secrets.mu.Unlock()
+		scan.Add(srv.secrets.values...)
+	})
 	for _, v := range []string{EnvEVMPrivateKey, EnvSolanaPrivateKey, "HOSTING_TOKEN", "PRODUCTDATA_ACCOUNT_KEY", "CHARTDIFF_API_KEY", "CHARTDIFF_ACCOUNT_TOKEN"} {
 		scan.Add(srv.env(v))
 	}
