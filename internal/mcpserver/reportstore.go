@@ -41,7 +41,7 @@ func (s *Server) setupReportstore(context.Context) error {
 		Description: "Asks the store for the live price of a report in a format, without paying, and says whether the server's spending policy would pay it. Free."},
 		s.reportQuote)
 	addTool(s, &mcp.Tool{Name: "reportstore_report", Annotations: paid,
-		Description: "Buys a report (one fetch) in html, json, csv or summary-csv and returns it with the payment's receipt. Costs the store's live price (see reportstore_quote, typically $0.05 to $0.95), paid in USDC over x402 from the server's budget."},
+		Description: "Buys a report (one fetch) in html, json, csv or summary-csv and returns it with the payment's receipt. Costs the store's live price (see reportstore_quote, $0.07 to $0.28 for the catalog reports), paid in USDC over x402 from the server's budget."},
 		s.reportBuy)
 	return nil
 }
