@@ -83,8 +83,7 @@ func (s *Server) approve(ctx context.Context, p payment) error {
 		return &LimitRefusal{Limit: "server", Reason: "a payment outside a tool call"}
 	}
 	l := s.limits
-	if len(l.allowedHosts) > 0 && p.host != "" && !slices.Contains(l.allowedHosts, strings.ToLower(p.host)) &&
-		!slices.Contains(s.trustedHosts, strings.ToLower(p.host)) {
+	if len(l.allowedHosts) > 0 && p.host != "" && !listed(l.allowedHosts, p.host) && !listed(s.trustedHosts, p.host) {
 		return &LimitRefusal{Limit: "allowed_hosts", Reason: fmt.Sprintf("%s is not an allowed host (%s)", p.host, strings.Join(l.allowedHosts, ", "))}
 	}
 	if len(l.allowedPayees) > 0 && !slices.ContainsFunc(l.allowedPayees, func(a string) bool { return addr.Same(a, p.payTo) }) {

@@ -293,6 +293,20 @@ func TestPolicyRefusalsNameTheLimitAndWhatIsLeft(t *testing.T) {
 	assert.Contains(t, msg, "$10.00")
 }
 
+func TestWindowHostAndPayeeRulesRefuseBeforePaying(t *testing.T) {
+	s := start(t, Options{Policy: Policy{Window: &WindowPolicy{Length: "1h", MaxPayments: 1}}}, nil)
+	s.ok("x402_fetch", map[string]any{"url": s.srv.demoURL})
+	msg := s.fails("x402_fetch", map[string]any{"url": s.srv.demoURL})
+	assert.Contains(t, msg, "window")
+
+	hosts := start(t, Options{Policy: Policy{AllowedHosts: []string{"api.example.com"}, AllowedPayees: []string{"0x0000000000000000000000000000000000000001"}}}, nil)
+	msg = hosts.fails("reportstore_report", map[string]any{"id": "macro-gdp"})
+	assert.Contains(t, msg, "allowed_payees", "the offline store is a trusted host, but its payee is not allowed")
+	assert.Contains(t, hosts.fails("gpuprice_buy_key", map[string]any{"plan": "pro"}), "allowed_payees")
+	spent, reserved := hosts.status()
+	assert.Equal(t, []string{"0", "0"}, []string{spent, reserved})
+}
+
 func TestApprovalAboveTheThresholdAsksTheUser(t *testing.T) {
 	var asked []string
 	answer := "decline"
