@@ -2,9 +2,14 @@ package mcpserver
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,4 +65,27 @@ func TestFetchToolRefusesLoopbackAndMetadata(t *testing.T) {
 	assert.Contains(t, s.fails("x402_fetch", map[string]any{"url": "https://127.0.0.1/"}), "loopback")
 	assert.Contains(t, s.fails("x402_fetch", map[string]any{"url": "https://169.254.169.254/latest/meta-data/"}), "cloud metadata")
 	assert.Contains(t, s.fails("x402_fetch", map[string]any{"url": "http://example.com/"}), "not https")
+}
+
+func TestACancelledCallStopsItsWork(t *testing.T) {
+	stopped := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+			close(stopped)
+		case <-time.After(20 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	s := start(t, Options{Fetch: FetchRules{AllowHTTP: true, AllowPrivate: true}}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err := s.client.CallTool(ctx, &mcp.CallToolParams{Name: "x402_fetch", Arguments: map[string]any{"url": slow.URL + "/slow"}})
+	require.Error(t, err, "the client gave up")
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler went on after the client cancelled the call")
+	}
+	s.ok("budget_status", map[string]any{})
 }
