@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -404,3 +405,22 @@ func (b *bigInt) add(v string) *bigInt {
 
 // String writes the sum.
 func (b *bigInt) String() string { return b.n.String() }
+
+func TestDeployFolderReadsOnlyUnderTheDeployRootAndDestructiveCallsAreOff(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "site", "css"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "site", "index.html"), []byte("<h1>from disk</h1>"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "site", "css", "a.css"), []byte("p{}"), 0o644))
+	s := start(t, Options{DeployRoot: root}, nil)
+	s.ok("hosting_create_repository", map[string]any{"name": "disk-site"})
+	out := s.ok("hosting_deploy_folder", map[string]any{"repo": "disk-site", "dir": "site"})
+	assert.ElementsMatch(t, []any{"index.html", "css/a.css"}, out["uploaded"])
+	assert.Equal(t, "<h1>from disk</h1>", s.ok("hosting_read_file", map[string]any{"repo": "disk-site", "path": "index.html"})["text"])
+	assert.Contains(t, s.fails("hosting_deploy_folder", map[string]any{"repo": "disk-site", "dir": "../.."}), "not a folder under the deploy root")
+	assert.Contains(t, s.fails("hosting_deploy_folder", map[string]any{"repo": "disk-site", "dir": "site", "prune": true}), "-allow-destructive")
+	assert.Contains(t, s.fails("hosting_put_file", map[string]any{"repo": "disk-site", "path": "index.html", "content": "x"}), "already exists")
+	assert.Contains(t, s.fails("productdata_call", map[string]any{"endpoint": "BestSellerListDelete", "domain": 1}), "-allow-destructive")
+
+	noRoot := start(t, Options{}, nil)
+	assert.Contains(t, noRoot.fails("hosting_deploy_folder", map[string]any{"repo": "disk-site", "dir": "site"}), "no deploy root")
+}
