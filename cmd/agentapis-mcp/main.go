@@ -89,7 +89,7 @@ func run(ctx context.Context, args []string, env func(string) string, stderr io.
 		flagPolicy.AllowedHosts = append(flagPolicy.AllowedHosts, splitList(v)...)
 		return nil
 	})
-	fs.Func("tool-cap", "tool=amount: the most one call of the tool may pay, such as reportstore_report=0.50 (repeat)", func(v string) error {
+	fs.Func("tool-cap", "tool=amount: the most the tool may pay in all, kept beside the budget, such as reportstore_report=2.00 (repeat)", func(v string) error {
 		tool, amount, ok := strings.Cut(v, "=")
 		if !ok || tool == "" || amount == "" {
 			return fmt.Errorf("want tool=amount, such as x402_fetch=0.10")

@@ -40,31 +40,9 @@ func DefaultBudgetPath() (string, error) {
 // that closes the store. The policy's limits replace the store's (budget.WithLimitChange): the
 // configuration is where limits are set, and every hold and every amount spent stay.
 func openBudget(ctx context.Context, o *Options, l *limits) (*budget.Budget, string, func(), error) {
-	var (
-		store ledger.Store
-		where string
-	)
-	if o.BudgetDSN != "" {
-		var opts []budgetpg.Option
-		if o.BudgetName != "" {
-			opts = append(opts, budgetpg.WithName(o.BudgetName))
-		}
-		pg, err := budgetpg.Open(ctx, o.BudgetDSN, opts...)
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("the PostgreSQL budget: %w", err)
-		}
-		store, where = pg, "PostgreSQL budget "+pg.Name()
-	} else {
-		path := o.BudgetPath
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, "", nil, fmt.Errorf("the budget file's folder: %w", err)
-		}
-		// A restarted server may meet its previous run still closing the file.
-		f, err := budgetfile.Open(path, budgetfile.WithWait(10*time.Second))
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("the budget file: %w", err)
-		}
-		store, where = f, "budget file "+path
+	store, where, err := openStore(ctx, o, "")
+	if err != nil {
+		return nil, "", nil, err
 	}
 	opts := []budget.Option{budget.WithStore(store), budget.WithLimitChange(), budget.WithPaymentLimit(l.perPayment)}
 	if l.window > 0 {
@@ -82,6 +60,61 @@ func openBudget(ctx context.Context, o *Options, l *limits) (*budget.Budget, str
 		return nil, "", nil, fmt.Errorf("the budget: %w", err)
 	}
 	return b, where, func() { store.Close() }, nil
+}
+
+// openStore opens the store that Options name (PostgreSQL with a DSN, else the budget file,
+// created with its folder when missing), or with a suffix the store of the same kind beside
+// it: the budget named BudgetName+suffix, or the file BudgetPath+suffix. It also returns where
+// the store is.
+func openStore(ctx context.Context, o *Options, suffix string) (ledger.Store, string, error) {
+	if o.BudgetDSN != "" {
+		name := o.BudgetName
+		if name == "" {
+			name = budgetpg.DefaultName
+		}
+		pg, err := budgetpg.Open(ctx, o.BudgetDSN, budgetpg.WithName(name+suffix))
+		if err != nil {
+			return nil, "", fmt.Errorf("the PostgreSQL budget: %w", err)
+		}
+		return pg, "PostgreSQL budget " + pg.Name(), nil
+	}
+	path := o.BudgetPath + suffix
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, "", fmt.Errorf("the budget file's folder: %w", err)
+	}
+	// A restarted server may meet its previous run still closing the file.
+	f, err := budgetfile.Open(path, budgetfile.WithWait(10*time.Second))
+	if err != nil {
+		return nil, "", fmt.Errorf("the budget file: %w", err)
+	}
+	return f, "budget file " + path, nil
+}
+
+// openToolBudgets opens, beside the server's budget, one budget per tool cap of l: what the
+// tool has paid in all, durable like the main budget and capped at the tool's cap.
+func openToolBudgets(ctx context.Context, o *Options, l *limits) (map[string]*budget.Budget, func(), error) {
+	out := map[string]*budget.Budget{}
+	var closers []func()
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	for _, tool := range sortedKeys(l.toolCaps) {
+		store, _, err := openStore(ctx, o, ".tool."+tool)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("tool cap of %s: %w", tool, err)
+		}
+		closers = append(closers, func() { store.Close() })
+		b, err := budget.New(l.toolCaps[tool], budget.WithStore(store), budget.WithLimitChange())
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("tool cap of %s: %w", tool, err)
+		}
+		out[tool] = b
+	}
+	return out, closeAll, nil
 }
 
 // Money is an amount of USDC in a tool result: its atomic units (6 decimals) as a decimal
@@ -159,7 +192,12 @@ func (s *Server) budgetStatus(ctx context.Context, _ *mcp.CallToolRequest, _ Bud
 		out.Limits = append(out.Limits, LimitStatus{Limit: "payee", Subject: payee, Max: moneyPtr(l.payees[payee])})
 	}
 	for _, tool := range sortedKeys(l.toolCaps) {
-		out.Limits = append(out.Limits, LimitStatus{Limit: "tool_cap", Subject: tool, Max: moneyPtr(l.toolCaps[tool]), Note: "the most one call of the tool may pay"})
+		toolLeft, _, err := s.toolBudgets[tool].Left(ctx)
+		if err != nil {
+			return BudgetStatus{}, "", err
+		}
+		out.Limits = append(out.Limits, LimitStatus{Limit: "tool_cap", Subject: tool, Max: moneyPtr(l.toolCaps[tool]), Left: moneyPtr(toolLeft),
+			Note: "the most the tool may pay in all"})
 	}
 	if l.approveAbove != nil {
 		out.Limits = append(out.Limits, LimitStatus{Limit: "approve_above", Max: moneyPtr(l.approveAbove), Note: "payments above it ask the user first"})

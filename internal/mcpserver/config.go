@@ -32,8 +32,8 @@ type Policy struct {
 	// AllowedHosts, when not empty, lists the only hosts (name or name:port) that may be paid
 	// or fetched by x402_fetch; a host listed here may be on a loopback or private address.
 	AllowedHosts []string `json:"allowed_hosts,omitempty"`
-	// ToolCaps caps what one call of a tool may pay, by tool name ("reportstore_report":
-	// "0.50").
+	// ToolCaps caps what a tool may pay in all, by tool name ("reportstore_report": "2.00"),
+	// as durably as MaxTotal.
 	ToolCaps map[string]string `json:"tool_caps,omitempty"`
 	// ApproveAbove is the amount above which a payment asks the person using the MCP client
 	// (MCP elicitation); a client that cannot ask refuses such payments. Empty: never ask.

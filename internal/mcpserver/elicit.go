@@ -4,13 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/big"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/addr"
+	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/usdc"
 )
 
@@ -20,6 +27,46 @@ type call struct {
 	session *mcp.ServerSession
 	// max is the caller's own ceiling for the call (a tool's max_amount); nil for none.
 	max *big.Int
+	// holds are the call's payments in its tool's budget, settled when the call ends.
+	mu    sync.Mutex
+	holds []*budget.Hold
+}
+
+// settle ends the call's holds in its tool's budget once the call returned err: committed
+// when the call succeeded or its money may have left (a payment in doubt, refused after it
+// was signed, or settled without delivery), released otherwise. A hold whose process dies
+// before this is released when the budget reopens: the main budget still counts the payment.
+func (c *call) settle(ctx context.Context, logger *slog.Logger, err error) {
+	c.mu.Lock()
+	holds := c.holds
+	c.holds = nil
+	c.mu.Unlock()
+	ctx = context.WithoutCancel(ctx)
+	for _, h := range holds {
+		var serr error
+		if err == nil || moneyMayHaveLeft(err) {
+			serr = h.Commit(ctx)
+		} else {
+			serr = h.Release(ctx)
+		}
+		if serr != nil {
+			logger.Error("a tool cap's hold could not be settled", "tool", c.tool, "error", serr)
+		}
+	}
+}
+
+// moneyMayHaveLeft reports whether err says a payment was signed and sent, so that the money
+// may have moved whatever the call's outcome.
+func moneyMayHaveLeft(err error) bool {
+	var (
+		unconfirmed *x402.PaymentUnconfirmedError
+		rejected    *x402.PaymentRejectedError
+		settled     *x402.PaymentSettledError
+		delivery    *reportstore.DeliveryError
+		purchase    *gpuprice.PaymentError
+	)
+	return errors.As(err, &unconfirmed) || errors.As(err, &rejected) || errors.As(err, &settled) ||
+		errors.As(err, &delivery) || errors.As(err, &purchase)
 }
 
 // callKey is the context key of the call.
@@ -36,8 +83,7 @@ func callFrom(ctx context.Context) *call {
 	return c
 }
 
-// withMax returns ctx whose call may pay at most maxAmount (dollars, "" for no ceiling of
-// its own).
+// withMax makes ctx's call pay at most maxAmount (dollars, "" for no ceiling of its own).
 func withMax(ctx context.Context, maxAmount string) (context.Context, error) {
 	c := callFrom(ctx)
 	if maxAmount == "" || c == nil {
@@ -47,9 +93,8 @@ func withMax(ctx context.Context, maxAmount string) (context.Context, error) {
 	if err != nil {
 		return ctx, fmt.Errorf("max_amount: %w", err)
 	}
-	cc := *c
-	cc.max = n
-	return withCall(ctx, &cc), nil
+	c.max = n
+	return ctx, nil
 }
 
 // payment describes a payment about to be made, for the rules of approve.
@@ -74,9 +119,10 @@ func (e *LimitRefusal) Error() string {
 }
 
 // approve applies the server's own rules to a payment of the current tool call, in order:
-// the allowed hosts and payees, the tool's cap, the call's ceiling, then, above the approval
-// threshold, the user's approval through MCP elicitation (refused when the client cannot
-// ask). The budget's limits are checked by the budget itself.
+// the allowed hosts and payees, the call's ceiling, above the approval threshold the user's
+// approval through MCP elicitation (refused when the client cannot ask), then the tool's cap,
+// where the payment is held until the call ends. The budget's limits are checked by the
+// budget itself.
 func (s *Server) approve(ctx context.Context, p payment) error {
 	c := callFrom(ctx)
 	if c == nil {
@@ -89,17 +135,36 @@ func (s *Server) approve(ctx context.Context, p payment) error {
 	if len(l.allowedPayees) > 0 && !slices.ContainsFunc(l.allowedPayees, func(a string) bool { return addr.Same(a, p.payTo) }) {
 		return &LimitRefusal{Limit: "allowed_payees", Reason: fmt.Sprintf("payee %s is not an allowed payee", p.payTo)}
 	}
-	if cap, ok := l.toolCaps[c.tool]; ok && p.amount.Cmp(cap) > 0 {
-		return &LimitRefusal{Limit: "tool cap of " + c.tool, Reason: fmt.Sprintf("amount %s is above the %s one call of %s may pay (%s left for this call)",
-			usdc.Format(p.amount), usdc.Format(cap), c.tool, usdc.Format(cap))}
-	}
 	if c.max != nil && p.amount.Cmp(c.max) > 0 {
 		return &LimitRefusal{Limit: "max_amount of this call", Reason: fmt.Sprintf("amount %s is above the call's max_amount of %s (%s left for this call)",
 			usdc.Format(p.amount), usdc.Format(c.max), usdc.Format(c.max))}
 	}
 	if l.approveAbove != nil && p.amount.Cmp(l.approveAbove) > 0 {
-		return s.askApproval(ctx, c, p)
+		if err := s.askApproval(ctx, c, p); err != nil {
+			return err
+		}
 	}
+	return s.holdForTool(ctx, c, p)
+}
+
+// holdForTool reserves payment p in the budget of its tool's cap, if the tool has one.
+func (s *Server) holdForTool(ctx context.Context, c *call, p payment) error {
+	tb := s.toolBudgets[c.tool]
+	if tb == nil {
+		return nil
+	}
+	h, err := tb.Reserve(ctx, ledger.Reservation{Amount: p.amount, PayTo: addr.Canonical(p.payTo), Rail: "tool " + c.tool, Resource: p.what})
+	var le *budget.LimitError
+	if errors.As(err, &le) {
+		return &LimitRefusal{Limit: "tool cap of " + c.tool, Reason: fmt.Sprintf("amount %s, %s left of the %s %s may pay in all",
+			usdc.Format(p.amount), usdc.Format(le.Left), usdc.Format(le.Max), c.tool)}
+	}
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.holds = append(c.holds, h)
+	c.mu.Unlock()
 	return nil
 }
 

@@ -71,6 +71,8 @@ type Server struct {
 	limits      *limits
 	budget      *budget.Budget
 	budgetWhere string
+	// toolBudgets count what each capped tool paid, against its cap.
+	toolBudgets map[string]*budget.Budget
 	// payer pays x402 challenges (reportstore, x402_fetch); nil without an EVM wallet.
 	payer   *x402.Payer
 	lookups []reconcile.Lookup
@@ -124,6 +126,12 @@ func New(ctx context.Context, o Options) (s *Server, err error) {
 	}
 	s.closers = append(s.closers, closeBudget)
 	s.budget, s.budgetWhere = b, where
+	toolBudgets, closeTools, err := openToolBudgets(ctx, &s.opts, l)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, closeTools)
+	s.toolBudgets = toolBudgets
 	if err := s.setupPayer(); err != nil {
 		return nil, err
 	}
@@ -241,8 +249,10 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 	t.InputSchema = schema
 	name := t.Name
 	mcp.AddTool(s.mcp, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		ctx = withCall(ctx, &call{tool: name, session: req.Session})
+		c := &call{tool: name, session: req.Session}
+		ctx = withCall(ctx, c)
 		out, text, err := h(ctx, req, in)
+		c.settle(ctx, s.logger, err)
 		if err != nil {
 			var zero Out
 			s.logger.Info("tool call failed", "tool", name, "error", s.secrets.scrub(err.Error()))

@@ -279,7 +279,7 @@ func TestPolicyRefusalsNameTheLimitAndWhatIsLeft(t *testing.T) {
 	s := start(t, Options{Policy: Policy{MaxTotal: "5.50", MaxPerPayment: "10.00", ToolCaps: map[string]string{"reportstore_report": "0.01"}}}, nil)
 	msg := s.fails("reportstore_report", map[string]any{"id": "macro-gdp"})
 	assert.Contains(t, msg, "tool cap of reportstore_report")
-	assert.Contains(t, msg, "$0.01 left for this call")
+	assert.Contains(t, msg, "$0.01 left of the $0.01 reportstore_report may pay in all")
 	msg = s.fails("x402_fetch", map[string]any{"url": s.srv.demoURL, "max_amount": "0.001"})
 	assert.Contains(t, msg, "max_amount of this call")
 	s.ok("gpuprice_buy_key", map[string]any{"plan": "pro"})
@@ -292,6 +292,28 @@ func TestPolicyRefusalsNameTheLimitAndWhatIsLeft(t *testing.T) {
 	msg = s.fails("gpuprice_buy_key", map[string]any{"plan": "unlimited"})
 	assert.Contains(t, msg, "per-payment")
 	assert.Contains(t, msg, "$10.00")
+}
+
+func TestAToolCapCountsEveryCallOfTheToolAcrossRestarts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "budget.db")
+	o := Options{BudgetPath: path, Policy: Policy{ToolCaps: map[string]string{"x402_fetch": "0.025"}}}
+	s := start(t, o, nil)
+	s.ok("x402_fetch", map[string]any{"url": s.srv.demoURL})
+	s.ok("x402_fetch", map[string]any{"url": s.srv.demoURL})
+	msg := s.fails("x402_fetch", map[string]any{"url": s.srv.demoURL})
+	assert.Contains(t, msg, "tool cap of x402_fetch: amount $0.01, $0.005 left of the $0.025 x402_fetch may pay in all")
+	status := s.ok("budget_status", map[string]any{})
+	assert.Contains(t, fmt.Sprint(status["limits"]), "subject:x402_fetch")
+	assert.Contains(t, fmt.Sprint(status["limits"]), "left:map[atomic:5000 dollars:$0.005]")
+	assert.Contains(t, s.fails("x402_fetch", map[string]any{"url": "https://169.254.169.254/"}), "cloud metadata", "a refused fetch holds nothing")
+	s.srv.Close()
+
+	again := start(t, o, nil)
+	assert.Contains(t, again.fails("x402_fetch", map[string]any{"url": again.srv.demoURL}), "$0.005 left of the $0.025", "the tool's spending survives a restart")
+	again.ok("reportstore_report", map[string]any{"id": "macro-gdp"})
+	spent, reserved := again.status()
+	assert.NotEqual(t, "20000", spent, "other tools are not capped by x402_fetch's cap")
+	assert.Equal(t, "0", reserved)
 }
 
 func TestWindowHostAndPayeeRulesRefuseBeforePaying(t *testing.T) {
