@@ -129,3 +129,23 @@ func TestHTTPServesTheToolsAndRefusesRemoteAddresses(t *testing.T) {
 	assert.Equal(t, 2, run(context.Background(), []string{"-offline", "-http", "0.0.0.0:0"}, func(string) string { return "" }, &out))
 	assert.Contains(t, out.String(), "not a loopback address")
 }
+
+func TestTheCommandLineIsCheckedBeforeAnythingStarts(t *testing.T) {
+	env := func(string) string { return "" }
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-h"}, 0, "AGENTAPIS_MCP_BUDGET_DSN"},
+		{[]string{"-tool-cap", "x402_fetch"}, 2, "want tool=amount"},
+		{[]string{"-policy", "/no/such/policy.json"}, 2, "policy file"},
+		{[]string{"-offline", "extra"}, 2, "unexpected arguments"},
+		{[]string{"-offline", "-max-total", "-1"}, 1, "max_total"},
+		{[]string{"-offline", "-window", "forever", "-window-max", "1"}, 1, "window.length"},
+	} {
+		var out bytes.Buffer
+		assert.Equal(t, c.code, run(context.Background(), c.args, env, &out), "%v", c.args)
+		assert.Contains(t, out.String(), c.want, "%v", c.args)
+	}
+}
