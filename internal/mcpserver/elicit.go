@@ -109,7 +109,9 @@ type payment struct {
 // signed: a per-tool cap, the call's own ceiling, the allowed hosts or payees, or the user
 // declining (or being unable) to approve.
 type LimitRefusal struct {
-	Limit  string
+	// Limit names the rule that refused, such as "tool cap of x402_fetch".
+	Limit string
+	// Reason says why, with the amounts and what the limit has left.
 	Reason string
 }
 

@@ -263,7 +263,7 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h handler[In, Out]) {
 	s.tools = append(s.tools, name)
 }
 
-// readOnly, paid and destructive are the annotations of the three kinds of tools.
+// readOnly, paid, writes and destructive are the annotations of the kinds of tools.
 var (
 	readOnly    = &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(true)}
 	paid        = &mcp.ToolAnnotations{DestructiveHint: ptr(false), OpenWorldHint: ptr(true)}
