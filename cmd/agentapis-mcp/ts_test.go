@@ -131,9 +131,9 @@ func runClient(t *testing.T, node string, config map[string]any) *tsReport {
 }
 
 // serverFlags are the flags of the servers the TypeScript client drives: offline, a budget
-// file that outlives them, a total cap and an approval threshold.
+// file that outlives them, a total cap, an approval threshold and a cap on x402_fetch.
 func serverFlags(budget string) []string {
-	return []string{"-offline", "-budget", budget, "-max-total", "6.00", "-approve-above", "4.00"}
+	return []string{"-offline", "-budget", budget, "-max-total", "6.00", "-approve-above", "4.00", "-tool-cap", "x402_fetch=0.015"}
 }
 
 // checkFullScenario checks the report of the client's full scenario.
@@ -161,7 +161,7 @@ func checkFullScenario(t *testing.T, rep *tsReport) string {
 		case strings.HasPrefix(c.Label, "hostile "):
 			assert.True(t, c.IsError, "%s: %s", c.Label, c.Text)
 			assert.LessOrEqual(t, len(c.Text), 2100, c.Label)
-		case strings.HasPrefix(c.Label, "buy key "):
+		case strings.HasPrefix(c.Label, "buy key "), c.Label == "fetch over the tool cap":
 		default:
 			assert.False(t, c.IsError, "%s: %s", c.Label, c.Text)
 		}
@@ -171,6 +171,10 @@ func checkFullScenario(t *testing.T, rep *tsReport) string {
 	assert.NotEmpty(t, paid["transaction"], "the paid report settled")
 	reportPrice, _ := new(big.Int).SetString(paid["amount"].(map[string]any)["atomic"].(string), 10)
 	assert.Equal(t, "10000", rep.call(t, "x402_fetch").Structured["paid"].(map[string]any)["amount"].(map[string]any)["atomic"])
+
+	overTool := rep.call(t, "fetch over the tool cap")
+	assert.True(t, overTool.IsError)
+	assert.Contains(t, overTool.Text, "tool cap of x402_fetch: amount $0.01, $0.005 left of the $0.015")
 
 	declined := rep.call(t, "buy key declined")
 	assert.True(t, declined.IsError)

@@ -116,6 +116,7 @@ if (config.scenario === "status") {
   // Paid tools: a report and the demo resource settle.
   await call("reportstore_report", { id: "macro-gdp", format: "csv" });
   await call("x402_fetch", { url: demo });
+  await call("x402_fetch", { url: demo }, "fetch over the tool cap");
   await call("budget_status", {}, "status after the paid tools");
   // Above the approval threshold: the user declines (nothing is paid), then accepts.
   await call("gpuprice_buy_key", { plan: "pro" }, "buy key declined");
