@@ -18,6 +18,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // The credentials of the hostile-server tests: a key of the service's form, and a token
@@ -108,7 +109,7 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(hostileKey), chartdiff.WithAccountToken(hostileToken),
-		chartdiff.WithRetry(noRetry), chartdiff.WithLogger(logger))
+		chartdiff.WithRetry(testkit.NoRetry), chartdiff.WithLogger(logger))
 	require.NoError(t, err)
 	ctx := t.Context()
 	secrets := []string{hostileKey, hostileToken}
@@ -121,10 +122,10 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 
 	_, err = c.Chart(ctx, chartRedirected)
 	check("the key in a redirected path", err)
-	assert.Equal(t, "/api/v1/gone/[REDACTED]/x", apiError(t, err).Path)
+	assert.Equal(t, "/api/v1/gone/[REDACTED]/x", testkit.APIError(t, err).Path)
 	_, err = c.Keys(ctx)
 	check("the token in a redirected path", err)
-	assert.Equal(t, "/api/v1/gone/[REDACTED]", apiError(t, err).Path)
+	assert.Equal(t, "/api/v1/gone/[REDACTED]", testkit.APIError(t, err).Path)
 
 	_, err = c.Chart(ctx, chartSentAway)
 	check("the key in the path of a redirect to a host that does not answer", err)
@@ -139,7 +140,7 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 		n := i + 1
 		_, err = c.Chart(ctx, n)
 		check("the key echoed "+f.Name+" in an error", err)
-		ae := apiError(t, err)
+		ae := testkit.APIError(t, err)
 		assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
 		assertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 
@@ -150,7 +151,7 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 
 		_, err = c.DeleteKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
 		check("the token echoed "+f.Name+" in an error", err)
-		ae = apiError(t, err)
+		ae = testkit.APIError(t, err)
 		assertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 
 		_, err = c.RotateKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))

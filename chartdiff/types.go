@@ -411,8 +411,8 @@ type KeyUsage struct {
 	AnalysesToday *int `json:"analyses_today"`
 }
 
-// Meta is the build information of GET /meta.
-type Meta struct {
+// BuildInfo is the build information of GET /meta.
+type BuildInfo struct {
 	// Service is the service's name.
 	Service string `json:"service"`
 	// Version is the API version, such as "1.2.0".
@@ -421,7 +421,7 @@ type Meta struct {
 	Build string `json:"build"`
 	// EngineVersion is the current analysis engine version.
 	EngineVersion string `json:"engine_version"`
-	// Diag is present when Meta was called with diag true.
+	// Diag is present when BuildInfo was called with BuildInfoParams.Diagnostics.
 	Diag *Diagnostics `json:"diag"`
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
@@ -497,7 +497,7 @@ type (
 	plainPlayerStats PlayerStats
 	plainUsageLimits UsageLimits
 	plainKeyUsage    KeyUsage
-	plainMeta        Meta
+	plainBuildInfo   BuildInfo
 )
 
 // UnmarshalJSON decodes the statistics leniently.
@@ -535,4 +535,4 @@ func (l *UsageLimits) UnmarshalJSON(b []byte) error {
 func (k *KeyUsage) UnmarshalJSON(b []byte) error { return jsonmember.Object(b, (*plainKeyUsage)(k)) }
 
 // UnmarshalJSON decodes the build information leniently.
-func (m *Meta) UnmarshalJSON(b []byte) error { return jsonmember.Object(b, (*plainMeta)(m)) }
+func (i *BuildInfo) UnmarshalJSON(b []byte) error { return jsonmember.Object(b, (*plainBuildInfo)(i)) }
