@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
 	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestWithAPIKeyValidatesTheForm(t *testing.T) {
@@ -51,6 +53,31 @@ func TestWithAccountTokenRejectsEmptyAndKeys(t *testing.T) {
 	}
 	_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithWait(sdk.WaitPolicy{Timeout: -1}))
 	assert.Equal(t, "wait policy", testkit.ValidationError(t, err).Field)
+}
+
+// TestWithRequestsPerMinutePacesOnTheClock: the client is unpaced by default; with
+// WithRequestsPerMinute its requests wait their turn on the WithClock clock, here a fake one
+// the fake server shares.
+func TestWithRequestsPerMinutePacesOnTheClock(t *testing.T) {
+	t.Parallel()
+	clock := sdktest.NewClock(epoch)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithClock(clock)))
+	unpaced := newClient(t, srv.URL, chartdiff.WithClock(clock))
+	paced := newClient(t, srv.URL, chartdiff.WithClock(clock), chartdiff.WithRequestsPerMinute(2))
+	for _, c := range []*chartdiff.Client{unpaced, paced} {
+		for range 3 {
+			_, err := c.Chart(t.Context(), 1)
+			require.NoError(t, err)
+		}
+	}
+	reqs := srv.Requests()
+	require.Len(t, reqs, 6)
+	assert.Equal(t, reqs[0].Time, reqs[2].Time, "no wait without pacing")
+	assert.GreaterOrEqual(t, reqs[4].Time.Sub(reqs[3].Time), 30*time.Second, "2 a minute: one every 30 s")
+	assert.GreaterOrEqual(t, reqs[5].Time.Sub(reqs[4].Time), 30*time.Second)
+
+	_, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithClock(nil))
+	assert.NotNil(t, testkit.ValidationError(t, err))
 }
 
 func TestBaseURLKeepsItsPathAndAddsThePrefix(t *testing.T) {

@@ -102,7 +102,7 @@ func TestUsageWithoutCredentialsSendsNothing(t *testing.T) {
 	assert.Empty(t, srv.Requests())
 }
 
-func TestMeta(t *testing.T) {
+func TestBuildInfo(t *testing.T) {
 	t.Parallel()
 	srv := testkit.Start(t, chartdifftest.NewServer())
 	key := srv.IssueKey(srv.AccountToken())

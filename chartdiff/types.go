@@ -228,7 +228,8 @@ type CharterCharts struct {
 	Charts []Chart `json:"charts"`
 	// PagesRead is the number of upstream pages (of 30 charts) read.
 	PagesRead int `json:"pages_read"`
-	// HasMore reports that the author has more charts than maxPages let the service read.
+	// HasMore reports that the author has more charts than CharterParams.MaxPages let the
+	// service read.
 	HasMore bool `json:"has_more"`
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
