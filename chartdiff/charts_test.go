@@ -2,12 +2,9 @@ package chartdiff_test
 
 import (
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -502,23 +499,21 @@ func TestListDecodeFollowsTheTotal(t *testing.T) {
 func TestNumbersAreFiniteOrRefused(t *testing.T) {
 	t.Parallel()
 	for _, v := range []string{`"NaN"`, `"Infinity"`, `"-Infinity"`, `"inf"`, `"1e999"`, `1e999`, `-1e999`} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 			if r.URL.Path == "/api/v1/stats" {
-				_, _ = io.WriteString(w, `{"charts_stored":3,"coverage":`+v+`}`)
+				testkit.Reply(w, http.StatusOK, `{"charts_stored":3,"coverage":`+v+`}`)
 				return
 			}
-			_, _ = io.WriteString(w, `{"chart_id":1,"analyzed":true,"ref_const":`+v+`}`)
-		}))
-		c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(testkit.NoRetry))
-		require.NoError(t, err)
-		_, err = c.Chart(t.Context(), 1)
+			testkit.Reply(w, http.StatusOK, `{"chart_id":1,"analyzed":true,"ref_const":`+v+`}`)
+		})
+		c := newClient(t, srv.URL)
+		_, err := c.Chart(t.Context(), 1)
 		var de *sdk.DecodeError
 		assert.ErrorAs(t, err, &de, v)
 		stats, err := c.Stats(t.Context())
 		require.NoError(t, err, v)
 		assert.Nil(t, stats.Coverage, v)
 		assert.Equal(t, 3, *stats.ChartsStored, v)
-		srv.Close()
 	}
 }
 
@@ -527,14 +522,9 @@ func TestNumbersAreFiniteOrRefused(t *testing.T) {
 // request with an *sdk.PagingError, the first page's charts yielded once.
 func TestAllChartsStopsOnARepeatedPage(t *testing.T) {
 	t.Parallel()
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		_, _ = io.WriteString(w, `{"total":1000,"page":1,"pageSize":2,"charts":[{"chart_id":1,"analyzed":false},{"chart_id":2,"analyzed":false}]}`)
-	}))
-	defer srv.Close()
-	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(testkit.NoRetry))
-	require.NoError(t, err)
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK,
+		`{"total":1000,"page":1,"pageSize":2,"charts":[{"chart_id":1,"analyzed":false},{"chart_id":2,"analyzed":false}]}`))
+	c := newClient(t, srv.URL)
 	var ids []int
 	var stopped error
 	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 2}) {
@@ -550,5 +540,5 @@ func TestAllChartsStopsOnARepeatedPage(t *testing.T) {
 	assert.ErrorIs(t, stopped, sdk.ErrRepeatedPage)
 	assert.Equal(t, "chartdiff", pe.Service)
 	assert.Equal(t, 2, pe.Page)
-	assert.Equal(t, int32(2), requests.Load())
+	assert.Len(t, srv.Requests(), 2)
 }

@@ -31,12 +31,6 @@ const (
 // echoForms are the forms the hostile server echoes a credential in.
 var echoForms = secrettest.EchoesOf("Bearer")
 
-// assertNoTelltale fails when one of texts holds a telltale of one of secrets.
-func assertNoTelltale(t *testing.T, what string, secrets []string, texts ...string) {
-	t.Helper()
-	echoForms.AssertNoTelltale(t, what, secrets, texts...)
-}
-
 // echo answers with status and body, ECHO in the body replaced by secret in form f, which
 // also goes into the request id and another header.
 func echo(w http.ResponseWriter, secret string, f secrettest.Echo, status int, body string) {
@@ -57,7 +51,7 @@ const (
 
 // hostileServer echoes the credentials it receives in every form and every place it can.
 // /charts/{n} and DELETE /keys/{n} pick echoForms[n-1]; so does GET /charts?q=n.
-func hostileServer(t *testing.T, away string) *httptest.Server {
+func hostileServer(t *testing.T, away string) *testkit.Recorder {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/charts/{n}", func(w http.ResponseWriter, r *http.Request) {
@@ -90,9 +84,7 @@ func hostileServer(t *testing.T, away string) *httptest.Server {
 	mux.HandleFunc("GET /api/v1/meta", func(w http.ResponseWriter, r *http.Request) {
 		echo(w, r.Header.Get("x-hm-token"), echoForms[4], http.StatusOK, `{"diag":{"headers":{"x-phm-key":0,"ECHO":3}}}`)
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { mux.ServeHTTP(w, r) })
 }
 
 // TestCredentialsNeverShowWhateverTheServerEchoes runs every place a hostile server can put the
@@ -117,7 +109,7 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 		t.Helper()
 		require.Error(t, err, what)
 		scan.Record(err)
-		assertNoTelltale(t, what, secrets, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+		echoForms.AssertNoTelltale(t, what, secrets, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
 	}
 
 	_, err = c.Chart(ctx, chartRedirected)
@@ -133,7 +125,7 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue)
-	assertNoTelltale(t, "the *url.Error", secrets, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
+	echoForms.AssertNoTelltale(t, "the *url.Error", secrets, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
 	assert.NotContains(t, ue.URL, "k=1", "the query is dropped")
 
 	for i, f := range echoForms {
@@ -142,7 +134,7 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 		check("the key echoed "+f.Name+" in an error", err)
 		ae := testkit.APIError(t, err)
 		assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
-		assertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+		echoForms.AssertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 
 		_, err = c.Charts(ctx, &chartdiff.ChartsParams{Query: strconv.Itoa(n)})
 		check("the key echoed "+f.Name+" in an undecodable answer", err)
@@ -152,20 +144,20 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 		_, err = c.DeleteKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
 		check("the token echoed "+f.Name+" in an error", err)
 		ae = testkit.APIError(t, err)
-		assertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+		echoForms.AssertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 
 		_, err = c.RotateKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
 		check("the token echoed "+f.Name+" around a key answer without plaintext", err)
 		var kae *chartdiff.KeyAnswerError
 		require.ErrorAs(t, err, &kae, f.Name)
-		assertNoTelltale(t, f.Name, secrets, kae.Response.RequestID, fmt.Sprint(kae.Response.Header))
+		echoForms.AssertNoTelltale(t, f.Name, secrets, kae.Response.RequestID, fmt.Sprint(kae.Response.Header))
 	}
 
 	report, err := c.SelfCheck(ctx)
 	check("the token echoed as the name of a header in the self-check", err)
 	require.ErrorIs(t, err, chartdiff.ErrKeyHeaderDropped)
-	assertNoTelltale(t, "the self-check report", secrets, report.String(), fmt.Sprintf("%#v", report))
+	echoForms.AssertNoTelltale(t, "the self-check report", secrets, report.String(), fmt.Sprintf("%#v", report))
 
 	assert.Contains(t, logs.String(), `"path":"/api/v1/gone/[REDACTED]/x"`, "the logger saw the redirect")
-	assertNoTelltale(t, "the log", secrets, logs.String())
+	echoForms.AssertNoTelltale(t, "the log", secrets, logs.String())
 }
