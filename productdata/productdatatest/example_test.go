@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk/productdata/productdatatest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // envelopeOf posts body to an endpoint of the fake on the US site and decodes the answer.
@@ -41,9 +42,7 @@ func envelopeOf(srv *productdatatest.Server, endpoint, body string, data any) (c
 }
 
 func ExampleNewServer() {
-	srv := productdatatest.NewServer(productdatatest.WithClock(func() time.Time {
-		return time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
-	}))
+	srv := productdatatest.NewServer(productdatatest.WithClock(sdktest.NewClock(time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC))))
 	defer srv.Close()
 
 	var products []struct {
@@ -74,8 +73,9 @@ func ExampleNewServer() {
 
 func ExampleWithTaskDuration() {
 	start := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	clock := sdktest.NewClock(start)
 	srv := productdatatest.NewServer(
-		productdatatest.WithClock(func() time.Time { return start }),
+		productdatatest.WithClock(clock),
 		productdatatest.WithTaskDuration(20*time.Second),
 	)
 	defer srv.Close()
@@ -86,7 +86,7 @@ func ExampleWithTaskDuration() {
 		var status []string
 		code, _ := envelopeOf(srv, "ProductReviewsCollectionStatusQuery", `{}`, &status)
 		fmt.Println(srv.Now().Sub(start), code, status)
-		srv.Advance(10 * time.Second)
+		clock.Advance(10 * time.Second)
 	}
 	var reviews []struct{ Star int }
 	code, left := envelopeOf(srv, "ProductReviewsQuery", `{"ASIN":"B0CVM8TXHP"}`, &reviews)

@@ -9,45 +9,33 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata/productdatatest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // epoch is the start time of the tests' fake clocks.
 var epoch = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 
-// testClock is a clock a test moves by hand.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *testClock { return &testClock{t: epoch} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// start starts a fake on a fixed clock (unless opts set another) and closes it after the test.
+// start starts a fake on a fake clock at epoch (unless opts set another) and closes it after
+// the test.
 func start(t *testing.T, opts ...productdatatest.Option) *productdatatest.Server {
 	t.Helper()
-	fixed := productdatatest.WithClock(func() time.Time { return epoch })
-	srv := productdatatest.NewServer(append([]productdatatest.Option{fixed}, opts...)...)
-	t.Cleanup(srv.Close)
+	srv, _ := startClock(t, opts...)
 	return srv
+}
+
+// startClock is start that also returns the fake clock, for a test that moves it on.
+func startClock(t *testing.T, opts ...productdatatest.Option) (*productdatatest.Server, *sdktest.Clock) {
+	t.Helper()
+	clock := sdktest.NewClock(epoch)
+	all := append([]productdatatest.Option{productdatatest.WithClock(clock)}, opts...)
+	return testkit.Start(t, productdatatest.NewServer(all...)), clock
 }
 
 // req is a raw request to the fake. Empty fields take the service's defaults: POST, the
