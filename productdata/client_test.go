@@ -148,11 +148,11 @@ func TestSetAccountKeyReplacesTheKey(t *testing.T) {
 	assert.Equal(t, "account key", testkit.ValidationError(t, c.SetAccountKey("two words")).Field)
 }
 
-// TestCountersKeepTheUnitsLeftOfTheNewestRequest: two calls run at once and the server answers
+// TestRequestUnitsKeepTheUnitsLeftOfTheNewestRequest: two calls run at once and the server answers
 // the newer one first (90 units left) and the older one last (91, counted before the newer
-// request was): Counters().Left keeps 90, the figure of the most recently sent request, not
+// request was): RequestUnits().Left keeps 90, the figure of the most recently sent request, not
 // that of the answer that happened to arrive last.
-func TestCountersKeepTheUnitsLeftOfTheNewestRequest(t *testing.T) {
+func TestRequestUnitsKeepTheUnitsLeftOfTheNewestRequest(t *testing.T) {
 	t.Parallel()
 	olderIn, releaseOlder := make(chan struct{}), make(chan struct{})
 	var once sync.Once

@@ -10,6 +10,9 @@ import (
 // The results print readably: %v and %+v show what an optional field holds, or <nil>, where
 // fmt alone prints a pointer's address (see package show).
 
+// Format makes %v and %+v print the values a CallResult points to, not their addresses.
+func (r CallResult) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
+
 // Format makes %v and %+v print the values a Category points to, not their addresses.
 func (c Category) Format(f fmt.State, verb rune) { show.Struct(f, verb, c) }
 
@@ -18,9 +21,6 @@ func (r CategoryRank) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
 
 // Format makes %v and %+v print the values a Keyword points to, not their addresses.
 func (k Keyword) Format(f fmt.State, verb rune) { show.Struct(f, verb, k) }
-
-// Format makes %v and %+v print the values a CallResult points to, not their addresses.
-func (r CallResult) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
 
 // Format makes %v and %+v print the values a Page points to, not their addresses.
 func (p Page) Format(f fmt.State, verb rune) { show.Struct(f, verb, p) }

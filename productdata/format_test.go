@@ -11,7 +11,7 @@ import (
 )
 
 // TestResultsPrintValuesNotAddresses holds that a decoded product, its request units and the
-// client's counters print their numbers with %v and %+v, where fmt alone printed addresses
+// client's request units print their numbers with %v and %+v, where fmt alone printed addresses
 // ("Left:0x13b55cf32c18").
 func TestResultsPrintValuesNotAddresses(t *testing.T) {
 	t.Parallel()

@@ -131,7 +131,7 @@ func TestRetryPolicyDefaultsToTwoRetries(t *testing.T) {
 	assert.Equal(t, "retry policy", testkit.ValidationError(t, err).Field)
 }
 
-func TestCountersCountEveryRequestAndTheReportedUnits(t *testing.T) {
+func TestRequestUnitsCountEveryRequestAndTheReportedUnits(t *testing.T) {
 	t.Parallel()
 	left := 1000
 	srv := newAPI(t, nil, func(r received) reply {
