@@ -119,6 +119,21 @@ func TestHTTP401IsUnauthorizedWhateverTheBody(t *testing.T) {
 	}
 }
 
+// TestStatusSentinelsAreTheSDKs holds that the package's status sentinels are sdk's, so that
+// a 403, 404 or 409 from a gateway matches them as it matches sdk's.
+func TestStatusSentinelsAreTheSDKs(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []error{sdk.ErrUnauthorized, sdk.ErrForbidden, sdk.ErrNotFound, sdk.ErrConflict, sdk.ErrRateLimited},
+		[]error{productdata.ErrUnauthorized, productdata.ErrForbidden, productdata.ErrNotFound, productdata.ErrConflict, productdata.ErrRateLimited})
+	for status, sentinel := range map[int]error{
+		http.StatusForbidden: productdata.ErrForbidden, http.StatusNotFound: productdata.ErrNotFound, http.StatusConflict: productdata.ErrConflict,
+	} {
+		srv := newAPI(t, nil, func(r received) reply { return reply{status: status, body: "refused"} })
+		_, err := newClient(t, srv).Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
+		assert.ErrorIs(t, err, sentinel, "HTTP %d", status)
+	}
+}
+
 func TestHTTP429IsARateLimitError(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply {
