@@ -177,13 +177,6 @@ const hostileKey = "pdK+ey/9f8e7d6c5b4a3928=1716"
 // echoForms are the forms the hostile server echoes the key in.
 var echoForms = secrettest.EchoesOf(productdata.AuthScheme)
 
-// assertNoTelltale fails when one of texts holds, in any letter case, secret or one of its
-// echoes.
-func assertNoTelltale(t *testing.T, what, secret string, texts ...string) {
-	t.Helper()
-	echoForms.AssertNoTelltale(t, what, []string{secret}, texts...)
-}
-
 // TestKeyNeverShowsWhateverTheServerEchoes runs every place a hostile server can put the
 // account key (a redirect's path, the redirect staying on the host or leaving for one that does
 // not answer; a message, a body, a header and the request id, in every encoded form, in an
@@ -231,7 +224,7 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		t.Helper()
 		require.Error(t, err, what)
 		scan.Record(err)
-		assertNoTelltale(t, what, hostileKey, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+		echoForms.AssertNoTelltale(t, what, []string{hostileKey}, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
 	}
 
 	_, err := c.Product(ctx, productdata.AmazonUS, "B0REDIRECT")
@@ -244,7 +237,7 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue)
-	assertNoTelltale(t, "the *url.Error", hostileKey, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
+	echoForms.AssertNoTelltale(t, "the *url.Error", []string{hostileKey}, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
 	assert.NotContains(t, ue.URL, "k=1", "the query is dropped")
 
 	for i, f := range echoForms {
@@ -254,7 +247,7 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 			check("the key echoed "+f.Name+" for "+asin, err)
 			ae := testkit.APIError(t, err)
 			assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
-			assertNoTelltale(t, f.Name, hostileKey, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+			echoForms.AssertNoTelltale(t, f.Name, []string{hostileKey}, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 		}
 		_, err = c.Product(ctx, productdata.AmazonUS, "B0GARBLE0"+n)
 		check("the key echoed "+f.Name+" in an undecodable answer", err)
@@ -264,9 +257,9 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		check("the key echoed "+f.Name+" around a lookup without the product", err)
 		var nf *productdata.NotFoundError
 		require.ErrorAs(t, err, &nf, f.Name)
-		assertNoTelltale(t, f.Name, hostileKey, nf.Response.RequestID, fmt.Sprint(nf.Response.Header))
+		echoForms.AssertNoTelltale(t, f.Name, []string{hostileKey}, nf.Response.RequestID, fmt.Sprint(nf.Response.Header))
 	}
 
 	assert.Contains(t, logs.String(), `"path":"/api/gone/[REDACTED]/x"`, "the logger saw the redirect")
-	assertNoTelltale(t, "the log", hostileKey, logs.String())
+	echoForms.AssertNoTelltale(t, "the log", []string{hostileKey}, logs.String())
 }
