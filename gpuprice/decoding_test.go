@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // answering returns a client whose every request to path gets status and body.
@@ -21,7 +21,7 @@ func answering(t *testing.T, path string, status int, body string) *gpuprice.Cli
 	mt := httpmock.NewMockTransport()
 	mt.RegisterResponder(http.MethodGet, "https://gpu.example"+path, httpmock.NewStringResponder(status, body))
 	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}),
-		gpuprice.WithRetry(noRetry), gpuprice.WithAPIKey("gpk_decoding_test_key"))
+		gpuprice.WithRetry(testkit.NoRetry), gpuprice.WithAPIKey("gpk_decoding_test_key"))
 	require.NoError(t, err)
 	return c
 }
@@ -38,7 +38,7 @@ func TestCheapestIsStrictOnTheDescribedFields(t *testing.T) {
 		"a price as text":       `{"model":"H100","best_platform":"lambda","best_price_usd_hr":"2.84","saving_pct_vs_dearest":50.6,"all_on_demand":{}}`,
 	} {
 		_, err := answering(t, "/v1/cheapest?model=H100", 200, body).Cheapest(t.Context(), "H100")
-		de := errtest.As[*sdk.DecodeError](t, err)
+		de := testkit.As[*sdk.DecodeError](t, err)
 		assert.Equal(t, 200, de.StatusCode, name)
 	}
 	p, err := answering(t, "/v1/cheapest?model=H100", 200, full).Cheapest(t.Context(), "H100")
@@ -90,7 +90,7 @@ func TestListsAreNeverSilentlyEmpty(t *testing.T) {
 		{"/v1/history", `{"total":12,"snapshots":null}`, func(ctx context.Context, c *gpuprice.Client) error { _, err := c.History(ctx, nil); return err }},
 	} {
 		err := tc.call(t.Context(), answering(t, tc.path, 200, tc.body))
-		errtest.As[*sdk.DecodeError](t, err)
+		testkit.As[*sdk.DecodeError](t, err)
 	}
 	empty, err := answering(t, "/v1/gpus", 200, `{"count":0}`).GPUs(t.Context(), nil)
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestHealthReadsAJSONObjectOrAPlainTextStatus(t *testing.T) {
 		assert.Equal(t, 200, h.Response.StatusCode, tc.name)
 	}
 	_, err := answering(t, "/v1/health", 200, `{"status":`).Health(t.Context())
-	de := errtest.As[*sdk.DecodeError](t, err)
+	de := testkit.As[*sdk.DecodeError](t, err)
 	assert.Equal(t, "/v1/health", de.Path)
 }
 
@@ -163,7 +163,7 @@ func TestRedemptionWithoutAKeyIsADecodeErrorThatQuotesNothing(t *testing.T) {
 	scan.Add("gpk_hidden_under_another_name")
 
 	_, err = c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
-	de := errtest.As[*sdk.DecodeError](t, err)
+	de := testkit.As[*sdk.DecodeError](t, err)
 	assert.NotContains(t, de.Excerpt, "gpk_hidden")
 	assert.Equal(t, 1, mt.GetTotalCallCount())
 

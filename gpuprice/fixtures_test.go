@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/fixturetest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // fixtureKey is the Pro key the recorded requests carry.
@@ -21,10 +22,8 @@ func fixtureClient(t *testing.T, name string, opts ...gpuprice.Option) (*gpupric
 	t.Helper()
 	scan.Add(fixtureKey, "gpk_fixture_issued_key_0002")
 	e := fixturetest.Load(t, filepath.Join("testdata", "fixtures", name))
-	all := append([]gpuprice.Option{gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(e.Client(t)), gpuprice.WithRetry(noRetry)}, opts...)
-	c, err := gpuprice.New(all...)
-	require.NoError(t, err)
-	return c, e
+	defaults := []gpuprice.Option{gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(e.Client(t)), gpuprice.WithRetry(testkit.NoRetry)}
+	return testkit.New(t, gpuprice.New, append(defaults, opts...)...), e
 }
 
 func TestFixtureCheapest(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // untilMidnight returns the time from now to the next midnight UTC.
@@ -38,7 +38,7 @@ func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
 	began := time.Now()
 	_, err = c.FuturesIndex(t.Context())
 	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
-	rl := errtest.As[*sdk.RateLimitError](t, err)
+	rl := testkit.As[*sdk.RateLimitError](t, err)
 	assert.Less(t, time.Since(began), 5*time.Second, "returned at once, not retried")
 	assert.Equal(t, 1, rl.Attempts)
 	assert.Equal(t, 1, srv.RequestCount(http.MethodGet, "/v1/futures/index"))
@@ -61,7 +61,7 @@ func TestQuotaWithoutHeadersResetsAtMidnightUTC(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, g.Response.RateLimit, "no headers, no quota state")
 	_, err = c.GPUs(t.Context(), nil)
-	rl := errtest.As[*sdk.RateLimitError](t, err)
+	rl := testkit.As[*sdk.RateLimitError](t, err)
 	assert.Equal(t, 1, rl.Attempts, "not retried before the reset")
 	require.NotNil(t, rl.RateLimit)
 	require.NotNil(t, rl.RateLimit.Reset)
@@ -83,7 +83,7 @@ func TestQuotaResetFromHeadersWins(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = c.GPUs(t.Context(), nil)
-	rl := errtest.As[*sdk.RateLimitError](t, err)
+	rl := testkit.As[*sdk.RateLimitError](t, err)
 	require.NotNil(t, rl.RateLimit.Reset)
 	assert.InDelta(t, time.Hour.Seconds(), rl.RateLimit.Reset.Seconds(), 5)
 	assert.Equal(t, 10, *rl.RateLimit.Limit)
@@ -102,7 +102,7 @@ func TestQuotaErrorInAnotherStatusIsARateLimitError(t *testing.T) {
 
 	_, err = c.FuturesIndex(t.Context())
 	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
-	rl := errtest.As[*sdk.RateLimitError](t, err)
+	rl := testkit.As[*sdk.RateLimitError](t, err)
 	assert.Equal(t, http.StatusForbidden, rl.StatusCode)
 	require.NotNil(t, rl.RateLimit.Reset)
 	assert.InDelta(t, (3 * time.Hour).Seconds(), rl.RateLimit.Reset.Seconds(), 5, "the body's reset_at")
