@@ -2,11 +2,11 @@ package gpuprice_test
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,15 +15,29 @@ import (
 	"github.com/agentapis/sdk/internal/testkit"
 )
 
-// answering returns a client whose every request to path gets status and body.
+// serving starts a server that answers every request of method to path (its request URI,
+// query included) with status, header and body as they are, without a Content-Type of its
+// own, and any other request with a 404.
+func serving(t *testing.T, method, path string, status int, header http.Header, body string) *testkit.Recorder {
+	t.Helper()
+	return testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		if r.Method != method || r.URL.RequestURI() != path {
+			testkit.Reply(w, http.StatusNotFound, `{"error":{"code":"no_route","message":"not the request under test"}}`)
+			return
+		}
+		maps.Copy(w.Header(), header)
+		w.Header()["Content-Type"] = header["Content-Type"] // none unless given: no sniffing
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	})
+}
+
+// answering returns a client, without retries, whose every GET of path gets status and body.
 func answering(t *testing.T, path string, status int, body string) *gpuprice.Client {
 	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodGet, "https://gpu.example"+path, httpmock.NewStringResponder(status, body))
-	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}),
-		gpuprice.WithRetry(testkit.NoRetry), gpuprice.WithAPIKey("gpk_decoding_test_key"))
-	require.NoError(t, err)
-	return c
+	srv := serving(t, http.MethodGet, path, status, nil, body)
+	return testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL), gpuprice.WithRetry(testkit.NoRetry),
+		gpuprice.WithAPIKey("gpk_decoding_test_key"))
 }
 
 func TestCheapestIsStrictOnTheDescribedFields(t *testing.T) {
@@ -155,20 +169,18 @@ func TestIndexLeniency(t *testing.T) {
 
 func TestRedemptionWithoutAKeyIsADecodeErrorThatQuotesNothing(t *testing.T) {
 	t.Parallel()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodPost, "https://gpu.example/v1/keys/redeem",
-		httpmock.NewStringResponder(201, `{"secret_value":"gpk_hidden_under_another_name"}`))
-	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
-	require.NoError(t, err)
+	hidden := serving(t, http.MethodPost, gpuprice.DefaultRedeemPath, 201, nil, `{"secret_value":"gpk_hidden_under_another_name"}`)
+	c := testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(hidden.URL))
 	scan.Add("gpk_hidden_under_another_name")
 
-	_, err = c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
+	_, err := c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
 	de := testkit.As[*sdk.DecodeError](t, err)
 	assert.NotContains(t, de.Excerpt, "gpk_hidden")
-	assert.Equal(t, 1, mt.GetTotalCallCount())
+	assert.Len(t, hidden.Requests(), 1)
 
-	mt.RegisterResponder(http.MethodPost, "https://gpu.example/v1/keys/redeem",
-		httpmock.NewStringResponder(200, `{"data":{"apiKey":"gpk_nested_key_value_123","tier":"Unlimited","expiry":"2026-04-14"}}`))
+	nested := serving(t, http.MethodPost, gpuprice.DefaultRedeemPath, 200,
+		nil, `{"data":{"apiKey":"gpk_nested_key_value_123","tier":"Unlimited","expiry":"2026-04-14"}}`)
+	c = testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(nested.URL))
 	scan.Add("gpk_nested_key_value_123")
 	k, err := c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
 	require.NoError(t, err)

@@ -2,9 +2,9 @@ package gpuprice
 
 import "testing"
 
-// TestEveryQuantityHasItsSpellings checks the table: every quantity has names, each in
-// snake_case (its other forms are read by folding), none repeated within a quantity.
-func TestEveryQuantityHasItsSpellings(t *testing.T) {
+// TestEveryFieldHasItsNames checks the table: every field has names, each in
+// snake_case (its other forms are read by folding), none repeated within a field.
+func TestEveryFieldHasItsNames(t *testing.T) {
 	t.Parallel()
 	if len(fieldNames) != int(fieldError)+1 {
 		t.Fatalf("the table has %d fields; the constants %d", len(fieldNames), int(fieldError)+1)

@@ -264,6 +264,10 @@ func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
 	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
 	pe := testkit.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentInDoubt, pe.Outcome)
+	we := testkit.As[*sdk.WaitError](t, err)
+	assert.ErrorIs(t, err, sdk.ErrWaitTimeout, "the wait gave up on its timeout")
+	assert.Equal(t, "gpuprice", we.Service)
+	assert.Equal(t, "BuyKey", we.Operation)
 	assert.GreaterOrEqual(t, srv.RPCCalls()["getSignatureStatuses"], 2, "it polled")
 	assert.NotEmpty(t, clock.Waits(), "it waited between polls, on the test's clock")
 	assert.LessOrEqual(t, clock.Now().Sub(t0), time.Second, "within the confirmation timeout")
@@ -326,6 +330,29 @@ func TestBuyKeyWithoutABudgetStillAccounts(t *testing.T) {
 	assert.Equal(t, gpuprice.PlanUnlimited, bought.Plan)
 	assert.Equal(t, []string{"API-ULTRA"}, memoTexts(srv))
 	assert.Equal(t, "$19.00", usdc.Format(srv.USDCBalance(srv.Treasury)))
+}
+
+// A payment the service keeps calling unconfirmed is redeemed again within the WithWait
+// policy, then left to the caller with an *sdk.WaitError that matches the last refusal.
+func TestBuyKeyRedemptionWaitGivesUpWithAWaitError(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	clock := sdktest.NewClock(t0)
+	c := newClient(t, srv, gpuprice.WithWait(sdk.WaitPolicy{MaxAttempts: 2}), gpuprice.WithClock(clock))
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
+	notYet := sdktest.Fault{Method: http.MethodPost, Path: gpupricetest.DefaultRedeemPath, Status: http.StatusConflict,
+		Code: "tx_not_confirmed", Message: "not confirmed yet"}
+	srv.InjectFaults(notYet, notYet)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budgetOf(t, 10_000_000)))
+	require.ErrorIs(t, err, gpuprice.ErrNotRedeemed)
+	require.ErrorIs(t, err, sdk.ErrWaitAttempts)
+	require.ErrorIs(t, err, gpuprice.ErrTxNotConfirmed, "the last refusal")
+	we := testkit.As[*sdk.WaitError](t, err)
+	assert.Equal(t, 2, we.Attempts)
+	assert.Equal(t, 2, srv.RequestCount(http.MethodPost, gpupricetest.DefaultRedeemPath))
+	require.Len(t, clock.Waits(), 1)
+	assert.GreaterOrEqual(t, clock.Waits()[0], 500*time.Millisecond, "the default delay, 1 s, drawn in its upper half")
 }
 
 func TestBuyKeyRedemptionFailureCarriesTheSignature(t *testing.T) {

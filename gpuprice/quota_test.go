@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -70,37 +69,29 @@ func TestQuotaWithoutHeadersResetsAtMidnightUTC(t *testing.T) {
 
 func TestQuotaResetFromHeadersWins(t *testing.T) {
 	t.Parallel()
-	mt := httpmock.NewMockTransport()
 	reset := time.Now().Add(time.Hour).Unix()
-	mt.RegisterResponder(http.MethodGet, "https://gpu.example/v1/gpus", func(*http.Request) (*http.Response, error) {
-		r := httpmock.NewStringResponse(http.StatusTooManyRequests, `{"error":{"code":"rate_limit_exceeded","message":"daily quota"}}`)
-		r.Header.Set("X-RateLimit-Limit", "10")
-		r.Header.Set("X-RateLimit-Remaining", "0")
-		r.Header.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
-		return r, nil
-	})
-	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
-	require.NoError(t, err)
+	srv := serving(t, http.MethodGet, "/v1/gpus", http.StatusTooManyRequests, http.Header{
+		"X-Ratelimit-Limit": {"10"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(reset, 10)},
+	}, `{"error":{"code":"rate_limit_exceeded","message":"daily quota"}}`)
+	c := testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL))
 
-	_, err = c.GPUs(t.Context(), nil)
+	_, err := c.GPUs(t.Context(), nil)
 	rl := testkit.As[*sdk.RateLimitError](t, err)
 	require.NotNil(t, rl.RateLimit.Reset)
 	assert.InDelta(t, time.Hour.Seconds(), rl.RateLimit.Reset.Seconds(), 5)
 	assert.Equal(t, 10, *rl.RateLimit.Limit)
 	assert.Equal(t, 0, *rl.RateLimit.Remaining)
-	assert.Equal(t, 1, mt.GetTotalCallCount(), "a reset an hour away is not waited for")
+	assert.Len(t, srv.Requests(), 1, "a reset an hour away is not waited for")
 }
 
 func TestQuotaErrorInAnotherStatusIsARateLimitError(t *testing.T) {
 	t.Parallel()
-	mt := httpmock.NewMockTransport()
 	resetAt := time.Now().Add(3 * time.Hour).UTC().Truncate(time.Second)
-	mt.RegisterResponder(http.MethodGet, "https://gpu.example/v1/futures/index",
-		httpmock.NewStringResponder(http.StatusForbidden, `{"error":{"code":"quota_exceeded","message":"10 requests a day","reset_at":"`+resetAt.Format(time.RFC3339)+`"}}`))
-	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
-	require.NoError(t, err)
+	srv := serving(t, http.MethodGet, "/v1/futures/index", http.StatusForbidden, nil,
+		`{"error":{"code":"quota_exceeded","message":"10 requests a day","reset_at":"`+resetAt.Format(time.RFC3339)+`"}}`)
+	c := testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL))
 
-	_, err = c.FuturesIndex(t.Context())
+	_, err := c.FuturesIndex(t.Context())
 	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
 	rl := testkit.As[*sdk.RateLimitError](t, err)
 	assert.Equal(t, http.StatusForbidden, rl.StatusCode)

@@ -118,7 +118,7 @@ func TestNoCallOfTheSolanaNodeHangs(t *testing.T) {
 
 // TestAStalledSendOrConfirmationIsInDoubtWithinTheBounds stalls the send, then the status
 // checks: each check ends at the attempt bound and the confirmation wait goes on until its
-// own bound (WithConfirmTimeout), so the purchase ends within both.
+// own bound (WithWait's Timeout), so the purchase ends within both.
 func TestAStalledSendOrConfirmationIsInDoubtWithinTheBounds(t *testing.T) {
 	t.Parallel()
 	for _, method := range []string{"sendTransaction", "getSignatureStatuses"} {
