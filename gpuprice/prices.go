@@ -43,7 +43,8 @@ type Price struct {
 	Model string
 	// Platform is the platform, such as "aws".
 	Platform string
-	// USDPerHour is the on-demand price in USD per GPU-hour; nil when the row had none.
+	// USDPerHour is the on-demand price in USD per GPU-hour; nil when the row had none. It is
+	// third-party market data, never an amount the SDK pays, hence a float64.
 	USDPerHour *float64
 	// PlatformName is the platform's display name, such as "Amazon Web Services", when the
 	// row said.
