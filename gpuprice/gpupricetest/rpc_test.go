@@ -1,10 +1,8 @@
 package gpupricetest_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"math/big"
 	"net/http"
 	"testing"
@@ -20,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/usdc"
 )
@@ -478,13 +477,9 @@ func TestRawJSONRPC(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	post := func(body string) []byte {
-		resp, err := http.Post(srv.RPCURL, "application/json", bytes.NewBufferString(body))
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		raw, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return raw
+		a := testkit.Do(t, http.DefaultClient, http.MethodPost, srv.RPCURL, body, map[string]string{"Content-Type": "application/json"})
+		require.Equal(t, http.StatusOK, a.Status)
+		return a.Body
 	}
 	var batch []map[string]any
 	require.NoError(t, json.Unmarshal(post(`[{"jsonrpc":"2.0","id":1,"method":"getBlockHeight"},{"jsonrpc":"2.0","id":"b","method":"getProgramAccounts","params":[]}]`), &batch))
