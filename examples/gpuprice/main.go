@@ -17,8 +17,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/gagliardetto/solana-go"
@@ -44,11 +42,7 @@ type settings struct {
 	budget *big.Int
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(realMain) }
 
 // realMain runs the program with the command line args, and returns its exit status. It
 // reads no environment variable: env is there for the signature every example shares.
