@@ -59,7 +59,7 @@ type Client struct {
 // Retry-After longer than sdk.RetryPolicy.MaxRetryAfter (a used-up daily quota is returned at
 // once), and BuyKey waits up to 90 seconds for its payment's confirmation, a little longer
 // than a blockhash stays usable (150 blocks, about a minute), then redeems it up to 5 times,
-// 1 to 4 seconds apart.
+// waiting about a second, then twice as long each time up to 4 seconds.
 var service = httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Sentinels: sentinels, ClassifyAt: classify,
 	Defaults: httpcore.Defaults{
 		Retry: sdk.RetryPolicy{StopOnLongRetryAfter: true},

@@ -20,8 +20,8 @@
 // than sdk.RetryPolicy.MaxRetryAfter, so a used-up daily quota is returned at once as an
 // *sdk.RateLimitError whose RateLimit.Reset is always set (from the headers, a reset time in
 // the body, or the next midnight UTC). A redemption is sent once. BuyKey waits, by default, up
-// to 90 seconds for its payment's confirmation, then redeems it up to 5 times, 1 to 4 seconds
-// apart, while the service has not seen the confirmation (WithWait).
+// to 90 seconds for its payment's confirmation, then redeems it up to 5 times, about 1 to 4
+// seconds apart, while the service has not seen the confirmation (WithWait).
 //
 // Every body but the cheapest price, whose members the API description names and requires, is
 // read by one table of the names a JSON API would give each member, in any letter case;

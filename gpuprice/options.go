@@ -146,6 +146,6 @@ func WithTimeouts(t sdk.Timeouts) Option { return Option(httpcore.WithTimeouts[*
 func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }
 
 // WithWait bounds BuyKey's waits (default 90 seconds): only Timeout applies to the wait for
-// the payment's confirmation; every field to the redemptions that follow, 5 at most, 1 to 4
-// seconds apart. See [sdk] (Client options) for waiting.
+// the payment's confirmation; every field to the redemptions that follow (by default 5 at
+// most, about 1 to 4 seconds apart). See [sdk] (Client options) for waiting.
 func WithWait(w sdk.WaitPolicy) Option { return Option(httpcore.WithWait[*config](w)) }

@@ -64,11 +64,11 @@ const unknownExpiry = 2 * time.Minute
 // counted. A node that refuses the transaction, or a transaction that fails on chain, is a
 // *PaymentError (ErrPaymentRefused) and the amount counts until the blockhash expires (a
 // refusal wraps the node's *RPCError, with the failing instruction and the program logs); no
-// answer or no confirmation in time is a *PaymentError (ErrPaymentInDoubt, with an
-// *sdk.WaitError when the wait gave up) that counts until
-// the caller resolves it (budget.Budget.Resolve with the signature); a confirmed payment is
-// spent, and a redemption that fails after it is a *PaymentError (ErrNotRedeemed) carrying
-// the signature for RedeemKey.
+// answer or no confirmation in time is a *PaymentError (ErrPaymentInDoubt, holding an
+// *sdk.WaitError when the wait gave up) that counts until the caller resolves it
+// (budget.Budget.Resolve with the signature); a confirmed payment is spent, and a redemption
+// that fails after it is a *PaymentError (ErrNotRedeemed) carrying the signature for
+// RedeemKey.
 func (c *Client) BuyKey(ctx context.Context, params *BuyKeyParams) (*Key, error) {
 	amount, memo, err := params.terms()
 	if err != nil {
