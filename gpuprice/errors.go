@@ -16,8 +16,9 @@ import (
 
 // sentinels are the package's sentinel errors and the codes that mean each; the client gives
 // them to the HTTP core, which puts the sentinel of an answer's code in the *sdk.APIError's
-// Sentinels. The error codes that report a used-up quota, whatever the status that carries
-// them (the API description does not show the quota error), mean ErrRateLimited.
+// Sentinels. The API description shows no error body, so the codes are the likely ones (those
+// of package gpupricetest); the error codes that report a used-up quota, whatever the status
+// that carries them, mean ErrRateLimited.
 var sentinels = httpcore.NewSentinels(serviceName).Alias(sdk.ErrRateLimited, "rate_limit_exceeded", "rate_limited",
 	"quota_exceeded", "daily_quota_exceeded", "daily_limit_exceeded", "too_many_requests", "limit_exceeded",
 	"request_limit_exceeded")
@@ -197,7 +198,7 @@ func withReset(rl *sdk.RateLimit, e *sdk.APIError, now time.Time) *sdk.RateLimit
 }
 
 // quotaReset returns the time the quota of a refused request resets: a reset time in the
-// body (under the spellings of fieldReset, inside {"error":{...}} or at the top), or the next UTC
+// body (under the names of fieldReset, inside {"error":{...}} or at the top), or the next UTC
 // midnight.
 func quotaReset(body []byte, now time.Time) time.Time {
 	if m, err := readMembers(body); err == nil {
