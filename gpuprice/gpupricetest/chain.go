@@ -14,14 +14,21 @@ const USDCMintAddress = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 // USDCMint is the USDC mint, which the fake cluster knows from the start.
 var USDCMint = solana.MustPublicKeyFromBase58(USDCMintAddress)
 
-// Transfer is a token transfer the fake cluster applied: its signature, source and
-// destination token accounts, owner, mint, amount in atomic units, and the memos of its
-// transaction.
-type Transfer = solanafake.Transfer
+// Transfer is a token transfer the fake cluster applied.
+type Transfer struct {
+	Signature   solana.Signature // the first signature of its transaction
+	From, To    solana.PublicKey // the source and destination token accounts
+	Owner, Mint solana.PublicKey // the wallet that owns From and signed, and the token
+	Amount      *big.Int         // in the mint's atomic units (package usdc's for USDC)
+	Memos       [][]byte         // every Memo instruction's data in its transaction, as sent
+}
 
-// Memo is a Memo program instruction of a transaction that landed successfully: its
-// signature, its signers and its data, exactly as sent.
-type Memo = solanafake.Memo
+// Memo is a Memo program instruction of a transaction that landed successfully.
+type Memo struct {
+	Signature solana.Signature   // the first signature of its transaction
+	Signers   []solana.PublicKey // the accounts the instruction named, all of which signed
+	Data      []byte             // the memo, exactly as sent
+}
 
 // newCluster returns the fake's cluster on its clock, knowing the configured mints (all of
 // the SPL Token program), its landed transactions confirmed as WithConfirmAfter says, and
@@ -89,8 +96,20 @@ func (s *Server) TokenAccountExists(address solana.PublicKey) bool {
 }
 
 // Transfers returns the token transfers applied so far, in order.
-func (s *Server) Transfers() []Transfer { return s.cluster.Transfers() }
+func (s *Server) Transfers() []Transfer {
+	var out []Transfer
+	for _, t := range s.cluster.Transfers() {
+		out = append(out, Transfer(t))
+	}
+	return out
+}
 
 // Memos returns the Memo instructions of the transactions that landed successfully, in
 // order.
-func (s *Server) Memos() []Memo { return s.cluster.Memos() }
+func (s *Server) Memos() []Memo {
+	var out []Memo
+	for _, m := range s.cluster.Memos() {
+		out = append(out, Memo(m))
+	}
+	return out
+}

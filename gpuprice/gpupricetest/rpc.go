@@ -1,35 +1,47 @@
 package gpupricetest
 
-import "github.com/agentapis/sdk/internal/solanafake"
+import (
+	"github.com/gagliardetto/solana-go"
 
-// Outcome is what the fake node did with a transaction it received.
-type Outcome = solanafake.Outcome
-
-// The outcomes.
-const (
-	// OutcomeApplied: it landed and succeeded; its instructions changed the ledger.
-	OutcomeApplied = solanafake.OutcomeApplied
-	// OutcomeFailed: sent with skipPreflight, it landed with an error; the ledger did not
-	// change, and getSignatureStatuses reports the error.
-	OutcomeFailed = solanafake.OutcomeFailed
-	// OutcomeRejected: the node answered with a JSON-RPC error; it never landed.
-	OutcomeRejected = solanafake.OutcomeRejected
-	// OutcomeDropped: sent with skipPreflight, its signature was answered but it never
-	// lands (a bad signature or an unknown or expired blockhash).
-	OutcomeDropped = solanafake.OutcomeDropped
-	// OutcomeDuplicate: sent with skipPreflight, its signature had already landed; it was
-	// not applied again.
-	OutcomeDuplicate = solanafake.OutcomeDuplicate
+	"github.com/agentapis/sdk/internal/solanafake"
 )
 
-// ReceivedTransaction is a transaction sendTransaction received: its first signature (zero
-// when it could not be decoded), whether it skipped preflight, its Outcome, and the node's
-// error text (empty when it was applied).
-type ReceivedTransaction = solanafake.Received
+// Outcome is what the fake node did with a transaction it received.
+type Outcome string
+
+// The outcomes, those of the cluster behind the node.
+const (
+	// OutcomeApplied: it landed and succeeded, and changed the ledger.
+	OutcomeApplied = Outcome(solanafake.OutcomeApplied)
+	// OutcomeFailed: sent with skipPreflight, it landed with an error, which
+	// getSignatureStatuses reports; only its fee was taken.
+	OutcomeFailed = Outcome(solanafake.OutcomeFailed)
+	// OutcomeRejected: the node answered with a JSON-RPC error; it never landed.
+	OutcomeRejected = Outcome(solanafake.OutcomeRejected)
+	// OutcomeDropped: sent with skipPreflight, its signature was answered but it never lands
+	// (a bad signature, or an unknown or expired blockhash).
+	OutcomeDropped = Outcome(solanafake.OutcomeDropped)
+	// OutcomeDuplicate: sent with skipPreflight after it had landed; not applied again.
+	OutcomeDuplicate = Outcome(solanafake.OutcomeDuplicate)
+)
+
+// ReceivedTransaction is a transaction sendTransaction received.
+type ReceivedTransaction struct {
+	Signature     solana.Signature // its first signature; zero when it could not be decoded
+	SkipPreflight bool
+	Outcome       Outcome
+	Error         string // the node's error text, empty when the transaction was applied
+}
 
 // Transactions returns every transaction sendTransaction received, in order, with what the
 // node did with it.
-func (s *Server) Transactions() []ReceivedTransaction { return s.cluster.Received() }
+func (s *Server) Transactions() []ReceivedTransaction {
+	var out []ReceivedTransaction
+	for _, r := range s.cluster.Received() {
+		out = append(out, ReceivedTransaction{Signature: r.Signature, SkipPreflight: r.SkipPreflight, Outcome: Outcome(r.Outcome), Error: r.Error})
+	}
+	return out
+}
 
 // RPCCalls returns how many times each JSON-RPC method was called.
 func (s *Server) RPCCalls() map[string]int { return s.cluster.Calls() }
