@@ -257,7 +257,7 @@ func TestOrderBookLevelsAndMatchesUnderEverySpellingAndWithoutAPrice(t *testing.
 		prices = append(prices, l.Price)
 		assert.NotEmpty(t, l.Raw)
 	}
-	assert.Equal(t, []*float64{ptr(2.5), ptr(2.49), ptr(2.48), nil, nil, nil}, prices)
+	assert.Equal(t, []*float64{testkit.Ptr(2.5), testkit.Ptr(2.49), testkit.Ptr(2.48), nil, nil, nil}, prices)
 	assert.Equal(t, 4.0, *b.Bids[0].Quantity)
 	assert.Equal(t, 8.0, *b.Bids[1].Quantity)
 	assert.Equal(t, 2, *b.Bids[1].Orders)
@@ -281,9 +281,6 @@ func TestOrderBookLevelsAndMatchesUnderEverySpellingAndWithoutAPrice(t *testing.
 	assert.Equal(t, "buy", b.RecentMatches[1].Side)
 	assert.JSONEq(t, `{"side":"buy","quantity":2}`, string(b.RecentMatches[1].Raw))
 }
-
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }
 
 func TestHistoryReadsTheCheapestPriceSpellings(t *testing.T) {
 	t.Parallel()

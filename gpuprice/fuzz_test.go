@@ -24,6 +24,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/svm"
@@ -194,7 +195,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, balance, status []byte) {
 		answers.Store(&[2][]byte{balance, status})
 		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCClient(nodeClient), gpuprice.WithHTTPClient(pool),
-			gpuprice.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}), gpuprice.WithWait(sdk.WaitPolicy{Timeout: time.Second}), gpuprice.WithClock(sdktest.NewClock(time.Now())))
+			gpuprice.WithRetry(testkit.NoRetry), gpuprice.WithWait(sdk.WaitPolicy{Timeout: time.Second}), gpuprice.WithClock(sdktest.NewClock(time.Now())))
 		if err != nil {
 			t.Fatal(err)
 		}
