@@ -13,20 +13,24 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 )
 
-// untilMidnight returns the time from now to the next midnight UTC.
-func untilMidnight() time.Duration {
-	now := time.Now().UTC()
-	return time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(now)
+// untilMidnight is the time from t0 to the next midnight UTC, when the daily quotas reset.
+const untilMidnight = 8*time.Hour + 30*time.Minute
+
+// quotaClient returns a fake and a client of it with the default retry policy, both on one
+// fake clock standing at t0.
+func quotaClient(t *testing.T, opts ...gpupricetest.Option) (*gpupricetest.Server, *gpuprice.Client) {
+	t.Helper()
+	clock := sdktest.NewClock(t0)
+	srv := startFake(t, append(opts, gpupricetest.WithClock(clock))...)
+	return srv, testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL), gpuprice.WithClock(clock))
 }
 
 func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
 	t.Parallel()
-	srv := gpupricetest.NewServer() // the wall clock: the quota resets at the next real midnight
-	t.Cleanup(srv.Close)
-	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL)) // the default retry policy
-	require.NoError(t, err)
+	srv, c := quotaClient(t)
 
 	for i := range gpupricetest.DefaultFreeQuota {
 		p, err := c.Cheapest(t.Context(), "H100")
@@ -35,7 +39,7 @@ func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
 		assert.Equal(t, gpupricetest.DefaultFreeQuota-i-1, *p.Response.RateLimit.Remaining)
 	}
 	began := time.Now()
-	_, err = c.FuturesIndex(t.Context())
+	_, err := c.FuturesIndex(t.Context())
 	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
 	rl := testkit.As[*sdk.RateLimitError](t, err)
 	assert.Less(t, time.Since(began), 5*time.Second, "returned at once, not retried")
@@ -45,16 +49,13 @@ func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
 	assert.Equal(t, "rate_limit_exceeded", rl.Code)
 	require.NotNil(t, rl.RateLimit)
 	require.NotNil(t, rl.RateLimit.Reset)
-	assert.InDelta(t, untilMidnight().Seconds(), rl.RateLimit.Reset.Seconds(), 5)
-	assert.InDelta(t, untilMidnight().Seconds(), rl.RetryAfter.Seconds(), 5)
+	assert.Equal(t, untilMidnight, *rl.RateLimit.Reset)
+	assert.Equal(t, untilMidnight, rl.RetryAfter)
 }
 
 func TestQuotaWithoutHeadersResetsAtMidnightUTC(t *testing.T) {
 	t.Parallel()
-	srv := gpupricetest.NewServer(gpupricetest.WithoutRateLimitHeaders(), gpupricetest.WithFreeQuota(1))
-	t.Cleanup(srv.Close)
-	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
-	require.NoError(t, err)
+	_, c := quotaClient(t, gpupricetest.WithoutRateLimitHeaders(), gpupricetest.WithFreeQuota(1))
 
 	g, err := c.GPUs(t.Context(), nil)
 	require.NoError(t, err)
@@ -64,7 +65,7 @@ func TestQuotaWithoutHeadersResetsAtMidnightUTC(t *testing.T) {
 	assert.Equal(t, 1, rl.Attempts, "not retried before the reset")
 	require.NotNil(t, rl.RateLimit)
 	require.NotNil(t, rl.RateLimit.Reset)
-	assert.InDelta(t, untilMidnight().Seconds(), rl.RateLimit.Reset.Seconds(), 5)
+	assert.Equal(t, untilMidnight, *rl.RateLimit.Reset, "on the client's clock")
 }
 
 func TestQuotaResetFromHeadersWins(t *testing.T) {
