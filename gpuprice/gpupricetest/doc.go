@@ -8,8 +8,8 @@
 //	if err != nil {
 //		return err
 //	}
-//	srv.FundUSDC(wallet.PublicKey(), 10_000_000) // 10 USDC
-//	srv.FundSOL(wallet.PublicKey(), 10_000_000)  // 0.01 SOL for fees and rent
+//	srv.FundUSDC(wallet.PublicKey(), usdc.Dollars(10))
+//	srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL for fees and rent
 //	client, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(srv.RPCURL))
 //	if err != nil {
 //		return err
