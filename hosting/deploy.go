@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // CommitParams are the parameters of Commit.
@@ -31,9 +31,9 @@ type commitBody struct {
 type commitAnswer struct {
 	envelope
 	commitWire
-	Commit lenient.Opt[commitValue] `json:"commit"`
-	Data   lenient.Opt[commitValue] `json:"data"`
-	Result lenient.Opt[commitValue] `json:"result"`
+	Commit jsonmember.Optional[commitValue] `json:"commit"`
+	Data   jsonmember.Optional[commitValue] `json:"data"`
+	Result jsonmember.Optional[commitValue] `json:"result"`
 }
 
 // Commit records the repository's written files as a commit. The returned Commit holds what the
@@ -57,7 +57,7 @@ func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Com
 		return nil, err
 	}
 	w := &a.commitWire
-	if v, ok := lenient.First(a.Commit, a.Data, a.Result); ok {
+	if v, ok := jsonmember.First(a.Commit, a.Data, a.Result); ok {
 		w = &v.commitWire
 	}
 	cm := w.commit(resp.Body)
@@ -88,16 +88,16 @@ type deployBody struct {
 type deployAnswer struct {
 	envelope
 	deploymentWire
-	Deployment lenient.Opt[Deployment] `json:"deployment"`
-	Data       lenient.Opt[Deployment] `json:"data"`
-	Result     lenient.Opt[Deployment] `json:"result"`
+	Deployment jsonmember.Optional[Deployment] `json:"deployment"`
+	Data       jsonmember.Optional[Deployment] `json:"data"`
+	Result     jsonmember.Optional[Deployment] `json:"result"`
 	merged     Deployment
 }
 
 // check merges the nested deployment with the top-level members and requires preview_url.
 func (a *deployAnswer) check() error {
 	top := a.deploymentWire.deployment(nil)
-	d, _ := lenient.First(a.Deployment, a.Data, a.Result) // zero when not nested: top fills it
+	d, _ := jsonmember.First(a.Deployment, a.Data, a.Result) // zero when not nested: top fills it
 	d.ID = cmp.Or(d.ID, top.ID)
 	d.Commit = cmp.Or(d.Commit, top.Commit)
 	d.Message = cmp.Or(d.Message, top.Message)
@@ -105,7 +105,7 @@ func (a *deployAnswer) check() error {
 	d.Status = cmp.Or(d.Status, top.Status)
 	d.CreatedAt = cmp.Or(d.CreatedAt, top.CreatedAt)
 	if d.PreviewURL == "" {
-		return lenient.Missing("deployment", "preview_url")
+		return jsonmember.Missing("deployment", "preview_url")
 	}
 	a.merged = d
 	return nil
@@ -150,7 +150,7 @@ type DeploymentList struct {
 // deployments, or a name of listAnswer.
 type deploymentListAnswer struct {
 	listAnswer[Deployment]
-	Deployments lenient.Field[[]Deployment] `json:"deployments"`
+	Deployments jsonmember.Tracked[[]Deployment] `json:"deployments"`
 }
 
 // check finds the list.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // ProductKind says what sort of product a catalog entry is. It is an open type: a kind the
@@ -188,7 +188,7 @@ func priceField(f fields, keys ...string) (*Price, string) {
 	if obj, isObj := objectFields(raw); isObj {
 		return priceField(obj, "usd", "value", "amountusd", "decimal", "display")
 	}
-	text, ok := lenient.ScalarText(raw)
+	text, ok := jsonmember.ScalarText(raw)
 	if !ok {
 		return nil, string(bytes.TrimSpace(raw))
 	}
@@ -453,7 +453,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 			rec = obj
 			break
 		}
-		if id, isText := lenient.ScalarText(v); isText {
+		if id, isText := jsonmember.ScalarText(v); isText {
 			s.ReportID = id
 			break
 		}
@@ -467,7 +467,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 		if !ok {
 			continue
 		}
-		if text, ok := lenient.ScalarText(raw); ok {
+		if text, ok := jsonmember.ScalarText(raw); ok {
 			s.Code = text
 			break
 		}
@@ -488,7 +488,7 @@ func snippetMap(obj map[string]json.RawMessage) (map[string]string, string) {
 	out := make(map[string]string, len(obj))
 	var langs []string
 	for k, raw := range obj {
-		if text, ok := lenient.ScalarText(raw); ok {
+		if text, ok := jsonmember.ScalarText(raw); ok {
 			out[k] = text
 			langs = append(langs, k)
 		}

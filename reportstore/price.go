@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 	"github.com/agentapis/sdk/x402/usdc"
 )
 
@@ -63,7 +63,7 @@ func PriceFromBig(n *big.Int) (Price, error) {
 // NaN, infinities and values beyond int64 atomic units are refused.
 func ParsePrice(s string) (Price, error) {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "$")
-	if _, err := lenient.ParseNumber(s); err != nil {
+	if _, err := jsonmember.ParseNumber(s); err != nil {
 		return Price{}, errors.New("reportstore: invalid price: " + err.Error())
 	}
 	n, err := parseAtomic(s)
@@ -158,10 +158,10 @@ func (p Price) MarshalJSON() ([]byte, error) {
 // JSON number, whose text is read exactly (never through a float64). JSON null leaves p as
 // it is.
 func (p *Price) UnmarshalJSON(b []byte) error {
-	if lenient.IsNull(b) {
+	if jsonmember.IsNull(b) {
 		return nil
 	}
-	text, ok := lenient.ScalarText(b)
+	text, ok := jsonmember.ScalarText(b)
 	if !ok {
 		return errors.New("reportstore: a price must be a JSON string or number")
 	}
