@@ -50,7 +50,7 @@ func TestUnauthorizedBearerIsRetriedWithXAPITokenAndTheHeaderIsKept(t *testing.T
 	assert.Equal(t, testToken, reqs[2].Header.Get("X-API-Token"))
 	assert.Empty(t, reqs[2].Header.Get("Authorization"))
 
-	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.GatewayRemedies())
 	out := logs.String()
 	assert.Contains(t, out, `"msg":"gateway remedy"`)
 	assert.Contains(t, out, `"remedy":"token in X-API-Token after a 401 to Authorization: Bearer"`)
@@ -83,7 +83,7 @@ func TestUnauthorizedInBothHeadersKeepsBearer(t *testing.T) {
 	assert.Equal(t, "invalid token", ae.Message)
 	assert.ErrorIs(t, err, hosting.ErrUnauthorized)
 	require.Len(t, srv.requests(), 2, "one retry with X-API-Token, no more")
-	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.AuthorizationHeader}, c.Counters(),
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeaderRetries: 1, TokenHeader: hosting.AuthorizationHeader}, c.GatewayRemedies(),
 		"X-API-Token did not work either, so the client does not switch")
 
 	_, err = c.Repo(t.Context(), "blog")
@@ -101,7 +101,7 @@ func TestOtherStatusesAreNotRetriedWithXAPIToken(t *testing.T) {
 	ae := apiError(t, err)
 	assert.Equal(t, http.StatusForbidden, ae.StatusCode)
 	assert.Len(t, srv.requests(), 1)
-	assert.Zero(t, c.Counters().TokenHeaderRetries)
+	assert.Zero(t, c.GatewayRemedies().TokenHeaderRetries)
 }
 
 func TestConcurrentUnauthorizedRequestsAllRecover(t *testing.T) {
@@ -121,7 +121,7 @@ func TestConcurrentUnauthorizedRequestsAllRecover(t *testing.T) {
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
-	st := c.Counters()
+	st := c.GatewayRemedies()
 	assert.Equal(t, hosting.TokenHeader, st.TokenHeader)
 	assert.GreaterOrEqual(t, st.TokenHeaderRetries, int64(1))
 	assert.LessOrEqual(t, st.TokenHeaderRetries, int64(16))
@@ -168,7 +168,7 @@ func TestSetTokenReplacesTheTokenOfLaterRequests(t *testing.T) {
 		assert.NotContains(t, text, newToken, "the new token is scrubbed")
 		assert.NotContains(t, text, testToken, "the old token is still scrubbed")
 	}
-	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeader: hosting.AuthorizationHeader}, c.GatewayRemedies())
 
 	for _, bad := range []string{"", "Bearer " + newToken, "tok 9c3e", "tok\n9c3e"} {
 		ve := validationError(t, c.SetToken(bad))
@@ -195,7 +195,7 @@ func TestSetTokenKeepsTheHeaderThatWorks(t *testing.T) {
 	c := newClient(t, srv.URL)
 	_, err := c.Repos(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, hosting.TokenHeader, c.Counters().TokenHeader)
+	require.Equal(t, hosting.TokenHeader, c.GatewayRemedies().TokenHeader)
 
 	require.NoError(t, c.SetToken(newToken))
 	_, err = c.Repos(t.Context())
@@ -204,5 +204,5 @@ func TestSetTokenKeepsTheHeaderThatWorks(t *testing.T) {
 	require.Len(t, reqs, 3, "no second 401: the new token goes in X-API-Token at once")
 	assert.Equal(t, newToken, reqs[2].Header.Get("X-API-Token"))
 	assert.Empty(t, reqs[2].Header.Get("Authorization"))
-	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.GatewayRemedies())
 }

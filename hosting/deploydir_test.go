@@ -323,7 +323,7 @@ func TestDeployDirThroughAStrippingGatewayAndACDNBlockingPUT(t *testing.T) {
 	res, err := c.DeployDir(ctx, "site", mapFS(siteFiles), nil)
 	require.NoError(t, err)
 	assertPublished(t, res.SiteURL, siteFiles)
-	st := c.Counters()
+	st := c.GatewayRemedies()
 	assert.Equal(t, hosting.TokenHeader, st.TokenHeader)
 	assert.Equal(t, int64(1), st.TokenHeaderRetries)
 	assert.Equal(t, int64(len(siteFiles)), st.BlockedPutRetries)

@@ -36,11 +36,11 @@
 //
 // The token travels as "Authorization: Bearer <token>", only in headers, never in a URL, and
 // is scrubbed from every error and log line. Two remedies of the API description are applied
-// automatically, logged (metadata only) with WithLogger, and counted in Client.Counters:
+// automatically, logged (metadata only) with WithLogger, and counted in Client.GatewayRemedies:
 //
 //   - A 401 to a request whose token went in Authorization (a gateway that strips the header)
 //     is sent once more with the token in X-API-Token. When that answer is not a 401 too, the
-//     client keeps sending the token in X-API-Token from then on (Counters.TokenHeader).
+//     client keeps sending the token in X-API-Token from then on (GatewayRemedies.TokenHeader).
 //   - A PUT of a file answered 403 with an HTML block page (a CDN or firewall that dislikes
 //     the body) is sent once more as a POST to the same address, with content_base64. A 403
 //     carrying the service's JSON envelope is the service's own refusal and is returned as it

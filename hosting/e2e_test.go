@@ -136,7 +136,7 @@ func TestEndToEndTypicalOrderIsByteExact(t *testing.T) {
 		assert.False(t, r.Blocked, "the client never sends raw markup in content: %s", r.Path)
 	}
 	assert.Zero(t, answered(srv, http.StatusForbidden))
-	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeader: hosting.AuthorizationHeader}, c.GatewayRemedies())
 }
 
 // nonNil returns b, or an empty slice for nil, so that an empty file compares equal.
@@ -170,7 +170,7 @@ func TestEndToEndGatewayStrippingAuthorization(t *testing.T) {
 		assert.Equal(t, hostingtest.AuthAPIToken, r.Auth)
 		assert.Less(t, r.Status, 300)
 	}
-	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.GatewayRemedies())
 	assert.Equal(t, 1, answered(srv, http.StatusUnauthorized))
 	assert.Contains(t, logs.String(), `"remedy":"token in X-API-Token after a 401 to Authorization: Bearer"`)
 	assert.NotContains(t, logs.String(), hostingtest.DefaultToken)
@@ -192,7 +192,7 @@ func TestEndToEndCDNBlockingPUT(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, siteFiles[path], stored)
 	}
-	assert.Equal(t, int64(3), c.Counters().BlockedPutRetries)
+	assert.Equal(t, int64(3), c.GatewayRemedies().BlockedPutRetries)
 	st := srv.Stats()
 	assert.Equal(t, 3, answered(srv, http.StatusForbidden))
 	assert.Equal(t, 3, st.PostWrites)
@@ -249,7 +249,7 @@ func TestEndToEndOwnershipBetweenTwoTokens(t *testing.T) {
 	assert.Equal(t, "<p>alice</p>", string(f.Content), "bob changed nothing")
 	owner, _ := srv.Owner("alice-site")
 	assert.Equal(t, hostingtest.DefaultOwner, owner)
-	assert.Zero(t, bob.Counters().TokenHeaderRetries, "a 404 is not a gateway problem")
+	assert.Zero(t, bob.GatewayRemedies().TokenHeaderRetries, "a 404 is not a gateway problem")
 }
 
 func TestEndToEndPathValidationSendsNothing(t *testing.T) {

@@ -49,7 +49,7 @@ type fileWriteAnswer struct {
 // The write is a PUT, retried like any idempotent request. When a CDN or firewall answers the
 // PUT with a 403 HTML block page, PutFile sends the write once more as a POST to the same
 // address with content_base64, as the API description advises; the remedy is logged and
-// counted in Counters. When the POST is blocked too, the error matches ErrBlocked. The written
+// counted in GatewayRemedies. When the POST is blocked too, the error matches ErrBlocked. The written
 // file joins the next commit.
 func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*FileWrite, error) {
 	if err := cmp.Or(checkRepoName("name", repo), checkPath("path", path)); err != nil {

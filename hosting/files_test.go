@@ -177,7 +177,7 @@ func TestBlockedPutIsResentAsPostWithBase64(t *testing.T) {
 	assert.Equal(t, map[string]any{"content_base64": base64.StdEncoding.EncodeToString(js)}, jsonBody(t, reqs[1].Body))
 	assert.Equal(t, "Bearer "+testToken, reqs[1].Header.Get("Authorization"))
 
-	assert.Equal(t, int64(1), c.Counters().BlockedPutRetries)
+	assert.Equal(t, int64(1), c.GatewayRemedies().BlockedPutRetries)
 	out := logs.String()
 	assert.Contains(t, out, `"remedy":"POST with content_base64 after a 403 block page to PUT"`)
 	assert.Contains(t, out, `"path":"/api/v1/repos/blog/files/js/app.js"`)
@@ -196,7 +196,7 @@ func TestServiceRefusalWithJSONIsNotABlockPage(t *testing.T) {
 	assert.ErrorIs(t, err, hosting.ErrForbidden)
 	assert.NotErrorIs(t, err, hosting.ErrBlocked, "the service's own refusal is no block page")
 	assert.Len(t, srv.requests(), 1)
-	assert.Zero(t, c.Counters().BlockedPutRetries)
+	assert.Zero(t, c.GatewayRemedies().BlockedPutRetries)
 }
 
 func TestBlockedPostIsReturnedAfterOneResend(t *testing.T) {

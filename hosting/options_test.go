@@ -48,7 +48,7 @@ func TestTokenTravelsAsBearerOnlyInHeaders(t *testing.T) {
 	assert.Empty(t, r.Header.Get("X-API-Token"), "the token goes in one header")
 	assert.Equal(t, "application/json", r.Header.Get("Accept"))
 	assert.True(t, strings.HasPrefix(r.Header.Get("User-Agent"), "deploy-bot/2 agentapis-sdk-go/"), r.Header.Get("User-Agent"))
-	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeader: hosting.AuthorizationHeader}, c.GatewayRemedies())
 }
 
 func TestClientWithoutTokenIsRefused(t *testing.T) {

@@ -152,7 +152,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		return err
 	}
 	fmt.Fprintf(out, "title: %s\n", title(page))
-	st := client.Counters()
+	st := client.GatewayRemedies()
 	fmt.Fprintf(out, "token header: %s; gateway remedies: %d token retries, %d blocked PUTs resent\n",
 		st.TokenHeader, st.TokenHeaderRetries, st.BlockedPutRetries)
 	return nil
