@@ -39,18 +39,18 @@ type commitAnswer struct {
 // Commit records the repository's written files as a commit. The returned Commit holds what the
 // service sent (ID is "" when it sent no id), and the message and branch that were sent for
 // those it did not. Committing is not retried: a repeat would make a second commit.
-func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Commit, error) {
+func (c *Client) Commit(ctx context.Context, repo string, params *CommitParams) (*Commit, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err
 	}
-	if p == nil {
+	if params == nil {
 		return nil, invalid("message", "must not be empty: the parameters are nil")
 	}
-	if err := cmp.Or(checkLabel("message", p.Message, true), checkLabel("branch", p.Branch, false)); err != nil {
+	if err := cmp.Or(checkLabel("message", params.Message, true), checkLabel("branch", params.Branch, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "commit"),
-		Body: httpcore.JSON(commitBody{Message: p.Message, Branch: p.Branch})}
+		Body: httpcore.JSON(commitBody{Message: params.Message, Branch: params.Branch})}
 	var a commitAnswer
 	resp, err := c.do(ctx, req, &a)
 	if err != nil {
@@ -61,8 +61,8 @@ func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Com
 		w = &v.commitWire
 	}
 	cm := w.commit(resp.Body)
-	cm.Message = cmp.Or(cm.Message, p.Message)
-	cm.Branch = cmp.Or(cm.Branch, p.Branch)
+	cm.Message = cmp.Or(cm.Message, params.Message)
+	cm.Branch = cmp.Or(cm.Branch, params.Branch)
 	cm.Response = resp.Meta()
 	return &cm, nil
 }
@@ -114,18 +114,18 @@ func (a *deployAnswer) check() error {
 // Deploy publishes a commit of the repository as its site and returns the deployment, whose
 // PreviewURL is always set (an answer without preview_url is a *sdk.DecodeError). Deploying
 // is not retried: a repeat would make a second deployment.
-func (c *Client) Deploy(ctx context.Context, repo string, p *DeployParams) (*Deployment, error) {
+func (c *Client) Deploy(ctx context.Context, repo string, params *DeployParams) (*Deployment, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err
 	}
-	if p == nil {
+	if params == nil {
 		return nil, invalid("message", "must not be empty: the parameters are nil")
 	}
-	if err := cmp.Or(checkLabel("message", p.Message, true), checkLabel("commit", p.Commit, false)); err != nil {
+	if err := cmp.Or(checkLabel("message", params.Message, true), checkLabel("commit", params.Commit, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "deploy"),
-		Body: httpcore.JSON(deployBody{Commit: p.Commit, Message: p.Message})}
+		Body: httpcore.JSON(deployBody{Commit: params.Commit, Message: params.Message})}
 	var a deployAnswer
 	resp, err := c.do(ctx, req, &a)
 	if err != nil {

@@ -28,17 +28,17 @@ func TestDeployDirRefusesBadInputBeforeAnyRequest(t *testing.T) {
 	for _, tc := range []struct {
 		repo  string
 		fsys  fstest.MapFS
-		opts  *hosting.DeployDirOptions
+		opts  *hosting.DeployDirParams
 		field string
 	}{
 		{"", site, nil, "name"},
 		{"a/b", site, nil, "name"},
 		{"blog", fstest.MapFS{}, nil, "fsys"},
 		{"blog", fstest.MapFS{"empty": {Mode: fs.ModeDir | 0o755}}, nil, "fsys"},
-		{"blog", site, &hosting.DeployDirOptions{Concurrency: -1}, "concurrency"},
-		{"blog", site, &hosting.DeployDirOptions{Concurrency: hosting.MaxConcurrency + 1}, "concurrency"},
-		{"blog", site, &hosting.DeployDirOptions{Message: " "}, "message"},
-		{"blog", site, &hosting.DeployDirOptions{Branch: "a\x00"}, "branch"},
+		{"blog", site, &hosting.DeployDirParams{Concurrency: -1}, "concurrency"},
+		{"blog", site, &hosting.DeployDirParams{Concurrency: hosting.MaxConcurrency + 1}, "concurrency"},
+		{"blog", site, &hosting.DeployDirParams{Message: " "}, "message"},
+		{"blog", site, &hosting.DeployDirParams{Branch: "a\x00"}, "branch"},
 		{"blog", fstest.MapFS{"index.html": {}, `css\site.css`: {}}, nil, "path"},
 		{"blog", fstest.MapFS{"index.html": {}, "a\nb.txt": {}}, nil, "path"},
 	} {
@@ -109,7 +109,7 @@ func TestDeployDirPublishesAFolderByteExact(t *testing.T) {
 	}
 
 	var progress []hosting.Progress
-	res, err := c.DeployDir(ctx, "blog", mapFS(files), &hosting.DeployDirOptions{
+	res, err := c.DeployDir(ctx, "blog", mapFS(files), &hosting.DeployDirParams{
 		Concurrency: 4,
 		Progress:    func(p hosting.Progress) { progress = append(progress, p) },
 	})
@@ -162,7 +162,7 @@ func TestDeployDirSendsOnlyWhatChangedAndPrunes(t *testing.T) {
 	files["css/site.css"] = []byte("body { margin: 1em }\n")
 	files["about.html"] = []byte("<h1>About</h1>")
 	delete(files, "notes.txt")
-	res, err = c.DeployDir(ctx, "blog", mapFS(files), &hosting.DeployDirOptions{Prune: true, Message: "update"})
+	res, err = c.DeployDir(ctx, "blog", mapFS(files), &hosting.DeployDirParams{Prune: true, Message: "update"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"about.html", "css/site.css"}, res.Uploaded)
 	assert.Equal(t, []string{"notes.txt"}, res.Deleted)
@@ -269,7 +269,7 @@ func TestDeployDirCancelledCommitsNothing(t *testing.T) {
 	files := bigSite(60, "v1")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	res, err := c.DeployDir(ctx, "big", mapFS(files), &hosting.DeployDirOptions{
+	res, err := c.DeployDir(ctx, "big", mapFS(files), &hosting.DeployDirParams{
 		Concurrency: 2,
 		Progress: func(p hosting.Progress) {
 			if p.FilesDone == 5 {
@@ -302,7 +302,7 @@ func TestDeployDirToABranch(t *testing.T) {
 	require.NoError(t, err)
 
 	preview := map[string][]byte{"index.html": []byte("<p>preview</p>")}
-	res, err := c.DeployDir(ctx, "site", mapFS(preview), &hosting.DeployDirOptions{Branch: "preview"})
+	res, err := c.DeployDir(ctx, "site", mapFS(preview), &hosting.DeployDirParams{Branch: "preview"})
 	require.NoError(t, err)
 	assert.Equal(t, "preview", res.Commit.Branch)
 	head, ok := srv.Head("site", "preview")

@@ -108,15 +108,15 @@ type repoAnswer struct {
 // the answer: the returned Repo holds what the service sent, and the name, description and
 // visibility that were sent for those it did not send. Creating is not retried (a repeat
 // could find the name taken by the first attempt).
-func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, error) {
-	if p == nil {
+func (c *Client) CreateRepo(ctx context.Context, params *CreateRepoParams) (*Repo, error) {
+	if params == nil {
 		return nil, invalid("name", "must not be empty: the parameters are nil")
 	}
-	vis := cmp.Or(p.Visibility, Public)
-	if err := cmp.Or(checkRepoName("name", p.Name), checkLabel("visibility", string(vis), true)); err != nil {
+	vis := cmp.Or(params.Visibility, Public)
+	if err := cmp.Or(checkRepoName("name", params.Name), checkLabel("visibility", string(vis), true)); err != nil {
 		return nil, err
 	}
-	body := createRepoBody{Name: p.Name, Description: p.Description, Visibility: vis}
+	body := createRepoBody{Name: params.Name, Description: params.Description, Visibility: vis}
 	var a repoAnswer
 	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodPost, Path: "/repos", Body: httpcore.JSON(body)}, &a)
 	if err != nil {
@@ -127,8 +127,8 @@ func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, er
 		repo = a.repoWire.repo(nil)
 	}
 	repo.Raw, repo.Response = resp.Body, resp.Meta()
-	repo.Name = cmp.Or(repo.Name, p.Name)
-	repo.Description = cmp.Or(repo.Description, p.Description)
+	repo.Name = cmp.Or(repo.Name, params.Name)
+	repo.Description = cmp.Or(repo.Description, params.Description)
 	repo.Visibility = cmp.Or(repo.Visibility, vis)
 	return &repo, nil
 }
@@ -264,18 +264,18 @@ type branchAnswer struct {
 
 // CreateBranch creates a branch of repository repo. The returned Branch holds what the service
 // sent, and the name that was sent when it sent none. Creating is not retried.
-func (c *Client) CreateBranch(ctx context.Context, repo string, p *CreateBranchParams) (*Branch, error) {
+func (c *Client) CreateBranch(ctx context.Context, repo string, params *CreateBranchParams) (*Branch, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err
 	}
-	if p == nil {
+	if params == nil {
 		return nil, invalid("branch", "must not be empty: the parameters are nil")
 	}
-	if err := cmp.Or(checkLabel("branch", p.Branch, true), checkLabel("from", p.From, false)); err != nil {
+	if err := cmp.Or(checkLabel("branch", params.Branch, true), checkLabel("from", params.From, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "branches"),
-		Body: httpcore.JSON(branchBody{Branch: p.Branch, From: p.From})}
+		Body: httpcore.JSON(branchBody{Branch: params.Branch, From: params.From})}
 	var a branchAnswer
 	resp, err := c.do(ctx, req, &a)
 	if err != nil {
@@ -285,7 +285,7 @@ func (c *Client) CreateBranch(ctx context.Context, repo string, p *CreateBranchP
 	if !ok {
 		br = a.branchWire.branch(nil)
 	}
-	br.Name = cmp.Or(br.Name, p.Branch)
+	br.Name = cmp.Or(br.Name, params.Branch)
 	br.Raw, br.Response = resp.Body, resp.Meta()
 	return &br, nil
 }

@@ -108,7 +108,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 
 	// 2. Deploy the folder: every file, then one commit and one deployment. HTML and the image
 	// travel as content_base64, the stylesheet as text.
-	res, err := client.DeployDir(ctx, s.repo, site, &hosting.DeployDirOptions{
+	res, err := client.DeployDir(ctx, s.repo, site, &hosting.DeployDirParams{
 		Message: "first version",
 		Progress: func(p hosting.Progress) {
 			fmt.Fprintf(out, "  %s %s (%d/%d files, %d/%d bytes)\n", p.Action, p.Path, p.FilesDone, p.FilesTotal, p.BytesDone, p.BytesTotal)
