@@ -399,8 +399,8 @@ func valueMap(values map[string]json.RawMessage) map[string]*float64 {
 	return out
 }
 
-// StartInfo is the store's recommended first purchase, from the free /start operation.
-type StartInfo struct {
+// FirstPurchase is the store's recommended first purchase, from the free /start operation.
+type FirstPurchase struct {
 	// ReportID is the id of the recommended report.
 	ReportID string
 	// Path is the recommended request path when the body gives one, such as
@@ -422,7 +422,7 @@ type StartInfo struct {
 
 // Start returns the store's recommended first purchase with its runnable client code. The
 // call is free.
-func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
+func (c *Client) Start(ctx context.Context) (*FirstPurchase, error) {
 	s, resp, err := getFree(ctx, c, "/start", parseStart)
 	if err != nil {
 		return nil, err
@@ -434,7 +434,7 @@ func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
 // parseStart reads a /start body: an object naming the recommended report (at the top level
 // or in an object under "recommended", "recommendation", "firstPurchase" or "report") and its
 // client code (a string, or an object of language to code).
-func parseStart(body []byte) (*StartInfo, error) {
+func parseStart(body []byte) (*FirstPurchase, error) {
 	f, _, err := decodeTop(body)
 	if err != nil {
 		return nil, err
@@ -442,7 +442,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 	if f == nil {
 		return nil, errors.New("body is not a JSON object")
 	}
-	s := &StartInfo{Raw: bytes.Clone(bytes.TrimSpace(body))}
+	s := &FirstPurchase{Raw: bytes.Clone(bytes.TrimSpace(body))}
 	rec := f
 	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
 		v := f[k]

@@ -21,7 +21,7 @@
 // The store does not document these response bodies, so they are decoded leniently (an array
 // or an object holding the list under a plausible key, member names in any case or
 // separator style, prices as strings or numbers) and every value keeps its raw JSON
-// (Product.Raw, Preview.Raw, StartInfo.Raw).
+// (Product.Raw, Preview.Raw, FirstPurchase.Raw).
 //
 // # Buying reports
 //
@@ -127,7 +127,7 @@
 // free answer whose body cannot be read is an *sdk.DecodeError, and a request that got no
 // answer an *sdk.RequestError.
 //
-// Every result (Catalog, Preview, StartInfo, Quote, Report, ReportStream) carries the HTTP
+// Every result (Catalog, Preview, FirstPurchase, Quote, Report, ReportStream) carries the HTTP
 // answer it came from as Response: status, headers, request id, rate-limit state.
 //
 // # How long a call can take

@@ -338,7 +338,7 @@ func TestForeignPayeeIsRefused(t *testing.T) {
 
 	_, err = c.OpenReport(ctx, "macro-gdp", reportstore.FormatCSV)
 	require.ErrorAs(t, err, &pm)
-	_, err = c.Fetch(ctx, "/report/bundle", nil)
+	_, err = c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/bundle"})
 	require.ErrorAs(t, err, &pm)
 	_, err = c.Quote(ctx, "macro-gdp", reportstore.FormatCSV)
 	require.ErrorAs(t, err, &pm)
@@ -506,11 +506,11 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	ctx := context.Background()
 
 	q := url.Values{"indicators": {"NY.GDP.MKTP.CD,SP.POP.TOTL"}, "countries": {"US,CN"}, "format": {"csv"}}
-	quote, err := c.QuoteFetch(ctx, "/report/custom", q)
+	quote, err := c.QuoteFetch(ctx, &reportstore.FetchParams{Path: "/report/custom", Query: q})
 	require.NoError(t, err)
 	assert.Equal(t, "$0.25", quote.Price.String())
 
-	r, err := c.Fetch(ctx, "/report/custom", q)
+	r, err := c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/custom", Query: q})
 	require.NoError(t, err)
 	assert.Equal(t, "custom", r.ID)
 	assert.Equal(t, reportstore.FormatCSV, r.Format)
@@ -523,7 +523,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	}
 	assert.Equal(t, map[string]bool{"US": true, "CN": true}, economies)
 
-	b, err := c.Fetch(ctx, "/report/bundle", url.Values{"format": {"csv"}})
+	b, err := c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/bundle", Query: url.Values{"format": {"csv"}}})
 	require.NoError(t, err)
 	assert.Equal(t, "bundle", b.ID)
 	bundled, err := b.Records()
@@ -538,7 +538,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	assert.Equal(t, []int64{250000, 950000}, settledValues(srv))
 
 	// A bad parameter of a bespoke product is the store's 400, not a format error, and free.
-	_, err = c.Fetch(ctx, "/report/custom", url.Values{"indicators": {"NOPE"}})
+	_, err = c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/custom", Query: url.Values{"indicators": {"NOPE"}}})
 	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 400, apiErr.StatusCode)
@@ -589,9 +589,9 @@ func TestInvalidInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		requireValidation(t, err, "id")
 	}
 	for _, p := range []string{"", "report/custom", "//evil.example/x", "/report/custom?x=1", "/a#b", "/report/../catalog", "/a b"} {
-		_, err := c.Fetch(ctx, p, nil)
+		_, err := c.Fetch(ctx, &reportstore.FetchParams{Path: p})
 		requireValidation(t, err, "path")
-		_, err = c.QuoteFetch(ctx, p, nil)
+		_, err = c.QuoteFetch(ctx, &reportstore.FetchParams{Path: p})
 		requireValidation(t, err, "path")
 	}
 	assert.Zero(t, hits.Load())

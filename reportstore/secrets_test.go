@@ -205,7 +205,7 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 				s.Close()
 			}
 			errs = append(errs, err)
-			_, err = c.Fetch(context.Background(), "/report/macro-gdp", url.Values{"format": {"json"}})
+			_, err = c.Fetch(context.Background(), &reportstore.FetchParams{Path: "/report/macro-gdp", Query: url.Values{"format": {"json"}}})
 			errs = append(errs, err)
 
 			mu.Lock()

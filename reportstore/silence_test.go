@@ -231,7 +231,7 @@ func TestPurchasesEndWhenTheStoreGoesSilent(t *testing.T) {
 		return err
 	}
 	fetch := func(ctx context.Context, c *reportstore.Client) error {
-		_, err := c.Fetch(ctx, "/report/macro-gdp", map[string][]string{"format": {"csv"}})
+		_, err := c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/macro-gdp", Query: map[string][]string{"format": {"csv"}}})
 		return err
 	}
 	openReport := func(ctx context.Context, c *reportstore.Client) error {
