@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/jsonmember"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // ProductKind says what sort of product a catalog entry is. It is an open type: a kind the
@@ -38,9 +40,10 @@ type Product struct {
 	Title string
 	// Description says what the product measures.
 	Description string
-	// Price is the live price per fetch; nil when the entry gives none, or gives one that is
-	// not a single exact USDC amount (such as a range "$0.20-$0.95"; see PriceText).
-	Price *Price
+	// Price is the live price per fetch, in atomic USDC units (usdc.Format shows it); nil
+	// when the entry gives none, or gives one that is not a single exact USDC amount (such as
+	// a range "$0.20-$0.95"; see PriceText).
+	Price *big.Int
 	// PriceText is the entry's price as the store wrote it, "" when it gave none.
 	PriceText string
 	// Economies is the number of economies covered (10 or 20); nil when the entry does not
@@ -179,8 +182,8 @@ func parseProduct(raw json.RawMessage, listKind ProductKind) (Product, error) {
 
 // priceField reads a price from the first of keys that is present: a JSON string or number,
 // or an object holding one under "usd", "value", "amount_usd" or "display". The text is
-// returned as sent; the Price only when it is a single exact amount.
-func priceField(f fields, keys ...string) (*Price, string) {
+// returned as sent; the amount only when it is a single exact one that usdc.Parse reads.
+func priceField(f fields, keys ...string) (*big.Int, string) {
 	raw, ok := f.get(keys...)
 	if !ok {
 		return nil, ""
@@ -192,11 +195,11 @@ func priceField(f fields, keys ...string) (*Price, string) {
 	if !ok {
 		return nil, string(bytes.TrimSpace(raw))
 	}
-	p, err := ParsePrice(text)
+	p, err := usdc.Parse(text)
 	if err != nil {
 		return nil, text
 	}
-	return &p, text
+	return p, text
 }
 
 // economiesField reads the number of economies covered: a number, a numeric string, or a
@@ -408,8 +411,9 @@ type FirstPurchase struct {
 	Path string
 	// Title is the recommended report's title; "" when the body does not give it.
 	Title string
-	// Price is the recommended report's price when the body gives a single exact amount.
-	Price *Price
+	// Price is the recommended report's price in atomic USDC units, when the body gives a
+	// single exact amount.
+	Price *big.Int
 	// Code is the runnable client code, the Go snippet when several languages are offered.
 	Code string
 	// Snippets holds the client code by language when the body offers several.

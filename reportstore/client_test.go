@@ -27,6 +27,7 @@ import (
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -107,7 +108,7 @@ func TestQuoteSendsTheFormatUnpaid(t *testing.T) {
 	} {
 		q, err := c.Quote(ctx, "macro gdp", tc.format)
 		require.NoError(t, err)
-		assert.Equal(t, "$0.13", q.Price.String())
+		assert.Equal(t, "$0.13", usdc.Format(q.Amount))
 		mu.Lock()
 		r := got[len(got)-1]
 		mu.Unlock()
@@ -258,7 +259,7 @@ func TestFreeBodiesThatAreNotUnderstoodAreDecodeErrors(t *testing.T) {
 
 func TestTooLargeReportIsADeliveryError(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithLargeReport("macro-huge", reportstore.MaxReportBytes+1000, mustParse(t, "0.13")))
+	srv := newStore(t, reportstoretest.WithLargeReport("macro-huge", reportstore.MaxReportBytes+1000, usdc.Cents(13)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"slices"
@@ -21,12 +22,13 @@ import (
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
 func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithPrice("macro-fx", mustParse(t, "0.17")))
+	srv := newStore(t, reportstoretest.WithPrice("macro-fx", usdc.Cents(17)))
 	c := newClient(t, srv, nil)
 
 	catalog, err := c.Catalog(context.Background())
@@ -48,14 +50,14 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 
 	gdp := byID["macro-gdp"]
 	require.NotNil(t, gdp.Price)
-	assert.Equal(t, "$0.13", gdp.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(gdp.Price))
 	assert.Equal(t, intPtr(20), gdp.Economies)
 	assert.Equal(t, "/report/macro-gdp", gdp.Path)
 	assert.Equal(t, intPtr(10), byID["macro-debt"].Economies)
 
 	// The live price, not the table's.
 	require.NotNil(t, byID["macro-fx"].Price)
-	assert.Equal(t, int64(170000), byID["macro-fx"].Price.Atomic())
+	assert.Equal(t, int64(170000), byID["macro-fx"].Price.Int64())
 
 	// Every report of the description's table is sold, at the table's price where it has one.
 	for _, k := range reportstore.KnownReports() {
@@ -63,7 +65,7 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 		require.True(t, ok, k.ID)
 		if k.Price != nil && k.ID != "macro-fx" {
 			require.NotNil(t, p.Price, k.ID)
-			assert.Equal(t, *k.Price, *p.Price, k.ID)
+			assert.Equal(t, k.Price.String(), p.Price.String(), k.ID)
 		}
 	}
 
@@ -74,7 +76,7 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 	bundle := byID[reportstoretest.BundleID]
 	assert.Equal(t, reportstore.KindBundle, bundle.Kind)
 	require.NotNil(t, bundle.Price)
-	assert.Equal(t, "$0.95", bundle.Price.String())
+	assert.Equal(t, "$0.95", usdc.Format(bundle.Price))
 }
 
 func TestPreviewIsTheLatestYearForEachEconomy(t *testing.T) {
@@ -130,7 +132,7 @@ func TestStartRecommendsAFirstPurchase(t *testing.T) {
 	assert.Equal(t, "macro-gdp", s.ReportID)
 	assert.Equal(t, "/report/macro-gdp?format=json", s.Path)
 	require.NotNil(t, s.Price)
-	assert.Equal(t, "$0.13", s.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(s.Price))
 	assert.Contains(t, s.Code, "reportstore.New(")
 	assert.Contains(t, s.Snippets, "curl")
 	assert.Equal(t, s.Snippets["go"], s.Code)
@@ -147,7 +149,7 @@ func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 	assert.Equal(t, "macro-current-account", q.ID)
 	assert.Equal(t, "/report/macro-current-account", q.Path)
 	assert.Equal(t, reportstore.FormatCSV, q.Format)
-	assert.Equal(t, "$0.28", q.Price.String())
+	assert.Equal(t, "$0.28", usdc.Format(q.Amount))
 	assert.Equal(t, "280000", q.Amount.String())
 	assert.Equal(t, reportstoretest.DefaultPayTo, q.PayTo)
 	assert.Equal(t, evm.NetworkBase, q.Network)
@@ -259,7 +261,7 @@ func TestRequoteMakesTheNextFetchPayTheNewPrice(t *testing.T) {
 
 	_, err := c.Report(ctx, "macro-inflation", reportstore.FormatCSV)
 	require.NoError(t, err)
-	srv.SetPrice("macro-inflation", mustParse(t, "$0.21"))
+	srv.SetPrice("macro-inflation", usdc.Cents(21))
 	_, err = c.Report(ctx, "macro-inflation", reportstore.FormatCSV)
 	require.NoError(t, err)
 
@@ -269,9 +271,8 @@ func TestRequoteMakesTheNextFetchPayTheNewPrice(t *testing.T) {
 
 func TestRequoteAfterEachSale(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithRequote(func(_ string, sales int, p reportstore.Price) reportstore.Price {
-		next, _ := reportstore.PriceFromAtomic(p.Atomic() + int64(sales)*10000)
-		return next
+	srv := newStore(t, reportstoretest.WithRequote(func(_ string, sales int, p *big.Int) *big.Int {
+		return p.Add(p, usdc.Cents(int64(sales)))
 	}))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
@@ -492,7 +493,7 @@ func TestPurchaseWithoutPayerNeedsPayment(t *testing.T) {
 	var pr *reportstore.PaymentRequiredError
 	require.ErrorAs(t, err, &pr)
 	require.NotNil(t, pr.Quote)
-	assert.Equal(t, "$0.13", pr.Quote.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(pr.Quote.Amount))
 	assert.Contains(t, err.Error(), "payment of $0.13 required for /report/macro-gdp", "money in dollars")
 	assert.Equal(t, 402, pr.Err.StatusCode)
 	assert.Empty(t, srv.Facilitator().Settlements())
@@ -508,7 +509,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	q := url.Values{"indicators": {"NY.GDP.MKTP.CD,SP.POP.TOTL"}, "countries": {"US,CN"}, "format": {"csv"}}
 	quote, err := c.QuoteFetch(ctx, &reportstore.FetchParams{Path: "/report/custom", Query: q})
 	require.NoError(t, err)
-	assert.Equal(t, "$0.25", quote.Price.String())
+	assert.Equal(t, "$0.25", usdc.Format(quote.Amount))
 
 	r, err := c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/custom", Query: q})
 	require.NoError(t, err)
@@ -652,12 +653,4 @@ func TestReportBodyIsComplete(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, r.Body, streamed)
 	assert.True(t, json.Valid(r.Body))
-}
-
-// mustParse parses a price or fails the test.
-func mustParse(t *testing.T, s string) reportstore.Price {
-	t.Helper()
-	p, err := reportstore.ParsePrice(s)
-	require.NoError(t, err)
-	return p
 }

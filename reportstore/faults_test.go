@@ -20,6 +20,7 @@ import (
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -66,7 +67,7 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 	t.Run("within the cap is paid once at the new price", func(t *testing.T) {
 		t.Parallel()
 		srv := newStore(t)
-		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", mustParse(t, "$0.15")) })
+		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", usdc.Cents(15)) })
 		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(200000), MaxTotal: budget.Unlimited, AllowRequote: true})
 		c := newClient(t, srv, payer)
 
@@ -81,7 +82,7 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 	t.Run("above the cap is not paid", func(t *testing.T) {
 		t.Parallel()
 		srv := newStore(t)
-		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", mustParse(t, "$0.90")) })
+		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", usdc.Cents(90)) })
 		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(200000), MaxTotal: budget.Unlimited, AllowRequote: true})
 		c := newClient(t, srv, payer)
 
@@ -183,7 +184,7 @@ func (t *cancelOnPaidAnswer) RoundTrip(req *http.Request) (*http.Response, error
 func TestContextCancelledAfterThePaidAnswerKeepsTheReceipt(t *testing.T) {
 	t.Parallel()
 	// 32 MiB: far more than the connection's buffers hold when the context ends.
-	srv := newStore(t, reportstoretest.WithLargeReport("macro-big", 32<<20, mustParse(t, "0.13")))
+	srv := newStore(t, reportstoretest.WithLargeReport("macro-big", 32<<20, usdc.Cents(13)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	for name, buy := range map[string]func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error){
 		"Report": func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error) {
@@ -291,7 +292,7 @@ func TestQuoteDescribesTheEntryThePayerWouldPay(t *testing.T) {
 	assert.NoError(t, q.Refusal)
 	assert.Equal(t, evm.NetworkBase, q.Network)
 	assert.Equal(t, "130000", q.Amount.String())
-	assert.Equal(t, "$0.13", q.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(q.Amount))
 
 	unpaid, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
 	require.NoError(t, err)

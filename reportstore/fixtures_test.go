@@ -10,6 +10,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/fixturetest"
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // fixtureStore returns a client whose requests are answered by the recorded exchange
@@ -35,7 +36,7 @@ func TestFixtureCatalogInTheStoresShape(t *testing.T) {
 	assert.Equal(t, "macro-gdp", gdp.ID)
 	assert.Equal(t, "GDP (current US$)", gdp.Title)
 	require.NotNil(t, gdp.Price)
-	assert.Equal(t, "$0.13", gdp.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(gdp.Price))
 	require.NotNil(t, gdp.Economies)
 	assert.Equal(t, 20, *gdp.Economies)
 	assert.Equal(t, "2015:2025", gdp.Period)
@@ -64,7 +65,7 @@ func TestFixtureQuoteReadsTheStoresChallenge(t *testing.T) {
 	q, err := c.Quote(t.Context(), "macro-gdp", reportstore.FormatCSV)
 	require.NoError(t, err)
 	assert.Equal(t, 1, e.Calls(), "a quote is one unpaid request")
-	assert.Equal(t, "$0.13", q.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(q.Amount))
 	assert.Equal(t, "130000", q.Amount.String())
 	assert.Equal(t, "eip155:8453", q.Network)
 	assert.Equal(t, "0xba7efeabfab91a6febc8d8088faa29ce95979b34", q.PayTo)

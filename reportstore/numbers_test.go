@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // notNumbers are texts that Go's strconv reads as numbers but that are not finite numbers in
@@ -64,7 +65,7 @@ func TestNonFiniteNumbersAreNeverValues(t *testing.T) {
 			require.NoError(t, err)
 			assert.Nil(t, start.Price)
 
-			_, err = reportstore.ParsePrice(text)
+			_, err = usdc.Parse(text)
 			assert.Error(t, err)
 		})
 	}

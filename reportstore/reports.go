@@ -35,9 +35,8 @@ type Quote struct {
 	Path string
 	// Format is the format asked for.
 	Format Format
-	// Price is Amount read as USDC (6 decimals).
-	Price Price
-	// Amount is the price in the asset's atomic units, as the challenge states it.
+	// Amount is the price in the asset's atomic units, as the challenge states it (USDC:
+	// usdc.Format shows it).
 	Amount *big.Int
 	// PayTo is the recipient of the payment.
 	PayTo string
@@ -153,15 +152,13 @@ func quoteFrom(apiErr *sdk.APIError, id, p string, format Format, payer *x402.Pa
 		}
 		return nil, fmt.Errorf("reportstore: GET %s: %w", p, &x402.NoUsableRequirementsError{Reasons: reasons})
 	}
-	price, err := PriceFromBig(chosen.Amount)
-	if err != nil {
-		return nil, fmt.Errorf("reportstore: GET %s: quoted amount: %w", p, err)
+	if chosen.Amount == nil || chosen.Amount.Sign() < 0 {
+		return nil, fmt.Errorf("reportstore: GET %s: the quoted amount is missing or negative", p)
 	}
 	return &Quote{
 		ID:                id,
 		Path:              p,
 		Format:            format,
-		Price:             price,
 		Amount:            new(big.Int).Set(chosen.Amount),
 		PayTo:             chosen.PayTo,
 		Network:           chosen.Network,

@@ -15,6 +15,7 @@ import (
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // largeSize is the size of the streamed report of the memory test and the benchmark.
@@ -45,7 +46,7 @@ func (h *heapSampler) Write(p []byte) (int, error) {
 
 func TestOpenReportStreamsInConstantMemory(t *testing.T) {
 	// Not parallel: the heap is measured for the whole process.
-	srv := newStore(t, reportstoretest.WithLargeReport("macro-stream", largeSize, mustParse(t, "0.13")))
+	srv := newStore(t, reportstoretest.WithLargeReport("macro-stream", largeSize, usdc.Cents(13)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -70,11 +71,7 @@ func TestOpenReportStreamsInConstantMemory(t *testing.T) {
 }
 
 func BenchmarkOpenReport200MB(b *testing.B) {
-	price, err := reportstore.ParsePrice("0.01")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := newStore(b, reportstoretest.WithLargeReport("macro-stream", largeSize, price))
+	srv := newStore(b, reportstoretest.WithLargeReport("macro-stream", largeSize, usdc.Cents(1)))
 	payer := newPayer(b, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	srv.Facilitator().Fund(testAddress(b), big.NewInt(1_000_000_000))
 	c := newClient(b, srv, payer)

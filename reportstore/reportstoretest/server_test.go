@@ -14,11 +14,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -144,8 +144,7 @@ func TestBadRequestsAreRefusedBeforePayment(t *testing.T) {
 func TestChallengeCarriesThePriceAndPayee(t *testing.T) {
 	t.Parallel()
 	const payee = "0x5555555555555555555555555555555555555555"
-	price, err := reportstore.ParsePrice("0.42")
-	require.NoError(t, err)
+	price := usdc.Cents(42)
 	s := newServer(t, WithPayTo(payee), WithPrice("macro-gdp", price))
 	resp, err := http.Get(s.URL + "/report/macro-gdp?format=csv")
 	require.NoError(t, err)
