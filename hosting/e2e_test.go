@@ -131,7 +131,7 @@ func TestEndToEndTypicalOrderIsByteExact(t *testing.T) {
 	require.Len(t, repos.Repos, 1)
 	assert.Equal(t, "my blog", repos.Repos[0].Description)
 
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Exchanges() {
 		assert.False(t, r.TokenInURL, "%s %s", r.Method, r.Path)
 		assert.False(t, r.Blocked, "the client never sends raw markup in content: %s", r.Path)
 	}
@@ -161,7 +161,7 @@ func TestEndToEndGatewayStrippingAuthorization(t *testing.T) {
 	_, err = c.Commit(ctx, "site", &hosting.CommitParams{Message: "m"})
 	require.NoError(t, err)
 
-	reqs := srv.Requests()
+	reqs := srv.Exchanges()
 	require.Len(t, reqs, 4, "one 401, then every request in X-API-Token")
 	assert.Equal(t, http.StatusUnauthorized, reqs[0].Status)
 	assert.Equal(t, []string{hostingtest.AuthAuthorization}, reqs[0].AuthHeaders)
@@ -198,7 +198,7 @@ func TestEndToEndCDNBlockingPUT(t *testing.T) {
 	assert.Equal(t, 3, st.PostWrites)
 	assert.Zero(t, st.PutWrites)
 	var posts int
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Exchanges() {
 		if r.Method == http.MethodPost && r.Encoding != "" {
 			posts++
 			assert.Equal(t, "content_base64", r.Encoding)

@@ -46,7 +46,7 @@ func TestAuthentication(t *testing.T) {
 	}
 	assert.Equal(t, 7, answered(srv, 401))
 
-	reqs := srv.Requests()
+	reqs := srv.Exchanges()
 	require.Len(t, reqs, 11)
 	used := map[string]int{}
 	for _, r := range reqs {

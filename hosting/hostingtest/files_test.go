@@ -99,7 +99,7 @@ func TestPostWritesLikePutAndOverwrites(t *testing.T) {
 	assert.Equal(t, 1, st.PutWrites)
 	assert.Equal(t, 2, st.PostWrites)
 	encodings := []string{}
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Exchanges() {
 		if strings.Contains(r.Path, "/files/") {
 			encodings = append(encodings, r.Method+" "+r.Encoding)
 		}

@@ -11,14 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/sdktest"
 )
-
-// fixedClock returns a clock that starts at t0 and moves one second per reading.
-func fixedClock() func() time.Time {
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	n := 0
-	return func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }
-}
 
 func TestCommitSnapshotsTheWorkingFiles(t *testing.T) {
 	t.Parallel()
@@ -127,7 +121,8 @@ func TestBranches(t *testing.T) {
 
 func TestDeployAndServeTheSite(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithClock(fixedClock()))
+	clock := sdktest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	srv := start(t, hostingtest.WithClock(clock))
 	createRepo(t, srv, "blog")
 	site := srv.URL + "/site/blog/"
 	assert.Equal(t, site, srv.SiteURL("blog"))
@@ -211,11 +206,13 @@ func TestDeployAndServeTheSite(t *testing.T) {
 	c2 := mustOK(t, srv, "POST", "/api/v1/repos/blog/commit", `{"message":"v2"}`).object(t, "commit")["id"].(string)
 	_, _, body = get("/site/blog/")
 	assert.Equal(t, index, body, "not deployed yet")
+	clock.Advance(time.Second)
 	mustOK(t, srv, "POST", "/api/v1/repos/blog/deploy", `{}`)
 	_, _, body = get("/site/blog/")
 	assert.Equal(t, "v2", body)
 	status, _, _ = get("/site/blog/css/site.css")
 	assert.Equal(t, 404, status, "the deleted file is gone from the new deployment")
+	clock.Advance(time.Second)
 	mustOK(t, srv, "POST", "/api/v1/repos/blog/deploy", `{"commit":"`+c1+`","message":"roll back"}`)
 	_, _, body = get("/site/blog/")
 	assert.Equal(t, index, body)

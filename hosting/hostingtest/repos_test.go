@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestCreateListAndGetRepositories(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 3, 4, 5, 6, 7, 890_000_000, time.FixedZone("CET", 3600))
-	srv := start(t, hostingtest.WithClock(func() time.Time { return at }))
+	srv := start(t, hostingtest.WithClock(sdktest.NewClock(at)))
 
 	a := call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos", `{"name":"zeta","description":"the last","visibility":"private"}`)
 	require.Equal(t, 201, a.status, string(a.raw))
