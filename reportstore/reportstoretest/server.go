@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/sdktest"
@@ -48,6 +49,8 @@ type Server struct {
 	products []*product
 	byID     map[string]*product
 
+	clock sdk.Clock // fixed after NewServer
+
 	mu          sync.Mutex
 	prices      map[string]*big.Int // atomic USDC units; never changed in place
 	payTo       string
@@ -70,6 +73,13 @@ type delivery struct {
 
 // Option configures a Server.
 type Option func(*Server)
+
+// WithClock sets the clock of the store's records and of its own facilitator, which checks a
+// payment's validity window on it (default sdk.SystemClock); a test that moves time gives an
+// sdktest.Clock. A facilitator of WithFacilitator keeps its own clock.
+func WithClock(clock sdk.Clock) Option {
+	return func(s *Server) { s.clock = clock }
+}
 
 // WithFacilitator makes the store settle payments in f instead of a facilitator of its own,
 // so that several fakes share one ledger.
@@ -164,6 +174,7 @@ func WithLargeReport(id string, size int64, price *big.Int) Option {
 // 20 economies (10 where the API description says 10). Close it when done.
 func NewServer(opts ...Option) *Server {
 	s := &Server{
+		clock:     sdk.SystemClock(),
 		payTo:     DefaultPayTo,
 		byID:      map[string]*product{},
 		prices:    map[string]*big.Int{},
@@ -181,7 +192,7 @@ func NewServer(opts ...Option) *Server {
 		}
 	}
 	if s.fac == nil {
-		s.fac = x402test.NewFacilitator()
+		s.fac = x402test.NewFacilitator(x402test.WithClock(s.clock))
 	}
 	for range s.failures {
 		s.fac.FailNextSettle("unexpected_settle_error")
@@ -196,6 +207,7 @@ func NewServer(opts ...Option) *Server {
 	})
 	s.srv = fakeserver.Start(s.delay(mux), fakeserver.Config{
 		Credentials: []string{wire.HeaderPaymentSignature, wire.HeaderPaymentV1},
+		Now:         s.clock.Now,
 		RenderFault: func(w http.ResponseWriter, _ *http.Request, f sdktest.Fault) {
 			writeError(w, f.Status, f.Code, f.Message)
 		},

@@ -380,3 +380,14 @@ func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 	}
 	return rt.next.RoundTrip(req)
 }
+
+func TestWithClockTimesTheRecords(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	s := newServer(t, WithClock(sdktest.NewClock(at)))
+	resp, err := http.Get(s.URL + "/catalog")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Len(t, s.Requests(), 1)
+	assert.Equal(t, at, s.Requests()[0].Time)
+}
