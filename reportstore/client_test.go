@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
@@ -39,7 +40,7 @@ func TestNewNeedsABaseURL(t *testing.T) {
 }
 
 func TestNewReadsTheBaseURLFromTheEnvironment(t *testing.T) {
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	t.Setenv(reportstore.EnvURL, srv.URL)
 	c, err := reportstore.New()
 	require.NoError(t, err)
@@ -259,7 +260,7 @@ func TestFreeBodiesThatAreNotUnderstoodAreDecodeErrors(t *testing.T) {
 
 func TestTooLargeReportIsADeliveryError(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithLargeReport("macro-huge", reportstore.MaxReportBytes+1000, usdc.Cents(13)))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-huge", reportstore.MaxReportBytes+1000, usdc.Cents(13))))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -276,8 +277,8 @@ func TestSecretsNeverReachLogsOrErrors(t *testing.T) {
 	var logs bytes.Buffer
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{&logs, &logMu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(300000)})
+	srv := testkit.Start(t, reportstoretest.NewServer())
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc.Cents(30)})
 	c := newClient(t, srv, payer, reportstore.WithLogger(logger))
 	strict := newClient(t, srv, payer, reportstore.WithLogger(logger),
 		reportstore.WithExpectedPayee("0x4444444444444444444444444444444444444444"))

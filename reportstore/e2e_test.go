@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
@@ -28,7 +29,7 @@ import (
 
 func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithPrice("macro-fx", usdc.Cents(17)))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithPrice("macro-fx", usdc.Cents(17))))
 	c := newClient(t, srv, nil)
 
 	catalog, err := c.Catalog(context.Background())
@@ -51,9 +52,9 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 	gdp := byID["macro-gdp"]
 	require.NotNil(t, gdp.Price)
 	assert.Equal(t, "$0.13", usdc.Format(gdp.Price))
-	assert.Equal(t, intPtr(20), gdp.Economies)
+	assert.Equal(t, testkit.Ptr(20), gdp.Economies)
 	assert.Equal(t, "/report/macro-gdp", gdp.Path)
-	assert.Equal(t, intPtr(10), byID["macro-debt"].Economies)
+	assert.Equal(t, testkit.Ptr(10), byID["macro-debt"].Economies)
 
 	// The live price, not the table's.
 	require.NotNil(t, byID["macro-fx"].Price)
@@ -81,19 +82,19 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 
 func TestPreviewIsTheLatestYearForEachEconomy(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, nil)
 	ctx := context.Background()
 
 	p, err := c.Preview(ctx, "macro-gdp")
 	require.NoError(t, err)
 	assert.Equal(t, "macro-gdp", p.ID)
-	assert.Equal(t, intPtr(2025), p.Year)
+	assert.Equal(t, testkit.Ptr(2025), p.Year)
 	require.Len(t, p.Rows, 20)
 	seen := map[string]bool{}
 	for _, r := range p.Rows {
 		seen[r.Economy] = true
-		assert.Equal(t, intPtr(2025), r.Year)
+		assert.Equal(t, testkit.Ptr(2025), r.Year)
 		assert.Equal(t, "NY.GDP.MKTP.CD", r.Indicator)
 		require.NotNil(t, r.Value, r.Economy)
 		assert.Greater(t, *r.Value, 0.0)
@@ -124,7 +125,7 @@ func TestPreviewIsTheLatestYearForEachEconomy(t *testing.T) {
 
 func TestStartRecommendsAFirstPurchase(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, nil)
 
 	s, err := c.Start(context.Background())
@@ -140,7 +141,7 @@ func TestStartRecommendsAFirstPurchase(t *testing.T) {
 
 func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -163,7 +164,7 @@ func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 
 func TestReportInEachFormat(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -235,7 +236,7 @@ func TestReportInEachFormat(t *testing.T) {
 
 func TestRecordsKeepMissingValuesAbsent(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited}))
 
 	r, err := c.Report(context.Background(), "macro-patents", reportstore.FormatCSV)
@@ -254,7 +255,7 @@ func TestRecordsKeepMissingValuesAbsent(t *testing.T) {
 
 func TestRequoteMakesTheNextFetchPayTheNewPrice(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -271,9 +272,9 @@ func TestRequoteMakesTheNextFetchPayTheNewPrice(t *testing.T) {
 
 func TestRequoteAfterEachSale(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithRequote(func(_ string, sales int, p *big.Int) *big.Int {
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithRequote(func(_ string, sales int, p *big.Int) *big.Int {
 		return p.Add(p, usdc.Cents(int64(sales)))
-	}))
+	})))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -289,8 +290,8 @@ func TestRequoteAfterEachSale(t *testing.T) {
 
 func TestQuoteOverTheCapIsRefusedBeforeSigning(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(100000), MaxTotal: budget.Unlimited})
+	srv := testkit.Start(t, reportstoretest.NewServer())
+	payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc.Cents(10), MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -309,8 +310,8 @@ func TestQuoteOverTheCapIsRefusedBeforeSigning(t *testing.T) {
 
 func TestBudgetIsSharedAcrossPurchases(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(200000)})
+	srv := testkit.Start(t, reportstoretest.NewServer())
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc.Cents(20)})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -324,7 +325,7 @@ func TestBudgetIsSharedAcrossPurchases(t *testing.T) {
 func TestForeignPayeeIsRefused(t *testing.T) {
 	t.Parallel()
 	const impostor = "0x000000000000000000000000000000000000dEaD"
-	srv := newStore(t, reportstoretest.WithPayTo(impostor))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithPayTo(impostor)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
 	ctx := context.Background()
@@ -351,7 +352,7 @@ func TestForeignPayeeIsRefused(t *testing.T) {
 
 func TestExpectedPayeeIgnoresLetterCase(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(strings.ToLower(reportstoretest.DefaultPayTo)))
 
@@ -362,7 +363,7 @@ func TestExpectedPayeeIgnoresLetterCase(t *testing.T) {
 
 func TestPayeeChangeBetweenFetches(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
 	ctx := context.Background()
@@ -379,7 +380,7 @@ func TestPayeeChangeBetweenFetches(t *testing.T) {
 
 func TestPolicyPayToAllowListAlsoRefuses(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithPayTo("0x2222222222222222222222222222222222222222"))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithPayTo("0x2222222222222222222222222222222222222222")))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited, PayTo: []string{reportstoretest.DefaultPayTo}})
 	c := newClient(t, srv, payer)
 
@@ -390,7 +391,7 @@ func TestPolicyPayToAllowListAlsoRefuses(t *testing.T) {
 
 func TestFailedSettlementMovesNoMoney(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithFailedSettlements(1))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithFailedSettlements(1)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -412,7 +413,7 @@ func TestFailedSettlementMovesNoMoney(t *testing.T) {
 
 func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithDroppedConnections(1), reportstoretest.WithReplayedDeliveries())
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithDroppedConnections(1), reportstoretest.WithReplayedDeliveries()))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -428,7 +429,7 @@ func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 
 func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithDroppedConnections(1)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -446,7 +447,7 @@ func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
 
 func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithDroppedConnections(1)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	srv.InjectSettlementFaults(slices.Repeat([]x402test.SettlementFault{x402test.FaultDropAfterSettle}, 1000)...)
@@ -463,7 +464,7 @@ func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 
 func TestUnsupportedFormat(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -485,7 +486,7 @@ func TestUnsupportedFormat(t *testing.T) {
 
 func TestPurchaseWithoutPayerNeedsPayment(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, nil)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatJSON)
@@ -501,7 +502,7 @@ func TestPurchaseWithoutPayerNeedsPayment(t *testing.T) {
 
 func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -550,7 +551,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 
 func TestOpenReportHasTheReceiptBeforeReading(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -574,9 +575,8 @@ func TestOpenReportHasTheReceiptBeforeReading(t *testing.T) {
 
 func TestInvalidInputIsRefusedBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
-	srv, hits := countingServer(t)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
-	require.NoError(t, err)
+	srv := testkit.Record(t, testkit.Answer(http.StatusInternalServerError, `{}`))
+	c := testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL))
 	ctx := context.Background()
 
 	for _, id := range []string{"", " ", "a/b", "a?b", "a#b", ".", "..", "a\nb"} {
@@ -595,7 +595,7 @@ func TestInvalidInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		_, err = c.QuoteFetch(ctx, &reportstore.FetchParams{Path: p})
 		requireValidation(t, err, "path")
 	}
-	assert.Zero(t, hits.Load())
+	assert.Empty(t, srv.Requests())
 }
 
 // requireValidation checks that err is an *sdk.ValidationError for field.
@@ -609,8 +609,8 @@ func requireValidation(t *testing.T, err error, field string) {
 
 func TestConcurrentPurchasesEachPayOnce(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(5 * 130000)})
+	srv := testkit.Start(t, reportstoretest.NewServer())
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc.Cents(5 * 13)})
 	c := newClient(t, srv, payer)
 
 	errs := make(chan error, 8)
@@ -640,7 +640,7 @@ func TestConcurrentPurchasesEachPayOnce(t *testing.T) {
 
 func TestReportBodyIsComplete(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited}))
 	ctx := context.Background()
 
