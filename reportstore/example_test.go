@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
@@ -79,14 +78,14 @@ func ExampleClient_Report() {
 		log.Fatal(err)
 	}
 	payer, err := x402.NewPayer(x402.Policy{
-		MaxPerPayment: big.NewInt(500_000),
-		MaxTotal:      big.NewInt(1_000_000),
+		MaxPerPayment: usdc.Cents(50),
+		MaxTotal:      usdc.Dollars(1),
 		PayTo:         []string{reportstoretest.DefaultPayTo},
 	}, []x402.Scheme{scheme})
 	if err != nil {
 		log.Fatal(err)
 	}
-	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
+	store.Facilitator().Fund(signer.Address(), usdc.Dollars(1))
 
 	client, err := reportstore.New(
 		reportstore.WithBaseURL(store.URL),
@@ -146,7 +145,7 @@ func ExampleClient_OpenReport() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
+	store.Facilitator().Fund(signer.Address(), usdc.Dollars(1))
 	client, err := reportstore.New(reportstore.WithBaseURL(store.URL), reportstore.WithPayer(payer))
 	if err != nil {
 		log.Fatal(err)
