@@ -24,8 +24,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -51,11 +49,7 @@ type settings struct {
 	repo    string
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(realMain) }
 
 // realMain runs the program with the command line args and the environment env, and returns
 // its exit status.
