@@ -33,21 +33,23 @@ func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*con
 func WithClock(clock sdk.Clock) Option { return Option(httpcore.WithClock[*config](clock)) }
 
 // WithHTTPClient sets the *http.Client that sends requests; the default transport's 100 idle
-// connections per host serve DeployDir's concurrent uploads. See [sdk] (Client options).
+// connections per host serve DeployDir's concurrent uploads. See [sdk] (Client options) for how
+// it is used.
 func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
 
-// WithLogger sets the logger of one metadata-only record per attempt and one per gateway
-// remedy the client applies (which remedy, method, path, status). See [sdk] (Client options).
+// WithLogger sets the logger of one metadata-only record per attempt and one per gateway remedy
+// the client applies (which remedy, method, path, status). See [sdk] (Client options) for what
+// is logged.
 func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
 
-// WithRequestsPerMinute paces every attempt, DeployDir's uploads included; the API
-// description shows no limits, so hosting is unpaced by default. See [sdk] (Client options).
+// WithRequestsPerMinute paces every attempt, DeployDir's uploads included; the API description
+// shows no limits, so hosting is unpaced by default. See [sdk] (Client options) for pacing.
 func WithRequestsPerMinute(n int) Option {
 	return Option(httpcore.WithRequestsPerMinute[*config](n))
 }
 
-// WithRetry sets the retry policy of reads, file writes and deletions; creating a repository
-// or a branch, committing and deploying are sent once. See [sdk] (Client options).
+// WithRetry sets the retry policy of reads, file writes and deletions; creating a repository or
+// a branch, committing and deploying are sent once. See [sdk] (Client options) for the policy.
 func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*config](p)) }
 
 // WithTimeouts sets how long the client waits for an answer; the package documentation gives
@@ -70,5 +72,5 @@ func WithToken(token string) Option {
 }
 
 // WithUserAgent puts the caller's product token before the SDK's User-Agent.
-// See [sdk] (Client options).
+// See [sdk] (Client options) for the header.
 func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }

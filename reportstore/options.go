@@ -44,11 +44,11 @@ func WithExpectedPayee(address string) Option {
 }
 
 // WithHTTPClient sets the *http.Client that sends requests; the payer of WithPayer wraps its
-// Transport for purchases. See [sdk] (Client options).
+// Transport for purchases. See [sdk] (Client options) for how it is used.
 func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
 
 // WithLogger sets the logger of one metadata-only record per attempt; payment headers are
-// never logged. See [sdk] (Client options).
+// never logged. See [sdk] (Client options) for what is logged.
 func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
 
 // WithPayer sets the x402 payer that pays for reports: Report, OpenReport and Fetch send
@@ -67,13 +67,14 @@ func WithPayer(payer *x402.Payer) Option {
 }
 
 // WithRequestsPerMinute paces every attempt, purchases included; the store publishes no
-// limit, so the client is unpaced by default. See [sdk] (Client options).
+// limit, so the client is unpaced by default. See [sdk] (Client options) for pacing.
 func WithRequestsPerMinute(n int) Option {
 	return Option(httpcore.WithRequestsPerMinute[*config](n))
 }
 
 // WithRetry sets the retry policy of the free requests (Catalog, Preview, Start, Quote);
-// purchases are never retried, since a repeat would pay again. See [sdk] (Client options).
+// purchases are never retried, since a repeat would pay again. See [sdk] (Client options) for
+// the policy.
 func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*config](p)) }
 
 // WithTimeouts sets how long the client waits for an answer; a purchase is one attempt, ended
@@ -81,5 +82,5 @@ func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*con
 func WithTimeouts(t sdk.Timeouts) Option { return Option(httpcore.WithTimeouts[*config](t)) }
 
 // WithUserAgent puts the caller's product token before the SDK's User-Agent.
-// See [sdk] (Client options).
+// See [sdk] (Client options) for the header.
 func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }
