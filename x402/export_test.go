@@ -16,7 +16,7 @@ func (p *Payer) PayOffline(req *http.Request, challenge *http.Response, receipt 
 	if err != nil {
 		return nil, err
 	}
-	pay, err := p.prepare(req.Context(), req, pr, false)
+	pay, err := p.prepare(req.Context(), pr, targetOf(req), false)
 	if err != nil {
 		return nil, err
 	}
