@@ -60,17 +60,15 @@ type target struct {
 // paid for, as a URL such as "mcp://tool/search": the budget records it (give it without
 // secrets), and Policy.Approve sees it parsed as Quote.URL, with an empty Quote.Method.
 //
-// A refusal is a *PolicyError or a *NoUsableRequirementsError, and nothing is signed. On any
+// A refusal is a *PolicyError or a *NoUsableRequirementsError, and nothing is signed; a nil
+// challenge is a *sdk.ValidationError. On any
 // error nothing is sent, and nothing stays reserved unless the store could not record the
 // release.
 func (p *Payer) Prepare(ctx context.Context, challenge *wire.PaymentRequired, resource string) (*Attempt, error) {
 	if challenge == nil {
-		return nil, errors.New("x402: Prepare needs a challenge")
+		return nil, invalid("challenge", "must not be nil")
 	}
-	u, err := url.Parse(resource)
-	if err != nil {
-		u = nil
-	}
+	u, _ := url.Parse(resource) // nil when it is no URL
 	return p.prepare(ctx, challenge, target{url: u, resource: resource}, false)
 }
 
@@ -82,9 +80,9 @@ func (a *Attempt) Payload() json.RawMessage {
 	return slices.Clone(a.payload)
 }
 
-// Header returns the HTTP header that carries the payment: PAYMENT-SIGNATURE (v1:
+// httpHeader returns the HTTP header that carries the payment: PAYMENT-SIGNATURE (v1:
 // X-PAYMENT) and base64 of Payload. Taking it counts as sending it, as Payload does.
-func (a *Attempt) Header() (name, value string) {
+func (a *Attempt) httpHeader() (name, value string) {
 	a.taken = true
 	return a.header, a.value
 }
@@ -93,12 +91,9 @@ func (a *Attempt) Header() (name, value string) {
 // network, the payee, the asset, the amount and the resource.
 func (a *Attempt) Payment() Payment { return a.id.clone() }
 
-// Requirements returns the accepts entry paid (a copy).
-func (a *Attempt) Requirements() wire.PaymentRequirements { return a.req.Clone() }
-
-// Scrub returns text with every form of the payment (its payload, its signature, a signed
-// transaction) replaced, for a transport's own errors and logs.
-func (a *Attempt) Scrub(text string) string { return httpcore.Scrub(text, a.secrets...) }
+// scrub returns text with every form of the payment (its payload, its header value, a
+// signature, a signed transaction) replaced.
+func (a *Attempt) scrub(text string) string { return httpcore.Scrub(text, a.secrets...) }
 
 // Answer is what a server answered to a paid request, as its transport read it. What a
 // transport cannot tell stays zero.
@@ -110,20 +105,21 @@ type Answer struct {
 	// redirect, a protocol error of the server's, or any answer after an earlier sending of
 	// the same payment got none, or to a request the transport sent more than once.
 	InDoubt bool
-	// StatusCode is the HTTP status; 0 for transports without one.
-	StatusCode int
 	// Reason is the server's reason as it sent it: a new challenge's error field, the start
 	// of a failure body, a tool error's text. The attempt scrubs every form of the payment
-	// from it, then keeps an excerpt.
+	// from it, then keeps an excerpt of it, or all of it when it is Challenge's error field.
 	Reason string
-	// Location is where a redirect points (HTTP).
-	Location string
 	// Receipt is the settlement receipt the answer carries, when it is readable.
 	Receipt *wire.SettleResponse
 	// Challenge is the new challenge the answer carries, when it is readable; ChallengeErr
 	// says why it is not, when the answer carries one that is not.
 	Challenge    *wire.PaymentRequired
 	ChallengeErr error
+
+	// status and location are the HTTP status and a redirect's Location, which the
+	// RoundTripper sets; other transports have neither.
+	status   int
+	location string
 }
 
 // Answered books what the server answered, in this order:
@@ -151,20 +147,20 @@ func (a *Attempt) Answered(ctx context.Context, ans Answer) (*Attempt, error) {
 		_ = a.hold.Commit(book)
 		return nil, nil
 	}
-	var reason string
-	if ans.Reason != "" {
-		reason = excerpt.Of([]byte(a.Scrub(ans.Reason))) // scrubbed whole, then cut
+	reason := a.scrub(ans.Reason)
+	if ans.Challenge == nil || ans.Reason != ans.Challenge.Error {
+		reason = excerpt.Of([]byte(reason)) // scrubbed whole, then cut
 	}
 	switch {
 	case ans.Receipt != nil && ans.Receipt.Success:
 		_ = a.hold.Commit(book)
-		return nil, &PaymentSettledError{Payment: a.id.clone(), Requirements: a.req, StatusCode: ans.StatusCode,
-			Location: a.Scrub(ans.Location), Receipt: a.scrubReceipt(ans.Receipt)}
+		return nil, &PaymentSettledError{Payment: a.id.clone(), Requirements: a.req, StatusCode: ans.status,
+			Location: a.scrub(ans.location), Receipt: a.scrubReceipt(ans.Receipt)}
 	case ans.InDoubt:
 		_ = a.hold.InDoubt(book)
-		return nil, a.unconfirmed(ans.StatusCode, reason, nil)
+		return nil, a.unconfirmed(ans.status, reason, nil)
 	}
-	rejected := &PaymentRejectedError{Payment: a.id.clone(), Requirements: a.req, StatusCode: ans.StatusCode, Reason: reason}
+	rejected := &PaymentRejectedError{Payment: a.id.clone(), Requirements: a.req, StatusCode: ans.status, Reason: reason}
 	if a.hold.Refused(book) == nil && !a.expires.IsZero() {
 		rejected.HeldUntil = a.expires.Add(ledger.ExpiryMargin)
 	}
@@ -219,10 +215,10 @@ func (a *Attempt) book() error {
 // scrubReceipt returns a copy of r with the payment scrubbed from its texts.
 func (a *Attempt) scrubReceipt(r *wire.SettleResponse) *wire.SettleResponse {
 	c := *r
-	c.ErrorReason, c.ErrorMessage = a.Scrub(r.ErrorReason), a.Scrub(r.ErrorMessage)
-	c.Transaction, c.Payer, c.Amount = a.Scrub(r.Transaction), a.Scrub(r.Payer), a.Scrub(r.Amount)
-	c.Network, c.RawNetwork = a.Scrub(r.Network), a.Scrub(r.RawNetwork)
-	c.Extensions = []byte(a.Scrub(string(r.Extensions)))
+	c.ErrorReason, c.ErrorMessage = a.scrub(r.ErrorReason), a.scrub(r.ErrorMessage)
+	c.Transaction, c.Payer, c.Amount = a.scrub(r.Transaction), a.scrub(r.Payer), a.scrub(r.Amount)
+	c.Network, c.RawNetwork = a.scrub(r.Network), a.scrub(r.RawNetwork)
+	c.Extensions = []byte(a.scrub(string(r.Extensions)))
 	if r.Extensions == nil {
 		c.Extensions = nil
 	}
@@ -233,7 +229,7 @@ func (a *Attempt) scrubReceipt(r *wire.SettleResponse) *wire.SettleResponse {
 // counted.
 func (a *Attempt) unconfirmed(status int, reason string, err error) error {
 	if err != nil {
-		if msg := a.Scrub(err.Error()); msg != err.Error() {
+		if msg := a.scrub(err.Error()); msg != err.Error() {
 			err = errors.New(msg) // the failure quoted the payment: keep only the scrubbed text
 		}
 	}

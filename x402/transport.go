@@ -138,15 +138,18 @@ func (t *payingTransport) sendPaid(req *http.Request, a *Attempt) (*http.Respons
 		return nil, nil, a.NoAnswer(req.Context(), s.err)
 	}
 	resp, status := s.resp, s.resp.StatusCode
-	ans := Answer{StatusCode: status, Delivered: status >= 200 && status <= 299,
+	ans := Answer{status: status, Delivered: status >= 200 && status <= 299,
 		InDoubt: status >= 500 || (status >= 300 && status <= 399) || s.doubt}
 	if ans.Delivered {
 		_, _ = a.Answered(req.Context(), ans) // commits
 		return withPayment(resp, req, a), nil, nil
 	}
 	ans.Receipt, _ = ReceiptFrom(resp)
-	ans.Location = resp.Header.Get("Location")
+	ans.location = resp.Header.Get("Location")
 	ans.Reason, ans.Challenge, ans.ChallengeErr = readFailure(resp)
+	if status == http.StatusPaymentRequired && ans.Challenge == nil && !ans.InDoubt && (ans.Receipt == nil || !ans.Receipt.Success) {
+		ans.Reason = "" // a refusal whose new challenge cannot be read says why in Requote
+	}
 	next, err := a.Answered(req.Context(), ans)
 	return nil, next, err
 }
@@ -286,7 +289,7 @@ func paidRequest(req *http.Request, a *Attempt, writes *atomic.Int32) (*http.Req
 		paid.Body, paid.ContentLength = unreplayable{}, 0
 	}
 	paid.GetBody = nil
-	paid.Header.Set(a.Header())
+	paid.Header.Set(a.httpHeader())
 	return paid, nil
 }
 

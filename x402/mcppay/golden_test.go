@@ -3,13 +3,11 @@ package mcppay_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"os"
 	"sync"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,49 +97,47 @@ func encoded(t *testing.T, pr *wire.PaymentRequired) string {
 	return string(b)
 }
 
-// Every payment-required message of the spec and of its earlier forms reads as the spec's
-// PaymentRequired.
+// The spec's payment requirement reads as its structuredContent, and, without it, as its text
+// content; the v1 transport's reads as the v1 PaymentRequired it holds.
 func TestTheSpecsPaymentRequirementsAreRead(t *testing.T) {
 	t.Parallel()
 	spec := fixture(t, "spec_payment_required.json")
 	want := member(t, spec.Result, "structuredContent")
 
-	pr, ok := mcppay.ChallengeFrom(resultOf(t, spec), nil)
+	pr, ok := mcppay.ChallengeFrom(resultOf(t, spec))
 	require.True(t, ok)
 	assert.JSONEq(t, string(want), encoded(t, pr), "structuredContent")
 
 	// Without structuredContent, the text content (which the spec says is the same JSON).
 	textOnly := resultOf(t, spec)
 	textOnly.StructuredContent = nil
-	pr, ok = mcppay.ChallengeFrom(textOnly, nil)
+	pr, ok = mcppay.ChallengeFrom(textOnly)
 	require.True(t, ok)
 	assert.JSONEq(t, string(want), encoded(t, pr), "content[0].text")
 
-	// The draft's x402/error wrapper: structuredContent is read; its text holds the wrapper,
-	// whose data the draft leaves as a placeholder, filled here with the same challenge.
-	draft := resultOf(t, fixture(t, "draft_x402_error_payment_required.json"))
-	pr, ok = mcppay.ChallengeFrom(draft, nil)
-	require.True(t, ok)
-	assert.JSONEq(t, string(want), encoded(t, pr), "the draft's structuredContent")
-	draft.StructuredContent = nil
-	_, ok = mcppay.ChallengeFrom(draft, nil)
-	assert.False(t, ok, "the draft's placeholder is no challenge")
-	draft.Content = []mcp.Content{&mcp.TextContent{Text: `{"x402/error":{"code":402,"message":"Payment required","data":` + string(want) + `}}`}}
-	pr, ok = mcppay.ChallengeFrom(draft, nil)
-	require.True(t, ok)
-	assert.JSONEq(t, string(want), encoded(t, pr), "the draft's wrapper")
+	// Only a tool error asks for payment.
+	notError := resultOf(t, spec)
+	notError.IsError = false
+	_, ok = mcppay.ChallengeFrom(notError)
+	assert.False(t, ok)
 
-	// The first v2 spec: a JSON-RPC error of code 402, as the session returns it.
-	legacy := fixture(t, "legacy_jsonrpc_payment_required.json")
-	var werr jsonrpc.Error
-	require.NoError(t, json.Unmarshal(legacy.Error, &werr))
-	pr, ok = mcppay.ChallengeFrom(nil, fmt.Errorf("calling %q: %w", "tools/call", &werr))
+	// x402 v1: structuredContent; the text content is the v1 spec's placeholder.
+	v1 := fixture(t, "v1_payment_required.json")
+	pr, ok = mcppay.ChallengeFrom(resultOf(t, v1))
 	require.True(t, ok)
-	assert.JSONEq(t, string(member(t, legacy.Error, "data")), encoded(t, pr), "error.data")
+	assert.Equal(t, 1, pr.X402Version)
+	require.Len(t, pr.Accepts, 1)
+	assert.Equal(t, "base-sepolia", pr.Accepts[0].Network)
+	assert.Equal(t, big.NewInt(10_000), pr.Accepts[0].Amount)
+	assert.Equal(t, "mcp://tool/financial_analysis", pr.Accepts[0].Resource)
+	v1Text := resultOf(t, v1)
+	v1Text.StructuredContent = nil
+	_, ok = mcppay.ChallengeFrom(v1Text)
+	assert.False(t, ok, "the v1 spec's text content is a placeholder, not JSON")
 }
 
-// The spec's receipts read as the spec says: its success in _meta, the draft's failure in
-// structuredContent; the spec's settlement failure is a new payment requirement.
+// The spec's receipts read as the spec says: its success in _meta; its settlement failure is
+// a new payment requirement without a receipt.
 func TestTheSpecsReceiptsAreRead(t *testing.T) {
 	t.Parallel()
 	success := fixture(t, "spec_settlement_success.json")
@@ -151,17 +147,21 @@ func TestTheSpecsReceiptsAreRead(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, string(member(t, success.Result, "_meta", mcppay.MetaPaymentResponse)), string(b))
 
-	failure := resultOf(t, fixture(t, "spec_settlement_failure.json"))
-	_, ok = mcppay.ReceiptFrom(failure)
-	assert.False(t, ok, "the spec's settlement failure carries no receipt")
-	pr, ok := mcppay.ChallengeFrom(failure, nil)
+	receipt, ok = mcppay.ReceiptFrom(resultOf(t, fixture(t, "v1_settlement_success.json")))
 	require.True(t, ok)
-	assert.Equal(t, "Settlement failed", pr.Error)
+	assert.True(t, receipt.Success)
+	assert.Equal(t, "0x1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef", receipt.Transaction)
+	assert.Equal(t, "eip155:84532", receipt.Network, "the v1 name, as CAIP-2")
+	assert.Equal(t, "base-sepolia", receipt.RawNetwork)
 
-	draft := resultOf(t, fixture(t, "draft_x402_error_settlement_failure.json"))
-	receipt, ok = mcppay.ReceiptFrom(draft)
-	require.True(t, ok)
-	assert.Equal(t, &wire.SettleResponse{ErrorReason: "insufficient_funds", Network: "eip155:84532"}, receipt)
+	for _, name := range []string{"spec_settlement_failure.json", "v1_settlement_failure.json"} {
+		failure := resultOf(t, fixture(t, name))
+		_, ok := mcppay.ReceiptFrom(failure)
+		assert.False(t, ok, "the spec's settlement failure carries no receipt")
+		pr, ok := mcppay.ChallengeFrom(failure)
+		require.True(t, ok, name)
+		assert.Equal(t, "Settlement failed", pr.Error)
+	}
 }
 
 // scripted is a session that answers with fixtures, recording the calls it gets.
@@ -220,30 +220,76 @@ func TestTheClientPaysTheSpecsExampleInTheSpecsShape(t *testing.T) {
 	assert.Equal(t, big.NewInt(10_000), budgettest.Spent(t, payer))
 }
 
+// The client answers the v1 transport's payment requirement with a call shaped as the v1
+// spec's example (the v1 PaymentPayload: scheme and network beside the payload), and reads its
+// receipt.
+func TestTheClientPaysTheV1ExampleInTheV1Shape(t *testing.T) {
+	t.Parallel()
+	spec := fixture(t, "v1_tool_call_with_payment.json")
+	session := &scripted{answers: []*mcp.CallToolResult{
+		resultOf(t, fixture(t, "v1_payment_required.json")),
+		resultOf(t, fixture(t, "v1_settlement_success.json")),
+	}}
+	payer, signer := specPayer(t)
+	var params mcp.CallToolParams
+	require.NoError(t, json.Unmarshal(spec.Params, &params))
+	params.Meta = nil
+
+	res, err := newClient(t, session, payer).CallTool(context.Background(), &params)
+	require.NoError(t, err)
+	require.Len(t, session.calls, 2)
+	sent, err := json.Marshal(session.calls[1])
+	require.NoError(t, err)
+	assert.Equal(t, shape(t, spec.Params), shape(t, sent), "the paid call has the v1 spec's shape")
+	for _, path := range [][]string{{"name"}, {"arguments"}, {"_meta", mcppay.MetaPayment, "x402Version"},
+		{"_meta", mcppay.MetaPayment, "scheme"}, {"_meta", mcppay.MetaPayment, "network"}} {
+		assert.JSONEq(t, string(member(t, spec.Params, path...)), string(member(t, sent, path...)), "%v", path)
+	}
+	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, "eip155:84532", res.Payment.Network)
+	assert.Equal(t, big.NewInt(10_000), res.Payment.Amount)
+	assert.Equal(t, "base-sepolia", res.Receipt.RawNetwork)
+	assert.Equal(t, big.NewInt(10_000), budgettest.Spent(t, payer))
+}
+
 // The spec's settlement failures are clean refusals: the amount stays counted until the
-// authorization expires, and the draft's failed receipt is kept.
+// authorization expires.
 func TestTheSpecsSettlementFailuresAreRefusals(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"spec_settlement_failure.json", "draft_x402_error_settlement_failure.json"} {
+	for _, version := range []string{"spec", "v1"} {
 		session := &scripted{answers: []*mcp.CallToolResult{
-			resultOf(t, fixture(t, "spec_payment_required.json")),
-			resultOf(t, fixture(t, name)),
+			resultOf(t, fixture(t, version+"_payment_required.json")),
+			resultOf(t, fixture(t, version+"_settlement_failure.json")),
 		}}
 		payer, _ := specPayer(t)
 		_, err := call(newClient(t, session, payer), "financial_analysis", nil)
 		var rj *x402.PaymentRejectedError
-		require.ErrorAs(t, err, &rj, name)
-		assert.False(t, rj.HeldUntil.IsZero(), name)
-		assert.Equal(t, big.NewInt(10_000), budgettest.Reserved(t, payer), name)
-		if name == "spec_settlement_failure.json" {
-			assert.Equal(t, "Settlement failed", rj.Reason)
-			assert.Nil(t, rj.Settlement)
-		} else {
-			assert.Equal(t, "Payment settlement failed: insufficient funds", rj.Reason)
-			require.NotNil(t, rj.Settlement)
-			assert.Equal(t, "insufficient_funds", rj.Settlement.ErrorReason)
-		}
+		require.ErrorAs(t, err, &rj, version)
+		assert.Equal(t, "Settlement failed", rj.Reason, version)
+		assert.Nil(t, rj.Settlement, version)
+		assert.Zero(t, rj.StatusCode, version)
+		assert.False(t, rj.HeldUntil.IsZero(), version)
+		assert.Equal(t, big.NewInt(10_000), budgettest.Reserved(t, payer), version)
+		assert.Zero(t, budgettest.Spent(t, payer).Sign(), version)
 	}
+}
+
+// A tool error that carries a success receipt is a settled payment whose tool answered
+// nothing: committed, as a success receipt on an error status is over HTTP.
+func TestAToolErrorWithASuccessReceiptIsSettled(t *testing.T) {
+	t.Parallel()
+	failed := resultOf(t, fixture(t, "spec_settlement_success.json"))
+	failed.IsError = true
+	session := &scripted{answers: []*mcp.CallToolResult{resultOf(t, fixture(t, "spec_payment_required.json")), failed}}
+	payer, _ := specPayer(t)
+	_, err := call(newClient(t, session, payer), "financial_analysis", nil)
+	var se *x402.PaymentSettledError
+	require.ErrorAs(t, err, &se)
+	assert.Zero(t, se.StatusCode)
+	assert.Equal(t, "0x1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef", se.Receipt.Transaction)
+	assert.Contains(t, err.Error(), "but the answer was an error")
+	assert.Equal(t, big.NewInt(10_000), budgettest.Spent(t, payer))
+	assert.Zero(t, budgettest.Reserved(t, payer).Sign())
 }
 
 // x402test's MCP server answers in the spec's shapes: its payment requirement, and its

@@ -21,32 +21,31 @@
 //
 // What a paid call's outcome means for the money is what it means over HTTP (see package
 // x402): a result that is not a tool error commits the payment; a tool error carrying a
-// success receipt is an *x402.PaymentSettledError; a new payment requirement or a tool error
-// is a clean refusal, an *x402.PaymentRejectedError (the amount stays counted until the
-// authorization expires), and Policy.AllowRequote pays a new quote once; no answer (a
-// dropped connection, the context ending) or a JSON-RPC error that is not a payment
-// requirement is an *x402.PaymentUnconfirmedError, counted until a reconciler resolves it. Refusals before
-// anything is signed are *x402.PolicyError and *x402.NoUsableRequirementsError.
+// success receipt is an *x402.PaymentSettledError; a new payment requirement or another tool
+// error is a clean refusal, an *x402.PaymentRejectedError (the amount stays counted until the
+// authorization expires), and Policy.AllowRequote pays a new quote once; no answer (a dropped
+// connection, the context ending) or a JSON-RPC error (the server failed, as a 5xx does over
+// HTTP) is an *x402.PaymentUnconfirmedError, counted until a reconciler resolves it.
+// Refusals before anything is signed are *x402.PolicyError and
+// *x402.NoUsableRequirementsError, and a payment requirement that cannot be read is a
+// *wire.FormatError.
 //
 // A paid call is sent once: a tool call is not known to be safe to repeat, and the session
 // that lost an answer may be gone, so the payer's WithResend does not apply here.
 //
-// Besides the spec's form, a payment requirement is read in every form the reference MCP
-// client accepts, and one older draft's: the PaymentRequired as JSON in the first text
-// content, wrapped or not in {"x402/error": {"code": 402, "data": ...}} (in structuredContent
-// too), and a JSON-RPC error of code 402 or -32042 whose data is the PaymentRequired (or
-// holds it under "x402"). Package x402test serves paid MCP tools for tests (MCPServer).
+// A payment requirement is read as the reference MCP client reads it: from a tool error's
+// structuredContent, else from its first text content holding the same JSON; in x402
+// version 2, or version 1 as the x402 v1 MCP transport has it (specs/transports-v1/mcp.md).
+// Package x402test serves paid MCP tools for tests (MCPServer).
 package mcppay
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"maps"
 	"net/url"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentapis/sdk"
@@ -114,10 +113,13 @@ func (c *Client) CallTool(ctx context.Context, params *mcp.CallToolParams) (*Res
 		receipt, _ := ReceiptFrom(res)
 		return &Result{CallToolResult: res, Receipt: receipt}, nil
 	}
-	res, err := c.caller.CallTool(ctx, withMeta(params, "", nil))
-	pr, _ := challenge(res, err)
+	res, err := c.caller.CallTool(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := challenge(res)
 	switch {
-	case pr == nil && err != nil:
+	case err != nil:
 		return nil, err
 	case pr == nil:
 		return &Result{CallToolResult: res}, nil
@@ -135,23 +137,13 @@ func (c *Client) CallTool(ctx context.Context, params *mcp.CallToolParams) (*Res
 // paid calls the tool with the attempt's payment and books what came back. It returns the
 // result when the tool delivered, the attempt that pays a new quote, or the typed error.
 func (c *Client) paid(ctx context.Context, params *mcp.CallToolParams, a *x402.Attempt) (*Result, *x402.Attempt, error) {
-	res, err := c.caller.CallTool(ctx, withMeta(params, MetaPayment, a.Payload()))
-	ans := x402.Answer{}
-	if err == nil {
-		ans = answerOf(res)
-	} else {
-		// A new payment requirement in a JSON-RPC error is a refusal. Any other error says
-		// nothing of what became of the payment: the session reports a lost connection as
-		// a JSON-RPC error too.
-		pr, perr := challenge(nil, err)
-		if pr == nil && perr == nil {
-			return nil, nil, a.NoAnswer(ctx, err)
-		}
-		ans.Challenge, ans.ChallengeErr, ans.Reason = pr, perr, err.Error()
-		if pr != nil {
-			ans.Reason = pr.Error
-		}
+	res, err := c.caller.CallTool(ctx, withPayment(params, a.Payload()))
+	if err != nil {
+		// A lost connection and a server's JSON-RPC error alike say nothing of what
+		// became of the payment (the session reports both as errors).
+		return nil, nil, a.NoAnswer(ctx, err)
 	}
+	ans := answerOf(res)
 	next, err := a.Answered(ctx, ans)
 	if err != nil || next != nil {
 		return nil, next, err
@@ -161,14 +153,15 @@ func (c *Client) paid(ctx context.Context, params *mcp.CallToolParams, a *x402.A
 }
 
 // answerOf reads a paid call's result as the payer books it: delivered unless it is a tool
-// error; a new payment requirement in it; its receipt; a tool error's text as the reason.
+// error; its receipt; a new payment requirement in it, or why it cannot be read; a tool
+// error's reason.
 func answerOf(res *mcp.CallToolResult) x402.Answer {
 	ans := x402.Answer{Delivered: !res.IsError}
 	ans.Receipt, _ = ReceiptFrom(res)
 	if ans.Delivered {
 		return ans
 	}
-	ans.Challenge, ans.ChallengeErr = challenge(res, nil)
+	ans.Challenge, ans.ChallengeErr = challenge(res)
 	if ans.Challenge != nil {
 		ans.Reason = ans.Challenge.Error
 		return ans
@@ -182,61 +175,49 @@ func answerOf(res *mcp.CallToolResult) x402.Answer {
 	return ans
 }
 
-// withMeta returns a copy of params whose _meta is a copy of its own (the session adds to
-// it), with value under key when key is set.
-func withMeta(params *mcp.CallToolParams, key string, value any) *mcp.CallToolParams {
+// withPayment returns a copy of params carrying payment in a _meta of its own (the session
+// adds to it).
+func withPayment(params *mcp.CallToolParams, payment json.RawMessage) *mcp.CallToolParams {
 	c := *params
-	c.Meta = make(mcp.Meta, len(params.Meta)+4)
+	c.Meta = make(mcp.Meta, len(params.Meta)+1)
 	maps.Copy(c.Meta, params.Meta)
-	if key != "" {
-		c.Meta[key] = value
-	}
+	c.Meta[MetaPayment] = payment
 	return &c
 }
 
-// ChallengeFrom returns the payment requirement of a tool call's outcome, its result or its
-// error, in any form the reference MCP client accepts: a tool error whose structuredContent
-// is the PaymentRequired, or wraps it as {"x402/error": {"data": ...}}; the same as JSON in
-// its first text content; a JSON-RPC error of code 402 or -32042 whose data is the
-// PaymentRequired, or holds it under "x402". It reports false when there is none, or none
-// that can be read.
-func ChallengeFrom(res *mcp.CallToolResult, err error) (*wire.PaymentRequired, bool) {
-	pr, _ := challenge(res, err)
+// ChallengeFrom returns the payment requirement of a tool result, read as the reference MCP
+// client reads it: a tool error whose structuredContent is the PaymentRequired, else whose
+// first text content is its JSON; x402 version 2, or version 1. It reports false when there
+// is none, or none that can be read.
+func ChallengeFrom(res *mcp.CallToolResult) (*wire.PaymentRequired, bool) {
+	pr, _ := challenge(res)
 	return pr, pr != nil
 }
 
-// challenge returns the payment requirement of a call's outcome (see ChallengeFrom), or why
-// one that names an x402Version could not be read; nil, nil when there is none.
-func challenge(res *mcp.CallToolResult, err error) (*wire.PaymentRequired, error) {
-	var candidates []any
-	var werr *jsonrpc.Error
-	switch {
-	case err != nil && errors.As(err, &werr) && (werr.Code == 402 || werr.Code == -32042):
-		var data map[string]any
-		if json.Unmarshal(werr.Data, &data) != nil {
-			return nil, nil
-		}
-		candidates = append(candidates, data, data["x402"])
-	case err == nil && res != nil && res.IsError:
-		candidates = append(candidates, res.StructuredContent, wrapped(res.StructuredContent))
-		if len(res.Content) > 0 {
-			if t, ok := res.Content[0].(*mcp.TextContent); ok {
-				var v any
-				if json.Unmarshal([]byte(t.Text), &v) == nil {
-					candidates = append(candidates, v, wrapped(v))
-				}
-			}
-		}
+// challenge returns the payment requirement of a tool result (see ChallengeFrom); nil, nil
+// when there is none; a *wire.FormatError when one that names x402Version and accepts
+// cannot be read.
+func challenge(res *mcp.CallToolResult) (*wire.PaymentRequired, error) {
+	if res == nil || !res.IsError {
+		return nil, nil
 	}
 	var failed error
-	for _, c := range candidates {
-		obj, ok := c.(map[string]any)
-		if !ok || obj["x402Version"] == nil {
-			continue
+	for i := range 2 {
+		var b []byte
+		switch {
+		case i == 0:
+			b = structured(res.StructuredContent)
+		case len(res.Content) > 0:
+			if t, ok := res.Content[0].(*mcp.TextContent); ok {
+				b = []byte(t.Text)
+			}
 		}
-		b, err := json.Marshal(obj)
-		if err != nil {
-			continue
+		var probe struct {
+			Version json.RawMessage `json:"x402Version"`
+			Accepts json.RawMessage `json:"accepts"`
+		}
+		if len(b) == 0 || json.Unmarshal(b, &probe) != nil || probe.Version == nil || probe.Accepts == nil {
+			continue // not a payment requirement
 		}
 		var pr wire.PaymentRequired
 		if err := pr.UnmarshalJSON(b); err != nil {
@@ -248,26 +229,36 @@ func challenge(res *mcp.CallToolResult, err error) (*wire.PaymentRequired, error
 	return nil, failed
 }
 
-// wrapped returns the data of an {"x402/error": {"code": 402, "data": ...}} wrapper.
-func wrapped(v any) any {
-	obj, _ := v.(map[string]any)
-	inner, _ := obj["x402/error"].(map[string]any)
-	return inner["data"]
+// structured returns the JSON of a result's structuredContent when it is an object with
+// x402Version and accepts members, as a session decodes it (a map) or a server sets it (raw
+// JSON); nil otherwise.
+func structured(v any) []byte {
+	switch v := v.(type) {
+	case json.RawMessage:
+		return v
+	case map[string]any:
+		if _, ok := v["x402Version"]; !ok {
+			return nil
+		}
+		if _, ok := v["accepts"]; !ok {
+			return nil
+		}
+		b, _ := json.Marshal(v) // nil on failure: not a payment requirement
+		return b
+	}
+	return nil
 }
 
-// ReceiptFrom returns the settlement receipt of a tool call's result: its
-// _meta["x402/payment-response"], or, as one draft of the spec put it, its structuredContent's
-// "x402/payment-response". It reports false when there is none, or none that can be read.
+// ReceiptFrom returns the settlement receipt of a tool call's result, its
+// _meta["x402/payment-response"]. It reports false when there is none, or none that can be
+// read.
 func ReceiptFrom(res *mcp.CallToolResult) (*wire.SettleResponse, bool) {
 	if res == nil {
 		return nil, false
 	}
 	v, ok := res.Meta[MetaPaymentResponse]
 	if !ok {
-		obj, _ := res.StructuredContent.(map[string]any)
-		if v, ok = obj[MetaPaymentResponse]; !ok {
-			return nil, false
-		}
+		return nil, false
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -2,12 +2,12 @@ package mcppay_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -246,14 +246,16 @@ func TestSettlementFaultsGiveTheTypedOutcomes(t *testing.T) {
 			c := newClient(t, connect(t, srv, transport), payer)
 			price := big.NewInt(x402test.DefaultPrice)
 
-			// An error after settlement, with the receipt: settled, committed.
+			// An error after settlement (a 5xx over HTTP): in doubt, counted.
 			srv.InjectSettlementFaults(x402test.FaultErrorAfterSettle)
 			_, err := call(c, x402test.DefaultMCPTool, nil)
-			var se *x402.PaymentSettledError
-			require.ErrorAs(t, err, &se)
-			assert.Equal(t, f.Settlements()[0].TxHash, se.Receipt.Transaction)
-			assert.Contains(t, err.Error(), "the answer was an error")
-			assert.Equal(t, price, budgettest.Spent(t, payer))
+			var uc *x402.PaymentUnconfirmedError
+			require.ErrorAs(t, err, &uc)
+			var werr *jsonrpc.Error
+			assert.ErrorAs(t, err, &werr, "the server's error is kept")
+			assert.Equal(t, f.Settlements()[0].ID, uc.ID)
+			assert.Equal(t, price, budgettest.Reserved(t, payer))
+			assert.Zero(t, budgettest.Spent(t, payer).Sign())
 
 			// A settlement that fails: a refusal, with the failed receipt.
 			f.FailNextSettle("insufficient_funds")
@@ -264,14 +266,12 @@ func TestSettlementFaultsGiveTheTypedOutcomes(t *testing.T) {
 			require.NotNil(t, rj.Settlement)
 			assert.False(t, rj.Settlement.Success)
 			assert.Equal(t, "insufficient_funds", rj.Settlement.ErrorReason)
-			assert.Equal(t, price, budgettest.Reserved(t, payer), "held until it expires")
+			assert.Equal(t, new(big.Int).Mul(price, big.NewInt(2)), budgettest.Reserved(t, payer), "held until it expires")
 
 			// An error before settlement: a JSON-RPC error, in doubt.
 			srv.InjectSettlementFaults(x402test.FaultErrorBeforeSettle)
 			_, err = call(c, x402test.DefaultMCPTool, nil)
-			var uc *x402.PaymentUnconfirmedError
 			require.ErrorAs(t, err, &uc)
-			var werr *jsonrpc.Error
 			assert.ErrorAs(t, err, &werr, "the server's error is kept")
 
 			// A fresh challenge after settlement: a refusal, as the server says; the
@@ -290,7 +290,8 @@ func TestSettlementFaultsGiveTheTypedOutcomes(t *testing.T) {
 			assert.ErrorIs(t, err, context.DeadlineExceeded)
 
 			require.Len(t, f.Settlements(), 3)
-			assert.Equal(t, big.NewInt(4*x402test.DefaultPrice), budgettest.Reserved(t, payer))
+			assert.Equal(t, big.NewInt(5*x402test.DefaultPrice), budgettest.Reserved(t, payer), "nothing a server says releases a signed payment")
+			assert.Zero(t, budgettest.Spent(t, payer).Sign())
 			reconcileWith(t, payer, f)
 			assert.Equal(t, settled(f), budgettest.Spent(t, payer), "every settlement is committed once reconciled")
 			assert.Equal(t, big.NewInt(2*x402test.DefaultPrice), budgettest.Reserved(t, payer), "the two that never settled wait for their expiry")
@@ -304,67 +305,64 @@ func TestAPaidToolThatFailsIsARefusalWithoutThePayment(t *testing.T) {
 	t.Parallel()
 	srv := x402test.NewMCPServer()
 	t.Cleanup(srv.Close)
+	var echoed atomic.Value // the signature the tool echoed
 	srv.Server().AddTool(&mcp.Tool{Name: "echoes-payment", InputSchema: map[string]any{"type": "object"}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			b, _ := json.Marshal(req.Params.Meta[mcppay.MetaPayment])
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "cannot use " + string(b)}}}, nil
+			payment, _ := req.Params.Meta[mcppay.MetaPayment].(map[string]any)
+			payload, _ := payment["payload"].(map[string]any)
+			signature, _ := payload["signature"].(string)
+			echoed.Store(signature)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "cannot use " + signature}}}, nil
 		})
 	payer, _ := newPayer(t, srv.Facilitator(), 10_000, x402.Policy{MaxTotal: big.NewInt(10_000)})
 	_, err := call(newClient(t, connect(t, srv, "http"), payer), "echoes-payment", nil)
 	var rj *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rj)
-	assert.True(t, strings.HasPrefix(rj.Reason, "cannot use "), rj.Reason)
-	assert.NotContains(t, rj.Reason, "signature")
+	signature, _ := echoed.Load().(string)
+	require.NotEmpty(t, signature)
+	assert.Equal(t, "cannot use [REDACTED]", rj.Reason, "the tool's text, the signature scrubbed")
+	assert.NotContains(t, err.Error(), strings.TrimPrefix(signature, "0x"))
 	assert.Empty(t, srv.Facilitator().Settlements())
 	assert.Equal(t, big.NewInt(x402test.DefaultPrice), budgettest.Reserved(t, payer))
 }
 
-// legacy rewrites x402test's payment requirements into another form a reference client
-// accepts.
-func legacy(form string) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			r, ok := res.(*mcp.CallToolResult)
-			if err != nil || !ok || !r.IsError || r.StructuredContent == nil {
-				return res, err
-			}
-			pr := r.StructuredContent.(json.RawMessage)
-			switch form {
-			case "text":
-				return &mcp.CallToolResult{IsError: true, Content: r.Content}, nil
-			case "x402/error":
-				wrapped := `{"x402/error":{"code":402,"message":"Payment required","data":` + string(pr) + `}}`
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: wrapped}}}, nil
-			case "structured x402/error":
-				wrapped := json.RawMessage(`{"x402/error":{"code":402,"message":"Payment required","data":` + string(pr) + `}}`)
-				return &mcp.CallToolResult{IsError: true, StructuredContent: wrapped, Content: []mcp.Content{&mcp.TextContent{Text: "pay"}}}, nil
-			case "jsonrpc 402":
-				return nil, &jsonrpc.Error{Code: 402, Message: "Payment required", Data: pr}
-			case "jsonrpc -32042":
-				return nil, &jsonrpc.Error{Code: -32042, Message: "Payment required", Data: json.RawMessage(`{"x402":` + string(pr) + `,"other":{}}`)}
-			}
-			return res, err
+// textOnly drops structuredContent from x402test's payment requirements, leaving the same
+// JSON in the text content, the form the reference MCP client falls back to.
+func textOnly(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && r.StructuredContent != nil {
+			return &mcp.CallToolResult{IsError: true, Content: r.Content}, nil
 		}
+		return res, err
 	}
 }
 
-// Every form of payment requirement the reference client accepts is paid, before and after
-// a paid call.
-func TestTheOlderFormsOfAPaymentRequirementArePaid(t *testing.T) {
+// A payment requirement in the text content alone is paid, before and after a paid call.
+func TestAPaymentRequirementInTheTextContentIsPaid(t *testing.T) {
 	t.Parallel()
-	for _, form := range []string{"text", "x402/error", "structured x402/error", "jsonrpc 402", "jsonrpc -32042"} {
-		t.Run(form, func(t *testing.T) {
-			t.Parallel()
-			srv := requoting(t, 120)
-			srv.Server().AddReceivingMiddleware(legacy(form))
-			payer, _ := newPayer(t, srv.Facilitator(), 10_000, x402.Policy{MaxTotal: big.NewInt(10_000), AllowRequote: true})
-			res, err := call(newClient(t, connect(t, srv, "memory"), payer), x402test.DefaultMCPTool, map[string]any{"x": 1})
-			require.NoError(t, err)
-			assert.Equal(t, big.NewInt(120), res.Payment.Amount, "the re-quote in the same form is paid too")
-			assert.Equal(t, big.NewInt(120), budgettest.Spent(t, payer))
-		})
-	}
+	srv := requoting(t, 120)
+	srv.Server().AddReceivingMiddleware(textOnly)
+	payer, signer := newPayer(t, srv.Facilitator(), 10_000, x402.Policy{MaxTotal: big.NewInt(10_000), AllowRequote: true})
+	res, err := call(newClient(t, connect(t, srv, "memory"), payer), x402test.DefaultMCPTool, map[string]any{"x": 1})
+	require.NoError(t, err)
+	assert.Equal(t, big.NewInt(120), res.Payment.Amount, "the re-quote in the same form is paid too")
+	assert.Equal(t, int64(2), signer.n.Load())
+	assert.Equal(t, big.NewInt(120), budgettest.Spent(t, payer))
+	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused first authorization is held until it expires")
+}
+
+// A payment requirement that names x402Version and accepts but cannot be read is a
+// *wire.FormatError, as an unreadable PAYMENT-REQUIRED header is over HTTP; nothing is signed.
+func TestAnUnreadablePaymentRequirementIsAFormatError(t *testing.T) {
+	t.Parallel()
+	session := &scripted{answers: []*mcp.CallToolResult{{IsError: true,
+		StructuredContent: map[string]any{"x402Version": "two", "accepts": []any{}}}}}
+	payer, signer := newPayer(t, x402test.NewFacilitator(), 0, x402.Policy{MaxTotal: big.NewInt(10_000)})
+	_, err := call(newClient(t, session, payer), x402test.DefaultMCPTool, nil)
+	var fe *wire.FormatError
+	require.ErrorAs(t, err, &fe)
+	assert.Zero(t, signer.n.Load())
 }
 
 // A call that carries a payment of its own is passed through.
@@ -378,7 +376,7 @@ func TestACallCarryingItsOwnPaymentIsPassedThrough(t *testing.T) {
 		Meta: mcp.Meta{mcppay.MetaPayment: map[string]any{"x402Version": 2}}})
 	require.NoError(t, err)
 	assert.True(t, res.IsError, "the server's answer to a payment it cannot read")
-	_, ok := mcppay.ChallengeFrom(res.CallToolResult, nil)
+	_, ok := mcppay.ChallengeFrom(res.CallToolResult)
 	assert.True(t, ok)
 	assert.Nil(t, res.Payment)
 	assert.Zero(t, signer.n.Load())
@@ -434,15 +432,15 @@ func TestReadersOfNothing(t *testing.T) {
 	assert.False(t, ok)
 	_, ok = mcppay.ReceiptFrom(&mcp.CallToolResult{Meta: mcp.Meta{mcppay.MetaPaymentResponse: map[string]any{"transaction": "0x1"}}})
 	assert.False(t, ok, "success is required")
-	_, ok = mcppay.ChallengeFrom(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "not json"}}}, nil)
+	_, ok = mcppay.ChallengeFrom(nil)
 	assert.False(t, ok)
-	_, ok = mcppay.ChallengeFrom(&mcp.CallToolResult{StructuredContent: map[string]any{"x402Version": 2, "accepts": []any{}}}, nil)
+	_, ok = mcppay.ChallengeFrom(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "not json"}}})
+	assert.False(t, ok)
+	_, ok = mcppay.ChallengeFrom(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: `{"x402Version":2}`}}})
+	assert.False(t, ok, "no accepts")
+	_, ok = mcppay.ChallengeFrom(&mcp.CallToolResult{StructuredContent: map[string]any{"x402Version": 2, "accepts": []any{}}})
 	assert.False(t, ok, "only a tool error asks for payment")
-	_, ok = mcppay.ChallengeFrom(nil, &jsonrpc.Error{Code: 402, Data: json.RawMessage(`{"no":"challenge"}`)})
-	assert.False(t, ok)
-	_, ok = mcppay.ChallengeFrom(nil, errors.New("other"))
-	assert.False(t, ok)
-	pr, ok := mcppay.ChallengeFrom(&mcp.CallToolResult{IsError: true, StructuredContent: map[string]any{"x402Version": 2, "accepts": []any{}}}, nil)
+	pr, ok := mcppay.ChallengeFrom(&mcp.CallToolResult{IsError: true, StructuredContent: map[string]any{"x402Version": 2, "accepts": []any{}}})
 	require.True(t, ok)
 	assert.Equal(t, &wire.PaymentRequired{X402Version: 2, Accepts: []wire.PaymentRequirements{}}, pr)
 }

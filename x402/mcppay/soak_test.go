@@ -52,6 +52,7 @@ type soakStore struct {
 	mu            sync.Mutex
 	paid          map[int]int                // call -> paid calls seen
 	fetchOf       map[string]int             // payment id -> call
+	received      map[string]*big.Int        // payment id -> amount, every payment that arrived
 	giveUp        map[int]context.CancelFunc // the stalled calls' cancels, called once they settled
 }
 
@@ -100,6 +101,7 @@ func (s *soakStore) config() x402test.MCPPaywallConfig {
 			if id, ok := soakPaymentID(call); ok {
 				s.mu.Lock()
 				s.fetchOf[id] = n
+				s.received[id] = call.Payment.Accepted.Amount
 				s.mu.Unlock()
 			}
 			switch n % 10 {
@@ -213,8 +215,9 @@ func soakStores(t *testing.T) []budgettest.Kind {
 // the one SDK_TEST_BUDGET_STORE names, and checks the facilitator's ledger as the HTTP soak
 // does: nothing above the cap, nothing to a foreign payee, no call settled twice, the total
 // within MaxTotal, the budget covering every settlement and never counting more as spent
-// than settled, every failed call a typed error; then, once reconciled with the facilitator,
-// Spent is exactly what settled.
+// than settled, every failed call a typed error, and spent plus reserved exactly what the
+// server received (no answer released a signed payment early); then, once reconciled with
+// the facilitator, Spent is exactly what settled and Reserved what did not.
 func TestFaultSoakOverMCP(t *testing.T) {
 	t.Parallel()
 	for _, rail := range []soakRail{evmRail, solanaRail()} {
@@ -239,7 +242,8 @@ func faultSoak(t *testing.T, rail soakRail, kind budgettest.Kind, requote bool, 
 	const workers = 16
 	maxTotal := int64(60 * calls)
 	start := time.Now()
-	store := &soakStore{shop: rail.shop, foreign: rail.foreign, paid: map[int]int{}, fetchOf: map[string]int{}, giveUp: map[int]context.CancelFunc{}}
+	store := &soakStore{shop: rail.shop, foreign: rail.foreign, paid: map[int]int{}, fetchOf: map[string]int{},
+		received: map[string]*big.Int{}, giveUp: map[int]context.CancelFunc{}}
 	cfg := store.config()
 	cfg.Paywall.PayTo, cfg.Paywall.Network = rail.shop, rail.network
 	srv := x402test.NewMCPServer(x402test.WithMCPPaywall(cfg))
@@ -288,9 +292,12 @@ func faultSoak(t *testing.T, rail soakRail, kind budgettest.Kind, requote bool, 
 	t.Logf("%d calls on %s in %s; outcomes: %v", calls, rail.name, time.Since(start).Round(time.Millisecond), outcomes)
 	require.Empty(t, untyped, "every failed call is a typed error")
 
-	ledger := new(big.Int)
+	ledger, received := new(big.Int), new(big.Int)
 	perCall := map[int]int{}
 	store.mu.Lock()
+	for _, amount := range store.received {
+		received.Add(received, amount)
+	}
 	for _, st := range f.Settlements() {
 		ledger.Add(ledger, st.Value)
 		assert.LessOrEqual(t, st.Value.Int64(), int64(200), "no payment above the per-payment cap")
@@ -309,11 +316,14 @@ func faultSoak(t *testing.T, rail soakRail, kind budgettest.Kind, requote bool, 
 	t.Logf("settled %d payments, %s in all (MaxTotal %d); Spent %s, Reserved %s", len(f.Settlements()), ledger, maxTotal, spent, reserved)
 	assert.GreaterOrEqual(t, counted.Cmp(ledger), 0, "spent plus reserved covers every settlement: %s < %s", counted, ledger)
 	assert.LessOrEqual(t, spent.Cmp(ledger), 0, "nothing is counted as spent that did not settle")
+	assert.Equal(t, received, counted, "every payment the server got stays counted: nothing it said released one")
 	assert.Positive(t, outcomes["ok"], "some calls went through")
 	assert.Positive(t, outcomes["budget exceeded"], "the budget ran out")
 
 	reconcileWith(t, payer, f)
 	assert.Equal(t, ledger, budgettest.Spent(t, payer), "once reconciled, Spent is what settled")
+	assert.Equal(t, new(big.Int).Sub(received, ledger), budgettest.Reserved(t, payer),
+		"once reconciled, what did not settle stays reserved until it expires")
 }
 
 // soakCall runs call n and names its outcome; err is non-nil only for a failure that is not

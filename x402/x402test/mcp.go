@@ -100,13 +100,16 @@ func WithMCPFacilitator(f *Facilitator) MCPOption { return func(c *mcpConfig) { 
 // settlement, with the failed receipt in _meta). A tool error is answered as it is, and
 // nothing is settled.
 //
-// The settlement faults mean, over MCP: FaultErrorBeforeSettle, a JSON-RPC internal error
-// before anything is verified; FaultErrorAfterSettle, a tool error result that carries the
-// success receipt (the money moved, the tool's answer did not come); FaultDropAfterSettle, the
-// connection closed without an answer (in memory the session ends with it; over HTTP only
-// the exchange that carried the call does); FaultChallengeAfterSettle, a fresh challenge
-// without a receipt; FaultStallAfterSettle, no answer until the client cancels the call
-// (over HTTP, or gives up the exchange), the server closes or MaxStall passes, then a drop.
+// The settlement faults mean over MCP what they mean over HTTP, a JSON-RPC internal error
+// standing for a 5xx: FaultErrorBeforeSettle, a JSON-RPC internal error before anything is
+// verified; FaultErrorAfterSettle, a JSON-RPC internal error after the settlement, without
+// the receipt; FaultDropAfterSettle, the connection closed without an answer (in memory the
+// session ends with it; over HTTP only the exchange that carried the call does);
+// FaultChallengeAfterSettle, a fresh challenge without a receipt; FaultStallAfterSettle, no
+// answer until the client cancels the call (over HTTP, or gives up the exchange), the server
+// closes or MaxStall passes, then a drop. A session the client closes while one of its calls
+// stalls waits for that call (the MCP SDK closes a session gracefully): give a stalled call a
+// context that ends.
 type MCPServer struct {
 	// URL is the streamable HTTP endpoint.
 	URL string
@@ -401,7 +404,7 @@ func (s *MCPServer) charge(next mcp.MethodHandler) mcp.MethodHandler {
 			s.cfg.Settled(call, receipt)
 		}
 		if fault != NoFault {
-			return s.fail(ctx, req, call, reqs, receipt, fault)
+			return s.fail(ctx, req, call, reqs, fault)
 		}
 		return withMeta(result, mcpMetaPaymentResponse, receipt), nil
 	}
@@ -409,11 +412,10 @@ func (s *MCPServer) charge(next mcp.MethodHandler) mcp.MethodHandler {
 
 // fail answers a call whose payment settled as fault says.
 func (s *MCPServer) fail(ctx context.Context, req *mcp.CallToolRequest, call *MCPCall, reqs []wire.PaymentRequirements,
-	receipt *wire.SettleResponse, fault SettlementFault) (mcp.Result, error) {
+	fault SettlementFault) (mcp.Result, error) {
 	switch fault {
 	case FaultErrorAfterSettle:
-		res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "internal error"}}}
-		return withMeta(res, mcpMetaPaymentResponse, receipt), nil
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
 	case FaultChallengeAfterSettle:
 		return s.challenge(call, reqs, ReasonPaymentRequired, nil)
 	case FaultStallAfterSettle:
