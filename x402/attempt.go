@@ -183,7 +183,7 @@ func (a *Attempt) Answered(ctx context.Context, ans Answer) (*Attempt, error) {
 }
 
 // NoAnswer books an attempt that got no answer; err says why (a network failure, a dropped
-// connection, the context ending). Once its payload was taken (Payload, Header) the payment
+// connection, the context ending). Once its payload was taken (Payload) the payment
 // may have reached the server: it stays counted until a reconciler resolves it, and NoAnswer
 // returns a *PaymentUnconfirmedError wrapping err, the payment scrubbed from its text. Before
 // that nothing left: the signed payment is discarded, and err is returned as it is.
