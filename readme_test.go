@@ -139,13 +139,20 @@ func compileSnippets(t *testing.T, blocks []block) {
 	require.NoError(t, err, "a documented snippet does not compile:\n%s\n--- generated file ---\n%s", out, file.String())
 }
 
-// vetCommand returns the go vet run of the check module in dir. It keeps the environment's
+// vetCommand returns the command that compiles the check module in dir: go vet, or go build
+// -race when this test runs under the race detector, so that the check reuses the packages
+// the test's own build compiled (from an empty build cache, a go vet next to `go test -race`
+// compiles the whole module and its dependencies a second time). It keeps the environment's
 // module settings (GOPROXY, GOFLAGS, GOMODCACHE): run alone from an empty module cache, the
 // check downloads the modules the test's own build did not need, as any go command would; with
 // a warm cache it needs no network. -mod=readonly on the command line, which wins over GOFLAGS,
 // keeps the check from editing its go.mod, and GOWORK=off from joining a workspace around it.
 func vetCommand(dir string) *exec.Cmd {
-	cmd := exec.Command("go", "vet", "-mod=readonly", "./...")
+	args := []string{"vet", "-mod=readonly", "./..."}
+	if raceBuild {
+		args = []string{"build", "-race", "-mod=readonly", "./..."}
+	}
+	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	return cmd

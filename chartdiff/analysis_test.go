@@ -14,16 +14,16 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
-	"github.com/agentapis/sdk/internal/poll/polltest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestAnalyzeRunsThenServesFromCache(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	key := srv.IssueKey(srv.AccountToken())
-	log := &sentLog{}
-	c := newClient(t, srv, chartdiff.WithAPIKey(key), log.option())
+	log := &testkit.HeaderLog{}
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(key), chartdiff.WithHTTPClient(log.Client()))
 
 	before, err := c.Chart(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.NoError(t, err)
@@ -46,7 +46,7 @@ func TestAnalyzeRunsThenServesFromCache(t *testing.T) {
 	assert.JSONEq(t, `{"chart_id":4}`, string(post.Body), "the body holds chart_id only")
 	assert.Equal(t, "application/json", post.Header.Get("Content-Type"))
 	assert.Equal(t, sdktest.Redacted, post.Header.Get("x-phm-key"), "the fake's record redacts the key")
-	assert.Equal(t, key, log.sent()[1].Get("x-phm-key"))
+	assert.Equal(t, key, log.Sent()[1].Get("x-phm-key"))
 
 	after, err := c.Chart(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.NoError(t, err)
@@ -58,7 +58,7 @@ func TestAnalyzeRunsThenServesFromCache(t *testing.T) {
 	assert.True(t, again.Cached)
 	assert.Equal(t, *res.Chart.RefConst, *again.Chart.RefConst)
 
-	anon := newClient(t, srv)
+	anon := newClient(t, srv.URL)
 	seen, err := anon.Chart(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.NoError(t, err)
 	assert.True(t, seen.Analyzed, "available to all later queries")
@@ -81,13 +81,10 @@ func fillSlots(t *testing.T, srv *chartdifftest.Server, c *chartdiff.Client) (re
 	return release, wg.Wait
 }
 
-// epoch is the start of the fake clocks.
-var epoch = time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
-
 // stepClock is a fake clock for Analyze's busy loop: each wait moves the fake time on at once,
 // after running onWait with the number of the wait (1 for the first).
 type stepClock struct {
-	*polltest.Fake
+	*sdktest.Clock
 	n      atomic.Int32
 	onWait func(n int)
 }
@@ -97,7 +94,13 @@ func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
 	if c.onWait != nil {
 		c.onWait(int(c.n.Add(1)))
 	}
-	return c.Fake.Sleep(ctx, d)
+	return c.Clock.Sleep(ctx, d)
+}
+
+// waitFor is the WithWait option of a test: Analyze waits up to timeout for a free slot, on
+// clock.
+func waitFor(timeout time.Duration, clock sdk.Clock) []chartdiff.Option {
+	return []chartdiff.Option{chartdiff.WithWait(sdk.WaitPolicy{Timeout: timeout}), chartdiff.WithClock(clock)}
 }
 
 // analysisPosts counts the analyses srv received.
@@ -107,17 +110,16 @@ func analysisPosts(srv *chartdifftest.Server) int {
 
 func TestAnalyzeWaitsWhileBusy(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	release, wait := fillSlots(t, srv, newClient(t, srv))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	release, wait := fillSlots(t, srv, newClient(t, srv.URL))
 
-	c := newClient(t, srv, chartdiff.WithAnalyzeWait(20*time.Second))
-	clock := &stepClock{Fake: polltest.NewFake(epoch), onWait: func(n int) {
+	clock := &stepClock{Clock: sdktest.NewClock(epoch), onWait: func(n int) {
 		if n == 2 { // two busy answers prove the client waits and retries
 			release()
 			wait() // the held analyses are answered: both slots are free
 		}
 	}}
-	chartdiff.SetClock(c, clock)
+	c := newClient(t, srv.URL, waitFor(20*time.Second, clock)...)
 	res, err := c.Analyze(t.Context(), 20)
 	require.NoError(t, err)
 	assert.False(t, res.Cached)
@@ -135,46 +137,52 @@ func TestAnalyzeWaitsWhileBusy(t *testing.T) {
 
 func TestAnalyzeBusyBeyondBoundIsTyped(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	release, wait := fillSlots(t, srv, newClient(t, srv))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	release, wait := fillSlots(t, srv, newClient(t, srv.URL))
 	defer wait()
 	defer release()
 
-	c := newClient(t, srv, chartdiff.WithAnalyzeWait(300*time.Millisecond))
-	clock := polltest.NewFake(epoch)
-	chartdiff.SetClock(c, clock)
+	clock := sdktest.NewClock(epoch)
+	c := newClient(t, srv.URL, waitFor(300*time.Millisecond, clock)...)
 	res, err := c.Analyze(t.Context(), 20)
 	assert.Nil(t, res)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisBusy)
-	ae := apiError(t, err)
+	require.ErrorIs(t, err, sdk.ErrWaitTimeout)
+	we := testkit.As[*sdk.WaitError](t, err)
+	assert.Equal(t, "Analyze", we.Operation)
+	assert.Equal(t, "chart 20", we.Subject)
+	ae := testkit.APIError(t, err)
+	assert.Same(t, we.Last, error(ae), "the last busy answer")
 	assert.Equal(t, http.StatusServiceUnavailable, ae.StatusCode)
 	assert.GreaterOrEqual(t, ae.Attempts, 2, "the client retried within the bound")
+	assert.Equal(t, we.Attempts, ae.Attempts)
 	assert.Contains(t, err.Error(), "attempts")
 	assert.Equal(t, 2+ae.Attempts, analysisPosts(srv))
 	assert.LessOrEqual(t, clock.Now().Sub(epoch), 300*time.Millisecond, "no wait passes the bound")
 
-	off := newClient(t, srv, chartdiff.WithAnalyzeWait(0))
+	once := newClient(t, srv.URL, chartdiff.WithWait(sdk.WaitPolicy{MaxAttempts: 1}))
 	n := analysisPosts(srv)
-	_, err = off.Analyze(t.Context(), 20)
+	_, err = once.Analyze(t.Context(), 20)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisBusy)
-	assert.Equal(t, 1, apiError(t, err).Attempts)
-	assert.Equal(t, n+1, analysisPosts(srv), "WithAnalyzeWait(0) sends one request")
+	require.ErrorIs(t, err, sdk.ErrWaitAttempts)
+	assert.Equal(t, 1, testkit.APIError(t, err).Attempts)
+	assert.Equal(t, n+1, analysisPosts(srv), "MaxAttempts 1 sends one request")
 }
 
 func TestAnalyzeHonoursRetryAfter(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithBusyRetryAfter(60))
-	release, wait := fillSlots(t, srv, newClient(t, srv))
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithBusyRetryAfter(60)))
+	release, wait := fillSlots(t, srv, newClient(t, srv.URL))
 	defer wait()
 	defer release()
 
 	// A retry-after of 60 s does not fit a 5 s bound: the busy error comes back at once.
-	c := newClient(t, srv, chartdiff.WithAnalyzeWait(5*time.Second))
-	clock := polltest.NewFake(epoch)
-	chartdiff.SetClock(c, clock)
+	clock := sdktest.NewClock(epoch)
+	c := newClient(t, srv.URL, waitFor(5*time.Second, clock)...)
 	_, err := c.Analyze(t.Context(), 20)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisBusy)
-	ae := apiError(t, err)
+	require.ErrorIs(t, err, sdk.ErrWaitTimeout)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, 1, ae.Attempts)
 	assert.Equal(t, time.Minute, ae.RetryAfter)
 	assert.Empty(t, clock.Waits(), "no wait was started")
@@ -182,15 +190,14 @@ func TestAnalyzeHonoursRetryAfter(t *testing.T) {
 
 func TestAnalyzeWaitsTheRetryAfter(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithBusyRetryAfter(1))
-	release, wait := fillSlots(t, srv, newClient(t, srv))
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithBusyRetryAfter(1)))
+	release, wait := fillSlots(t, srv, newClient(t, srv.URL))
 
-	c := newClient(t, srv, chartdiff.WithAnalyzeWait(10*time.Second))
-	clock := &stepClock{Fake: polltest.NewFake(epoch), onWait: func(int) {
+	clock := &stepClock{Clock: sdktest.NewClock(epoch), onWait: func(int) {
 		release()
 		wait()
 	}}
-	chartdiff.SetClock(c, clock)
+	c := newClient(t, srv.URL, waitFor(10*time.Second, clock)...)
 	res, err := c.Analyze(t.Context(), 20)
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Response.Attempts, "one busy answer, one wait of retry-after, one success")
@@ -199,29 +206,29 @@ func TestAnalyzeWaitsTheRetryAfter(t *testing.T) {
 
 func TestAnalyzeContextEndsWhileWaiting(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	release, wait := fillSlots(t, srv, newClient(t, srv))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	release, wait := fillSlots(t, srv, newClient(t, srv.URL))
 	defer wait()
 	defer release()
 
-	c := newClient(t, srv, chartdiff.WithAnalyzeWait(time.Minute))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	chartdiff.SetClock(c, &stepClock{Fake: polltest.NewFake(epoch), onWait: func(int) { cancel() }})
+	c := newClient(t, srv.URL, waitFor(time.Minute, &stepClock{Clock: sdktest.NewClock(epoch), onWait: func(int) { cancel() }})...)
 	_, err := c.Analyze(ctx, 20)
 	require.ErrorIs(t, err, context.Canceled)
+	testkit.As[*sdk.WaitError](t, err)
 	assert.ErrorIs(t, err, chartdiff.ErrAnalysisBusy, "the error keeps the busy answer it was waiting after")
 	assert.Equal(t, 2+1, analysisPosts(srv), "no attempt after the context ended")
 }
 
 func TestAnalyzeFailures(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	_, err := c.Analyze(t.Context(), chartdifftest.ChartTooLarge)
 	require.ErrorIs(t, err, chartdiff.ErrAnalysisFailed)
-	assert.Equal(t, http.StatusBadGateway, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusBadGateway, testkit.APIError(t, err).StatusCode)
 	assert.Equal(t, 1, analysisPosts(srv), "analysis_failed is not retried")
 	assert.False(t, srv.Analyzed(chartdifftest.ChartTooLarge))
 
@@ -231,14 +238,15 @@ func TestAnalyzeFailures(t *testing.T) {
 	srv.SetCacheDown(true)
 	_, err = c.Analyze(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.ErrorIs(t, err, chartdiff.ErrCacheUnavailable)
-	assert.Equal(t, http.StatusBadGateway, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusBadGateway, testkit.APIError(t, err).StatusCode)
 }
 
 func TestAnalyzeDailyQuota(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	clock := sdktest.NewClock(epoch)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithClock(clock)))
 	key := srv.IssueKey(srv.AccountToken())
-	c := newClient(t, srv, chartdiff.WithAPIKey(key))
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(key))
 
 	for i := range 200 {
 		res, err := c.Analyze(t.Context(), chartdifftest.ProlificFirstChart+i)
@@ -246,7 +254,8 @@ func TestAnalyzeDailyQuota(t *testing.T) {
 		require.False(t, res.Cached)
 	}
 	_, err := c.Analyze(t.Context(), chartdifftest.ChartNotAnalyzed)
-	require.ErrorIs(t, err, chartdiff.ErrRateLimitExceeded)
+	require.ErrorIs(t, err, chartdiff.ErrRateLimited)
+	assert.Equal(t, "rate_limit_exceeded", testkit.APIError(t, err).Code)
 	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, http.StatusTooManyRequests, rl.StatusCode)
@@ -258,7 +267,7 @@ func TestAnalyzeDailyQuota(t *testing.T) {
 	require.NoError(t, err, "a cached answer runs no engine and needs no quota")
 	assert.True(t, cached.Cached)
 
-	srv.Advance(24 * time.Hour)
+	clock.Advance(24 * time.Hour)
 	res, err := c.Analyze(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.NoError(t, err, "a new day")
 	assert.False(t, res.Cached)
@@ -266,11 +275,11 @@ func TestAnalyzeDailyQuota(t *testing.T) {
 
 func TestAnalyzeNeedsScope(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken(), "charts:read")))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken(), "charts:read")))
 
 	_, err := c.Analyze(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.ErrorIs(t, err, chartdiff.ErrInsufficientScope)
-	assert.Equal(t, http.StatusForbidden, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusForbidden, testkit.APIError(t, err).StatusCode)
 	assert.False(t, srv.Analyzed(chartdifftest.ChartNotAnalyzed))
 }

@@ -16,15 +16,16 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestKeyTravelsOnlyInXPhmKey(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	key := srv.IssueKey(srv.AccountToken())
-	log := &sentLog{}
-	c := newClient(t, srv, chartdiff.WithAPIKey(key), log.option())
+	log := &testkit.HeaderLog{}
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(key), chartdiff.WithHTTPClient(log.Client()))
 
 	_, err := c.Chart(t.Context(), 1)
 	require.NoError(t, err)
@@ -35,7 +36,7 @@ func TestKeyTravelsOnlyInXPhmKey(t *testing.T) {
 	_, err = c.Usage(t.Context())
 	require.NoError(t, err)
 
-	sent := log.sent()
+	sent := log.Sent()
 	require.Len(t, sent, 4)
 	for i, r := range srv.Requests() {
 		h := sent[i]
@@ -55,8 +56,8 @@ func TestKeyTravelsOnlyInXPhmKey(t *testing.T) {
 
 func TestKeyArrivesThroughTheGateway(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithGatewayMangling())
-	c := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithGatewayMangling()))
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
 
 	ch, err := c.Chart(t.Context(), 1)
 	require.NoError(t, err)
@@ -67,19 +68,20 @@ func TestKeyArrivesThroughTheGateway(t *testing.T) {
 
 func TestUnknownKeyIsRefused(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv, chartdiff.WithAPIKey("sk-00000000000000000000000000000000"))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey("sk-00000000000000000000000000000000"))
 
 	_, err := c.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrInvalidAPIKey)
-	assert.Equal(t, http.StatusUnauthorized, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusUnauthorized, testkit.APIError(t, err).StatusCode)
 	assert.NotContains(t, err.Error(), "sk-00000000000000000000000000000000")
 }
 
 func TestAnonymousQuota(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithClock(fixedClock()))
-	c := newClient(t, srv)
+	clock := sdktest.NewClock(epoch)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithClock(clock)))
+	c := newClient(t, srv.URL)
 
 	for i := range 100 {
 		ch, err := c.Chart(t.Context(), 1)
@@ -91,7 +93,7 @@ func TestAnonymousQuota(t *testing.T) {
 		assert.Equal(t, 30*time.Minute, *rl.Reset, "the fixed clock is half way through the hour")
 	}
 	_, err := c.Chart(t.Context(), 1)
-	require.ErrorIs(t, err, chartdiff.ErrRateLimitExceeded)
+	require.ErrorIs(t, err, chartdiff.ErrRateLimited)
 	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, http.StatusTooManyRequests, rl.StatusCode)
@@ -100,38 +102,39 @@ func TestAnonymousQuota(t *testing.T) {
 	require.NotNil(t, rl.RateLimit)
 	assert.Equal(t, 0, *rl.RateLimit.Remaining)
 	assert.Equal(t, 100, *rl.RateLimit.Limit)
-	assert.Equal(t, rl.APIError, apiError(t, err), "errors.As reaches the *APIError")
+	assert.Equal(t, rl.APIError, testkit.APIError(t, err), "errors.As reaches the *APIError")
 
-	srv.Advance(30 * time.Minute)
+	clock.Advance(30 * time.Minute)
 	_, err = c.Chart(t.Context(), 1)
 	require.NoError(t, err, "a new hour")
 }
 
 func TestKeyQuota(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithClock(fixedClock()))
-	c := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
+	clock := sdktest.NewClock(epoch)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithClock(clock)))
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
 
 	for i := range 1000 {
 		_, err := c.Chart(t.Context(), 1)
 		require.NoError(t, err, "request %d", i+1)
 	}
 	_, err := c.Chart(t.Context(), 1)
-	require.ErrorIs(t, err, chartdiff.ErrRateLimitExceeded)
+	require.ErrorIs(t, err, chartdiff.ErrRateLimited)
 	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl)
 	assert.Equal(t, 1000, *rl.RateLimit.Limit)
 	assert.Equal(t, 30*time.Minute, rl.RetryAfter)
 
-	anon := newClient(t, srv)
+	anon := newClient(t, srv.URL)
 	_, err = anon.Chart(t.Context(), 1)
 	require.NoError(t, err, "the key's quota is its own")
 }
 
 func TestRateLimitRetriedWithinCapThenTyped(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithQuotas(chartdifftest.Quotas{AnonymousPerHour: 1}))
-	c := newClient(t, srv, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxRetryAfter: 5 * time.Millisecond}))
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithQuotas(chartdifftest.Quotas{AnonymousPerHour: 1})))
+	c := newClient(t, srv.URL, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxRetryAfter: 5 * time.Millisecond}))
 
 	_, err := c.Stats(t.Context())
 	require.NoError(t, err)
@@ -144,8 +147,8 @@ func TestRateLimitRetriedWithinCapThenTyped(t *testing.T) {
 
 func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
 	ctx := t.Context()
 
 	var got []sdk.Response
@@ -158,7 +161,7 @@ func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 	stats, err := c.Stats(ctx)
 	require.NoError(t, err)
 	got = append(got, stats.Response)
-	charter, err := c.Charter(ctx, 2, 0)
+	charter, err := c.Charter(ctx, 2, nil)
 	require.NoError(t, err)
 	got = append(got, charter.Response)
 	player, err := c.Player(ctx, 2)
@@ -170,7 +173,7 @@ func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 	usage, err := c.Usage(ctx)
 	require.NoError(t, err)
 	got = append(got, usage.Response)
-	meta, err := c.Meta(ctx, false)
+	meta, err := c.BuildInfo(ctx, nil)
 	require.NoError(t, err)
 	got = append(got, meta.Response)
 	doc, err := c.OpenAPI(ctx)
@@ -190,13 +193,13 @@ func TestRateLimitHeadersOnEveryResponse(t *testing.T) {
 
 func TestLimiterDown(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithLimiterDown(true))
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithLimiterDown(true)))
+	c := newClient(t, srv.URL)
 
 	_, err := c.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrRateLimitUnavailable)
-	assert.Equal(t, http.StatusServiceUnavailable, apiError(t, err).StatusCode)
-	assert.NotErrorIs(t, err, chartdiff.ErrRateLimitExceeded)
+	assert.Equal(t, http.StatusServiceUnavailable, testkit.APIError(t, err).StatusCode)
+	assert.NotErrorIs(t, err, chartdiff.ErrRateLimited)
 	var rl *sdk.RateLimitError
 	assert.NotErrorAs(t, err, &rl, "a limiter failure is not a quota answer")
 
@@ -207,10 +210,10 @@ func TestLimiterDown(t *testing.T) {
 
 func TestSelfCheckKeyArrives(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithGatewayMangling())
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithGatewayMangling()))
 	key := srv.IssueKey(srv.AccountToken())
-	log := &sentLog{}
-	c := newClient(t, srv, chartdiff.WithAPIKey(key), log.option())
+	log := &testkit.HeaderLog{}
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(key), chartdiff.WithHTTPClient(log.Client()))
 
 	report, err := c.SelfCheck(t.Context())
 	require.NoError(t, err)
@@ -238,7 +241,7 @@ func TestSelfCheckKeyArrives(t *testing.T) {
 	assert.Equal(t, "/api/v1/charts/1", reqs[0].Path)
 	assert.Equal(t, "/api/v1/meta", reqs[1].Path)
 	assert.Equal(t, url.Values{"diag": {"1"}}, reqs[1].Query)
-	sent := log.sent()
+	sent := log.Sent()
 	require.Len(t, sent, 2)
 	probe := sent[0].Get("x-phm-key")
 	assert.Regexp(t, keyForm, probe)
@@ -249,8 +252,8 @@ func TestSelfCheckKeyArrives(t *testing.T) {
 
 func TestSelfCheckDetectsADroppedKeyHeader(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithDroppedHeaders("x-phm-key"))
-	c := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())), chartdiff.WithAccountToken(srv.AccountToken()))
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithDroppedHeaders("x-phm-key")))
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())), chartdiff.WithAccountToken(srv.AccountToken()))
 
 	report, err := c.SelfCheck(t.Context())
 	require.ErrorIs(t, err, chartdiff.ErrKeyHeaderDropped)
@@ -272,13 +275,13 @@ func TestSelfCheckDetectsADroppedKeyHeader(t *testing.T) {
 
 func TestSecretsNeverLeak(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	token := srv.AccountToken()
 	key := srv.IssueKey(token)
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	sent := &sentLog{}
-	c := newClient(t, srv, chartdiff.WithAPIKey(key), chartdiff.WithAccountToken(token), chartdiff.WithLogger(logger), sent.option())
+	sent := &testkit.HeaderLog{}
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(key), chartdiff.WithAccountToken(token), chartdiff.WithLogger(logger), chartdiff.WithHTTPClient(sent.Client()))
 
 	secrets := []string{key, token}
 	var errs []error
@@ -326,7 +329,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		for _, r := range srv.Requests() {
 			assert.NotContains(t, r.Path+"?"+r.Query.Encode(), s, "never in a URL")
 		}
-		for _, h := range sent.sent() {
+		for _, h := range sent.Sent() {
 			assert.NotContains(t, strings.Join(h.Values("x-api-key"), ""), s, "never in x-api-key")
 			assert.Empty(t, h.Values("Authorization"))
 		}
@@ -337,11 +340,11 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 func TestSettersSwitchCredentialsAndScrubThem(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	token := srv.AccountToken()
 	first, second := srv.IssueKey(token), srv.IssueKey(token)
-	log := &sentLog{}
-	c := newClient(t, srv, chartdiff.WithAPIKey(first), log.option())
+	log := &testkit.HeaderLog{}
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(first), chartdiff.WithHTTPClient(log.Client()))
 
 	_, err := c.Keys(t.Context())
 	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
@@ -353,7 +356,7 @@ func TestSettersSwitchCredentialsAndScrubThem(t *testing.T) {
 	_, err = c.Chart(t.Context(), 1)
 	require.NoError(t, err)
 
-	sent := log.sent()
+	sent := log.Sent()
 	require.Len(t, sent, 2, "the refused Keys call sent nothing")
 	assert.Equal(t, token, sent[0].Get("x-hm-token"))
 	assert.Empty(t, sent[0].Values("x-phm-key"), "key management sends the token alone")
@@ -373,19 +376,19 @@ func TestSettersSwitchCredentialsAndScrubThem(t *testing.T) {
 	// when they refuse.
 	for _, bad := range []string{"", "   ", first, "tok\nen"} {
 		err := c.SetAccountToken(bad)
-		assert.Equal(t, "account token", validationError(t, err).Field)
+		assert.Equal(t, "account token", testkit.ValidationError(t, err).Field)
 		if strings.TrimSpace(bad) != "" {
 			assert.NotContains(t, err.Error(), bad)
 		}
 	}
 	err = c.SetAPIKey("sk-secretbutmalformed")
-	assert.Equal(t, "API key", validationError(t, err).Field)
+	assert.Equal(t, "API key", testkit.ValidationError(t, err).Field)
 	assert.NotContains(t, err.Error(), "secretbutmalformed")
 	_, err = c.Chart(t.Context(), 1)
 	require.NoError(t, err)
 	_, err = c.Keys(t.Context())
 	require.NoError(t, err)
-	sent = log.sent()
+	sent = log.Sent()
 	assert.Equal(t, second, sent[len(sent)-2].Get("x-phm-key"))
 	assert.Equal(t, token, sent[len(sent)-1].Get("x-hm-token"))
 }

@@ -1,8 +1,6 @@
 package chartdiff_test
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"testing"
@@ -40,16 +38,8 @@ func floorGet(hc *http.Client, base string, id int, key string) error {
 		return err
 	}
 	req.Header.Set(chartdiff.KeyHeader, key)
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d", resp.StatusCode)
-	}
 	var ch floorChart
-	return json.NewDecoder(resp.Body).Decode(&ch)
+	return benchtest.Floor(hc, req, &ch)
 }
 
 // benchServer is a fake whose quotas the benchmark cannot exhaust, and a key for it.

@@ -43,16 +43,16 @@ const (
 	Desc Order = "desc"
 )
 
-// Only is the only= filter of GET /charts.
-type Only string
+// ChartFilter is a filter of GET /charts, its query parameter only.
+type ChartFilter string
 
-// The only= filters.
+// The chart filters.
 const (
-	// OnlyOfficial keeps the charts whose official-scale value can be computed.
-	OnlyOfficial Only = "official"
-	// OnlyStale keeps the charts whose engine version differs from the baseline (see
+	// FilterOfficial keeps the charts whose official-scale value can be computed.
+	FilterOfficial ChartFilter = "official"
+	// FilterStale keeps the charts whose engine version differs from the baseline (see
 	// ChartsParams.Build).
-	OnlyStale Only = "stale"
+	FilterStale ChartFilter = "stale"
 )
 
 // Limits of GET /charts.
@@ -81,44 +81,45 @@ type ChartsParams struct {
 	Query string
 	// Level keeps the charts whose level starts with it, such as "IN", "AT" or "SP".
 	Level string
-	// Only is OnlyOfficial or OnlyStale.
-	Only Only
-	// Build is the baseline engine version of OnlyStale; it is refused with any other Only.
+	// Filter is FilterOfficial or FilterStale, sent as only.
+	Filter ChartFilter
+	// Build is the baseline engine version of FilterStale; it is refused with any other
+	// Filter.
 	Build string
 }
 
-// query validates o and returns its query parameters; a zero field is not sent.
-func (o *ChartsParams) query() (url.Values, error) {
+// query validates p and returns its query parameters; a zero field is not sent.
+func (p *ChartsParams) query() (url.Values, error) {
 	switch {
-	case o.Page < 0:
+	case p.Page < 0:
 		return nil, invalid("page", "must be 1 or more")
-	case o.PageSize < 0 || o.PageSize > MaxPageSize:
+	case p.PageSize < 0 || p.PageSize > MaxPageSize:
 		return nil, invalid("pageSize", "must be between 1 and 200")
-	case o.Sort != "" && !slices.Contains(SortFields(), o.Sort):
+	case p.Sort != "" && !slices.Contains(SortFields(), p.Sort):
 		return nil, invalid("sort", "must be one of chart_id, name, level, difficulty, ref_const, ref_official, ps_score, nps, notes")
-	case o.Order != "" && o.Order != Asc && o.Order != Desc:
+	case p.Order != "" && p.Order != Asc && p.Order != Desc:
 		return nil, invalid("order", "must be asc or desc")
-	case !utf8.ValidString(o.Query):
+	case !utf8.ValidString(p.Query):
 		return nil, invalid("q", "must be valid UTF-8")
-	case utf8.RuneCountInString(o.Query) > MaxQueryLength:
+	case utf8.RuneCountInString(p.Query) > MaxQueryLength:
 		return nil, invalid("q", "must be at most 60 characters")
-	case o.Only != "" && o.Only != OnlyOfficial && o.Only != OnlyStale:
+	case p.Filter != "" && p.Filter != FilterOfficial && p.Filter != FilterStale:
 		return nil, invalid("only", "must be official or stale")
-	case o.Build != "" && o.Only != OnlyStale:
+	case p.Build != "" && p.Filter != FilterStale:
 		return nil, invalid("build", "is meaningful only with only=stale")
 	}
 	q := url.Values{}
-	for k, v := range map[string]string{"sort": string(o.Sort), "order": string(o.Order), "q": o.Query, "level": o.Level,
-		"only": string(o.Only), "build": o.Build} {
+	for k, v := range map[string]string{"sort": string(p.Sort), "order": string(p.Order), "q": p.Query, "level": p.Level,
+		"only": string(p.Filter), "build": p.Build} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
-	if o.Page > 0 {
-		q.Set("page", strconv.Itoa(o.Page))
+	if p.Page > 0 {
+		q.Set("page", strconv.Itoa(p.Page))
 	}
-	if o.PageSize > 0 {
-		q.Set("pageSize", strconv.Itoa(o.PageSize))
+	if p.PageSize > 0 {
+		q.Set("pageSize", strconv.Itoa(p.PageSize))
 	}
 	return q, nil
 }

@@ -2,12 +2,9 @@ package chartdiff_test
 
 import (
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,6 +13,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // numField returns the raw JSON number of key, and whether the key was present.
@@ -43,8 +41,8 @@ func assertFloat(t *testing.T, raw map[string]any, key string, got *float64) {
 
 func TestChartAnalyzedDecodesEveryField(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	ch, err := c.Chart(t.Context(), chartdifftest.ChartAnalyzed)
 	require.NoError(t, err)
@@ -77,8 +75,8 @@ func TestChartAnalyzedDecodesEveryField(t *testing.T) {
 
 func TestChartNotAnalyzedHasNilValues(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	ch, err := c.Chart(t.Context(), chartdifftest.ChartNotAnalyzed)
 	require.NoError(t, err, "a chart never analysed is a 200, not a 404")
@@ -98,8 +96,8 @@ func TestChartNotAnalyzedHasNilValues(t *testing.T) {
 
 func TestChartComputedZeroIsNotNil(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	ch, err := c.Chart(t.Context(), chartdifftest.ChartZero)
 	require.NoError(t, err)
@@ -120,8 +118,8 @@ func TestChartComputedZeroIsNotNil(t *testing.T) {
 
 func TestChartUnknownIsNotAnalyzed(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	ch, err := c.Chart(t.Context(), 987654)
 	require.NoError(t, err)
@@ -151,8 +149,8 @@ func TestChartNullValuesAreNil(t *testing.T) {
 
 func TestChartsDefaultPage(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	page, err := c.Charts(t.Context(), nil)
 	require.NoError(t, err)
@@ -171,8 +169,8 @@ func TestChartsDefaultPage(t *testing.T) {
 
 func TestChartsPaging(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Page: 2, PageSize: 30})
 	require.NoError(t, err)
@@ -228,8 +226,8 @@ func sortValue(ch chartdiff.Chart, f chartdiff.SortField) (float64, string, bool
 
 func TestChartsSortByEveryField(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	for _, field := range chartdiff.SortFields() {
 		for _, order := range []chartdiff.Order{chartdiff.Asc, chartdiff.Desc} {
@@ -286,8 +284,8 @@ func ids(charts []chartdiff.Chart, keep func(chartdiff.Chart) bool) []int {
 
 func TestChartsFilters(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 	all := allCharts(t, c)
 	require.Len(t, all, 200)
 
@@ -305,14 +303,14 @@ func TestChartsFilters(t *testing.T) {
 			return strings.Contains(strings.ToLower(ch.Name), "echo")
 		}},
 		{"level is a prefix", chartdiff.ChartsParams{Level: "IN"}, func(ch chartdiff.Chart) bool { return strings.HasPrefix(ch.Level, "IN") }},
-		{"only official", chartdiff.ChartsParams{Only: chartdiff.OnlyOfficial}, func(ch chartdiff.Chart) bool { return ch.Analyzed && ch.RefOfficial != nil }},
-		{"only stale against the current engine", chartdiff.ChartsParams{Only: chartdiff.OnlyStale}, func(ch chartdiff.Chart) bool {
+		{"only official", chartdiff.ChartsParams{Filter: chartdiff.FilterOfficial}, func(ch chartdiff.Chart) bool { return ch.Analyzed && ch.RefOfficial != nil }},
+		{"only stale against the current engine", chartdiff.ChartsParams{Filter: chartdiff.FilterStale}, func(ch chartdiff.Chart) bool {
 			return ch.Analyzed && ch.EngineVersion != current
 		}},
-		{"only stale against a given build", chartdiff.ChartsParams{Only: chartdiff.OnlyStale, Build: chartdifftest.OldEngineVersion}, func(ch chartdiff.Chart) bool {
+		{"only stale against a given build", chartdiff.ChartsParams{Filter: chartdiff.FilterStale, Build: chartdifftest.OldEngineVersion}, func(ch chartdiff.Chart) bool {
 			return ch.Analyzed && ch.EngineVersion != chartdifftest.OldEngineVersion
 		}},
-		{"filters combine", chartdiff.ChartsParams{Level: "SP", Only: chartdiff.OnlyOfficial}, func(ch chartdiff.Chart) bool {
+		{"filters combine", chartdiff.ChartsParams{Level: "SP", Filter: chartdiff.FilterOfficial}, func(ch chartdiff.Chart) bool {
 			return ch.Level == "SP" && ch.Analyzed && ch.RefOfficial != nil
 		}},
 	}
@@ -334,8 +332,8 @@ func TestChartsFilters(t *testing.T) {
 
 func TestChartsQueryLengthCountsCharacters(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	sixty := strings.Repeat("譜", 60) // 180 bytes, 60 characters
 	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Query: sixty})
@@ -345,14 +343,14 @@ func TestChartsQueryLengthCountsCharacters(t *testing.T) {
 	assert.Equal(t, sixty, q.Get("q"))
 
 	_, err = c.Charts(t.Context(), &chartdiff.ChartsParams{Query: sixty + "譜"})
-	assert.Equal(t, "q", validationError(t, err).Field)
+	assert.Equal(t, "q", testkit.ValidationError(t, err).Field)
 	assert.Len(t, srv.Requests(), 1, "no request for 61 characters")
 }
 
 func TestAllChartsThousandChartsInFiveRequests(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithCharts(1000))
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithCharts(1000)))
+	c := newClient(t, srv.URL)
 
 	seen := map[int]bool{}
 	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 200}) {
@@ -371,8 +369,8 @@ func TestAllChartsThousandChartsInFiveRequests(t *testing.T) {
 
 func TestAllChartsBreakSendsNoFurtherRequest(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithCharts(1000))
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithCharts(1000)))
+	c := newClient(t, srv.URL)
 
 	n := 0
 	for _, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 200}) {
@@ -404,8 +402,8 @@ func TestAllChartsBreakSendsNoFurtherRequest(t *testing.T) {
 
 func TestAllChartsStopsOnShortPageAndStartsAtPage(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	var got []int
 	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 150}) {
@@ -429,8 +427,8 @@ func TestAllChartsStopsOnShortPageAndStartsAtPage(t *testing.T) {
 
 func TestAllChartsYieldsErrorOnce(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	items, errs := 0, 0
 	for _, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 100}) {
@@ -450,8 +448,8 @@ func TestAllChartsYieldsErrorOnce(t *testing.T) {
 
 func TestAllChartsInvalidOptionsSendNothing(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	var errs []error
 	for _, opts := range []chartdiff.ChartsParams{{PageSize: 201}, {Page: -1}, {Order: "sideways"}} {
@@ -460,9 +458,9 @@ func TestAllChartsInvalidOptionsSendNothing(t *testing.T) {
 		}
 	}
 	require.Len(t, errs, 3)
-	assert.Equal(t, "pageSize", validationError(t, errs[0]).Field)
-	assert.Equal(t, "page", validationError(t, errs[1]).Field, "a negative page is refused, not read as page 1")
-	assert.Equal(t, "order", validationError(t, errs[2]).Field)
+	assert.Equal(t, "pageSize", testkit.ValidationError(t, errs[0]).Field)
+	assert.Equal(t, "page", testkit.ValidationError(t, errs[1]).Field, "a negative page is refused, not read as page 1")
+	assert.Equal(t, "order", testkit.ValidationError(t, errs[2]).Field)
 	assert.Empty(t, srv.Requests())
 }
 
@@ -501,23 +499,21 @@ func TestListDecodeFollowsTheTotal(t *testing.T) {
 func TestNumbersAreFiniteOrRefused(t *testing.T) {
 	t.Parallel()
 	for _, v := range []string{`"NaN"`, `"Infinity"`, `"-Infinity"`, `"inf"`, `"1e999"`, `1e999`, `-1e999`} {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 			if r.URL.Path == "/api/v1/stats" {
-				_, _ = io.WriteString(w, `{"charts_stored":3,"coverage":`+v+`}`)
+				testkit.Reply(w, http.StatusOK, `{"charts_stored":3,"coverage":`+v+`}`)
 				return
 			}
-			_, _ = io.WriteString(w, `{"chart_id":1,"analyzed":true,"ref_const":`+v+`}`)
-		}))
-		c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry))
-		require.NoError(t, err)
-		_, err = c.Chart(t.Context(), 1)
+			testkit.Reply(w, http.StatusOK, `{"chart_id":1,"analyzed":true,"ref_const":`+v+`}`)
+		})
+		c := newClient(t, srv.URL)
+		_, err := c.Chart(t.Context(), 1)
 		var de *sdk.DecodeError
 		assert.ErrorAs(t, err, &de, v)
 		stats, err := c.Stats(t.Context())
 		require.NoError(t, err, v)
 		assert.Nil(t, stats.Coverage, v)
 		assert.Equal(t, 3, *stats.ChartsStored, v)
-		srv.Close()
 	}
 }
 
@@ -526,14 +522,9 @@ func TestNumbersAreFiniteOrRefused(t *testing.T) {
 // request with an *sdk.PagingError, the first page's charts yielded once.
 func TestAllChartsStopsOnARepeatedPage(t *testing.T) {
 	t.Parallel()
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		_, _ = io.WriteString(w, `{"total":1000,"page":1,"pageSize":2,"charts":[{"chart_id":1,"analyzed":false},{"chart_id":2,"analyzed":false}]}`)
-	}))
-	defer srv.Close()
-	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry))
-	require.NoError(t, err)
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK,
+		`{"total":1000,"page":1,"pageSize":2,"charts":[{"chart_id":1,"analyzed":false},{"chart_id":2,"analyzed":false}]}`))
+	c := newClient(t, srv.URL)
 	var ids []int
 	var stopped error
 	for ch, err := range c.AllCharts(t.Context(), &chartdiff.ChartsParams{PageSize: 2}) {
@@ -549,5 +540,5 @@ func TestAllChartsStopsOnARepeatedPage(t *testing.T) {
 	assert.ErrorIs(t, stopped, sdk.ErrRepeatedPage)
 	assert.Equal(t, "chartdiff", pe.Service)
 	assert.Equal(t, 2, pe.Page)
-	assert.Equal(t, int32(2), requests.Load())
+	assert.Len(t, srv.Requests(), 2)
 }

@@ -38,12 +38,18 @@ const (
 	EnvAccountToken = "CHARTDIFF_ACCOUNT_TOKEN"
 )
 
+// service describes the API to the HTTP core. Its one default of its own is Analyze's wait
+// for a free analysis slot: up to 30 s, from 250 ms to 4 s between attempts.
+var service = httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1",
+	Defaults:  httpcore.Defaults{Wait: sdk.WaitPolicy{Timeout: 30 * time.Second, MinDelay: 250 * time.Millisecond, MaxDelay: 4 * time.Second}},
+	Sentinels: sentinels, ClassifyAt: classify}
+
 // Client calls the chart difficulty API. It is safe for concurrent use.
 type Client struct {
 	// core sends every request; analyses and key creation and rotation ask it for no retry.
 	core *httpcore.Client
-	// analyzeWait bounds Analyze's retrying on analysis_busy.
-	analyzeWait time.Duration
+	// wait bounds Analyze's waits for a free analysis slot: WithWait over the service's default.
+	wait sdk.WaitPolicy
 	// clock times Analyze's waits while the service is busy.
 	clock sdk.Clock
 	// settings are the options New was given; they explain a credential the client lacks.
@@ -91,7 +97,7 @@ func (cr *credentials) all() []httpcore.Credential {
 // credentials are not sent, and the calls that need one (key management, Usage) or would
 // have used one (SelfCheck) say which variable was set but not used, and how to send it.
 func New(opts ...Option) (*Client, error) {
-	cfg := &config{analyzeWait: DefaultAnalyzeWait}
+	cfg := &config{}
 	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
 		return nil, err
 	}
@@ -100,24 +106,25 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if v, ok := env[EnvAPIKey]; ok && cfg.apiKey == "" {
-		if err := checkAPIKey(EnvAPIKey, v); err != nil {
+		if err := keyRule.Check(EnvAPIKey, v); err != nil {
 			return nil, err
 		}
 		cfg.apiKey = v
 	}
 	if v, ok := env[EnvAccountToken]; ok && cfg.accountToken == "" {
-		if err := checkAccountToken(EnvAccountToken, v); err != nil {
+		if err := tokenRule.Check(EnvAccountToken, v); err != nil {
 			return nil, err
 		}
 		cfg.accountToken = v
 	}
 	creds := newCredentials(cfg.apiKey, cfg.accountToken)
-	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1",
-		Credentials: creds.all(), Codes: codes, Classify: classify})
+	svc := service
+	svc.Credentials = creds.all()
+	core, err := httpcore.NewClient(&cfg.Settings, svc)
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{core: core, analyzeWait: cfg.analyzeWait, clock: sdk.SystemClock(), settings: &cfg.Settings}
+	c := &Client{core: core, wait: cfg.Wait(service.Defaults.Wait), clock: cfg.Clock(), settings: &cfg.Settings}
 	c.creds.Store(creds)
 	return c, nil
 }
@@ -127,7 +134,7 @@ func New(opts ...Option) (*Client, error) {
 // the form sk- and 32 hexadecimal characters. Like the first key, it is scrubbed from every
 // error and log line, and so is the key it replaces.
 func (c *Client) SetAPIKey(key string) error {
-	if err := checkAPIKey("API key", key); err != nil {
+	if err := keyRule.Check("API key", key); err != nil {
 		return err
 	}
 	c.mu.Lock()
@@ -139,7 +146,7 @@ func (c *Client) SetAPIKey(key string) error {
 // API key) from now on. It is checked as WithAccountToken checks it, and it is scrubbed from
 // every error and log line, as is the token it replaces.
 func (c *Client) SetAccountToken(token string) error {
-	if err := checkAccountToken("account token", token); err != nil {
+	if err := tokenRule.Check("account token", token); err != nil {
 		return err
 	}
 	c.mu.Lock()

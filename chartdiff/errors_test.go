@@ -12,6 +12,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 )
 
@@ -31,7 +32,7 @@ var errorTable = []struct {
 	{404, "player_not_found", chartdiff.ErrPlayerNotFound},
 	{404, "not_found", chartdiff.ErrNotFound},
 	{409, "key_limit_reached", chartdiff.ErrKeyLimitReached},
-	{429, "rate_limit_exceeded", chartdiff.ErrRateLimitExceeded},
+	{429, "rate_limit_exceeded", chartdiff.ErrRateLimited},
 	{502, "analysis_failed", chartdiff.ErrAnalysisFailed},
 	{502, "cache_unavailable", chartdiff.ErrCacheUnavailable},
 	{502, "upstream_unavailable", chartdiff.ErrUpstreamUnavailable},
@@ -42,20 +43,21 @@ var errorTable = []struct {
 
 // statusSentinels are the sentinels every answer of a status matches, whatever its code.
 var statusSentinels = map[int]error{
-	401: chartdiff.ErrUnauthorized, 403: chartdiff.ErrForbidden, 404: chartdiff.ErrNotFound, 429: chartdiff.ErrRateLimited,
+	401: chartdiff.ErrUnauthorized, 403: chartdiff.ErrForbidden, 404: chartdiff.ErrNotFound, 409: chartdiff.ErrConflict,
+	429: chartdiff.ErrRateLimited,
 }
 
 func TestEveryErrorCodeInEveryEnvelope(t *testing.T) {
 	t.Parallel()
 	for _, shape := range []chartdifftest.ErrorShape{chartdifftest.ErrorNested, chartdifftest.ErrorFlat, chartdifftest.ErrorString} {
-		srv := startFake(t, chartdifftest.WithErrorShape(shape))
-		c := newClient(t, srv)
+		srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithErrorShape(shape)))
+		c := newClient(t, srv.URL)
 		for _, row := range errorTable {
 			srv.InjectFaults(sdktest.Fault{Path: "/api/v1/stats", Status: row.status, Code: row.code, Message: "said " + row.code})
 			stats, err := c.Stats(t.Context())
 			assert.Nil(t, stats)
 			require.ErrorIs(t, err, row.sentinel, "shape %d code %s", shape, row.code)
-			ae := apiError(t, err)
+			ae := testkit.APIError(t, err)
 			assert.Equal(t, row.status, ae.StatusCode)
 			assert.Equal(t, row.code, ae.Code)
 			assert.Equal(t, "said "+row.code, ae.Message, "the message is kept")
@@ -76,8 +78,8 @@ func TestEveryErrorCodeInEveryEnvelope(t *testing.T) {
 func TestInvalidSortFieldCarriesAllowedList(t *testing.T) {
 	t.Parallel()
 	// A server of another version that no longer sorts by ps_score.
-	srv := startFake(t, chartdifftest.WithSortFields("chart_id", "name", "ref_const"))
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithSortFields("chart_id", "name", "ref_const")))
+	c := newClient(t, srv.URL)
 
 	_, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Sort: chartdiff.SortPSScore})
 	require.ErrorIs(t, err, chartdiff.ErrInvalidSortField)
@@ -85,7 +87,7 @@ func TestInvalidSortFieldCarriesAllowedList(t *testing.T) {
 	require.ErrorAs(t, err, &sf)
 	assert.Equal(t, []chartdiff.SortField{chartdiff.SortChartID, chartdiff.SortName, chartdiff.SortRefConst}, sf.Allowed)
 	assert.Equal(t, http.StatusBadRequest, sf.StatusCode)
-	assert.Equal(t, sf.APIError, apiError(t, err))
+	assert.Equal(t, sf.APIError, testkit.APIError(t, err))
 
 	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Sort: sf.Allowed[2]})
 	require.NoError(t, err)
@@ -94,13 +96,13 @@ func TestInvalidSortFieldCarriesAllowedList(t *testing.T) {
 
 func TestServerSideFailuresAreErrorsNotEmptyResults(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithCacheDown(true), chartdifftest.WithStatsDown(true))
-	c := newClient(t, srv, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithCacheDown(true), chartdifftest.WithStatsDown(true)))
+	c := newClient(t, srv.URL, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 
 	page, err := c.Charts(t.Context(), nil)
 	assert.Nil(t, page)
 	require.ErrorIs(t, err, chartdiff.ErrCacheUnavailable)
-	assert.Equal(t, 4, apiError(t, err).Attempts, "a 502 of a read is retried")
+	assert.Equal(t, 4, testkit.APIError(t, err).Attempts, "a 502 of a read is retried")
 	assert.Contains(t, err.Error(), "after 4 attempts")
 
 	ch, err := c.Chart(t.Context(), 1)
@@ -110,15 +112,15 @@ func TestServerSideFailuresAreErrorsNotEmptyResults(t *testing.T) {
 	stats, err := c.Stats(t.Context())
 	assert.Nil(t, stats)
 	require.ErrorIs(t, err, chartdiff.ErrStatsUnavailable)
-	assert.Equal(t, http.StatusBadGateway, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusBadGateway, testkit.APIError(t, err).StatusCode)
 }
 
 func TestInvalidIDCodesFromTheService(t *testing.T) {
 	t.Parallel()
 	// The client refuses non-positive ids itself; a service that still refuses an id (an id
 	// beyond its range, say) answers with these codes.
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/charts/1", Status: 400, Code: "invalid_chart_id", Message: "chart_id must be a positive integer"})
 	_, err := c.Chart(t.Context(), 1)
@@ -144,12 +146,12 @@ func TestChartWithoutAnalyzedIsADecodeError(t *testing.T) {
 
 func TestErrorWithoutCodeMatchesNoSentinel(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/stats", Status: http.StatusBadGateway})
 	_, err := c.Stats(t.Context())
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusBadGateway, ae.StatusCode)
 	for _, row := range errorTable {
 		assert.NotErrorIs(t, err, row.sentinel, "an empty code matches no sentinel")

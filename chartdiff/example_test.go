@@ -2,10 +2,13 @@ package chartdiff_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"strings"
+	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
 )
@@ -69,7 +72,9 @@ func ExampleClient_AllCharts() {
 func ExampleClient_Analyze() {
 	srv := chartdifftest.NewServer()
 	defer srv.Close()
-	client, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
+	client, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL),
+		// While both analysis slots are busy, wait up to 10 s for one (30 s by default).
+		chartdiff.WithWait(sdk.WaitPolicy{Timeout: 10 * time.Second}))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -77,6 +82,10 @@ func ExampleClient_Analyze() {
 
 	for range 2 {
 		res, err := client.Analyze(ctx, chartdifftest.ChartNotAnalyzed)
+		var waited *sdk.WaitError
+		if errors.As(err, &waited) {
+			log.Fatalf("no free analysis slot after %d attempts: %v", waited.Attempts, err)
+		}
 		if err != nil {
 			log.Fatal(err)
 		}

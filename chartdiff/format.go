@@ -13,6 +13,9 @@ import (
 // Format makes %v and %+v print the values a Analysis points to, not their addresses.
 func (a Analysis) Format(f fmt.State, verb rune) { show.Struct(f, verb, a) }
 
+// Format makes %v and %+v print the values a BuildInfo points to, not their addresses.
+func (i BuildInfo) Format(f fmt.State, verb rune) { show.Struct(f, verb, i) }
+
 // Format makes %v and %+v print the values a Chart points to, not their addresses.
 func (c Chart) Format(f fmt.State, verb rune) { show.Struct(f, verb, c) }
 
@@ -33,9 +36,6 @@ func (l KeyList) Format(f fmt.State, verb rune) { show.Struct(f, verb, l) }
 
 // Format makes %v and %+v print the values a KeyUsage points to, not their addresses.
 func (k KeyUsage) Format(f fmt.State, verb rune) { show.Struct(f, verb, k) }
-
-// Format makes %v and %+v print the values a Meta points to, not their addresses.
-func (m Meta) Format(f fmt.State, verb rune) { show.Struct(f, verb, m) }
 
 // Format makes %v and %+v print the values a OpenAPIDocument points to, not their addresses.
 func (d OpenAPIDocument) Format(f fmt.State, verb rune) { show.Struct(f, verb, d) }

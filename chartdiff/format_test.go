@@ -9,14 +9,15 @@ import (
 
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // TestResultsPrintValuesNotAddresses holds that decoded results print their optional numbers
 // and the records they point to with %v and %+v, where fmt alone printed addresses.
 func TestResultsPrintValuesNotAddresses(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
 	chart, err := c.Chart(t.Context(), chartdifftest.ChartAnalyzed)
 	require.NoError(t, err)
 	require.NotNil(t, chart.RefConst)

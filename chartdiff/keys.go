@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // Scope is a permission of an API key.
@@ -61,7 +61,7 @@ type KeyID string
 
 // UnmarshalJSON accepts a JSON string or a JSON number.
 func (id *KeyID) UnmarshalJSON(b []byte) error {
-	var t lenient.Text
+	var t jsonmember.Text
 	if err := t.UnmarshalJSON(b); err != nil {
 		return errNotKeyID
 	}
@@ -108,7 +108,7 @@ func (k *Key) UnmarshalJSON(b []byte) error {
 	}
 	key, ok := w.key()
 	if !ok {
-		return lenient.Missing("key", "id")
+		return jsonmember.Missing("key", "id")
 	}
 	key.Raw = append(json.RawMessage(nil), b...)
 	*k = key
@@ -117,16 +117,16 @@ func (k *Key) UnmarshalJSON(b []byte) error {
 
 // keyWire is a key record as sent.
 type keyWire struct {
-	ID         lenient.Opt[KeyID]     `json:"id"`
-	KeyID      lenient.Opt[KeyID]     `json:"key_id"`
-	Name       lenient.Opt[string]    `json:"name"`
-	Scopes     lenient.Opt[[]Scope]   `json:"scopes"`
-	Mask       lenient.Opt[string]    `json:"mask"`
-	Status     lenient.Opt[KeyStatus] `json:"status"`
-	CreatedAt  lenient.Opt[time.Time] `json:"created_at"`
-	ExpiresAt  lenient.Opt[time.Time] `json:"expires_at"`
-	LastUsedAt lenient.Opt[time.Time] `json:"last_used_at"`
-	RevokedAt  lenient.Opt[time.Time] `json:"revoked_at"`
+	ID         jsonmember.Optional[KeyID]     `json:"id"`
+	KeyID      jsonmember.Optional[KeyID]     `json:"key_id"`
+	Name       jsonmember.Optional[string]    `json:"name"`
+	Scopes     jsonmember.Optional[[]Scope]   `json:"scopes"`
+	Mask       jsonmember.Optional[string]    `json:"mask"`
+	Status     jsonmember.Optional[KeyStatus] `json:"status"`
+	CreatedAt  jsonmember.Optional[time.Time] `json:"created_at"`
+	ExpiresAt  jsonmember.Optional[time.Time] `json:"expires_at"`
+	LastUsedAt jsonmember.Optional[time.Time] `json:"last_used_at"`
+	RevokedAt  jsonmember.Optional[time.Time] `json:"revoked_at"`
 }
 
 // key returns the record, and false when it has no id.
@@ -151,16 +151,16 @@ type KeyList struct {
 // without keys (null or [] is an empty list).
 func (l *KeyList) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Keys    lenient.Field[[]Key] `json:"keys"`
-		Items   lenient.Field[[]Key] `json:"items"`
-		Results lenient.Field[[]Key] `json:"results"`
+		Keys    jsonmember.Tracked[[]Key] `json:"keys"`
+		Items   jsonmember.Tracked[[]Key] `json:"items"`
+		Results jsonmember.Tracked[[]Key] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	keys, ok := lenient.FirstField(w.Keys, w.Items, w.Results)
+	keys, ok := jsonmember.FirstTracked(w.Keys, w.Items, w.Results)
 	if !ok {
-		return lenient.Missing("key list", "keys")
+		return jsonmember.Missing("key list", "keys")
 	}
 	*l = KeyList{Keys: keys}
 	if l.Keys == nil {
@@ -384,19 +384,19 @@ type keyAnswer struct {
 func (a *keyAnswer) UnmarshalJSON(b []byte) error {
 	var w struct {
 		keyWire
-		Key    lenient.Opt[Key] `json:"key"`
-		Record lenient.Opt[Key] `json:"record"`
+		Key    jsonmember.Optional[Key] `json:"key"`
+		Record jsonmember.Optional[Key] `json:"record"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if k, ok := lenient.First(w.Key, w.Record); ok {
+	if k, ok := jsonmember.First(w.Key, w.Record); ok {
 		a.Key = k
 		return nil
 	}
 	k, ok := w.keyWire.key()
 	if !ok {
-		return lenient.Missing("key answer", "key")
+		return jsonmember.Missing("key answer", "key")
 	}
 	k.Raw = append(json.RawMessage(nil), b...)
 	a.Key = k
@@ -436,18 +436,18 @@ func (c *Client) doSecret(ctx context.Context, op string, req *httpcore.Request)
 	// A body that is not an object leaves w zero: only the search of the body applies then.
 	var w struct {
 		keyWire
-		Plaintext lenient.Opt[string]         `json:"plaintext"`
-		Secret    lenient.Opt[string]         `json:"secret"`
-		Key       lenient.Opt[keyOrPlaintext] `json:"key"`
-		APIKey    lenient.Opt[keyOrPlaintext] `json:"api_key"`
-		Record    lenient.Opt[Key]            `json:"record"`
-		RevokedID lenient.Opt[KeyID]          `json:"revoked_id"`
-		Revoked   lenient.Opt[KeyID]          `json:"revokedId"`
-		OldID     lenient.Opt[KeyID]          `json:"old_id"`
+		Plaintext jsonmember.Optional[string]         `json:"plaintext"`
+		Secret    jsonmember.Optional[string]         `json:"secret"`
+		Key       jsonmember.Optional[keyOrPlaintext] `json:"key"`
+		APIKey    jsonmember.Optional[keyOrPlaintext] `json:"api_key"`
+		Record    jsonmember.Optional[Key]            `json:"record"`
+		RevokedID jsonmember.Optional[KeyID]          `json:"revoked_id"`
+		Revoked   jsonmember.Optional[KeyID]          `json:"revokedId"`
+		OldID     jsonmember.Optional[KeyID]          `json:"old_id"`
 	}
 	_ = json.Unmarshal(resp.Body, &w)
 	key, apiKey := w.Key.Or(keyOrPlaintext{}), w.APIKey.Or(keyOrPlaintext{})
-	plaintext, _ := lenient.First(w.Plaintext, w.Secret)
+	plaintext, _ := jsonmember.First(w.Plaintext, w.Secret)
 	plaintext = cmp.Or(plaintext, key.plaintext, apiKey.plaintext)
 	if plaintext == "" {
 		plaintext = string(plaintextPattern.Find(resp.Body))
@@ -457,7 +457,7 @@ func (c *Client) doSecret(ctx context.Context, op string, req *httpcore.Request)
 			Response: c.core.RedactResponse(resp.Meta())}
 	}
 	out := &RotatedKey{Secret: sdk.NewSecret(plaintext), Response: resp.Meta()}
-	out.RevokedID, _ = lenient.First(w.RevokedID, w.Revoked, w.OldID)
+	out.RevokedID, _ = jsonmember.First(w.RevokedID, w.Revoked, w.OldID)
 	rec, ok := w.Record.Get()
 	switch {
 	case key.record.ID != "":

@@ -17,24 +17,20 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 )
 
 // keyForm is the plaintext form of an API key.
 var keyForm = regexp.MustCompile(`^sk-[0-9a-f]{32}$`)
 
-// fixedClock returns a clock stopped at a fixed instant; the fake's Advance moves it.
-func fixedClock() func() time.Time {
-	t0 := time.Date(2026, 3, 1, 10, 30, 0, 0, time.UTC)
-	return func() time.Time { return t0 }
-}
-
 func TestKeyLifecycle(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithClock(fixedClock()))
+	clock := sdktest.NewClock(epoch)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithClock(clock)))
 	token := srv.AccountToken()
-	log := &sentLog{}
-	admin := newClient(t, srv, chartdiff.WithAccountToken(token), log.option())
+	log := &testkit.HeaderLog{}
+	admin := newClient(t, srv.URL, chartdiff.WithAccountToken(token), chartdiff.WithHTTPClient(log.Client()))
 
 	// Create: the plaintext once, the record, the request's credential and body.
 	created, err := admin.CreateKey(t.Context(), &chartdiff.CreateKeyParams{
@@ -59,13 +55,13 @@ func TestKeyLifecycle(t *testing.T) {
 	post := srv.Requests()[0]
 	assert.Equal(t, http.MethodPost, post.Method)
 	assert.Equal(t, "/api/v1/keys", post.Path)
-	assert.Equal(t, token, log.sent()[0].Get("x-hm-token"))
+	assert.Equal(t, token, log.Sent()[0].Get("x-hm-token"))
 	assert.Equal(t, sdktest.Redacted, post.Header.Get("x-hm-token"), "the fake's record redacts the token")
 	assert.Empty(t, post.Header.Get("x-phm-key"))
 	assert.JSONEq(t, `{"name":"ci","scopes":["charts:read","usage:read"],"expires_in_days":90}`, string(post.Body))
 
 	// The key works, in x-phm-key.
-	user := newClient(t, srv, chartdiff.WithAPIKey(plain))
+	user := newClient(t, srv.URL, chartdiff.WithAPIKey(plain))
 	_, err = user.Chart(t.Context(), 1)
 	require.NoError(t, err)
 
@@ -109,8 +105,8 @@ func TestKeyLifecycle(t *testing.T) {
 
 	_, err = user.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrInvalidAPIKey, "the old key is revoked")
-	assert.Equal(t, http.StatusUnauthorized, apiError(t, err).StatusCode)
-	rotatedUser := newClient(t, srv, chartdiff.WithAPIKey(newPlain))
+	assert.Equal(t, http.StatusUnauthorized, testkit.APIError(t, err).StatusCode)
+	rotatedUser := newClient(t, srv.URL, chartdiff.WithAPIKey(newPlain))
 	_, err = rotatedUser.Chart(t.Context(), 1)
 	require.NoError(t, err)
 	_, err = admin.RotateKey(t.Context(), created.Key.ID)
@@ -149,21 +145,22 @@ func TestKeyLifecycle(t *testing.T) {
 
 func TestKeyExpiry(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithClock(fixedClock()))
-	admin := newClient(t, srv, chartdiff.WithAccountToken(srv.AccountToken()))
+	clock := sdktest.NewClock(epoch)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithClock(clock)))
+	admin := newClient(t, srv.URL, chartdiff.WithAccountToken(srv.AccountToken()))
 
 	created, err := admin.CreateKey(t.Context(), &chartdiff.CreateKeyParams{Lifetime: chartdiff.Lifetime30Days})
 	require.NoError(t, err)
-	user := newClient(t, srv, chartdiff.WithAPIKey(created.Secret.Reveal()))
+	user := newClient(t, srv.URL, chartdiff.WithAPIKey(created.Secret.Reveal()))
 
-	srv.Advance(30*24*time.Hour - time.Second)
+	clock.Advance(30*24*time.Hour - time.Second)
 	_, err = user.Chart(t.Context(), 1)
 	require.NoError(t, err, "one second before expiry")
 
-	srv.Advance(time.Second)
+	clock.Advance(time.Second)
 	_, err = user.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrExpiredAPIKey)
-	assert.Equal(t, http.StatusUnauthorized, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusUnauthorized, testkit.APIError(t, err).StatusCode)
 	assert.NotErrorIs(t, err, chartdiff.ErrInvalidAPIKey)
 
 	list, err := admin.Keys(t.Context())
@@ -175,8 +172,9 @@ func TestKeyExpiry(t *testing.T) {
 
 func TestKeyWithoutExpiryAndExpiryChange(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithClock(fixedClock()))
-	admin := newClient(t, srv, chartdiff.WithAccountToken(srv.AccountToken()))
+	clock := sdktest.NewClock(epoch)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithClock(clock)))
+	admin := newClient(t, srv.URL, chartdiff.WithAccountToken(srv.AccountToken()))
 
 	created, err := admin.CreateKey(t.Context(), nil)
 	require.NoError(t, err)
@@ -185,8 +183,8 @@ func TestKeyWithoutExpiryAndExpiryChange(t *testing.T) {
 		"the fake grants every scope by default")
 	assert.JSONEq(t, `{}`, string(srv.Requests()[0].Body), "nothing given, nothing sent")
 
-	user := newClient(t, srv, chartdiff.WithAPIKey(created.Secret.Reveal()))
-	srv.Advance(400 * 24 * time.Hour)
+	user := newClient(t, srv.URL, chartdiff.WithAPIKey(created.Secret.Reveal()))
+	clock.Advance(400 * 24 * time.Hour)
 	_, err = user.Chart(t.Context(), 1)
 	require.NoError(t, err)
 
@@ -196,26 +194,26 @@ func TestKeyWithoutExpiryAndExpiryChange(t *testing.T) {
 	assert.Equal(t, srv.Now().Add(365*24*time.Hour), *updated.ExpiresAt)
 	assert.JSONEq(t, `{"expires_in_days":365}`, string(srv.Requests()[len(srv.Requests())-1].Body))
 
-	srv.Advance(365 * 24 * time.Hour)
+	clock.Advance(365 * 24 * time.Hour)
 	_, err = user.Chart(t.Context(), 1)
 	require.ErrorIs(t, err, chartdiff.ErrExpiredAPIKey)
 }
 
 func TestKeyLimitOf100Active(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	token := srv.AccountToken()
 	for range chartdiff.MaxActiveKeys - 1 {
 		srv.IssueKey(token)
 	}
-	admin := newClient(t, srv, chartdiff.WithAccountToken(token))
+	admin := newClient(t, srv.URL, chartdiff.WithAccountToken(token))
 
 	last, err := admin.CreateKey(t.Context(), nil)
 	require.NoError(t, err, "the 100th key")
 	_, err = admin.CreateKey(t.Context(), nil)
 	require.ErrorIs(t, err, chartdiff.ErrKeyLimitReached)
-	assert.Equal(t, http.StatusConflict, apiError(t, err).StatusCode)
-	assert.Equal(t, 1, apiError(t, err).Attempts, "key creation is never retried")
+	assert.Equal(t, http.StatusConflict, testkit.APIError(t, err).StatusCode)
+	assert.Equal(t, 1, testkit.APIError(t, err).Attempts, "key creation is never retried")
 
 	_, err = admin.RotateKey(t.Context(), last.Key.ID)
 	require.NoError(t, err, "rotation keeps the count at 100")
@@ -231,8 +229,8 @@ func TestKeyLimitOf100Active(t *testing.T) {
 
 func TestKeyManagementWithoutTokenSendsNothing(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(srv.AccountToken())))
 	name := "n"
 
 	calls := map[string]func(ctx context.Context) error{
@@ -258,21 +256,21 @@ func TestKeyManagementWithoutTokenSendsNothing(t *testing.T) {
 
 func TestKeyManagementWithWrongToken(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv, chartdiff.WithAccountToken("hm_not-an-account"))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL, chartdiff.WithAccountToken("hm_not-an-account"))
 
 	_, err := c.Keys(t.Context())
 	require.ErrorIs(t, err, chartdiff.ErrAccountTokenRequired)
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusUnauthorized, ae.StatusCode)
 	assert.NotContains(t, ae.Error(), "hm_not-an-account")
 }
 
 func TestKeysOfAnotherAccountAreNotFound(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithAccount("hm_alice_token"), chartdifftest.WithAccount("hm_bob_token"))
-	alice := newClient(t, srv, chartdiff.WithAccountToken("hm_alice_token"))
-	bob := newClient(t, srv, chartdiff.WithAccountToken("hm_bob_token"))
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithAccount("hm_alice_token"), chartdifftest.WithAccount("hm_bob_token")))
+	alice := newClient(t, srv.URL, chartdiff.WithAccountToken("hm_alice_token"))
+	bob := newClient(t, srv.URL, chartdiff.WithAccountToken("hm_bob_token"))
 
 	k, err := alice.CreateKey(t.Context(), &chartdiff.CreateKeyParams{Name: "alice"})
 	require.NoError(t, err)
@@ -290,10 +288,10 @@ func TestKeysOfAnotherAccountAreNotFound(t *testing.T) {
 
 func TestKeyScopesAreEnforced(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	token := srv.AccountToken()
-	read := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(token, "charts:read")))
-	usage := newClient(t, srv, chartdiff.WithAPIKey(srv.IssueKey(token, "usage:read")))
+	read := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(token, "charts:read")))
+	usage := newClient(t, srv.URL, chartdiff.WithAPIKey(srv.IssueKey(token, "usage:read")))
 
 	_, err := read.Charts(t.Context(), nil)
 	require.NoError(t, err)
@@ -304,13 +302,13 @@ func TestKeyScopesAreEnforced(t *testing.T) {
 		"Chart":   func() error { _, err := usage.Chart(t.Context(), 1); return err },
 		"Charts":  func() error { _, err := usage.Charts(t.Context(), nil); return err },
 		"Stats":   func() error { _, err := usage.Stats(t.Context()); return err },
-		"Charter": func() error { _, err := usage.Charter(t.Context(), 2, 0); return err },
+		"Charter": func() error { _, err := usage.Charter(t.Context(), 2, nil); return err },
 		"Player":  func() error { _, err := usage.Player(t.Context(), 2); return err },
 		"Analyze": func() error { _, err := usage.Analyze(t.Context(), 1); return err },
 	} {
 		err := call()
 		require.ErrorIs(t, err, chartdiff.ErrInsufficientScope, name)
-		assert.Equal(t, http.StatusForbidden, apiError(t, err).StatusCode, name)
+		assert.Equal(t, http.StatusForbidden, testkit.APIError(t, err).StatusCode, name)
 	}
 	u, err := usage.Usage(t.Context())
 	require.NoError(t, err)
@@ -377,8 +375,8 @@ func TestKeyIDDecodesFromNumber(t *testing.T) {
 
 func TestKeyRequestsRetryOnlyWhenSafe(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	admin := newClient(t, srv, chartdiff.WithAccountToken(srv.AccountToken()),
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	admin := newClient(t, srv.URL, chartdiff.WithAccountToken(srv.AccountToken()),
 		chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 	created, err := admin.CreateKey(t.Context(), nil)
 	require.NoError(t, err)
@@ -401,12 +399,12 @@ func TestKeyRequestsRetryOnlyWhenSafe(t *testing.T) {
 	srv.InjectFaults(sdktest.Fault{Method: http.MethodPost, Path: "/api/v1/keys", Status: http.StatusServiceUnavailable})
 	_, err = admin.CreateKey(t.Context(), nil)
 	require.Error(t, err)
-	assert.Equal(t, 1, apiError(t, err).Attempts)
+	assert.Equal(t, 1, testkit.APIError(t, err).Attempts)
 	fresh, err := admin.CreateKey(t.Context(), nil)
 	require.NoError(t, err)
 	srv.InjectFaults(sdktest.Fault{Method: http.MethodPost, Status: http.StatusBadGateway})
 	_, err = admin.RotateKey(t.Context(), fresh.Key.ID)
 	require.Error(t, err)
-	assert.Equal(t, 1, apiError(t, err).Attempts)
+	assert.Equal(t, 1, testkit.APIError(t, err).Attempts)
 	assert.Equal(t, 3, srv.RequestCount(http.MethodPost, "/api/v1/keys"))
 }

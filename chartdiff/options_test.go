@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,6 +12,8 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestWithAPIKeyValidatesTheForm(t *testing.T) {
@@ -29,7 +32,7 @@ func TestWithAPIKeyValidatesTheForm(t *testing.T) {
 		"sk-0123456789abcdef0123456789abcd\r\n",
 	} {
 		_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithAPIKey(bad))
-		ve := validationError(t, err)
+		ve := testkit.ValidationError(t, err)
 		assert.Equal(t, "API key", ve.Field)
 		assert.Equal(t, "chartdiff", ve.Service)
 		if bad != "" {
@@ -40,21 +43,46 @@ func TestWithAPIKeyValidatesTheForm(t *testing.T) {
 
 func TestWithAccountTokenRejectsEmptyAndKeys(t *testing.T) {
 	t.Parallel()
-	for _, bad := range []string{"", "   ", "sk-0123456789abcdef0123456789abcdef", "tok\nen"} {
+	for _, bad := range []string{"", "   ", "sk-0123456789abcdef0123456789abcdef", "SK-0123456789abcdef0123456789abcdef", "tok\nen", "tok en"} {
 		_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithAccountToken(bad))
-		ve := validationError(t, err)
+		ve := testkit.ValidationError(t, err)
 		assert.Equal(t, "account token", ve.Field)
 		if strings.TrimSpace(bad) != "" {
 			assert.NotContains(t, err.Error(), bad)
 		}
 	}
-	_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithAnalyzeWait(-1))
-	assert.Equal(t, "analyze wait", validationError(t, err).Field)
+	_, err := chartdiff.New(chartdiff.WithBaseURL("http://127.0.0.1:1"), chartdiff.WithWait(sdk.WaitPolicy{Timeout: -1}))
+	assert.Equal(t, "wait policy", testkit.ValidationError(t, err).Field)
+}
+
+// TestWithRequestsPerMinutePacesOnTheClock: the client is unpaced by default; with
+// WithRequestsPerMinute its requests wait their turn on the WithClock clock, here a fake one
+// the fake server shares.
+func TestWithRequestsPerMinutePacesOnTheClock(t *testing.T) {
+	t.Parallel()
+	clock := sdktest.NewClock(epoch)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithClock(clock)))
+	unpaced := newClient(t, srv.URL, chartdiff.WithClock(clock))
+	paced := newClient(t, srv.URL, chartdiff.WithClock(clock), chartdiff.WithRequestsPerMinute(2))
+	for _, c := range []*chartdiff.Client{unpaced, paced} {
+		for range 3 {
+			_, err := c.Chart(t.Context(), 1)
+			require.NoError(t, err)
+		}
+	}
+	reqs := srv.Requests()
+	require.Len(t, reqs, 6)
+	assert.Equal(t, reqs[0].Time, reqs[2].Time, "no wait without pacing")
+	assert.GreaterOrEqual(t, reqs[4].Time.Sub(reqs[3].Time), 30*time.Second, "2 a minute: one every 30 s")
+	assert.GreaterOrEqual(t, reqs[5].Time.Sub(reqs[4].Time), 30*time.Second)
+
+	_, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithClock(nil))
+	assert.NotNil(t, testkit.ValidationError(t, err))
 }
 
 func TestBaseURLKeepsItsPathAndAddsThePrefix(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL+"/api/v1"), chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
 	require.NoError(t, err)
 	_, err = c.Chart(t.Context(), 1)
@@ -79,14 +107,14 @@ func TestEnvironmentSuppliesURLAndCredentials(t *testing.T) {
 	t.Setenv(chartdiff.EnvAPIKey, key)
 	t.Setenv(chartdiff.EnvAccountToken, token)
 
-	log := &sentLog{}
-	c, err := chartdiff.New(chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}), log.option())
+	log := &testkit.HeaderLog{}
+	c, err := chartdiff.New(chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}), chartdiff.WithHTTPClient(log.Client()))
 	require.NoError(t, err)
 	_, err = c.Chart(t.Context(), 1)
 	require.NoError(t, err)
 	_, err = c.Keys(t.Context())
 	require.NoError(t, err)
-	sent := log.sent()
+	sent := log.Sent()
 	require.Len(t, sent, 2)
 	assert.Equal(t, key, sent[0].Get("x-phm-key"))
 	assert.Equal(t, token, sent[1].Get("x-hm-token"))
@@ -130,8 +158,8 @@ func TestEnvironmentCredentialsNotUsedAreNamed(t *testing.T) {
 	notUsed := func(envVar, option string) []string {
 		return []string{envVar + " is set but was not used", chartdiff.EnvURL, "WithBaseURL", option + `(os.Getenv("` + envVar + `"))`}
 	}
-	log := &sentLog{}
-	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(noRetry), log.option())
+	log := &testkit.HeaderLog{}
+	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithRetry(testkit.NoRetry), chartdiff.WithHTTPClient(log.Client()))
 	require.NoError(t, err, "the API key is optional: anonymous use is allowed")
 
 	// Key management needs the account token.
@@ -179,7 +207,7 @@ func TestEnvironmentCredentialsNotUsedAreNamed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, report.KeyNotUsed)
 	assert.NotContains(t, report.String(), chartdiff.EnvAPIKey)
-	sent := log.sent()
+	sent := log.Sent()
 	require.Len(t, sent, 2, "Keys and Usage sent nothing; SelfCheck sent its probe and /meta")
 	for _, h := range sent {
 		assert.NotEqual(t, key, h.Get("x-phm-key"), "the ambient key reached the explicit address")
@@ -203,7 +231,7 @@ func TestEnvironmentKeyIsValidated(t *testing.T) {
 	t.Setenv(chartdiff.EnvURL, "http://127.0.0.1:1")
 	t.Setenv(chartdiff.EnvAPIKey, "sk-secretbutmalformed")
 	_, err := chartdiff.New()
-	ve := validationError(t, err)
+	ve := testkit.ValidationError(t, err)
 	assert.Equal(t, chartdiff.EnvAPIKey, ve.Field)
 	assert.Equal(t, "chartdiff", ve.Service)
 	assert.NotContains(t, err.Error(), "secretbutmalformed")
@@ -211,5 +239,5 @@ func TestEnvironmentKeyIsValidated(t *testing.T) {
 	t.Setenv(chartdiff.EnvAPIKey, "")
 	t.Setenv(chartdiff.EnvAccountToken, "sk-0123456789abcdef0123456789abcdef")
 	_, err = chartdiff.New()
-	assert.Equal(t, chartdiff.EnvAccountToken, validationError(t, err).Field)
+	assert.Equal(t, chartdiff.EnvAccountToken, testkit.ValidationError(t, err).Field)
 }

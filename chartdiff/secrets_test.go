@@ -18,6 +18,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // The credentials of the hostile-server tests: a key of the service's form, and a token
@@ -29,12 +30,6 @@ const (
 
 // echoForms are the forms the hostile server echoes a credential in.
 var echoForms = secrettest.EchoesOf("Bearer")
-
-// assertNoTelltale fails when one of texts holds a telltale of one of secrets.
-func assertNoTelltale(t *testing.T, what string, secrets []string, texts ...string) {
-	t.Helper()
-	echoForms.AssertNoTelltale(t, what, secrets, texts...)
-}
 
 // echo answers with status and body, ECHO in the body replaced by secret in form f, which
 // also goes into the request id and another header.
@@ -56,7 +51,7 @@ const (
 
 // hostileServer echoes the credentials it receives in every form and every place it can.
 // /charts/{n} and DELETE /keys/{n} pick echoForms[n-1]; so does GET /charts?q=n.
-func hostileServer(t *testing.T, away string) *httptest.Server {
+func hostileServer(t *testing.T, away string) *testkit.Recorder {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v1/charts/{n}", func(w http.ResponseWriter, r *http.Request) {
@@ -89,9 +84,7 @@ func hostileServer(t *testing.T, away string) *httptest.Server {
 	mux.HandleFunc("GET /api/v1/meta", func(w http.ResponseWriter, r *http.Request) {
 		echo(w, r.Header.Get("x-hm-token"), echoForms[4], http.StatusOK, `{"diag":{"headers":{"x-phm-key":0,"ECHO":3}}}`)
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) { mux.ServeHTTP(w, r) })
 }
 
 // TestCredentialsNeverShowWhateverTheServerEchoes runs every place a hostile server can put the
@@ -108,7 +101,7 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(hostileKey), chartdiff.WithAccountToken(hostileToken),
-		chartdiff.WithRetry(noRetry), chartdiff.WithLogger(logger))
+		chartdiff.WithRetry(testkit.NoRetry), chartdiff.WithLogger(logger))
 	require.NoError(t, err)
 	ctx := t.Context()
 	secrets := []string{hostileKey, hostileToken}
@@ -116,15 +109,15 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 		t.Helper()
 		require.Error(t, err, what)
 		scan.Record(err)
-		assertNoTelltale(t, what, secrets, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+		echoForms.AssertNoTelltale(t, what, secrets, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
 	}
 
 	_, err = c.Chart(ctx, chartRedirected)
 	check("the key in a redirected path", err)
-	assert.Equal(t, "/api/v1/gone/[REDACTED]/x", apiError(t, err).Path)
+	assert.Equal(t, "/api/v1/gone/[REDACTED]/x", testkit.APIError(t, err).Path)
 	_, err = c.Keys(ctx)
 	check("the token in a redirected path", err)
-	assert.Equal(t, "/api/v1/gone/[REDACTED]", apiError(t, err).Path)
+	assert.Equal(t, "/api/v1/gone/[REDACTED]", testkit.APIError(t, err).Path)
 
 	_, err = c.Chart(ctx, chartSentAway)
 	check("the key in the path of a redirect to a host that does not answer", err)
@@ -132,16 +125,16 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue)
-	assertNoTelltale(t, "the *url.Error", secrets, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
+	echoForms.AssertNoTelltale(t, "the *url.Error", secrets, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
 	assert.NotContains(t, ue.URL, "k=1", "the query is dropped")
 
 	for i, f := range echoForms {
 		n := i + 1
 		_, err = c.Chart(ctx, n)
 		check("the key echoed "+f.Name+" in an error", err)
-		ae := apiError(t, err)
+		ae := testkit.APIError(t, err)
 		assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
-		assertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+		echoForms.AssertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 
 		_, err = c.Charts(ctx, &chartdiff.ChartsParams{Query: strconv.Itoa(n)})
 		check("the key echoed "+f.Name+" in an undecodable answer", err)
@@ -150,21 +143,21 @@ func TestCredentialsNeverShowWhateverTheServerEchoes(t *testing.T) {
 
 		_, err = c.DeleteKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
 		check("the token echoed "+f.Name+" in an error", err)
-		ae = apiError(t, err)
-		assertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+		ae = testkit.APIError(t, err)
+		echoForms.AssertNoTelltale(t, f.Name, secrets, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 
 		_, err = c.RotateKey(ctx, chartdiff.KeyID(strconv.Itoa(n)))
 		check("the token echoed "+f.Name+" around a key answer without plaintext", err)
 		var kae *chartdiff.KeyAnswerError
 		require.ErrorAs(t, err, &kae, f.Name)
-		assertNoTelltale(t, f.Name, secrets, kae.Response.RequestID, fmt.Sprint(kae.Response.Header))
+		echoForms.AssertNoTelltale(t, f.Name, secrets, kae.Response.RequestID, fmt.Sprint(kae.Response.Header))
 	}
 
 	report, err := c.SelfCheck(ctx)
 	check("the token echoed as the name of a header in the self-check", err)
 	require.ErrorIs(t, err, chartdiff.ErrKeyHeaderDropped)
-	assertNoTelltale(t, "the self-check report", secrets, report.String(), fmt.Sprintf("%#v", report))
+	echoForms.AssertNoTelltale(t, "the self-check report", secrets, report.String(), fmt.Sprintf("%#v", report))
 
 	assert.Contains(t, logs.String(), `"path":"/api/v1/gone/[REDACTED]/x"`, "the logger saw the redirect")
-	assertNoTelltale(t, "the log", secrets, logs.String())
+	echoForms.AssertNoTelltale(t, "the log", secrets, logs.String())
 }

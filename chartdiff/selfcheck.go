@@ -14,10 +14,6 @@ import (
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
-// ErrKeyHeaderDropped is returned by SelfCheck when an API key sent in x-phm-key does not reach
-// the service intact. Every keyed request would then silently run with anonymous limits.
-var ErrKeyHeaderDropped = errors.New("chartdiff: the x-phm-key header does not reach the service intact; keyed requests would silently get anonymous limits")
-
 // SelfCheckReport is what SelfCheck found out about the path between the client and the service.
 type SelfCheckReport struct {
 	// KeyHeader is the header the client sends its API key in (x-phm-key).
@@ -136,14 +132,14 @@ func (c *Client) SelfCheck(ctx context.Context) (*SelfCheckReport, error) {
 		creds = append(creds, cr.account...)
 		sent[strings.ToLower(AccountTokenHeader)] = len(cr.token)
 	}
-	meta, err := c.meta(ctx, true, creds)
+	info, err := c.buildInfo(ctx, &BuildInfoParams{Diagnostics: true}, creds)
 	if err != nil {
 		return report, err
 	}
-	if meta.Diag == nil {
+	if info.Diag == nil {
 		return report, fmt.Errorf("%s: self-check: GET /meta?diag=1 returned no header diagnostics", serviceName)
 	}
-	for name, n := range meta.Diag.HeaderLengths {
+	for name, n := range info.Diag.HeaderLengths {
 		name = strings.ToLower(name)
 		// The names are the server's text, which the report's and the error's text quote.
 		report.Headers = append(report.Headers, HeaderCheck{Name: c.core.Redact(name), Sent: sent[name], Received: n})

@@ -45,19 +45,25 @@ func (c *Client) Usage(ctx context.Context) (*Usage, error) {
 	return &out, nil
 }
 
-// Meta returns the service's build information. With diag true the service also reports the
-// length of each authentication header it received (see SelfCheck).
-func (c *Client) Meta(ctx context.Context, diag bool) (*Meta, error) {
-	return c.meta(ctx, diag, nil)
+// BuildInfoParams are the parameters of GET /meta, for BuildInfo.
+type BuildInfoParams struct {
+	// Diagnostics asks the service to report the length of each authentication header it
+	// received (diag=1), as SelfCheck does.
+	Diagnostics bool
 }
 
-// meta sends GET /meta, with creds in place of the client's credentials when not nil.
-func (c *Client) meta(ctx context.Context, diag bool, creds []httpcore.Credential) (*Meta, error) {
+// BuildInfo returns the service's build information, from GET /meta. params may be nil.
+func (c *Client) BuildInfo(ctx context.Context, params *BuildInfoParams) (*BuildInfo, error) {
+	return c.buildInfo(ctx, params, nil)
+}
+
+// buildInfo sends GET /meta, with creds in place of the client's credentials when not nil.
+func (c *Client) buildInfo(ctx context.Context, params *BuildInfoParams, creds []httpcore.Credential) (*BuildInfo, error) {
 	req := &httpcore.Request{Method: http.MethodGet, Path: "/meta", Credentials: creds}
-	if diag {
+	if params != nil && params.Diagnostics {
 		req.Query = url.Values{"diag": {"1"}}
 	}
-	var out Meta
+	var out BuildInfo
 	resp, err := c.do(ctx, req, &out)
 	if err != nil {
 		return nil, err

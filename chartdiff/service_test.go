@@ -12,13 +12,14 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestStats(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	key := srv.IssueKey(srv.AccountToken())
-	c := newClient(t, srv, chartdiff.WithAPIKey(key))
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(key))
 
 	s, err := c.Stats(t.Context())
 	require.NoError(t, err)
@@ -43,12 +44,12 @@ func TestStats(t *testing.T) {
 
 func TestUsageWithKeyOrToken(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	token := srv.AccountToken()
 	key := srv.IssueKey(token)
-	log := &sentLog{}
-	keyed := newClient(t, srv, chartdiff.WithAPIKey(key), log.option())
-	admin := newClient(t, srv, chartdiff.WithAccountToken(token), log.option())
+	log := &testkit.HeaderLog{}
+	keyed := newClient(t, srv.URL, chartdiff.WithAPIKey(key), chartdiff.WithHTTPClient(log.Client()))
+	admin := newClient(t, srv.URL, chartdiff.WithAccountToken(token), chartdiff.WithHTTPClient(log.Client()))
 
 	for range 3 {
 		_, err := keyed.Chart(t.Context(), 1)
@@ -62,7 +63,7 @@ func TestUsageWithKeyOrToken(t *testing.T) {
 	byToken, err := admin.Usage(t.Context())
 	require.NoError(t, err)
 
-	sent := log.sent()
+	sent := log.Sent()
 	require.Len(t, sent, 6)
 	assert.Equal(t, key, sent[4].Get("x-phm-key"))
 	assert.Empty(t, sent[4].Get("x-hm-token"))
@@ -89,8 +90,8 @@ func TestUsageWithKeyOrToken(t *testing.T) {
 
 func TestUsageWithoutCredentialsSendsNothing(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	u, err := c.Usage(t.Context())
 	assert.Nil(t, u)
@@ -101,13 +102,13 @@ func TestUsageWithoutCredentialsSendsNothing(t *testing.T) {
 	assert.Empty(t, srv.Requests())
 }
 
-func TestMeta(t *testing.T) {
+func TestBuildInfo(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, chartdifftest.NewServer())
 	key := srv.IssueKey(srv.AccountToken())
-	c := newClient(t, srv, chartdiff.WithAPIKey(key))
+	c := newClient(t, srv.URL, chartdiff.WithAPIKey(key))
 
-	m, err := c.Meta(t.Context(), false)
+	m, err := c.BuildInfo(t.Context(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, "1.2.0", m.Version)
 	assert.NotEmpty(t, m.Build)
@@ -115,7 +116,7 @@ func TestMeta(t *testing.T) {
 	assert.Nil(t, m.Diag)
 	assert.Empty(t, srv.Requests()[0].Query)
 
-	m, err = c.Meta(t.Context(), true)
+	m, err = c.BuildInfo(t.Context(), &chartdiff.BuildInfoParams{Diagnostics: true})
 	require.NoError(t, err)
 	assert.Equal(t, url.Values{"diag": {"1"}}, srv.Requests()[1].Query)
 	require.NotNil(t, m.Diag)
@@ -131,8 +132,8 @@ func TestMeta(t *testing.T) {
 
 func TestOpenAPIListsEveryEndpoint(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	doc, err := c.OpenAPI(t.Context())
 	require.NoError(t, err)
@@ -181,7 +182,7 @@ func TestUndescribedBodiesDecodeLeniently(t *testing.T) {
 	require.Len(t, u.Keys, 1)
 	assert.Equal(t, chartdiff.KeyID("7"), u.Keys[0].ID)
 
-	var m chartdiff.Meta
+	var m chartdiff.BuildInfo
 	require.NoError(t, json.Unmarshal([]byte(`{"service": "phm", "version": 2, "diag": {"headers": {"x-phm-key": 35}}}`), &m))
 	assert.Equal(t, "phm", m.Service)
 	assert.Empty(t, m.Version)

@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/internal/stalltest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // stallingServer stalls every request (see stalltest.Stall) but the first analysis it is
@@ -38,39 +37,27 @@ func TestNoCallHangs(t *testing.T) {
 	t.Parallel()
 	reads, once := stalltest.Reads, stalltest.Once
 	const busySchedule = 250 * time.Millisecond // Analyze's first wait for a free slot
-	calls := []struct {
-		name  string
-		bound time.Duration
-		call  func(context.Context, *chartdiff.Client) error
-	}{
-		{"Chart", reads, func(ctx context.Context, c *chartdiff.Client) error { _, err := c.Chart(ctx, 1); return err }},
-		{"AllCharts", reads, func(ctx context.Context, c *chartdiff.Client) error {
+	type call = stalltest.Call[*chartdiff.Client]
+	calls := []call{
+		{Name: "Chart", Bound: reads, Do: func(ctx context.Context, c *chartdiff.Client) error { _, err := c.Chart(ctx, 1); return err }},
+		{Name: "AllCharts", Bound: reads, Do: func(ctx context.Context, c *chartdiff.Client) error {
 			for _, err := range c.AllCharts(ctx, nil) {
 				return err
 			}
 			return nil
 		}},
-		{"Usage", reads, func(ctx context.Context, c *chartdiff.Client) error { _, err := c.Usage(ctx); return err }},
-		{"SelfCheck", reads, func(ctx context.Context, c *chartdiff.Client) error { _, err := c.SelfCheck(ctx); return err }},
-		{"CreateKey", once, func(ctx context.Context, c *chartdiff.Client) error { _, err := c.CreateKey(ctx, nil); return err }},
-		{"UpdateKey", reads, func(ctx context.Context, c *chartdiff.Client) error {
-			name := "n"
-			_, err := c.UpdateKey(ctx, "key_1", &chartdiff.UpdateKeyParams{Name: &name})
+		{Name: "Usage", Bound: reads, Do: func(ctx context.Context, c *chartdiff.Client) error { _, err := c.Usage(ctx); return err }},
+		{Name: "SelfCheck", Bound: reads, Do: func(ctx context.Context, c *chartdiff.Client) error { _, err := c.SelfCheck(ctx); return err }},
+		{Name: "CreateKey", Bound: once, Do: func(ctx context.Context, c *chartdiff.Client) error { _, err := c.CreateKey(ctx, nil); return err }},
+		{Name: "UpdateKey", Bound: reads, Do: func(ctx context.Context, c *chartdiff.Client) error {
+			_, err := c.UpdateKey(ctx, "key_1", &chartdiff.UpdateKeyParams{Name: testkit.Ptr("n")})
 			return err
 		}},
-		{"DeleteKey", reads, func(ctx context.Context, c *chartdiff.Client) error { _, err := c.DeleteKey(ctx, "key_1"); return err }},
-		{"Analyze", once + busySchedule, func(ctx context.Context, c *chartdiff.Client) error { _, err := c.Analyze(ctx, 7); return err }},
+		{Name: "DeleteKey", Bound: reads, Do: func(ctx context.Context, c *chartdiff.Client) error { _, err := c.DeleteKey(ctx, "key_1"); return err }},
+		{Name: "Analyze", Bound: once + busySchedule, Do: func(ctx context.Context, c *chartdiff.Client) error { _, err := c.Analyze(ctx, 7); return err }},
 	}
-	for _, mode := range stalltest.Modes {
-		for _, tc := range calls {
-			t.Run(mode.Name+"/"+tc.name, func(t *testing.T) {
-				t.Parallel()
-				srv := stallingServer(t, mode.Trickle)
-				c, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL), chartdiff.WithAPIKey(hostileKey), chartdiff.WithAccountToken(hostileToken),
-					chartdiff.WithTimeouts(stalltest.Timeouts), chartdiff.WithRetry(stalltest.Retry))
-				require.NoError(t, err)
-				stalltest.RequireBounded(t, tc.bound, func(ctx context.Context) error { return tc.call(ctx, c) })
-			})
-		}
-	}
+	stalltest.RunCalls(t, calls, stallingServer, func(url string) (*chartdiff.Client, error) {
+		return chartdiff.New(chartdiff.WithBaseURL(url), chartdiff.WithAPIKey(hostileKey), chartdiff.WithAccountToken(hostileToken),
+			chartdiff.WithTimeouts(stalltest.Timeouts), chartdiff.WithRetry(stalltest.Retry))
+	})
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // Chart is a chart with the difficulty values stored for it.
@@ -84,9 +84,9 @@ type chartWire struct {
 func (w *chartWire) chart(raw []byte, c *Chart) error {
 	switch {
 	case w.ID == absentID:
-		return lenient.Missing("chart", "chart_id")
+		return jsonmember.Missing("chart", "chart_id")
 	case w.Analyzed == absentBool:
-		return lenient.Missing("chart", "analyzed")
+		return jsonmember.Missing("chart", "analyzed")
 	}
 	*c = Chart(w.plainChart)
 	c.ID, c.Analyzed = w.ID, w.Analyzed == trueBool
@@ -144,21 +144,21 @@ type ChartPage struct {
 // reads as an empty one.
 func (p *ChartPage) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Total         *int                   `json:"total"`
-		Page          lenient.Opt[int]       `json:"page"`
-		PageSize      lenient.Opt[int]       `json:"pageSize"`
-		PageSizeSnake lenient.Opt[int]       `json:"page_size"`
-		Charts        lenient.Field[[]Chart] `json:"charts"`
-		Items         lenient.Field[[]Chart] `json:"items"`
-		Results       lenient.Field[[]Chart] `json:"results"`
+		Total         *int                        `json:"total"`
+		Page          jsonmember.Optional[int]    `json:"page"`
+		PageSize      jsonmember.Optional[int]    `json:"pageSize"`
+		PageSizeSnake jsonmember.Optional[int]    `json:"page_size"`
+		Charts        jsonmember.Tracked[[]Chart] `json:"charts"`
+		Items         jsonmember.Tracked[[]Chart] `json:"items"`
+		Results       jsonmember.Tracked[[]Chart] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
 	if w.Total == nil {
-		return lenient.Missing("chart list", "total")
+		return jsonmember.Missing("chart list", "total")
 	}
-	list, _ := lenient.FirstField(w.Charts, w.Items, w.Results)
+	list, _ := jsonmember.FirstTracked(w.Charts, w.Items, w.Results)
 	if list == nil && *w.Total > 0 {
 		return fmt.Errorf("chart list: the list of charts (charts, items or results) is missing or null while total is %d", *w.Total)
 	}
@@ -191,7 +191,7 @@ func (a *Analysis) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if w.Cached == absentBool {
-		return lenient.Missing("analysis", "cached")
+		return jsonmember.Missing("analysis", "cached")
 	}
 	if err := w.chart(b, &a.Chart); err != nil {
 		return err
@@ -228,7 +228,8 @@ type CharterCharts struct {
 	Charts []Chart `json:"charts"`
 	// PagesRead is the number of upstream pages (of 30 charts) read.
 	PagesRead int `json:"pages_read"`
-	// HasMore reports that the author has more charts than maxPages let the service read.
+	// HasMore reports that the author has more charts than CharterParams.MaxPages let the
+	// service read.
 	HasMore bool `json:"has_more"`
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
@@ -242,20 +243,20 @@ type CharterCharts struct {
 // optional: uid (or id), pages_read, has_more.
 func (c *CharterCharts) UnmarshalJSON(b []byte) error {
 	var w struct {
-		UID       lenient.Opt[int]       `json:"uid"`
-		ID        lenient.Opt[int]       `json:"id"`
-		PagesRead lenient.Opt[int]       `json:"pages_read"`
-		HasMore   lenient.Opt[bool]      `json:"has_more"`
-		Charts    lenient.Field[[]Chart] `json:"charts"`
-		Items     lenient.Field[[]Chart] `json:"items"`
-		Results   lenient.Field[[]Chart] `json:"results"`
+		UID       jsonmember.Optional[int]    `json:"uid"`
+		ID        jsonmember.Optional[int]    `json:"id"`
+		PagesRead jsonmember.Optional[int]    `json:"pages_read"`
+		HasMore   jsonmember.Optional[bool]   `json:"has_more"`
+		Charts    jsonmember.Tracked[[]Chart] `json:"charts"`
+		Items     jsonmember.Tracked[[]Chart] `json:"items"`
+		Results   jsonmember.Tracked[[]Chart] `json:"results"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	list, ok := lenient.FirstField(w.Charts, w.Items, w.Results)
+	list, ok := jsonmember.FirstTracked(w.Charts, w.Items, w.Results)
 	if !ok {
-		return lenient.Missing("charter charts", "charts")
+		return jsonmember.Missing("charter charts", "charts")
 	}
 	*c = CharterCharts{UID: w.UID.Or(w.ID.Or(0)), PagesRead: w.PagesRead.Or(0), HasMore: w.HasMore.Or(false), Charts: list}
 	if c.Charts == nil {
@@ -302,18 +303,18 @@ type Player struct {
 // UnmarshalJSON decodes a player in one pass, leniently.
 func (p *Player) UnmarshalJSON(b []byte) error {
 	var w struct {
-		ID        lenient.Opt[int]         `json:"id"`
-		UID       lenient.Opt[int]         `json:"uid"`
-		Name      lenient.Opt[string]      `json:"name"`
-		Avatar    lenient.Opt[urlOrString] `json:"avatar"`
-		Badges    lenient.Opt[[]string]    `json:"badges"`
-		Language  lenient.Opt[string]      `json:"language"`
-		Bio       lenient.Opt[string]      `json:"bio"`
-		Exp       lenient.Opt[int]         `json:"exp"`
-		RKS       lenient.Opt[float64]     `json:"rks"`
-		Joined    lenient.Opt[time.Time]   `json:"joined"`
-		LastLogin lenient.Opt[time.Time]   `json:"last_login"`
-		Stats     lenient.Opt[PlayerStats] `json:"stats"`
+		ID        jsonmember.Optional[int]         `json:"id"`
+		UID       jsonmember.Optional[int]         `json:"uid"`
+		Name      jsonmember.Optional[string]      `json:"name"`
+		Avatar    jsonmember.Optional[urlOrString] `json:"avatar"`
+		Badges    jsonmember.Optional[[]string]    `json:"badges"`
+		Language  jsonmember.Optional[string]      `json:"language"`
+		Bio       jsonmember.Optional[string]      `json:"bio"`
+		Exp       jsonmember.Optional[int]         `json:"exp"`
+		RKS       jsonmember.Optional[float64]     `json:"rks"`
+		Joined    jsonmember.Optional[time.Time]   `json:"joined"`
+		LastLogin jsonmember.Optional[time.Time]   `json:"last_login"`
+		Stats     jsonmember.Optional[PlayerStats] `json:"stats"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -411,8 +412,8 @@ type KeyUsage struct {
 	AnalysesToday *int `json:"analyses_today"`
 }
 
-// Meta is the build information of GET /meta.
-type Meta struct {
+// BuildInfo is the build information of GET /meta.
+type BuildInfo struct {
 	// Service is the service's name.
 	Service string `json:"service"`
 	// Version is the API version, such as "1.2.0".
@@ -421,7 +422,7 @@ type Meta struct {
 	Build string `json:"build"`
 	// EngineVersion is the current analysis engine version.
 	EngineVersion string `json:"engine_version"`
-	// Diag is present when Meta was called with diag true.
+	// Diag is present when BuildInfo was called with BuildInfoParams.Diagnostics.
 	Diag *Diagnostics `json:"diag"`
 	// Raw is the response body.
 	Raw json.RawMessage `json:"-"`
@@ -490,33 +491,33 @@ func (d *OpenAPIDocument) UnmarshalJSON(b []byte) error {
 }
 
 // The answers whose every field the API description leaves "not shown" decode leniently (see
-// lenient.Object): a value of an unexpected type is left unset, and Raw keeps it. Each plain
+// jsonmember.Object): a value of an unexpected type is left unset, and Raw keeps it. Each plain
 // type is its public type without the UnmarshalJSON method.
 type (
 	plainStats       Stats
 	plainPlayerStats PlayerStats
 	plainUsageLimits UsageLimits
 	plainKeyUsage    KeyUsage
-	plainMeta        Meta
+	plainBuildInfo   BuildInfo
 )
 
 // UnmarshalJSON decodes the statistics leniently.
-func (s *Stats) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainStats)(s)) }
+func (s *Stats) UnmarshalJSON(b []byte) error { return jsonmember.Object(b, (*plainStats)(s)) }
 
 // UnmarshalJSON decodes a player's statistics leniently.
 func (s *PlayerStats) UnmarshalJSON(b []byte) error {
-	return lenient.Object(b, (*plainPlayerStats)(s))
+	return jsonmember.Object(b, (*plainPlayerStats)(s))
 }
 
 // UnmarshalJSON decodes the usage leniently, as Stats, with an account id sent as a string or
 // a number.
 func (u *Usage) UnmarshalJSON(b []byte) error {
 	var w struct {
-		AccountID     lenient.Opt[KeyID]       `json:"account_id"`
-		RequestsTotal lenient.Opt[int]         `json:"requests_total"`
-		AnalysesTotal lenient.Opt[int]         `json:"analyses_total"`
-		Limits        lenient.Opt[UsageLimits] `json:"limits"`
-		Keys          lenient.Opt[[]KeyUsage]  `json:"keys"`
+		AccountID     jsonmember.Optional[KeyID]       `json:"account_id"`
+		RequestsTotal jsonmember.Optional[int]         `json:"requests_total"`
+		AnalysesTotal jsonmember.Optional[int]         `json:"analyses_total"`
+		Limits        jsonmember.Optional[UsageLimits] `json:"limits"`
+		Keys          jsonmember.Optional[[]KeyUsage]  `json:"keys"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
@@ -528,11 +529,11 @@ func (u *Usage) UnmarshalJSON(b []byte) error {
 
 // UnmarshalJSON decodes the limits leniently.
 func (l *UsageLimits) UnmarshalJSON(b []byte) error {
-	return lenient.Object(b, (*plainUsageLimits)(l))
+	return jsonmember.Object(b, (*plainUsageLimits)(l))
 }
 
 // UnmarshalJSON decodes a key's usage leniently.
-func (k *KeyUsage) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainKeyUsage)(k)) }
+func (k *KeyUsage) UnmarshalJSON(b []byte) error { return jsonmember.Object(b, (*plainKeyUsage)(k)) }
 
 // UnmarshalJSON decodes the build information leniently.
-func (m *Meta) UnmarshalJSON(b []byte) error { return lenient.Object(b, (*plainMeta)(m)) }
+func (i *BuildInfo) UnmarshalJSON(b []byte) error { return jsonmember.Object(b, (*plainBuildInfo)(i)) }

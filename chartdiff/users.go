@@ -11,24 +11,35 @@ import (
 
 // Limits of GET /charters/{uid}.
 const (
-	// DefaultMaxPages is the number of upstream pages the service reads when maxPages is not
-	// given.
-	DefaultMaxPages = 3
-	// MaxMaxPages is the hard cap on maxPages.
-	MaxMaxPages = 5
+	// CharterDefaultPages is the number of upstream pages the service reads when
+	// CharterParams.MaxPages is not given.
+	CharterDefaultPages = 3
+	// CharterMaxPages is the hard cap on CharterParams.MaxPages.
+	CharterMaxPages = 5
 	// UpstreamPageSize is the number of charts on one upstream page.
 	UpstreamPageSize = 30
 )
 
+// CharterParams are the parameters of GET /charters/{uid}, for Charter.
+type CharterParams struct {
+	// MaxPages is the most upstream pages of 30 charts the service reads, 1 to 5 (maxPages); 0
+	// lets the service use its default of 3.
+	MaxPages int
+}
+
 // Charter returns the charts uploaded by the author with the given uid, each tagged with its
-// stored values. The service reads at most maxPages upstream pages of 30 charts: maxPages is 1
-// to 5, and 0 lets the service use its default of 3. When the upstream game service is down
-// the call fails with ErrUpstreamUnavailable; it never returns an empty list for it.
-func (c *Client) Charter(ctx context.Context, uid, maxPages int) (*CharterCharts, error) {
+// stored values. params may be nil; it is validated before any request. When the upstream
+// game service is down the call fails with ErrUpstreamUnavailable; it never returns an empty
+// list for it.
+func (c *Client) Charter(ctx context.Context, uid int, params *CharterParams) (*CharterCharts, error) {
 	if err := checkID("uid", uid); err != nil {
 		return nil, err
 	}
-	if maxPages < 0 || maxPages > MaxMaxPages {
+	var maxPages int
+	if params != nil {
+		maxPages = params.MaxPages
+	}
+	if maxPages < 0 || maxPages > CharterMaxPages {
 		return nil, invalid("maxPages", "must be between 1 and 5 (0 for the default of 3)")
 	}
 	var q url.Values

@@ -12,17 +12,18 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestCharterDefaultReadsThreePages(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
-	got, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, 0)
+	got, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, nil)
 	require.NoError(t, err)
 	assert.Equal(t, chartdifftest.AuthorProlific, got.UID)
-	assert.Equal(t, chartdiff.DefaultMaxPages, got.PagesRead)
+	assert.Equal(t, chartdiff.CharterDefaultPages, got.PagesRead)
 	assert.True(t, got.HasMore)
 	require.Len(t, got.Charts, 3*chartdiff.UpstreamPageSize)
 	for i, ch := range got.Charts {
@@ -40,17 +41,17 @@ func TestCharterDefaultReadsThreePages(t *testing.T) {
 
 func TestCharterMaxPagesIsAHardCap(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
-	got, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, chartdiff.MaxMaxPages)
+	got, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, &chartdiff.CharterParams{MaxPages: chartdiff.CharterMaxPages})
 	require.NoError(t, err)
 	assert.Equal(t, 5, got.PagesRead)
 	assert.Len(t, got.Charts, 150, "200 charts upstream, 5 pages of 30 read")
 	assert.True(t, got.HasMore)
 	assert.Equal(t, url.Values{"maxPages": {"5"}}, srv.Requests()[0].Query)
 
-	got, err = c.Charter(t.Context(), chartdifftest.AuthorProlific, 1)
+	got, err = c.Charter(t.Context(), chartdifftest.AuthorProlific, &chartdiff.CharterParams{MaxPages: 1})
 	require.NoError(t, err)
 	assert.Len(t, got.Charts, 30)
 	assert.Equal(t, 6, srv.UpstreamPagesRead())
@@ -58,8 +59,8 @@ func TestCharterMaxPagesIsAHardCap(t *testing.T) {
 
 func TestCharterTagsStoredValues(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	// Author 2 uploaded the cached charts 1, 5, 9, ... (all analysed); author 1 uploaded 4, 8,
 	// 12, ... (none analysed).
@@ -67,7 +68,7 @@ func TestCharterTagsStoredValues(t *testing.T) {
 		uid      int
 		analyzed bool
 	}{{2, true}, {1, false}} {
-		got, err := c.Charter(t.Context(), tc.uid, 5)
+		got, err := c.Charter(t.Context(), tc.uid, &chartdiff.CharterParams{MaxPages: 5})
 		require.NoError(t, err)
 		assert.Equal(t, 2, got.PagesRead, "50 charts take 2 upstream pages")
 		assert.False(t, got.HasMore)
@@ -85,10 +86,10 @@ func TestCharterTagsStoredValues(t *testing.T) {
 
 func TestCharterUnknownAuthorIsEmptyNotAnError(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
-	got, err := c.Charter(t.Context(), 4242, 0)
+	got, err := c.Charter(t.Context(), 4242, nil)
 	require.NoError(t, err)
 	assert.Empty(t, got.Charts)
 	assert.False(t, got.HasMore)
@@ -96,13 +97,13 @@ func TestCharterUnknownAuthorIsEmptyNotAnError(t *testing.T) {
 
 func TestCharterAndPlayerUpstreamDownIsAnError(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithUpstreamDown(true))
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithUpstreamDown(true)))
+	c := newClient(t, srv.URL)
 
-	got, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, 0)
+	got, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, nil)
 	assert.Nil(t, got, "never an empty list")
 	require.ErrorIs(t, err, chartdiff.ErrUpstreamUnavailable)
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusBadGateway, ae.StatusCode)
 	assert.NotEmpty(t, ae.Message)
 
@@ -111,26 +112,26 @@ func TestCharterAndPlayerUpstreamDownIsAnError(t *testing.T) {
 	require.ErrorIs(t, err, chartdiff.ErrUpstreamUnavailable)
 
 	srv.SetUpstreamDown(false)
-	got, err = c.Charter(t.Context(), chartdifftest.AuthorProlific, 0)
+	got, err = c.Charter(t.Context(), chartdifftest.AuthorProlific, nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, got.Charts)
 }
 
 func TestCharterUpstreamDownIsRetried(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, chartdifftest.WithUpstreamDown(true))
-	c := newClient(t, srv, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
+	srv := testkit.Start(t, chartdifftest.NewServer(chartdifftest.WithUpstreamDown(true)))
+	c := newClient(t, srv.URL, chartdiff.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
 
-	_, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, 0)
+	_, err := c.Charter(t.Context(), chartdifftest.AuthorProlific, nil)
 	require.ErrorIs(t, err, chartdiff.ErrUpstreamUnavailable)
-	assert.Equal(t, 3, apiError(t, err).Attempts)
+	assert.Equal(t, 3, testkit.APIError(t, err).Attempts)
 	assert.Equal(t, 3, srv.RequestCount(http.MethodGet, "/api/v1/charters/9"))
 }
 
 func TestPlayerProfileAndStats(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	p, err := c.Player(t.Context(), 2)
 	require.NoError(t, err)
@@ -158,8 +159,8 @@ func TestPlayerProfileAndStats(t *testing.T) {
 
 func TestPlayerStatsNullStillSucceeds(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	p, err := c.Player(t.Context(), chartdifftest.PlayerNoStats)
 	require.NoError(t, err)
@@ -171,13 +172,13 @@ func TestPlayerStatsNullStillSucceeds(t *testing.T) {
 
 func TestPlayerNotFound(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	p, err := c.Player(t.Context(), chartdifftest.Players+1)
 	assert.Nil(t, p)
 	require.ErrorIs(t, err, chartdiff.ErrPlayerNotFound)
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	assert.Equal(t, "player_not_found", ae.Code)
 	assert.ErrorIs(t, err, chartdiff.ErrNotFound, "every 404 matches the status sentinel; ErrPlayerNotFound tells a missing player apart")

@@ -9,12 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/chartdiff"
+	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestValidationBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv, chartdiff.WithAccountToken(srv.AccountToken()))
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL, chartdiff.WithAccountToken(srv.AccountToken()))
 	name := "x"
 
 	list := func(o chartdiff.ChartsParams) func(ctx context.Context) error {
@@ -35,13 +37,25 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 		{"unknown order", list(chartdiff.ChartsParams{Order: "up"}), "order"},
 		{"q of 61 characters", list(chartdiff.ChartsParams{Query: strings.Repeat("a", 61)}), "q"},
 		{"q not UTF-8", list(chartdiff.ChartsParams{Query: "\xff\xfe"}), "q"},
-		{"unknown only", list(chartdiff.ChartsParams{Only: "fresh"}), "only"},
+		{"unknown only", list(chartdiff.ChartsParams{Filter: "fresh"}), "only"},
 		{"build without only", list(chartdiff.ChartsParams{Build: "2.2.1"}), "build"},
-		{"build with only official", list(chartdiff.ChartsParams{Only: chartdiff.OnlyOfficial, Build: "2.2.1"}), "build"},
-		{"charter uid 0", func(ctx context.Context) error { _, err := c.Charter(ctx, 0, 1); return err }, "uid"},
-		{"charter uid negative", func(ctx context.Context) error { _, err := c.Charter(ctx, -9, 1); return err }, "uid"},
-		{"maxPages negative", func(ctx context.Context) error { _, err := c.Charter(ctx, 9, -1); return err }, "maxPages"},
-		{"maxPages above 5", func(ctx context.Context) error { _, err := c.Charter(ctx, 9, 6); return err }, "maxPages"},
+		{"build with only official", list(chartdiff.ChartsParams{Filter: chartdiff.FilterOfficial, Build: "2.2.1"}), "build"},
+		{"charter uid 0", func(ctx context.Context) error {
+			_, err := c.Charter(ctx, 0, &chartdiff.CharterParams{MaxPages: 1})
+			return err
+		}, "uid"},
+		{"charter uid negative", func(ctx context.Context) error {
+			_, err := c.Charter(ctx, -9, &chartdiff.CharterParams{MaxPages: 1})
+			return err
+		}, "uid"},
+		{"maxPages negative", func(ctx context.Context) error {
+			_, err := c.Charter(ctx, 9, &chartdiff.CharterParams{MaxPages: -1})
+			return err
+		}, "maxPages"},
+		{"maxPages above 5", func(ctx context.Context) error {
+			_, err := c.Charter(ctx, 9, &chartdiff.CharterParams{MaxPages: 6})
+			return err
+		}, "maxPages"},
 		{"player uid 0", func(ctx context.Context) error { _, err := c.Player(ctx, 0); return err }, "uid"},
 		{"player uid negative", func(ctx context.Context) error { _, err := c.Player(ctx, -1); return err }, "uid"},
 		{"analysis chart id 0", func(ctx context.Context) error { _, err := c.Analyze(ctx, 0); return err }, "chart_id"},
@@ -78,7 +92,7 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 	}
 	for _, tc := range cases {
 		err := tc.call(t.Context())
-		ve := validationError(t, err)
+		ve := testkit.ValidationError(t, err)
 		assert.Equal(t, tc.field, ve.Field, tc.name)
 		assert.Equal(t, "chartdiff", ve.Service, tc.name)
 		assert.NotEmpty(t, ve.Reason, tc.name)
@@ -88,11 +102,11 @@ func TestValidationBeforeAnyRequest(t *testing.T) {
 
 func TestValidationBoundariesAreAccepted(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	c := newClient(t, srv)
+	srv := testkit.Start(t, chartdifftest.NewServer())
+	c := newClient(t, srv.URL)
 
 	page, err := c.Charts(t.Context(), &chartdiff.ChartsParams{Page: 1, PageSize: 1, Sort: chartdiff.SortNotes, Order: chartdiff.Desc,
-		Query: strings.Repeat("e", 1), Level: "I", Only: chartdiff.OnlyStale, Build: "0.0.1"})
+		Query: strings.Repeat("e", 1), Level: "I", Filter: chartdiff.FilterStale, Build: "0.0.1"})
 	require.NoError(t, err)
 	assert.Len(t, page.Charts, 1)
 
@@ -101,7 +115,7 @@ func TestValidationBoundariesAreAccepted(t *testing.T) {
 	assert.Len(t, page.Charts, 200)
 
 	for _, pages := range []int{1, 5} {
-		_, err := c.Charter(t.Context(), 9, pages)
+		_, err := c.Charter(t.Context(), 9, &chartdiff.CharterParams{MaxPages: pages})
 		require.NoError(t, err, "maxPages %d", pages)
 	}
 	assert.Len(t, srv.Requests(), 4)

@@ -14,7 +14,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 )
 
@@ -26,7 +26,7 @@ func TestHistoryWithoutAKeySendsNothing(t *testing.T) {
 	_, err := c.History(t.Context(), &gpuprice.HistoryParams{Model: "H100"})
 	require.ErrorIs(t, err, gpuprice.ErrKeyRequired)
 	require.ErrorIs(t, err, sdk.ErrMissingCredential)
-	mc := errtest.As[*sdk.MissingCredentialError](t, err)
+	mc := testkit.As[*sdk.MissingCredentialError](t, err)
 	assert.Equal(t, "gpuprice", mc.Service)
 	assert.Equal(t, "History", mc.Operation)
 	assert.Equal(t, "API key", mc.Credential)
@@ -42,7 +42,7 @@ func TestFreeKeyIsForbiddenAndUnknownKeyUnauthorized(t *testing.T) {
 	_, err := c.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrForbidden)
 	require.ErrorIs(t, err, gpuprice.ErrPlanRequired)
-	assert.Equal(t, http.StatusForbidden, errtest.As[*sdk.APIError](t, err).StatusCode)
+	assert.Equal(t, http.StatusForbidden, testkit.As[*sdk.APIError](t, err).StatusCode)
 	assert.NotContains(t, sprintf("%v %+v %#v", err, err, err), free)
 
 	unknown := "gpk_0000000000000000000000000000000000000000"
@@ -51,7 +51,7 @@ func TestFreeKeyIsForbiddenAndUnknownKeyUnauthorized(t *testing.T) {
 	_, err = c2.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrUnauthorized)
 	require.ErrorIs(t, err, gpuprice.ErrInvalidAPIKey)
-	assert.Equal(t, http.StatusUnauthorized, errtest.As[*sdk.APIError](t, err).StatusCode)
+	assert.Equal(t, http.StatusUnauthorized, testkit.As[*sdk.APIError](t, err).StatusCode)
 	assert.False(t, errorsIs(err, gpuprice.ErrForbidden))
 }
 
@@ -154,7 +154,7 @@ func TestKeyOptionsAndEnvironment(t *testing.T) {
 	t.Setenv(gpuprice.EnvAPIKey, key)
 	t.Setenv(gpuprice.EnvRPCURL, srv.RPCURL)
 
-	c, err := gpuprice.New(gpuprice.WithRetry(noRetry))
+	c, err := gpuprice.New(gpuprice.WithRetry(testkit.NoRetry))
 	require.NoError(t, err)
 	_, err = c.History(t.Context(), &gpuprice.HistoryParams{Limit: 1})
 	require.NoError(t, err, "the key came from the environment with the URL")
@@ -165,9 +165,9 @@ func TestKeyOptionsAndEnvironment(t *testing.T) {
 	require.ErrorIs(t, err, gpuprice.ErrKeyRequired, "an explicit base URL does not take the environment's key")
 
 	for _, bad := range []gpuprice.Option{gpuprice.WithAPIKey(""), gpuprice.WithAPIKey("a b c d e f"), gpuprice.WithRPCURL("ftp://x"),
-		gpuprice.WithRedeemPath("keys"), gpuprice.WithConfirmTimeout(0), gpuprice.WithRPCClient(nil)} {
+		gpuprice.WithRedeemPath("keys"), gpuprice.WithWait(sdk.WaitPolicy{Timeout: -time.Second}), gpuprice.WithClock(nil), gpuprice.WithRPCClient(nil)} {
 		_, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), bad)
-		ve := errtest.As[*sdk.ValidationError](t, err)
+		ve := testkit.As[*sdk.ValidationError](t, err)
 		assert.Equal(t, "gpuprice", ve.Service)
 	}
 }
@@ -197,7 +197,7 @@ func TestAKeyLeftInTheEnvironmentIsNotSentToAnAddressGivenInCode(t *testing.T) {
 	_, err = c.History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrKeyRequired)
 	require.ErrorIs(t, err, sdk.ErrMissingCredential)
-	mc := errtest.As[*sdk.MissingCredentialError](t, err)
+	mc := testkit.As[*sdk.MissingCredentialError](t, err)
 	assert.Equal(t, "History", mc.Operation)
 	assert.Equal(t, "API key", mc.Credential)
 	assert.Contains(t, mc.Reason, "GPUPRICE_API_KEY is set but was not used", "it says why the variable was not used")
@@ -207,7 +207,7 @@ func TestAKeyLeftInTheEnvironmentIsNotSentToAnAddressGivenInCode(t *testing.T) {
 
 	t.Setenv(gpuprice.EnvAPIKey, "")
 	_, err = c.History(t.Context(), nil)
-	mc = errtest.As[*sdk.MissingCredentialError](t, err)
+	mc = testkit.As[*sdk.MissingCredentialError](t, err)
 	assert.NotContains(t, mc.Reason, "is set but was not used", "without the variable, only how to give a key")
 	assert.Contains(t, mc.Reason, "WithAPIKey")
 }
@@ -219,7 +219,7 @@ func TestRemoteRPCOverHTTPNeedsWithInsecureRPC(t *testing.T) {
 	srv := startFake(t)
 	const remote = "http://rpc.example.com/?api-key=k-123456"
 	_, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(remote))
-	ve := errtest.As[*sdk.ValidationError](t, err)
+	ve := testkit.As[*sdk.ValidationError](t, err)
 	assert.Equal(t, "gpuprice", ve.Service)
 	assert.NotContains(t, err.Error(), "k-123456", "the URL's key is not quoted")
 

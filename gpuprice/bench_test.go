@@ -1,8 +1,6 @@
 package gpuprice_test
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"testing"
 
@@ -31,16 +29,7 @@ func floorGet(hc *http.Client, base, key string) error {
 		return err
 	}
 	req.Header.Set(gpuprice.KeyHeader, key)
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d", resp.StatusCode)
-	}
-	var p floorCheapest
-	return json.NewDecoder(resp.Body).Decode(&p)
+	return benchtest.Floor(hc, req, new(floorCheapest))
 }
 
 // BenchmarkCheapest compares Client.Cheapest with the hand-written floor on the same fake:

@@ -1,6 +1,7 @@
 package gpuprice
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"net/url"
@@ -42,14 +43,28 @@ type Client struct {
 	hasKey atomic.Bool
 	// node is the Solana node, its calls bounded by the attempt timeout, nil when none was
 	// configured.
-	node           *svm.Node
-	redeemPath     string
-	confirmTimeout time.Duration
-	// clock times BuyKey's waits for confirmation and redemption; nil means the wall clock.
+	node *svm.Node
+	// redeemPath is the path of the redemption (WithRedeemPath, or DefaultRedeemPath).
+	redeemPath string
+	// wait bounds BuyKey's waits for confirmation and redemption (WithWait over
+	// service.Defaults.Wait).
+	wait sdk.WaitPolicy
+	// clock times BuyKey's waits and dates its payments (WithClock, or the wall clock).
 	clock sdk.Clock
 	// keyOnFree sends the key to the free endpoints too (WithKeyOnFreeEndpoints).
 	keyOnFree bool
 }
+
+// service describes the price API to the HTTP core. Its defaults: retries stop on a
+// Retry-After longer than sdk.RetryPolicy.MaxRetryAfter (a used-up daily quota is returned at
+// once), and BuyKey waits up to 90 seconds for its payment's confirmation, a little longer
+// than a blockhash stays usable (150 blocks, about a minute), then redeems it up to 5 times,
+// waiting about a second, then twice as long each time up to 4 seconds.
+var service = httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Sentinels: sentinels, ClassifyAt: classify,
+	Defaults: httpcore.Defaults{
+		Retry: sdk.RetryPolicy{StopOnLongRetryAfter: true},
+		Wait:  sdk.WaitPolicy{Timeout: 90 * time.Second, MinDelay: time.Second, MaxDelay: 4 * time.Second, MaxAttempts: 5},
+	}}
 
 // New returns a client configured by opts.
 //
@@ -58,13 +73,28 @@ type Client struct {
 // WithRPCClient, WithRPCURL or SOLANA_RPC_URL; it is needed by BuyKey only. A refused option
 // or environment value is an *sdk.ValidationError.
 func New(opts ...Option) (*Client, error) {
-	cfg := &config{redeemPath: DefaultRedeemPath, confirmTimeout: DefaultConfirmTimeout}
-	all := append(append([]Option{WithRetry(sdk.RetryPolicy{})}, opts...), (*config).fromEnv)
-	if err := httpcore.Configure(serviceName, cfg, all); err != nil {
+	cfg := &config{}
+	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
 		return nil, err
 	}
-	svc := httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Codes: codes, Classify: classify, Clock: cfg.clock,
-		Transport: func(next http.RoundTripper) http.RoundTripper { return quotaTransport{next: next} }}
+	env, err := cfg.LoadEnv(serviceName, EnvURL, EnvAPIKey)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := env[EnvAPIKey]; ok && !cfg.apiKeySet {
+		if err := keyRule.Check(EnvAPIKey, v); err != nil {
+			return nil, err
+		}
+		cfg.apiKey = v
+	}
+	if v := os.Getenv(EnvRPCURL); v != "" && cfg.rpcClient == nil && cfg.rpcURL == "" {
+		if err := WithRPCURL(v)(cfg); err != nil {
+			return nil, err
+		}
+	}
+	clock := cfg.Clock()
+	svc := service
+	svc.Transport = func(next http.RoundTripper) http.RoundTripper { return quotaTransport{next: next, clock: clock} }
 	if cfg.apiKey != "" {
 		svc.Credentials = []httpcore.Credential{keyCredential(cfg.apiKey)}
 	}
@@ -72,8 +102,8 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{core: core, settings: &cfg.Settings, redeemPath: cfg.redeemPath, confirmTimeout: cfg.confirmTimeout,
-		keyOnFree: cfg.keyOnFree, clock: cfg.clock}
+	c := &Client{core: core, settings: &cfg.Settings, redeemPath: cmp.Or(cfg.redeemPath, DefaultRedeemPath),
+		wait: cfg.Wait(service.Defaults.Wait), keyOnFree: cfg.keyOnFree, clock: clock}
 	c.hasKey.Store(cfg.apiKey != "")
 	nodeOpts := []svm.NodeOption{svm.WithCallTimeout(cfg.Timeouts().Attempt), svm.WithErrorPrefix(serviceName)}
 	switch {
@@ -91,31 +121,11 @@ func New(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// fromEnv completes the configuration from the environment once the options are applied:
-// the base URL from GPUPRICE_URL when no option gave one, and then GPUPRICE_API_KEY; the
-// Solana node from SOLANA_RPC_URL when no option gave one.
-func (c *config) fromEnv() error {
-	env, err := c.LoadEnv(serviceName, EnvURL, EnvAPIKey)
-	if err != nil {
-		return err
-	}
-	if v, ok := env[EnvAPIKey]; ok && !c.apiKeySet {
-		if err := checkAPIKey(EnvAPIKey, v); err != nil {
-			return err
-		}
-		c.apiKey = v
-	}
-	if v := os.Getenv(EnvRPCURL); v != "" && c.rpcClient == nil && c.rpcURL == "" {
-		return WithRPCURL(v)(c)
-	}
-	return nil
-}
-
 // SetAPIKey replaces the API key sent in X-API-Key from now on, such as a key bought with
 // BuyKey (which calls it itself); requests already under way keep the key they started with.
 // A key that cannot be sent in a header is an *sdk.ValidationError.
 func (c *Client) SetAPIKey(key string) error {
-	if err := checkAPIKey("API key", key); err != nil {
+	if err := keyRule.Check("API key", key); err != nil {
 		return err
 	}
 	if err := c.core.SetCredentials(keyCredential(key)); err != nil {
@@ -158,8 +168,11 @@ const historyPath = "/history"
 // resets, from X-RateLimit-Reset or else the next UTC midnight. The client's retry policy
 // (StopOnLongRetryAfter) then returns the quota error at once instead of retrying a daily
 // quota minutes or hours before it resets, and the error's RetryAfter says when to try again.
-// It is the client's Service.Transport.
-type quotaTransport struct{ next http.RoundTripper }
+// It is the client's Service.Transport; clock is the client's.
+type quotaTransport struct {
+	next  http.RoundTripper
+	clock sdk.Clock
+}
 
 // RoundTrip sends req and completes a 429's Retry-After.
 func (t quotaTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -167,7 +180,7 @@ func (t quotaTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "" {
 		return resp, err
 	}
-	now := time.Now()
+	now := t.clock.Now()
 	wait := nextMidnightUTC(now).Sub(now)
 	if rl := httpcore.ParseRateLimit(resp.Header, now); rl != nil && rl.Reset != nil {
 		wait = *rl.Reset

@@ -2,28 +2,42 @@ package gpuprice_test
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
-// answering returns a client whose every request to path gets status and body.
+// serving starts a server that answers every request of method to path (its request URI,
+// query included) with status, header and body as they are, without a Content-Type of its
+// own, and any other request with a 404.
+func serving(t *testing.T, method, path string, status int, header http.Header, body string) *testkit.Recorder {
+	t.Helper()
+	return testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		if r.Method != method || r.URL.RequestURI() != path {
+			testkit.Reply(w, http.StatusNotFound, `{"error":{"code":"no_route","message":"not the request under test"}}`)
+			return
+		}
+		maps.Copy(w.Header(), header)
+		w.Header()["Content-Type"] = header["Content-Type"] // none unless given: no sniffing
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	})
+}
+
+// answering returns a client, without retries, whose every GET of path gets status and body.
 func answering(t *testing.T, path string, status int, body string) *gpuprice.Client {
 	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodGet, "https://gpu.example"+path, httpmock.NewStringResponder(status, body))
-	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}),
-		gpuprice.WithRetry(noRetry), gpuprice.WithAPIKey("gpk_decoding_test_key"))
-	require.NoError(t, err)
-	return c
+	srv := serving(t, http.MethodGet, path, status, nil, body)
+	return testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL), gpuprice.WithRetry(testkit.NoRetry),
+		gpuprice.WithAPIKey("gpk_decoding_test_key"))
 }
 
 func TestCheapestIsStrictOnTheDescribedFields(t *testing.T) {
@@ -38,7 +52,7 @@ func TestCheapestIsStrictOnTheDescribedFields(t *testing.T) {
 		"a price as text":       `{"model":"H100","best_platform":"lambda","best_price_usd_hr":"2.84","saving_pct_vs_dearest":50.6,"all_on_demand":{}}`,
 	} {
 		_, err := answering(t, "/v1/cheapest?model=H100", 200, body).Cheapest(t.Context(), "H100")
-		de := errtest.As[*sdk.DecodeError](t, err)
+		de := testkit.As[*sdk.DecodeError](t, err)
 		assert.Equal(t, 200, de.StatusCode, name)
 	}
 	p, err := answering(t, "/v1/cheapest?model=H100", 200, full).Cheapest(t.Context(), "H100")
@@ -90,7 +104,7 @@ func TestListsAreNeverSilentlyEmpty(t *testing.T) {
 		{"/v1/history", `{"total":12,"snapshots":null}`, func(ctx context.Context, c *gpuprice.Client) error { _, err := c.History(ctx, nil); return err }},
 	} {
 		err := tc.call(t.Context(), answering(t, tc.path, 200, tc.body))
-		errtest.As[*sdk.DecodeError](t, err)
+		testkit.As[*sdk.DecodeError](t, err)
 	}
 	empty, err := answering(t, "/v1/gpus", 200, `{"count":0}`).GPUs(t.Context(), nil)
 	require.NoError(t, err)
@@ -137,7 +151,7 @@ func TestHealthReadsAJSONObjectOrAPlainTextStatus(t *testing.T) {
 		assert.Equal(t, 200, h.Response.StatusCode, tc.name)
 	}
 	_, err := answering(t, "/v1/health", 200, `{"status":`).Health(t.Context())
-	de := errtest.As[*sdk.DecodeError](t, err)
+	de := testkit.As[*sdk.DecodeError](t, err)
 	assert.Equal(t, "/v1/health", de.Path)
 }
 
@@ -155,20 +169,18 @@ func TestIndexLeniency(t *testing.T) {
 
 func TestRedemptionWithoutAKeyIsADecodeErrorThatQuotesNothing(t *testing.T) {
 	t.Parallel()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodPost, "https://gpu.example/v1/keys/redeem",
-		httpmock.NewStringResponder(201, `{"secret_value":"gpk_hidden_under_another_name"}`))
-	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
-	require.NoError(t, err)
+	hidden := serving(t, http.MethodPost, gpuprice.DefaultRedeemPath, 201, nil, `{"secret_value":"gpk_hidden_under_another_name"}`)
+	c := testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(hidden.URL))
 	scan.Add("gpk_hidden_under_another_name")
 
-	_, err = c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
-	de := errtest.As[*sdk.DecodeError](t, err)
+	_, err := c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
+	de := testkit.As[*sdk.DecodeError](t, err)
 	assert.NotContains(t, de.Excerpt, "gpk_hidden")
-	assert.Equal(t, 1, mt.GetTotalCallCount())
+	assert.Len(t, hidden.Requests(), 1)
 
-	mt.RegisterResponder(http.MethodPost, "https://gpu.example/v1/keys/redeem",
-		httpmock.NewStringResponder(200, `{"data":{"apiKey":"gpk_nested_key_value_123","tier":"Unlimited","expiry":"2026-04-14"}}`))
+	nested := serving(t, http.MethodPost, gpuprice.DefaultRedeemPath, 200,
+		nil, `{"data":{"apiKey":"gpk_nested_key_value_123","tier":"Unlimited","expiry":"2026-04-14"}}`)
+	c = testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(nested.URL))
 	scan.Add("gpk_nested_key_value_123")
 	k, err := c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
 	require.NoError(t, err)
@@ -245,7 +257,7 @@ func TestOrderBookLevelsAndMatchesUnderEverySpellingAndWithoutAPrice(t *testing.
 		prices = append(prices, l.Price)
 		assert.NotEmpty(t, l.Raw)
 	}
-	assert.Equal(t, []*float64{ptr(2.5), ptr(2.49), ptr(2.48), nil, nil, nil}, prices)
+	assert.Equal(t, []*float64{testkit.Ptr(2.5), testkit.Ptr(2.49), testkit.Ptr(2.48), nil, nil, nil}, prices)
 	assert.Equal(t, 4.0, *b.Bids[0].Quantity)
 	assert.Equal(t, 8.0, *b.Bids[1].Quantity)
 	assert.Equal(t, 2, *b.Bids[1].Orders)
@@ -269,9 +281,6 @@ func TestOrderBookLevelsAndMatchesUnderEverySpellingAndWithoutAPrice(t *testing.
 	assert.Equal(t, "buy", b.RecentMatches[1].Side)
 	assert.JSONEq(t, `{"side":"buy","quantity":2}`, string(b.RecentMatches[1].Raw))
 }
-
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }
 
 func TestHistoryReadsTheCheapestPriceSpellings(t *testing.T) {
 	t.Parallel()

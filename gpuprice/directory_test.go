@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // TestPlatformNameBesideADisplayNameIsTheID holds that in a directory entry with both name and
@@ -53,7 +53,7 @@ func TestHistoryWithoutAKeyNamesItsHeader(t *testing.T) {
 	srv := startFake(t)
 	_, err := newClient(t, srv).History(t.Context(), nil)
 	require.ErrorIs(t, err, gpuprice.ErrKeyRequired)
-	mc := errtest.As[*sdk.MissingCredentialError](t, err)
+	mc := testkit.As[*sdk.MissingCredentialError](t, err)
 	assert.Equal(t, "API key", mc.Credential)
 	assert.Contains(t, err.Error(), "gpuprice: History needs the API key: GET /v1/history sends it in the X-API-Key header, "+
 		"and it must be of a Pro or Unlimited plan; give it with WithAPIKey")

@@ -13,7 +13,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // object decodes raw JSON into a map, to compare the client's fields with the bytes sent.
@@ -71,7 +71,7 @@ func TestGPUsUnknownModelIsTyped(t *testing.T) {
 
 	_, err := c.GPUs(t.Context(), &gpuprice.GPUsParams{Model: "Z9000"})
 	require.ErrorIs(t, err, gpuprice.ErrUnknownModel)
-	ae := errtest.As[*sdk.APIError](t, err)
+	ae := testkit.As[*sdk.APIError](t, err)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	assert.Contains(t, ae.Message, "H100", "the service's message lists the models")
 }
@@ -111,10 +111,10 @@ func TestCheapestWithoutModelIsRefusedBeforeSending(t *testing.T) {
 	c := newClient(t, srv)
 
 	_, err := c.Cheapest(t.Context(), "")
-	ve := errtest.As[*sdk.ValidationError](t, err)
+	ve := testkit.As[*sdk.ValidationError](t, err)
 	assert.Equal(t, "model", ve.Field)
 	_, err = c.GPUs(t.Context(), &gpuprice.GPUsParams{Platform: " \t"})
-	assert.Equal(t, "platform", errtest.As[*sdk.ValidationError](t, err).Field)
+	assert.Equal(t, "platform", testkit.As[*sdk.ValidationError](t, err).Field)
 	assert.Empty(t, srv.Requests())
 }
 
@@ -299,7 +299,7 @@ func TestEveryEndpointUnderABasePath(t *testing.T) {
 	var paths []string
 	srv := startFake(t)
 	proxy := &http.Client{Transport: rewrite(func(r *http.Request) { paths = append(paths, r.URL.Path) })}
-	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL+"/proxy"), gpuprice.WithHTTPClient(proxy), gpuprice.WithRetry(noRetry))
+	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL+"/proxy"), gpuprice.WithHTTPClient(proxy), gpuprice.WithRetry(testkit.NoRetry))
 	require.NoError(t, err)
 	_, _ = c.Health(t.Context())
 	require.Equal(t, []string{"/proxy/v1/health"}, paths)

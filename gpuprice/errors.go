@@ -3,6 +3,7 @@ package gpuprice
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,73 +14,98 @@ import (
 	"github.com/agentapis/sdk/x402/usdc"
 )
 
-// codes maps the service's error codes to the package's sentinels; the client gives it to
-// the HTTP core, which puts the sentinel of an answer's code in the *sdk.APIError's Sentinels.
-var codes = httpcore.Codes{}
+// sentinels are the package's sentinel errors and the codes that mean each; the client gives
+// them to the HTTP core, which puts the sentinel of an answer's code in the *sdk.APIError's
+// Sentinels. The API description shows no error body, so the codes are the likely ones (those
+// of package gpupricetest); the error codes that report a used-up quota, whatever the status
+// that carries them, mean ErrRateLimited.
+var sentinels = httpcore.NewSentinels(serviceName).Alias(sdk.ErrRateLimited, "rate_limit_exceeded", "rate_limited",
+	"quota_exceeded", "daily_quota_exceeded", "daily_limit_exceeded", "too_many_requests", "limit_exceeded",
+	"request_limit_exceeded")
 
-// Sentinels for the failures a caller branches on, matched with errors.Is against any error
-// the client returns. The API description shows no error body, so the codes below are the
-// likely ones (those of package gpupricetest); the status sentinels ErrUnauthorized,
-// ErrForbidden and ErrRateLimited match whatever code the service sends, and the
-// redemption's sentinels (ErrTxNotFound to ErrInsufficientAmount) match the likely spellings
-// of their codes too (see RedeemKey).
-var (
-	// ErrUnauthorized matches every 401 answer: the key is missing, unknown or expired. It is
-	// sdk.ErrUnauthorized.
-	ErrUnauthorized = sdk.ErrUnauthorized
-	// ErrForbidden matches every 403 answer: the key's plan does not include the endpoint. It
-	// is sdk.ErrForbidden.
-	ErrForbidden = sdk.ErrForbidden
-	// ErrRateLimited matches every *sdk.RateLimitError: a 429, or a quota code in any error
-	// body. It is sdk.ErrRateLimited.
-	ErrRateLimited = sdk.ErrRateLimited
+// ErrAlreadyRedeemed (409 already_redeemed): a key was already issued for the transaction.
+var ErrAlreadyRedeemed = sentinels.New("already_redeemed")
 
-	// ErrKeyRequired (401 api_key_required): History needs a Pro or Unlimited key. The client
-	// returns an *sdk.MissingCredentialError matching it, without a request, when it has no
-	// key.
-	ErrKeyRequired = codes.Sentinel(serviceName, "api_key_required", "api_key_required")
-	// ErrInvalidAPIKey (401 invalid_api_key): the service does not know the key.
-	ErrInvalidAPIKey = codes.Sentinel(serviceName, "invalid_api_key", "invalid_api_key")
-	// ErrKeyExpired (401 api_key_expired): the key's month is over.
-	ErrKeyExpired = codes.Sentinel(serviceName, "api_key_expired", "api_key_expired")
-	// ErrPlanRequired (403 plan_required): a free key asked for a paid endpoint.
-	ErrPlanRequired = codes.Sentinel(serviceName, "plan_required", "plan_required")
-	// ErrUnknownModel (404 unknown_model): no such GPU model in the data set.
-	ErrUnknownModel = codes.Sentinel(serviceName, "unknown_model", "unknown_model")
-	// ErrUnknownPlatform (404 unknown_platform): no such platform in the data set.
-	ErrUnknownPlatform = codes.Sentinel(serviceName, "unknown_platform", "unknown_platform")
-	// ErrInvalidParameter (400 invalid_parameter): a query parameter was refused.
-	ErrInvalidParameter = codes.Sentinel(serviceName, "invalid_parameter", "invalid_parameter")
+// ErrConflict matches every 409 answer; it is [sdk.ErrConflict].
+var ErrConflict = sdk.ErrConflict
 
-	// ErrTxNotFound (404 tx_not_found): the service has not seen the transaction.
-	ErrTxNotFound = errors.New(serviceName + ": tx_not_found")
-	// ErrTxNotConfirmed (409 tx_not_confirmed): the transaction is not confirmed yet; redeem
-	// it again later.
-	ErrTxNotConfirmed = errors.New(serviceName + ": tx_not_confirmed")
-	// ErrAlreadyRedeemed (409 already_redeemed): a key was already issued for the transaction.
-	ErrAlreadyRedeemed = errors.New(serviceName + ": already_redeemed")
-	// ErrTxFailed (422 tx_failed): the transaction failed on chain.
-	ErrTxFailed = errors.New(serviceName + ": tx_failed")
-	// ErrNoTransfer (422 no_transfer): the transaction moved no USDC to the treasury.
-	ErrNoTransfer = errors.New(serviceName + ": no_transfer")
-	// ErrWrongMint (422 wrong_mint): the transaction moved a token other than USDC.
-	ErrWrongMint = errors.New(serviceName + ": wrong_mint")
-	// ErrWrongDestination (422 wrong_destination): the transfer did not reach the treasury.
-	ErrWrongDestination = errors.New(serviceName + ": wrong_destination")
-	// ErrWrongMemo (422 wrong_memo): the memo is not exactly one plan's memo.
-	ErrWrongMemo = errors.New(serviceName + ": wrong_memo")
-	// ErrInsufficientAmount (422 insufficient_amount): less than the plan's price was paid.
-	ErrInsufficientAmount = errors.New(serviceName + ": insufficient_amount")
-)
+// ErrForbidden matches every 403 answer: the key's plan does not include the endpoint. It is
+// [sdk.ErrForbidden].
+var ErrForbidden = sdk.ErrForbidden
 
-// The error codes that report a used-up quota, whatever the status that carries them (the
-// API description does not show the quota error), mean ErrRateLimited.
-func init() {
-	for _, code := range []string{"rate_limit_exceeded", "rate_limited", "quota_exceeded", "daily_quota_exceeded",
-		"daily_limit_exceeded", "too_many_requests", "limit_exceeded", "request_limit_exceeded"} {
-		codes[code] = ErrRateLimited
-	}
-}
+// ErrInsufficientAmount (422 insufficient_amount): less than the plan's price was paid.
+var ErrInsufficientAmount = sentinels.New("insufficient_amount")
+
+// ErrInsufficientFunds matches an *InsufficientFundsError.
+var ErrInsufficientFunds = sentinels.New("the payer's USDC balance is below the plan's price")
+
+// ErrInsufficientSOL matches an *InsufficientSOLError.
+var ErrInsufficientSOL = sentinels.New("the payer's SOL balance does not cover the purchase's fee and rent")
+
+// ErrInvalidAPIKey (401 invalid_api_key): the service does not know the key.
+var ErrInvalidAPIKey = sentinels.Code("invalid_api_key")
+
+// ErrInvalidParameter (400 invalid_parameter): a query parameter was refused.
+var ErrInvalidParameter = sentinels.Code("invalid_parameter")
+
+// ErrKeyExpired (401 api_key_expired): the key's month is over.
+var ErrKeyExpired = sentinels.Code("api_key_expired")
+
+// ErrKeyRequired (401 api_key_required): History needs a Pro or Unlimited key. The client
+// returns an *sdk.MissingCredentialError matching it, without a request, when it has no key.
+var ErrKeyRequired = sentinels.Code("api_key_required")
+
+// ErrNoTransfer (422 no_transfer): the transaction moved no USDC to the treasury.
+var ErrNoTransfer = sentinels.New("no_transfer")
+
+// ErrNotFound matches every 404 answer, such as ErrUnknownModel's; it is [sdk.ErrNotFound].
+var ErrNotFound = sdk.ErrNotFound
+
+// ErrNotRedeemed matches a *PaymentError of PaymentNotRedeemed: paid, but no key yet.
+var ErrNotRedeemed = sentinels.New("the key payment went through but was not redeemed")
+
+// ErrPaymentInDoubt matches a *PaymentError of PaymentInDoubt: the payment may still land.
+var ErrPaymentInDoubt = sentinels.New("the key payment's outcome is unknown")
+
+// ErrPaymentRefused matches a *PaymentError of PaymentRejected, PaymentFailed or
+// PaymentExpired: no money moved.
+var ErrPaymentRefused = sentinels.New("the key payment did not go through")
+
+// ErrPlanRequired (403 plan_required): a free key asked for a paid endpoint.
+var ErrPlanRequired = sentinels.Code("plan_required")
+
+// ErrRateLimited matches every *sdk.RateLimitError: a 429, or a quota code in any error body.
+// It is [sdk.ErrRateLimited].
+var ErrRateLimited = sdk.ErrRateLimited
+
+// ErrTxFailed (422 tx_failed): the transaction failed on chain.
+var ErrTxFailed = sentinels.New("tx_failed")
+
+// ErrTxNotConfirmed (409 tx_not_confirmed): the transaction is not confirmed yet; redeem it
+// again later.
+var ErrTxNotConfirmed = sentinels.New("tx_not_confirmed")
+
+// ErrTxNotFound (404 tx_not_found): the service has not seen the transaction.
+var ErrTxNotFound = sentinels.New("tx_not_found")
+
+// ErrUnauthorized matches every 401 answer: the key is missing, unknown or expired. It is
+// [sdk.ErrUnauthorized].
+var ErrUnauthorized = sdk.ErrUnauthorized
+
+// ErrUnknownModel (404 unknown_model): no such GPU model in the data set.
+var ErrUnknownModel = sentinels.Code("unknown_model")
+
+// ErrUnknownPlatform (404 unknown_platform): no such platform in the data set.
+var ErrUnknownPlatform = sentinels.Code("unknown_platform")
+
+// ErrWrongDestination (422 wrong_destination): the transfer did not reach the treasury.
+var ErrWrongDestination = sentinels.New("wrong_destination")
+
+// ErrWrongMemo (422 wrong_memo): the memo is not exactly one plan's memo.
+var ErrWrongMemo = sentinels.New("wrong_memo")
+
+// ErrWrongMint (422 wrong_mint): the transaction moved a token other than USDC.
+var ErrWrongMint = sentinels.New("wrong_mint")
 
 // redemptionRefusals is the one table of the redemption's refusals: for each sentinel, the
 // codes a service may send for it. The API description does not show them, so each family
@@ -142,16 +168,15 @@ func invalid(field, reason string) error {
 	return &sdk.ValidationError{Service: serviceName, Field: field, Reason: reason}
 }
 
-// classify is the HTTP core's Service.Classify: a quota answer becomes an
+// classify is the HTTP core's Service.ClassifyAt: a quota answer, read at now, becomes an
 // *sdk.RateLimitError (a 429 already is one; a quota code at another status is wrapped) whose
 // RateLimit.Reset is always set (see quotaReset).
-func classify(err error) error {
-	now := time.Now()
+func classify(err error, now time.Time) error {
 	switch e := err.(type) {
 	case *sdk.RateLimitError:
 		e.RateLimit = withReset(e.RateLimit, e.APIError, now)
 	case *sdk.APIError:
-		if codes.Match(strings.ToLower(e.Code)) == ErrRateLimited {
+		if sentinels.Match(strings.ToLower(e.Code)) == ErrRateLimited {
 			return &sdk.RateLimitError{APIError: e, RateLimit: withReset(httpcore.ParseRateLimit(e.Header, now), e, now)}
 		}
 	}
@@ -173,15 +198,15 @@ func withReset(rl *sdk.RateLimit, e *sdk.APIError, now time.Time) *sdk.RateLimit
 }
 
 // quotaReset returns the time the quota of a refused request resets: a reset time in the
-// body (under the spellings of qReset, inside {"error":{...}} or at the top), or the next UTC
+// body (under the names of fieldReset, inside {"error":{...}} or at the top), or the next UTC
 // midnight.
 func quotaReset(body []byte, now time.Time) time.Time {
 	if m, err := readMembers(body); err == nil {
-		inner, _ := m.object(qError)
-		if t := inner.time(qReset); t != nil && t.After(now) {
+		inner, _ := m.object(fieldError)
+		if t := inner.time(fieldReset); t != nil && t.After(now) {
 			return *t
 		}
-		if t := m.time(qReset); t != nil && t.After(now) {
+		if t := m.time(fieldReset); t != nil && t.After(now) {
 			return *t
 		}
 	}
@@ -236,17 +261,6 @@ func (o PaymentOutcome) String() string {
 	return "unknown"
 }
 
-// Sentinels of the payment outcomes, matched with errors.Is on a *PaymentError.
-var (
-	// ErrPaymentRefused matches PaymentRejected, PaymentFailed and PaymentExpired: no money
-	// moved.
-	ErrPaymentRefused = errors.New(serviceName + ": the key payment did not go through")
-	// ErrPaymentInDoubt matches PaymentInDoubt: the payment may still land.
-	ErrPaymentInDoubt = errors.New(serviceName + ": the key payment's outcome is unknown")
-	// ErrNotRedeemed matches PaymentNotRedeemed: paid, but no key yet.
-	ErrNotRedeemed = errors.New(serviceName + ": the key payment went through but was not redeemed")
-)
-
 // PaymentError reports a key purchase that failed after its transaction was signed. It
 // carries the transaction signature, so that the caller can look the payment up on chain,
 // redeem it again (RedeemKey) or resolve it in the budget. Its text never shows the
@@ -266,7 +280,7 @@ type PaymentError struct {
 func (e *PaymentError) Error() string {
 	msg := serviceName + ": buying a key of plan " + string(e.Plan)
 	if amount, ok := e.Plan.Price(); ok {
-		msg += " for " + usdc.Format(price(amount))
+		msg += " for " + usdc.Format(amount)
 	}
 	msg += ": payment " + e.Outcome.String()
 	if e.Err != nil {
@@ -291,30 +305,23 @@ func (e *PaymentError) Is(target error) bool {
 	return false
 }
 
-// ErrInsufficientFunds matches an *InsufficientFundsError.
-var ErrInsufficientFunds = errors.New(serviceName + ": the payer's USDC balance is below the plan's price")
-
 // InsufficientFundsError reports a purchase refused because the payer's USDC account holds
 // less than the plan's price. Nothing was signed or sent.
 type InsufficientFundsError struct {
-	// Have is the balance, in atomic USDC units (6 decimals); 0 when the account does not
+	// Have is the balance, in atomic USDC units (package usdc); 0 when the account does not
 	// exist.
-	Have uint64
+	Have *big.Int
 	// Need is the plan's price, in atomic USDC units.
-	Need uint64
+	Need *big.Int
 }
 
 // Error names both amounts, in dollars of USDC (usdc.Format).
 func (e *InsufficientFundsError) Error() string {
-	return serviceName + ": the payer's USDC balance is " + usdc.Format(price(e.Have)) + ", the plan costs " +
-		usdc.Format(price(e.Need))
+	return serviceName + ": the payer's USDC balance is " + usdc.Format(e.Have) + ", the plan costs " + usdc.Format(e.Need)
 }
 
 // Is matches ErrInsufficientFunds.
 func (e *InsufficientFundsError) Is(target error) bool { return target == ErrInsufficientFunds }
-
-// ErrInsufficientSOL matches an *InsufficientSOLError.
-var ErrInsufficientSOL = errors.New(serviceName + ": the payer's SOL balance does not cover the purchase's fee and rent")
 
 // InsufficientSOLError reports a purchase refused because the payer's wallet holds too little
 // SOL for what the transaction costs it besides the USDC: the fee, the rent of the treasury's

@@ -12,16 +12,17 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/usdc"
 )
 
-// exampleClock is the fixed time of the examples' fake.
-func exampleClock() time.Time { return time.Date(2026, 3, 14, 15, 30, 0, 0, time.UTC) }
+// exampleTime is the time at which the examples' fake stands.
+var exampleTime = time.Date(2026, 3, 14, 15, 30, 0, 0, time.UTC)
 
 func ExampleClient_Cheapest() {
-	srv := gpupricetest.NewServer(gpupricetest.WithClock(exampleClock))
+	srv := gpupricetest.NewServer(gpupricetest.WithClock(sdktest.NewClock(exampleTime)))
 	defer srv.Close()
 	client, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
 	if err != nil {
@@ -39,7 +40,7 @@ func ExampleClient_Cheapest() {
 }
 
 func ExampleClient_FuturesIndex() {
-	srv := gpupricetest.NewServer(gpupricetest.WithClock(exampleClock))
+	srv := gpupricetest.NewServer(gpupricetest.WithClock(sdktest.NewClock(exampleTime)))
 	defer srv.Close()
 	client, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
 	if err != nil {
@@ -55,13 +56,13 @@ func ExampleClient_FuturesIndex() {
 }
 
 func ExampleClient_BuyKey() {
-	srv := gpupricetest.NewServer(gpupricetest.WithClock(exampleClock))
+	srv := gpupricetest.NewServer(gpupricetest.WithClock(sdktest.NewClock(exampleTime)))
 	defer srv.Close()
 	ctx := context.Background()
 
 	wallet := solana.NewWallet().PrivateKey
-	srv.FundUSDC(wallet.PublicKey(), 8_000_000) // 8 USDC on the fake cluster
-	srv.FundSOL(wallet.PublicKey(), 10_000_000) // and 0.01 SOL, for the fee
+	srv.FundUSDC(wallet.PublicKey(), usdc.Dollars(8)) // 8 USDC on the fake cluster
+	srv.FundSOL(wallet.PublicKey(), 10_000_000)       // and 0.01 SOL, for the fee
 	payer, err := svm.NewPrivateKeySigner(wallet)
 	if err != nil {
 		log.Fatal(err)

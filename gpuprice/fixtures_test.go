@@ -10,29 +10,28 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/fixturetest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // fixtureKey is the Pro key the recorded requests carry.
 const fixtureKey = "gpk_fixture_pro_key_0001"
 
-// fixtureClient returns a client whose requests are answered by the recorded exchange
-// testdata/fixtures/name, which checks what the client sent.
-func fixtureClient(t *testing.T, name string, opts ...gpuprice.Option) (*gpuprice.Client, *fixturetest.Exchange) {
+// fixtureClient returns a client, without retries, whose one request is answered by the
+// recorded exchange testdata/fixtures/name, which checks what the client sent and must be
+// used once.
+func fixtureClient(t *testing.T, name string, opts ...gpuprice.Option) *gpuprice.Client {
 	t.Helper()
 	scan.Add(fixtureKey, "gpk_fixture_issued_key_0002")
-	e := fixturetest.Load(t, filepath.Join("testdata", "fixtures", name))
-	all := append([]gpuprice.Option{gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(e.Client(t)), gpuprice.WithRetry(noRetry)}, opts...)
-	c, err := gpuprice.New(all...)
-	require.NoError(t, err)
-	return c, e
+	defaults := []gpuprice.Option{gpuprice.WithBaseURL("https://gpu.example"),
+		gpuprice.WithHTTPClient(fixturetest.Client(t, filepath.Join("testdata", "fixtures"), name)), gpuprice.WithRetry(testkit.NoRetry)}
+	return testkit.New(t, gpuprice.New, append(defaults, opts...)...)
 }
 
 func TestFixtureCheapest(t *testing.T) {
 	t.Parallel()
-	c, e := fixtureClient(t, "cheapest.json")
+	c := fixtureClient(t, "cheapest.json")
 	p, err := c.Cheapest(t.Context(), "H100")
 	require.NoError(t, err)
-	assert.Equal(t, 1, e.Calls())
 	assert.Equal(t, "lambda", p.BestPlatform)
 	assert.Equal(t, 2.84, p.BestPriceUSDHr)
 	assert.Equal(t, 50.6, p.SavingPctVsDearest)
@@ -45,10 +44,9 @@ func TestFixtureGPUsWithTheKeyOnFreeEndpoints(t *testing.T) {
 	t.Parallel()
 	// The recorded request carries the key, as WithKeyOnFreeEndpoints sends it, and the answer
 	// counts it against the Pro plan's 1,000 a day.
-	c, e := fixtureClient(t, "gpus.json", gpuprice.WithAPIKey(fixtureKey), gpuprice.WithKeyOnFreeEndpoints())
+	c := fixtureClient(t, "gpus.json", gpuprice.WithAPIKey(fixtureKey), gpuprice.WithKeyOnFreeEndpoints())
 	tab, err := c.GPUs(t.Context(), &gpuprice.GPUsParams{Model: "A100-80GB", Platform: "aws"})
 	require.NoError(t, err)
-	assert.Equal(t, 1, e.Calls())
 	require.Len(t, tab.Prices, 1)
 	assert.Equal(t, 4.1, *tab.Prices[0].USDPerHour)
 	assert.Equal(t, 998, *tab.Response.RateLimit.Remaining)
@@ -56,10 +54,9 @@ func TestFixtureGPUsWithTheKeyOnFreeEndpoints(t *testing.T) {
 
 func TestFixtureFuturesIndex(t *testing.T) {
 	t.Parallel()
-	c, e := fixtureClient(t, "futures_index.json")
+	c := fixtureClient(t, "futures_index.json")
 	x, err := c.FuturesIndex(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, 1, e.Calls())
 	assert.Equal(t, 2.9134, *x.Value)
 	assert.Equal(t, 0.0146, *x.Spread)
 	assert.Equal(t, 50.0, *x.SpreadBPS)
@@ -68,10 +65,9 @@ func TestFixtureFuturesIndex(t *testing.T) {
 
 func TestFixtureOrderBook(t *testing.T) {
 	t.Parallel()
-	c, e := fixtureClient(t, "order_book.json")
+	c := fixtureClient(t, "order_book.json")
 	b, err := c.OrderBook(t.Context(), "H200")
 	require.NoError(t, err)
-	assert.Equal(t, 1, e.Calls())
 	assert.Equal(t, 3.6, *b.Mid)
 	require.Len(t, b.Bids, 2)
 	assert.Equal(t, 32.0, *b.Bids[1].Quantity)
@@ -80,11 +76,10 @@ func TestFixtureOrderBook(t *testing.T) {
 
 func TestFixtureHistory(t *testing.T) {
 	t.Parallel()
-	c, e := fixtureClient(t, "history.json", gpuprice.WithAPIKey(fixtureKey))
+	c := fixtureClient(t, "history.json", gpuprice.WithAPIKey(fixtureKey))
 	h, err := c.History(t.Context(), &gpuprice.HistoryParams{Model: "H100",
 		From: time.Date(2026, 3, 12, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC), Limit: 2})
 	require.NoError(t, err)
-	assert.Equal(t, 1, e.Calls())
 	assert.Equal(t, 18, *h.Total)
 	require.Len(t, h.Snapshots, 2)
 	assert.Equal(t, 2.84, *h.Snapshots[1].USDPerHour)
@@ -93,10 +88,10 @@ func TestFixtureHistory(t *testing.T) {
 
 func TestFixtureRedeem(t *testing.T) {
 	t.Parallel()
-	c, e := fixtureClient(t, "redeem.json", gpuprice.WithAPIKey(fixtureKey))
+	c := fixtureClient(t, "redeem.json", gpuprice.WithAPIKey(fixtureKey))
 	k, err := c.RedeemKey(t.Context(), "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW")
 	require.NoError(t, err)
-	assert.Equal(t, 1, e.Calls(), "sent once, without the client's key")
+	// The exchange checked that it was sent once, without the client's key (X-Api-Key "").
 	assert.Equal(t, "gpk_fixture_issued_key_0002", k.Key.Reveal())
 	assert.Equal(t, gpuprice.PlanPro, k.Plan)
 	assert.Equal(t, time.Date(2026, 4, 14, 15, 30, 0, 0, time.UTC), *k.ExpiresAt)

@@ -47,19 +47,19 @@ func (x *FuturesIndex) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*x = FuturesIndex{
-		Symbol:    m.text(qSymbol),
-		Name:      m.text(qDisplayName),
-		Value:     m.number(qIndexValue, qHourPrice),
-		Bid:       m.number(qBid),
-		Ask:       m.number(qAsk),
-		Spread:    m.number(qSpread),
-		SpreadBPS: m.number(qSpreadBPS),
-		Currency:  m.text(qCurrency),
-		Unit:      m.text(qUnit),
-		Basis:     m.text(qBasis),
-		Platforms: m.integer(qPlatformCount),
-		Models:    m.integer(qModelCount),
-		Timestamp: m.time(qTime),
+		Symbol:    m.text(fieldSymbol),
+		Name:      m.text(fieldDisplayName),
+		Value:     m.number(fieldIndexValue, fieldHourPrice),
+		Bid:       m.number(fieldBid),
+		Ask:       m.number(fieldAsk),
+		Spread:    m.number(fieldSpread),
+		SpreadBPS: m.number(fieldSpreadBPS),
+		Currency:  m.text(fieldCurrency),
+		Unit:      m.text(fieldUnit),
+		Basis:     m.text(fieldBasis),
+		Platforms: m.integer(fieldPlatformCount),
+		Models:    m.integer(fieldModelCount),
+		Timestamp: m.time(fieldTime),
 		Raw:       bytes.Clone(b),
 	}
 	return nil
@@ -115,13 +115,13 @@ func (c *Component) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*c = Component{
-		Model:              m.text(qModel),
-		SpotPriceUSDHr:     m.number(qSpotPrice, qHourPrice),
-		H100Equivalent:     m.number(qH100Equivalent),
-		VRAMGB:             m.number(qMemoryGB),
-		PricePerH100eUSDHr: m.number(qPerH100e),
-		Weight:             m.number(qWeight),
-		Platforms:          m.integer(qPlatformCount),
+		Model:              m.text(fieldModel),
+		SpotPriceUSDHr:     m.number(fieldSpotPrice, fieldHourPrice),
+		H100Equivalent:     m.number(fieldH100Equivalent),
+		VRAMGB:             m.number(fieldMemoryGB),
+		PricePerH100eUSDHr: m.number(fieldPerH100e),
+		Weight:             m.number(fieldWeight),
+		Platforms:          m.integer(fieldPlatformCount),
 		Raw:                bytes.Clone(b),
 	}
 	return nil
@@ -130,11 +130,11 @@ func (c *Component) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a bare list, or an object with the list under components, data, items
 // or results, in any of their spellings (a count of 0 with no list is empty).
 func (f *FuturesComponents) UnmarshalJSON(b []byte) error {
-	all, m, err := listAnswer[Component](b, "futures components", qComponentList)
+	all, m, err := listAnswer[Component](b, "futures components", fieldComponentList)
 	if err != nil {
 		return err
 	}
-	*f = FuturesComponents{Symbol: m.text(qSymbol), Timestamp: m.time(qTime), Components: all, Raw: bytes.Clone(b)}
+	*f = FuturesComponents{Symbol: m.text(fieldSymbol), Timestamp: m.time(fieldTime), Components: all, Raw: bytes.Clone(b)}
 	return nil
 }
 
@@ -186,8 +186,8 @@ type BookLevel struct {
 }
 
 // errNoSide is the decoding error of an order book with neither bids nor asks.
-var errNoSide = errors.New("order book: no list found (looked for " + strings.Join(spellings[qBids], ", ") + ", " +
-	strings.Join(spellings[qAsks], ", ") + ")")
+var errNoSide = errors.New("order book: no list found (looked for " + strings.Join(fieldNames[fieldBids], ", ") + ", " +
+	strings.Join(fieldNames[fieldAsks], ", ") + ")")
 
 // UnmarshalJSON reads a level as an object (price, quantity and orders under their
 // spellings) or as an array [price, quantity, orders]; a value it cannot read is nil.
@@ -211,7 +211,7 @@ func (l *BookLevel) UnmarshalJSON(b []byte) error {
 			return err
 		}
 	}
-	*l = BookLevel{Price: m.number(qHourPrice), Quantity: m.number(qQuantity), Orders: m.integer(qOrders), Raw: bytes.Clone(b)}
+	*l = BookLevel{Price: m.number(fieldHourPrice), Quantity: m.number(fieldQuantity), Orders: m.integer(fieldOrders), Raw: bytes.Clone(b)}
 	return nil
 }
 
@@ -237,10 +237,10 @@ func (m *Match) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*m = Match{
-		Price:     f.number(qHourPrice),
-		Quantity:  f.number(qQuantity),
-		Side:      f.text(qSide),
-		MatchedAt: f.time(qMatchedAt, qTime),
+		Price:     f.number(fieldHourPrice),
+		Quantity:  f.number(fieldQuantity),
+		Side:      f.text(fieldSide),
+		MatchedAt: f.time(fieldMatchedAt, fieldTime),
 		Raw:       bytes.Clone(b),
 	}
 	return nil
@@ -253,33 +253,33 @@ func (o *OrderBook) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	bids, hasBids, err := carried[BookLevel](m, qBids)
+	bids, hasBids, err := carried[BookLevel](m, fieldBids)
 	if err != nil {
 		return err
 	}
-	asks, hasAsks, err := carried[BookLevel](m, qAsks)
+	asks, hasAsks, err := carried[BookLevel](m, fieldAsks)
 	if err != nil {
 		return err
 	}
 	if !hasBids && !hasAsks {
 		return errNoSide
 	}
-	matches, _, err := carried[Match](m, qMatches)
+	matches, _, err := carried[Match](m, fieldMatches)
 	if err != nil {
 		return err
 	}
 	*o = OrderBook{
-		Market:        m.text(qMarket),
-		Model:         m.text(qModel),
-		Unit:          m.text(qUnit),
-		BestBid:       m.number(qBid),
-		BestAsk:       m.number(qAsk),
-		Mid:           m.number(qMid),
-		Spread:        m.number(qSpread),
+		Market:        m.text(fieldMarket),
+		Model:         m.text(fieldModel),
+		Unit:          m.text(fieldUnit),
+		BestBid:       m.number(fieldBid),
+		BestAsk:       m.number(fieldAsk),
+		Mid:           m.number(fieldMid),
+		Spread:        m.number(fieldSpread),
 		Bids:          sideOf(bids, hasBids),
 		Asks:          sideOf(asks, hasAsks),
 		RecentMatches: matches,
-		Timestamp:     m.time(qTime),
+		Timestamp:     m.time(fieldTime),
 		Raw:           bytes.Clone(b),
 	}
 	return nil

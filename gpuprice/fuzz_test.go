@@ -24,9 +24,11 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/internal/poll/polltest"
+	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // FuzzDecodeBodies feeds any bytes to every body decoder of the price API. None panics, and
@@ -154,7 +156,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	srv := gpupricetest.NewServer()
 	f.Cleanup(srv.Close)
 	key := solana.NewWallet().PrivateKey
-	srv.FundUSDC(key.PublicKey(), 100_000_000)
+	srv.FundUSDC(key.PublicKey(), usdc.Dollars(100))
 	srv.FundSOL(key.PublicKey(), 1_000_000_000) // the fees of 200,000 purchases
 	payer, err := svm.NewPrivateKeySigner(key)
 	if err != nil {
@@ -193,7 +195,7 @@ func FuzzNodeAnswers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, balance, status []byte) {
 		answers.Store(&[2][]byte{balance, status})
 		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCClient(nodeClient), gpuprice.WithHTTPClient(pool),
-			gpuprice.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}), gpuprice.WithConfirmTimeout(time.Second), gpuprice.WithClock(polltest.NewFake(time.Now())))
+			gpuprice.WithRetry(testkit.NoRetry), gpuprice.WithWait(sdk.WaitPolicy{Timeout: time.Second}), gpuprice.WithClock(sdktest.NewClock(time.Now())))
 		if err != nil {
 			t.Fatal(err)
 		}

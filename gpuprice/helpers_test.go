@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,55 +18,54 @@ import (
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/svm"
 )
 
-// noRetry turns the read retries off, so that a test sees each answer as the fake sent it.
-var noRetry = sdk.RetryPolicy{MaxAttempts: 1}
+// scan checks that no API key, private key or transaction signature the suite uses ever
+// reaches a log line or an error string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 // t0 is the fixed time of the fakes' clocks.
 var t0 = time.Date(2026, 3, 14, 15, 30, 0, 0, time.UTC)
 
-// startFake starts a fake at t0 for one test.
+// startFake starts a fake whose clock stands at t0, for one test.
 func startFake(t *testing.T, opts ...gpupricetest.Option) *gpupricetest.Server {
 	t.Helper()
-	all := append([]gpupricetest.Option{gpupricetest.WithClock(func() time.Time { return t0 })}, opts...)
-	srv := gpupricetest.NewServer(all...)
-	t.Cleanup(srv.Close)
-	return srv
+	return testkit.Start(t, gpupricetest.NewServer(append([]gpupricetest.Option{gpupricetest.WithClock(sdktest.NewClock(t0))}, opts...)...))
 }
 
 // newClient returns a client of srv and its node without read retries; opts come after the
 // defaults.
 func newClient(t *testing.T, srv *gpupricetest.Server, opts ...gpuprice.Option) *gpuprice.Client {
 	t.Helper()
-	all := append([]gpuprice.Option{gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(srv.RPCURL), gpuprice.WithRetry(noRetry)}, opts...)
-	c, err := gpuprice.New(all...)
-	require.NoError(t, err)
-	return c
+	defaults := []gpuprice.Option{gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(srv.RPCURL), gpuprice.WithRetry(testkit.NoRetry)}
+	return testkit.New(t, gpuprice.New, append(defaults, opts...)...)
 }
 
 // payerSOL is what a test's payer holds in SOL: 0.01 SOL, in lamports.
 const payerSOL = 10_000_000
 
-// newPayer returns a fresh wallet's signer funded with usdc atomic units and payerSOL on
-// srv; the private key is known to the secret scan.
-func newPayer(t *testing.T, srv *gpupricetest.Server, usdc uint64) (*svm.PrivateKeySigner, solana.PrivateKey) {
+// newPayer returns a fresh wallet's signer funded with amount (atomic USDC units) and
+// payerSOL on srv; the private key is known to the secret scan.
+func newPayer(t *testing.T, srv *gpupricetest.Server, amount *big.Int) (*svm.PrivateKeySigner, solana.PrivateKey) {
 	t.Helper()
-	return newPayerWithSOL(t, srv, usdc, payerSOL)
+	return newPayerWithSOL(t, srv, amount, payerSOL)
 }
 
 // newPayerWithSOL is newPayer with lamports of SOL.
-func newPayerWithSOL(t *testing.T, srv *gpupricetest.Server, usdc, lamports uint64) (*svm.PrivateKeySigner, solana.PrivateKey) {
+func newPayerWithSOL(t *testing.T, srv *gpupricetest.Server, amount *big.Int, lamports uint64) (*svm.PrivateKeySigner, solana.PrivateKey) {
 	t.Helper()
 	key := solana.NewWallet().PrivateKey
 	scan.Add(key.String())
-	if usdc > 0 {
-		srv.FundUSDC(key.PublicKey(), usdc)
+	if amount.Sign() > 0 {
+		srv.FundUSDC(key.PublicKey(), amount)
 	}
 	if lamports > 0 {
 		srv.FundSOL(key.PublicKey(), lamports)

@@ -68,11 +68,11 @@ func (s *Snapshot) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*s = Snapshot{
-		Timestamp:    m.time(qTime),
-		Model:        m.text(qModel),
-		Platform:     m.text(qPlatform),
-		PlatformName: m.text(qPlatformName),
-		USDPerHour:   m.number(qHourPrice, qIndexValue),
+		Timestamp:    m.time(fieldTime),
+		Model:        m.text(fieldModel),
+		Platform:     m.text(fieldPlatform),
+		PlatformName: m.text(fieldPlatformName),
+		USDPerHour:   m.number(fieldHourPrice, fieldIndexValue),
 		Raw:          bytes.Clone(b),
 	}
 	return nil
@@ -101,12 +101,12 @@ func (m *Benchmark) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*m = Benchmark{
-		Model:     f.text(qModel),
-		Samples:   f.integer(qSamples),
-		MinUSDHr:  f.number(qMin),
-		MaxUSDHr:  f.number(qMax),
-		MeanUSDHr: f.number(qMean),
-		ChangePct: f.number(qChangePct),
+		Model:     f.text(fieldModel),
+		Samples:   f.integer(fieldSamples),
+		MinUSDHr:  f.number(fieldMin),
+		MaxUSDHr:  f.number(fieldMax),
+		MeanUSDHr: f.number(fieldMean),
+		ChangePct: f.number(fieldChangePct),
 		Raw:       bytes.Clone(b),
 	}
 	return nil
@@ -120,23 +120,23 @@ func (h *History) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	total := m.integer(qTotal)
-	snaps, err := list[Snapshot](m, "history", qSnapshots, m.integer(qTotal, qCount))
+	total := m.integer(fieldTotal)
+	snaps, err := list[Snapshot](m, "history", fieldSnapshots, m.integer(fieldTotal, fieldCount))
 	if err != nil {
 		return err
 	}
-	benchmarks, _, err := carried[Benchmark](m, qBenchmarks)
+	benchmarks, _, err := carried[Benchmark](m, fieldBenchmarks)
 	if err != nil {
 		return err
 	}
 	*h = History{
 		Snapshots:  snaps,
 		Benchmarks: benchmarks,
-		From:       m.time(qFrom),
-		To:         m.time(qTo),
-		Interval:   m.text(qInterval),
+		From:       m.time(fieldFrom),
+		To:         m.time(fieldTo),
+		Interval:   m.text(fieldInterval),
 		Total:      total,
-		Truncated:  m.flag(qTruncated),
+		Truncated:  m.flag(fieldTruncated),
 		Raw:        bytes.Clone(b),
 	}
 	return nil

@@ -6,12 +6,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
-	"math/big"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,13 +22,15 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/solanafake"
+	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/reconcile"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // The client's lookup is a reconcile.Lookup.
@@ -140,23 +140,21 @@ func (n *lookupNode) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(req)
 }
 
-// offsetClock is the wall clock moved by an offset a test sets, for budgets whose
-// payments BuyKey dates on the wall clock.
-type offsetClock struct{ offset atomic.Int64 }
-
-func (c *offsetClock) Now() time.Time           { return time.Now().Add(time.Duration(c.offset.Load())) }
-func (c *offsetClock) forward(by time.Duration) { c.offset.Add(int64(by)) }
-
-// Sleep waits on the wall clock: the offset moves the time, not how long a wait lasts.
-func (c *offsetClock) Sleep(ctx context.Context, d time.Duration) error {
-	return sdk.SystemClock().Sleep(ctx, d)
+// lookupBudget returns a budget of 10 USDC kept in the store budgettest.EnvStore names,
+// deciding on a fake clock that starts at the wall clock's time, which it returns too: the
+// clock BuyKey dates its payments on.
+func lookupBudget(t *testing.T) (*budget.Budget, *sdktest.Clock) {
+	t.Helper()
+	clock := sdktest.NewClock(time.Now())
+	return budgettest.NewBudget(t, budgettest.Selected(t), usdc.Dollars(10), clock), clock
 }
 
-// lookupBudget returns a budget of 10 USDC kept in the store budgettest.EnvStore names,
-// deciding on clock.
-func lookupBudget(t *testing.T, clock *offsetClock) *budget.Budget {
+// startNode starts a fake whose clock, returned too, stands at t0 until the test moves it:
+// the node produces its blocks on it.
+func startNode(t *testing.T, opts ...gpupricetest.Option) (*gpupricetest.Server, *sdktest.Clock) {
 	t.Helper()
-	return budgettest.NewBudget(t, budgettest.Selected(t), big.NewInt(10_000_000), clock)
+	clock := sdktest.NewClock(t0)
+	return startFake(t, append(opts, gpupricetest.WithClock(clock))...), clock
 }
 
 // reconcileOnce runs one reconciliation of b on clock (the one its store decides on) with
@@ -176,15 +174,15 @@ func reconcileOnce(t *testing.T, b *budget.Budget, clock sdk.Clock, c *gpuprice.
 	return rep
 }
 
-// boughtInDoubt buys a key with the sendTransaction of the purchase failing as fault says,
-// and returns the signature of the purchase left in doubt.
-func boughtInDoubt(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget, fault *faultyNode) string {
+// boughtInDoubt buys a key on clock with the sendTransaction of the purchase failing as
+// fault says, and returns the signature of the purchase left in doubt.
+func boughtInDoubt(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget, clock sdk.Clock, fault *faultyNode) string {
 	t.Helper()
-	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, fault)))
-	payer, _ := newPayer(t, srv, 8_000_000)
+	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, fault)), gpuprice.WithClock(clock))
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
-	sig := errtest.As[*gpuprice.PaymentError](t, err).Signature.Reveal()
+	sig := testkit.As[*gpuprice.PaymentError](t, err).Signature.Reveal()
 	scan.Add(sig)
 	return sig
 }
@@ -192,9 +190,8 @@ func boughtInDoubt(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget
 func TestPurchaseLookupCommitsAPurchaseThatLanded(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	clock := &offsetClock{}
-	budget := lookupBudget(t, clock)
-	sig := boughtInDoubt(t, srv, budget, &faultyNode{method: "sendTransaction", forward: true})
+	budget, clock := lookupBudget(t)
+	sig := boughtInDoubt(t, srv, budget, clock, &faultyNode{method: "sendTransaction", forward: true})
 	assertBudget(t, budget, 0, 5_000_000)
 
 	node := &lookupNode{}
@@ -220,10 +217,9 @@ func TestPurchaseLookupCommitsAPurchaseThatLanded(t *testing.T) {
 
 func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	clock := &offsetClock{}
-	budget := lookupBudget(t, clock)
-	sig := boughtInDoubt(t, srv, budget, &faultyNode{method: "sendTransaction"}) // it never reached the node
+	srv, chain := startNode(t)
+	budget, clock := lookupBudget(t)
+	sig := boughtInDoubt(t, srv, budget, clock, &faultyNode{method: "sendTransaction"}) // it never reached the node
 	c := newClient(t, srv)
 	out := budgettest.Outstanding(t, budget)
 	require.Len(t, out, 1)
@@ -236,22 +232,22 @@ func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 	assert.Equal(t, expires.Add(ledger.ExpiryMargin), rep.Pending[0].Until)
 
 	// The clock has, the node has not: the node's word is needed.
-	clock.forward(time.Hour)
+	clock.Advance(time.Hour)
 	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
 
 	// The node has (151 blocks later), the clock has not: the clock's word is needed.
-	clock.forward(-time.Hour)
-	srv.Advance(2 * time.Minute)
+	clock.Advance(-time.Hour)
+	chain.Advance(2 * time.Minute)
 	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, reconcile.NotSettled, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
 
 	// Both have.
-	clock.forward(time.Hour)
+	clock.Advance(time.Hour)
 	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Released, 1)
 	assert.Equal(t, sig, rep.Released[0].ID)
@@ -259,10 +255,10 @@ func TestPurchaseLookupReleasesAPurchaseThatCanNoLongerLand(t *testing.T) {
 }
 
 // failedPurchase sends, without preflight, a purchase its payer cannot cover, which lands
-// with an error, and records it in budget in doubt, as BuyKey would have.
-func failedPurchase(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget) string {
+// with an error, and records it in budget in doubt, dated on clock, as BuyKey would have.
+func failedPurchase(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget, clock sdk.Clock) string {
 	t.Helper()
-	payer, key := newPayer(t, srv, 1_000_000) // short of the 5 USDC
+	payer, key := newPayer(t, srv, usdc.Dollars(1)) // short of the 5 USDC
 	node := rpc.New(srv.RPCURL)
 	bh, err := node.GetLatestBlockhash(t.Context(), rpc.CommitmentConfirmed)
 	require.NoError(t, err)
@@ -271,10 +267,10 @@ func failedPurchase(t *testing.T, srv *gpupricetest.Server, budget *budget.Budge
 	require.NoError(t, err)
 	sig := tx.Signatures[0].String()
 	scan.Add(sig)
-	h, err := budget.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(5_000_000), PayTo: srv.Treasury.String(),
+	h, err := budget.Reserve(t.Context(), ledger.Reservation{Amount: usdc.Dollars(5), PayTo: srv.Treasury.String(),
 		Rail: gpuprice.PaymentRail, Payer: key.PublicKey().String(), Asset: gpuprice.USDCMint.String()})
 	require.NoError(t, err)
-	require.NoError(t, h.Sign(t.Context(), ledger.Signature{ID: sig, Expires: time.Now().Add(time.Minute),
+	require.NoError(t, h.Sign(t.Context(), ledger.Signature{ID: sig, Expires: clock.Now().Add(time.Minute),
 		Ref: bh.Value.Blockhash.String() + " " + strconv.FormatUint(bh.Value.LastValidBlockHeight, 10)}))
 	_, err = node.SendTransactionWithOpts(t.Context(), tx, rpc.TransactionOpts{SkipPreflight: true})
 	require.NoError(t, err)
@@ -285,29 +281,28 @@ func failedPurchase(t *testing.T, srv *gpupricetest.Server, budget *budget.Budge
 
 func TestPurchaseLookupReleasesAPurchaseThatFailedOnceItExpires(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
-	clock := &offsetClock{}
-	budget := lookupBudget(t, clock)
-	sig := failedPurchase(t, srv, budget)
+	srv, chain := startNode(t)
+	budget, clock := lookupBudget(t)
+	sig := failedPurchase(t, srv, budget, clock)
 	c := newClient(t, srv)
 
 	// Its failure is confirmed, not finalized: the release of a failed purchase rests on a
 	// finalized read, so the lookup says nothing final yet, even once expired on the clock.
-	clock.forward(time.Hour)
+	clock.Advance(time.Hour)
 	rep := reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1)
 	assert.Equal(t, reconcile.Pending, rep.Pending[0].Chain, "a failure not yet finalized")
 	assertBudget(t, budget, 0, 5_000_000)
-	clock.forward(-time.Hour)
+	clock.Advance(-time.Hour)
 
 	// 32 blocks later the failure is finalized.
-	srv.Advance(solanafake.FinalityDepth * solanafake.BlockInterval)
+	chain.Advance(solanafake.FinalityDepth * solanafake.BlockInterval)
 	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Pending, 1, "failed, but not yet expired on the clock")
 	assert.Equal(t, reconcile.Failed, rep.Pending[0].Chain)
 	assertBudget(t, budget, 0, 5_000_000)
 
-	clock.forward(time.Hour)
+	clock.Advance(time.Hour)
 	rep = reconcileOnce(t, budget, clock, c)
 	require.Len(t, rep.Released, 1)
 	assert.Equal(t, sig, rep.Released[0].ID)
@@ -317,12 +312,11 @@ func TestPurchaseLookupReleasesAPurchaseThatFailedOnceItExpires(t *testing.T) {
 
 func TestPurchaseLookupKeepsAPurchaseOnlyProcessed(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, gpupricetest.WithConfirmAfter(1_000_000))
-	clock := &offsetClock{}
-	budget := lookupBudget(t, clock)
-	sig := boughtInDoubt(t, srv, budget, &faultyNode{method: "sendTransaction", forward: true})
-	clock.forward(time.Hour)
-	srv.Advance(2 * time.Minute)
+	srv, chain := startNode(t, gpupricetest.WithConfirmAfter(1_000_000))
+	budget, clock := lookupBudget(t)
+	sig := boughtInDoubt(t, srv, budget, clock, &faultyNode{method: "sendTransaction", forward: true})
+	clock.Advance(time.Hour)
+	chain.Advance(2 * time.Minute)
 
 	rep := reconcileOnce(t, budget, clock, newClient(t, srv))
 	require.Len(t, rep.Pending, 1)
@@ -354,11 +348,10 @@ func TestPurchaseLookupLeavesEverythingAsItIsOnNodeFailures(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := startFake(t)
-			clock := &offsetClock{}
-			budget := lookupBudget(t, clock)
-			landed := boughtInDoubt(t, srv, budget, &faultyNode{method: "sendTransaction", forward: true})
-			failed := failedPurchase(t, srv, budget)
-			clock.forward(time.Hour) // both expired on the clock; the node's height has not passed them
+			budget, clock := lookupBudget(t)
+			landed := boughtInDoubt(t, srv, budget, clock, &faultyNode{method: "sendTransaction", forward: true})
+			failed := failedPurchase(t, srv, budget, clock)
+			clock.Advance(time.Hour) // both expired on the clock; the node's height has not passed them
 			node := &lookupNode{}
 			node.reply(tc.method, tc.reply)
 

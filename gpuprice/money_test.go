@@ -2,18 +2,20 @@ package gpuprice_test
 
 import (
 	"errors"
+	"math/big"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 func TestMessagesShowUSDCAsDollars(t *testing.T) {
 	t.Parallel()
-	short := &gpuprice.InsufficientFundsError{Have: 4_999_999, Need: 5_000_000}
+	short := &gpuprice.InsufficientFundsError{Have: big.NewInt(4_999_999), Need: usdc.Dollars(5)}
 	assert.Equal(t, "gpuprice: the payer's USDC balance is $4.999999, the plan costs $5.00", short.Error())
-	none := &gpuprice.InsufficientFundsError{Need: 19_000_000}
+	none := &gpuprice.InsufficientFundsError{Have: new(big.Int), Need: usdc.Dollars(19)}
 	assert.Equal(t, "gpuprice: the payer's USDC balance is $0.00, the plan costs $19.00", none.Error())
 
 	pe := &gpuprice.PaymentError{Outcome: gpuprice.PaymentInDoubt, Plan: gpuprice.PlanUnlimited, Err: errors.New("no answer")}

@@ -2,11 +2,13 @@ package gpuprice
 
 import (
 	"errors"
+	"math/big"
 
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // BuyKeyParams describe the payment for a key: what BuildKeyPayment signs and BuyKey sends.
@@ -32,27 +34,27 @@ type BuyKeyParams struct {
 
 // terms checks the purchase and returns the plan's price and memo. Every error is an
 // *sdk.ValidationError naming the field.
-func (p *BuyKeyParams) terms() (uint64, string, error) {
+func (p *BuyKeyParams) terms() (*big.Int, string, error) {
 	if p == nil {
-		return 0, "", invalid("purchase", "must not be nil")
+		return nil, "", invalid("purchase", "must not be nil")
 	}
 	amount, ok := p.Plan.Price()
 	if !ok {
-		return 0, "", invalid("Plan", `must be "pro" or "unlimited"`)
+		return nil, "", invalid("Plan", `must be "pro" or "unlimited"`)
 	}
 	memo, _ := p.Plan.Memo()
 	switch {
 	case p.Payer == nil:
-		return 0, "", invalid("Payer", "must not be nil")
+		return nil, "", invalid("Payer", "must not be nil")
 	case p.Treasury.IsZero():
-		return 0, "", invalid("Treasury", "is required: the service's treasury wallet has no default")
+		return nil, "", invalid("Treasury", "is required: the service's treasury wallet has no default")
 	case p.Treasury.Equals(p.Payer.PublicKey()):
-		return 0, "", invalid("Treasury", "must not be the payer's own wallet")
+		return nil, "", invalid("Treasury", "must not be the payer's own wallet")
 	}
 	return amount, memo, nil
 }
 
-// BuildKeyPayment returns the signed transaction that pays for p.Plan, ready for the
+// BuildKeyPayment returns the signed transaction that pays for params.Plan, ready for the
 // JSON-RPC sendTransaction: in order, the optional CreateIdempotent of the treasury's USDC
 // account, a TransferChecked of exactly the plan's price in USDC (6 decimals) from the
 // payer's associated token account to the treasury's, and a Memo instruction whose data is
@@ -63,24 +65,25 @@ func (p *BuyKeyParams) terms() (uint64, string, error) {
 // from getLatestBlockhash). Its first signature identifies it, and is what RedeemKey takes
 // once it is confirmed. BuildKeyPayment sends nothing and reserves nothing in a budget:
 // BuyKey does both. Bad input is an *sdk.ValidationError naming the field.
-func BuildKeyPayment(p *BuyKeyParams, recentBlockhash solana.Hash) (*solana.Transaction, error) {
-	amount, memo, err := p.terms()
+func BuildKeyPayment(params *BuyKeyParams, recentBlockhash solana.Hash) (*solana.Transaction, error) {
+	amount, memo, err := params.terms()
 	if err != nil {
 		return nil, err
 	}
 	if recentBlockhash.IsZero() {
 		return nil, invalid("recent blockhash", "must not be zero")
 	}
-	tx, err := unsignedPayment(p, amount, memo, recentBlockhash)
+	tx, err := unsignedPayment(params, amount, memo, recentBlockhash)
 	if err != nil {
 		return nil, err
 	}
-	return tx, signPayment(tx, p.Payer)
+	return tx, signPayment(tx, params.Payer)
 }
 
 // unsignedPayment builds the transaction of a checked purchase, without its signature, from
-// the Solana payment building blocks of package svm.
-func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhash solana.Hash) (*solana.Transaction, error) {
+// the Solana payment building blocks of package svm. It is where a plan's price, atomic
+// units of package usdc, becomes the token program's uint64 amount with usdc.Decimals.
+func unsignedPayment(p *BuyKeyParams, amount *big.Int, memo string, recentBlockhash solana.Hash) (*solana.Transaction, error) {
 	owner := p.Payer.PublicKey()
 	from, err := usdcAccount(owner, "payer")
 	if err != nil {
@@ -94,7 +97,7 @@ func unsignedPayment(p *BuyKeyParams, amount uint64, memo string, recentBlockhas
 	if p.CreateTreasuryAccount {
 		ixs = append(ixs, svm.CreateAssociatedTokenAccount(owner, to, p.Treasury, USDCMint, solana.TokenProgramID))
 	}
-	transfer, err := svm.TransferChecked(solana.TokenProgramID, amount, USDCDecimals, from, USDCMint, to, owner)
+	transfer, err := svm.TransferChecked(solana.TokenProgramID, amount.Uint64(), usdc.Decimals, from, USDCMint, to, owner)
 	if err != nil {
 		return nil, errors.New(serviceName + ": building the payment transaction: " + err.Error())
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/x402/svm"
 )
 
@@ -224,7 +224,7 @@ func TestBuildKeyPaymentRefusesBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			_, err := gpuprice.BuildKeyPayment(tc.p, tc.bh)
-			ve := errtest.As[*sdk.ValidationError](t, err)
+			ve := testkit.As[*sdk.ValidationError](t, err)
 			assert.Equal(t, tc.field, ve.Field)
 			assert.Equal(t, "gpuprice", ve.Service)
 		})
@@ -243,5 +243,5 @@ func TestPrivateKeySignerNeverPrintsTheKey(t *testing.T) {
 		assert.Contains(t, out, key.PublicKey().String(), verb)
 	}
 	_, err = svm.PrivateKeySignerFromBase58("not-a-key")
-	assert.Equal(t, "private key", errtest.As[*sdk.ValidationError](t, err).Field)
+	assert.Equal(t, "private key", testkit.As[*sdk.ValidationError](t, err).Field)
 }

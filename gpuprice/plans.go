@@ -4,6 +4,8 @@ import (
 	"math/big"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // Plan is a paid plan of the service. Keys are bought for one month.
@@ -17,13 +19,8 @@ const (
 	PlanUnlimited Plan = "unlimited"
 )
 
-// The purchase terms of the API description: prices in atomic USDC units (6 decimals) and
-// the memo each payment must carry, byte for byte.
+// The memo each payment must carry, byte for byte, as the API description gives it.
 const (
-	// ProPrice is the price of a Pro key: 5 USDC.
-	ProPrice uint64 = 5_000_000
-	// UnlimitedPrice is the price of an Unlimited key: 19 USDC.
-	UnlimitedPrice uint64 = 19_000_000
 	// MemoPro is the memo of a Pro payment.
 	MemoPro = "API-PRO"
 	// MemoUnlimited is the memo of an Unlimited payment.
@@ -33,18 +30,16 @@ const (
 // USDCMint is the mint of USDC on Solana mainnet; key payments are transfers of it.
 var USDCMint = solana.MustPublicKeyFromBase58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")
 
-// USDCDecimals is the number of decimals of USDC.
-const USDCDecimals uint8 = 6
-
-// Price returns the plan's price in atomic USDC units, and false for an unknown plan.
-func (p Plan) Price() (uint64, bool) {
+// Price returns the plan's price in atomic USDC units (package usdc): 5 USDC for Pro, 19 for
+// Unlimited, as the API description gives them; false for an unknown plan.
+func (p Plan) Price() (*big.Int, bool) {
 	switch p {
 	case PlanPro:
-		return ProPrice, true
+		return usdc.Dollars(5), true
 	case PlanUnlimited:
-		return UnlimitedPrice, true
+		return usdc.Dollars(19), true
 	}
-	return 0, false
+	return nil, false
 }
 
 // Memo returns the memo a payment for the plan carries, and false for an unknown plan.
@@ -57,6 +52,3 @@ func (p Plan) Memo() (string, bool) {
 	}
 	return "", false
 }
-
-// price returns the plan's price as a *big.Int, for the budget.
-func price(amount uint64) *big.Int { return new(big.Int).SetUint64(amount) }

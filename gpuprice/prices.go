@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // GPUsParams narrow the on-demand price table; an empty field does not filter.
@@ -43,7 +43,8 @@ type Price struct {
 	Model string
 	// Platform is the platform, such as "aws".
 	Platform string
-	// USDPerHour is the on-demand price in USD per GPU-hour; nil when the row had none.
+	// USDPerHour is the on-demand price in USD per GPU-hour; nil when the row had none. It is
+	// third-party market data, never an amount the SDK pays, hence a float64.
 	USDPerHour *float64
 	// PlatformName is the platform's display name, such as "Amazon Web Services", when the
 	// row said.
@@ -65,13 +66,13 @@ func (p *Price) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*p = Price{
-		Model:          m.text(qModel),
-		Platform:       m.text(qPlatform),
-		USDPerHour:     m.number(qHourPrice),
-		PlatformName:   m.text(qPlatformName),
-		VRAMGB:         m.number(qMemoryGB),
-		H100Equivalent: m.number(qH100Equivalent),
-		UpdatedAt:      m.time(qTime),
+		Model:          m.text(fieldModel),
+		Platform:       m.text(fieldPlatform),
+		USDPerHour:     m.number(fieldHourPrice),
+		PlatformName:   m.text(fieldPlatformName),
+		VRAMGB:         m.number(fieldMemoryGB),
+		H100Equivalent: m.number(fieldH100Equivalent),
+		UpdatedAt:      m.time(fieldTime),
 		Raw:            bytes.Clone(b),
 	}
 	return nil
@@ -81,15 +82,15 @@ func (p *Price) UnmarshalJSON(b []byte) error {
 // results or rows, in any of their spellings (a count of 0 with no list is an empty table),
 // or a bare list. An answer in which no list is found is an error, never an empty table.
 func (t *PriceTable) UnmarshalJSON(b []byte) error {
-	rows, m, err := listAnswer[Price](b, "price table", qPriceRows)
+	rows, m, err := listAnswer[Price](b, "price table", fieldPriceRows)
 	if err != nil {
 		return err
 	}
 	*t = PriceTable{
 		Prices:    rows,
-		UpdatedAt: m.time(qTime),
-		Currency:  m.text(qCurrency),
-		Unit:      m.text(qUnit),
+		UpdatedAt: m.time(fieldTime),
+		Currency:  m.text(fieldCurrency),
+		Unit:      m.text(fieldUnit),
 		Raw:       bytes.Clone(b),
 	}
 	return nil
@@ -166,15 +167,15 @@ func (p *CheapestPrice) UnmarshalJSON(b []byte) error {
 	}
 	switch {
 	case w.Model == nil:
-		return lenient.Missing("cheapest price", "model")
+		return jsonmember.Missing("cheapest price", "model")
 	case w.BestPlatform == nil:
-		return lenient.Missing("cheapest price", "best_platform")
+		return jsonmember.Missing("cheapest price", "best_platform")
 	case w.BestPriceUSDHr == nil:
-		return lenient.Missing("cheapest price", "best_price_usd_hr")
+		return jsonmember.Missing("cheapest price", "best_price_usd_hr")
 	case w.SavingPctVsDearest == nil:
-		return lenient.Missing("cheapest price", "saving_pct_vs_dearest")
+		return jsonmember.Missing("cheapest price", "saving_pct_vs_dearest")
 	case w.AllOnDemand == nil:
-		return lenient.Missing("cheapest price", "all_on_demand")
+		return jsonmember.Missing("cheapest price", "all_on_demand")
 	}
 	*p = CheapestPrice{
 		Model:              *w.Model,
@@ -215,7 +216,7 @@ type CheapestList struct {
 // UnmarshalJSON reads a bare list, or an object with the list under cheapest, models, data,
 // items or results, in any of their spellings (a count of 0 with no list is empty).
 func (l *CheapestList) UnmarshalJSON(b []byte) error {
-	all, _, err := listAnswer[CheapestPrice](b, "cheapest prices", qCheapestList)
+	all, _, err := listAnswer[CheapestPrice](b, "cheapest prices", fieldCheapestList)
 	if err != nil {
 		return err
 	}
@@ -274,16 +275,16 @@ func (p *Platform) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	models, _ := first[[]string](m, qModels)
+	models, _ := first[[]string](m, fieldModels)
 	*p = Platform{
 		// {"name": "aws", "display_name": "Amazon Web Services"}: beside a display name, name
 		// is the identifier.
-		ID:            m.text(qPlatformID, qName, qDisplayName),
-		Name:          m.text(qDisplayName, qPlatformID),
-		Kind:          m.text(qKind),
-		Website:       m.text(qWebsite),
-		OnDemandIndex: m.flag(qOnDemandIndex),
-		FuturesIndex:  m.flag(qFuturesIndex),
+		ID:            m.text(fieldPlatformID, fieldName, fieldDisplayName),
+		Name:          m.text(fieldDisplayName, fieldPlatformID),
+		Kind:          m.text(fieldKind),
+		Website:       m.text(fieldWebsite),
+		OnDemandIndex: m.flag(fieldOnDemandIndex),
+		FuturesIndex:  m.flag(fieldFuturesIndex),
 		Models:        models,
 		Raw:           bytes.Clone(b),
 	}
@@ -293,7 +294,7 @@ func (p *Platform) UnmarshalJSON(b []byte) error {
 // UnmarshalJSON reads a bare list, or an object with the list under platforms, data, items
 // or results, in any of their spellings (a count of 0 with no list is empty).
 func (d *PlatformDirectory) UnmarshalJSON(b []byte) error {
-	all, _, err := listAnswer[Platform](b, "platform directory", qPlatformList)
+	all, _, err := listAnswer[Platform](b, "platform directory", fieldPlatformList)
 	if err != nil {
 		return err
 	}
@@ -357,16 +358,16 @@ func (h *Health) decode(body []byte) error {
 	if err != nil {
 		return err
 	}
-	status := m.text(qStatus)
-	if ok := m.flag(qOK); status == "" && ok != nil {
+	status := m.text(fieldStatus)
+	if ok := m.flag(fieldOK); status == "" && ok != nil {
 		status = map[bool]string{true: "ok", false: "error"}[*ok]
 	}
 	*h = Health{
 		Status:      status,
-		Service:     m.text(qService),
-		Version:     m.text(qVersion),
-		Time:        m.time(qClock),
-		LastRefresh: m.time(qRefreshed),
+		Service:     m.text(fieldService),
+		Version:     m.text(fieldVersion),
+		Time:        m.time(fieldClock),
+		LastRefresh: m.time(fieldRefreshed),
 		Raw:         bytes.Clone(body),
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // PaymentRail names the Solana rail in a budget's outstanding payments (svm.PurchaseRail). A
@@ -35,17 +37,10 @@ const slotTime = 600 * time.Millisecond
 // when its blockhash expires.
 const unknownExpiry = 2 * time.Minute
 
-// redeemSchedule spaces the redemptions BuyKey repeats while the service has not yet seen
-// the confirmed payment.
-var redeemSchedule = poll.Schedule{Min: time.Second, Max: 4 * time.Second, Factor: 2, Jitter: 0.2}
-
-// redeemAttempts bounds those redemptions.
-const redeemAttempts = 5
-
-// BuyKey buys a key of p.Plan with a USDC payment on Solana, redeems it, makes the client send
-// the key from now on, and returns it with its plan, expiry and the payment's signature.
+// BuyKey buys a key of params.Plan with a USDC payment on Solana, redeems it, makes the client
+// send the key from now on, and returns it with its plan, expiry and the payment's signature.
 //
-// In order: the plan's price is reserved in p.Budget, to the treasury (a refusal is the
+// In order: the plan's price is reserved in params.Budget, to the treasury (a refusal is the
 // budget's *x402.PolicyError, matching x402.ErrBudgetExceeded or another of its limits, and
 // nothing is signed); the payer's USDC balance is read over RPC (short: an
 // *InsufficientFundsError, and nothing is sent); a recent blockhash is fetched and the
@@ -56,11 +51,12 @@ const redeemAttempts = 5
 // SOL (short: an *InsufficientSOLError, and nothing is signed or sent); the transaction is
 // signed and its signature recorded in the budget (when that fails, nothing is sent); it is
 // sent with preflight, and its status is polled until it is confirmed (commitment
-// "confirmed") or the WithConfirmTimeout bound passes; then it is redeemed with RedeemKey.
+// "confirmed") or the WithWait timeout passes; then it is redeemed with RedeemKey, again
+// while the service has not seen the confirmation yet, within the WithWait policy.
 // Each call of the node is bounded by the attempt timeout of WithTimeouts (60s by default),
 // which ends it with an *RPCError matching context.DeadlineExceeded; a status check that
 // fails so is repeated until the confirmation bound. No step waits forever: a purchase takes
-// at most about one attempt bound per node call, plus twice WithConfirmTimeout (the wait for
+// at most about one attempt bound per node call, plus twice the WithWait timeout (the wait for
 // confirmation, then the repeated redemption).
 //
 // Money is accounted in the budget as x402 payments are: a failure before the transaction
@@ -68,34 +64,35 @@ const redeemAttempts = 5
 // counted. A node that refuses the transaction, or a transaction that fails on chain, is a
 // *PaymentError (ErrPaymentRefused) and the amount counts until the blockhash expires (a
 // refusal wraps the node's *RPCError, with the failing instruction and the program logs); no
-// answer or no confirmation in time is a *PaymentError (ErrPaymentInDoubt) that counts until
-// the caller resolves it (budget.Budget.Resolve with the signature); a confirmed payment is
-// spent, and a redemption that fails after it is a *PaymentError (ErrNotRedeemed) carrying
-// the signature for RedeemKey.
-func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
-	amount, memo, err := p.terms()
+// answer or no confirmation in time is a *PaymentError (ErrPaymentInDoubt, holding an
+// *sdk.WaitError when the wait gave up) that counts until the caller resolves it
+// (budget.Budget.Resolve with the signature); a confirmed payment is spent, and a redemption
+// that fails after it is a *PaymentError (ErrNotRedeemed) carrying the signature for
+// RedeemKey.
+func (c *Client) BuyKey(ctx context.Context, params *BuyKeyParams) (*Key, error) {
+	amount, memo, err := params.terms()
 	if err != nil {
 		return nil, err
 	}
 	if c.node == nil {
 		return nil, invalid("RPC URL", "not set: use WithRPCURL, WithRPCClient or the "+EnvRPCURL+" environment variable")
 	}
-	spend := p.Budget
+	spend := params.Budget
 	if spend == nil {
 		if spend, err = budget.New(budget.Unlimited); err != nil {
 			return nil, err
 		}
 	}
-	payer := p.Payer.PublicKey()
-	hold, err := spend.Reserve(ctx, ledger.Reservation{Amount: price(amount), PayTo: p.Treasury.String(), Rail: PaymentRail,
-		Resource: "gpuprice key " + string(p.Plan), Payer: payer.String(), Asset: USDCMint.String()})
+	payer := params.Payer.PublicKey()
+	hold, err := spend.Reserve(ctx, ledger.Reservation{Amount: amount, PayTo: params.Treasury.String(), Rail: PaymentRail,
+		Resource: "gpuprice key " + string(params.Plan), Payer: payer.String(), Asset: USDCMint.String()})
 	if err != nil {
 		return nil, underOwnName(err)
 	}
 	// The budget records each outcome whatever becomes of ctx; a store that fails to record
 	// it leaves the amount counted, and changes nothing else.
 	book := context.WithoutCancel(ctx)
-	tx, lastValid, expires, err := c.preparePayment(ctx, p, amount, memo)
+	tx, lastValid, expires, err := c.preparePayment(ctx, params, amount, memo)
 	if err == nil {
 		source, _ := usdcAccount(payer, "payer") // derived when the transaction was built
 		ref := svm.Ref{Blockhash: tx.Message.RecentBlockhash, LastValid: lastValid, Source: source, Memo: []byte(memo)}
@@ -107,7 +104,7 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 	}
 	sig := tx.Signatures[0]
 	fail := func(outcome PaymentOutcome, cause error) error {
-		return &PaymentError{Outcome: outcome, Signature: sdk.NewSecret(sig.String()), Plan: p.Plan, Err: withoutSecret(cause, sig.String())}
+		return &PaymentError{Outcome: outcome, Signature: sdk.NewSecret(sig.String()), Plan: params.Plan, Err: withoutSecret(cause, sig.String())}
 	}
 
 	if _, err := c.node.Send(ctx, tx); err != nil {
@@ -119,7 +116,9 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 		_ = hold.InDoubt(book) // no answer: the transaction may have reached the cluster
 		return nil, fail(PaymentInDoubt, err)
 	}
-	switch err := c.node.Confirm(ctx, sig, lastValid, c.clock, c.confirmTimeout); {
+	confirming := poll.Waiting{Service: serviceName, Operation: "BuyKey", Subject: "confirmation of the payment for plan " + string(params.Plan),
+		Policy: c.wait, Clock: c.clock}
+	switch err := poll.AsWaitError(confirming, c.node.Confirm(ctx, sig, lastValid, c.clock, c.wait.Timeout)); {
 	case errors.Is(err, svm.ErrFailedOnChain):
 		_ = hold.Refused(book)
 		return nil, fail(PaymentFailed, err)
@@ -142,12 +141,12 @@ func (c *Client) BuyKey(ctx context.Context, p *BuyKeyParams) (*Key, error) {
 // preparePayment checks the payer's balances, fetches a blockhash and builds the signed
 // transaction, and returns it with the last block height and the time at which its
 // blockhash can still land. Nothing is sent.
-func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uint64, memo string) (*solana.Transaction, uint64, time.Time, error) {
+func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount *big.Int, memo string) (*solana.Transaction, uint64, time.Time, error) {
 	have, err := c.usdcBalance(ctx, p.Payer.PublicKey())
 	if err != nil {
 		return nil, 0, time.Time{}, err
 	}
-	if have < amount {
+	if have.Cmp(amount) < 0 {
 		return nil, 0, time.Time{}, &InsufficientFundsError{Have: have, Need: amount}
 	}
 	lamports, err := svm.Call(ctx, c.node, "getBalance", func(ctx context.Context, rc *rpc.Client) (*rpc.GetBalanceResult, error) {
@@ -167,9 +166,9 @@ func (c *Client) preparePayment(ctx context.Context, p *BuyKeyParams, amount uin
 	if err != nil {
 		return nil, 0, time.Time{}, err
 	}
-	expires := time.Now().Add(unknownExpiry)
+	expires := c.clock.Now().Add(unknownExpiry)
 	if height, err := c.node.BlockHeight(ctx, rpc.CommitmentConfirmed); err == nil && lastValid >= height {
-		expires = time.Now().Add(time.Duration(lastValid-height+1) * slotTime)
+		expires = c.clock.Now().Add(time.Duration(lastValid-height+1) * slotTime)
 	}
 	tx, err := unsignedPayment(p, amount, memo, blockhash)
 	if err != nil {
@@ -278,40 +277,43 @@ const (
 	codeMethodNotFound = -32601
 )
 
-// usdcBalance returns the USDC balance of owner's associated token account, 0 when it is absent.
-func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (uint64, error) {
+// usdcBalance returns the USDC balance of owner's associated token account, in atomic units
+// of package usdc, 0 when it is absent.
+func (c *Client) usdcBalance(ctx context.Context, owner solana.PublicKey) (*big.Int, error) {
 	ata, err := usdcAccount(owner, "payer")
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	res, err := svm.Call(ctx, c.node, "getTokenAccountBalance", func(ctx context.Context, rc *rpc.Client) (*rpc.GetTokenAccountBalanceResult, error) {
 		return rc.GetTokenAccountBalance(ctx, ata, rpc.CommitmentConfirmed)
 	})
 	if err != nil {
 		if rerr := asRPCError(err); rerr != nil && rerr.Code == codeInvalidParams && strings.Contains(strings.ToLower(rerr.Message), "could not find account") {
-			return 0, nil
+			return new(big.Int), nil
 		}
-		return 0, err
+		return nil, err
 	}
 	if res == nil || res.Value == nil {
-		return 0, nil
+		return new(big.Int), nil
 	}
-	if res.Value.Decimals != USDCDecimals {
-		return 0, nodeAnswer("getTokenAccountBalance", "the payer's USDC account reports "+
+	if res.Value.Decimals != usdc.Decimals {
+		return nil, nodeAnswer("getTokenAccountBalance", "the payer's USDC account reports "+
 			strconv.Itoa(int(res.Value.Decimals))+" decimals, not 6")
 	}
-	have, err := strconv.ParseUint(res.Value.Amount, 10, 64)
-	if err != nil {
-		return 0, nodeAnswer("getTokenAccountBalance", "the balance is not a whole number of atomic units")
+	have, ok := new(big.Int).SetString(res.Value.Amount, 10)
+	if !ok || have.Sign() < 0 {
+		return nil, nodeAnswer("getTokenAccountBalance", "the balance is not a whole number of atomic units")
 	}
 	return have, nil
 }
 
-// redeemConfirmed redeems a confirmed payment, repeating the redemption (on the shared poll
-// loop) while the service has not seen the payment or its confirmation yet.
+// redeemConfirmed redeems a confirmed payment, repeating the redemption within the client's
+// WithWait policy while the service has not seen the payment or its confirmation yet; giving
+// up is an *sdk.WaitError.
 func (c *Client) redeemConfirmed(ctx context.Context, sig string) (*Key, error) {
 	var key *Key
-	err := poll.Run(ctx, poll.Options{Schedule: redeemSchedule, MaxAttempts: redeemAttempts, Timeout: c.confirmTimeout, Clock: c.clock},
+	redeeming := poll.Waiting{Service: serviceName, Operation: "BuyKey", Subject: "redemption of the payment", Policy: c.wait, Clock: c.clock}
+	err := poll.Wait(ctx, redeeming,
 		func(ctx context.Context, _ int) (bool, time.Duration, error) {
 			var err error
 			key, err = c.RedeemKey(ctx, sig)

@@ -9,11 +9,12 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/ledger/ledgertest"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // faultyBudget returns a budget of limit whose store fails as set.
@@ -30,7 +31,7 @@ func TestBuyKeySendsNothingWhenTheSignatureCannotBeRecorded(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, key := newPayer(t, srv, 8_000_000)
+	payer, key := newPayer(t, srv, usdc.Dollars(8))
 	spend := faultyBudget(t, 10_000_000, func(s *ledgertest.Faulty) { s.Fail("sign") })
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, spend))
@@ -39,7 +40,7 @@ func TestBuyKeySendsNothingWhenTheSignatureCannotBeRecorded(t *testing.T) {
 	assert.Equal(t, "sign", se.Op)
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was handed to the node")
 	assert.Empty(t, srv.Transactions())
-	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()))
+	assert.Equal(t, "$8.00", usdc.Format(srv.USDCBalance(key.PublicKey())))
 	assertBudget(t, spend, 0, 0)
 }
 
@@ -47,7 +48,7 @@ func TestBuyKeyWhoseCommitCannotBeRecordedStillReturnsTheKey(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	budget := faultyBudget(t, 10_000_000, func(s *ledgertest.Faulty) { s.Fail("mark committed") })
 
 	bought, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
@@ -64,11 +65,11 @@ func TestBuyKeyWithinTheTreasurysLimit(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	spend := budgetOf(t, -1, budget.WithPayeeLimitFor(srv.Treasury.String(), big.NewInt(4_000_000)))
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, spend))
-	le := errtest.As[*budget.LimitError](t, err)
+	le := testkit.As[*budget.LimitError](t, err)
 	assert.ErrorIs(t, err, x402.ErrPayeeLimitExceeded)
 	assert.Equal(t, srv.Treasury.String(), le.PayTo)
 	assert.Equal(t, "5000000", le.Amount.String())

@@ -14,9 +14,10 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // solOf returns the lamports of wallet on srv's node.
@@ -43,7 +44,7 @@ func buildFor(t *testing.T, srv *gpupricetest.Server, p *gpuprice.BuyKeyParams) 
 func assertRefusedForSOL(t *testing.T, srv *gpupricetest.Server, budget *budget.Budget, err error, want gpuprice.InsufficientSOLError) {
 	t.Helper()
 	require.ErrorIs(t, err, gpuprice.ErrInsufficientSOL)
-	assert.Equal(t, want, *errtest.As[*gpuprice.InsufficientSOLError](t, err))
+	assert.Equal(t, want, *testkit.As[*gpuprice.InsufficientSOLError](t, err))
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was sent")
 	assert.Empty(t, srv.Transactions())
 	assertBudget(t, budget, 0, 0)
@@ -54,14 +55,14 @@ func TestBuyKeyWithoutSOLSendsNothing(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, key := newPayerWithSOL(t, srv, 8_000_000, 0)
+	payer, key := newPayerWithSOL(t, srv, usdc.Dollars(8), 0)
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	assertRefusedForSOL(t, srv, budget, err, gpuprice.InsufficientSOLError{Have: 0, Need: 5_000, Fee: 5_000})
 	assert.Equal(t, "gpuprice: the payer holds 0 SOL, the purchase needs 0.000005 SOL (fee 0.000005 SOL)", err.Error())
 	assert.Equal(t, 1, srv.RPCCalls()["getFeeForMessage"], "the fee is the node's")
-	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()))
+	assert.Equal(t, "$8.00", usdc.Format(srv.USDCBalance(key.PublicKey())))
 
 	// The node would have refused it: the runtime knows no wallet without SOL.
 	_, err = rpc.New(srv.RPCURL).SendTransaction(t.Context(), buildFor(t, srv, purchase(srv, payer, nil)))
@@ -73,7 +74,7 @@ func TestBuyKeyWithoutTheRentOfTheTreasuryAccountSendsNothing(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, gpupricetest.WithTreasuryATA(false))
 	c := newClient(t, srv)
-	payer, key := newPayerWithSOL(t, srv, 8_000_000, 1_000_000) // the fee, not the rent
+	payer, key := newPayerWithSOL(t, srv, usdc.Dollars(8), 1_000_000) // the fee, not the rent
 	budget := budgetOf(t, 10_000_000)
 	p := purchase(srv, payer, budget)
 	p.CreateTreasuryAccount = true
@@ -99,7 +100,7 @@ func TestBuyKeyPaysNoRentForAnExistingTreasuryAccount(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, key := newPayerWithSOL(t, srv, 8_000_000, 5_000) // the fee, exactly
+	payer, key := newPayerWithSOL(t, srv, usdc.Dollars(8), 5_000) // the fee, exactly
 	p := purchase(srv, payer, budgetOf(t, 10_000_000))
 	p.CreateTreasuryAccount = true
 
@@ -114,7 +115,7 @@ func TestBuyKeyKeepsThePayerRentExempt(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, key := newPayerWithSOL(t, srv, 8_000_000, 895_000) // 890,000 left after the fee
+	payer, key := newPayerWithSOL(t, srv, usdc.Dollars(8), 895_000) // 890,000 left after the fee
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
@@ -168,7 +169,7 @@ func TestBuyKeyTakesTheFeeFromTheNodeOrFallsBackToTheClusterRate(t *testing.T) {
 			t.Parallel()
 			srv := startFake(t)
 			c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, cannedNode{"getFeeForMessage", tc.answer})))
-			payer, _ := newPayerWithSOL(t, srv, 8_000_000, 4_000)
+			payer, _ := newPayerWithSOL(t, srv, usdc.Dollars(8), 4_000)
 			budget := budgetOf(t, 10_000_000)
 			_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 			assertRefusedForSOL(t, srv, budget, err, gpuprice.InsufficientSOLError{Have: 4_000, Need: tc.fee, Fee: tc.fee})
@@ -181,10 +182,10 @@ func TestBuyKeyWhenTheNodeCannotPriceTheFeeReleases(t *testing.T) {
 	srv := startFake(t)
 	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, cannedNode{"getFeeForMessage",
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"Node is unhealthy"}}`})))
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := errtest.As[*svm.RPCError](t, err)
+	re := testkit.As[*svm.RPCError](t, err)
 	assert.Equal(t, "getFeeForMessage", re.Method)
 	assert.Equal(t, -32005, re.Code)
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"])

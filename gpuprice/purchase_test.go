@@ -24,13 +24,13 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/internal/errtest"
-	"github.com/agentapis/sdk/internal/poll/polltest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // budgetOf returns a budget of limit atomic USDC units (no total when limit is negative),
@@ -60,7 +60,7 @@ func TestBuyKeySucceedsOnceAndCannotBeRedeemedTwice(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, key := newPayer(t, srv, 8_000_000)
+	payer, key := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 
 	bought, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
@@ -74,8 +74,8 @@ func TestBuyKeySucceedsOnceAndCannotBeRedeemedTwice(t *testing.T) {
 	plan, _, ok := srv.KeyPlan(bought.Key.Reveal())
 	require.True(t, ok, "the fake issued the key")
 	assert.Equal(t, gpupricetest.PlanPro, plan)
-	assert.Equal(t, uint64(3_000_000), srv.USDCBalance(key.PublicKey()))
-	assert.Equal(t, uint64(5_000_000), srv.USDCBalance(srv.Treasury))
+	assert.Equal(t, "$3.00", usdc.Format(srv.USDCBalance(key.PublicKey())))
+	assert.Equal(t, "$5.00", usdc.Format(srv.USDCBalance(srv.Treasury)))
 	assert.Equal(t, []string{"API-PRO"}, memoTexts(srv))
 	assertBudget(t, budget, 5_000_000, 0)
 	assert.Empty(t, budgettest.Outstanding(t, budget))
@@ -89,7 +89,7 @@ func TestBuyKeySucceedsOnceAndCannotBeRedeemedTwice(t *testing.T) {
 	// The same signature cannot be redeemed twice.
 	_, err = c.RedeemKey(t.Context(), bought.TxSignature.Reveal())
 	require.ErrorIs(t, err, gpuprice.ErrAlreadyRedeemed)
-	assert.Equal(t, http.StatusConflict, errtest.As[*sdk.APIError](t, err).StatusCode)
+	assert.Equal(t, http.StatusConflict, testkit.As[*sdk.APIError](t, err).StatusCode)
 	assert.NotContains(t, err.Error(), bought.TxSignature.Reveal())
 
 	// Printing the key shows only its mask.
@@ -109,17 +109,17 @@ func TestBuyKeyWithShortBalanceSendsNothing(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, key := newPayer(t, srv, 4_999_999)
+	payer, key := newPayer(t, srv, big.NewInt(4_999_999))
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrInsufficientFunds)
-	short := errtest.As[*gpuprice.InsufficientFundsError](t, err)
-	assert.Equal(t, uint64(4_999_999), short.Have)
-	assert.Equal(t, uint64(5_000_000), short.Need)
+	short := testkit.As[*gpuprice.InsufficientFundsError](t, err)
+	assert.Equal(t, "$4.999999", usdc.Format(short.Have))
+	assert.Equal(t, "$5.00", usdc.Format(short.Need))
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"], "nothing was sent")
 	assert.Empty(t, srv.Transactions())
-	assert.Equal(t, uint64(4_999_999), srv.USDCBalance(key.PublicKey()))
+	assert.Equal(t, "$4.999999", usdc.Format(srv.USDCBalance(key.PublicKey())))
 	assertBudget(t, budget, 0, 0)
 	assert.Empty(t, budgettest.Outstanding(t, budget))
 }
@@ -128,12 +128,12 @@ func TestBuyKeyWithoutAUSDCAccountSendsNothing(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 0)
+	payer, _ := newPayer(t, srv, new(big.Int))
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	short := errtest.As[*gpuprice.InsufficientFundsError](t, err)
-	assert.Zero(t, short.Have)
+	short := testkit.As[*gpuprice.InsufficientFundsError](t, err)
+	assert.Equal(t, "$0.00", usdc.Format(short.Have), "no account holds nothing")
 	assert.Zero(t, srv.RPCCalls()["sendTransaction"])
 	assertBudget(t, budget, 0, 0)
 }
@@ -142,14 +142,14 @@ func TestBuyKeyOverBudgetIsRefusedBeforeAnything(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 50_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(50))
 	spend := budgetOf(t, 10_000_000)
 	held, err := spend.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(6_000_000)}) // an x402 payment under way on the same budget
 	require.NoError(t, err)
 
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, spend))
 	require.ErrorIs(t, err, x402.ErrBudgetExceeded)
-	errtest.As[*budget.LimitError](t, err)
+	testkit.As[*budget.LimitError](t, err)
 	assert.Empty(t, srv.RPCCalls(), "not even the balance was read")
 	assertBudget(t, spend, 0, 6_000_000)
 
@@ -163,7 +163,7 @@ func TestBuyKeyReleasesTheBudgetWhenBuildingFails(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	_, key := newPayer(t, srv, 8_000_000)
+	_, key := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, failingSigner{key.PublicKey()}, budget))
@@ -187,17 +187,17 @@ func TestBuyKeyWhenTheSendIsDroppedIsInDoubt(t *testing.T) {
 	srv := startFake(t)
 	node := &faultyNode{method: "sendTransaction", forward: true}
 	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node)))
-	payer, key := newPayer(t, srv, 8_000_000)
+	payer, key := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
-	pe := errtest.As[*gpuprice.PaymentError](t, err)
+	pe := testkit.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentInDoubt, pe.Outcome)
 	require.Len(t, srv.Transactions(), 1)
 	assert.Equal(t, srv.Transactions()[0].Signature.String(), pe.Signature.Reveal(), "the error carries the signature")
 	assert.NotContains(t, err.Error(), pe.Signature.Reveal())
-	assert.Equal(t, uint64(3_000_000), srv.USDCBalance(key.PublicKey()), "the payment did land")
+	assert.Equal(t, "$3.00", usdc.Format(srv.USDCBalance(key.PublicKey())), "the payment did land")
 
 	// The amount stays counted, signed and in doubt, until the caller resolves it.
 	assertBudget(t, budget, 0, 5_000_000)
@@ -240,11 +240,11 @@ func TestBuyKeyWhenTheNodeIsUnreachableBeforeSendingReleases(t *testing.T) {
 	srv := startFake(t)
 	node := &faultyNode{method: "getLatestBlockhash"}
 	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, node)))
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := errtest.As[*svm.RPCError](t, err)
+	re := testkit.As[*svm.RPCError](t, err)
 	assert.Equal(t, "getLatestBlockhash", re.Method)
 	assert.NotContains(t, err.Error(), srv.RPCURL, "the node's URL is not quoted")
 	assert.NotContains(t, sprintf("%#v", err), srv.RPCURL)
@@ -255,15 +255,19 @@ func TestBuyKeyWhenTheNodeIsUnreachableBeforeSendingReleases(t *testing.T) {
 func TestBuyKeyConfirmationTimeoutIsInDoubt(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, gpupricetest.WithConfirmAfter(1_000_000))
-	clock := polltest.NewFake(t0)
-	c := newClient(t, srv, gpuprice.WithConfirmTimeout(time.Second), gpuprice.WithClock(clock))
-	payer, _ := newPayer(t, srv, 8_000_000)
+	clock := sdktest.NewClock(t0)
+	c := newClient(t, srv, gpuprice.WithWait(sdk.WaitPolicy{Timeout: time.Second}), gpuprice.WithClock(clock))
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)
-	pe := errtest.As[*gpuprice.PaymentError](t, err)
+	pe := testkit.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentInDoubt, pe.Outcome)
+	we := testkit.As[*sdk.WaitError](t, err)
+	assert.ErrorIs(t, err, sdk.ErrWaitTimeout, "the wait gave up on its timeout")
+	assert.Equal(t, "gpuprice", we.Service)
+	assert.Equal(t, "BuyKey", we.Operation)
 	assert.GreaterOrEqual(t, srv.RPCCalls()["getSignatureStatuses"], 2, "it polled")
 	assert.NotEmpty(t, clock.Waits(), "it waited between polls, on the test's clock")
 	assert.LessOrEqual(t, clock.Now().Sub(t0), time.Second, "within the confirmation timeout")
@@ -278,16 +282,16 @@ func TestBuyKeyRejectedByTheNodeStaysCountedUntilItExpires(t *testing.T) {
 	// Without the treasury's USDC account the transfer fails in the node's simulation.
 	srv := startFake(t, gpupricetest.WithTreasuryATA(false))
 	c := newClient(t, srv)
-	payer, key := newPayer(t, srv, 8_000_000)
+	payer, key := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrPaymentRefused)
-	pe := errtest.As[*gpuprice.PaymentError](t, err)
+	pe := testkit.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentRejected, pe.Outcome)
-	re := errtest.As[*svm.RPCError](t, err)
+	re := testkit.As[*svm.RPCError](t, err)
 	assert.Equal(t, -32002, re.Code)
-	assert.Equal(t, uint64(8_000_000), srv.USDCBalance(key.PublicKey()), "nothing moved")
+	assert.Equal(t, "$8.00", usdc.Format(srv.USDCBalance(key.PublicKey())), "nothing moved")
 	assertBudget(t, budget, 0, 5_000_000)
 	require.Len(t, budgettest.Outstanding(t, budget), 1)
 	assert.Equal(t, ledger.Refused, budgettest.Outstanding(t, budget)[0].State, "counted until its blockhash expires")
@@ -307,16 +311,16 @@ func TestBuyKeyWithoutANode(t *testing.T) {
 	srv := startFake(t)
 	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
 	require.NoError(t, err)
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, nil))
-	assert.Equal(t, "RPC URL", errtest.As[*sdk.ValidationError](t, err).Field)
+	assert.Equal(t, "RPC URL", testkit.As[*sdk.ValidationError](t, err).Field)
 }
 
 func TestBuyKeyWithoutABudgetStillAccounts(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 19_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(19))
 	p := purchase(srv, payer, nil)
 	p.Plan = gpuprice.PlanUnlimited
 
@@ -325,21 +329,44 @@ func TestBuyKeyWithoutABudgetStillAccounts(t *testing.T) {
 	scan.Add(bought.Key.Reveal())
 	assert.Equal(t, gpuprice.PlanUnlimited, bought.Plan)
 	assert.Equal(t, []string{"API-ULTRA"}, memoTexts(srv))
-	assert.Equal(t, uint64(19_000_000), srv.USDCBalance(srv.Treasury))
+	assert.Equal(t, "$19.00", usdc.Format(srv.USDCBalance(srv.Treasury)))
+}
+
+// A payment the service keeps calling unconfirmed is redeemed again within the WithWait
+// policy, then left to the caller with an *sdk.WaitError that matches the last refusal.
+func TestBuyKeyRedemptionWaitGivesUpWithAWaitError(t *testing.T) {
+	t.Parallel()
+	srv := startFake(t)
+	clock := sdktest.NewClock(t0)
+	c := newClient(t, srv, gpuprice.WithWait(sdk.WaitPolicy{MaxAttempts: 2}), gpuprice.WithClock(clock))
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
+	notYet := sdktest.Fault{Method: http.MethodPost, Path: gpupricetest.DefaultRedeemPath, Status: http.StatusConflict,
+		Code: "tx_not_confirmed", Message: "not confirmed yet"}
+	srv.InjectFaults(notYet, notYet)
+
+	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budgetOf(t, 10_000_000)))
+	require.ErrorIs(t, err, gpuprice.ErrNotRedeemed)
+	require.ErrorIs(t, err, sdk.ErrWaitAttempts)
+	require.ErrorIs(t, err, gpuprice.ErrTxNotConfirmed, "the last refusal")
+	we := testkit.As[*sdk.WaitError](t, err)
+	assert.Equal(t, 2, we.Attempts)
+	assert.Equal(t, 2, srv.RequestCount(http.MethodPost, gpupricetest.DefaultRedeemPath))
+	require.Len(t, clock.Waits(), 1)
+	assert.GreaterOrEqual(t, clock.Waits()[0], 500*time.Millisecond, "the default delay, 1 s, drawn in its upper half")
 }
 
 func TestBuyKeyRedemptionFailureCarriesTheSignature(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 	srv.InjectFaults(sdktest.Fault{Method: http.MethodPost, Path: gpupricetest.DefaultRedeemPath, Status: http.StatusInternalServerError, Code: "internal", Message: "database down"})
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 	require.ErrorIs(t, err, gpuprice.ErrNotRedeemed)
-	pe := errtest.As[*gpuprice.PaymentError](t, err)
-	assert.Equal(t, http.StatusInternalServerError, errtest.As[*sdk.APIError](t, err).StatusCode)
+	pe := testkit.As[*gpuprice.PaymentError](t, err)
+	assert.Equal(t, http.StatusInternalServerError, testkit.As[*sdk.APIError](t, err).StatusCode)
 	assertBudget(t, budget, 5_000_000, 0) // confirmed: the money is spent
 
 	k, err := c.RedeemKey(t.Context(), pe.Signature.Reveal())
@@ -379,9 +406,9 @@ func TestRedeemRefusesWrongPayments(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	_, payer := newPayer(t, srv, 100_000_000)
+	_, payer := newPayer(t, srv, usdc.Dollars(100))
 	other := solana.NewWallet().PublicKey()
-	srv.FundUSDC(other, 0) // its USDC account exists
+	srv.FundUSDC(other, new(big.Int)) // its USDC account exists
 
 	for _, tc := range []struct {
 		name   string
@@ -398,7 +425,7 @@ func TestRedeemRefusesWrongPayments(t *testing.T) {
 		sig := payWrongly(t, srv, payer, tc.to, tc.amount, tc.memo)
 		_, err := c.RedeemKey(t.Context(), sig)
 		require.ErrorIs(t, err, tc.want, tc.name)
-		ae := errtest.As[*sdk.APIError](t, err)
+		ae := testkit.As[*sdk.APIError](t, err)
 		assert.Equal(t, http.StatusUnprocessableEntity, ae.StatusCode, tc.name)
 		assert.NotContains(t, err.Error(), sig, tc.name)
 	}
@@ -413,7 +440,7 @@ func TestRedeemKeyValidatesTheSignature(t *testing.T) {
 	valid := solana.Signature{7, 7, 7}.String()
 	for _, sig := range []string{"", "0OIl", strings.Repeat("1", 20), "1" + valid, solana.PublicKey{1}.String(), valid + " "} {
 		_, err := c.RedeemKey(t.Context(), sig)
-		assert.Equal(t, "tx_signature", errtest.As[*sdk.ValidationError](t, err).Field, sig)
+		assert.Equal(t, "tx_signature", testkit.As[*sdk.ValidationError](t, err).Field, sig)
 	}
 	assert.Empty(t, srv.Requests())
 }
@@ -422,7 +449,7 @@ func TestRedeemKeyPathIsConfigurable(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, gpupricetest.WithRedeemPath("/v1/billing/redeem"))
 	c := newClient(t, srv, gpuprice.WithRedeemPath("/v1/billing/redeem"))
-	_, key := newPayer(t, srv, 5_000_000)
+	_, key := newPayer(t, srv, usdc.Dollars(5))
 	sig := payWrongly(t, srv, key, srv.Treasury, 5_000_000, "API-PRO")
 
 	k, err := c.RedeemKey(t.Context(), sig)
@@ -439,11 +466,11 @@ func TestRPCErrorsNeverQuoteTheNodeURL(t *testing.T) {
 	scan.Add(access)
 	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL("http://127.0.0.1:1/v2/"+access+"?api-key="+access))
 	require.NoError(t, err)
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	budget := budgetOf(t, 10_000_000)
 
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, budget))
-	re := errtest.As[*svm.RPCError](t, err)
+	re := testkit.As[*svm.RPCError](t, err)
 	assert.Equal(t, "getTokenAccountBalance", re.Method)
 	for _, text := range []string{err.Error(), sprintf("%+v", err), sprintf("%#v", err), re.Err.Error()} {
 		assert.NotContains(t, text, access)
@@ -488,9 +515,9 @@ func TestANodeErrorEchoingTheSignatureDoesNotLeakIt(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv, gpuprice.WithRPCClient(nodeThrough(srv, echoingNode{})))
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budgetOf(t, 10_000_000)))
-	pe := errtest.As[*gpuprice.PaymentError](t, err)
+	pe := testkit.As[*gpuprice.PaymentError](t, err)
 	sig := pe.Signature.Reveal()
 	require.NotEmpty(t, sig)
 	var rerr *svm.RPCError

@@ -6,28 +6,31 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 )
 
-// untilMidnight returns the time from now to the next midnight UTC.
-func untilMidnight() time.Duration {
-	now := time.Now().UTC()
-	return time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC).Sub(now)
+// untilMidnight is the time from t0 to the next midnight UTC, when the daily quotas reset.
+const untilMidnight = 8*time.Hour + 30*time.Minute
+
+// quotaClient returns a fake and a client of it with the default retry policy, both on one
+// fake clock standing at t0.
+func quotaClient(t *testing.T, opts ...gpupricetest.Option) (*gpupricetest.Server, *gpuprice.Client) {
+	t.Helper()
+	clock := sdktest.NewClock(t0)
+	srv := startFake(t, append(opts, gpupricetest.WithClock(clock))...)
+	return srv, testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL), gpuprice.WithClock(clock))
 }
 
 func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
 	t.Parallel()
-	srv := gpupricetest.NewServer() // the wall clock: the quota resets at the next real midnight
-	t.Cleanup(srv.Close)
-	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL)) // the default retry policy
-	require.NoError(t, err)
+	srv, c := quotaClient(t)
 
 	for i := range gpupricetest.DefaultFreeQuota {
 		p, err := c.Cheapest(t.Context(), "H100")
@@ -36,9 +39,9 @@ func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
 		assert.Equal(t, gpupricetest.DefaultFreeQuota-i-1, *p.Response.RateLimit.Remaining)
 	}
 	began := time.Now()
-	_, err = c.FuturesIndex(t.Context())
+	_, err := c.FuturesIndex(t.Context())
 	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
-	rl := errtest.As[*sdk.RateLimitError](t, err)
+	rl := testkit.As[*sdk.RateLimitError](t, err)
 	assert.Less(t, time.Since(began), 5*time.Second, "returned at once, not retried")
 	assert.Equal(t, 1, rl.Attempts)
 	assert.Equal(t, 1, srv.RequestCount(http.MethodGet, "/v1/futures/index"))
@@ -46,63 +49,52 @@ func TestQuotaIsARateLimitErrorAndIsNotRetried(t *testing.T) {
 	assert.Equal(t, "rate_limit_exceeded", rl.Code)
 	require.NotNil(t, rl.RateLimit)
 	require.NotNil(t, rl.RateLimit.Reset)
-	assert.InDelta(t, untilMidnight().Seconds(), rl.RateLimit.Reset.Seconds(), 5)
-	assert.InDelta(t, untilMidnight().Seconds(), rl.RetryAfter.Seconds(), 5)
+	assert.Equal(t, untilMidnight, *rl.RateLimit.Reset)
+	assert.Equal(t, untilMidnight, rl.RetryAfter)
 }
 
 func TestQuotaWithoutHeadersResetsAtMidnightUTC(t *testing.T) {
 	t.Parallel()
-	srv := gpupricetest.NewServer(gpupricetest.WithoutRateLimitHeaders(), gpupricetest.WithFreeQuota(1))
-	t.Cleanup(srv.Close)
-	c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
-	require.NoError(t, err)
+	_, c := quotaClient(t, gpupricetest.WithoutRateLimitHeaders(), gpupricetest.WithFreeQuota(1))
 
 	g, err := c.GPUs(t.Context(), nil)
 	require.NoError(t, err)
 	assert.Nil(t, g.Response.RateLimit, "no headers, no quota state")
 	_, err = c.GPUs(t.Context(), nil)
-	rl := errtest.As[*sdk.RateLimitError](t, err)
+	rl := testkit.As[*sdk.RateLimitError](t, err)
 	assert.Equal(t, 1, rl.Attempts, "not retried before the reset")
 	require.NotNil(t, rl.RateLimit)
 	require.NotNil(t, rl.RateLimit.Reset)
-	assert.InDelta(t, untilMidnight().Seconds(), rl.RateLimit.Reset.Seconds(), 5)
+	assert.Equal(t, untilMidnight, *rl.RateLimit.Reset, "on the client's clock")
 }
 
 func TestQuotaResetFromHeadersWins(t *testing.T) {
 	t.Parallel()
-	mt := httpmock.NewMockTransport()
 	reset := time.Now().Add(time.Hour).Unix()
-	mt.RegisterResponder(http.MethodGet, "https://gpu.example/v1/gpus", func(*http.Request) (*http.Response, error) {
-		r := httpmock.NewStringResponse(http.StatusTooManyRequests, `{"error":{"code":"rate_limit_exceeded","message":"daily quota"}}`)
-		r.Header.Set("X-RateLimit-Limit", "10")
-		r.Header.Set("X-RateLimit-Remaining", "0")
-		r.Header.Set("X-RateLimit-Reset", strconv.FormatInt(reset, 10))
-		return r, nil
-	})
-	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
-	require.NoError(t, err)
+	srv := serving(t, http.MethodGet, "/v1/gpus", http.StatusTooManyRequests, http.Header{
+		"X-Ratelimit-Limit": {"10"}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(reset, 10)},
+	}, `{"error":{"code":"rate_limit_exceeded","message":"daily quota"}}`)
+	c := testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL))
 
-	_, err = c.GPUs(t.Context(), nil)
-	rl := errtest.As[*sdk.RateLimitError](t, err)
+	_, err := c.GPUs(t.Context(), nil)
+	rl := testkit.As[*sdk.RateLimitError](t, err)
 	require.NotNil(t, rl.RateLimit.Reset)
 	assert.InDelta(t, time.Hour.Seconds(), rl.RateLimit.Reset.Seconds(), 5)
 	assert.Equal(t, 10, *rl.RateLimit.Limit)
 	assert.Equal(t, 0, *rl.RateLimit.Remaining)
-	assert.Equal(t, 1, mt.GetTotalCallCount(), "a reset an hour away is not waited for")
+	assert.Len(t, srv.Requests(), 1, "a reset an hour away is not waited for")
 }
 
 func TestQuotaErrorInAnotherStatusIsARateLimitError(t *testing.T) {
 	t.Parallel()
-	mt := httpmock.NewMockTransport()
 	resetAt := time.Now().Add(3 * time.Hour).UTC().Truncate(time.Second)
-	mt.RegisterResponder(http.MethodGet, "https://gpu.example/v1/futures/index",
-		httpmock.NewStringResponder(http.StatusForbidden, `{"error":{"code":"quota_exceeded","message":"10 requests a day","reset_at":"`+resetAt.Format(time.RFC3339)+`"}}`))
-	c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
-	require.NoError(t, err)
+	srv := serving(t, http.MethodGet, "/v1/futures/index", http.StatusForbidden, nil,
+		`{"error":{"code":"quota_exceeded","message":"10 requests a day","reset_at":"`+resetAt.Format(time.RFC3339)+`"}}`)
+	c := testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL))
 
-	_, err = c.FuturesIndex(t.Context())
+	_, err := c.FuturesIndex(t.Context())
 	require.ErrorIs(t, err, gpuprice.ErrRateLimited)
-	rl := errtest.As[*sdk.RateLimitError](t, err)
+	rl := testkit.As[*sdk.RateLimitError](t, err)
 	assert.Equal(t, http.StatusForbidden, rl.StatusCode)
 	require.NotNil(t, rl.RateLimit.Reset)
 	assert.InDelta(t, (3 * time.Hour).Seconds(), rl.RateLimit.Reset.Seconds(), 5, "the body's reset_at")

@@ -29,7 +29,7 @@ type Key struct {
 }
 
 // keyAnswer is the redemption's answer. The API description does not show it: the key is
-// read under the spellings of qAPIKey (api_key, apiKey, key, token...), at the top or inside
+// read under the spellings of fieldAPIKey (api_key, apiKey, key, token...), at the top or inside
 // data. Its raw body is not kept: it holds the key in plain text.
 type keyAnswer struct {
 	key     string
@@ -38,7 +38,7 @@ type keyAnswer struct {
 }
 
 // errNoKey is the decoding error of a redemption answer that carries no key.
-var errNoKey = errors.New("redemption: the answer carries no API key (looked for " + strings.Join(spellings[qAPIKey], ", ") + ")")
+var errNoKey = errors.New("redemption: the answer carries no API key (looked for " + strings.Join(fieldNames[fieldAPIKey], ", ") + ")")
 
 // UnmarshalJSON reads the key, its plan and its expiry; an answer without a key is an error.
 func (a *keyAnswer) UnmarshalJSON(b []byte) error {
@@ -46,15 +46,15 @@ func (a *keyAnswer) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	key, found := first[string](m, qAPIKey)
-	if data, ok := m.object(qData); ok && !found {
+	key, found := first[string](m, fieldAPIKey)
+	if data, ok := m.object(fieldData); ok && !found {
 		m = data
-		key, _ = first[string](m, qAPIKey)
+		key, _ = first[string](m, fieldAPIKey)
 	}
 	if strings.TrimSpace(key) == "" {
 		return errNoKey
 	}
-	*a = keyAnswer{key: key, plan: Plan(strings.ToLower(m.text(qPlan))), expires: m.time(qExpires)}
+	*a = keyAnswer{key: key, plan: Plan(strings.ToLower(m.text(fieldPlan))), expires: m.time(fieldExpires)}
 	return nil
 }
 

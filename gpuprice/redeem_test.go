@@ -4,11 +4,11 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // aSignature is the base58 text of a 64-byte signature, for redemptions against a mock.
@@ -53,12 +53,10 @@ func TestRedemptionRefusalsMatchByWhatTheCodeMeans(t *testing.T) {
 		{422, `{"error":{"code":"insufficient_amount"}}`, []error{gpuprice.ErrInsufficientAmount}},
 		{422, `{"error":{"code":"unprocessable"}}`, nil},
 	} {
-		mt := httpmock.NewMockTransport()
-		mt.RegisterResponder(http.MethodPost, "https://gpu.example/v1/keys/redeem", httpmock.NewStringResponder(tc.status, tc.body))
-		c, err := gpuprice.New(gpuprice.WithBaseURL("https://gpu.example"), gpuprice.WithHTTPClient(&http.Client{Transport: mt}))
-		require.NoError(t, err)
+		srv := serving(t, http.MethodPost, gpuprice.DefaultRedeemPath, tc.status, nil, tc.body)
+		c := testkit.New(t, gpuprice.New, gpuprice.WithBaseURL(srv.URL))
 
-		_, err = c.RedeemKey(t.Context(), aSignature)
+		_, err := c.RedeemKey(t.Context(), aSignature)
 		require.Error(t, err)
 		for _, s := range redemptionSentinels {
 			want := false

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
@@ -23,14 +23,14 @@ func TestBuyKeyRefusalSaysWhatIsLeftOfWhatUnderItsOwnName(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 50_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(50))
 	spend := budgetOf(t, 6_000_000)
 	_, err := spend.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(5_000_000)}) // another payment under way
 	require.NoError(t, err)
 
 	_, err = c.BuyKey(t.Context(), purchase(srv, payer, spend))
 	require.ErrorIs(t, err, x402.ErrBudgetExceeded)
-	assert.Equal(t, "gpuprice", errtest.As[*budget.LimitError](t, err).Service)
+	assert.Equal(t, "gpuprice", testkit.As[*budget.LimitError](t, err).Service)
 	assert.Equal(t, "gpuprice: payment would exceed the total budget: amount $5.00, $1.00 left of $6.00", err.Error())
 	assert.Empty(t, srv.RPCCalls(), "refused before anything was read or sent")
 }
@@ -41,7 +41,7 @@ func TestBuyKeyOnABudgetOverItsLimitSaysSo(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 50_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(50))
 	store := ledger.NewMemory(sdk.SystemClock())
 	first, err := budget.New(usdc.Dollars(10), budget.WithStore(store))
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/big"
 	"net/http"
 	"sync"
 	"testing"
@@ -17,8 +18,9 @@ import (
 
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // beforeSend is a transport to the fake node that runs hook once, just before it forwards
@@ -72,10 +74,10 @@ func createAccountOf(payer, wallet solana.PublicKey) solana.Instruction {
 func refusal(t *testing.T, err error) *svm.RPCError {
 	t.Helper()
 	require.ErrorIs(t, err, gpuprice.ErrPaymentRefused)
-	pe := errtest.As[*gpuprice.PaymentError](t, err)
+	pe := testkit.As[*gpuprice.PaymentError](t, err)
 	assert.Equal(t, gpuprice.PaymentRejected, pe.Outcome)
 	assert.NotContains(t, sprintf("%v %+v %#v", err, err, err), pe.Signature.Reveal())
-	re := errtest.As[*svm.RPCError](t, err)
+	re := testkit.As[*svm.RPCError](t, err)
 	assert.Equal(t, "sendTransaction", re.Method)
 	assert.Equal(t, -32002, re.Code)
 	return re
@@ -84,9 +86,9 @@ func refusal(t *testing.T, err error) *svm.RPCError {
 func TestARefusalForShortUSDCNamesTheTokenProgram(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t)
-	payer, key := newPayer(t, srv, 8_000_000)
+	payer, key := newPayer(t, srv, usdc.Dollars(8))
 	elsewhere := solana.NewWallet().PublicKey()
-	srv.FundUSDC(elsewhere, 0)
+	srv.FundUSDC(elsewhere, new(big.Int))
 	spend := &beforeSend{hook: func() {
 		from, _, _ := solana.FindAssociatedTokenAddress(key.PublicKey(), gpuprice.USDCMint)
 		to, _, _ := solana.FindAssociatedTokenAddress(elsewhere, gpuprice.USDCMint)
@@ -109,14 +111,14 @@ func TestARefusalForShortUSDCNamesTheTokenProgram(t *testing.T) {
 	}, re.Logs)
 	assert.Equal(t, "gpuprice: Solana RPC sendTransaction: Transaction simulation failed: Error processing Instruction 0: "+
 		"custom program error: 0x1 (instruction 0 (Token program) failed: custom program error 0x1, insufficient funds)", re.Error())
-	assert.Equal(t, uint64(4_000_000), srv.USDCBalance(key.PublicKey()), "only the other payment moved")
+	assert.Equal(t, "$4.00", usdc.Format(srv.USDCBalance(key.PublicKey())), "only the other payment moved")
 	assertBudget(t, budget, 0, 5_000_000)
 }
 
 func TestARefusalForShortSOLNamesTheSystemProgram(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, gpupricetest.WithTreasuryATA(false))
-	payer, key := newPayer(t, srv, 8_000_000)
+	payer, key := newPayer(t, srv, usdc.Dollars(8))
 	spend := &beforeSend{hook: func() { // four accounts' rent leaves the wallet 1,837,880 lamports
 		var ixs []solana.Instruction
 		for range 4 {
@@ -150,7 +152,7 @@ func TestARefusalNamesAnInstructionErrorWithoutACode(t *testing.T) {
 	t.Parallel()
 	srv := startFake(t, gpupricetest.WithTreasuryATA(false)) // the transfer's destination is missing
 	c := newClient(t, srv)
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budgetOf(t, 10_000_000)))
 	re := refusal(t, err)
@@ -170,7 +172,7 @@ func TestARefusalOfTheWholeTransactionHasNoInstruction(t *testing.T) {
 		`"data":{"accounts":null,"err":"BlockhashNotFound","logs":["forwarded by ` + nodeURL + `"],"unitsConsumed":0}}}`
 	c := newClient(t, srv, gpuprice.WithRPCClient(rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(nodeURL,
 		&jsonrpc.RPCClientOpts{HTTPClient: &http.Client{Transport: cannedNode{"sendTransaction", answer}}}))))
-	payer, _ := newPayer(t, srv, 8_000_000)
+	payer, _ := newPayer(t, srv, usdc.Dollars(8))
 
 	_, err := c.BuyKey(t.Context(), purchase(srv, payer, budgetOf(t, 10_000_000)))
 	re := refusal(t, err)

@@ -14,9 +14,9 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
-	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // echoForms are the forms in which a hostile server echoes secret: as it is, in upper case,
@@ -81,7 +81,7 @@ func assertNoEcho(t *testing.T, secret string, err error, texts ...string) {
 // echoedAPIError returns the *sdk.APIError of err and every text it shows.
 func echoedAPIError(t *testing.T, err error) (*sdk.APIError, []string) {
 	t.Helper()
-	ae := errtest.As[*sdk.APIError](t, err)
+	ae := testkit.As[*sdk.APIError](t, err)
 	texts := []string{ae.Path, ae.Code, ae.Message, ae.RequestID, string(ae.Body), sprintf("%#v", ae.Header), sprintf("%#v", *ae)}
 	for _, vs := range ae.Header {
 		texts = append(texts, vs...)
@@ -96,15 +96,15 @@ func TestARedirectOrAnEchoNeverShowsTheAPIKey(t *testing.T) {
 	for _, drop := range []bool{false, true} {
 		srv := echoingServer(t, key, http.StatusUnauthorized, "invalid_api_key", drop)
 		var logs secrettest.LogBuffer
-		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key), gpuprice.WithRetry(noRetry),
+		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key), gpuprice.WithRetry(testkit.NoRetry),
 			gpuprice.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 		require.NoError(t, err)
 
 		_, err = c.History(t.Context(), nil)
 		require.Error(t, err)
 		if drop {
-			re := errtest.As[*sdk.RequestError](t, err)
-			ue := errtest.As[*url.Error](t, err)
+			re := testkit.As[*sdk.RequestError](t, err)
+			ue := testkit.As[*url.Error](t, err)
 			assertNoEcho(t, key, err, re.Path, re.Detail, ue.URL, ue.Error(), logs.String())
 			continue
 		}
@@ -124,15 +124,15 @@ func TestARedirectOrAnEchoNeverShowsTheSignatureBeingRedeemed(t *testing.T) {
 	for _, drop := range []bool{false, true} {
 		srv := echoingServer(t, sig, http.StatusConflict, "already_redeemed", drop)
 		var logs secrettest.LogBuffer
-		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRetry(noRetry),
+		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRetry(testkit.NoRetry),
 			gpuprice.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 		require.NoError(t, err)
 
 		_, err = c.RedeemKey(t.Context(), sig)
 		require.Error(t, err)
 		if drop {
-			re := errtest.As[*sdk.RequestError](t, err)
-			ue := errtest.As[*url.Error](t, err)
+			re := testkit.As[*sdk.RequestError](t, err)
+			ue := testkit.As[*url.Error](t, err)
 			assertNoEcho(t, sig, err, re.Path, re.Detail, ue.URL, ue.Error(), logs.String())
 			continue
 		}

@@ -16,9 +16,10 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
-	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/stalltest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // smallTimeouts are the bounds of the tests below: far shorter than a server that sends a
@@ -80,13 +81,13 @@ func TestNoCallOfThePriceAPIHangs(t *testing.T) {
 		base := stalltest.NewServer(t, trickle, nil).URL
 		for name, call := range calls {
 			c, err := gpuprice.New(gpuprice.WithBaseURL(base), gpuprice.WithAPIKey("gpk_timeout_test_key"),
-				gpuprice.WithRetry(noRetry), gpuprice.WithTimeouts(smallTimeouts))
+				gpuprice.WithRetry(testkit.NoRetry), gpuprice.WithTimeouts(smallTimeouts))
 			require.NoError(t, err)
 			started := time.Now()
 			err = call(t.Context(), c)
 			what := sprintf("%s, trickle %t", name, trickle)
 			assertTimedOut(t, err, started, what)
-			errtest.As[*sdk.RequestError](t, err)
+			testkit.As[*sdk.RequestError](t, err)
 			if trickle {
 				assert.Contains(t, err.Error(), "the attempt did not end within 300ms", what)
 			} else {
@@ -101,14 +102,14 @@ func TestNoCallOfTheSolanaNodeHangs(t *testing.T) {
 	for _, trickle := range []bool{false, true} {
 		srv := startFake(t)
 		c := newClient(t, srv, gpuprice.WithRPCURL(stallingNode(t, srv, "", trickle)), gpuprice.WithTimeouts(smallTimeouts))
-		payer, _ := newPayer(t, srv, 8_000_000)
+		payer, _ := newPayer(t, srv, usdc.Dollars(8))
 		budget := budgetOf(t, 10_000_000)
 
 		started := time.Now()
 		_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 		what := sprintf("trickle %t", trickle)
 		assertTimedOut(t, err, started, what)
-		re := errtest.As[*svm.RPCError](t, err)
+		re := testkit.As[*svm.RPCError](t, err)
 		assert.Equal(t, "getTokenAccountBalance", re.Method, what)
 		assert.Contains(t, err.Error(), "within 300ms", what)
 		assertBudget(t, budget, 0, 0) // nothing was sent: the reservation is given back
@@ -117,22 +118,22 @@ func TestNoCallOfTheSolanaNodeHangs(t *testing.T) {
 
 // TestAStalledSendOrConfirmationIsInDoubtWithinTheBounds stalls the send, then the status
 // checks: each check ends at the attempt bound and the confirmation wait goes on until its
-// own bound (WithConfirmTimeout), so the purchase ends within both.
+// own bound (WithWait's Timeout), so the purchase ends within both.
 func TestAStalledSendOrConfirmationIsInDoubtWithinTheBounds(t *testing.T) {
 	t.Parallel()
 	for _, method := range []string{"sendTransaction", "getSignatureStatuses"} {
 		srv := startFake(t)
 		node := rpc.New(stallingNode(t, srv, method, method == "getSignatureStatuses"))
 		c := newClient(t, srv, gpuprice.WithRPCClient(node), gpuprice.WithTimeouts(smallTimeouts),
-			gpuprice.WithConfirmTimeout(time.Second))
-		payer, _ := newPayer(t, srv, 8_000_000)
+			gpuprice.WithWait(sdk.WaitPolicy{Timeout: time.Second}))
+		payer, _ := newPayer(t, srv, usdc.Dollars(8))
 		budget := budgetOf(t, 10_000_000)
 
 		started := time.Now()
 		_, err := c.BuyKey(t.Context(), purchase(srv, payer, budget))
 		assertTimedOut(t, err, started, method)
 		require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt, method)
-		assert.Equal(t, method, errtest.As[*svm.RPCError](t, err).Method)
+		assert.Equal(t, method, testkit.As[*svm.RPCError](t, err).Method)
 		assertBudget(t, budget, 0, 5_000_000) // it may have landed: it stays counted
 	}
 }

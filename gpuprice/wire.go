@@ -8,16 +8,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // The API description shows one body, the cheapest price; every other shape is "not shown".
 // The wire types of this package read those shapes leniently: each member is optional and
-// read under the names of its quantity in spellings, a value of an unexpected type is passed
+// read under the names of its field in fieldNames, a value of an unexpected type is passed
 // over rather than failing the answer, and the raw JSON is kept beside the decoded values. A
 // list the client cannot find at all is an error, never an empty result.
 
-// members are the members of a JSON object, found by the spellings of a quantity.
+// members are the members of a JSON object, found by the names of a field.
 type members struct {
 	raw map[string]json.RawMessage
 	// folded maps each member's folded name to its name; among members whose names fold
@@ -56,14 +56,14 @@ func (m members) member(name, folded string) (json.RawMessage, bool) {
 	return m.raw[name], ok
 }
 
-// first returns the value of the first member, by the spellings of qs in their order, that is
+// first returns the value of the first member, by the spellings of fs in their order, that is
 // not null and decodes as a T, and whether there is one: a member of another type is passed
 // over and never fails the answer.
-func first[T any](m members, qs ...quantity) (T, bool) {
-	for _, q := range qs {
-		for i, name := range spellings[q] {
-			raw, ok := m.member(name, foldedSpellings[q][i])
-			if !ok || lenient.IsNull(raw) {
+func first[T any](m members, fs ...field) (T, bool) {
+	for _, f := range fs {
+		for i, name := range fieldNames[f] {
+			raw, ok := m.member(name, foldedFieldNames[f][i])
+			if !ok || jsonmember.IsNull(raw) {
 				continue
 			}
 			var v T
@@ -77,58 +77,58 @@ func first[T any](m members, qs ...quantity) (T, bool) {
 }
 
 // firstPtr is first for an optional value: a pointer to it, nil when there is none.
-func firstPtr[T any](m members, qs ...quantity) *T {
-	if v, ok := first[T](m, qs...); ok {
+func firstPtr[T any](m members, fs ...field) *T {
+	if v, ok := first[T](m, fs...); ok {
 		return &v
 	}
 	return nil
 }
 
-// number returns the first number of qs, nil when there is none. Every number the service
-// may send as text is a lenient.Number: finite, so that NaN and infinities, whatever their
+// number returns the first number of fs, nil when there is none. Every number the service
+// may send as text is a jsonmember.Number: finite, so that NaN and infinities, whatever their
 // spelling, are absent.
-func (m members) number(qs ...quantity) *float64 {
-	return (*float64)(firstPtr[lenient.Number](m, qs...))
+func (m members) number(fs ...field) *float64 {
+	return (*float64)(firstPtr[jsonmember.Number](m, fs...))
 }
 
-// integer returns the first whole number of qs, nil when there is none.
-func (m members) integer(qs ...quantity) *int {
-	return (*int)(firstPtr[integer](m, qs...))
+// integer returns the first whole number of fs, nil when there is none.
+func (m members) integer(fs ...field) *int {
+	return (*int)(firstPtr[integer](m, fs...))
 }
 
-// text returns the first string (or number, as sent) of qs, "" when there is none.
-func (m members) text(qs ...quantity) string {
-	v, _ := first[lenient.Text](m, qs...)
+// text returns the first string (or number, as sent) of fs, "" when there is none.
+func (m members) text(fs ...field) string {
+	v, _ := first[jsonmember.Text](m, fs...)
 	return string(v)
 }
 
-// time returns the first time of qs, nil when there is none.
-func (m members) time(qs ...quantity) *time.Time {
-	return (*time.Time)(firstPtr[timestamp](m, qs...))
+// time returns the first time of fs, nil when there is none.
+func (m members) time(fs ...field) *time.Time {
+	return (*time.Time)(firstPtr[timestamp](m, fs...))
 }
 
-// flag returns the first boolean of qs, nil when there is none.
-func (m members) flag(qs ...quantity) *bool {
-	return firstPtr[bool](m, qs...)
+// flag returns the first boolean of fs, nil when there is none.
+func (m members) flag(fs ...field) *bool {
+	return firstPtr[bool](m, fs...)
 }
 
-// object returns the members of the first object of q.
-func (m members) object(q quantity) (members, bool) {
-	raw, ok := first[map[string]json.RawMessage](m, q)
+// object returns the members of the first object of f.
+func (m members) object(f field) (members, bool) {
+	raw, ok := first[map[string]json.RawMessage](m, f)
 	return newMembers(raw), ok
 }
 
-// carried returns the list of q and whether the object carried one of its spellings, null
+// carried returns the list of f and whether the object carried one of its spellings, null
 // included. The list decodes strictly: a value of another type fails the answer, so that a
 // renamed or reshaped list never reads as an empty one.
-func carried[T any](m members, q quantity) ([]T, bool, error) {
-	for i, name := range spellings[q] {
-		raw, ok := m.member(name, foldedSpellings[q][i])
+func carried[T any](m members, f field) ([]T, bool, error) {
+	for i, name := range fieldNames[f] {
+		raw, ok := m.member(name, foldedFieldNames[f][i])
 		if !ok {
 			continue
 		}
 		var items []T
-		if lenient.IsNull(raw) {
+		if jsonmember.IsNull(raw) {
 			return nil, true, nil
 		}
 		if err := json.Unmarshal(raw, &items); err != nil {
@@ -139,20 +139,20 @@ func carried[T any](m members, q quantity) ([]T, bool, error) {
 	return nil, false, nil
 }
 
-// list returns the list of q by lenient.List's rule: a list absent or null is empty when
+// list returns the list of f by jsonmember.List's rule: a list absent or null is empty when
 // count says 0, and an error otherwise. what names the value being read, for the error.
-func list[T any](m members, what string, q quantity, count *int) ([]T, error) {
-	items, found, err := carried[T](m, q)
+func list[T any](m members, what string, f field, count *int) ([]T, error) {
+	items, found, err := carried[T](m, f)
 	if err != nil {
 		return nil, err
 	}
-	return lenient.List(what, items, found, count, spellings[q]...)
+	return jsonmember.List(what, items, found, count, fieldNames[f]...)
 }
 
 // listAnswer reads the answer of a list endpoint: a bare list, or an object carrying the list
-// of q by the rule of list, with the object's count or total. It returns the object's
+// of f by the rule of list, with the object's count or total. It returns the object's
 // members too, for the values beside the list; a bare list has none.
-func listAnswer[T any](b []byte, what string, q quantity) ([]T, members, error) {
+func listAnswer[T any](b []byte, what string, f field) ([]T, members, error) {
 	if bareArray(b) {
 		var items []T
 		err := json.Unmarshal(b, &items)
@@ -162,20 +162,20 @@ func listAnswer[T any](b []byte, what string, q quantity) ([]T, members, error) 
 	if err != nil {
 		return nil, members{}, err
 	}
-	items, err := list[T](m, what, q, m.integer(qCount, qTotal))
+	items, err := list[T](m, what, f, m.integer(fieldCount, fieldTotal))
 	return items, m, err
 }
 
 // integer is a whole number, also accepted as a numeric string.
 type integer int
 
-// UnmarshalJSON reads a whole number or a string holding one, as a lenient.Number.
+// UnmarshalJSON reads a whole number or a string holding one, as a jsonmember.Number.
 func (n *integer) UnmarshalJSON(b []byte) error {
-	var f lenient.Number
+	var f jsonmember.Number
 	if err := f.UnmarshalJSON(b); err != nil {
 		return err
 	}
-	if f != lenient.Number(int(f)) {
+	if f != jsonmember.Number(int(f)) {
 		return errNotInteger
 	}
 	*n = integer(f)
@@ -201,7 +201,7 @@ func (t *timestamp) UnmarshalJSON(b []byte) error {
 		}
 		return fmt.Errorf("not a time: %q", s)
 	}
-	var n lenient.Number
+	var n jsonmember.Number
 	if err := n.UnmarshalJSON(b); err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // strippingGateway answers like a service behind a gateway that strips Authorization: only
@@ -17,25 +19,25 @@ import (
 func strippingGateway(ok string) func(http.ResponseWriter, *http.Request, []byte) {
 	return func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		if r.Header.Get("X-API-Token") != testToken {
-			reply(w, http.StatusUnauthorized, `{"ok":false,"error":"authentication required"}`)
+			testkit.Reply(w, http.StatusUnauthorized, `{"ok":false,"error":"authentication required"}`)
 			return
 		}
-		reply(w, http.StatusOK, ok)
+		testkit.Reply(w, http.StatusOK, ok)
 	}
 }
 
 func TestUnauthorizedBearerIsRetriedWithXAPITokenAndTheHeaderIsKept(t *testing.T) {
 	t.Parallel()
-	var logs logBuffer
-	srv := serve(t, strippingGateway(`{"ok":true,"repos":[{"name":"blog"}]}`))
-	c := newClient(t, srv.URL, hosting.WithLogger(logs.logger()))
+	var logs secrettest.LogBuffer
+	srv := testkit.Record(t, strippingGateway(`{"ok":true,"repos":[{"name":"blog"}]}`))
+	c := newClient(t, srv.URL, hosting.WithLogger(jsonLogger(&logs)))
 
 	list, err := c.Repos(t.Context())
 	require.NoError(t, err)
 	require.Len(t, list.Repos, 1)
 	assert.Equal(t, "blog", list.Repos[0].Name)
 
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Equal(t, "Bearer "+testToken, reqs[0].Header.Get("Authorization"))
 	assert.Empty(t, reqs[0].Header.Get("X-API-Token"))
@@ -45,12 +47,12 @@ func TestUnauthorizedBearerIsRetriedWithXAPITokenAndTheHeaderIsKept(t *testing.T
 
 	_, err = c.Repos(t.Context())
 	require.NoError(t, err)
-	reqs = srv.requests()
+	reqs = srv.Requests()
 	require.Len(t, reqs, 3, "the header that worked is used from then on: no second 401")
 	assert.Equal(t, testToken, reqs[2].Header.Get("X-API-Token"))
 	assert.Empty(t, reqs[2].Header.Get("Authorization"))
 
-	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.GatewayRemedies())
 	out := logs.String()
 	assert.Contains(t, out, `"msg":"gateway remedy"`)
 	assert.Contains(t, out, `"remedy":"token in X-API-Token after a 401 to Authorization: Bearer"`)
@@ -61,12 +63,12 @@ func TestUnauthorizedBearerIsRetriedWithXAPITokenAndTheHeaderIsKept(t *testing.T
 
 func TestUnauthorizedPostIsResentWithTheSameBody(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, strippingGateway(`{"ok":true,"commit":{"id":"c1"}}`))
+	srv := testkit.Record(t, strippingGateway(`{"ok":true,"commit":{"id":"c1"}}`))
 	c := newClient(t, srv.URL)
 	cm, err := c.Commit(t.Context(), "blog", &hosting.CommitParams{Message: "first"})
 	require.NoError(t, err)
 	assert.Equal(t, "c1", cm.ID)
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 2, "a 401 means the service did not act: resending the commit is safe")
 	assert.Equal(t, http.MethodPost, reqs[1].Method)
 	assert.JSONEq(t, `{"message":"first"}`, string(reqs[0].Body))
@@ -75,38 +77,38 @@ func TestUnauthorizedPostIsResentWithTheSameBody(t *testing.T) {
 
 func TestUnauthorizedInBothHeadersKeepsBearer(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusUnauthorized, `{"ok":false,"error":"invalid token"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusUnauthorized, `{"ok":false,"error":"invalid token"}`))
 	c := newClient(t, srv.URL)
 	_, err := c.Repo(t.Context(), "blog")
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusUnauthorized, ae.StatusCode)
 	assert.Equal(t, "invalid token", ae.Message)
 	assert.ErrorIs(t, err, hosting.ErrUnauthorized)
-	require.Len(t, srv.requests(), 2, "one retry with X-API-Token, no more")
-	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.AuthorizationHeader}, c.Counters(),
+	require.Len(t, srv.Requests(), 2, "one retry with X-API-Token, no more")
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeaderRetries: 1, TokenHeader: hosting.AuthorizationHeader}, c.GatewayRemedies(),
 		"X-API-Token did not work either, so the client does not switch")
 
 	_, err = c.Repo(t.Context(), "blog")
 	require.Error(t, err)
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 4)
 	assert.Equal(t, "Bearer "+testToken, reqs[2].Header.Get("Authorization"))
 }
 
 func TestOtherStatusesAreNotRetriedWithXAPIToken(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusForbidden, `{"ok":false,"error":"not your repository"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusForbidden, `{"ok":false,"error":"not your repository"}`))
 	c := newClient(t, srv.URL)
 	_, err := c.Repo(t.Context(), "blog")
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusForbidden, ae.StatusCode)
-	assert.Len(t, srv.requests(), 1)
-	assert.Zero(t, c.Counters().TokenHeaderRetries)
+	assert.Len(t, srv.Requests(), 1)
+	assert.Zero(t, c.GatewayRemedies().TokenHeaderRetries)
 }
 
 func TestConcurrentUnauthorizedRequestsAllRecover(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, strippingGateway(`{"ok":true,"deployments":[]}`))
+	srv := testkit.Record(t, strippingGateway(`{"ok":true,"deployments":[]}`))
 	c := newClient(t, srv.URL)
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
@@ -121,28 +123,28 @@ func TestConcurrentUnauthorizedRequestsAllRecover(t *testing.T) {
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
-	st := c.Counters()
+	st := c.GatewayRemedies()
 	assert.Equal(t, hosting.TokenHeader, st.TokenHeader)
 	assert.GreaterOrEqual(t, st.TokenHeaderRetries, int64(1))
 	assert.LessOrEqual(t, st.TokenHeaderRetries, int64(16))
-	assert.Len(t, srv.requests(), 16+int(st.TokenHeaderRetries))
+	assert.Len(t, srv.Requests(), 16+int(st.TokenHeaderRetries))
 }
 
 func TestTokenNeverAppearsInErrors(t *testing.T) {
 	t.Parallel()
 	// A service that quotes the credentials it got in its error text and body.
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		echo := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("X-API-Token")
-		reply(w, http.StatusUnauthorized, `{"ok":false,"error":"token `+echo+` is not valid"}`)
+		testkit.Reply(w, http.StatusUnauthorized, `{"ok":false,"error":"token `+echo+` is not valid"}`)
 	})
 	c := newClient(t, srv.URL)
 	_, err := c.Repo(t.Context(), "blog")
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.NotContains(t, err.Error(), testToken)
 	assert.NotContains(t, ae.Message, testToken)
 	assert.NotContains(t, string(ae.Body), testToken)
-	for _, r := range srv.requests() {
-		assert.NotContains(t, r.Path+r.RawQuery, testToken, "never in the URL")
+	for _, r := range srv.Requests() {
+		assert.NotContains(t, r.Path+r.Query.Encode(), testToken, "never in the URL")
 	}
 }
 
@@ -151,33 +153,33 @@ func TestSetTokenReplacesTheTokenOfLaterRequests(t *testing.T) {
 	const newToken = "tok-9c3e5a1b7d2f4e60"
 	scan.Add(newToken)
 	// A service that quotes the credentials it got in its errors.
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("X-API-Token")
-		reply(w, http.StatusNotFound, `{"ok":false,"error":"nothing for `+got+` (was `+testToken+`)"}`)
+		testkit.Reply(w, http.StatusNotFound, `{"ok":false,"error":"nothing for `+got+` (was `+testToken+`)"}`)
 	})
 	c := newClient(t, srv.URL)
 	require.NoError(t, c.SetToken(newToken))
 	_, err := c.Repo(t.Context(), "blog")
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	scan.Record(err)
 	assert.ErrorIs(t, err, hosting.ErrNotFound)
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 1)
 	assert.Equal(t, "Bearer "+newToken, reqs[0].Header.Get("Authorization"))
 	for _, text := range []string{err.Error(), ae.Message, string(ae.Body)} {
 		assert.NotContains(t, text, newToken, "the new token is scrubbed")
 		assert.NotContains(t, text, testToken, "the old token is still scrubbed")
 	}
-	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeader: hosting.AuthorizationHeader}, c.GatewayRemedies())
 
 	for _, bad := range []string{"", "Bearer " + newToken, "tok 9c3e", "tok\n9c3e"} {
-		ve := validationError(t, c.SetToken(bad))
+		ve := testkit.ValidationError(t, c.SetToken(bad))
 		assert.Equal(t, "token", ve.Field, "%q", bad)
 		assert.Equal(t, "hosting", ve.Service)
 	}
 	_, err = c.Repo(t.Context(), "blog")
 	require.Error(t, err)
-	assert.Equal(t, "Bearer "+newToken, srv.requests()[1].Header.Get("Authorization"), "a refused token changes nothing")
+	assert.Equal(t, "Bearer "+newToken, srv.Requests()[1].Header.Get("Authorization"), "a refused token changes nothing")
 }
 
 func TestSetTokenKeepsTheHeaderThatWorks(t *testing.T) {
@@ -185,24 +187,24 @@ func TestSetTokenKeepsTheHeaderThatWorks(t *testing.T) {
 	const newToken = "tok-2d8f6b4a0c1e3957"
 	scan.Add(newToken)
 	// A gateway that strips Authorization, in front of a service that knows both tokens.
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		if tok := r.Header.Get("X-API-Token"); tok != testToken && tok != newToken {
-			reply(w, http.StatusUnauthorized, `{"ok":false,"error":"authentication required"}`)
+			testkit.Reply(w, http.StatusUnauthorized, `{"ok":false,"error":"authentication required"}`)
 			return
 		}
-		reply(w, http.StatusOK, `{"ok":true,"repos":[]}`)
+		testkit.Reply(w, http.StatusOK, `{"ok":true,"repos":[]}`)
 	})
 	c := newClient(t, srv.URL)
 	_, err := c.Repos(t.Context())
 	require.NoError(t, err)
-	require.Equal(t, hosting.TokenHeader, c.Counters().TokenHeader)
+	require.Equal(t, hosting.TokenHeader, c.GatewayRemedies().TokenHeader)
 
 	require.NoError(t, c.SetToken(newToken))
 	_, err = c.Repos(t.Context())
 	require.NoError(t, err)
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 3, "no second 401: the new token goes in X-API-Token at once")
 	assert.Equal(t, newToken, reqs[2].Header.Get("X-API-Token"))
 	assert.Empty(t, reqs[2].Header.Get("Authorization"))
-	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.GatewayRemedies())
 }

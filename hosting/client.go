@@ -35,6 +35,12 @@ const (
 	EnvToken = "HOSTING_TOKEN"
 )
 
+// service is the hosting API as the core sees it; New fills in the credentials.
+var service = httpcore.Service{
+	Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1", Sentinels: sentinels,
+	Decode: decodeAnswer, ErrorBody: decodeErrorBody, ClassifyAt: classify,
+}
+
 // Client calls the hosting API. It is safe for concurrent use.
 type Client struct {
 	// core sends every request; reads, file writes and deletions are retried by its policy.
@@ -46,7 +52,8 @@ type Client struct {
 	authMu sync.Mutex
 	// logger records the gateway remedies; nil when logging is off.
 	logger *slog.Logger
-	// tokenHeaderRetries and blockedPutRetries count the gateway remedies (see Counters).
+	// tokenHeaderRetries and blockedPutRetries count the gateway remedies (see
+	// GatewayRemedies).
 	tokenHeaderRetries, blockedPutRetries atomic.Int64
 }
 
@@ -58,8 +65,10 @@ type auth struct {
 	header string
 }
 
-// Counters counts what the client did beyond the requests it was asked to send.
-type Counters struct {
+// GatewayRemedies counts the remedies of the API description the client applied for a gateway
+// in front of the service, beyond the requests it was asked to send, and says which header
+// the token travels in now.
+type GatewayRemedies struct {
 	// TokenHeaderRetries counts requests answered 401 while the token went in
 	// "Authorization: Bearer", and sent once more with the token in X-API-Token (the remedy of
 	// the API description for a gateway that strips Authorization).
@@ -90,15 +99,12 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if v, ok := env[EnvToken]; ok && cfg.token == "" { // WithToken refuses an empty token
-		if err := checkToken(EnvToken, v); err != nil {
+		if err := tokenRule.Check(EnvToken, v); err != nil {
 			return nil, err
 		}
 		cfg.token = v
 	}
-	svc := httpcore.Service{
-		Name: serviceName, BaseURLEnv: EnvURL, PathPrefix: "/api/v1",
-		Decode: decodeAnswer, ErrorBody: decodeErrorBody, Classify: classify,
-	}
+	svc := service
 	a := &auth{token: cfg.token, header: AuthorizationHeader}
 	if cfg.token != "" {
 		svc.Credentials = []httpcore.Credential{credential(a.header, a.token)}
@@ -110,7 +116,7 @@ func New(opts ...Option) (*Client, error) {
 	if cfg.token == "" {
 		return nil, cfg.MissingCredential(serviceName, "New", "API token", "WithToken", EnvToken)
 	}
-	c := &Client{core: core, logger: cfg.logger}
+	c := &Client{core: core, logger: cfg.Logger()}
 	c.auth.Store(a)
 	return c, nil
 }
@@ -125,11 +131,11 @@ func credential(header, token string) httpcore.Credential {
 
 // SetToken replaces the token of every later request, such as one regenerated while the client
 // runs; requests already under way keep the token they started with. The token goes in the
-// header that works (Counters().TokenHeader), and the old token and the new one are both
+// header that works (GatewayRemedies().TokenHeader), and the old token and the new one are both
 // scrubbed from every error and log line from then on. It refuses what WithToken refuses, with
 // a *sdk.ValidationError.
 func (c *Client) SetToken(token string) error {
-	if err := checkToken("token", token); err != nil {
+	if err := tokenRule.Check("token", token); err != nil {
 		return err
 	}
 	c.authMu.Lock()
@@ -142,9 +148,9 @@ func (c *Client) SetToken(token string) error {
 	return nil
 }
 
-// Counters returns what the client counted so far; no request is sent.
-func (c *Client) Counters() Counters {
-	return Counters{TokenHeaderRetries: c.tokenHeaderRetries.Load(), BlockedPutRetries: c.blockedPutRetries.Load(),
+// GatewayRemedies returns the gateway remedies the client applied so far; no request is sent.
+func (c *Client) GatewayRemedies() GatewayRemedies {
+	return GatewayRemedies{TokenHeaderRetries: c.tokenHeaderRetries.Load(), BlockedPutRetries: c.blockedPutRetries.Load(),
 		TokenHeader: c.auth.Load().header}
 }
 

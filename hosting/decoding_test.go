@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
@@ -26,7 +27,7 @@ func TestRepoReadsTheNamedMembersInEveryLikelyShape(t *testing.T) {
 			"tree":{"index.html":{"size":5,"sha1":"0123456789abcdef0123456789abcdef01234567"},"css/a.css":{"bytes":3}},
 			"branches":{"main":"c2"},"head_commit":{"sha":"c2"}}}`},
 	} {
-		srv := serve(t, answer(http.StatusOK, tc.body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, tc.body))
 		info, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
 		require.NoError(t, err, tc.name)
 		assert.Equal(t, "blog", info.Repo.Name, tc.name)
@@ -54,18 +55,18 @@ func TestRepoRefusesAnAnswerWithoutANamedMember(t *testing.T) {
 		"branches": `{"ok":true,"repo":{"name":"blog"},"files":[],"head":null}`,
 		"head":     `{"ok":true,"repo":{"name":"blog"},"files":[],"branches":[]}`,
 	} {
-		srv := serve(t, answer(http.StatusOK, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, body))
 		_, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
-		assert.ErrorContains(t, decodeError(t, err), `"`+member+`" is missing`, body)
+		assert.ErrorContains(t, testkit.DecodeError(t, err), `"`+member+`" is missing`, body)
 	}
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"files":[{"size":3}],"branches":[],"head":null}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"files":[{"size":3}],"branches":[],"head":null}`))
 	_, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
-	assert.ErrorContains(t, decodeError(t, err), `"path" is missing`, "an entry without a path is never dropped")
+	assert.ErrorContains(t, testkit.DecodeError(t, err), `"path" is missing`, "an entry without a path is never dropped")
 }
 
 func TestRepoOfAFreshRepository(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repo":{"name":"new","created_at":"2026-03-01T10:00:00.000Z"},"files":null,"branches":[{"name":"main","commit":null}],"head":null}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"repo":{"name":"new","created_at":"2026-03-01T10:00:00.000Z"},"files":null,"branches":[{"name":"main","commit":null}],"head":null}`))
 	info, err := newClient(t, srv.URL).Repo(t.Context(), "new")
 	require.NoError(t, err)
 	assert.NotNil(t, info.Files)
@@ -84,7 +85,7 @@ func TestReposAcceptsLikelyNamesAndRefusesAMissingList(t *testing.T) {
 		`{"ok":true,"repositories":[{"name":"a","owner":"ann"},{"slug":"b"}]}`,
 		`{"ok":true,"data":[{"name":"a","owner":"ann"},"b"]}`,
 	} {
-		srv := serve(t, answer(http.StatusOK, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, body))
 		list, err := newClient(t, srv.URL).Repos(t.Context())
 		require.NoError(t, err, body)
 		require.Len(t, list.Repos, 2, body)
@@ -94,11 +95,11 @@ func TestReposAcceptsLikelyNamesAndRefusesAMissingList(t *testing.T) {
 		assert.Zero(t, list.Repos[0].Response, "a repository inside a list has no response of its own")
 	}
 	for _, body := range []string{`{"ok":true}`, `{"ok":true,"list":[]}`, `{"ok":true,"repos":[{"description":"no name"}]}`} {
-		srv := serve(t, answer(http.StatusOK, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, body))
 		_, err := newClient(t, srv.URL).Repos(t.Context())
-		decodeError(t, err)
+		testkit.DecodeError(t, err)
 	}
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"repos":null}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"repos":null}`))
 	list, err := newClient(t, srv.URL).Repos(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, []hosting.Repo{}, list.Repos)
@@ -112,33 +113,33 @@ func TestDeployRequiresPreviewURLWhereverItIs(t *testing.T) {
 		`{"ok":true,"deployment":{"id":"d1","commit":"c1"},"preview_url":"https://h/site/blog/"}`,
 		`{"ok":true,"data":{"deployment_id":7,"commit":{"sha":"c1"},"previewUrl":"https://h/site/blog/","state":"ready"}}`,
 	} {
-		srv := serve(t, answer(http.StatusCreated, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusCreated, body))
 		d, err := newClient(t, srv.URL).Deploy(t.Context(), "blog", &hosting.DeployParams{Commit: "c1", Message: "go"})
 		require.NoError(t, err, body)
 		assert.Equal(t, "https://h/site/blog/", d.PreviewURL, body)
 		assert.Equal(t, http.StatusCreated, d.Response.StatusCode)
 		assert.JSONEq(t, body, string(d.Raw))
-		reqs := srv.requests()
+		reqs := srv.Requests()
 		assert.Equal(t, "/api/v1/repos/blog/deploy", reqs[0].Path)
 		assert.JSONEq(t, `{"commit":"c1","message":"go"}`, string(reqs[0].Body))
 	}
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"data":{"deployment_id":7,"commit":{"sha":"c1"},"previewUrl":"https://h/site/blog/","state":"ready"}}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"data":{"deployment_id":7,"commit":{"sha":"c1"},"previewUrl":"https://h/site/blog/","state":"ready"}}`))
 	d, err := newClient(t, srv.URL).Deploy(t.Context(), "blog", &hosting.DeployParams{Message: "go"})
 	require.NoError(t, err)
 	assert.Equal(t, hosting.Deployment{ID: "7", Commit: "c1", PreviewURL: "https://h/site/blog/", Status: "ready",
 		Raw: d.Raw, Response: d.Response}, *d)
-	assert.JSONEq(t, `{"message":"go"}`, string(srv.requests()[0].Body), "no commit is sent when none is given")
+	assert.JSONEq(t, `{"message":"go"}`, string(srv.Requests()[0].Body), "no commit is sent when none is given")
 
 	for _, body := range []string{`{"ok":true}`, `{"ok":true,"deployment":{"id":"d1"}}`, `{"ok":true,"url":"https://h/site/blog/"}`} {
-		srv := serve(t, answer(http.StatusOK, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, body))
 		_, err := newClient(t, srv.URL).Deploy(t.Context(), "blog", &hosting.DeployParams{Message: "go"})
-		assert.ErrorContains(t, decodeError(t, err), `"preview_url" is missing`, body)
+		assert.ErrorContains(t, testkit.DecodeError(t, err), `"preview_url" is missing`, body)
 	}
 }
 
 func TestDeploymentsList(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"deployments":[{"id":"d2","commit":"c2","preview_url":"https://h/site/blog/","created_at":"2026-03-01T10:00:00Z"},{"id":"d1"}]}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"deployments":[{"id":"d2","commit":"c2","preview_url":"https://h/site/blog/","created_at":"2026-03-01T10:00:00Z"},{"id":"d1"}]}`))
 	list, err := newClient(t, srv.URL).Deployments(t.Context(), "blog")
 	require.NoError(t, err)
 	require.Len(t, list.Deployments, 2)
@@ -149,9 +150,9 @@ func TestDeploymentsList(t *testing.T) {
 	assert.JSONEq(t, `{"id":"d1"}`, string(list.Deployments[1].Raw))
 
 	for _, body := range []string{`{"ok":true}`, `{"ok":true,"deployments":"none"}`, `{"ok":true,"deployments":[1]}`} {
-		srv := serve(t, answer(http.StatusOK, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, body))
 		_, err := newClient(t, srv.URL).Deployments(t.Context(), "blog")
-		decodeError(t, err)
+		testkit.DecodeError(t, err)
 	}
 }
 
@@ -166,45 +167,45 @@ func TestCommitReadsTheIDInEveryLikelyShape(t *testing.T) {
 		`{"ok":true}`:                                "",
 		`{"ok":true,"commit":{"id":42,"parent":{}}}`: "42",
 	} {
-		srv := serve(t, answer(http.StatusCreated, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusCreated, body))
 		cm, err := newClient(t, srv.URL).Commit(t.Context(), "blog", &hosting.CommitParams{Message: "m", Branch: "main"})
 		require.NoError(t, err, body)
 		assert.Equal(t, want, cm.ID, body)
 		assert.Equal(t, "m", cm.Message, body)
 		assert.Equal(t, "main", cm.Branch, body)
-		assert.JSONEq(t, `{"message":"m","branch":"main"}`, string(srv.requests()[0].Body))
+		assert.JSONEq(t, `{"message":"m","branch":"main"}`, string(srv.Requests()[0].Body))
 	}
 }
 
 func TestCreateRepoAndCreateBranchFillWhatTheAnswerDoesNotCarry(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusCreated, `{"ok":true}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusCreated, `{"ok":true}`))
 	c := newClient(t, srv.URL)
 	repo, err := c.CreateRepo(t.Context(), &hosting.CreateRepoParams{Name: "blog", Description: "my blog"})
 	require.NoError(t, err)
 	assert.Equal(t, "blog", repo.Name)
 	assert.Equal(t, "my blog", repo.Description)
 	assert.Equal(t, hosting.Public, repo.Visibility)
-	assert.JSONEq(t, `{"name":"blog","description":"my blog","visibility":"public"}`, string(srv.requests()[0].Body))
-	assert.Equal(t, "application/json", srv.requests()[0].Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"name":"blog","description":"my blog","visibility":"public"}`, string(srv.Requests()[0].Body))
+	assert.Equal(t, "application/json", srv.Requests()[0].Header.Get("Content-Type"))
 
 	br, err := c.CreateBranch(t.Context(), "blog", &hosting.CreateBranchParams{Branch: "preview"})
 	require.NoError(t, err)
 	assert.Equal(t, "preview", br.Name)
-	assert.Equal(t, "/api/v1/repos/blog/branches", srv.requests()[1].Path)
-	assert.JSONEq(t, `{"branch":"preview"}`, string(srv.requests()[1].Body))
+	assert.Equal(t, "/api/v1/repos/blog/branches", srv.Requests()[1].Path)
+	assert.JSONEq(t, `{"branch":"preview"}`, string(srv.Requests()[1].Body))
 
-	srv = serve(t, answer(http.StatusCreated, `{"ok":true,"branch":{"name":"preview","commit":"c3"},"repo":{"name":"blog","owner":"ann","visibility":"private"}}`))
+	srv = testkit.Record(t, testkit.Answer(http.StatusCreated, `{"ok":true,"branch":{"name":"preview","commit":"c3"},"repo":{"name":"blog","owner":"ann","visibility":"private"}}`))
 	c = newClient(t, srv.URL)
 	br, err = c.CreateBranch(t.Context(), "blog", &hosting.CreateBranchParams{Branch: "preview", From: "main"})
 	require.NoError(t, err)
 	assert.Equal(t, "c3", br.Commit)
-	assert.JSONEq(t, `{"branch":"preview","from":"main"}`, string(srv.requests()[0].Body))
+	assert.JSONEq(t, `{"branch":"preview","from":"main"}`, string(srv.Requests()[0].Body))
 	repo, err = c.CreateRepo(t.Context(), &hosting.CreateRepoParams{Name: "blog", Visibility: "private"})
 	require.NoError(t, err)
 	assert.Equal(t, "ann", repo.Owner)
 	assert.Equal(t, hosting.Visibility("private"), repo.Visibility)
-	assert.JSONEq(t, `{"name":"blog","visibility":"private"}`, string(srv.requests()[1].Body))
+	assert.JSONEq(t, `{"name":"blog","visibility":"private"}`, string(srv.Requests()[1].Body))
 }
 
 // TestFileSizesAreFiniteOrAbsent: NaN and infinities are never values; a file size that is
@@ -212,7 +213,7 @@ func TestCreateRepoAndCreateBranchFillWhatTheAnswerDoesNotCarry(t *testing.T) {
 func TestFileSizesAreFiniteOrAbsent(t *testing.T) {
 	t.Parallel()
 	for _, v := range []string{`"NaN"`, `"Infinity"`, `"inf"`, `"1e999"`, `1e999`, `-1e999`} {
-		srv := serve(t, answer(http.StatusOK, `{"ok":true,"files":[{"path":"a.txt","size":`+v+`}],"branches":[],"head":null}`))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"files":[{"path":"a.txt","size":`+v+`}],"branches":[],"head":null}`))
 		info, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
 		require.NoError(t, err, v)
 		f, ok := info.File("a.txt")

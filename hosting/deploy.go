@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // CommitParams are the parameters of Commit.
@@ -31,38 +31,38 @@ type commitBody struct {
 type commitAnswer struct {
 	envelope
 	commitWire
-	Commit lenient.Opt[commitValue] `json:"commit"`
-	Data   lenient.Opt[commitValue] `json:"data"`
-	Result lenient.Opt[commitValue] `json:"result"`
+	Commit jsonmember.Optional[commitValue] `json:"commit"`
+	Data   jsonmember.Optional[commitValue] `json:"data"`
+	Result jsonmember.Optional[commitValue] `json:"result"`
 }
 
 // Commit records the repository's written files as a commit. The returned Commit holds what the
 // service sent (ID is "" when it sent no id), and the message and branch that were sent for
 // those it did not. Committing is not retried: a repeat would make a second commit.
-func (c *Client) Commit(ctx context.Context, repo string, p *CommitParams) (*Commit, error) {
+func (c *Client) Commit(ctx context.Context, repo string, params *CommitParams) (*Commit, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err
 	}
-	if p == nil {
+	if params == nil {
 		return nil, invalid("message", "must not be empty: the parameters are nil")
 	}
-	if err := cmp.Or(checkLabel("message", p.Message, true), checkLabel("branch", p.Branch, false)); err != nil {
+	if err := cmp.Or(checkLabel("message", params.Message, true), checkLabel("branch", params.Branch, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "commit"),
-		Body: httpcore.JSON(commitBody{Message: p.Message, Branch: p.Branch})}
+		Body: httpcore.JSON(commitBody{Message: params.Message, Branch: params.Branch})}
 	var a commitAnswer
 	resp, err := c.do(ctx, req, &a)
 	if err != nil {
 		return nil, err
 	}
 	w := &a.commitWire
-	if v, ok := lenient.First(a.Commit, a.Data, a.Result); ok {
+	if v, ok := jsonmember.First(a.Commit, a.Data, a.Result); ok {
 		w = &v.commitWire
 	}
 	cm := w.commit(resp.Body)
-	cm.Message = cmp.Or(cm.Message, p.Message)
-	cm.Branch = cmp.Or(cm.Branch, p.Branch)
+	cm.Message = cmp.Or(cm.Message, params.Message)
+	cm.Branch = cmp.Or(cm.Branch, params.Branch)
 	cm.Response = resp.Meta()
 	return &cm, nil
 }
@@ -88,16 +88,16 @@ type deployBody struct {
 type deployAnswer struct {
 	envelope
 	deploymentWire
-	Deployment lenient.Opt[Deployment] `json:"deployment"`
-	Data       lenient.Opt[Deployment] `json:"data"`
-	Result     lenient.Opt[Deployment] `json:"result"`
+	Deployment jsonmember.Optional[Deployment] `json:"deployment"`
+	Data       jsonmember.Optional[Deployment] `json:"data"`
+	Result     jsonmember.Optional[Deployment] `json:"result"`
 	merged     Deployment
 }
 
 // check merges the nested deployment with the top-level members and requires preview_url.
 func (a *deployAnswer) check() error {
 	top := a.deploymentWire.deployment(nil)
-	d, _ := lenient.First(a.Deployment, a.Data, a.Result) // zero when not nested: top fills it
+	d, _ := jsonmember.First(a.Deployment, a.Data, a.Result) // zero when not nested: top fills it
 	d.ID = cmp.Or(d.ID, top.ID)
 	d.Commit = cmp.Or(d.Commit, top.Commit)
 	d.Message = cmp.Or(d.Message, top.Message)
@@ -105,7 +105,7 @@ func (a *deployAnswer) check() error {
 	d.Status = cmp.Or(d.Status, top.Status)
 	d.CreatedAt = cmp.Or(d.CreatedAt, top.CreatedAt)
 	if d.PreviewURL == "" {
-		return lenient.Missing("deployment", "preview_url")
+		return jsonmember.Missing("deployment", "preview_url")
 	}
 	a.merged = d
 	return nil
@@ -114,18 +114,18 @@ func (a *deployAnswer) check() error {
 // Deploy publishes a commit of the repository as its site and returns the deployment, whose
 // PreviewURL is always set (an answer without preview_url is a *sdk.DecodeError). Deploying
 // is not retried: a repeat would make a second deployment.
-func (c *Client) Deploy(ctx context.Context, repo string, p *DeployParams) (*Deployment, error) {
+func (c *Client) Deploy(ctx context.Context, repo string, params *DeployParams) (*Deployment, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err
 	}
-	if p == nil {
+	if params == nil {
 		return nil, invalid("message", "must not be empty: the parameters are nil")
 	}
-	if err := cmp.Or(checkLabel("message", p.Message, true), checkLabel("commit", p.Commit, false)); err != nil {
+	if err := cmp.Or(checkLabel("message", params.Message, true), checkLabel("commit", params.Commit, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "deploy"),
-		Body: httpcore.JSON(deployBody{Commit: p.Commit, Message: p.Message})}
+		Body: httpcore.JSON(deployBody{Commit: params.Commit, Message: params.Message})}
 	var a deployAnswer
 	resp, err := c.do(ctx, req, &a)
 	if err != nil {
@@ -150,7 +150,7 @@ type DeploymentList struct {
 // deployments, or a name of listAnswer.
 type deploymentListAnswer struct {
 	listAnswer[Deployment]
-	Deployments lenient.Field[[]Deployment] `json:"deployments"`
+	Deployments jsonmember.Tracked[[]Deployment] `json:"deployments"`
 }
 
 // check finds the list.

@@ -29,8 +29,8 @@ const (
 	MaxConcurrency = 64
 )
 
-// DeployDirOptions are the options of DeployDir; the zero value (or nil) uses the defaults.
-type DeployDirOptions struct {
+// DeployDirParams are the parameters of DeployDir; the zero value (or nil) uses the defaults.
+type DeployDirParams struct {
 	// Concurrency is how many files are sent at once, 1 to MaxConcurrency (0 means
 	// DefaultConcurrency).
 	Concurrency int
@@ -90,10 +90,10 @@ type DeployResult struct {
 
 // DeployDir publishes the folder fsys (such as os.DirFS("public")) as repository repo's site:
 // it writes every file of the folder under the same path (a file whose copy in the repository
-// has the same size and hash is not sent again), with opts.Prune deletes the repository's files
+// has the same size and hash is not sent again), with params.Prune deletes the repository's files
 // the folder does not hold, then makes one commit and one deployment of that commit.
 //
-// The files go with bounded concurrency (opts.Concurrency, DefaultConcurrency by default), as
+// The files go with bounded concurrency (params.Concurrency, DefaultConcurrency by default), as
 // PUTs that the client retries like any idempotent request, with the gateway remedies of
 // PutFile. If any file still fails, DeployDir commits nothing and returns an *UploadError
 // listing every failed path; the repository then holds the files that were written, and
@@ -112,10 +112,10 @@ type DeployResult struct {
 // backslash, a control character) is a *sdk.ValidationError naming it, and a folder without
 // files is refused, so that a wrong folder with Prune cannot empty a site. The folder's files
 // are read again, one at a time per upload, when they are sent.
-func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *DeployDirOptions) (*DeployResult, error) {
-	var o DeployDirOptions
-	if opts != nil {
-		o = *opts
+func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, params *DeployDirParams) (*DeployResult, error) {
+	var o DeployDirParams // params with the defaults filled in
+	if params != nil {
+		o = *params
 	}
 	if err := cmp.Or(checkRepoName("name", repo), o.check()); err != nil {
 		return nil, err
@@ -207,12 +207,12 @@ func (c *Client) DeployDir(ctx context.Context, repo string, fsys fs.FS, opts *D
 		Unchanged: t.paths[ActionUnchanged], Deleted: t.paths[ActionDeleted], Ignored: ignored}, nil
 }
 
-// check refuses options out of range.
-func (o *DeployDirOptions) check() error {
-	if o.Concurrency < 0 || o.Concurrency > MaxConcurrency {
+// check refuses parameters out of range.
+func (p *DeployDirParams) check() error {
+	if p.Concurrency < 0 || p.Concurrency > MaxConcurrency {
 		return invalid("concurrency", "must be between 1 and "+strconv.Itoa(MaxConcurrency)+" (0 for the default)")
 	}
-	return cmp.Or(checkLabel("message", o.Message, false), checkLabel("branch", o.Branch, false))
+	return cmp.Or(checkLabel("message", p.Message, false), checkLabel("branch", p.Branch, false))
 }
 
 // listFolder returns the size of each file of fsys by path, and the entries that are neither

@@ -17,40 +17,41 @@ import (
 
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestDeployDirRefusesBadInputBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":true}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true}`))
 	c := newClient(t, srv.URL)
 	ctx := t.Context()
 	site := fstest.MapFS{"index.html": {Data: []byte("<p>hi</p>")}}
 	for _, tc := range []struct {
 		repo  string
 		fsys  fstest.MapFS
-		opts  *hosting.DeployDirOptions
+		opts  *hosting.DeployDirParams
 		field string
 	}{
 		{"", site, nil, "name"},
 		{"a/b", site, nil, "name"},
 		{"blog", fstest.MapFS{}, nil, "fsys"},
 		{"blog", fstest.MapFS{"empty": {Mode: fs.ModeDir | 0o755}}, nil, "fsys"},
-		{"blog", site, &hosting.DeployDirOptions{Concurrency: -1}, "concurrency"},
-		{"blog", site, &hosting.DeployDirOptions{Concurrency: hosting.MaxConcurrency + 1}, "concurrency"},
-		{"blog", site, &hosting.DeployDirOptions{Message: " "}, "message"},
-		{"blog", site, &hosting.DeployDirOptions{Branch: "a\x00"}, "branch"},
+		{"blog", site, &hosting.DeployDirParams{Concurrency: -1}, "concurrency"},
+		{"blog", site, &hosting.DeployDirParams{Concurrency: hosting.MaxConcurrency + 1}, "concurrency"},
+		{"blog", site, &hosting.DeployDirParams{Message: " "}, "message"},
+		{"blog", site, &hosting.DeployDirParams{Branch: "a\x00"}, "branch"},
 		{"blog", fstest.MapFS{"index.html": {}, `css\site.css`: {}}, nil, "path"},
 		{"blog", fstest.MapFS{"index.html": {}, "a\nb.txt": {}}, nil, "path"},
 	} {
 		_, err := c.DeployDir(ctx, tc.repo, tc.fsys, tc.opts)
-		ve := validationError(t, err)
+		ve := testkit.ValidationError(t, err)
 		assert.Equal(t, tc.field, ve.Field, "%v", err)
 	}
 	_, err := c.DeployDir(ctx, "blog", fstest.MapFS{"index.html": {}, `css\site.css`: {}}, nil)
 	assert.ErrorContains(t, err, `"css\\site.css" in the folder`, "the offending file is named")
 	_, err = c.DeployDir(ctx, "blog", nil, nil)
-	assert.Equal(t, "fsys", validationError(t, err).Field)
-	assert.Empty(t, srv.requests())
+	assert.Equal(t, "fsys", testkit.ValidationError(t, err).Field)
+	assert.Empty(t, srv.Requests())
 }
 
 // mapFS returns files as an fs.FS.
@@ -95,7 +96,7 @@ func (f *inFlight) RoundTrip(req *http.Request) (*http.Response, error) {
 
 func TestDeployDirPublishesAFolderByteExact(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, hostingtest.WithCDNBlockRawHTML(), hostingtest.WithLatency(5*time.Millisecond))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithCDNBlockRawHTML(), hostingtest.WithLatency(5*time.Millisecond)))
 	counter := &inFlight{next: http.DefaultTransport}
 	c := fakeClient(t, srv, hosting.WithHTTPClient(&http.Client{Transport: counter}))
 	ctx := t.Context()
@@ -109,7 +110,7 @@ func TestDeployDirPublishesAFolderByteExact(t *testing.T) {
 	}
 
 	var progress []hosting.Progress
-	res, err := c.DeployDir(ctx, "blog", mapFS(files), &hosting.DeployDirOptions{
+	res, err := c.DeployDir(ctx, "blog", mapFS(files), &hosting.DeployDirParams{
 		Concurrency: 4,
 		Progress:    func(p hosting.Progress) { progress = append(progress, p) },
 	})
@@ -137,13 +138,13 @@ func TestDeployDirPublishesAFolderByteExact(t *testing.T) {
 	assert.Equal(t, len(files), st.PutWrites)
 	assert.Equal(t, 1, st.Commits)
 	assert.Equal(t, 1, st.Deploys)
-	assert.Zero(t, answered(srv, http.StatusForbidden), "markup always travels as content_base64")
+	assert.Zero(t, testkit.CountStatus(srv.Requests(), http.StatusForbidden), "markup always travels as content_base64")
 	assert.Equal(t, 4, counter.most, "the uploads run 4 at a time, never more")
 }
 
 func TestDeployDirSendsOnlyWhatChangedAndPrunes(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "blog"})
@@ -162,7 +163,7 @@ func TestDeployDirSendsOnlyWhatChangedAndPrunes(t *testing.T) {
 	files["css/site.css"] = []byte("body { margin: 1em }\n")
 	files["about.html"] = []byte("<h1>About</h1>")
 	delete(files, "notes.txt")
-	res, err = c.DeployDir(ctx, "blog", mapFS(files), &hosting.DeployDirOptions{Prune: true, Message: "update"})
+	res, err = c.DeployDir(ctx, "blog", mapFS(files), &hosting.DeployDirParams{Prune: true, Message: "update"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"about.html", "css/site.css"}, res.Uploaded)
 	assert.Equal(t, []string{"notes.txt"}, res.Deleted)
@@ -183,7 +184,7 @@ func TestDeployDirSendsOnlyWhatChangedAndPrunes(t *testing.T) {
 
 func TestDeployDirWithFailingWritesCommitsAllOrNothing(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, hostingtest.WithWriteFailures(0.10, 7))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithWriteFailures(0.10, 7)))
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "big"})
@@ -218,7 +219,7 @@ func TestDeployDirWithFailingWritesCommitsAllOrNothing(t *testing.T) {
 		assert.True(t, slices.IsSortedFunc(ue.Files, func(a, b hosting.FileError) int { return strings.Compare(a.Path, b.Path) }))
 		for _, f := range ue.Files {
 			assert.Equal(t, "upload", f.Op)
-			status := apiError(t, f.Err).StatusCode
+			status := testkit.APIError(t, f.Err).StatusCode
 			assert.Contains(t, []int{http.StatusInternalServerError, http.StatusServiceUnavailable}, status, f.Path)
 			assert.Contains(t, err.Error(), f.Path)
 		}
@@ -262,14 +263,14 @@ func pathsOf(files []hosting.FileError) []string {
 
 func TestDeployDirCancelledCommitsNothing(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, hostingtest.WithLatency(10*time.Millisecond))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithLatency(10*time.Millisecond)))
 	c := fakeClient(t, srv)
 	_, err := c.CreateRepo(t.Context(), &hosting.CreateRepoParams{Name: "big"})
 	require.NoError(t, err)
 	files := bigSite(60, "v1")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	res, err := c.DeployDir(ctx, "big", mapFS(files), &hosting.DeployDirOptions{
+	res, err := c.DeployDir(ctx, "big", mapFS(files), &hosting.DeployDirParams{
 		Concurrency: 2,
 		Progress: func(p hosting.Progress) {
 			if p.FilesDone == 5 {
@@ -290,7 +291,7 @@ func TestDeployDirCancelledCommitsNothing(t *testing.T) {
 
 func TestDeployDirToABranch(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "site"})
@@ -302,7 +303,7 @@ func TestDeployDirToABranch(t *testing.T) {
 	require.NoError(t, err)
 
 	preview := map[string][]byte{"index.html": []byte("<p>preview</p>")}
-	res, err := c.DeployDir(ctx, "site", mapFS(preview), &hosting.DeployDirOptions{Branch: "preview"})
+	res, err := c.DeployDir(ctx, "site", mapFS(preview), &hosting.DeployDirParams{Branch: "preview"})
 	require.NoError(t, err)
 	assert.Equal(t, "preview", res.Commit.Branch)
 	head, ok := srv.Head("site", "preview")
@@ -315,7 +316,7 @@ func TestDeployDirToABranch(t *testing.T) {
 
 func TestDeployDirThroughAStrippingGatewayAndACDNBlockingPUT(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, hostingtest.WithGatewayStripsAuthorization(), hostingtest.WithCDNBlockPUT())
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithGatewayStripsAuthorization(), hostingtest.WithCDNBlockPUT()))
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "site"})
@@ -323,7 +324,7 @@ func TestDeployDirThroughAStrippingGatewayAndACDNBlockingPUT(t *testing.T) {
 	res, err := c.DeployDir(ctx, "site", mapFS(siteFiles), nil)
 	require.NoError(t, err)
 	assertPublished(t, res.SiteURL, siteFiles)
-	st := c.Counters()
+	st := c.GatewayRemedies()
 	assert.Equal(t, hosting.TokenHeader, st.TokenHeader)
 	assert.Equal(t, int64(1), st.TokenHeaderRetries)
 	assert.Equal(t, int64(len(siteFiles)), st.BlockedPutRetries)
@@ -332,9 +333,9 @@ func TestDeployDirThroughAStrippingGatewayAndACDNBlockingPUT(t *testing.T) {
 
 func TestDeployDirOfAMissingRepositoryWritesNothing(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	c := fakeClient(t, srv)
 	_, err := c.DeployDir(t.Context(), "nope", mapFS(siteFiles), nil)
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusNotFound, testkit.APIError(t, err).StatusCode)
 	assert.Len(t, srv.Requests(), 1, "only the file list was asked for")
 }

@@ -12,36 +12,17 @@ import (
 
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 )
-
-// startFake starts a fake for one test.
-func startFake(t *testing.T, opts ...hostingtest.Option) *hostingtest.Server {
-	t.Helper()
-	srv := hostingtest.NewServer(opts...)
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // fakeClient returns a client of srv with the fake's default token and quick retries; opts
 // come after the defaults.
 func fakeClient(t *testing.T, srv *hostingtest.Server, opts ...hosting.Option) *hosting.Client {
 	t.Helper()
-	all := append([]hosting.Option{hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken), withFastRetry}, opts...)
-	c, err := hosting.New(all...)
-	require.NoError(t, err)
-	return c
-}
-
-// answered counts the requests srv answered with status.
-func answered(srv *hostingtest.Server, status int) int {
-	n := 0
-	for _, r := range srv.Requests() {
-		if r.Status == status {
-			n++
-		}
-	}
-	return n
+	defaults := []hosting.Option{hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken), withFastRetry}
+	return testkit.New(t, hosting.New, append(defaults, opts...)...)
 }
 
 // fetch GETs url without credentials and returns the status, the Content-Type and the body.
@@ -69,7 +50,7 @@ var siteFiles = map[string][]byte{
 
 func TestEndToEndTypicalOrderIsByteExact(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, hostingtest.WithCDNBlockRawHTML())
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithCDNBlockRawHTML()))
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 
@@ -131,12 +112,12 @@ func TestEndToEndTypicalOrderIsByteExact(t *testing.T) {
 	require.Len(t, repos.Repos, 1)
 	assert.Equal(t, "my blog", repos.Repos[0].Description)
 
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Exchanges() {
 		assert.False(t, r.TokenInURL, "%s %s", r.Method, r.Path)
 		assert.False(t, r.Blocked, "the client never sends raw markup in content: %s", r.Path)
 	}
-	assert.Zero(t, answered(srv, http.StatusForbidden))
-	assert.Equal(t, hosting.Counters{TokenHeader: hosting.AuthorizationHeader}, c.Counters())
+	assert.Zero(t, testkit.CountStatus(srv.Requests(), http.StatusForbidden))
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeader: hosting.AuthorizationHeader}, c.GatewayRemedies())
 }
 
 // nonNil returns b, or an empty slice for nil, so that an empty file compares equal.
@@ -149,9 +130,9 @@ func nonNil(b []byte) []byte {
 
 func TestEndToEndGatewayStrippingAuthorization(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, hostingtest.WithGatewayStripsAuthorization())
-	var logs logBuffer
-	c := fakeClient(t, srv, hosting.WithLogger(logs.logger()))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithGatewayStripsAuthorization()))
+	var logs secrettest.LogBuffer
+	c := fakeClient(t, srv, hosting.WithLogger(jsonLogger(&logs)))
 	ctx := t.Context()
 
 	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "site"})
@@ -161,7 +142,7 @@ func TestEndToEndGatewayStrippingAuthorization(t *testing.T) {
 	_, err = c.Commit(ctx, "site", &hosting.CommitParams{Message: "m"})
 	require.NoError(t, err)
 
-	reqs := srv.Requests()
+	reqs := srv.Exchanges()
 	require.Len(t, reqs, 4, "one 401, then every request in X-API-Token")
 	assert.Equal(t, http.StatusUnauthorized, reqs[0].Status)
 	assert.Equal(t, []string{hostingtest.AuthAuthorization}, reqs[0].AuthHeaders)
@@ -170,15 +151,15 @@ func TestEndToEndGatewayStrippingAuthorization(t *testing.T) {
 		assert.Equal(t, hostingtest.AuthAPIToken, r.Auth)
 		assert.Less(t, r.Status, 300)
 	}
-	assert.Equal(t, hosting.Counters{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.Counters())
-	assert.Equal(t, 1, answered(srv, http.StatusUnauthorized))
+	assert.Equal(t, hosting.GatewayRemedies{TokenHeaderRetries: 1, TokenHeader: hosting.TokenHeader}, c.GatewayRemedies())
+	assert.Equal(t, 1, testkit.CountStatus(srv.Requests(), http.StatusUnauthorized))
 	assert.Contains(t, logs.String(), `"remedy":"token in X-API-Token after a 401 to Authorization: Bearer"`)
 	assert.NotContains(t, logs.String(), hostingtest.DefaultToken)
 }
 
 func TestEndToEndCDNBlockingPUT(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t, hostingtest.WithCDNBlockPUT())
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithCDNBlockPUT()))
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "site"})
@@ -192,13 +173,13 @@ func TestEndToEndCDNBlockingPUT(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, siteFiles[path], stored)
 	}
-	assert.Equal(t, int64(3), c.Counters().BlockedPutRetries)
+	assert.Equal(t, int64(3), c.GatewayRemedies().BlockedPutRetries)
 	st := srv.Stats()
-	assert.Equal(t, 3, answered(srv, http.StatusForbidden))
+	assert.Equal(t, 3, testkit.CountStatus(srv.Requests(), http.StatusForbidden))
 	assert.Equal(t, 3, st.PostWrites)
 	assert.Zero(t, st.PutWrites)
 	var posts int
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Exchanges() {
 		if r.Method == http.MethodPost && r.Encoding != "" {
 			posts++
 			assert.Equal(t, "content_base64", r.Encoding)
@@ -210,7 +191,7 @@ func TestEndToEndCDNBlockingPUT(t *testing.T) {
 func TestEndToEndOwnershipBetweenTwoTokens(t *testing.T) {
 	t.Parallel()
 	const bobToken = "bob-token-8d2c41f07a9e4b36"
-	srv := startFake(t, hostingtest.WithAccount(bobToken, "bob"))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithAccount(bobToken, "bob")))
 	alice := fakeClient(t, srv)
 	bob := fakeClient(t, srv, hosting.WithToken(bobToken))
 	ctx := t.Context()
@@ -221,25 +202,25 @@ func TestEndToEndOwnershipBetweenTwoTokens(t *testing.T) {
 	require.NoError(t, err)
 
 	_, err = bob.Repo(ctx, "alice-site")
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusNotFound, testkit.APIError(t, err).StatusCode)
 	_, err = bob.File(ctx, "alice-site", "index.html")
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusNotFound, testkit.APIError(t, err).StatusCode)
 	_, err = bob.PutFile(ctx, "alice-site", "index.html", []byte("<p>bob was here</p>"))
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	assert.NotEmpty(t, ae.Message, "the envelope's error text")
 	_, err = bob.DeleteFile(ctx, "alice-site", "index.html")
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusNotFound, testkit.APIError(t, err).StatusCode)
 	_, err = bob.Commit(ctx, "alice-site", &hosting.CommitParams{Message: "m"})
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusNotFound, testkit.APIError(t, err).StatusCode)
 	_, err = bob.Deploy(ctx, "alice-site", &hosting.DeployParams{Message: "m"})
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusNotFound, testkit.APIError(t, err).StatusCode)
 	_, err = bob.Deployments(ctx, "alice-site")
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusNotFound, testkit.APIError(t, err).StatusCode)
 	_, err = bob.CreateBranch(ctx, "alice-site", &hosting.CreateBranchParams{Branch: "x"})
-	assert.Equal(t, http.StatusNotFound, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusNotFound, testkit.APIError(t, err).StatusCode)
 	_, err = bob.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "alice-site"})
-	assert.Equal(t, http.StatusConflict, apiError(t, err).StatusCode)
+	assert.Equal(t, http.StatusConflict, testkit.APIError(t, err).StatusCode)
 	bobs, err := bob.Repos(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, bobs.Repos)
@@ -249,28 +230,28 @@ func TestEndToEndOwnershipBetweenTwoTokens(t *testing.T) {
 	assert.Equal(t, "<p>alice</p>", string(f.Content), "bob changed nothing")
 	owner, _ := srv.Owner("alice-site")
 	assert.Equal(t, hostingtest.DefaultOwner, owner)
-	assert.Zero(t, bob.Counters().TokenHeaderRetries, "a 404 is not a gateway problem")
+	assert.Zero(t, bob.GatewayRemedies().TokenHeaderRetries, "a 404 is not a gateway problem")
 }
 
 func TestEndToEndPathValidationSendsNothing(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 	for _, path := range []string{"", "..", "../x", "a/../b", "/abs", `a\b`, "a\x00b"} {
 		_, err := c.PutFile(ctx, "blog", path, []byte("x"))
-		assert.Equal(t, "path", validationError(t, err).Field, "%q", path)
+		assert.Equal(t, "path", testkit.ValidationError(t, err).Field, "%q", path)
 	}
 	for _, name := range []string{"", "..", "a/b", `a\b`, "a\x00b"} {
 		_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: name})
-		assert.Equal(t, "name", validationError(t, err).Field, "%q", name)
+		assert.Equal(t, "name", testkit.ValidationError(t, err).Field, "%q", name)
 	}
 	assert.Empty(t, srv.Requests())
 }
 
 func TestEndToEndBranchCommitAndDeploy(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "site"})
@@ -308,7 +289,7 @@ func TestEndToEndBranchCommitAndDeploy(t *testing.T) {
 	assert.Equal(t, "<p>v1</p>", string(body), "without a commit the service deploys the head of main")
 
 	_, err = c.Deploy(ctx, "site", &hosting.DeployParams{Commit: "no-such-commit", Message: "m"})
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusNotFound, ae.StatusCode)
 	assert.Equal(t, 1, ae.Attempts, "a deployment is never repeated")
 }
@@ -332,7 +313,7 @@ func bigSite(n int, version string) map[string][]byte {
 
 func TestEndToEndInjectedFaults(t *testing.T) {
 	t.Parallel()
-	srv := startFake(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	c := fakeClient(t, srv)
 	ctx := t.Context()
 	_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "site"})
@@ -346,7 +327,7 @@ func TestEndToEndInjectedFaults(t *testing.T) {
 
 	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/repos/site", Status: http.StatusOK, Code: "archived", Message: "repository is archived"})
 	_, err = c.Repo(ctx, "site")
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusOK, ae.StatusCode)
 	assert.Equal(t, "archived", ae.Code)
 	assert.Equal(t, "repository is archived", ae.Message)
@@ -355,6 +336,6 @@ func TestEndToEndInjectedFaults(t *testing.T) {
 	srv.InjectFaults(sdktest.Fault{Path: "/api/v1/repos/site/commit", Status: http.StatusConflict, Message: "busy committing"})
 	_, err = c.Commit(ctx, "site", &hosting.CommitParams{Message: "m"})
 	assert.ErrorIs(t, err, hosting.ErrConflict)
-	assert.Equal(t, "busy committing", apiError(t, err).Message)
+	assert.Equal(t, "busy committing", testkit.APIError(t, err).Message)
 	assert.Zero(t, srv.Stats().Commits)
 }

@@ -12,28 +12,29 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestOKFalseInA200IsAnAPIErrorAndNotRetried(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":false,"error":"repository is archived"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":false,"error":"repository is archived"}`))
 	c := newClient(t, srv.URL, withFastRetry)
 	_, err := c.Repo(t.Context(), "blog")
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusOK, ae.StatusCode)
 	assert.Equal(t, "repository is archived", ae.Message)
 	assert.Empty(t, ae.Code)
 	assert.Equal(t, "/api/v1/repos/blog", ae.Path)
 	assert.JSONEq(t, `{"ok":false,"error":"repository is archived"}`, string(ae.Body))
 	assert.Contains(t, err.Error(), "repository is archived")
-	assert.Len(t, srv.requests(), 1, "a failure the service acted on is not repeated")
+	assert.Len(t, srv.Requests(), 1, "a failure the service acted on is not repeated")
 }
 
 func TestOKFalseWinsOverAMalformedPayload(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":false,"error":"quota exceeded","files":"not a list"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":false,"error":"quota exceeded","files":"not a list"}`))
 	_, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
-	assert.Equal(t, "quota exceeded", apiError(t, err).Message)
+	assert.Equal(t, "quota exceeded", testkit.APIError(t, err).Message)
 }
 
 func TestErrorStatusesCarryTheEnvelopeText(t *testing.T) {
@@ -49,9 +50,9 @@ func TestErrorStatusesCarryTheEnvelopeText(t *testing.T) {
 		{http.StatusBadRequest, `{"message":"Bad Request"}`, "", "Bad Request"},
 		{http.StatusInternalServerError, `<html>oops</html>`, "", ""},
 	} {
-		srv := serve(t, answer(tc.status, tc.body))
+		srv := testkit.Record(t, testkit.Answer(tc.status, tc.body))
 		_, err := newClient(t, srv.URL).Repos(t.Context())
-		ae := apiError(t, err)
+		ae := testkit.APIError(t, err)
 		assert.Equal(t, tc.status, ae.StatusCode, tc.body)
 		assert.Equal(t, tc.code, ae.Code, tc.body)
 		assert.Equal(t, tc.message, ae.Message, tc.body)
@@ -62,23 +63,23 @@ func TestErrorStatusesCarryTheEnvelopeText(t *testing.T) {
 func TestA2xxWithoutOKIsADecodeError(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{"repos":[]}`, `{"ok":null,"repos":[]}`, `<html>login</html>`, `[]`, `{"ok":"true","repos":[]}`} {
-		srv := serve(t, answer(http.StatusOK, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, body))
 		_, err := newClient(t, srv.URL).Repos(t.Context())
-		de := decodeError(t, err)
+		de := testkit.DecodeError(t, err)
 		assert.Equal(t, http.StatusOK, de.StatusCode, body)
 		assert.Equal(t, "/api/v1/repos", de.Path)
 	}
-	srv := serve(t, answer(http.StatusOK, `{"path":"a.txt"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"path":"a.txt"}`))
 	_, err := newClient(t, srv.URL).DeleteFile(t.Context(), "blog", "a.txt")
-	assert.ErrorContains(t, decodeError(t, err), `"ok" is missing`, "even a call whose payload is not read checks the envelope")
+	assert.ErrorContains(t, testkit.DecodeError(t, err), `"ok" is missing`, "even a call whose payload is not read checks the envelope")
 }
 
 func TestRateLimitIsTyped(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
 		w.Header().Set("Retry-After", "7")
 		w.Header().Set("X-RateLimit-Remaining", "0")
-		reply(w, http.StatusTooManyRequests, `{"ok":false,"error":"slow down"}`)
+		testkit.Reply(w, http.StatusTooManyRequests, `{"ok":false,"error":"slow down"}`)
 	})
 	_, err := newClient(t, srv.URL).Repos(t.Context())
 	var rl *sdk.RateLimitError
@@ -106,7 +107,7 @@ func TestStatusesMatchTheSentinels(t *testing.T) {
 		{http.StatusConflict, "application/json", `{"ok":false,"error":"repository name already taken"}`, []error{hosting.ErrConflict}},
 		{http.StatusOK, "application/json", `{"ok":false,"error":"repository is archived"}`, nil},
 	} {
-		srv := serve(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+		srv := testkit.Record(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
 			if tc.contentType != "" {
 				w.Header().Set("Content-Type", tc.contentType)
 			}
@@ -114,7 +115,7 @@ func TestStatusesMatchTheSentinels(t *testing.T) {
 			_, _ = w.Write([]byte(tc.body))
 		})
 		_, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
-		ae := apiError(t, err)
+		ae := testkit.APIError(t, err)
 		assert.Equal(t, tc.status, ae.StatusCode, tc.body)
 		for _, s := range sentinels {
 			assert.Equal(t, slices.Contains(tc.want, s), errors.Is(err, s), "%d %s: %v", tc.status, tc.body, s)

@@ -7,33 +7,44 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
 )
 
-// Sentinels of the failures a caller branches on, matched with errors.Is. The status
-// sentinels are the sdk package's values, so a check written against one service package
-// works for all; they match every *sdk.APIError of their status, {"ok": false} answers
-// included (the envelope's error text is the Message).
-var (
-	// ErrUnauthorized matches a 401: the token is missing or unknown (after the X-API-Token
-	// remedy was tried).
-	ErrUnauthorized = sdk.ErrUnauthorized
-	// ErrForbidden matches a 403: the service's refusal, or a block page (see ErrBlocked).
-	ErrForbidden = sdk.ErrForbidden
-	// ErrNotFound matches a 404: no such repository, file, branch or commit. A repository of
-	// another account answers as a missing one.
-	ErrNotFound = sdk.ErrNotFound
-	// ErrConflict matches a 409, such as a repository name already taken.
-	ErrConflict = sdk.ErrConflict
-	// ErrBlocked matches a 403 answered with an HTML page instead of the service's envelope:
-	// a CDN or firewall in front of the service blocked the request. PutFile returns it only
-	// after its POST remedy was blocked too. It also matches ErrForbidden.
-	ErrBlocked = errors.New("hosting: request blocked by a CDN or firewall")
-)
+// sentinels are the service's own sentinel errors; its error codes say nothing a status
+// does not, so none is registered.
+var sentinels = httpcore.NewSentinels(serviceName)
 
-// classify is the service's Classify: a block page matches ErrBlocked.
-func classify(err error) error {
+// ErrBlocked matches a 403 answered with an HTML page instead of the service's envelope: a CDN
+// or firewall in front of the service blocked the request. PutFile returns it only after its
+// POST remedy was blocked too. It also matches ErrForbidden.
+var ErrBlocked = sentinels.New("request blocked by a CDN or firewall")
+
+// ErrConflict matches a 409, such as a repository name already taken; it is
+// [sdk.ErrConflict], as every status sentinel here is sdk's.
+var ErrConflict = sdk.ErrConflict
+
+// ErrForbidden matches a 403: the service's refusal, or a block page (see ErrBlocked); it is
+// [sdk.ErrForbidden].
+var ErrForbidden = sdk.ErrForbidden
+
+// ErrNotFound matches a 404: no such repository, file, branch or commit (a repository of
+// another account answers as a missing one); it is [sdk.ErrNotFound].
+var ErrNotFound = sdk.ErrNotFound
+
+// ErrRateLimited matches a 429, which the API description does not list but a gateway may
+// send; it is [sdk.ErrRateLimited].
+var ErrRateLimited = sdk.ErrRateLimited
+
+// ErrUnauthorized matches a 401: the token is missing or unknown, after the X-API-Token
+// remedy was tried; it is [sdk.ErrUnauthorized].
+var ErrUnauthorized = sdk.ErrUnauthorized
+
+// classify is the service's ClassifyAt: a block page matches ErrBlocked. The status sentinels
+// match every *sdk.APIError of their status, {"ok": false} answers included.
+func classify(err error, _ time.Time) error {
 	var ae *sdk.APIError
 	if errors.As(err, &ae) && isBlockPage(ae) {
 		ae.Sentinels = append(ae.Sentinels, ErrBlocked)

@@ -87,7 +87,7 @@ func ExampleClient_DeployDir() {
 		"img/pixel.png":   {Data: []byte{0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a}},
 		"styles/main.css": {Data: []byte("body { margin: 0 }\n")},
 	}
-	res, err := client.DeployDir(ctx, "docs", folder, &hosting.DeployDirOptions{Concurrency: 1})
+	res, err := client.DeployDir(ctx, "docs", folder, &hosting.DeployDirParams{Concurrency: 1})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func ExampleClient_DeployDir() {
 	// A second run sends only what changed, and with Prune deletes what is gone.
 	folder["guide/intro.md"] = &fstest.MapFile{Data: []byte("# Introduction\n")}
 	delete(folder, "img/pixel.png")
-	res, err = client.DeployDir(ctx, "docs", folder, &hosting.DeployDirOptions{
+	res, err = client.DeployDir(ctx, "docs", folder, &hosting.DeployDirParams{
 		Prune:       true,
 		Concurrency: 1, // one file at a time, so that the progress prints in order
 		Progress: func(p hosting.Progress) {

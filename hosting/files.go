@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // FileWrite is the answer of PutFile. The API description does not show the answer's members:
@@ -37,9 +37,9 @@ type FileWrite struct {
 type fileWriteAnswer struct {
 	envelope
 	fileEntryWire
-	File   lenient.Opt[FileEntry] `json:"file"`
-	Data   lenient.Opt[FileEntry] `json:"data"`
-	Result lenient.Opt[FileEntry] `json:"result"`
+	File   jsonmember.Optional[FileEntry] `json:"file"`
+	Data   jsonmember.Optional[FileEntry] `json:"data"`
+	Result jsonmember.Optional[FileEntry] `json:"result"`
 }
 
 // PutFile creates or replaces the file at path in repository repo with data. path may be
@@ -49,7 +49,7 @@ type fileWriteAnswer struct {
 // The write is a PUT, retried like any idempotent request. When a CDN or firewall answers the
 // PUT with a 403 HTML block page, PutFile sends the write once more as a POST to the same
 // address with content_base64, as the API description advises; the remedy is logged and
-// counted in Counters. When the POST is blocked too, the error matches ErrBlocked. The written
+// counted in GatewayRemedies. When the POST is blocked too, the error matches ErrBlocked. The written
 // file joins the next commit.
 func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*FileWrite, error) {
 	if err := cmp.Or(checkRepoName("name", repo), checkPath("path", path)); err != nil {
@@ -72,7 +72,7 @@ func (c *Client) PutFile(ctx context.Context, repo, path string, data []byte) (*
 	if err != nil {
 		return nil, err
 	}
-	e, ok := lenient.First(a.File, a.Data, a.Result)
+	e, ok := jsonmember.First(a.File, a.Data, a.Result)
 	if !ok {
 		e = a.fileEntryWire.entry(path, nil)
 	}
@@ -101,10 +101,10 @@ type File struct {
 // encoding says "base64") or content_base64.
 type fileContentFields struct {
 	fileEntryWire
-	Content            lenient.Opt[string] `json:"content"`
-	ContentBase64      lenient.Opt[string] `json:"content_base64"`
-	ContentBase64Camel lenient.Opt[string] `json:"contentBase64"`
-	Encoding           lenient.Opt[string] `json:"encoding"`
+	Content            jsonmember.Optional[string] `json:"content"`
+	ContentBase64      jsonmember.Optional[string] `json:"content_base64"`
+	ContentBase64Camel jsonmember.Optional[string] `json:"contentBase64"`
+	Encoding           jsonmember.Optional[string] `json:"encoding"`
 }
 
 // hasContent reports whether f carries the content.
@@ -114,7 +114,7 @@ func (f *fileContentFields) hasContent() bool {
 
 // content decodes the content, reporting how it was carried.
 func (f *fileContentFields) content() ([]byte, Encoding, error) {
-	if b64, ok := lenient.First(f.ContentBase64, f.ContentBase64Camel); ok {
+	if b64, ok := jsonmember.First(f.ContentBase64, f.ContentBase64Camel); ok {
 		b, err := decodeBase64(b64)
 		return b, EncodingBase64, err
 	}
@@ -130,9 +130,9 @@ func (f *fileContentFields) content() ([]byte, Encoding, error) {
 type fileAnswer struct {
 	envelope
 	fileContentFields
-	File   lenient.Opt[fileContentFields] `json:"file"`
-	Data   lenient.Opt[fileContentFields] `json:"data"`
-	Result lenient.Opt[fileContentFields] `json:"result"`
+	File   jsonmember.Optional[fileContentFields] `json:"file"`
+	Data   jsonmember.Optional[fileContentFields] `json:"data"`
+	Result jsonmember.Optional[fileContentFields] `json:"result"`
 	part   *fileContentFields
 	data   []byte
 	enc    Encoding
@@ -140,7 +140,7 @@ type fileAnswer struct {
 
 // check finds and decodes the content.
 func (a *fileAnswer) check() error {
-	for _, l := range [...]lenient.Opt[fileContentFields]{a.File, a.Data, a.Result} {
+	for _, l := range [...]jsonmember.Optional[fileContentFields]{a.File, a.Data, a.Result} {
 		if p, ok := l.Get(); ok && p.hasContent() {
 			part := p // only the part chosen escapes
 			a.part = &part
@@ -149,7 +149,7 @@ func (a *fileAnswer) check() error {
 	}
 	if a.part == nil {
 		if !a.hasContent() {
-			return lenient.Missing("file", "content")
+			return jsonmember.Missing("file", "content")
 		}
 		a.part = &a.fileContentFields
 	}

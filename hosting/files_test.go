@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestContentEncodingRules(t *testing.T) {
@@ -48,7 +50,7 @@ func TestContentEncodingRules(t *testing.T) {
 
 func TestPutFileSendsTextAndBase64ToTheEscapedPath(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"path":"x","size":4,"sha":"0123456789abcdef0123456789abcdef01234567"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"path":"x","size":4,"sha":"0123456789abcdef0123456789abcdef01234567"}`))
 	c := newClient(t, srv.URL)
 
 	w, err := c.PutFile(t.Context(), "blog", "css/site main.css", []byte("a{}\n"))
@@ -69,7 +71,7 @@ func TestPutFileSendsTextAndBase64ToTheEscapedPath(t *testing.T) {
 	_, err = c.PutFile(t.Context(), "my blog", "img/€.png", img)
 	require.NoError(t, err)
 
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 3)
 	assert.Equal(t, http.MethodPut, reqs[0].Method)
 	assert.Equal(t, "/api/v1/repos/blog/files/css/site%20main.css", reqs[0].Path)
@@ -77,7 +79,7 @@ func TestPutFileSendsTextAndBase64ToTheEscapedPath(t *testing.T) {
 	assert.Equal(t, map[string]any{"content": "a{}\n"}, jsonBody(t, reqs[0].Body))
 
 	assert.Equal(t, "/api/v1/repos/blog/files/a%3Fb%23c/index.html", reqs[1].Path, "each segment is escaped on its own")
-	assert.Empty(t, reqs[1].RawQuery)
+	assert.Empty(t, reqs[1].Query.Encode())
 	assert.Equal(t, map[string]any{"content_base64": base64.StdEncoding.EncodeToString(html)}, jsonBody(t, reqs[1].Body))
 	assert.NotContains(t, string(reqs[1].Body), "<", "no raw markup in the body")
 
@@ -87,41 +89,41 @@ func TestPutFileSendsTextAndBase64ToTheEscapedPath(t *testing.T) {
 
 func TestPutFileOfAnEmptyFileSendsAnEmptyContent(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":true}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true}`))
 	c := newClient(t, srv.URL)
 	_, err := c.PutFile(t.Context(), "blog", ".nojekyll", nil)
 	require.NoError(t, err)
 	_, err = c.PutFile(t.Context(), "blog", "empty.png", []byte{})
 	require.NoError(t, err)
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	assert.JSONEq(t, `{"content":""}`, string(reqs[0].Body), "the member is present even when empty")
 	assert.JSONEq(t, `{"content_base64":""}`, string(reqs[1].Body))
 }
 
 func TestPathAndNameValidationSendsNothing(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":true}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true}`))
 	c := newClient(t, srv.URL)
 	ctx := t.Context()
 	for _, path := range []string{"", "/index.html", "../secret", "a/../../b", "a/..", "./a", "a/./b", `a\b.txt`, "a\x00b", "a//b", "dir/", "a\nb", "bad\xffutf8"} {
 		_, err := c.PutFile(ctx, "blog", path, []byte("x"))
-		ve := validationError(t, err)
+		ve := testkit.ValidationError(t, err)
 		assert.Equal(t, "path", ve.Field, "%q", path)
 		assert.Equal(t, "hosting", ve.Service)
 		_, err = c.File(ctx, "blog", path)
-		assert.Equal(t, "path", validationError(t, err).Field, "%q", path)
+		assert.Equal(t, "path", testkit.ValidationError(t, err).Field, "%q", path)
 		_, err = c.DeleteFile(ctx, "blog", path)
-		assert.Equal(t, "path", validationError(t, err).Field, "%q", path)
+		assert.Equal(t, "path", testkit.ValidationError(t, err).Field, "%q", path)
 	}
 	for _, name := range []string{"", ".", "..", "a/b", `a\b`, "a\x00", "a\tb"} {
 		_, err := c.Repo(ctx, name)
-		assert.Equal(t, "name", validationError(t, err).Field, "%q", name)
+		assert.Equal(t, "name", testkit.ValidationError(t, err).Field, "%q", name)
 		_, err = c.PutFile(ctx, name, "index.html", []byte("x"))
-		assert.Equal(t, "name", validationError(t, err).Field, "%q", name)
+		assert.Equal(t, "name", testkit.ValidationError(t, err).Field, "%q", name)
 		_, err = c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: name})
-		assert.Equal(t, "name", validationError(t, err).Field, "%q", name)
+		assert.Equal(t, "name", testkit.ValidationError(t, err).Field, "%q", name)
 		_, err = c.Deploy(ctx, name, &hosting.DeployParams{Message: "m"})
-		assert.Equal(t, "name", validationError(t, err).Field, "%q", name)
+		assert.Equal(t, "name", testkit.ValidationError(t, err).Field, "%q", name)
 	}
 	for _, tc := range []struct {
 		err   error
@@ -138,9 +140,9 @@ func TestPathAndNameValidationSendsNothing(t *testing.T) {
 		{second(c.CreateBranch(ctx, "blog", &hosting.CreateBranchParams{From: "main"})), "branch"},
 		{second(c.CreateBranch(ctx, "blog", &hosting.CreateBranchParams{Branch: "b", From: "\x01"})), "from"},
 	} {
-		assert.Equal(t, tc.field, validationError(t, tc.err).Field, "%v", tc.err)
+		assert.Equal(t, tc.field, testkit.ValidationError(t, tc.err).Field, "%v", tc.err)
 	}
-	assert.Empty(t, srv.requests(), "nothing is sent for refused input")
+	assert.Empty(t, srv.Requests(), "nothing is sent for refused input")
 }
 
 // second returns the error of a call's two results.
@@ -151,24 +153,24 @@ const blockPage = "<!DOCTYPE html><html><head><title>Access denied</title></head
 
 func TestBlockedPutIsResentAsPostWithBase64(t *testing.T) {
 	t.Parallel()
-	var logs logBuffer
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+	var logs secrettest.LogBuffer
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		if r.Method == http.MethodPut {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = w.Write([]byte(blockPage))
 			return
 		}
-		reply(w, http.StatusOK, `{"ok":true,"path":"app.js","size":22}`)
+		testkit.Reply(w, http.StatusOK, `{"ok":true,"path":"app.js","size":22}`)
 	})
-	c := newClient(t, srv.URL, hosting.WithLogger(logs.logger()))
+	c := newClient(t, srv.URL, hosting.WithLogger(jsonLogger(&logs)))
 	js := []byte(`document.title = "hi";`)
 	w, err := c.PutFile(t.Context(), "blog", "js/app.js", js)
 	require.NoError(t, err)
 	assert.Equal(t, http.MethodPost, w.Method)
 	assert.Equal(t, hosting.EncodingBase64, w.Encoding)
 
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 2)
 	assert.Equal(t, http.MethodPut, reqs[0].Method)
 	assert.Equal(t, map[string]any{"content": string(js)}, jsonBody(t, reqs[0].Body))
@@ -177,7 +179,7 @@ func TestBlockedPutIsResentAsPostWithBase64(t *testing.T) {
 	assert.Equal(t, map[string]any{"content_base64": base64.StdEncoding.EncodeToString(js)}, jsonBody(t, reqs[1].Body))
 	assert.Equal(t, "Bearer "+testToken, reqs[1].Header.Get("Authorization"))
 
-	assert.Equal(t, int64(1), c.Counters().BlockedPutRetries)
+	assert.Equal(t, int64(1), c.GatewayRemedies().BlockedPutRetries)
 	out := logs.String()
 	assert.Contains(t, out, `"remedy":"POST with content_base64 after a 403 block page to PUT"`)
 	assert.Contains(t, out, `"path":"/api/v1/repos/blog/files/js/app.js"`)
@@ -188,51 +190,51 @@ func TestBlockedPutIsResentAsPostWithBase64(t *testing.T) {
 
 func TestServiceRefusalWithJSONIsNotABlockPage(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusForbidden, `{"ok":false,"error":"repository belongs to another account"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusForbidden, `{"ok":false,"error":"repository belongs to another account"}`))
 	c := newClient(t, srv.URL)
 	_, err := c.PutFile(t.Context(), "blog", "a.txt", []byte("x"))
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, "repository belongs to another account", ae.Message)
 	assert.ErrorIs(t, err, hosting.ErrForbidden)
 	assert.NotErrorIs(t, err, hosting.ErrBlocked, "the service's own refusal is no block page")
-	assert.Len(t, srv.requests(), 1)
-	assert.Zero(t, c.Counters().BlockedPutRetries)
+	assert.Len(t, srv.Requests(), 1)
+	assert.Zero(t, c.GatewayRemedies().BlockedPutRetries)
 }
 
 func TestBlockedPostIsReturnedAfterOneResend(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
 		w.WriteHeader(http.StatusForbidden) // no Content-Type: the body tells
 		_, _ = w.Write([]byte(blockPage))
 	})
 	c := newClient(t, srv.URL, withFastRetry)
 	_, err := c.PutFile(t.Context(), "blog", "a.txt", []byte("x"))
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, http.StatusForbidden, ae.StatusCode)
 	assert.Equal(t, http.MethodPost, ae.Method)
 	assert.Contains(t, err.Error(), "Access denied", "the block page is quoted")
 	assert.ErrorIs(t, err, hosting.ErrBlocked)
 	assert.ErrorIs(t, err, hosting.ErrForbidden)
-	assert.Len(t, srv.requests(), 2)
+	assert.Len(t, srv.Requests(), 2)
 }
 
 func TestPutIsRetriedOnGatewayErrorsButCommitIsNot(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-		reply(w, http.StatusServiceUnavailable, `{"ok":false,"error":"busy"}`)
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		testkit.Reply(w, http.StatusServiceUnavailable, `{"ok":false,"error":"busy"}`)
 	})
 	c := newClient(t, srv.URL, withFastRetry)
 	_, err := c.PutFile(t.Context(), "blog", "a.txt", []byte("x"))
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, 4, ae.Attempts)
 	assert.Equal(t, "busy", ae.Message)
 	_, err = c.Commit(t.Context(), "blog", &hosting.CommitParams{Message: "m"})
-	assert.Equal(t, 1, apiError(t, err).Attempts)
+	assert.Equal(t, 1, testkit.APIError(t, err).Attempts)
 	_, err = c.Deploy(t.Context(), "blog", &hosting.DeployParams{Message: "m"})
-	assert.Equal(t, 1, apiError(t, err).Attempts)
+	assert.Equal(t, 1, testkit.APIError(t, err).Attempts)
 	_, err = c.DeleteFile(t.Context(), "blog", "a.txt")
-	assert.Equal(t, 4, apiError(t, err).Attempts)
-	assert.Len(t, srv.requests(), 4+1+1+4)
+	assert.Equal(t, 4, testkit.APIError(t, err).Attempts)
+	assert.Len(t, srv.Requests(), 4+1+1+4)
 }
 
 func TestFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
@@ -252,16 +254,16 @@ func TestFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
 		{`{"ok":true,"file":{"path":"a.bin","content_base64":"` + b64 + `"}}`, bin, hosting.EncodingBase64},
 		{`{"ok":true,"data":{"contentBase64":"` + b64 + `"}}`, bin, hosting.EncodingBase64},
 	} {
-		srv := serve(t, answer(http.StatusOK, tc.body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, tc.body))
 		f, err := newClient(t, srv.URL).File(t.Context(), "blog", "dir/a.bin")
 		require.NoError(t, err, tc.body)
 		assert.Equal(t, tc.want, f.Content, tc.body)
 		assert.Equal(t, tc.enc, f.Encoding, tc.body)
 		assert.Equal(t, "dir/a.bin", f.Path)
-		assert.Equal(t, "/api/v1/repos/blog/files/dir/a.bin", srv.requests()[0].Path)
-		assert.Equal(t, http.MethodGet, srv.requests()[0].Method)
+		assert.Equal(t, "/api/v1/repos/blog/files/dir/a.bin", srv.Requests()[0].Path)
+		assert.Equal(t, http.MethodGet, srv.Requests()[0].Method)
 	}
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"path":"a.txt","size":5,"sha":"0123456789abcdef0123456789abcdef01234567","content":"héllo"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"path":"a.txt","size":5,"sha":"0123456789abcdef0123456789abcdef01234567","content":"héllo"}`))
 	f, err := newClient(t, srv.URL).File(t.Context(), "blog", "a.txt")
 	require.NoError(t, err)
 	require.NotNil(t, f.Size)
@@ -269,19 +271,19 @@ func TestFileReturnsTheBytesWhicheverWayTheyCome(t *testing.T) {
 	assert.Equal(t, "0123456789abcdef0123456789abcdef01234567", f.SHA)
 
 	for _, body := range []string{`{"ok":true,"path":"a.txt"}`, `{"ok":true,"content":null}`, `{"ok":true,"content_base64":"***"}`, `{"ok":true,"content":42}`} {
-		srv := serve(t, answer(http.StatusOK, body))
+		srv := testkit.Record(t, testkit.Answer(http.StatusOK, body))
 		_, err := newClient(t, srv.URL).File(t.Context(), "blog", "a.txt")
-		decodeError(t, err) // never an empty file
+		testkit.DecodeError(t, err) // never an empty file
 	}
 }
 
 func TestDeleteFile(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, answer(http.StatusOK, `{"ok":true,"path":"old/page.html"}`))
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, `{"ok":true,"path":"old/page.html"}`))
 	d, err := newClient(t, srv.URL).DeleteFile(t.Context(), "blog", "old/page.html")
 	require.NoError(t, err)
 	assert.Equal(t, "old/page.html", d.Path)
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 1)
 	assert.Equal(t, http.MethodDelete, reqs[0].Method)
 	assert.Equal(t, "/api/v1/repos/blog/files/old/page.html", reqs[0].Path)

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // TestResultsPrintValuesNotAddresses holds that decoded results print their sizes, their
@@ -16,10 +18,10 @@ import (
 // addresses.
 func TestResultsPrintValuesNotAddresses(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
 		w.Header().Set("X-RateLimit-Limit", "600")
 		w.Header().Set("X-RateLimit-Remaining", "599")
-		reply(w, http.StatusOK, `{"ok":true,"repo":{"name":"blog"},"files":[{"path":"index.html","size":5}],"branches":["main"],"head":"c2"}`)
+		testkit.Reply(w, http.StatusOK, `{"ok":true,"repo":{"name":"blog"},"files":[{"path":"index.html","size":5}],"branches":["main"],"head":"c2"}`)
 	})
 	info, err := newClient(t, srv.URL).Repo(t.Context(), "blog")
 	require.NoError(t, err)
@@ -29,7 +31,7 @@ func TestResultsPrintValuesNotAddresses(t *testing.T) {
 	assert.Contains(t, text, " RateLimit:{Limit:600 Remaining:599 Reset:<nil>} ")
 	assert.Contains(t, fmt.Sprintf("%v", info.Files[0]), "{index.html 5    ")
 
-	fake := startFake(t)
+	fake := testkit.Start(t, hostingtest.NewServer())
 	c := fakeClient(t, fake)
 	_, err = c.CreateRepo(t.Context(), &hosting.CreateRepoParams{Name: "site"})
 	require.NoError(t, err)

@@ -2,7 +2,6 @@ package hosting_test
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -35,17 +34,12 @@ func floorRead(hc *http.Client, base, token, repo, path string) ([]byte, error) 
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "floor/1.0")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
 	var f floorFile
-	if err := json.NewDecoder(resp.Body).Decode(&f); err != nil {
+	if err := benchtest.Floor(hc, req, &f); err != nil {
 		return nil, err
 	}
-	if resp.StatusCode != http.StatusOK || !f.OK {
-		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, f.Error)
+	if !f.OK {
+		return nil, fmt.Errorf("ok false: %s", f.Error)
 	}
 	switch {
 	case f.ContentBase64 != nil:

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // RepoList is the answer of Repos.
@@ -29,21 +29,21 @@ type RepoList struct {
 // (null is an empty list).
 type listAnswer[T any] struct {
 	envelope
-	Items   lenient.Field[[]T] `json:"items"`
-	Results lenient.Field[[]T] `json:"results"`
-	Data    lenient.Opt[[]T]   `json:"data"`
+	Items   jsonmember.Tracked[[]T]  `json:"items"`
+	Results jsonmember.Tracked[[]T]  `json:"results"`
+	Data    jsonmember.Optional[[]T] `json:"data"`
 	list    []T
 }
 
 // find takes the list from the first of own, items, results and data the answer carried; what
 // and member name the list in the error.
-func (a *listAnswer[T]) find(what, member string, own ...lenient.Field[[]T]) error {
-	list, ok := lenient.FirstField(append(own, a.Items, a.Results)...)
+func (a *listAnswer[T]) find(what, member string, own ...jsonmember.Tracked[[]T]) error {
+	list, ok := jsonmember.FirstTracked(append(own, a.Items, a.Results)...)
 	if !ok {
 		list, ok = a.Data.Get()
 	}
 	if !ok {
-		return lenient.Missing(what, member)
+		return jsonmember.Missing(what, member)
 	}
 	if list == nil {
 		list = []T{}
@@ -56,8 +56,8 @@ func (a *listAnswer[T]) find(what, member string, own ...lenient.Field[[]T]) err
 // listAnswer.
 type repoListAnswer struct {
 	listAnswer[Repo]
-	Repos        lenient.Field[[]Repo] `json:"repos"`
-	Repositories lenient.Field[[]Repo] `json:"repositories"`
+	Repos        jsonmember.Tracked[[]Repo] `json:"repos"`
+	Repositories jsonmember.Tracked[[]Repo] `json:"repositories"`
 }
 
 // check finds the list.
@@ -98,37 +98,37 @@ type createRepoBody struct {
 type repoAnswer struct {
 	envelope
 	repoWire
-	Repo       lenient.Opt[Repo] `json:"repo"`
-	Repository lenient.Opt[Repo] `json:"repository"`
-	Data       lenient.Opt[Repo] `json:"data"`
-	Result     lenient.Opt[Repo] `json:"result"`
+	Repo       jsonmember.Optional[Repo] `json:"repo"`
+	Repository jsonmember.Optional[Repo] `json:"repository"`
+	Data       jsonmember.Optional[Repo] `json:"data"`
+	Result     jsonmember.Optional[Repo] `json:"result"`
 }
 
 // CreateRepo creates a repository in the token's account. The API description does not show
 // the answer: the returned Repo holds what the service sent, and the name, description and
 // visibility that were sent for those it did not send. Creating is not retried (a repeat
 // could find the name taken by the first attempt).
-func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, error) {
-	if p == nil {
+func (c *Client) CreateRepo(ctx context.Context, params *CreateRepoParams) (*Repo, error) {
+	if params == nil {
 		return nil, invalid("name", "must not be empty: the parameters are nil")
 	}
-	vis := cmp.Or(p.Visibility, Public)
-	if err := cmp.Or(checkRepoName("name", p.Name), checkLabel("visibility", string(vis), true)); err != nil {
+	vis := cmp.Or(params.Visibility, Public)
+	if err := cmp.Or(checkRepoName("name", params.Name), checkLabel("visibility", string(vis), true)); err != nil {
 		return nil, err
 	}
-	body := createRepoBody{Name: p.Name, Description: p.Description, Visibility: vis}
+	body := createRepoBody{Name: params.Name, Description: params.Description, Visibility: vis}
 	var a repoAnswer
 	resp, err := c.do(ctx, &httpcore.Request{Method: http.MethodPost, Path: "/repos", Body: httpcore.JSON(body)}, &a)
 	if err != nil {
 		return nil, err
 	}
-	repo, ok := lenient.First(a.Repo, a.Repository, a.Data, a.Result)
+	repo, ok := jsonmember.First(a.Repo, a.Repository, a.Data, a.Result)
 	if !ok {
 		repo = a.repoWire.repo(nil)
 	}
 	repo.Raw, repo.Response = resp.Body, resp.Meta()
-	repo.Name = cmp.Or(repo.Name, p.Name)
-	repo.Description = cmp.Or(repo.Description, p.Description)
+	repo.Name = cmp.Or(repo.Name, params.Name)
+	repo.Description = cmp.Or(repo.Description, params.Description)
 	repo.Visibility = cmp.Or(repo.Visibility, vis)
 	return &repo, nil
 }
@@ -138,12 +138,12 @@ func (c *Client) CreateRepo(ctx context.Context, p *CreateRepoParams) (*Repo, er
 // (head or head_commit).
 type repoInfoFields struct {
 	repoWire
-	Files      lenient.Field[fileList]   `json:"files"`
-	FileList   lenient.Field[fileList]   `json:"file_list"`
-	Tree       lenient.Field[fileList]   `json:"tree"`
-	Branches   lenient.Field[branchList] `json:"branches"`
-	Head       lenient.Field[commitRef]  `json:"head"`
-	HeadCommit lenient.Field[commitRef]  `json:"head_commit"`
+	Files      jsonmember.Tracked[fileList]   `json:"files"`
+	FileList   jsonmember.Tracked[fileList]   `json:"file_list"`
+	Tree       jsonmember.Tracked[fileList]   `json:"tree"`
+	Branches   jsonmember.Tracked[branchList] `json:"branches"`
+	Head       jsonmember.Tracked[commitRef]  `json:"head"`
+	HeadCommit jsonmember.Tracked[commitRef]  `json:"head_commit"`
 }
 
 // repoInfoPart is a nested object of Repo's answer that may hold the record and the
@@ -165,17 +165,17 @@ func (p *repoInfoPart) UnmarshalJSON(b []byte) error {
 type repoInfoAnswer struct {
 	envelope
 	repoInfoFields
-	Repo       lenient.Opt[repoInfoPart] `json:"repo"`
-	Repository lenient.Opt[repoInfoPart] `json:"repository"`
-	Data       lenient.Opt[repoInfoPart] `json:"data"`
-	Result     lenient.Opt[repoInfoPart] `json:"result"`
+	Repo       jsonmember.Optional[repoInfoPart] `json:"repo"`
+	Repository jsonmember.Optional[repoInfoPart] `json:"repository"`
+	Data       jsonmember.Optional[repoInfoPart] `json:"data"`
+	Result     jsonmember.Optional[repoInfoPart] `json:"result"`
 	info       RepoInfo
 }
 
 // check finds the members and builds the information.
 func (a *repoInfoAnswer) check() error {
 	parts := []repoInfoPart{{repoInfoFields: a.repoInfoFields}} // the top level first
-	for _, l := range []lenient.Opt[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
+	for _, l := range []jsonmember.Optional[repoInfoPart]{a.Repo, a.Repository, a.Data, a.Result} {
 		if p, ok := l.Get(); ok {
 			parts = append(parts, p)
 		}
@@ -186,22 +186,22 @@ func (a *repoInfoAnswer) check() error {
 	var haveFiles, haveBranches, haveHead bool
 	for _, p := range parts {
 		if !haveFiles {
-			files, haveFiles = lenient.FirstField(p.Files, p.FileList, p.Tree)
+			files, haveFiles = jsonmember.FirstTracked(p.Files, p.FileList, p.Tree)
 		}
 		if !haveBranches {
-			branches, haveBranches = lenient.FirstField(p.Branches)
+			branches, haveBranches = jsonmember.FirstTracked(p.Branches)
 		}
 		if !haveHead {
-			head, haveHead = lenient.FirstField(p.Head, p.HeadCommit)
+			head, haveHead = jsonmember.FirstTracked(p.Head, p.HeadCommit)
 		}
 	}
 	switch {
 	case !haveFiles:
-		return lenient.Missing("repository", "files")
+		return jsonmember.Missing("repository", "files")
 	case !haveBranches:
-		return lenient.Missing("repository", "branches")
+		return jsonmember.Missing("repository", "branches")
 	case !haveHead:
-		return lenient.Missing("repository", "head")
+		return jsonmember.Missing("repository", "head")
 	}
 	a.info = RepoInfo{Repo: a.repoWire.repo(nil), Files: files, Branches: branches, Head: string(head)}
 	if a.info.Files == nil {
@@ -257,35 +257,35 @@ type branchBody struct {
 type branchAnswer struct {
 	envelope
 	branchWire
-	Branch lenient.Opt[Branch] `json:"branch"`
-	Data   lenient.Opt[Branch] `json:"data"`
-	Result lenient.Opt[Branch] `json:"result"`
+	Branch jsonmember.Optional[Branch] `json:"branch"`
+	Data   jsonmember.Optional[Branch] `json:"data"`
+	Result jsonmember.Optional[Branch] `json:"result"`
 }
 
 // CreateBranch creates a branch of repository repo. The returned Branch holds what the service
 // sent, and the name that was sent when it sent none. Creating is not retried.
-func (c *Client) CreateBranch(ctx context.Context, repo string, p *CreateBranchParams) (*Branch, error) {
+func (c *Client) CreateBranch(ctx context.Context, repo string, params *CreateBranchParams) (*Branch, error) {
 	if err := checkRepoName("name", repo); err != nil {
 		return nil, err
 	}
-	if p == nil {
+	if params == nil {
 		return nil, invalid("branch", "must not be empty: the parameters are nil")
 	}
-	if err := cmp.Or(checkLabel("branch", p.Branch, true), checkLabel("from", p.From, false)); err != nil {
+	if err := cmp.Or(checkLabel("branch", params.Branch, true), checkLabel("from", params.From, false)); err != nil {
 		return nil, err
 	}
 	req := &httpcore.Request{Method: http.MethodPost, Path: httpcore.Path("repos", repo, "branches"),
-		Body: httpcore.JSON(branchBody{Branch: p.Branch, From: p.From})}
+		Body: httpcore.JSON(branchBody{Branch: params.Branch, From: params.From})}
 	var a branchAnswer
 	resp, err := c.do(ctx, req, &a)
 	if err != nil {
 		return nil, err
 	}
-	br, ok := lenient.First(a.Branch, a.Data, a.Result)
+	br, ok := jsonmember.First(a.Branch, a.Data, a.Result)
 	if !ok {
 		br = a.branchWire.branch(nil)
 	}
-	br.Name = cmp.Or(br.Name, p.Branch)
+	br.Name = cmp.Or(br.Name, params.Branch)
 	br.Raw, br.Response = resp.Body, resp.Meta()
 	return &br, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // TestEchoedTokenNeverReachesErrorsOrLogs runs every failure path against a service that
@@ -25,28 +26,28 @@ import (
 // may hold it.
 func TestEchoedTokenNeverReachesErrorsOrLogs(t *testing.T) {
 	t.Parallel()
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("X-API-Token")
 		upper, lower := strings.ToUpper(token), strings.ToLower(token)
 		w.Header().Set("X-Echo-Authorization", "Bearer "+upper)
 		w.Header().Set("X-Request-Id", lower)
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/unauthorized"):
-			reply(w, http.StatusUnauthorized, `{"ok":false,"error":"token `+upper+` is not valid"}`)
+			testkit.Reply(w, http.StatusUnauthorized, `{"ok":false,"error":"token `+upper+` is not valid"}`)
 		case strings.HasSuffix(r.URL.Path, "/busy"):
 			w.Header().Set("Retry-After", "0")
-			reply(w, http.StatusServiceUnavailable, `{"ok":false,"error":"busy for `+lower+`"}`)
+			testkit.Reply(w, http.StatusServiceUnavailable, `{"ok":false,"error":"busy for `+lower+`"}`)
 		case strings.HasSuffix(r.URL.Path, "/blocked"):
 			w.Header().Set("Content-Type", "text/html")
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = fmt.Fprintf(w, "<html><body>blocked request with %s</body></html>", upper)
 		case strings.HasSuffix(r.URL.Path, "/refused"):
-			reply(w, http.StatusOK, `{"ok":false,"error":"refused for `+token+`","code":"`+upper+`"}`)
+			testkit.Reply(w, http.StatusOK, `{"ok":false,"error":"refused for `+token+`","code":"`+upper+`"}`)
 		default:
-			reply(w, http.StatusOK, `{"ok":true,"note":"`+upper+`","path":7}`)
+			testkit.Reply(w, http.StatusOK, `{"ok":true,"note":"`+upper+`","path":7}`)
 		}
 	})
-	logs := &logBuffer{}
+	logs := &secrettest.LogBuffer{}
 	c := newClient(t, srv.URL, withFastRetry, hosting.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	ctx := t.Context()
 	calls := map[string]func() error{
@@ -75,13 +76,6 @@ const hostileToken = "tok+Hs/9f8e7d6c5b4a3928=1716"
 // echoForms are the forms the hostile server echoes the token in.
 var echoForms = secrettest.EchoesOf("Bearer")
 
-// assertNoTelltale fails when one of texts holds, in any letter case, secret or one of its
-// echoes.
-func assertNoTelltale(t *testing.T, what, secret string, texts ...string) {
-	t.Helper()
-	echoForms.AssertNoTelltale(t, what, []string{secret}, texts...)
-}
-
 // TestTokenNeverShowsWhateverTheServerEchoes runs every place a hostile server can put the
 // token (a redirect's path, the redirect staying on the host or leaving for one that does not
 // answer; a message, a body, a header and the request id, in every encoded form, in an error
@@ -92,7 +86,7 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	away := dead.URL
 	dead.Close()
-	srv := serve(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + r.Header.Get("X-API-Token")
 		path := strings.TrimPrefix(r.URL.Path, "/api/v1/repos/")
 		name, rest, _ := strings.Cut(path, "/") // a repository named <kind><form number>
@@ -101,7 +95,7 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 			e := echoForms.Numbered(t, n).Encode(token)
 			w.Header().Set("X-Request-Id", e)
 			w.Header().Set("X-Echo", "seen "+e)
-			reply(w, status, strings.ReplaceAll(body, "ECHO", e))
+			testkit.Reply(w, status, strings.ReplaceAll(body, "ECHO", e))
 		}
 		switch {
 		case path == "redirect":
@@ -109,7 +103,7 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		case path == "away":
 			http.Redirect(w, r, away+"/k/"+url.PathEscape(token)+"?t=1", http.StatusFound)
 		case strings.HasPrefix(r.URL.Path, "/api/v1/gone/"):
-			reply(w, http.StatusNotFound, `{"ok":false,"error":"no such path"}`)
+			testkit.Reply(w, http.StatusNotFound, `{"ok":false,"error":"no such path"}`)
 		case kind == "status":
 			echo(http.StatusConflict, `{"ok":false,"error":"token ECHO refused"}`)
 		case kind == "refused":
@@ -117,20 +111,20 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		case kind == "garbled":
 			echo(http.StatusOK, `{"ok":"ECHO"}`)
 		case kind == "deploy" && r.Method == http.MethodGet:
-			reply(w, http.StatusOK, `{"ok":true,"files":[],"branches":["main"],"head":null}`)
+			testkit.Reply(w, http.StatusOK, `{"ok":true,"files":[],"branches":["main"],"head":null}`)
 		case kind == "deploy" && r.Method == http.MethodPut:
-			reply(w, http.StatusOK, `{"ok":true}`)
+			testkit.Reply(w, http.StatusOK, `{"ok":true}`)
 		case kind == "deploy" && rest == "commit":
 			echo(http.StatusOK, `{"ok":true,"commit":"ECHO"}`)
 		case kind == "deploy" && rest == "deploy":
-			reply(w, http.StatusConflict, `{"ok":false,"error":"cannot deploy now"}`)
+			testkit.Reply(w, http.StatusConflict, `{"ok":false,"error":"cannot deploy now"}`)
 		default:
 			t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
-			reply(w, http.StatusTeapot, `{"ok":false,"error":"unexpected"}`)
+			testkit.Reply(w, http.StatusTeapot, `{"ok":false,"error":"unexpected"}`)
 		}
 	})
-	logs := &logBuffer{}
-	c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostileToken), hosting.WithRetry(noRetry),
+	logs := &secrettest.LogBuffer{}
+	c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostileToken), hosting.WithRetry(testkit.NoRetry),
 		hosting.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	require.NoError(t, err)
 	ctx := t.Context()
@@ -138,12 +132,12 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		t.Helper()
 		require.Error(t, err, what)
 		scan.Record(err)
-		assertNoTelltale(t, what, hostileToken, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+		echoForms.AssertNoTelltale(t, what, []string{hostileToken}, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
 	}
 
 	_, err = c.Repo(ctx, "redirect")
 	check("the token in a redirected path", err)
-	assert.Equal(t, "/api/v1/gone/[REDACTED]/x", apiError(t, err).Path)
+	assert.Equal(t, "/api/v1/gone/[REDACTED]/x", testkit.APIError(t, err).Path)
 
 	_, err = c.Repo(ctx, "away")
 	check("the token in the path of a redirect to a host that does not answer", err)
@@ -151,7 +145,7 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue)
-	assertNoTelltale(t, "the *url.Error", hostileToken, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
+	echoForms.AssertNoTelltale(t, "the *url.Error", []string{hostileToken}, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
 	assert.NotContains(t, ue.URL, "t=1", "the query is dropped")
 
 	for i, f := range echoForms {
@@ -159,19 +153,19 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		for _, kind := range []string{"status", "refused"} {
 			_, err = c.Repo(ctx, kind+n)
 			check("the token echoed "+f.Name+" in "+kind, err)
-			ae := apiError(t, err)
+			ae := testkit.APIError(t, err)
 			assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
-			assertNoTelltale(t, f.Name, hostileToken, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+			echoForms.AssertNoTelltale(t, f.Name, []string{hostileToken}, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 		}
 		_, err = c.Repo(ctx, "garbled"+n)
 		check("the token echoed "+f.Name+" in an undecodable answer", err)
-		decodeError(t, err)
+		testkit.DecodeError(t, err)
 
 		_, err = c.DeployDir(ctx, "deploy"+n, fstest.MapFS{"index.html": {Data: []byte("<p>hi</p>")}}, nil)
 		check("the token echoed "+f.Name+" as the commit id of a failed deployment", err)
-		assert.Equal(t, http.StatusConflict, apiError(t, err).StatusCode)
+		assert.Equal(t, http.StatusConflict, testkit.APIError(t, err).StatusCode)
 	}
 
 	assert.Contains(t, logs.String(), `"path":"/api/v1/gone/[REDACTED]/x"`, "the logger saw the redirect")
-	assertNoTelltale(t, "the log", hostileToken, logs.String())
+	echoForms.AssertNoTelltale(t, "the log", []string{hostileToken}, logs.String())
 }

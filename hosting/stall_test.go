@@ -6,13 +6,12 @@ import (
 	"net/http/httptest"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/internal/stalltest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // stallingServer stalls every request (see stalltest.Stall) but what DeployDir needs to reach
@@ -22,10 +21,10 @@ func stallingServer(t *testing.T, trickle bool) *httptest.Server {
 	return stalltest.NewServer(t, trickle, func(w http.ResponseWriter, r *http.Request) bool {
 		switch {
 		case r.Method == http.MethodGet && (r.URL.Path == "/api/v1/repos/site" || r.URL.Path == "/api/v1/repos/committing"):
-			reply(w, http.StatusOK, `{"ok":true,"files":[],"branches":["main"],"head":null}`)
+			testkit.Reply(w, http.StatusOK, `{"ok":true,"files":[],"branches":["main"],"head":null}`)
 			return true
 		case r.Method == http.MethodPut && r.URL.Path == "/api/v1/repos/committing/files/index.html":
-			reply(w, http.StatusOK, `{"ok":true}`)
+			testkit.Reply(w, http.StatusOK, `{"ok":true}`)
 			return true
 		}
 		return false
@@ -40,49 +39,37 @@ func TestNoCallHangs(t *testing.T) {
 	t.Parallel()
 	reads, once := stalltest.Reads, stalltest.Once
 	site := fstest.MapFS{"index.html": {Data: []byte("<p>hi</p>")}}
-	calls := []struct {
-		name  string
-		bound time.Duration
-		call  func(context.Context, *hosting.Client) error
-	}{
-		{"Repos", reads, func(ctx context.Context, c *hosting.Client) error { _, err := c.Repos(ctx); return err }},
-		{"File", reads, func(ctx context.Context, c *hosting.Client) error {
+	calls := []stalltest.Call[*hosting.Client]{
+		{Name: "Repos", Bound: reads, Do: func(ctx context.Context, c *hosting.Client) error { _, err := c.Repos(ctx); return err }},
+		{Name: "File", Bound: reads, Do: func(ctx context.Context, c *hosting.Client) error {
 			_, err := c.File(ctx, "other", "a.txt")
 			return err
 		}},
-		{"PutFile", reads, func(ctx context.Context, c *hosting.Client) error {
+		{Name: "PutFile", Bound: reads, Do: func(ctx context.Context, c *hosting.Client) error {
 			_, err := c.PutFile(ctx, "other", "a.txt", []byte("a"))
 			return err
 		}},
-		{"CreateRepo", once, func(ctx context.Context, c *hosting.Client) error {
+		{Name: "CreateRepo", Bound: once, Do: func(ctx context.Context, c *hosting.Client) error {
 			_, err := c.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "new"})
 			return err
 		}},
-		{"Commit", once, func(ctx context.Context, c *hosting.Client) error {
+		{Name: "Commit", Bound: once, Do: func(ctx context.Context, c *hosting.Client) error {
 			_, err := c.Commit(ctx, "other", &hosting.CommitParams{Message: "m"})
 			return err
 		}},
-		{"DeployDir uploading", reads, func(ctx context.Context, c *hosting.Client) error {
+		{Name: "DeployDir uploading", Bound: reads, Do: func(ctx context.Context, c *hosting.Client) error {
 			_, err := c.DeployDir(ctx, "site", site, nil)
 			var ue *hosting.UploadError
 			assert.ErrorAs(t, err, &ue)
 			return err
 		}},
-		{"DeployDir committing", once, func(ctx context.Context, c *hosting.Client) error {
+		{Name: "DeployDir committing", Bound: once, Do: func(ctx context.Context, c *hosting.Client) error {
 			_, err := c.DeployDir(ctx, "committing", site, nil)
 			return err
 		}},
 	}
-	for _, mode := range stalltest.Modes {
-		for _, tc := range calls {
-			t.Run(mode.Name+"/"+tc.name, func(t *testing.T) {
-				t.Parallel()
-				srv := stallingServer(t, mode.Trickle)
-				c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(testToken),
-					hosting.WithTimeouts(stalltest.Timeouts), hosting.WithRetry(stalltest.Retry))
-				require.NoError(t, err)
-				stalltest.RequireBounded(t, tc.bound, func(ctx context.Context) error { return tc.call(ctx, c) })
-			})
-		}
-	}
+	stalltest.RunCalls(t, calls, stallingServer, func(url string) (*hosting.Client, error) {
+		return hosting.New(hosting.WithBaseURL(url), hosting.WithToken(testToken),
+			hosting.WithTimeouts(stalltest.Timeouts), hosting.WithRetry(stalltest.Retry))
+	})
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // Visibility is who may see a repository. The API description uses only public; other values
@@ -46,35 +46,35 @@ type Repo struct {
 
 // repoWire is a repository object as sent.
 type repoWire struct {
-	Name               lenient.Opt[string]    `json:"name"`
-	Slug               lenient.Opt[string]    `json:"slug"`
-	Description        lenient.Opt[string]    `json:"description"`
-	Visibility         lenient.Opt[string]    `json:"visibility"`
-	Private            lenient.Opt[bool]      `json:"private"`
-	Owner              lenient.Opt[ownerName] `json:"owner"`
-	DefaultBranch      lenient.Opt[string]    `json:"default_branch"`
-	DefaultBranchCamel lenient.Opt[string]    `json:"defaultBranch"`
-	CreatedAt          lenient.Opt[time.Time] `json:"created_at"`
-	CreatedAtCamel     lenient.Opt[time.Time] `json:"createdAt"`
-	UpdatedAt          lenient.Opt[time.Time] `json:"updated_at"`
-	UpdatedAtCamel     lenient.Opt[time.Time] `json:"updatedAt"`
+	Name               jsonmember.Optional[string]    `json:"name"`
+	Slug               jsonmember.Optional[string]    `json:"slug"`
+	Description        jsonmember.Optional[string]    `json:"description"`
+	Visibility         jsonmember.Optional[string]    `json:"visibility"`
+	Private            jsonmember.Optional[bool]      `json:"private"`
+	Owner              jsonmember.Optional[ownerName] `json:"owner"`
+	DefaultBranch      jsonmember.Optional[string]    `json:"default_branch"`
+	DefaultBranchCamel jsonmember.Optional[string]    `json:"defaultBranch"`
+	CreatedAt          jsonmember.Optional[time.Time] `json:"created_at"`
+	CreatedAtCamel     jsonmember.Optional[time.Time] `json:"createdAt"`
+	UpdatedAt          jsonmember.Optional[time.Time] `json:"updated_at"`
+	UpdatedAtCamel     jsonmember.Optional[time.Time] `json:"updatedAt"`
 }
 
 // repo returns the record, keeping raw as its Raw.
 func (w *repoWire) repo(raw json.RawMessage) Repo {
-	name, _ := lenient.First(w.Name, w.Slug)
-	vis, ok := lenient.First(w.Visibility)
+	name, _ := jsonmember.First(w.Name, w.Slug)
+	vis, ok := jsonmember.First(w.Visibility)
 	if !ok && w.Private.IsSet() {
 		vis = string(Public)
 		if w.Private.Or(false) {
 			vis = "private"
 		}
 	}
-	branch, _ := lenient.First(w.DefaultBranch, w.DefaultBranchCamel)
+	branch, _ := jsonmember.First(w.DefaultBranch, w.DefaultBranchCamel)
 	return Repo{
 		Name: name, Description: w.Description.Or(""), Visibility: Visibility(vis), Owner: string(w.Owner.Or("")),
-		DefaultBranch: branch, CreatedAt: lenient.FirstPtr(w.CreatedAt, w.CreatedAtCamel),
-		UpdatedAt: lenient.FirstPtr(w.UpdatedAt, w.UpdatedAtCamel), Raw: raw,
+		DefaultBranch: branch, CreatedAt: jsonmember.FirstPtr(w.CreatedAt, w.CreatedAtCamel),
+		UpdatedAt: jsonmember.FirstPtr(w.UpdatedAt, w.UpdatedAtCamel), Raw: raw,
 	}
 }
 
@@ -87,7 +87,7 @@ func (r *Repo) UnmarshalJSON(b []byte) error {
 	}
 	*r = w.repo(bytes.Clone(b))
 	if r.Name == "" {
-		return lenient.Missing("repository", "name")
+		return jsonmember.Missing("repository", "name")
 	}
 	return nil
 }
@@ -98,15 +98,15 @@ type ownerName string
 // UnmarshalJSON accepts a string, or an object with login, name, username or id.
 func (o *ownerName) UnmarshalJSON(b []byte) error {
 	var w struct {
-		Login    lenient.Opt[string]       `json:"login"`
-		Name     lenient.Opt[string]       `json:"name"`
-		Username lenient.Opt[string]       `json:"username"`
-		ID       lenient.Opt[lenient.Text] `json:"id"`
+		Login    jsonmember.Optional[string]          `json:"login"`
+		Name     jsonmember.Optional[string]          `json:"name"`
+		Username jsonmember.Optional[string]          `json:"username"`
+		ID       jsonmember.Optional[jsonmember.Text] `json:"id"`
 	}
 	if err := objectOrName(b, &w.ID, &w); err != nil {
 		return err
 	}
-	name, _ := lenient.First(w.Login, w.Username, w.Name)
+	name, _ := jsonmember.First(w.Login, w.Username, w.Name)
 	*o = ownerName(cmp.Or(name, string(w.ID.Or(""))))
 	return nil
 }
@@ -167,29 +167,29 @@ func (f *FileEntry) IsDir() bool {
 
 // fileEntryWire is a file entry object as sent.
 type fileEntryWire struct {
-	Path     lenient.Opt[string] `json:"path"`
-	File     lenient.Opt[string] `json:"file"`
-	Filename lenient.Opt[string] `json:"filename"`
-	Name     lenient.Opt[string] `json:"name"`
-	Size     lenient.Opt[int64]  `json:"size"`
-	Bytes    lenient.Opt[int64]  `json:"bytes"`
-	Length   lenient.Opt[int64]  `json:"length"`
-	SHA      lenient.Opt[string] `json:"sha"`
-	SHA1     lenient.Opt[string] `json:"sha1"`
-	BlobSHA  lenient.Opt[string] `json:"blob_sha"`
-	SHA256   lenient.Opt[string] `json:"sha256"`
-	Hash     lenient.Opt[string] `json:"hash"`
-	Type     lenient.Opt[string] `json:"type"`
-	Kind     lenient.Opt[string] `json:"kind"`
+	Path     jsonmember.Optional[string] `json:"path"`
+	File     jsonmember.Optional[string] `json:"file"`
+	Filename jsonmember.Optional[string] `json:"filename"`
+	Name     jsonmember.Optional[string] `json:"name"`
+	Size     jsonmember.Optional[int64]  `json:"size"`
+	Bytes    jsonmember.Optional[int64]  `json:"bytes"`
+	Length   jsonmember.Optional[int64]  `json:"length"`
+	SHA      jsonmember.Optional[string] `json:"sha"`
+	SHA1     jsonmember.Optional[string] `json:"sha1"`
+	BlobSHA  jsonmember.Optional[string] `json:"blob_sha"`
+	SHA256   jsonmember.Optional[string] `json:"sha256"`
+	Hash     jsonmember.Optional[string] `json:"hash"`
+	Type     jsonmember.Optional[string] `json:"type"`
+	Kind     jsonmember.Optional[string] `json:"kind"`
 }
 
 // entry returns the entry, with path as its path when the object names none.
 func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
-	if p, ok := lenient.First(w.Path, w.File, w.Filename, w.Name); ok {
+	if p, ok := jsonmember.First(w.Path, w.File, w.Filename, w.Name); ok {
 		path = p
 	}
-	e := FileEntry{Path: path, Size: lenient.FirstPtr(w.Size, w.Bytes, w.Length), Raw: raw}
-	e.SHA, _ = lenient.First(w.SHA1, w.BlobSHA)
+	e := FileEntry{Path: path, Size: jsonmember.FirstPtr(w.Size, w.Bytes, w.Length), Raw: raw}
+	e.SHA, _ = jsonmember.First(w.SHA1, w.BlobSHA)
 	e.SHA256 = w.SHA256.Or("")
 	for _, h := range []string{w.SHA.Or(""), w.Hash.Or("")} {
 		switch {
@@ -199,7 +199,7 @@ func (w *fileEntryWire) entry(path string, raw json.RawMessage) FileEntry {
 			e.SHA256 = h
 		}
 	}
-	e.Type, _ = lenient.First(w.Type, w.Kind)
+	e.Type, _ = jsonmember.First(w.Type, w.Kind)
 	return e
 }
 
@@ -212,7 +212,7 @@ func (f *FileEntry) UnmarshalJSON(b []byte) error {
 	}
 	*f = w.entry("", bytes.Clone(b))
 	if f.Path == "" {
-		return lenient.Missing("file entry", "path")
+		return jsonmember.Missing("file entry", "path")
 	}
 	return nil
 }
@@ -274,17 +274,17 @@ type Branch struct {
 
 // branchWire is a branch object as sent.
 type branchWire struct {
-	Name   lenient.Opt[string]    `json:"name"`
-	Branch lenient.Opt[string]    `json:"branch"`
-	Commit lenient.Opt[commitRef] `json:"commit"`
-	SHA    lenient.Opt[commitRef] `json:"sha"`
-	Head   lenient.Opt[commitRef] `json:"head"`
+	Name   jsonmember.Optional[string]    `json:"name"`
+	Branch jsonmember.Optional[string]    `json:"branch"`
+	Commit jsonmember.Optional[commitRef] `json:"commit"`
+	SHA    jsonmember.Optional[commitRef] `json:"sha"`
+	Head   jsonmember.Optional[commitRef] `json:"head"`
 }
 
 // branch returns the branch, keeping raw as its Raw.
 func (w *branchWire) branch(raw json.RawMessage) Branch {
-	name, _ := lenient.First(w.Name, w.Branch)
-	commit, _ := lenient.First(w.Commit, w.SHA, w.Head)
+	name, _ := jsonmember.First(w.Name, w.Branch)
+	commit, _ := jsonmember.First(w.Commit, w.SHA, w.Head)
 	return Branch{Name: name, Commit: string(commit), Raw: raw}
 }
 
@@ -297,7 +297,7 @@ func (br *Branch) UnmarshalJSON(b []byte) error {
 	}
 	*br = w.branch(bytes.Clone(b))
 	if br.Name == "" {
-		return lenient.Missing("branch", "name")
+		return jsonmember.Missing("branch", "name")
 	}
 	return nil
 }
@@ -309,7 +309,7 @@ type branchList []Branch
 // UnmarshalJSON accepts both forms; the object form is sorted by name.
 func (l *branchList) UnmarshalJSON(b []byte) (err error) {
 	*l, err = listOrObject(b, func(name string, raw json.RawMessage) (Branch, error) {
-		var head lenient.Opt[commitRef]
+		var head jsonmember.Optional[commitRef]
 		_ = head.UnmarshalJSON(raw)
 		return Branch{Name: name, Commit: string(head.Or("")), Raw: bytes.Clone(raw)}, nil
 	}, func(br Branch) string { return br.Name })
@@ -332,15 +332,15 @@ func (c *commitRef) UnmarshalJSON(b []byte) error {
 
 // commitIDs are the likely names of a commit's id.
 type commitIDs struct {
-	ID       lenient.Opt[lenient.Text] `json:"id"`
-	SHA      lenient.Opt[lenient.Text] `json:"sha"`
-	CommitID lenient.Opt[lenient.Text] `json:"commit_id"`
-	Hash     lenient.Opt[lenient.Text] `json:"hash"`
+	ID       jsonmember.Optional[jsonmember.Text] `json:"id"`
+	SHA      jsonmember.Optional[jsonmember.Text] `json:"sha"`
+	CommitID jsonmember.Optional[jsonmember.Text] `json:"commit_id"`
+	Hash     jsonmember.Optional[jsonmember.Text] `json:"hash"`
 }
 
 // id returns the first id sent.
 func (w *commitIDs) id() string {
-	id, _ := lenient.First(w.ID, w.SHA, w.CommitID, w.Hash)
+	id, _ := jsonmember.First(w.ID, w.SHA, w.CommitID, w.Hash)
 	return string(id)
 }
 
@@ -366,17 +366,17 @@ type Commit struct {
 // commitWire is a commit object as sent.
 type commitWire struct {
 	commitIDs
-	Branch         lenient.Opt[string]    `json:"branch"`
-	Message        lenient.Opt[string]    `json:"message"`
-	Parent         lenient.Opt[commitRef] `json:"parent"`
-	CreatedAt      lenient.Opt[time.Time] `json:"created_at"`
-	CreatedAtCamel lenient.Opt[time.Time] `json:"createdAt"`
+	Branch         jsonmember.Optional[string]    `json:"branch"`
+	Message        jsonmember.Optional[string]    `json:"message"`
+	Parent         jsonmember.Optional[commitRef] `json:"parent"`
+	CreatedAt      jsonmember.Optional[time.Time] `json:"created_at"`
+	CreatedAtCamel jsonmember.Optional[time.Time] `json:"createdAt"`
 }
 
 // commit returns the commit, keeping raw as its Raw.
 func (w *commitWire) commit(raw json.RawMessage) Commit {
 	return Commit{ID: w.id(), Branch: w.Branch.Or(""), Message: w.Message.Or(""), Parent: string(w.Parent.Or("")),
-		CreatedAt: lenient.FirstPtr(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
+		CreatedAt: jsonmember.FirstPtr(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
 }
 
 // commitValue is a commit sent as an object, or as its id alone.
@@ -410,27 +410,27 @@ type Deployment struct {
 
 // deploymentWire is a deployment object as sent.
 type deploymentWire struct {
-	ID              lenient.Opt[lenient.Text] `json:"id"`
-	DeploymentID    lenient.Opt[lenient.Text] `json:"deployment_id"`
-	Commit          lenient.Opt[commitRef]    `json:"commit"`
-	CommitID        lenient.Opt[commitRef]    `json:"commit_id"`
-	Message         lenient.Opt[string]       `json:"message"`
-	PreviewURL      lenient.Opt[string]       `json:"preview_url"`
-	PreviewURLCamel lenient.Opt[string]       `json:"previewUrl"`
-	Status          lenient.Opt[string]       `json:"status"`
-	State           lenient.Opt[string]       `json:"state"`
-	CreatedAt       lenient.Opt[time.Time]    `json:"created_at"`
-	CreatedAtCamel  lenient.Opt[time.Time]    `json:"createdAt"`
+	ID              jsonmember.Optional[jsonmember.Text] `json:"id"`
+	DeploymentID    jsonmember.Optional[jsonmember.Text] `json:"deployment_id"`
+	Commit          jsonmember.Optional[commitRef]       `json:"commit"`
+	CommitID        jsonmember.Optional[commitRef]       `json:"commit_id"`
+	Message         jsonmember.Optional[string]          `json:"message"`
+	PreviewURL      jsonmember.Optional[string]          `json:"preview_url"`
+	PreviewURLCamel jsonmember.Optional[string]          `json:"previewUrl"`
+	Status          jsonmember.Optional[string]          `json:"status"`
+	State           jsonmember.Optional[string]          `json:"state"`
+	CreatedAt       jsonmember.Optional[time.Time]       `json:"created_at"`
+	CreatedAtCamel  jsonmember.Optional[time.Time]       `json:"createdAt"`
 }
 
 // deployment returns the deployment, keeping raw as its Raw.
 func (w *deploymentWire) deployment(raw json.RawMessage) Deployment {
-	id, _ := lenient.First(w.ID, w.DeploymentID)
-	commit, _ := lenient.First(w.Commit, w.CommitID)
-	preview, _ := lenient.First(w.PreviewURL, w.PreviewURLCamel)
-	status, _ := lenient.First(w.Status, w.State)
+	id, _ := jsonmember.First(w.ID, w.DeploymentID)
+	commit, _ := jsonmember.First(w.Commit, w.CommitID)
+	preview, _ := jsonmember.First(w.PreviewURL, w.PreviewURLCamel)
+	status, _ := jsonmember.First(w.Status, w.State)
 	return Deployment{ID: string(id), Commit: string(commit), Message: w.Message.Or(""), PreviewURL: preview,
-		Status: status, CreatedAt: lenient.FirstPtr(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
+		Status: status, CreatedAt: jsonmember.FirstPtr(w.CreatedAt, w.CreatedAtCamel), Raw: raw}
 }
 
 // UnmarshalJSON reads a deployment object and keeps it raw.
@@ -451,10 +451,10 @@ func isObject(b []byte) bool { return bytes.HasPrefix(bytes.TrimSpace(b), []byte
 
 // objectOrName decodes b into the wire object w, or, when b is a bare name or id of type N,
 // into *name.
-func objectOrName[N any](b []byte, name *lenient.Opt[N], w any) error {
+func objectOrName[N any](b []byte, name *jsonmember.Optional[N], w any) error {
 	var n N
 	if json.Unmarshal(b, &n) == nil {
-		*name = lenient.Some(n)
+		*name = jsonmember.Known(n)
 		return nil
 	}
 	return json.Unmarshal(b, w)

@@ -7,11 +7,11 @@ import (
 	"errors"
 
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // The API description names only the envelope (ok, error), preview_url and the members of
-// a repository's information; every other member is read leniently (see package lenient).
+// a repository's information; every other member is read leniently (see package jsonmember).
 // Each body is decoded once, into a wire type that embeds the envelope.
 
 // envelope is the {ok, error} part of every answer. Its check accepts any payload; the answers
@@ -19,11 +19,11 @@ import (
 type envelope struct {
 	// OK is the envelope's ok, unset when absent, null or not a boolean (such as "true"), so
 	// that such a value is never taken for a failure or a success.
-	OK lenient.Opt[bool] `json:"ok"`
+	OK jsonmember.Optional[bool] `json:"ok"`
 	// Error is the envelope's error: a text, or an object with a code and a message.
 	Error json.RawMessage `json:"error"`
 	// Code is a top-level code some services send beside the error text.
-	Code lenient.Opt[lenient.Text] `json:"code"`
+	Code jsonmember.Optional[jsonmember.Text] `json:"code"`
 }
 
 // env returns e; answer types get it by embedding envelope.
@@ -43,7 +43,7 @@ type answer interface {
 // object gives its code and message (or error, or detail).
 func (e *envelope) failure() (code, message string) {
 	code = string(e.Code.Or(""))
-	if len(e.Error) == 0 || lenient.IsNull(e.Error) {
+	if len(e.Error) == 0 || jsonmember.IsNull(e.Error) {
 		return code, ""
 	}
 	var text string
@@ -51,13 +51,13 @@ func (e *envelope) failure() (code, message string) {
 		return code, text
 	}
 	var obj struct {
-		Code    lenient.Opt[lenient.Text] `json:"code"`
-		Message lenient.Opt[string]       `json:"message"`
-		Error   lenient.Opt[string]       `json:"error"`
-		Detail  lenient.Opt[string]       `json:"detail"`
+		Code    jsonmember.Optional[jsonmember.Text] `json:"code"`
+		Message jsonmember.Optional[string]          `json:"message"`
+		Error   jsonmember.Optional[string]          `json:"error"`
+		Detail  jsonmember.Optional[string]          `json:"detail"`
 	}
 	if json.Unmarshal(e.Error, &obj) == nil {
-		message, _ = lenient.First(obj.Message, obj.Error, obj.Detail)
+		message, _ = jsonmember.First(obj.Message, obj.Error, obj.Detail)
 		return cmp.Or(string(obj.Code.Or("")), code), message
 	}
 	return code, string(bytes.TrimSpace(e.Error))

@@ -92,16 +92,8 @@ func floorProductRequest(hc *http.Client, base, key, asin string) error {
 	}
 	req.Header.Set("Authorization", "BasicAuth "+key)
 	req.Header.Set("Content-Type", "application/json;charset=UTF-8")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("status %d", resp.StatusCode)
-	}
 	var env floorEnvelope
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+	if err := benchtest.Floor(hc, req, &env); err != nil {
 		return err
 	}
 	if env.Code != 0 || len(env.Data) != 1 {

@@ -33,30 +33,43 @@ const AuthScheme = "BasicAuth"
 // contentType is the content type the service documents for request bodies.
 const contentType = "application/json;charset=UTF-8"
 
+// service is the product-data API as the core sees it; New fills the per-client fields on a
+// copy.
+var service = httpcore.Service{
+	Name:       serviceName,
+	BaseURLEnv: EnvURL,
+	PathPrefix: "/api",
+	Defaults: httpcore.Defaults{
+		Retry:             sdk.RetryPolicy{MaxAttempts: DefaultMaxAttempts},
+		RequestsPerMinute: DefaultRequestsPerMinute,
+		Wait: sdk.WaitPolicy{Timeout: DefaultWaitTimeout, MinDelay: DefaultWaitMinDelay,
+			MaxDelay: DefaultWaitMaxDelay, MaxAttempts: DefaultWaitAttempts},
+	},
+	ErrorBody:  decodeErrorBody,
+	Sentinels:  sentinels,
+	ClassifyAt: classify,
+}
+
 // Client calls the product-data API. It is safe for concurrent use.
 type Client struct {
 	// core sends every request, paced and retried as the options say.
 	core *httpcore.Client
-	// clock times the polling of asynchronous tasks.
+	// clock times the waits for asynchronous tasks.
 	clock sdk.Clock
-	// counters count the requests sent and the request units the answers reported.
-	counters *counters
+	// wait bounds those waits: WithWait over the service's defaults.
+	wait sdk.WaitPolicy
+	// units count the requests sent and the request units the answers reported.
+	units *unitCounter
 }
 
 // New returns a client configured by opts.
 //
-// The base URL comes from WithBaseURL or else from PRODUCTDATA_URL; the account key from
-// WithAccountKey or, when the base URL comes from PRODUCTDATA_URL, from
-// PRODUCTDATA_ACCOUNT_KEY. The key is required: every call of the service needs one, and
-// without it New returns an *sdk.MissingCredentialError, which says when
-// PRODUCTDATA_ACCOUNT_KEY was set but not used (the address was given with WithBaseURL) and how
-// to send it: WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY")). The client paces itself at
-// DefaultRequestsPerMinute and sends a request at most DefaultMaxAttempts times unless
-// options say otherwise.
+// The account key is required: without it New returns an *sdk.MissingCredentialError, which
+// says when PRODUCTDATA_ACCOUNT_KEY was set but not used (the address was given with
+// WithBaseURL) and how to send it: WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY")).
 func New(opts ...Option) (*Client, error) {
 	cfg := &config{}
-	all := append([]Option{WithRetry(sdk.RetryPolicy{})}, opts...)
-	if err := httpcore.Configure(serviceName, cfg, all); err != nil {
+	if err := httpcore.Configure(serviceName, cfg, opts); err != nil {
 		return nil, err
 	}
 	env, err := cfg.LoadEnv(serviceName, EnvURL, EnvAccountKey)
@@ -64,27 +77,14 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	if v, ok := env[EnvAccountKey]; ok && cfg.key == "" {
-		if err := checkKey(EnvAccountKey, v); err != nil {
+		if err := keyRule.Check(EnvAccountKey, v); err != nil {
 			return nil, err
 		}
 		cfg.key = v
 	}
-	c := &Client{clock: cfg.clock, counters: &counters{}}
-	if c.clock == nil {
-		c.clock = sdk.SystemClock()
-	}
-	svc := httpcore.Service{
-		Name:              serviceName,
-		BaseURLEnv:        EnvURL,
-		PathPrefix:        "/api",
-		ErrorBody:         decodeErrorBody,
-		Codes:             codes,
-		Classify:          classify,
-		Transport:         c.counters.transport,
-		Decode:            c.decode,
-		RequestsPerMinute: DefaultRequestsPerMinute,
-		Clock:             cfg.clock,
-	}
+	c := &Client{clock: cfg.Clock(), wait: cfg.Wait(service.Defaults.Wait), units: &unitCounter{}}
+	svc := service
+	svc.Transport, svc.Decode = c.units.transport, c.decode
 	if cfg.key != "" {
 		svc.Credentials = []httpcore.Credential{keyCredential(cfg.key)}
 	}
@@ -101,7 +101,7 @@ func New(opts ...Option) (*Client, error) {
 // request pack; requests already under way keep the key they started with. Both keys stay
 // scrubbed from errors and logs.
 func (c *Client) SetAccountKey(key string) error {
-	if err := checkKey(keyField, key); err != nil {
+	if err := keyRule.Check(keyField, key); err != nil {
 		return err
 	}
 	return c.core.SetCredentials(keyCredential(key))
@@ -123,7 +123,7 @@ func keyCredential(key string) httpcore.Credential {
 // answer that does not decode is an *sdk.DecodeError. Endpoints that only read are retried
 // within the retry policy; those that start a task or change something are sent once (see
 // Endpoint.SafeToRepeat).
-func (c *Client) Call(ctx context.Context, endpoint Endpoint, domain Domain, params, out any) (*Meta, error) {
+func (c *Client) Call(ctx context.Context, endpoint Endpoint, domain Domain, params, out any) (*CallResult, error) {
 	if err := endpoint.check(domain); err != nil {
 		return nil, err
 	}
@@ -132,8 +132,18 @@ func (c *Client) Call(ctx context.Context, endpoint Endpoint, domain Domain, par
 	if err != nil {
 		return nil, err
 	}
-	m := env.meta(resp)
-	return &m, nil
+	return &CallResult{Message: env.message, Units: env.units, Response: resp.Meta()}, nil
+}
+
+// CallResult describes the answer of a Call: its message, its request units and its HTTP
+// response.
+type CallResult struct {
+	// Message is the envelope's Message, usually empty on success.
+	Message string
+	// Units are the answer's RequestLeft and RequestConsumed.
+	Units Units
+	// Response describes the HTTP response.
+	Response sdk.Response
 }
 
 // call encodes params and sends the request for an endpoint and domain already checked.
@@ -153,7 +163,7 @@ func (c *Client) call(ctx context.Context, endpoint Endpoint, domain Domain, par
 	if domain != NoDomain {
 		req.Query = url.Values{"domain": {strconv.Itoa(int(domain))}}
 	}
-	// The counters' transport finds env through the context, to number its attempts.
+	// The unit counter's transport finds env through the context, to number its attempts.
 	return c.core.Do(context.WithValue(ctx, envelopeKey{}, env), req, env)
 }
 
@@ -183,12 +193,12 @@ func requestBody(domain Domain, params any) ([]byte, error) {
 	return json.Marshal(members)
 }
 
-// Counters is what a client has counted itself since it was made: the requests it sent and
-// the request units the answers reported. Reading them sends no request.
-type Counters struct {
-	// Calls is the number of requests the client sent: every attempt, retries and status polls
-	// included, whether or not an answer came back.
-	Calls int64
+// RequestUnits is what a client has counted itself since it was made: the requests it sent
+// and the request units the answers reported. Reading them sends no request.
+type RequestUnits struct {
+	// Sent is the number of requests the client sent: every attempt, retries and status
+	// queries included, whether or not an answer came back.
+	Sent int64
 	// Consumed is the sum of the RequestConsumed values the answers reported.
 	Consumed int64
 	// Left is the RequestLeft of the answer to the most recently sent request among those
@@ -197,12 +207,12 @@ type Counters struct {
 	Left *int
 }
 
-// Counters returns the requests sent and the request units reported so far.
-func (c *Client) Counters() Counters { return c.counters.snapshot() }
+// RequestUnits returns the requests sent and the request units reported so far.
+func (c *Client) RequestUnits() RequestUnits { return c.units.snapshot() }
 
-// counters accumulates Counters; it is safe for concurrent use.
-type counters struct {
-	calls    atomic.Int64
+// unitCounter accumulates RequestUnits; it is safe for concurrent use.
+type unitCounter struct {
+	sent     atomic.Int64
 	consumed atomic.Int64
 	mu       sync.Mutex
 	left     *int
@@ -211,7 +221,7 @@ type counters struct {
 }
 
 // record adds the units of the answer to attempt number sent.
-func (u *counters) record(units Units, sent int64) {
+func (u *unitCounter) record(units Units, sent int64) {
 	if units.Consumed != nil {
 		u.consumed.Add(int64(*units.Consumed))
 	}
@@ -225,9 +235,9 @@ func (u *counters) record(units Units, sent int64) {
 	}
 }
 
-// snapshot returns the current Counters.
-func (u *counters) snapshot() Counters {
-	out := Counters{Calls: u.calls.Load(), Consumed: u.consumed.Load()}
+// snapshot returns the current RequestUnits.
+func (u *unitCounter) snapshot() RequestUnits {
+	out := RequestUnits{Sent: u.sent.Load(), Consumed: u.consumed.Load()}
 	u.mu.Lock()
 	if u.left != nil {
 		left := *u.left
@@ -239,9 +249,9 @@ func (u *counters) snapshot() Counters {
 
 // transport is the client's Service.Transport: it counts every attempt the client sends, and
 // gives the attempt's number (its count) to the envelope of its call.
-func (u *counters) transport(next http.RoundTripper) http.RoundTripper {
+func (u *unitCounter) transport(next http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		n := u.calls.Add(1)
+		n := u.sent.Add(1)
 		if env, ok := req.Context().Value(envelopeKey{}).(*envelope); ok {
 			env.sent.Store(n)
 		}

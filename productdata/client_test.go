@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -82,7 +83,7 @@ func TestCallRefusesBadInputBeforeSending(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := c.Call(t.Context(), tc.endpoint, tc.domain, tc.params, nil)
-		ve := validationError(t, err)
+		ve := testkit.ValidationError(t, err)
 		assert.Equal(t, tc.field, ve.Field, "%s %d %v", tc.endpoint, tc.domain, tc.params)
 		assert.Equal(t, "productdata", ve.Service)
 	}
@@ -125,7 +126,7 @@ func TestTheKeyNeverLeaksIntoErrorsOrLogs(t *testing.T) {
 	c := newClient(t, srv, productdata.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	_, err := c.Call(t.Context(), productdata.EndpointProductRequest, productdata.AmazonUS, map[string]string{"asin": "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrUnauthorized)
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.NotContains(t, err.Error(), testKey)
 	assert.NotContains(t, ae.Message, testKey)
 	assert.NotContains(t, string(ae.Body), testKey)
@@ -144,14 +145,14 @@ func TestSetAccountKeyReplacesTheKey(t *testing.T) {
 	_, err := c.Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "BasicAuth second-key-0123456789", srv.requests()[0].Header.Get("Authorization"))
-	assert.Equal(t, "account key", validationError(t, c.SetAccountKey("two words")).Field)
+	assert.Equal(t, "account key", testkit.ValidationError(t, c.SetAccountKey("two words")).Field)
 }
 
-// TestCountersKeepTheUnitsLeftOfTheNewestRequest: two calls run at once and the server answers
+// TestRequestUnitsKeepTheUnitsLeftOfTheNewestRequest: two calls run at once and the server answers
 // the newer one first (90 units left) and the older one last (91, counted before the newer
-// request was): Counters().Left keeps 90, the figure of the most recently sent request, not
+// request was): RequestUnits().Left keeps 90, the figure of the most recently sent request, not
 // that of the answer that happened to arrive last.
-func TestCountersKeepTheUnitsLeftOfTheNewestRequest(t *testing.T) {
+func TestRequestUnitsKeepTheUnitsLeftOfTheNewestRequest(t *testing.T) {
 	t.Parallel()
 	olderIn, releaseOlder := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -178,8 +179,8 @@ func TestCountersKeepTheUnitsLeftOfTheNewestRequest(t *testing.T) {
 	once.Do(func() { close(releaseOlder) })
 	require.NoError(t, <-older)
 
-	counted := c.Counters()
-	assert.Equal(t, int64(2), counted.Calls)
+	counted := c.RequestUnits()
+	assert.Equal(t, int64(2), counted.Sent)
 	assert.Equal(t, int64(2), counted.Consumed)
 	require.NotNil(t, counted.Left)
 	assert.Equal(t, 90, *counted.Left, "a late answer to an older request does not replace a newer one's figure")

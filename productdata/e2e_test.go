@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/poll/polltest"
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
 	"github.com/agentapis/sdk/sdktest"
@@ -21,17 +22,22 @@ var fakeEpoch = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 
 // startFake starts the fake on clock (a fixed one when nil) and returns it with a client
 // without retries or pacing that times its polling on the same clock.
-func startFake(t *testing.T, clock *polltest.Fake, opts ...productdatatest.Option) (*productdatatest.Server, *productdata.Client) {
+func startFake(t *testing.T, clock *sdktest.Clock, opts ...productdatatest.Option) (*productdatatest.Server, *productdata.Client) {
 	t.Helper()
 	if clock == nil {
-		clock = polltest.NewFake(fakeEpoch)
+		clock = sdktest.NewClock(fakeEpoch)
 	}
-	srv := productdatatest.NewServer(append([]productdatatest.Option{productdatatest.WithClock(clock.Now)}, opts...)...)
-	t.Cleanup(srv.Close)
-	c, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey),
-		productdata.WithRetry(noRetry), productdata.WithRequestsPerMinute(0), productdata.WithClock(clock))
-	require.NoError(t, err)
-	return srv, c
+	srv := testkit.Start(t, productdatatest.NewServer(append([]productdatatest.Option{productdatatest.WithClock(clock)}, opts...)...))
+	return srv, fakeClient(t, srv, clock)
+}
+
+// fakeClient returns a client of srv without retries or pacing, timed on clock; opts come
+// after the defaults.
+func fakeClient(t *testing.T, srv *productdatatest.Server, clock sdk.Clock, opts ...productdata.Option) *productdata.Client {
+	t.Helper()
+	defaults := []productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey),
+		productdata.WithRetry(testkit.NoRetry), productdata.WithRequestsPerMinute(0), productdata.WithClock(clock)}
+	return testkit.New(t, productdata.New, append(defaults, opts...)...)
 }
 
 // rawFields decodes a product's Raw object.
@@ -81,9 +87,9 @@ func TestFakeProductDecodesTheOfficialFieldNames(t *testing.T) {
 	assertOfficialFields(t, p)
 	assert.Len(t, p.PriceTrend, 15, "the recent 15 days")
 	assert.Len(t, p.SalesVolumeTrend, 15)
-	require.NotNil(t, p.Meta.Units.Left)
-	assert.Equal(t, srv.RequestLeft(), *p.Meta.Units.Left)
-	assert.Equal(t, 1, *p.Meta.Units.Consumed)
+	require.NotNil(t, p.Units.Left)
+	assert.Equal(t, srv.RequestLeft(), *p.Units.Left)
+	assert.Equal(t, 1, *p.Units.Consumed)
 
 	list, err := c.Products(t.Context(), productdata.AmazonDE, &productdata.ProductsParams{
 		ASINs: []string{"B0CVM8TXHP", productdatatest.MissingASINPrefix + "0001", "B0ESTIMATZ"}, NoTrend: true})
@@ -143,10 +149,11 @@ func TestFakePagingEndsCleanly(t *testing.T) {
 	}
 	assert.Len(t, seen, 258)
 	assert.Equal(t, 4, srv.RequestCount(http.MethodPost, "/api/CategoryProducts"))
-	assert.Equal(t, 11, srv.Requests()[3].Code, "the last page asked for answered no more data")
+	assert.Equal(t, 11, srv.Exchanges()[3].Code, "the last page asked for answered no more data")
 
 	pages := 0
-	for page, err := range c.AllPages(t.Context(), productdata.EndpointKeywordSearchResults, productdata.AmazonUS, productdata.RawParams{"Keyword": "food storage"}, "") {
+	for page, err := range c.Pages(t.Context(), productdata.EndpointKeywordSearchResults, productdata.AmazonUS,
+		&productdata.PagesParams{Body: productdata.RawParams{"Keyword": "food storage"}}) {
 		require.NoError(t, err)
 		pages++
 		assert.Equal(t, pages, page.Number)
@@ -157,10 +164,10 @@ func TestFakePagingEndsCleanly(t *testing.T) {
 
 func TestFakeCodesMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	clock := polltest.NewFake(fakeEpoch)
+	clock := sdktest.NewClock(fakeEpoch)
 	srv, c := startFake(t, clock, productdatatest.WithTaskDuration(time.Minute))
 	ctx := t.Context()
-	code := func(err error) string { return apiError(t, err).Code }
+	code := func(err error) string { return testkit.APIError(t, err).Code }
 
 	_, err := c.Call(ctx, productdata.EndpointCategoryProducts, productdata.AmazonUS, map[string]any{"NodeId": "3743561", "Page": 9}, nil)
 	require.ErrorIs(t, err, productdata.ErrNoMoreData)
@@ -193,23 +200,23 @@ func TestFakeCodesMatchTheirSentinels(t *testing.T) {
 
 	// A collection running for a minute: its reviews are being calculated (20), and a second
 	// collection is refused (12).
-	_, err = c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"},
-		&productdata.PollOptions{Timeout: 10 * time.Second})
+	_, err = fakeClient(t, srv, clock, productdata.WithWait(sdk.WaitPolicy{Timeout: 10 * time.Second})).
+		CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"})
 	require.ErrorIs(t, err, productdata.ErrTaskRunning)
-	require.ErrorIs(t, err, productdata.ErrWaitTimeout)
+	require.ErrorIs(t, err, sdk.ErrWaitTimeout)
 	for _, e := range c.AllReviews(ctx, productdata.AmazonUS, &productdata.ReviewsParams{ASIN: "B0CVM8TXHP"}) {
 		first = e
 		break
 	}
 	require.ErrorIs(t, first, productdata.ErrTaskRunning)
 	assert.Equal(t, "20", code(first))
-	_, err = c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"}, nil)
+	_, err = c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"})
 	require.ErrorIs(t, err, productdata.ErrAlreadyExists)
 	assert.Equal(t, "12", code(err))
 
 	// A refresh of a product whose fetch fails.
-	_, err = c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: productdatatest.FailingASINPrefix + "0001", Update: 1},
-		&productdata.PollOptions{MaxDelay: 90 * time.Second, Timeout: 5 * time.Minute})
+	_, err = fakeClient(t, srv, clock, productdata.WithWait(sdk.WaitPolicy{MaxDelay: 90 * time.Second, Timeout: 5 * time.Minute})).
+		RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: productdatatest.FailingASINPrefix + "0001", Update: 1})
 	var te *productdata.TaskError
 	require.ErrorAs(t, err, &te)
 	require.ErrorIs(t, err, productdata.ErrTaskFailed)
@@ -234,7 +241,7 @@ func TestFakePerMinuteLimitAndWhitelist(t *testing.T) {
 	srv, c := startFake(t, nil, productdatatest.WithPerMinuteLimit(1), productdatatest.WithIPWhitelist("192.0.2.1"))
 	_, err := c.Product(t.Context(), productdata.AmazonUS, "B0CVM8TXHP")
 	require.ErrorIs(t, err, productdata.ErrUnauthorized, "the caller's address is not whitelisted")
-	assert.Equal(t, "400", apiError(t, err).Code)
+	assert.Equal(t, "400", testkit.APIError(t, err).Code)
 	assert.Equal(t, 1, srv.RequestCount("", ""))
 
 	srv2, c2 := startFake(t, nil, productdatatest.WithPerMinuteLimit(1))
@@ -242,7 +249,7 @@ func TestFakePerMinuteLimitAndWhitelist(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c2.Product(t.Context(), productdata.AmazonUS, "B0CVM8TXHP")
 	require.ErrorIs(t, err, productdata.ErrRateLimited)
-	assert.Equal(t, "501", apiError(t, err).Code)
+	assert.Equal(t, "501", testkit.APIError(t, err).Code)
 	assert.Equal(t, 2, srv2.RequestCount("", ""))
 }
 
@@ -254,10 +261,10 @@ func TestFakeBadKeyAndWrongDomainAreUnauthorized(t *testing.T) {
 	// Walmart's site does not open Amazon's endpoints: code 401.
 	_, err := c.Call(ctx, productdata.EndpointProductRequest, productdata.WalmartUS, map[string]any{"asin": "B0CVM8TXHP"}, nil)
 	require.ErrorIs(t, err, productdata.ErrUnauthorized)
-	assert.Equal(t, "401", apiError(t, err).Code)
+	assert.Equal(t, "401", testkit.APIError(t, err).Code)
 	// A site code that does not exist never leaves the client.
 	_, err = c.Call(ctx, productdata.EndpointProductRequest, productdata.Domain(99), map[string]any{"asin": "B0CVM8TXHP"}, nil)
-	assert.Equal(t, "domain", validationError(t, err).Field)
+	assert.Equal(t, "domain", testkit.ValidationError(t, err).Field)
 
 	for _, http401 := range []bool{false, true} {
 		var opts []productdatatest.Option
@@ -266,13 +273,13 @@ func TestFakeBadKeyAndWrongDomainAreUnauthorized(t *testing.T) {
 		}
 		srv, _ := startFake(t, nil, opts...)
 		bad, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(strings.Repeat("x", 32)),
-			productdata.WithRetry(noRetry), productdata.WithRequestsPerMinute(0))
+			productdata.WithRetry(testkit.NoRetry), productdata.WithRequestsPerMinute(0))
 		require.NoError(t, err)
 		_, err = bad.Product(ctx, productdata.AmazonUS, "B0CVM8TXHP")
 		require.ErrorIs(t, err, productdata.ErrUnauthorized)
-		assert.Equal(t, http401, apiError(t, err).StatusCode == http.StatusUnauthorized, "an HTTP 401 is an *sdk.APIError with that status")
-		assert.Equal(t, "401", apiError(t, err).Code)
-		assert.False(t, srv.Requests()[0].Authorized)
+		assert.Equal(t, http401, testkit.APIError(t, err).StatusCode == http.StatusUnauthorized, "an HTTP 401 is an *sdk.APIError with that status")
+		assert.Equal(t, "401", testkit.APIError(t, err).Code)
+		assert.False(t, srv.Exchanges()[0].Authorized)
 	}
 }
 
@@ -293,14 +300,14 @@ func TestFakeGzipBase64AndLowercaseEnvelopesDecode(t *testing.T) {
 		assert.Equal(t, want.Title, got.Title, name)
 		assert.Equal(t, want.PriceTrend, got.PriceTrend, name)
 		assert.JSONEq(t, string(want.Raw), string(got.Raw), name)
-		require.NotNil(t, got.Meta.Units.Left, name)
-		assert.Equal(t, srv.RequestLeft(), *got.Meta.Units.Left, name)
+		require.NotNil(t, got.Units.Left, name)
+		assert.Equal(t, srv.RequestLeft(), *got.Units.Left, name)
 	}
 
 	_, c := startFake(t, nil, productdatatest.WithLowercaseErrors())
 	_, err = c.Product(t.Context(), productdata.AmazonUS, productdatatest.MissingASINPrefix+"0003")
 	require.ErrorIs(t, err, productdata.ErrNotFound)
-	assert.NotEmpty(t, apiError(t, err).Message, "the lowercase message is read")
+	assert.NotEmpty(t, testkit.APIError(t, err).Message, "the lowercase message is read")
 
 	// Walmart's answers always arrive as base64 of gzip, successes and failures alike.
 	var tree json.RawMessage
@@ -318,13 +325,13 @@ func TestFakeAsyncFlowsRunToTheEnd(t *testing.T) {
 	t.Parallel()
 	// 20:00 UTC is the next day in the service's zone: the status query must still find the
 	// collection.
-	clock := polltest.NewFake(time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC))
-	srv, c := startFake(t, clock, productdatatest.WithTaskDuration(20*time.Second))
+	clock := sdktest.NewClock(time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC))
+	srv, _ := startFake(t, clock, productdatatest.WithTaskDuration(20*time.Second))
 	ctx := t.Context()
 
-	var progress []productdata.TaskProgress
-	task, err := c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP", Pages: 2, Stars: []int{5}},
-		&productdata.PollOptions{Progress: func(p productdata.TaskProgress) { progress = append(progress, p) }})
+	var progress []sdk.WaitProgress
+	c := fakeClient(t, srv, clock, productdata.WithWait(sdk.WaitPolicy{Progress: func(p sdk.WaitProgress) { progress = append(progress, p) }}))
+	task, err := c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP", Pages: 2, Stars: []int{5}})
 	require.NoError(t, err)
 	assert.Equal(t, "2026-03-03", task.QueryDate)
 	assert.Equal(t, "1", task.TaskID)
@@ -332,7 +339,7 @@ func TestFakeAsyncFlowsRunToTheEnd(t *testing.T) {
 	assert.Equal(t, srv.RequestCount(http.MethodPost, "/api/ProductReviewsCollectionStatusQuery"), task.Polls)
 	assert.LessOrEqual(t, task.Polls, 6)
 	require.Len(t, progress, task.Polls)
-	assert.Equal(t, "1", progress[0].TaskID)
+	assert.Equal(t, "B0CVM8TXHP", progress[0].Subject)
 
 	n := 0
 	for r, err := range c.AllReviews(ctx, productdata.AmazonUS, &productdata.ReviewsParams{ASIN: "B0CVM8TXHP"}) {
@@ -345,12 +352,12 @@ func TestFakeAsyncFlowsRunToTheEnd(t *testing.T) {
 	}
 	assert.Equal(t, 20, n)
 
-	p, err := c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 1}, nil)
+	p, err := c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 1})
 	require.NoError(t, err)
 	assertOfficialFields(t, p)
 	assert.Positive(t, srv.RequestCount(http.MethodPost, "/api/ProductRealtimeRequestStatusQuery"))
-	assert.Equal(t, int64(srv.RequestCount("", "")), c.Counters().Calls, "every request, polls included, is counted")
-	require.NotNil(t, c.Counters().Left)
-	assert.Equal(t, srv.RequestLeft(), *c.Counters().Left)
-	assert.Equal(t, int64(productdatatest.DefaultRequests-srv.RequestLeft()), c.Counters().Consumed)
+	assert.Equal(t, int64(srv.RequestCount("", "")), c.RequestUnits().Sent, "every request, polls included, is counted")
+	require.NotNil(t, c.RequestUnits().Left)
+	assert.Equal(t, srv.RequestLeft(), *c.RequestUnits().Left)
+	assert.Equal(t, int64(productdatatest.DefaultRequests-srv.RequestLeft()), c.RequestUnits().Consumed)
 }

@@ -12,9 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // perMinuteWait is how long the service asks a caller to wait after its per-minute limit
@@ -34,17 +33,6 @@ type Units struct {
 	Consumed *int
 }
 
-// Meta describes one successful answer of the service: its message, its request units and
-// its HTTP response. Every result of the client carries one.
-type Meta struct {
-	// Message is the envelope's Message, usually empty on success.
-	Message string
-	// Units are the answer's RequestLeft and RequestConsumed.
-	Units Units
-	// Response describes the HTTP response.
-	Response sdk.Response
-}
-
 // envelope receives a successful answer: the client's Decode fills it and decodes Data into
 // data.
 type envelope struct {
@@ -55,7 +43,7 @@ type envelope struct {
 	message string
 	units   Units
 	// sent is the number of the call's latest attempt, in the order the client's attempts
-	// were sent, so that Counters keeps the units of the newest request whatever order the
+	// were sent, so that RequestUnits keeps the units of the newest request whatever order the
 	// answers arrive in.
 	sent atomic.Int64
 }
@@ -63,21 +51,16 @@ type envelope struct {
 // envelopeKey is the context key of a call's *envelope.
 type envelopeKey struct{}
 
-// meta returns the answer's Meta, with resp's details.
-func (e *envelope) meta(resp *httpcore.Response) Meta {
-	return Meta{Message: e.message, Units: e.units, Response: resp.Meta()}
-}
-
 // wireEnvelope is the envelope as sent. encoding/json matches its keys in any letter case,
 // so the PascalCase of successful answers and the camelCase of some platforms' errors
 // ({"code":11,"message":"No data available"}) both decode. Data is kept as sent: it is read
 // only once the Code says success.
 type wireEnvelope struct {
-	Code            lenient.Required[int] `json:"Code"`
-	Message         json.RawMessage       `json:"Message"`
-	Data            json.RawMessage       `json:"Data"`
-	RequestLeft     lenient.Opt[int]      `json:"RequestLeft"`
-	RequestConsumed lenient.Opt[int]      `json:"RequestConsumed"`
+	Code            jsonmember.Required[int] `json:"Code"`
+	Message         json.RawMessage          `json:"Message"`
+	Data            json.RawMessage          `json:"Data"`
+	RequestLeft     jsonmember.Optional[int] `json:"RequestLeft"`
+	RequestConsumed jsonmember.Optional[int] `json:"RequestConsumed"`
 }
 
 // parsed is an envelope read from a body.
@@ -121,7 +104,7 @@ func parseEnvelope(body []byte, target any) (parsed, error) {
 // messageText returns Message as text: a string's value, "" for null or absent, and the JSON
 // text of anything else.
 func messageText(raw json.RawMessage) string {
-	if len(raw) == 0 || lenient.IsNull(raw) {
+	if len(raw) == 0 || jsonmember.IsNull(raw) {
 		return ""
 	}
 	var s string
@@ -217,7 +200,7 @@ func (c *Client) decode(body []byte, out any) error {
 		env = &envelope{}
 	}
 	p, err := parseEnvelope(body, env.data)
-	c.counters.record(p.units, env.sent.Load())
+	c.units.record(p.units, env.sent.Load())
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/httpcore"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // gzipped returns s compressed with gzip.
@@ -163,7 +164,7 @@ func FuzzParseEnvelope(f *testing.F) {
 
 func TestDecodeTurnsCodesIntoFailures(t *testing.T) {
 	t.Parallel()
-	c := &Client{counters: &counters{}}
+	c := &Client{units: &unitCounter{}}
 	err := c.decode([]byte(`{"RequestLeft":40,"RequestConsumed":0,"Code":501,"Message":"per minute"}`), nil)
 	var f *httpcore.Failure
 	require.True(t, errors.As(err, &f))
@@ -176,11 +177,8 @@ func TestDecodeTurnsCodesIntoFailures(t *testing.T) {
 		require.True(t, errors.As(err, &f), "code %d", code)
 		assert.False(t, f.Retry, "code %d is not retried by the retry loop", code)
 	}
-	assert.Equal(t, Counters{Calls: 0, Consumed: 0, Left: ptr(40)}, c.counters.snapshot(), "failures report units too")
+	assert.Equal(t, RequestUnits{Sent: 0, Consumed: 0, Left: testkit.Ptr(40)}, c.units.snapshot(), "failures report units too")
 }
-
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }
 
 // spy is a Data target that records what it was given.
 type spy struct {

@@ -1,7 +1,6 @@
 package productdata
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -12,74 +11,71 @@ import (
 	"github.com/agentapis/sdk/internal/httpcore"
 )
 
-// codes maps the business codes to the sentinels below. The codes that mean the same as an
-// HTTP status a caller branches on map to the sdk sentinel of that status.
-var codes = httpcore.Codes{
-	"401": sdk.ErrUnauthorized, "400": sdk.ErrUnauthorized, "402": sdk.ErrUnauthorized, "9": sdk.ErrUnauthorized,
-	"97": sdk.ErrNotFound, "13": sdk.ErrNotFound,
-	"501": sdk.ErrRateLimited,
-}
+// sentinels are the package's sentinel errors and the business codes that mean each. The
+// codes that mean the same as an HTTP status a caller branches on match the sdk sentinel of
+// that status.
+var sentinels = httpcore.NewSentinels(serviceName).
+	Alias(sdk.ErrUnauthorized, "401", "400", "402", "9").
+	Alias(sdk.ErrNotFound, "97", "13").
+	Alias(sdk.ErrRateLimited, "501")
 
-// Sentinels for the service's business codes, matched with errors.Is against any error the
-// client returns. The service reports failures as a non-zero Code inside HTTP 200; the client
-// returns them as an *sdk.APIError with StatusCode 200, the code (as text, such as "401") and
-// the service's Message. Codes follow the service's common table (Amazon; Shopee, Walmart and
-// 1688 use the same numbers); TikTok defines codes 11 to 399 per endpoint, so read Message
-// there.
-//
-//	if errors.Is(err, productdata.ErrUnauthorized) { ... check the key and the domain ... }
-var (
-	// ErrNoMoreData (code 11, "no data available"): paging went past the last page, or the
-	// query has no data. The iterators of this package end cleanly on it.
-	ErrNoMoreData = codes.Sentinel(serviceName, "no more data", "11")
-	// ErrTaskRunning (codes 20 and 21, real-time data of some or all products is still being
-	// calculated; 99, a real-time fetch or collection is under way, about five minutes): ask
-	// again later. RefreshProduct and CollectReviews poll through it, and a *WaitError whose
-	// wait ended before the task did matches it too.
-	ErrTaskRunning = codes.Sentinel(serviceName, "task still running", "20", "21", "99")
-	// ErrUnauthorized is sdk.ErrUnauthorized: code 401 (endpoint not open to the account or
-	// not in its plan, also given for a wrong or missing domain), 400 (the caller's IP is not
-	// whitelisted), 402 (no permission to view the data), TikTok's 9 (access restricted), and
-	// every HTTP 401 (a key the gateway refused). Check the key and the domain first.
-	ErrUnauthorized = sdk.ErrUnauthorized
-	// ErrQuotaExhausted (code 4, not enough credit points; 500, the month's requests are used
-	// up; 502, the day's; 694, not enough requests left or the API not activated for the
-	// account): wait for the reset or buy more. Never retried.
-	ErrQuotaExhausted = codes.Sentinel(serviceName, "request quota exhausted", "4", "500", "502", "694")
-	// ErrRateLimited is sdk.ErrRateLimited: code 501 (the per-minute limit), returned as an
-	// *sdk.RateLimitError, and every HTTP 429. The client retries code 501 within its retry
-	// policy, waiting the capped minute the service asks for, then returns it.
-	ErrRateLimited = sdk.ErrRateLimited
-	// ErrNotFound is sdk.ErrNotFound: code 97 (the ASIN or product does not exist), 13 (the
-	// first page of reviews does not exist), and every HTTP 404. A *NotFoundError, for a
-	// product lookup answered with no product, matches it too.
-	ErrNotFound = sdk.ErrNotFound
-	// ErrInvalidParams (code 10, a parameter is wrong; 14, more than 100 ASINs; 15, more than
-	// 10 ASINs in a query; 17, more than 30 ASINs to collect; 18, more than 20 task details; 19,
-	// only sub-categories are supported; 22, only one ASIN may be monitored; 23, data older
-	// than two years; 24, monthly history is not supported).
-	ErrInvalidParams = codes.Sentinel(serviceName, "invalid parameters", "10", "14", "15", "17", "18", "19", "22", "23", "24")
-	// ErrUnsupported (code 16): the endpoint does not exist on this site.
-	ErrUnsupported = codes.Sentinel(serviceName, "endpoint not supported on this site", "16")
-	// ErrAlreadyExists (code 12, the data already exists, such as a review collection repeated
-	// within two hours; 106, already subscribed).
-	ErrAlreadyExists = codes.Sentinel(serviceName, "already exists", "12", "106")
-	// ErrTaskFailed (code 98, a real-time fetch or collection failed; 503, the service could not
-	// register the task at this time): a *TaskError whose status query reports a failure
-	// matches it too.
-	ErrTaskFailed = codes.Sentinel(serviceName, "task failed", "98", "503")
-	// ErrExecutionFailed (code -1): the service failed to execute the request; Message says why.
-	ErrExecutionFailed = codes.Sentinel(serviceName, "execution failed", "-1")
-)
+// ErrAlreadyExists (code 12, the data already exists, such as a review collection repeated
+// within two hours; 106, already subscribed).
+var ErrAlreadyExists = sentinels.New("already exists", "12", "106")
 
-// Reasons a wait for an asynchronous task ended before the task did, matched with errors.Is
-// on a *WaitError (which also matches ErrTaskRunning).
-var (
-	// ErrWaitTimeout means PollOptions.Timeout passed.
-	ErrWaitTimeout = errors.New(serviceName + ": task wait timed out")
-	// ErrPollLimit means PollOptions.MaxPolls status queries were made.
-	ErrPollLimit = errors.New(serviceName + ": task poll limit reached")
-)
+// ErrConflict is [sdk.ErrConflict]: every HTTP 409.
+var ErrConflict = sdk.ErrConflict
+
+// ErrExecutionFailed (code -1): the service failed to execute the request; Message says why.
+var ErrExecutionFailed = sentinels.New("execution failed", "-1")
+
+// ErrForbidden is [sdk.ErrForbidden]: every HTTP 403.
+var ErrForbidden = sdk.ErrForbidden
+
+// ErrInvalidParams (code 10, a parameter is wrong; 14, more than 100 ASINs; 15, more than 10
+// ASINs in a query; 17, more than 30 ASINs to collect; 18, more than 20 task details; 19, only
+// sub-categories are supported; 22, only one ASIN may be monitored; 23, data older than two
+// years; 24, monthly history is not supported).
+var ErrInvalidParams = sentinels.New("invalid parameters", "10", "14", "15", "17", "18", "19", "22", "23", "24")
+
+// ErrNoMoreData (code 11, "no data available"): paging went past the last page, or the query
+// has no data. The iterators of this package end cleanly on it.
+var ErrNoMoreData = sentinels.New("no more data", "11")
+
+// ErrNotFound is [sdk.ErrNotFound]: code 97 (the ASIN or product does not exist), 13 (the
+// first page of reviews does not exist), and every HTTP 404. A *NotFoundError, for a product
+// lookup answered with no product, matches it too.
+var ErrNotFound = sdk.ErrNotFound
+
+// ErrQuotaExhausted (code 4, not enough credit points; 500, the month's requests are used up;
+// 502, the day's; 694, not enough requests left or the API not activated for the account):
+// wait for the reset or buy more. Never retried.
+var ErrQuotaExhausted = sentinels.New("request quota exhausted", "4", "500", "502", "694")
+
+// ErrRateLimited is [sdk.ErrRateLimited]: code 501 (the per-minute limit), returned as an
+// *sdk.RateLimitError, and every HTTP 429. The client retries code 501 within its retry
+// policy, waiting the capped minute the service asks for, then returns it.
+var ErrRateLimited = sdk.ErrRateLimited
+
+// ErrTaskFailed (code 98, a real-time fetch or collection failed; 503, the service could not
+// register the task at this time): a *TaskError whose status query reports a failure matches
+// it too.
+var ErrTaskFailed = sentinels.New("task failed", "98", "503")
+
+// ErrTaskRunning (codes 20 and 21, real-time data of some or all products is still being
+// calculated; 99, a real-time fetch or collection is under way, about five minutes): ask
+// again later. RefreshProduct and CollectReviews wait through it, and the *sdk.WaitError of a
+// wait that ended before the task did matches it too.
+var ErrTaskRunning = sentinels.New("task still running", "20", "21", "99")
+
+// ErrUnauthorized is [sdk.ErrUnauthorized]: code 401 (endpoint not open to the account or not
+// in its plan, also given for a wrong or missing domain), 400 (the caller's IP is not
+// whitelisted), 402 (no permission to view the data), TikTok's 9 (access restricted), and
+// every HTTP 401 (a key the gateway refused). Check the key and the domain first.
+var ErrUnauthorized = sdk.ErrUnauthorized
+
+// ErrUnsupported (code 16): the endpoint does not exist on this site.
+var ErrUnsupported = sentinels.New("endpoint not supported on this site", "16")
 
 // NotFoundError reports a lookup that succeeded (Code 0, and charged) without the data asked
 // for: the service returns no data for an ASIN that does not exist or whose listing is gone.
@@ -90,8 +86,10 @@ type NotFoundError struct {
 	Domain   Domain
 	// Missing names what did not come back: ASINs, or a keyword.
 	Missing []string
-	// Meta describes the answer, with the request units it consumed.
-	Meta Meta
+	// Units are the request units the answer reported.
+	Units Units
+	// Response describes the answer.
+	Response sdk.Response
 }
 
 // Error names the missing products.
@@ -102,14 +100,13 @@ func (e *NotFoundError) Error() string {
 // Is matches ErrNotFound.
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 
-// notFound builds the *NotFoundError of a lookup answered without the data. Its Meta keeps the
-// answer's message, request id and header (names and values) with the client's keys scrubbed,
-// as an *sdk.APIError keeps them: an error may be printed whole (%#v), and a gateway may echo
-// the Authorization header.
-func (c *Client) notFound(endpoint Endpoint, domain Domain, missing []string, meta Meta) *NotFoundError {
-	meta.Message = c.core.Redact(meta.Message)
-	meta.Response = c.core.RedactResponse(meta.Response)
-	return &NotFoundError{Endpoint: endpoint, Domain: domain, Missing: missing, Meta: meta}
+// notFound builds the *NotFoundError of a lookup answered without the data. Its Response keeps
+// the answer's request id and header (names and values) with the client's keys scrubbed, as an
+// *sdk.APIError keeps them: an error may be printed whole (%#v), and a gateway may echo the
+// Authorization header.
+func (c *Client) notFound(endpoint Endpoint, domain Domain, missing []string, units Units, resp sdk.Response) *NotFoundError {
+	return &NotFoundError{Endpoint: endpoint, Domain: domain, Missing: missing, Units: units,
+		Response: c.core.RedactResponse(resp)}
 }
 
 // TaskStatus is the state of an asynchronous task as its status query reports it.
@@ -166,54 +163,12 @@ func (e *TaskError) Is(target error) bool {
 	return target == ErrTaskFailed
 }
 
-// WaitError reports a wait for an asynchronous task that ended while the task was still
-// running: the time limit passed, the poll limit was reached, or the context ended. The task
-// itself may still finish and be charged; its result can be fetched later. errors.Is matches
-// ErrTaskRunning, Reason (ErrWaitTimeout, ErrPollLimit, context.Canceled or
-// context.DeadlineExceeded) and Last.
-type WaitError struct {
-	// Endpoint is the request that started the task.
-	Endpoint Endpoint
-	// ASIN is the product of the task; TaskID is the task's id, when the service gave one.
-	ASIN   string
-	TaskID string
-	// Polls is the number of status queries made.
-	Polls int
-	// Elapsed is the time from the request that started the task.
-	Elapsed time.Duration
-	// Reason is why the wait ended.
-	Reason error
-	// Last is the error of the last status query, when it failed in a way worth another try;
-	// nil when it only reported "still running".
-	Last error
-}
-
-// Error names the task, the reason and the last error.
-func (e *WaitError) Error() string {
-	msg := fmt.Sprintf("%s: %s task for %s still running after %d polls in %s: %v",
-		serviceName, e.Endpoint, e.ASIN, e.Polls, e.Elapsed.Round(time.Millisecond), e.Reason)
-	if e.Last != nil {
-		msg += ": last poll: " + e.Last.Error()
-	}
-	return msg
-}
-
-// Is matches ErrTaskRunning.
-func (e *WaitError) Is(target error) bool { return target == ErrTaskRunning }
-
-// Unwrap returns the reason and the last error.
-func (e *WaitError) Unwrap() []error {
-	if e.Last == nil {
-		return []error{e.Reason}
-	}
-	return []error{e.Reason, e.Last}
-}
-
-// classify is the client's Service.Classify: the per-minute limit, code 501 in HTTP 200,
-// becomes an *sdk.RateLimitError like a 429, with the quota state of the answer's headers.
-func classify(err error) error {
+// classify is the client's Service.ClassifyAt: the per-minute limit, code 501 in HTTP 200,
+// becomes an *sdk.RateLimitError like a 429, with the quota state of the answer's headers at
+// now, on the client's clock.
+func classify(err error, now time.Time) error {
 	if ae, ok := err.(*sdk.APIError); ok && ae.StatusCode == http.StatusOK && ae.Code == strconv.Itoa(codeRateLimited) {
-		return &sdk.RateLimitError{APIError: ae, RateLimit: httpcore.ParseRateLimit(ae.Header, time.Now())}
+		return &sdk.RateLimitError{APIError: ae, RateLimit: httpcore.ParseRateLimit(ae.Header, now)}
 	}
 	return err
 }

@@ -1,7 +1,6 @@
 package productdata_test
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -79,7 +79,7 @@ func TestEveryCodeInBothEnvelopeCasesMapsToItsSentinel(t *testing.T) {
 			meta, err := c.Call(t.Context(), productdata.EndpointKeywordRequest, productdata.TemuUS, map[string]string{"Keyword": "x"}, &out)
 			assert.Nil(t, meta)
 			require.ErrorIs(t, err, row.sentinel, "code %d lowercase %t", row.code, lowercase)
-			ae := apiError(t, err)
+			ae := testkit.APIError(t, err)
 			assert.Equal(t, http.StatusOK, ae.StatusCode, "codes come in HTTP 200")
 			assert.Equal(t, strconv.Itoa(row.code), ae.Code)
 			assert.Equal(t, "said "+strconv.Itoa(row.code), ae.Message)
@@ -99,7 +99,7 @@ func TestAnUnknownCodeIsAnAPIErrorWithItsMessage(t *testing.T) {
 	srv := newAPI(t, nil, func(r received) reply { return fail(250, "business-defined: video not public") })
 	c := newClient(t, srv)
 	_, err := c.Call(t.Context(), "VideoRequest", productdata.TikTokUS, nil, nil)
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, "250", ae.Code)
 	assert.Equal(t, "business-defined: video not public", ae.Message)
 	assert.Contains(t, err.Error(), "250: business-defined: video not public")
@@ -115,7 +115,22 @@ func TestHTTP401IsUnauthorizedWhateverTheBody(t *testing.T) {
 		c := newClient(t, srv)
 		_, err := c.Call(t.Context(), productdata.EndpointProductRequest, productdata.AmazonUS, map[string]string{"asin": "B0CVM8TXHP"}, nil)
 		require.ErrorIs(t, err, productdata.ErrUnauthorized, "body %q", body)
-		assert.Equal(t, http.StatusUnauthorized, apiError(t, err).StatusCode)
+		assert.Equal(t, http.StatusUnauthorized, testkit.APIError(t, err).StatusCode)
+	}
+}
+
+// TestStatusSentinelsAreTheSDKs holds that the package's status sentinels are sdk's, so that
+// a 403, 404 or 409 from a gateway matches them as it matches sdk's.
+func TestStatusSentinelsAreTheSDKs(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []error{sdk.ErrUnauthorized, sdk.ErrForbidden, sdk.ErrNotFound, sdk.ErrConflict, sdk.ErrRateLimited},
+		[]error{productdata.ErrUnauthorized, productdata.ErrForbidden, productdata.ErrNotFound, productdata.ErrConflict, productdata.ErrRateLimited})
+	for status, sentinel := range map[int]error{
+		http.StatusForbidden: productdata.ErrForbidden, http.StatusNotFound: productdata.ErrNotFound, http.StatusConflict: productdata.ErrConflict,
+	} {
+		srv := newAPI(t, nil, func(r received) reply { return reply{status: status, body: "refused"} })
+		_, err := newClient(t, srv).Call(t.Context(), productdata.EndpointCoinQuery, productdata.NoDomain, nil, nil)
+		assert.ErrorIs(t, err, sentinel, "HTTP %d", status)
 	}
 }
 
@@ -150,7 +165,7 @@ func TestPerMinuteLimitCodeIsRetriedForEveryEndpoint(t *testing.T) {
 		require.NoError(t, err, endpoint)
 		assert.Equal(t, "task-1", id)
 		assert.Equal(t, 3, meta.Response.Attempts, "two retries by default")
-		assert.Equal(t, int64(3), c.Counters().Calls)
+		assert.Equal(t, int64(3), c.RequestUnits().Sent)
 	}
 }
 
@@ -162,7 +177,7 @@ func TestPerMinuteLimitGivesUpAfterTheDefaultRetries(t *testing.T) {
 	require.ErrorIs(t, err, productdata.ErrRateLimited)
 	var rl *sdk.RateLimitError
 	require.ErrorAs(t, err, &rl, "the per-minute limit is a quota, like a 429")
-	ae := apiError(t, err)
+	ae := testkit.APIError(t, err)
 	assert.Equal(t, productdata.DefaultMaxAttempts, ae.Attempts)
 	assert.Equal(t, time.Minute, ae.RetryAfter, "the service asks for a minute")
 	assert.Len(t, srv.requests(), 3)
@@ -195,7 +210,7 @@ func TestGatewayErrorsAreRetriedOnlyForReads(t *testing.T) {
 		srv := newAPI(t, nil, func(r received) reply { return reply{status: http.StatusBadGateway, body: "bad gateway"} })
 		c := newClient(t, srv, productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond}))
 		_, err := c.Call(t.Context(), tc.endpoint, productdata.AmazonUS, nil, nil)
-		ae := apiError(t, err)
+		ae := testkit.APIError(t, err)
 		assert.Equal(t, http.StatusBadGateway, ae.StatusCode)
 		assert.Len(t, srv.requests(), tc.sends, "%s", tc.endpoint)
 		assert.Equal(t, tc.sends == 3, tc.endpoint.SafeToRepeat())
@@ -213,11 +228,6 @@ func TestTypedErrorsOfTasks(t *testing.T) {
 		assert.ErrorIs(t, err, sentinel)
 		assert.Contains(t, err.Error(), "B0CVM8TXHP")
 	}
-	werr := error(&productdata.WaitError{Endpoint: productdata.EndpointProductReviewsCollection, ASIN: "B0CVM8TXHP",
-		Reason: productdata.ErrWaitTimeout, Last: errors.New("network down")})
-	assert.ErrorIs(t, werr, productdata.ErrTaskRunning)
-	assert.ErrorIs(t, werr, productdata.ErrWaitTimeout)
-	assert.Contains(t, werr.Error(), "network down")
 	nf := error(&productdata.NotFoundError{Endpoint: productdata.EndpointProductRequest, Domain: productdata.AmazonUS, Missing: []string{"B000000000"}})
 	assert.ErrorIs(t, nf, productdata.ErrNotFound)
 	assert.Equal(t, "productdata: ProductRequest on Amazon US (1): no data for B000000000", nf.Error())

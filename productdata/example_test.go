@@ -15,8 +15,9 @@ import (
 
 // exampleClient returns a client of the fake srv, as a program would build one for the real
 // service with its own base URL and key.
-func exampleClient(srv *productdatatest.Server) *productdata.Client {
-	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey))
+func exampleClient(srv *productdatatest.Server, opts ...productdata.Option) *productdata.Client {
+	client, err := productdata.New(append([]productdata.Option{productdata.WithBaseURL(srv.URL),
+		productdata.WithAccountKey(productdatatest.DefaultKey)}, opts...)...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func ExampleClient_Product() {
 	// days; money is in the site's smallest unit, US cents here.
 	fmt.Println(p.ASIN, p.Title)
 	fmt.Printf("$%d.%02d, %d sold in 30 days\n", p.SalesPrice/100, p.SalesPrice%100, p.ListingSalesVolumeOfMonth)
-	fmt.Println("consumed", *p.Meta.Units.Consumed, "left", *p.Meta.Units.Left)
+	fmt.Println("consumed", *p.Units.Consumed, "left", *p.Units.Left)
 	// Output:
 	// B0CVM8TXHP Zenvolt Smart Food Storage Box, 2025 Edition
 	// $60.47, 467 sold in 30 days
@@ -60,21 +61,21 @@ func ExampleClient_AllCategoryProducts() {
 		}
 		n++
 	}
-	fmt.Println(n, "products;", client.Counters().Calls, "requests")
+	fmt.Println(n, "products;", client.RequestUnits().Sent, "requests")
 	// Output:
 	// B0780J792C 6293 4992
 	// B0O8TYY6WO 5897 4968
 	// 258 products; 4 requests
 }
 
-func ExampleClient_AllPages() {
+func ExampleClient_Pages() {
 	srv := productdatatest.NewServer()
 	defer srv.Close()
 	client := exampleClient(srv)
 
 	// Pages reaches any paged endpoint; each page's Data is the raw JSON the service sent.
-	for page, err := range client.AllPages(context.Background(), productdata.EndpointKeywordSearchResults, productdata.AmazonUS,
-		productdata.RawParams{"Keyword": "food storage"}, "") {
+	for page, err := range client.Pages(context.Background(), productdata.EndpointKeywordSearchResults, productdata.AmazonUS,
+		&productdata.PagesParams{Body: productdata.RawParams{"Keyword": "food storage"}}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -86,9 +87,9 @@ func ExampleClient_AllPages() {
 			log.Fatal(err)
 		}
 		fmt.Println("page", page.Number, len(results), "results, first", results[0].ASIN, "at rank", results[0].OrganicRank)
-		fmt.Println(*page.Meta.Units.Left, "units left")
+		fmt.Println(*page.Units.Left, "units left")
 	}
-	fmt.Println(client.Counters().Calls, "requests") // the second found no more data
+	fmt.Println(client.RequestUnits().Sent, "requests") // the second found no more data
 	// Output:
 	// page 1 54 results, first B0RFMD8E9E at rank 1
 	// 6499 units left
@@ -131,16 +132,15 @@ func ExampleClient_CollectReviews() {
 	// The fake finishes a collection at once; the real service takes minutes or more.
 	srv := productdatatest.NewServer(productdatatest.WithTaskDuration(0))
 	defer srv.Close()
-	client := exampleClient(srv)
+	client := exampleClient(srv, productdata.WithWait(sdk.WaitPolicy{
+		MinDelay: 50 * time.Millisecond,
+		Progress: func(p sdk.WaitProgress) {
+			fmt.Println(p.Operation, p.Subject, "requests so far:", p.Attempt)
+		},
+	}))
 	ctx := context.Background()
 
-	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP", Pages: 2},
-		&productdata.PollOptions{
-			MinDelay: 50 * time.Millisecond,
-			Progress: func(p productdata.TaskProgress) {
-				fmt.Println("task", p.TaskID, "polls so far:", p.Polls)
-			},
-		})
+	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP", Pages: 2})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -154,9 +154,9 @@ func ExampleClient_CollectReviews() {
 		stars[*r.Star]++
 	}
 	fmt.Println("five-star:", stars[5], "one-star:", stars[1])
-	fmt.Println("requests:", client.Counters().Calls, "units left:", *client.Counters().Left)
+	fmt.Println("requests:", client.RequestUnits().Sent, "units left:", *client.RequestUnits().Left)
 	// Output:
-	// task 1 polls so far: 0
+	// CollectReviews B0CVM8TXHP requests so far: 1
 	// done after 1 status query
 	// five-star: 7 one-star: 3
 	// requests: 4 units left: 6496

@@ -10,20 +10,17 @@ import (
 // The results print readably: %v and %+v show what an optional field holds, or <nil>, where
 // fmt alone prints a pointer's address (see package show).
 
+// Format makes %v and %+v print the values a CallResult points to, not their addresses.
+func (r CallResult) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
+
 // Format makes %v and %+v print the values a Category points to, not their addresses.
 func (c Category) Format(f fmt.State, verb rune) { show.Struct(f, verb, c) }
 
 // Format makes %v and %+v print the values a CategoryRank points to, not their addresses.
 func (r CategoryRank) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
 
-// Format makes %v and %+v print the values a Counters points to, not their addresses.
-func (c Counters) Format(f fmt.State, verb rune) { show.Struct(f, verb, c) }
-
 // Format makes %v and %+v print the values a Keyword points to, not their addresses.
 func (k Keyword) Format(f fmt.State, verb rune) { show.Struct(f, verb, k) }
-
-// Format makes %v and %+v print the values a Meta points to, not their addresses.
-func (m Meta) Format(f fmt.State, verb rune) { show.Struct(f, verb, m) }
 
 // Format makes %v and %+v print the values a Page points to, not their addresses.
 func (p Page) Format(f fmt.State, verb rune) { show.Struct(f, verb, p) }
@@ -43,11 +40,11 @@ func (t ProductTrend) Format(f fmt.State, verb rune) { show.Struct(f, verb, t) }
 // Format makes %v and %+v print the values a Review points to, not their addresses.
 func (r Review) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
 
+// Format makes %v and %+v print the values a RequestUnits points to, not their addresses.
+func (u RequestUnits) Format(f fmt.State, verb rune) { show.Struct(f, verb, u) }
+
 // Format makes %v and %+v print the values a ReviewTask points to, not their addresses.
 func (r ReviewTask) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
-
-// Format makes %v and %+v print the values a TaskProgress points to, not their addresses.
-func (t TaskProgress) Format(f fmt.State, verb rune) { show.Struct(f, verb, t) }
 
 // Format makes %v and %+v print the values a Units points to, not their addresses.
 func (u Units) Format(f fmt.State, verb rune) { show.Struct(f, verb, u) }

@@ -11,7 +11,7 @@ import (
 )
 
 // TestResultsPrintValuesNotAddresses holds that a decoded product, its request units and the
-// client's counters print their numbers with %v and %+v, where fmt alone printed addresses
+// client's request units print their numbers with %v and %+v, where fmt alone printed addresses
 // ("Left:0x13b55cf32c18").
 func TestResultsPrintValuesNotAddresses(t *testing.T) {
 	t.Parallel()
@@ -28,18 +28,22 @@ func TestResultsPrintValuesNotAddresses(t *testing.T) {
 	assert.Contains(t, text, fmt.Sprintf(" PriceTrend:[{Date:%s Value:%v} ", p.PriceTrend[0].Date, *p.PriceTrend[0].Value))
 	assert.Contains(t, text, fmt.Sprintf(" Units:{Left:%d Consumed:1} ", srv.RequestLeft()))
 
-	counters := fmt.Sprintf("%+v", c.Counters())
-	assert.Equal(t, fmt.Sprintf("{Calls:1 Consumed:1 Left:%d}", srv.RequestLeft()), counters)
-	assert.Equal(t, fmt.Sprintf("{1 1 %d}", srv.RequestLeft()), fmt.Sprintf("%v", c.Counters()))
+	counters := fmt.Sprintf("%+v", c.RequestUnits())
+	assert.Equal(t, fmt.Sprintf("{Sent:1 Consumed:1 Left:%d}", srv.RequestLeft()), counters)
+	assert.Equal(t, fmt.Sprintf("{1 1 %d}", srv.RequestLeft()), fmt.Sprintf("%v", c.RequestUnits()))
 }
 
 // TestTaskStatusPrintsItsName holds that a task's state prints as its constant's name, where
 // fmt alone printed a bare number ("Status:0").
 func TestTaskStatusPrintsItsName(t *testing.T) {
 	t.Parallel()
-	progress := productdata.TaskProgress{ASIN: "B0CVM8TXHP", Polls: 2, Status: productdata.TaskPending}
-	assert.Contains(t, fmt.Sprintf("%+v", progress), " Status:TaskPending ")
-	assert.Contains(t, fmt.Sprintf("%v", progress), " TaskPending ")
+	state := struct {
+		ASIN   string
+		Status productdata.TaskStatus
+		Polls  int
+	}{"B0CVM8TXHP", productdata.TaskPending, 2}
+	assert.Contains(t, fmt.Sprintf("%+v", state), " Status:TaskPending ")
+	assert.Contains(t, fmt.Sprintf("%v", state), " TaskPending ")
 	for status, name := range map[productdata.TaskStatus]string{
 		productdata.TaskPending: "TaskPending", productdata.TaskDone: "TaskDone", productdata.TaskFailed: "TaskFailed",
 		productdata.TaskNoCredit: "TaskNoCredit", productdata.TaskNoProduct: "TaskNoProduct", 7: "TaskStatus(7)",

@@ -1,29 +1,34 @@
 package productdata_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"sync"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/errtest"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // testKey is the account key the tests use.
 const testKey = "atdomjnkzk5ymlgxz2jjcfe2tjvtut09"
 
-// noRetry turns retries off, so that a test sees each answer as the server sent it.
-var noRetry = sdk.RetryPolicy{MaxAttempts: 1}
+// scan checks that no account key the suite uses ever reaches a log line or an error string.
+var scan = secrettest.New()
 
-// received is one request as the test server saw it.
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
+
+// received is one request as the test server saw it, with its endpoint and its body decoded.
 type received struct {
 	Method   string
 	Path     string
@@ -34,6 +39,19 @@ type received struct {
 	At       time.Time
 }
 
+// receivedOf reads a recorded request.
+func receivedOf(r sdktest.Request) received {
+	rec := received{Method: r.Method, Path: r.Path, Query: r.Query, Header: r.Header, At: r.Time}
+	rec.Endpoint, _ = strings.CutPrefix(r.Path, "/api/")
+	if len(r.Body) > 0 {
+		rec.Body = map[string]any{}
+		if err := json.Unmarshal(r.Body, &rec.Body); err != nil {
+			rec.Body = map[string]any{"unparsed": string(r.Body)}
+		}
+	}
+	return rec
+}
+
 // reply is what the test server answers.
 type reply struct {
 	status int
@@ -41,15 +59,9 @@ type reply struct {
 	body   string
 }
 
-// api is a test server of the product-data API: handle answers each request, and every
-// request is recorded.
-type api struct {
-	*httptest.Server
-	clock  sdk.Clock
-	mu     sync.Mutex
-	got    []received
-	handle func(r received) reply
-}
+// api is a test server of the product-data API for the answers the fake does not give:
+// handle answers each request, and testkit records it.
+type api struct{ *testkit.Recorder }
 
 // newAPI starts a test server answering with handle; clock (nil for the wall clock) stamps the
 // requests.
@@ -58,45 +70,27 @@ func newAPI(t *testing.T, clock sdk.Clock, handle func(r received) reply) *api {
 	if clock == nil {
 		clock = sdk.SystemClock()
 	}
-	a := &api{clock: clock, handle: handle}
-	a.Server = httptest.NewServer(http.HandlerFunc(a.serve))
-	t.Cleanup(a.Close)
-	return a
-}
-
-// serve records the request and writes handle's reply.
-func (a *api) serve(w http.ResponseWriter, r *http.Request) {
-	raw, _ := io.ReadAll(r.Body)
-	rec := received{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), At: a.clock.Now()}
-	rec.Endpoint = r.URL.Path[len("/api/"):]
-	if len(raw) > 0 {
-		rec.Body = map[string]any{}
-		if err := json.Unmarshal(raw, &rec.Body); err != nil {
-			rec.Body = map[string]any{"unparsed": string(raw)}
+	return &api{testkit.RecordOn(t, clock, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		rep := handle(receivedOf(sdktest.Request{Time: clock.Now(), Method: r.Method, Path: r.URL.Path,
+			Query: r.URL.Query(), Header: r.Header.Clone(), Body: body}))
+		for k, vs := range rep.header {
+			w.Header()[k] = vs
 		}
-	}
-	a.mu.Lock()
-	a.got = append(a.got, rec)
-	a.mu.Unlock()
-	rep := a.handle(rec)
-	for k, vs := range rep.header {
-		w.Header()[k] = vs
-	}
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	}
-	if rep.status == 0 {
-		rep.status = http.StatusOK
-	}
-	w.WriteHeader(rep.status)
-	_, _ = io.WriteString(w, rep.body)
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		}
+		w.WriteHeader(cmp.Or(rep.status, http.StatusOK))
+		_, _ = io.WriteString(w, rep.body)
+	})}
 }
 
 // requests returns the requests received so far.
 func (a *api) requests() []received {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]received(nil), a.got...)
+	var out []received
+	for _, r := range a.Requests() {
+		out = append(out, receivedOf(r))
+	}
+	return out
 }
 
 // ok is a success envelope holding data, with request units.
@@ -117,26 +111,13 @@ func fail(code int, message string) reply {
 // after the defaults.
 func newClient(t *testing.T, srv *api, opts ...productdata.Option) *productdata.Client {
 	t.Helper()
-	all := append([]productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey),
-		productdata.WithRetry(noRetry), productdata.WithRequestsPerMinute(0)}, opts...)
-	c, err := productdata.New(all...)
-	require.NoError(t, err)
-	return c
+	defaults := []productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey),
+		productdata.WithRetry(testkit.NoRetry), productdata.WithRequestsPerMinute(0)}
+	return testkit.New(t, productdata.New, append(defaults, opts...)...)
 }
-
-// Typed views of an error, failing the test when err holds none of that type.
-var (
-	apiError          = errtest.As[*sdk.APIError]
-	validationError   = errtest.As[*sdk.ValidationError]
-	missingCredential = errtest.As[*sdk.MissingCredentialError]
-	decodeError       = errtest.As[*sdk.DecodeError]
-)
 
 // product is a product object in the service's shape.
 func product(asin string, salesPrice, monthly int) map[string]any {
 	return map[string]any{"ASIN": asin, "Title": "Item " + asin, "SalesPrice": salesPrice, "Price": salesPrice + 200,
 		"ListingSalesVolumeOfMonth": monthly, "Ratings": 4.6, "RatingsCount": 1200, "Brand": "Acme"}
 }
-
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }

@@ -13,7 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // CategoryParams are the parameters of CategoryRequest.
@@ -36,24 +37,24 @@ type categoryBody struct {
 	QueryDays  int    `json:"QueryDays,omitempty"`
 }
 
-// body validates q and returns CategoryRequest's body.
-func (q *CategoryParams) body() (*categoryBody, error) {
-	if q == nil {
+// body validates p and returns CategoryRequest's body.
+func (p *CategoryParams) body() (*categoryBody, error) {
+	if p == nil {
 		return nil, checkNodeID("")
 	}
-	if err := checkNodeID(q.NodeId); err != nil {
+	if err := checkNodeID(p.NodeId); err != nil {
 		return nil, err
 	}
 	switch {
-	case q.QueryDays < 0:
+	case p.QueryDays < 0:
 		return nil, invalid("QueryDays", "must not be negative")
-	case !q.QueryStart.IsZero() && q.QueryDate.IsZero():
+	case !p.QueryStart.IsZero() && p.QueryDate.IsZero():
 		return nil, invalid("QueryStart", "needs QueryDate, the period's last day")
-	case q.QueryDate.Before(q.QueryStart):
+	case p.QueryDate.Before(p.QueryStart):
 		return nil, invalid("QueryDate", "is before QueryStart")
 	}
-	return &categoryBody{NodeID: q.NodeId, QueryStart: formatDate(q.QueryStart),
-		QueryDate: formatDate(q.QueryDate), QueryDays: q.QueryDays}, nil
+	return &categoryBody{NodeID: p.NodeId, QueryStart: formatDate(p.QueryStart),
+		QueryDate: formatDate(p.QueryDate), QueryDays: p.QueryDays}, nil
 }
 
 // checkNodeID refuses an empty node id and one with spaces or control characters.
@@ -71,17 +72,19 @@ type Category struct {
 	Products []Product
 	// Raw is Data as sent.
 	Raw json.RawMessage
-	// Meta describes the answer.
-	Meta Meta
+	// Units are the request units the answer reported.
+	Units Units
+	// Response describes the answer.
+	Response sdk.Response
 }
 
 // Category returns the best sellers of an Amazon category with CategoryRequest (five units for
-// today's list). q is validated before any request.
-func (c *Client) Category(ctx context.Context, domain Domain, q *CategoryParams) (*Category, error) {
+// today's list). params is validated before any request.
+func (c *Client) Category(ctx context.Context, domain Domain, params *CategoryParams) (*Category, error) {
 	if err := checkAmazon(domain, "Category"); err != nil {
 		return nil, err
 	}
-	body, err := q.body()
+	body, err := params.body()
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +94,7 @@ func (c *Client) Category(ctx context.Context, domain Domain, q *CategoryParams)
 	if err != nil {
 		return nil, err
 	}
-	return &Category{Products: data.items, Raw: env.raw, Meta: env.meta(resp)}, nil
+	return &Category{Products: data.items, Raw: env.raw, Units: env.units, Response: resp.Meta()}, nil
 }
 
 // CategoryProductsParams are the parameters of AllCategoryProducts.
@@ -115,21 +118,23 @@ type categoryProductsBody struct {
 // page when the loop reaches it; breaking out of the loop sends no further request. It ends
 // cleanly at the service's "no more data" code or after an empty page; any other error is
 // yielded once.
-func (c *Client) AllCategoryProducts(ctx context.Context, domain Domain, q *CategoryProductsParams) iter.Seq2[Product, error] {
-	if q == nil {
-		q = &CategoryProductsParams{}
+func (c *Client) AllCategoryProducts(ctx context.Context, domain Domain, params *CategoryProductsParams) iter.Seq2[Product, error] {
+	if params == nil {
+		params = &CategoryProductsParams{}
 	}
 	err := checkAmazon(domain, "AllCategoryProducts")
 	if err == nil {
-		err = checkNodeID(q.NodeId)
+		err = checkNodeID(params.NodeId)
 	}
-	if err == nil && q.Range < 0 {
+	if err == nil && params.Range < 0 {
 		err = invalid("Range", "must not be negative")
 	}
 	if err != nil {
 		return failing[Product](err)
 	}
-	body := func(page int) any { return &categoryProductsBody{NodeID: q.NodeId, Page: page, Range: q.Range} }
+	body := func(page int) any {
+		return &categoryProductsBody{NodeID: params.NodeId, Page: page, Range: params.Range}
+	}
 	return pagedItems[Product](c, ctx, EndpointCategoryProducts, domain, body)
 }
 
@@ -153,18 +158,18 @@ func (p *listPage[T]) UnmarshalJSON(b []byte) error {
 		}
 	default:
 		var w struct {
-			Products   lenient.Field[[]T] `json:"Products"`
-			Reviews    lenient.Field[[]T] `json:"Reviews"`
-			Items      lenient.Field[[]T] `json:"Items"`
-			Total      lenient.Opt[int]   `json:"Total"`
-			TotalCount lenient.Opt[int]   `json:"TotalCount"`
-			Count      lenient.Opt[int]   `json:"Count"`
+			Products   jsonmember.Tracked[[]T]  `json:"Products"`
+			Reviews    jsonmember.Tracked[[]T]  `json:"Reviews"`
+			Items      jsonmember.Tracked[[]T]  `json:"Items"`
+			Total      jsonmember.Optional[int] `json:"Total"`
+			TotalCount jsonmember.Optional[int] `json:"TotalCount"`
+			Count      jsonmember.Optional[int] `json:"Count"`
 		}
 		if err := json.Unmarshal(b, &w); err != nil {
 			return err
 		}
-		total := lenient.FirstPtr(w.Total, w.TotalCount, w.Count)
-		list, set := lenient.FirstField(w.Products, w.Reviews, w.Items)
+		total := jsonmember.FirstPtr(w.Total, w.TotalCount, w.Count)
+		list, set := jsonmember.FirstTracked(w.Products, w.Reviews, w.Items)
 		switch {
 		case list == nil && total != nil && *total > 0:
 			return fmt.Errorf("%s: Data says %d in total but holds no list (Products, Reviews or Items)", what, *total)
@@ -196,8 +201,10 @@ type Keyword struct {
 	CPCTrend          Series `json:"CPCTrend,omitempty"`
 	// Raw is Data as sent.
 	Raw json.RawMessage `json:"-"`
-	// Meta describes the answer.
-	Meta Meta `json:"-"`
+	// Units are the request units the answer reported.
+	Units Units `json:"-"`
+	// Response describes the answer.
+	Response sdk.Response `json:"-"`
 }
 
 // plainKeyword is Keyword without its UnmarshalJSON method.
@@ -207,9 +214,9 @@ type plainKeyword Keyword
 func (k *Keyword) UnmarshalJSON(b []byte) error {
 	var w struct {
 		plainKeyword
-		SearchVolume lenient.Opt[int] `json:"SearchVolume"`
-		CPC          lenient.Opt[int] `json:"CPC"`
-		ProductCount lenient.Opt[int] `json:"ProductCount"`
+		SearchVolume jsonmember.Optional[int] `json:"SearchVolume"`
+		CPC          jsonmember.Optional[int] `json:"CPC"`
+		ProductCount jsonmember.Optional[int] `json:"ProductCount"`
 	}
 	if err := lenientUnmarshal(b, &w); err != nil {
 		return err
@@ -240,8 +247,8 @@ func (c *Client) Keyword(ctx context.Context, domain Domain, keyword string) (*K
 		return nil, err
 	}
 	if out == nil {
-		return nil, c.notFound(EndpointKeywordRequest, domain, []string{keyword}, env.meta(resp))
+		return nil, c.notFound(EndpointKeywordRequest, domain, []string{keyword}, env.units, resp.Meta())
 	}
-	out.Meta = env.meta(resp)
+	out.Units, out.Response = env.units, resp.Meta()
 	return out, nil
 }

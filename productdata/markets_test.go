@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -26,7 +27,7 @@ func TestCategoryReadsTheProductsList(t *testing.T) {
 		require.NoError(t, err, name)
 		require.Len(t, cat.Products, 2, name)
 		assert.Equal(t, 2599, cat.Products[1].SalesPrice)
-		assert.Equal(t, 5, *cat.Meta.Units.Consumed)
+		assert.Equal(t, 5, *cat.Units.Consumed)
 		assert.Equal(t, map[string]any{"domain": 1.0, "NodeId": "3743561"}, srv.requests()[0].Body)
 		assert.Equal(t, "/api/CategoryRequest", srv.requests()[0].Path)
 	}
@@ -36,7 +37,7 @@ func TestCategoryRefusesAListItCannotFind(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, map[string]any{"Top": []any{product("B0CVM8TXHP", 1, 1)}}, 1, 5) })
 	_, err := newClient(t, srv).Category(t.Context(), productdata.AmazonUS, &productdata.CategoryParams{NodeId: "3743561"})
-	de := decodeError(t, err)
+	de := testkit.DecodeError(t, err)
 	assert.ErrorContains(t, de, "Data holds no list")
 
 	srv = newAPI(t, nil, func(r received) reply { return ok(t, map[string]any{"Products": nil}, 1, 5) })
@@ -61,9 +62,9 @@ func TestProductListsCheckTheTotalBesideThem(t *testing.T) {
 	q := &productdata.CategoryParams{NodeId: "3743561"}
 
 	_, err := c.Category(t.Context(), productdata.AmazonUS, q)
-	assert.ErrorContains(t, decodeError(t, err), "Data says 37 in total but holds no list")
+	assert.ErrorContains(t, testkit.DecodeError(t, err), "Data says 37 in total but holds no list")
 	_, err = c.Category(t.Context(), productdata.AmazonUS, q)
-	assert.ErrorContains(t, decodeError(t, err), "Data says 2 in total but holds no list")
+	assert.ErrorContains(t, testkit.DecodeError(t, err), "Data says 2 in total but holds no list")
 	for range 2 {
 		cat, err := c.Category(t.Context(), productdata.AmazonUS, q)
 		require.NoError(t, err, "a total of 0 beside a null or absent list is an empty list")
@@ -92,10 +93,10 @@ func TestCategoryHistoryAndValidation(t *testing.T) {
 		{NodeId: "3743561", QueryDays: -3},
 	} {
 		_, err := c.Category(t.Context(), productdata.AmazonUS, q)
-		validationError(t, err)
+		testkit.ValidationError(t, err)
 	}
 	_, err = c.Category(t.Context(), productdata.ShopeeBR, &productdata.CategoryParams{NodeId: "1"})
-	validationError(t, err)
+	testkit.ValidationError(t, err)
 	assert.Len(t, srv.requests(), 1)
 }
 
@@ -123,8 +124,8 @@ func TestCategoryProductsPagesUntilNoMoreData(t *testing.T) {
 	require.Len(t, reqs, 4, "three pages and the one that said no more data")
 	assert.Equal(t, map[string]any{"domain": 1.0, "NodeId": "3743561", "Page": 1.0, "Range": 500.0}, reqs[0].Body)
 	assert.Equal(t, 4.0, reqs[3].Body["Page"])
-	u := c.Counters()
-	assert.Equal(t, int64(4), u.Calls)
+	u := c.RequestUnits()
+	assert.Equal(t, int64(4), u.Sent)
 	assert.Equal(t, int64(15), u.Consumed, "the end page reported 0")
 }
 
@@ -167,7 +168,7 @@ func TestCategoryProductsYieldsOtherErrorsOnce(t *testing.T) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)
-	assert.Equal(t, "NodeId", validationError(t, errs[0]).Field)
+	assert.Equal(t, "NodeId", testkit.ValidationError(t, errs[0]).Field)
 	assert.Len(t, srv.requests(), 1)
 }
 
@@ -185,13 +186,13 @@ func TestKeyword(t *testing.T) {
 	assert.Equal(t, 1520000, *k.SearchVolume)
 	assert.Equal(t, 142, *k.CPC)
 	assert.Nil(t, k.ProductCount, "a count that is not a number is absent")
-	assert.Equal(t, productdata.Series{{"202410", ptr(1400000.0)}, {"202411", ptr(1520000.0)}}, k.SearchVolumeTrend)
+	assert.Equal(t, productdata.Series{{"202410", testkit.Ptr(1400000.0)}, {"202411", testkit.Ptr(1520000.0)}}, k.SearchVolumeTrend)
 	assert.Nil(t, k.CPCTrend)
-	assert.Equal(t, 77, *k.Meta.Units.Left)
+	assert.Equal(t, 77, *k.Units.Left)
 
 	for _, bad := range []string{"", "   ", string([]byte{0xff}), string(make([]rune, 201))} {
 		_, err := c.Keyword(t.Context(), productdata.AmazonUS, bad)
-		assert.Equal(t, "Keyword", validationError(t, err).Field)
+		assert.Equal(t, "Keyword", testkit.ValidationError(t, err).Field)
 	}
 }
 

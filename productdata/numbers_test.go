@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -26,7 +27,7 @@ func TestRanksSentAsTextFollowTheNumberRule(t *testing.T) {
 	var want []*int
 	for text, n := range valid {
 		rows = append(rows, []any{"ranked " + text, "1", text})
-		want = append(want, ptr(n))
+		want = append(want, testkit.Ptr(n))
 	}
 	for _, text := range append(notNumbers, "2.5") {
 		rows = append(rows, []any{"unranked " + text, "2", text})
@@ -54,9 +55,8 @@ func TestTaskStatusesSentAsTextFollowTheNumberRule(t *testing.T) {
 			}
 			return ok(t, []string{"B0CVM8TXHP:" + status + ":2026-03-01 10:00:00"}, 10, 0)
 		})
-		c := newClient(t, srv)
-		_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"},
-			&productdata.PollOptions{MinDelay: time.Millisecond, MaxPolls: 2})
+		c := newClient(t, srv, productdata.WithWait(sdk.WaitPolicy{MinDelay: time.Millisecond, MaxAttempts: 3}))
+		_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 		var de *sdk.DecodeError
 		require.ErrorAs(t, err, &de, "status %q", status)
 		assert.Equal(t, "/api/ProductRealtimeRequestStatusQuery", de.Path)
@@ -77,16 +77,15 @@ func TestTaskIDsSentAsNumbersFollowTheNumberRule(t *testing.T) {
 			}
 			return ok(t, []string{"B0CVM8TXHP:0:--"}, 10, 0)
 		})
-		c := newClient(t, srv)
-		_, err := c.CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"},
-			&productdata.PollOptions{MinDelay: time.Millisecond, MaxPolls: 1})
+		c := newClient(t, srv, productdata.WithWait(sdk.WaitPolicy{MinDelay: time.Millisecond, MaxAttempts: 2}))
+		_, err := c.CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"})
 		if failed {
 			var te *productdata.TaskError
 			require.ErrorAs(t, err, &te, "id %s", id)
 			assert.Len(t, srv.requests(), 1, "id %s: no status query for a failed task", id)
 			continue
 		}
-		var we *productdata.WaitError
+		var we *sdk.WaitError
 		require.ErrorAs(t, err, &we, "id %s", id)
 		assert.Len(t, srv.requests(), 2, "id %s: the task was polled", id)
 	}

@@ -3,8 +3,7 @@ package productdata
 import (
 	"log/slog"
 	"net/http"
-	"strings"
-	"unicode"
+	"time"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
@@ -14,9 +13,6 @@ import (
 type config struct {
 	httpcore.Settings
 	key string
-	// clock paces and times the client and its polling; nil means the wall clock. Only the
-	// package's tests set it.
-	clock sdk.Clock
 }
 
 // Option configures a Client; pass options to New.
@@ -36,52 +32,27 @@ const (
 // default: the first attempt and two retries.
 const DefaultMaxAttempts = 3
 
-// WithBaseURL sets the service's address, {data_api_url} in the API description (such as
-// https://standardapi.sorftime.com, or https://host/proxy); the client adds the /api prefix.
-// Without it the PRODUCTDATA_URL environment variable is used. Giving WithBaseURL also stops the
-// client from reading PRODUCTDATA_ACCOUNT_KEY, so that an explicitly addressed server never
-// receives a key that was meant for another: give the key with WithAccountKey, or New fails
-// with an *sdk.MissingCredentialError that says so.
-func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
+// Defaults of the wait for an asynchronous task (RefreshProduct, CollectReviews), which
+// WithWait overrides field by field.
+const (
+	// DefaultWaitMinDelay is the wait after the request that starts a task, and the shortest
+	// wait between status queries.
+	DefaultWaitMinDelay = 2 * time.Second
+	// DefaultWaitMaxDelay is the longest wait between status queries.
+	DefaultWaitMaxDelay = 30 * time.Second
+	// DefaultWaitTimeout bounds a whole wait, the API description's "about 90 seconds".
+	DefaultWaitTimeout = 90 * time.Second
+	// DefaultWaitAttempts caps the requests of one wait: the starting request and 12 status
+	// queries (the default schedule needs at most 10 in 90 seconds).
+	DefaultWaitAttempts = 13
+)
 
-// WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
-// Transport, Timeout and Jar are used as they are, the client never changes it, and never
-// closes its idle connections. Without it the client uses its own transport, which keeps up to 100 idle
-// connections per host for concurrent use.
-func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
+// keyRule is what the API description allows for the account key: no white space or control
+// characters, which would break the header ("BasicAuth <key>" given whole is refused too).
+var keyRule = httpcore.CredentialRule{Service: serviceName}
 
-// WithLogger sets a *slog.Logger that receives one metadata-only record per attempt
-// (service, method, host, path, status, attempt, duration); logging is off by default. The key
-// and the request and response bodies are never logged.
-func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
-
-// WithRetry sets the retry policy. The product-data client's own default differs from the
-// sdk.RetryPolicy defaults in one field: a zero MaxAttempts means DefaultMaxAttempts (3: the first
-// attempt and two retries); the other zero fields keep their sdk.RetryPolicy defaults, and
-// sdk.RetryPolicy{MaxAttempts: 1} turns retries off.
-//
-// Retried are network errors, HTTP 429, 502, 503 and 504 of the requests that read data
-// (never of those that create a task, a subscription or a keyword entry; see Endpoint), and the
-// per-minute limit code 501 of any request, which the service answers without acting on it.
-func WithRetry(p sdk.RetryPolicy) Option {
-	if p.MaxAttempts == 0 {
-		p.MaxAttempts = DefaultMaxAttempts
-	}
-	return Option(httpcore.WithRetry[*config](p))
-}
-
-// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
-// SDK's User-Agent.
-func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }
-
-// WithRequestsPerMinute paces the client: every request it sends (retries and polls
-// included), whatever the goroutine, waits its turn so that no 60-second window holds more
-// than n. The default is DefaultRequestsPerMinute (200, the limit of most plans); pass
-// EntryPlanRequestsPerMinute (100) on the entry plan, or 0 to turn pacing off when several
-// processes share a pacer of their own.
-func WithRequestsPerMinute(n int) Option {
-	return Option(httpcore.WithRequestsPerMinute[*config](n))
-}
+// keyField names the account key in a *sdk.ValidationError.
+const keyField = "account key"
 
 // WithAccountKey sets the account key (Account-SK), sent on every request as
 // "Authorization: BasicAuth <key>" and nowhere else. Without it the key comes from
@@ -89,7 +60,7 @@ func WithRequestsPerMinute(n int) Option {
 // replaces it later.
 func WithAccountKey(key string) Option {
 	return func(c *config) error {
-		if err := checkKey(keyField, key); err != nil {
+		if err := keyRule.Check(keyField, key); err != nil {
 			return err
 		}
 		c.key = key
@@ -97,23 +68,43 @@ func WithAccountKey(key string) Option {
 	}
 }
 
-// keyField names the account key in a *sdk.ValidationError.
-const keyField = "account key"
+// WithBaseURL sets {data_api_url} of the API description (such as
+// https://standardapi.sorftime.com); the client adds /api. Without it PRODUCTDATA_URL is read.
+// See [sdk] (Client options) for the rest.
+func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
 
-// checkKey refuses an empty key and one with spaces or control characters, which no account
-// key has and which would break the header ("BasicAuth <key>" given whole is refused too, for
-// its space). The error never quotes the value.
-func checkKey(field, key string) error {
-	switch {
-	case key == "":
-		return invalid(field, "must not be empty")
-	case strings.ContainsFunc(key, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }):
-		return invalid(field, "must not contain spaces or control characters")
-	}
-	return nil
+// WithClock sets the clock that paces the product-data client and times its waits for tasks.
+// See [sdk] (Client options) for the rest.
+func WithClock(clock sdk.Clock) Option { return Option(httpcore.WithClock[*config](clock)) }
+
+// WithHTTPClient sets the *http.Client that sends the product-data requests.
+// See [sdk] (Client options) for the rest.
+func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
+
+// WithLogger sets the logger of the product-data client; the account key is never logged.
+// See [sdk] (Client options) for the rest.
+func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
+
+// WithRequestsPerMinute paces the client, status queries included; the default is
+// DefaultRequestsPerMinute, and EntryPlanRequestsPerMinute suits the entry plan.
+// See [sdk] (Client options) for the rest.
+func WithRequestsPerMinute(n int) Option {
+	return Option(httpcore.WithRequestsPerMinute[*config](n))
 }
 
-// WithTimeouts sets how long the client waits for an answer's headers, for a whole attempt,
-// and between reads of a streamed body (defaults 30s, 60s and 30s); zero fields keep their
-// defaults. sdk.Timeouts gives the longest a call can take with its retries.
+// WithRetry sets the retry policy; a zero MaxAttempts means DefaultMaxAttempts. The per-minute
+// code 501 is retried for every request, other failures only for the endpoints that read.
+// See [sdk] (Client options) for the rest.
+func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*config](p)) }
+
+// WithTimeouts bounds how long the product-data client waits for each answer.
+// See [sdk] (Client options) for the rest.
 func WithTimeouts(t sdk.Timeouts) Option { return Option(httpcore.WithTimeouts[*config](t)) }
+
+// WithUserAgent puts the caller's product token before the SDK's User-Agent.
+// See [sdk] (Client options) for the rest.
+func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }
+
+// WithWait bounds the wait of RefreshProduct and CollectReviews for their task; zero fields
+// take the DefaultWait constants. See [sdk] (Client options) for the rest.
+func WithWait(w sdk.WaitPolicy) Option { return Option(httpcore.WithWait[*config](w)) }

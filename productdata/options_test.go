@@ -11,18 +11,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 )
 
 func TestNewNeedsABaseURLAndAKey(t *testing.T) {
 	t.Parallel()
 	_, err := productdata.New(productdata.WithAccountKey(testKey))
-	ve := validationError(t, err)
+	ve := testkit.ValidationError(t, err)
 	assert.Equal(t, "base URL", ve.Field)
 	assert.Contains(t, ve.Reason, "PRODUCTDATA_URL")
 
 	_, err = productdata.New(productdata.WithBaseURL("https://standardapi.sorftime.com"))
-	mc := missingCredential(t, err)
+	mc := testkit.MissingCredential(t, err)
 	assert.Equal(t, "account key", mc.Credential)
 	assert.Equal(t, "New", mc.Operation)
 	assert.Contains(t, mc.Reason, "WithAccountKey")
@@ -34,7 +35,7 @@ func TestWithAccountKeyValidates(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []string{"", "BasicAuth " + testKey, testKey + "\n", "ab\x00cd", "key with space"} {
 		_, err := productdata.New(productdata.WithBaseURL("https://h.example"), productdata.WithAccountKey(bad))
-		ve := validationError(t, err)
+		ve := testkit.ValidationError(t, err)
 		assert.Equal(t, "account key", ve.Field)
 		assert.Equal(t, "productdata", ve.Service)
 		if bad != "" {
@@ -42,7 +43,7 @@ func TestWithAccountKeyValidates(t *testing.T) {
 		}
 	}
 	_, err := productdata.New(productdata.WithBaseURL("https://h.example"), productdata.WithAccountKey("abc"))
-	assert.Equal(t, "credential", validationError(t, err).Field, "too short to be a key")
+	assert.Equal(t, "credential", testkit.ValidationError(t, err).Field, "too short to be a key")
 }
 
 func TestBaseURLKeepsItsPathAndAddsTheAPIPrefix(t *testing.T) {
@@ -86,7 +87,7 @@ func TestEnvironmentSuppliesURLAndKey(t *testing.T) {
 	// send it.
 	other := newAPI(t, nil, func(r received) reply { return ok(t, nil, 1, 1) })
 	_, err = productdata.New(productdata.WithBaseURL(other.URL))
-	mc := missingCredential(t, err)
+	mc := testkit.MissingCredential(t, err)
 	assert.Equal(t, "account key", mc.Credential)
 	for _, part := range []string{productdata.EnvAccountKey + " is set but was not used", productdata.EnvURL, "WithBaseURL",
 		`WithAccountKey(os.Getenv("PRODUCTDATA_ACCOUNT_KEY"))`} {
@@ -103,7 +104,7 @@ func TestEnvironmentSuppliesURLAndKey(t *testing.T) {
 
 	t.Setenv(productdata.EnvAccountKey, "bad key")
 	_, err = productdata.New()
-	ve := validationError(t, err)
+	ve := testkit.ValidationError(t, err)
 	assert.Equal(t, productdata.EnvAccountKey, ve.Field)
 	assert.Equal(t, "productdata", ve.Service)
 	assert.NotContains(t, err.Error(), "bad key")
@@ -116,21 +117,21 @@ func TestRetryPolicyDefaultsToTwoRetries(t *testing.T) {
 		productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond}))
 	require.NoError(t, err)
 	_, err = c.Call(t.Context(), productdata.EndpointCategoryTree, productdata.AmazonUS, nil, nil)
-	assert.Equal(t, 3, apiError(t, err).Attempts, "a zero MaxAttempts means the package's default of 3")
-	assert.Equal(t, int64(3), c.Counters().Calls)
+	assert.Equal(t, 3, testkit.APIError(t, err).Attempts, "a zero MaxAttempts means the package's default of 3")
+	assert.Equal(t, int64(3), c.RequestUnits().Sent)
 
 	c, err = productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithRequestsPerMinute(0),
 		productdata.WithRetry(sdk.RetryPolicy{MaxAttempts: 5, BaseDelay: time.Millisecond}))
 	require.NoError(t, err)
 	_, err = c.Call(t.Context(), productdata.EndpointCategoryTree, productdata.AmazonUS, nil, nil)
-	assert.Equal(t, 5, apiError(t, err).Attempts)
+	assert.Equal(t, 5, testkit.APIError(t, err).Attempts)
 
 	_, err = productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey),
 		productdata.WithRetry(sdk.RetryPolicy{MaxAttempts: -1}))
-	assert.Equal(t, "retry policy", validationError(t, err).Field)
+	assert.Equal(t, "retry policy", testkit.ValidationError(t, err).Field)
 }
 
-func TestCountersCountEveryRequestAndTheReportedUnits(t *testing.T) {
+func TestRequestUnitsCountEveryRequestAndTheReportedUnits(t *testing.T) {
 	t.Parallel()
 	left := 1000
 	srv := newAPI(t, nil, func(r received) reply {
@@ -144,7 +145,7 @@ func TestCountersCountEveryRequestAndTheReportedUnits(t *testing.T) {
 		return reply{status: http.StatusBadGateway}
 	})
 	c := newClient(t, srv, productdata.WithRetry(sdk.RetryPolicy{BaseDelay: time.Millisecond}))
-	assert.Equal(t, productdata.Counters{}, c.Counters())
+	assert.Equal(t, productdata.RequestUnits{}, c.RequestUnits())
 
 	_, err := c.Products(t.Context(), productdata.AmazonUS, &productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP", "B0D3DL6PXQ"}})
 	require.NoError(t, err)
@@ -153,8 +154,8 @@ func TestCountersCountEveryRequestAndTheReportedUnits(t *testing.T) {
 	_, err = c.Call(t.Context(), productdata.EndpointKeywordTasks, productdata.AmazonUS, nil, nil)
 	require.Error(t, err)
 
-	u := c.Counters()
-	assert.Equal(t, int64(5), u.Calls, "1 + 1 + 3 attempts of the failing read")
+	u := c.RequestUnits()
+	assert.Equal(t, int64(5), u.Sent, "1 + 1 + 3 attempts of the failing read")
 	assert.Equal(t, int64(2), u.Consumed)
 	require.NotNil(t, u.Left)
 	assert.Equal(t, 998, *u.Left, "the last answer that said")

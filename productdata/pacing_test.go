@@ -9,8 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/poll/polltest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // busiestMinute returns the most requests that fall in one closed 60-second window.
@@ -34,9 +35,9 @@ func stamps(srv *api) []time.Time {
 }
 
 // pacedClient returns a client of a fresh server on a fake clock, with the given options.
-func pacedClient(t *testing.T, opts ...productdata.Option) (*productdata.Client, *api, *polltest.Fake) {
+func pacedClient(t *testing.T, opts ...productdata.Option) (*productdata.Client, *api, *sdktest.Clock) {
 	t.Helper()
-	clock := polltest.NewFake(epoch)
+	clock := sdktest.NewClock(epoch)
 	srv := newAPI(t, clock, func(r received) reply { return ok(t, []string{"x"}, 1000, 1) })
 	all := append([]productdata.Option{productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithClock(clock)}, opts...)
 	c, err := productdata.New(all...)
@@ -60,7 +61,7 @@ func TestFourHundredCallsNeverExceedTheDefaultPace(t *testing.T) {
 	assert.LessOrEqual(t, most, 200)
 	assert.GreaterOrEqual(t, most, 199, "the pacer does not hold back more than it must")
 	assert.Less(t, elapsed, 125*time.Second, "about 0.3 s a call")
-	assert.Equal(t, int64(400), c.Counters().Calls)
+	assert.Equal(t, int64(400), c.RequestUnits().Sent)
 }
 
 func TestTheEntryPlanPace(t *testing.T) {
@@ -109,5 +110,5 @@ func TestPacingCanBeTurnedOff(t *testing.T) {
 	assert.Equal(t, 50, busiestMinute(stamps(srv)))
 	assert.Equal(t, epoch, clock.Now(), "no wait at all")
 	_, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithRequestsPerMinute(-1))
-	assert.Equal(t, "requests per minute", validationError(t, err).Field)
+	assert.Equal(t, "requests per minute", testkit.ValidationError(t, err).Field)
 }

@@ -2,6 +2,7 @@ package productdata
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,10 +10,11 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/paging"
 )
 
-// RawParams are request parameters by the names the service documents, for AllPages (Call
+// RawParams are request parameters by the names the service documents, for Pages (Call
 // takes them too, or any struct or map).
 type RawParams map[string]any
 
@@ -20,24 +22,35 @@ type RawParams map[string]any
 // it PageIndex).
 const DefaultPageParam = "Page"
 
-// Page is one page of a paged endpoint, as AllPages yields it.
+// PagesParams are the parameters of Pages.
+type PagesParams struct {
+	// Body is the request's parameters by the service's names, without the page number
+	// unless the first page is not 1.
+	Body RawParams
+	// PageParam names the page-number parameter; "" means DefaultPageParam.
+	PageParam string
+}
+
+// Page is one page of a paged endpoint, as Pages yields it.
 type Page struct {
 	// Number is the page number sent, from 1.
 	Number int
 	// Data is the page's Data as sent, after any gzip and base64 were undone.
 	Data json.RawMessage
-	// Meta describes the answer, with the request units it consumed.
-	Meta Meta
+	// Units are the request units the answer reported.
+	Units Units
+	// Response describes the answer.
+	Response sdk.Response
 }
 
-// AllPages iterates over the pages of a paged endpoint (such as CategoryProducts, ProductSearch,
-// AsinSalesVolume, ProductReviewsQuery or KeywordQuery), sending params with the page number
-// in pageParam ("" means DefaultPageParam), from 1 or from the number params already holds
-// there. Each page is fetched when the loop reaches it, and each is charged: breaking out of
-// the loop sends no further request.
+// Pages iterates over the pages of a paged endpoint (such as CategoryProducts, ProductSearch,
+// AsinSalesVolume, ProductReviewsQuery or KeywordQuery), sending params.Body with the page
+// number in params.PageParam, from 1 or from the number params.Body already holds there. Each
+// page is fetched when the loop reaches it, and each is charged: breaking out of the loop
+// sends no further request.
 //
-//	for page, err := range client.AllPages(ctx, productdata.EndpointProductSearch, productdata.AmazonUS,
-//		productdata.RawParams{"Brand": "anker"}, "") {
+//	for page, err := range client.Pages(ctx, productdata.EndpointProductSearch, productdata.AmazonUS,
+//		&productdata.PagesParams{Body: productdata.RawParams{"Brand": "anker"}}) {
 //		if err != nil { return err }
 //		...
 //	}
@@ -47,11 +60,12 @@ type Page struct {
 // before (a server that ignores the page number would otherwise be paid for ever) ends it
 // with an *sdk.PagingError matching sdk.ErrRepeatedPage, as do more than sdk.MaxPages pages.
 // Any other error is yielded once and ends it; invalid input is yielded before any request.
-func (c *Client) AllPages(ctx context.Context, endpoint Endpoint, domain Domain, params RawParams, pageParam string) iter.Seq2[*Page, error] {
-	if pageParam == "" {
-		pageParam = DefaultPageParam
+func (c *Client) Pages(ctx context.Context, endpoint Endpoint, domain Domain, params *PagesParams) iter.Seq2[*Page, error] {
+	if params == nil {
+		params = &PagesParams{}
 	}
-	first, err := firstPage(params, pageParam)
+	pageParam := cmp.Or(params.PageParam, DefaultPageParam)
+	first, err := firstPage(params.Body, pageParam)
 	if err == nil {
 		err = endpoint.check(domain)
 	}
@@ -60,14 +74,14 @@ func (c *Client) AllPages(ctx context.Context, endpoint Endpoint, domain Domain,
 	}
 	fetch := func(ctx context.Context, n int) (paging.Page[*Page], error) {
 		p := RawParams{}
-		maps.Copy(p, params)
+		maps.Copy(p, params.Body)
 		p[pageParam] = n
 		env := &envelope{}
 		resp, err := c.call(ctx, endpoint, domain, p, env)
 		if err != nil || emptyData(env.raw) {
 			return paging.Page[*Page]{}, err
 		}
-		page := &Page{Number: n, Data: env.raw, Meta: env.meta(resp)}
+		page := &Page{Number: n, Data: env.raw, Units: env.units, Response: resp.Meta()}
 		return paging.Page[*Page]{Items: []*Page{page}, More: true, Raw: env.raw}, nil
 	}
 	return paging.All(ctx, serviceName, first, fetch, isNoMoreData)
@@ -111,7 +125,7 @@ func isNoMoreData(err error) bool { return errors.Is(err, ErrNoMoreData) }
 
 // pagedItems iterates over the items of a paged endpoint whose Data is a listPage of T: body
 // returns the request body of page n. It ends at ErrNoMoreData or after an empty page, and
-// stops on a repeated page, like AllPages.
+// stops on a repeated page, like Pages.
 func pagedItems[T any](c *Client, ctx context.Context, endpoint Endpoint, domain Domain,
 	body func(page int) any) iter.Seq2[T, error] {
 	fetch := func(ctx context.Context, n int) (paging.Page[T], error) {

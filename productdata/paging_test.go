@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -28,10 +29,11 @@ func TestPagesEndsAtNoMoreDataWithoutAnError(t *testing.T) {
 	c := newClient(t, srv)
 	var numbers []int
 	var consumed int
-	for page, err := range c.AllPages(t.Context(), productdata.EndpointKeywordQuery, productdata.AmazonUS, productdata.RawParams{"PageSize": 20}, "PageIndex") {
+	for page, err := range c.Pages(t.Context(), productdata.EndpointKeywordQuery, productdata.AmazonUS,
+		&productdata.PagesParams{Body: productdata.RawParams{"PageSize": 20}, PageParam: "PageIndex"}) {
 		require.NoError(t, err)
 		numbers = append(numbers, page.Number)
-		consumed += *page.Meta.Units.Consumed
+		consumed += *page.Units.Consumed
 		assert.Contains(t, string(page.Data), `"kw`)
 	}
 	assert.Equal(t, []int{1, 2}, numbers)
@@ -55,7 +57,8 @@ func TestPagesStartsWhereParamsSayAndStopsOnEmptyPagesOrAtARepeatedPage(t *testi
 	})
 	c := newClient(t, srv)
 	var numbers []int
-	for page, err := range c.AllPages(t.Context(), productdata.EndpointAsinSalesVolume, productdata.AmazonUS, productdata.RawParams{"ASIN": "B0CVM8TXHP", "Page": 3}, "") {
+	for page, err := range c.Pages(t.Context(), productdata.EndpointAsinSalesVolume, productdata.AmazonUS,
+		&productdata.PagesParams{Body: productdata.RawParams{"ASIN": "B0CVM8TXHP", "Page": 3}}) {
 		require.NoError(t, err)
 		numbers = append(numbers, page.Number)
 	}
@@ -67,7 +70,7 @@ func TestPagesStartsWhereParamsSayAndStopsOnEmptyPagesOrAtARepeatedPage(t *testi
 	same := newAPI(t, nil, func(r received) reply { return ok(t, []any{"same"}, 1, 1) })
 	numbers = nil
 	var stopped error
-	for page, err := range newClient(t, same).AllPages(t.Context(), productdata.EndpointGetFavoriteKeyword, productdata.AmazonUS, nil, "") {
+	for page, err := range newClient(t, same).Pages(t.Context(), productdata.EndpointGetFavoriteKeyword, productdata.AmazonUS, nil) {
 		if err != nil {
 			stopped = err
 			continue
@@ -98,11 +101,11 @@ func TestPagesRefusesBadInputBeforeSending(t *testing.T) {
 		{"Bad_Name", nil, "endpoint"},
 	} {
 		var errs []error
-		for _, err := range c.AllPages(t.Context(), tc.endpoint, productdata.AmazonUS, tc.params, "") {
+		for _, err := range c.Pages(t.Context(), tc.endpoint, productdata.AmazonUS, &productdata.PagesParams{Body: tc.params}) {
 			errs = append(errs, err)
 		}
 		require.Len(t, errs, 1)
-		assert.Equal(t, tc.field, validationError(t, errs[0]).Field, "%v", tc.params)
+		assert.Equal(t, tc.field, testkit.ValidationError(t, errs[0]).Field, "%v", tc.params)
 	}
 	assert.Empty(t, srv.requests())
 }
@@ -117,7 +120,7 @@ func TestPagesYieldsAFailureOnceAndStops(t *testing.T) {
 	})
 	c := newClient(t, srv)
 	var pages, errs int
-	for _, err := range c.AllPages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil, "") {
+	for _, err := range c.Pages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil) {
 		if err != nil {
 			errs++
 			require.ErrorIs(t, err, productdata.ErrRateLimited)
@@ -137,7 +140,7 @@ func TestPagesCanBeRangedOverAgain(t *testing.T) {
 		}
 		return ok(t, []any{"only page"}, 1, 1)
 	})
-	pages := newClient(t, srv).AllPages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil, "")
+	pages := newClient(t, srv).Pages(t.Context(), productdata.EndpointProductSearch, productdata.AmazonUS, nil)
 	for range 2 {
 		n := 0
 		for _, err := range pages {

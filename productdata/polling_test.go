@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/poll/polltest"
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // epoch is the fake clock's start: 23:59:30 UTC, so that a review collection started then
@@ -23,7 +25,7 @@ var epoch = time.Date(2026, 3, 1, 23, 59, 30, 0, time.UTC)
 // while fetching, status queries with "<ASIN>:<status>:<finish time>" strings.
 type asyncService struct {
 	*api
-	clock    *polltest.Fake
+	clock    *sdktest.Clock
 	duration time.Duration
 	// outcome is the status a finished task reports (1 done, 3 failed, 4 no credit, 5 no ASIN).
 	outcome int
@@ -37,7 +39,7 @@ type asyncService struct {
 // newAsyncService starts a server whose tasks take duration and end in outcome.
 func newAsyncService(t *testing.T, duration time.Duration, outcome int) *asyncService {
 	t.Helper()
-	s := &asyncService{clock: polltest.NewFake(epoch), duration: duration, outcome: outcome}
+	s := &asyncService{clock: sdktest.NewClock(epoch), duration: duration, outcome: outcome}
 	s.api = newAPI(t, s.clock, func(r received) reply { return s.answer(t, r) })
 	return s
 }
@@ -92,12 +94,11 @@ func (s *asyncService) figures() (polls int, late time.Duration) {
 }
 
 // newAsyncClient returns a client of s paced and timed on its fake clock, with the default
-// pace of 200 requests a minute.
-func newAsyncClient(t *testing.T, s *asyncService) *productdata.Client {
+// pace of 200 requests a minute and the default retries; opts come after.
+func newAsyncClient(t *testing.T, s *asyncService, opts ...productdata.Option) *productdata.Client {
 	t.Helper()
-	c, err := productdata.New(productdata.WithBaseURL(s.URL), productdata.WithAccountKey(testKey), productdata.WithClock(s.clock))
-	require.NoError(t, err)
-	return c
+	defaults := []productdata.Option{productdata.WithBaseURL(s.URL), productdata.WithAccountKey(testKey), productdata.WithClock(s.clock)}
+	return testkit.New(t, productdata.New, append(defaults, opts...)...)
 }
 
 // allowedLateness is the bound on noticing a task that took d: half of d, or 2 s,
@@ -112,7 +113,7 @@ func TestPollingScheduleFindsCompletionWithFewPolls(t *testing.T) {
 	for _, d := range []time.Duration{1 * time.Second, 5 * time.Second, 20 * time.Second, 45 * time.Second, 85 * time.Second} {
 		s := newAsyncService(t, d, 1)
 		c := newAsyncClient(t, s)
-		p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 24}, nil)
+		p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 24})
 		require.NoError(t, err, "task of %s", d)
 		assert.Equal(t, 3999, p.SalesPrice)
 		polls, late := s.figures()
@@ -121,7 +122,7 @@ func TestPollingScheduleFindsCompletionWithFewPolls(t *testing.T) {
 		assert.LessOrEqual(t, polls, 11, "task of %s", d)
 		assert.GreaterOrEqual(t, late, time.Duration(0))
 		assert.LessOrEqual(t, late, allowedLateness(d), "task of %s", d)
-		assert.Equal(t, int64(polls+2), c.Counters().Calls, "the start, the polls and the final ProductRequest")
+		assert.Equal(t, int64(polls+2), c.RequestUnits().Sent, "the start, the polls and the final ProductRequest")
 	}
 }
 
@@ -132,7 +133,7 @@ func TestPollingScheduleBoundHoldsForEveryDuration(t *testing.T) {
 	worst := 0
 	for d := 500 * time.Millisecond; d < 90*time.Second; d += 500 * time.Millisecond {
 		s := newAsyncService(t, d, 1)
-		_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
+		_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 		require.NoError(t, err, "task of %s", d)
 		polls, late := s.figures()
 		worst = max(worst, polls)
@@ -145,10 +146,9 @@ func TestPollingScheduleBoundHoldsForEveryDuration(t *testing.T) {
 func TestRefreshProductSendsTheDocumentedRequests(t *testing.T) {
 	t.Parallel()
 	s := newAsyncService(t, 3*time.Second, 1)
-	c := newAsyncClient(t, s)
-	var progress []productdata.TaskProgress
-	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 48},
-		&productdata.PollOptions{Progress: func(p productdata.TaskProgress) { progress = append(progress, p) }})
+	var progress []sdk.WaitProgress
+	c := newAsyncClient(t, s, productdata.WithWait(sdk.WaitPolicy{Progress: func(p sdk.WaitProgress) { progress = append(progress, p) }}))
+	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP", Update: 48})
 	require.NoError(t, err)
 	reqs := s.requests()
 	require.Len(t, reqs, 4)
@@ -157,21 +157,21 @@ func TestRefreshProductSendsTheDocumentedRequests(t *testing.T) {
 	assert.Equal(t, map[string]any{"domain": 1.0, "ASINs": []any{"B0CVM8TXHP"}}, reqs[1].Body)
 	assert.Equal(t, "/api/ProductRequest", reqs[3].Path)
 	assert.Equal(t, []time.Duration{2 * time.Second, 2 * time.Second}, []time.Duration{progress[0].Wait, progress[1].Wait})
-	assert.Equal(t, 0, progress[0].Polls, "the first wait follows the starting request")
-	assert.Equal(t, 1, progress[1].Polls)
-	assert.Equal(t, productdata.TaskPending, progress[1].Status)
-	assert.Equal(t, productdata.EndpointProductRealtimeRequest, progress[1].Endpoint)
-	assert.Equal(t, "B0CVM8TXHP", progress[1].ASIN)
+	assert.Equal(t, 1, progress[0].Attempt, "the first wait follows the starting request")
+	assert.Equal(t, 2, progress[1].Attempt)
+	assert.Equal(t, "productdata", progress[1].Service)
+	assert.Equal(t, "RefreshProduct", progress[1].Operation)
+	assert.Equal(t, "B0CVM8TXHP", progress[1].Subject)
 }
 
 func TestRefreshProductOfAFreshProductIsOneRequest(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, product("B0CVM8TXHP", 3999, 9300), 500, 0) })
 	c := newClient(t, srv)
-	p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
+	p, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 	require.NoError(t, err)
 	assert.Equal(t, 9300, p.ListingSalesVolumeOfMonth)
-	assert.Equal(t, 0, *p.Meta.Units.Consumed)
+	assert.Equal(t, 0, *p.Units.Consumed)
 	require.Len(t, srv.requests(), 1, "the data came back with the request: no poll and no ProductRequest")
 	assert.Equal(t, map[string]any{"domain": 1.0, "ASIN": "B0CVM8TXHP"}, srv.requests()[0].Body, "Update 0 is not sent")
 
@@ -182,9 +182,9 @@ func TestRefreshProductOfAFreshProductIsOneRequest(t *testing.T) {
 		}
 		return ok(t, nil, 500, 0)
 	})
-	p, err = newClient(t, bare).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
+	p, err = newClient(t, bare).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 	require.NoError(t, err)
-	assert.Equal(t, 1, *p.Meta.Units.Consumed)
+	assert.Equal(t, 1, *p.Units.Consumed)
 	assert.Len(t, bare.requests(), 2)
 }
 
@@ -192,7 +192,7 @@ func TestRefreshProductReportsAFailedTask(t *testing.T) {
 	t.Parallel()
 	for outcome, sentinel := range map[int]error{3: productdata.ErrTaskFailed, 4: productdata.ErrQuotaExhausted, 5: productdata.ErrNotFound} {
 		s := newAsyncService(t, 5*time.Second, outcome)
-		_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
+		_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 		require.ErrorIs(t, err, sentinel)
 		var te *productdata.TaskError
 		require.ErrorAs(t, err, &te)
@@ -209,23 +209,22 @@ func TestRefreshProductReportsAFailedTask(t *testing.T) {
 func TestRefreshProductWaitEndsAtTheTimeoutAndThePollCap(t *testing.T) {
 	t.Parallel()
 	s := newAsyncService(t, 10*time.Minute, 1)
-	_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
+	_, err := newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 	require.ErrorIs(t, err, productdata.ErrTaskRunning)
-	require.ErrorIs(t, err, productdata.ErrWaitTimeout)
-	var we *productdata.WaitError
-	require.ErrorAs(t, err, &we)
+	require.ErrorIs(t, err, sdk.ErrWaitTimeout)
+	we := testkit.As[*sdk.WaitError](t, err)
 	polls, _ := s.figures()
-	assert.Equal(t, polls, we.Polls)
+	assert.Equal(t, polls+1, we.Attempts, "the starting request and the polls")
 	assert.LessOrEqual(t, polls, 11)
 	assert.LessOrEqual(t, we.Elapsed, 90*time.Second)
 	assert.Equal(t, epoch.Add(90*time.Second), s.requests()[len(s.requests())-1].At, "the last poll is at the timeout")
 
 	s = newAsyncService(t, 10*time.Minute, 1)
-	_, err = newAsyncClient(t, s).RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"},
-		&productdata.PollOptions{MaxPolls: 3, Timeout: 10 * time.Minute})
-	require.ErrorIs(t, err, productdata.ErrPollLimit)
-	require.ErrorAs(t, err, &we)
-	assert.Equal(t, 3, we.Polls)
+	_, err = newAsyncClient(t, s, productdata.WithWait(sdk.WaitPolicy{MaxAttempts: 4, Timeout: 10 * time.Minute})).
+		RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
+	require.ErrorIs(t, err, sdk.ErrWaitAttempts)
+	we = testkit.As[*sdk.WaitError](t, err)
+	assert.Equal(t, 4, we.Attempts)
 	polls, _ = s.figures()
 	assert.Equal(t, 3, polls)
 }
@@ -234,38 +233,38 @@ func TestRefreshProductHonoursTheContext(t *testing.T) {
 	t.Parallel()
 	s := newAsyncService(t, 10*time.Minute, 1)
 	ctx, cancel := context.WithCancel(t.Context())
-	_, err := newAsyncClient(t, s).RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"},
-		&productdata.PollOptions{Progress: func(p productdata.TaskProgress) {
-			if p.Polls == 2 {
-				cancel()
-			}
-		}})
+	c := newAsyncClient(t, s, productdata.WithWait(sdk.WaitPolicy{Progress: func(p sdk.WaitProgress) {
+		if p.Attempt == 3 { // the starting request and two polls
+			cancel()
+		}
+	}}))
+	_, err := c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorIs(t, err, productdata.ErrTaskRunning)
 	polls, _ := s.figures()
 	assert.Equal(t, 2, polls)
 }
 
-func TestPollOptionsAreValidated(t *testing.T) {
+func TestWaitPolicyAndParamsAreValidated(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return ok(t, nil, 1, 1) })
 	c := newClient(t, srv)
-	for _, o := range []productdata.PollOptions{
-		{MinDelay: -1}, {MaxDelay: -1}, {Timeout: -1}, {MaxPolls: -1}, {MinDelay: 5 * time.Second, MaxDelay: time.Second},
+	for _, w := range []sdk.WaitPolicy{
+		{MinDelay: -1}, {MaxDelay: -1}, {Timeout: -1}, {MaxAttempts: -1}, {MinDelay: 5 * time.Second, MaxDelay: time.Second},
 	} {
-		_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, &o)
-		assert.Equal(t, "poll options", validationError(t, err).Field)
+		_, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(testKey), productdata.WithWait(w))
+		testkit.ValidationError(t, err)
 	}
 	for _, q := range []*productdata.RefreshProductParams{{ASIN: "B0CVM8TXHP", Update: 121}, {ASIN: "B0CVM8TXHP", Update: -1}, {ASIN: "x"}} {
-		_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, q, nil)
-		validationError(t, err)
+		_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, q)
+		testkit.ValidationError(t, err)
 	}
 	assert.Empty(t, srv.requests())
 }
 
 func TestPollingWaitsThroughPerMinuteLimitsOfStatusQueries(t *testing.T) {
 	t.Parallel()
-	clock := polltest.NewFake(epoch)
+	clock := sdktest.NewClock(epoch)
 	var mu sync.Mutex
 	polls := 0
 	srv := newAPI(t, clock, func(r received) reply {
@@ -287,9 +286,9 @@ func TestPollingWaitsThroughPerMinuteLimitsOfStatusQueries(t *testing.T) {
 		return ok(t, product("B0CVM8TXHP", 1, 1), 9, 1)
 	})
 	var seen []error
-	c := newClient(t, srv, productdata.WithClock(clock))
-	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"},
-		&productdata.PollOptions{Progress: func(p productdata.TaskProgress) { seen = append(seen, p.Err) }})
+	c := newClient(t, srv, productdata.WithClock(clock),
+		productdata.WithWait(sdk.WaitPolicy{Progress: func(p sdk.WaitProgress) { seen = append(seen, p.Err) }}))
+	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 	require.NoError(t, err)
 	require.Len(t, seen, 3)
 	assert.Nil(t, seen[0])
@@ -305,8 +304,8 @@ func TestPollingStopsOnAFatalStatusError(t *testing.T) {
 		}
 		return fail(401, "endpoint not open")
 	})
-	c := newClient(t, srv, productdata.WithClock(polltest.NewFake(epoch)))
-	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
+	c := newClient(t, srv, productdata.WithClock(sdktest.NewClock(epoch)))
+	_, err := c.RefreshProduct(t.Context(), productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 	require.ErrorIs(t, err, productdata.ErrUnauthorized)
 	assert.Len(t, srv.requests(), 2)
 }
@@ -316,7 +315,7 @@ func TestCollectReviewsAndReadThem(t *testing.T) {
 	s := newAsyncService(t, 40*time.Second, 1)
 	c := newAsyncClient(t, s)
 	task, err := c.CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{
-		ASIN: "B0CVM8TXHP", Pages: 2, MostRecent: true, Stars: []int{1, 2, productdata.StarNegative}}, nil)
+		ASIN: "B0CVM8TXHP", Pages: 2, MostRecent: true, Stars: []int{1, 2, productdata.StarNegative}})
 	require.NoError(t, err)
 	assert.Equal(t, "88231", task.TaskID)
 	assert.Equal(t, "2026-03-02", task.QueryDate, "the service's date in UTC+8")
@@ -332,14 +331,14 @@ func TestCollectReviewsAndReadThem(t *testing.T) {
 	for _, q := range []*productdata.CollectReviewsParams{
 		{ASIN: "B0CVM8TXHP", Pages: 11}, {ASIN: "B0CVM8TXHP", Stars: []int{6}}, {ASIN: "B0CVM8TXHP", Stars: []int{5, 5}}, {ASIN: "nope"},
 	} {
-		_, err := c.CollectReviews(t.Context(), productdata.AmazonUS, q, nil)
-		validationError(t, err)
+		_, err := c.CollectReviews(t.Context(), productdata.AmazonUS, q)
+		testkit.ValidationError(t, err)
 	}
 }
 
 func TestCollectReviewsMatchesTaskObjectsByID(t *testing.T) {
 	t.Parallel()
-	clock := polltest.NewFake(epoch)
+	clock := sdktest.NewClock(epoch)
 	var mu sync.Mutex
 	polls := 0
 	srv := newAPI(t, clock, func(r received) reply {
@@ -355,7 +354,7 @@ func TestCollectReviewsMatchesTaskObjectsByID(t *testing.T) {
 		return ok(t, []any{map[string]any{"taskId": 5520, "status": 98}, map[string]any{"taskId": 5521, "status": 0}}, 10, 0)
 	})
 	task, err := newClient(t, srv, productdata.WithClock(clock)).CollectReviews(t.Context(), productdata.AmazonUS,
-		&productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"}, nil)
+		&productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"})
 	require.NoError(t, err, "the other task's states do not count")
 	assert.Equal(t, "5521", task.TaskID)
 	assert.Equal(t, 3, task.Polls)
@@ -364,12 +363,12 @@ func TestCollectReviewsMatchesTaskObjectsByID(t *testing.T) {
 func TestCollectReviewsRefusedByTheService(t *testing.T) {
 	t.Parallel()
 	srv := newAPI(t, nil, func(r received) reply { return fail(12, "collected within the last two hours") })
-	_, err := newClient(t, srv).CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"}, nil)
+	_, err := newClient(t, srv).CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"})
 	require.ErrorIs(t, err, productdata.ErrAlreadyExists)
 	assert.Len(t, srv.requests(), 1)
 
 	zero := newAPI(t, nil, func(r received) reply { return ok(t, 0, 10, 0) })
-	_, err = newClient(t, zero).CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"}, nil)
+	_, err = newClient(t, zero).CollectReviews(t.Context(), productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"})
 	require.ErrorIs(t, err, productdata.ErrTaskFailed, "task id 0: no task was created")
 	assert.Len(t, zero.requests(), 1)
 }
@@ -414,5 +413,5 @@ func TestReviewsPagesAndSpellings(t *testing.T) {
 		errs = append(errs, err)
 	}
 	require.Len(t, errs, 1)
-	assert.Equal(t, "Star", validationError(t, errs[0]).Field)
+	assert.Equal(t, "Star", testkit.ValidationError(t, errs[0]).Field)
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentapis/sdk"
 )
 
 // MaxASINs is the most ASINs one ProductRequest takes; each is charged.
@@ -47,35 +49,35 @@ func formatDate(t time.Time) string {
 	return t.Format(dateLayout)
 }
 
-// body validates q and returns ProductRequest's body.
-func (q *ProductsParams) body() (*productRequestBody, error) {
-	if q == nil {
-		q = &ProductsParams{}
+// body validates p and returns ProductRequest's body.
+func (p *ProductsParams) body() (*productRequestBody, error) {
+	if p == nil {
+		p = &ProductsParams{}
 	}
-	switch n := len(q.ASINs); {
+	switch n := len(p.ASINs); {
 	case n == 0:
 		return nil, invalid("asin", "at least one ASIN is needed")
 	case n > MaxASINs:
 		return nil, invalid("asin", "at most 10 ASINs per request")
 	}
-	for i, a := range q.ASINs {
+	for i, a := range p.ASINs {
 		if err := checkASIN("asin", a); err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(q.ASINs[:i], func(seen string) bool { return strings.EqualFold(seen, a) }) {
+		if slices.ContainsFunc(p.ASINs[:i], func(seen string) bool { return strings.EqualFold(seen, a) }) {
 			return nil, invalid("asin", a+" is listed twice (each ASIN is charged)")
 		}
 	}
-	b := &productRequestBody{ASIN: strings.Join(q.ASINs, ","), QueryTrendStartDt: formatDate(q.TrendStart),
-		QueryTrendEndDt: formatDate(q.TrendEnd)}
+	b := &productRequestBody{ASIN: strings.Join(p.ASINs, ","), QueryTrendStartDt: formatDate(p.TrendStart),
+		QueryTrendEndDt: formatDate(p.TrendEnd)}
 	switch {
-	case q.NoTrend && (!q.TrendStart.IsZero() || !q.TrendEnd.IsZero()):
+	case p.NoTrend && (!p.TrendStart.IsZero() || !p.TrendEnd.IsZero()):
 		return nil, invalid("Trend", "a trend period was given with NoTrend")
-	case q.NoTrend:
+	case p.NoTrend:
 		b.Trend = 2
-	case q.TrendStart.IsZero() && !q.TrendEnd.IsZero():
+	case p.TrendStart.IsZero() && !p.TrendEnd.IsZero():
 		return nil, invalid("QueryTrendEndDt", "needs QueryTrendStartDt")
-	case !q.TrendEnd.IsZero() && q.TrendEnd.Before(q.TrendStart):
+	case !p.TrendEnd.IsZero() && p.TrendEnd.Before(p.TrendStart):
 		return nil, invalid("QueryTrendEndDt", "is before QueryTrendStartDt")
 	}
 	return b, nil
@@ -112,8 +114,10 @@ type ProductList struct {
 	// Missing lists the ASINs asked for that the answer did not hold: they do not exist or
 	// their listing is gone. They are charged all the same.
 	Missing []string
-	// Meta describes the answer.
-	Meta Meta
+	// Units are the request units the answer reported.
+	Units Units
+	// Response describes the answer.
+	Response sdk.Response
 }
 
 // productsData is the Data of ProductRequest: one ProductObject, a list of them, or null.
@@ -135,12 +139,12 @@ func (p *productsData) UnmarshalJSON(b []byte) error {
 // Products looks up 1 to MaxASINs Amazon products with ProductRequest, one unit per ASIN
 // (two with a trend period of more than 15 days). ASINs the answer does not hold are listed
 // in Missing: the service charges for them and returns nothing. Only Amazon sites are
-// accepted; q is validated before any request.
-func (c *Client) Products(ctx context.Context, domain Domain, q *ProductsParams) (*ProductList, error) {
+// accepted; params is validated before any request.
+func (c *Client) Products(ctx context.Context, domain Domain, params *ProductsParams) (*ProductList, error) {
 	if err := checkAmazon(domain, "Products"); err != nil {
 		return nil, err
 	}
-	body, err := q.body()
+	body, err := params.body()
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +154,8 @@ func (c *Client) Products(ctx context.Context, domain Domain, q *ProductsParams)
 	if err != nil {
 		return nil, err
 	}
-	out := &ProductList{Products: append([]Product{}, data...), Meta: env.meta(resp)}
-	for _, asin := range q.ASINs {
+	out := &ProductList{Products: append([]Product{}, data...), Units: env.units, Response: resp.Meta()}
+	for _, asin := range params.ASINs {
 		if indexOfASIN(out.Products, asin) < 0 {
 			out.Missing = append(out.Missing, asin)
 		}
@@ -183,10 +187,10 @@ func (c *Client) Product(ctx context.Context, domain Domain, asin string) (*Prod
 	}
 	i := indexOfASIN(list.Products, asin)
 	if i < 0 {
-		return nil, c.notFound(EndpointProductRequest, domain, []string{asin}, list.Meta)
+		return nil, c.notFound(EndpointProductRequest, domain, []string{asin}, list.Units, list.Response)
 	}
 	p := list.Products[i]
-	p.Meta = list.Meta
+	p.Units, p.Response = list.Units, list.Response
 	return &p, nil
 }
 
@@ -211,24 +215,24 @@ type productTrendBody struct {
 // compactDate is the date format of dateRange.
 const compactDate = "20060102"
 
-// body validates q and returns ProductTrend's body.
-func (q *ProductTrendParams) body() (*productTrendBody, error) {
-	if q == nil {
-		q = &ProductTrendParams{}
+// body validates p and returns ProductTrend's body.
+func (p *ProductTrendParams) body() (*productTrendBody, error) {
+	if p == nil {
+		p = &ProductTrendParams{}
 	}
-	if err := checkASIN("asin", q.ASIN); err != nil {
+	if err := checkASIN("asin", p.ASIN); err != nil {
 		return nil, err
 	}
-	b := &productTrendBody{ASIN: q.ASIN, TrendType: q.TrendType}
+	b := &productTrendBody{ASIN: p.ASIN, TrendType: p.TrendType}
 	switch {
-	case q.TrendType < 0:
+	case p.TrendType < 0:
 		return nil, invalid("trendType", "must not be negative")
-	case q.From.IsZero() != q.To.IsZero():
+	case p.From.IsZero() != p.To.IsZero():
 		return nil, invalid("dateRange", "needs both From and To")
-	case q.To.Before(q.From):
+	case p.To.Before(p.From):
 		return nil, invalid("dateRange", "To is before From")
-	case !q.From.IsZero():
-		b.DateRange = q.From.Format(compactDate) + "," + q.To.Format(compactDate)
+	case !p.From.IsZero():
+		b.DateRange = p.From.Format(compactDate) + "," + p.To.Format(compactDate)
 	}
 	return b, nil
 }
@@ -240,8 +244,10 @@ type ProductTrend struct {
 	Trends map[string]Series
 	// Raw is Data as sent.
 	Raw json.RawMessage
-	// Meta describes the answer.
-	Meta Meta
+	// Units are the request units the answer reported.
+	Units Units
+	// Response describes the answer.
+	Response sdk.Response
 }
 
 // UnmarshalJSON reads Data: an object whose fields ending in "Trend" are flat lists, or one
@@ -268,12 +274,12 @@ func (t *ProductTrend) UnmarshalJSON(b []byte) error {
 }
 
 // ProductTrend returns the history of an Amazon product with ProductTrend (one unit): price,
-// sales, rank and the other trends the service keeps. q is validated before any request.
-func (c *Client) ProductTrend(ctx context.Context, domain Domain, q *ProductTrendParams) (*ProductTrend, error) {
+// sales, rank and the other trends the service keeps. params is validated before any request.
+func (c *Client) ProductTrend(ctx context.Context, domain Domain, params *ProductTrendParams) (*ProductTrend, error) {
 	if err := checkAmazon(domain, "ProductTrend"); err != nil {
 		return nil, err
 	}
-	body, err := q.body()
+	body, err := params.body()
 	if err != nil {
 		return nil, err
 	}
@@ -283,6 +289,6 @@ func (c *Client) ProductTrend(ctx context.Context, domain Domain, q *ProductTren
 	if err != nil {
 		return nil, err
 	}
-	out.Raw, out.Meta = env.raw, env.meta(resp)
+	out.Raw, out.Units, out.Response = env.raw, env.units, resp.Meta()
 	return &out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -50,12 +51,12 @@ func TestProductDecodesTheOfficialFieldNames(t *testing.T) {
 	assert.Equal(t, "7073960011", p.BsrCategory[0].NodeID)
 	assert.Equal(t, 1, *p.BsrCategory[0].Rank)
 	assert.Equal(t, []productdata.ExtraSaving{{Asin: "B0BZS461JG", Text: "Save 5%"}}, p.ExtraSavings)
-	assert.Equal(t, productdata.Series{{Date: "2024-11-01", Value: ptr(4599.0)}, {Date: "2024-11-02", Value: ptr(3999.0)}}, p.PriceTrend)
+	assert.Equal(t, productdata.Series{{Date: "2024-11-01", Value: testkit.Ptr(4599.0)}, {Date: "2024-11-02", Value: testkit.Ptr(3999.0)}}, p.PriceTrend)
 	require.Len(t, p.SalesVolumeTrend, 2)
 	assert.Equal(t, "20241102", p.SalesVolumeTrend[1].Date)
 	assert.Nil(t, p.SalesVolumeTrend[1].Value, "a null value is absent, not 0 and not NaN")
-	assert.Equal(t, 6499, *p.Meta.Units.Left)
-	assert.Equal(t, 1, *p.Meta.Units.Consumed)
+	assert.Equal(t, 6499, *p.Units.Left)
+	assert.Equal(t, 1, *p.Units.Consumed)
 	var raw map[string]any
 	require.NoError(t, json.Unmarshal(p.Raw, &raw))
 	assert.Equal(t, "Anker Power Bank", raw["Title"])
@@ -83,7 +84,7 @@ func TestProductRefusesAnswersWithoutTheNamedFields(t *testing.T) {
 		srv := newAPI(t, nil, func(r received) reply { return ok(t, data, 10, 1) })
 		c := newClient(t, srv)
 		_, err := c.Product(t.Context(), productdata.AmazonUS, "B0CVM8TXHP")
-		de := decodeError(t, err)
+		de := testkit.DecodeError(t, err)
 		assert.Equal(t, "/api/ProductRequest", de.Path, name)
 	}
 }
@@ -120,7 +121,7 @@ func TestProductsOfSeveralASINs(t *testing.T) {
 	require.Len(t, list.Products, 2)
 	assert.Equal(t, productdata.Unknown, list.Products[1].ListingSalesVolumeOfMonth)
 	assert.Equal(t, []string{"B0GONE0000"}, list.Missing, "an ASIN matches in any letter case; the missing one is listed")
-	assert.Equal(t, 3, *list.Meta.Units.Consumed)
+	assert.Equal(t, 3, *list.Units.Consumed)
 }
 
 func TestProductWithoutDataIsNotFound(t *testing.T) {
@@ -133,7 +134,7 @@ func TestProductWithoutDataIsNotFound(t *testing.T) {
 		var nf *productdata.NotFoundError
 		require.ErrorAs(t, err, &nf)
 		assert.Equal(t, []string{"B0GONE0000"}, nf.Missing)
-		assert.Equal(t, 1, *nf.Meta.Units.Consumed, "the lookup was charged")
+		assert.Equal(t, 1, *nf.Units.Consumed, "the lookup was charged")
 	}
 	srv := newAPI(t, nil, func(r received) reply { return fail(97, "ASIN does not exist") })
 	_, err := newClient(t, srv).Product(t.Context(), productdata.AmazonUS, "B0GONE0000")
@@ -164,13 +165,13 @@ func TestProductInputIsValidatedBeforeSending(t *testing.T) {
 		{&productdata.ProductsParams{ASINs: []string{"B0CVM8TXHP"}, NoTrend: true, TrendStart: day}, "Trend"},
 	} {
 		_, err := c.Products(t.Context(), productdata.AmazonUS, tc.q)
-		assert.Equal(t, tc.field, validationError(t, err).Field, "%+v", tc.q)
+		assert.Equal(t, tc.field, testkit.ValidationError(t, err).Field, "%+v", tc.q)
 	}
 	_, err := c.Product(t.Context(), productdata.WalmartUS, "B0CVM8TXHP")
-	assert.Equal(t, "domain", validationError(t, err).Field, "typed methods read Amazon's objects")
+	assert.Equal(t, "domain", testkit.ValidationError(t, err).Field, "typed methods read Amazon's objects")
 	assert.Contains(t, err.Error(), "use Call")
 	_, err = c.Product(t.Context(), 99, "B0CVM8TXHP")
-	assert.Equal(t, "domain", validationError(t, err).Field)
+	assert.Equal(t, "domain", testkit.ValidationError(t, err).Field)
 	assert.Empty(t, srv.requests())
 }
 
@@ -197,7 +198,7 @@ func TestProductTrend(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]any{"domain": 1.0, "asin": "B0CVM8TXHP", "dateRange": "20240101,20241231", "trendType": 1.0}, srv.requests()[0].Body)
 	assert.Len(t, tr.Trends, 2)
-	assert.Equal(t, productdata.Series{{"20240101", ptr(4599.0)}, {"20240102", ptr(4499.0)}}, tr.Trends["PriceTrend"])
+	assert.Equal(t, productdata.Series{{"20240101", testkit.Ptr(4599.0)}, {"20240102", testkit.Ptr(4499.0)}}, tr.Trends["PriceTrend"])
 	require.NotNil(t, tr.Trends["SalesVolumeTrend"][1].Value)
 	assert.Equal(t, 298.0, *tr.Trends["SalesVolumeTrend"][1].Value)
 	assert.Contains(t, string(tr.Raw), `"Note":"x"`)
@@ -209,7 +210,7 @@ func TestProductTrend(t *testing.T) {
 		{ASIN: "B0CVM8TXHP", TrendType: -1},
 	} {
 		_, err := c.ProductTrend(t.Context(), productdata.AmazonUS, q)
-		validationError(t, err)
+		testkit.ValidationError(t, err)
 	}
 	assert.Len(t, srv.requests(), 1)
 }
@@ -229,7 +230,7 @@ func TestProductTrendShapes(t *testing.T) {
 		srv := newAPI(t, nil, func(r received) reply { return ok(t, tc.data, 1, 1) })
 		tr, err := newClient(t, srv).ProductTrend(t.Context(), productdata.AmazonUS, &productdata.ProductTrendParams{ASIN: "B0CVM8TXHP"})
 		if tc.fails {
-			decodeError(t, err)
+			testkit.DecodeError(t, err)
 			continue
 		}
 		require.NoError(t, err, name)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -88,8 +89,8 @@ func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
 	srv := echoingAPI(t)
 	logs := &secrettest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c := newClient(t, srv, productdata.WithLogger(logger),
-		productdata.WithRetry(sdk.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}))
+	retry := sdk.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}
+	c := newClient(t, srv, productdata.WithLogger(logger), productdata.WithRetry(retry))
 	ctx := t.Context()
 
 	for _, tc := range []struct {
@@ -98,18 +99,18 @@ func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
 	}{
 		{"B0AUTH0401", func(t *testing.T, err error) {
 			require.ErrorIs(t, err, productdata.ErrUnauthorized)
-			assert.Equal(t, http.StatusUnauthorized, apiError(t, err).StatusCode)
+			assert.Equal(t, http.StatusUnauthorized, testkit.APIError(t, err).StatusCode)
 		}},
 		{"B0CODE0401", func(t *testing.T, err error) { require.ErrorIs(t, err, productdata.ErrUnauthorized) }},
 		{"B0LOWER401", func(t *testing.T, err error) { require.ErrorIs(t, err, productdata.ErrUnauthorized) }},
 		{"B0SERVER50", func(t *testing.T, err error) {
-			ae := apiError(t, err)
+			ae := testkit.APIError(t, err)
 			assert.Equal(t, http.StatusServiceUnavailable, ae.StatusCode)
 			assert.Equal(t, 2, ae.Attempts)
 		}},
-		{"B0BADCODE0", func(t *testing.T, err error) { decodeError(t, err) }},
-		{"B0BADDATA0", func(t *testing.T, err error) { decodeError(t, err) }},
-		{"B0NOTJSON0", func(t *testing.T, err error) { decodeError(t, err) }},
+		{"B0BADCODE0", func(t *testing.T, err error) { testkit.DecodeError(t, err) }},
+		{"B0BADDATA0", func(t *testing.T, err error) { testkit.DecodeError(t, err) }},
+		{"B0NOTJSON0", func(t *testing.T, err error) { testkit.DecodeError(t, err) }},
 		{"B0MISSING0", func(t *testing.T, err error) {
 			var nf *productdata.NotFoundError
 			require.ErrorAs(t, err, &nf)
@@ -122,15 +123,15 @@ func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
 	}
 
 	// A review collection whose task id and status messages echo the key: the wait ends
-	// with a *WaitError holding the last status error.
-	_, err := c.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"},
-		&productdata.PollOptions{MinDelay: time.Millisecond, MaxPolls: 1})
-	var we *productdata.WaitError
-	require.ErrorAs(t, err, &we)
+	// with an *sdk.WaitError holding the last status error.
+	_, err := newClient(t, srv, productdata.WithLogger(logger), productdata.WithRetry(retry),
+		productdata.WithWait(sdk.WaitPolicy{MinDelay: time.Millisecond, MaxAttempts: 2})).
+		CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: "B0CVM8TXHP"})
+	testkit.As[*sdk.WaitError](t, err)
 	require.ErrorIs(t, err, productdata.ErrRateLimited)
 	assertNoSecret(t, err, testKey)
 
-	_, err = c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"}, nil)
+	_, err = c.RefreshProduct(ctx, productdata.AmazonUS, &productdata.RefreshProductParams{ASIN: "B0CVM8TXHP"})
 	require.ErrorIs(t, err, productdata.ErrTaskFailed)
 	assertNoSecret(t, err, testKey)
 
@@ -175,13 +176,6 @@ const hostileKey = "pdK+ey/9f8e7d6c5b4a3928=1716"
 
 // echoForms are the forms the hostile server echoes the key in.
 var echoForms = secrettest.EchoesOf(productdata.AuthScheme)
-
-// assertNoTelltale fails when one of texts holds, in any letter case, secret or one of its
-// echoes.
-func assertNoTelltale(t *testing.T, what, secret string, texts ...string) {
-	t.Helper()
-	echoForms.AssertNoTelltale(t, what, []string{secret}, texts...)
-}
 
 // TestKeyNeverShowsWhateverTheServerEchoes runs every place a hostile server can put the
 // account key (a redirect's path, the redirect staying on the host or leaving for one that does
@@ -230,12 +224,12 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		t.Helper()
 		require.Error(t, err, what)
 		scan.Record(err)
-		assertNoTelltale(t, what, hostileKey, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+		echoForms.AssertNoTelltale(t, what, []string{hostileKey}, err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
 	}
 
 	_, err := c.Product(ctx, productdata.AmazonUS, "B0REDIRECT")
 	check("the key in a redirected path", err)
-	assert.Equal(t, "/api/gone/[REDACTED]/x", apiError(t, err).Path)
+	assert.Equal(t, "/api/gone/[REDACTED]/x", testkit.APIError(t, err).Path)
 
 	_, err = c.Product(ctx, productdata.AmazonUS, "B0AWAYAWAY")
 	check("the key in the path of a redirect to a host that does not answer", err)
@@ -243,7 +237,7 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue)
-	assertNoTelltale(t, "the *url.Error", hostileKey, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
+	echoForms.AssertNoTelltale(t, "the *url.Error", []string{hostileKey}, ue.URL, ue.Error(), fmt.Sprintf("%#v", ue))
 	assert.NotContains(t, ue.URL, "k=1", "the query is dropped")
 
 	for i, f := range echoForms {
@@ -251,21 +245,21 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		for _, asin := range []string{"B0STATUS0" + n, "B0CODEXX0" + n} {
 			_, err = c.Product(ctx, productdata.AmazonUS, asin)
 			check("the key echoed "+f.Name+" for "+asin, err)
-			ae := apiError(t, err)
+			ae := testkit.APIError(t, err)
 			assert.Contains(t, ae.Message, "[REDACTED]", f.Name)
-			assertNoTelltale(t, f.Name, hostileKey, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
+			echoForms.AssertNoTelltale(t, f.Name, []string{hostileKey}, ae.RequestID, fmt.Sprint(ae.Header), string(ae.Body))
 		}
 		_, err = c.Product(ctx, productdata.AmazonUS, "B0GARBLE0"+n)
 		check("the key echoed "+f.Name+" in an undecodable answer", err)
-		decodeError(t, err)
+		testkit.DecodeError(t, err)
 
 		_, err = c.Product(ctx, productdata.AmazonUS, "B0NOTFND0"+n)
 		check("the key echoed "+f.Name+" around a lookup without the product", err)
 		var nf *productdata.NotFoundError
 		require.ErrorAs(t, err, &nf, f.Name)
-		assertNoTelltale(t, f.Name, hostileKey, nf.Meta.Message, nf.Meta.Response.RequestID, fmt.Sprint(nf.Meta.Response.Header))
+		echoForms.AssertNoTelltale(t, f.Name, []string{hostileKey}, nf.Response.RequestID, fmt.Sprint(nf.Response.Header))
 	}
 
 	assert.Contains(t, logs.String(), `"path":"/api/gone/[REDACTED]/x"`, "the logger saw the redirect")
-	assertNoTelltale(t, "the log", hostileKey, logs.String())
+	echoForms.AssertNoTelltale(t, "the log", []string{hostileKey}, logs.String())
 }

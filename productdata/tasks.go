@@ -12,7 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // serviceZone is the time zone of the service's dates (China Standard Time): a review
@@ -51,55 +52,55 @@ func (f *freshProduct) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, f.p)
 }
 
-// RefreshProduct makes sure an Amazon product's data is at most q.Update hours old and returns
-// it. It sends ProductRealtimeRequest (one credit point when the service must fetch the
-// product, two on AmazonJP; free when the data is recent enough); when the service answers
-// that the fetch is under way (code 99), it polls ProductRealtimeRequestStatusQuery on the
-// schedule of o (nil for the defaults) until the fetch is done, and then reads the product
-// with ProductRequest (one unit).
+// RefreshProduct makes sure an Amazon product's data is at most params.Update hours old and
+// returns it. It sends ProductRealtimeRequest (one credit point when the service must fetch
+// the product, two on AmazonJP; free when the data is recent enough); when the service
+// answers that the fetch is under way (code 99), it queries ProductRealtimeRequestStatusQuery
+// within the client's wait policy (WithWait) until the fetch is done, and then reads the
+// product with ProductRequest (one unit).
 //
-// A fetch that fails is a *TaskError; a wait that ends first (PollOptions.Timeout, MaxPolls,
-// or ctx) is a *WaitError matching ErrTaskRunning, and the fetch may still complete: read the
-// product later with Product. The starting request is sent once (it is not repeated on a
+// A fetch that fails is a *TaskError; a wait that ends first (its Timeout, MaxAttempts, or
+// ctx) is an *sdk.WaitError matching ErrTaskRunning, and the fetch may still complete: read
+// the product later with Product. The starting request is sent once (it is not repeated on a
 // network error); status queries that meet the per-minute limit or a network failure are
 // tried again on the schedule.
-func (c *Client) RefreshProduct(ctx context.Context, domain Domain, q *RefreshProductParams, o *PollOptions) (*Product, error) {
+func (c *Client) RefreshProduct(ctx context.Context, domain Domain, params *RefreshProductParams) (*Product, error) {
 	if err := checkAmazon(domain, "RefreshProduct"); err != nil {
 		return nil, err
 	}
-	if q == nil {
-		q = &RefreshProductParams{}
+	if params == nil {
+		params = &RefreshProductParams{}
 	}
-	if err := checkASIN("ASIN", q.ASIN); err != nil {
+	if err := checkASIN("ASIN", params.ASIN); err != nil {
 		return nil, err
 	}
-	if q.Update < 0 || q.Update > MaxUpdateHours {
+	if params.Update < 0 || params.Update > MaxUpdateHours {
 		return nil, invalid("Update", "must be 1 to 120 hours, or 0 for the service's default")
 	}
-	t := &task{endpoint: EndpointProductRealtimeRequest, asin: q.ASIN}
+	t := &task{endpoint: EndpointProductRealtimeRequest, asin: params.ASIN}
 	var fresh *Product
 	start := func(ctx context.Context) (bool, error) {
 		var data freshProduct
 		env := &envelope{data: &data}
-		resp, err := c.call(ctx, EndpointProductRealtimeRequest, domain, &realtimeBody{ASIN: q.ASIN, Update: q.Update}, env)
+		resp, err := c.call(ctx, EndpointProductRealtimeRequest, domain, &realtimeBody{ASIN: params.ASIN, Update: params.Update}, env)
 		if errors.Is(err, ErrTaskRunning) {
 			return false, nil
 		}
-		if err == nil && data.p != nil && strings.EqualFold(data.p.ASIN, q.ASIN) {
+		if err == nil && data.p != nil && strings.EqualFold(data.p.ASIN, params.ASIN) {
 			fresh = data.p
-			fresh.Meta = env.meta(resp)
+			fresh.Units, fresh.Response = env.units, resp.Meta()
 		}
 		return true, err
 	}
 	check := c.statusStep(t, EndpointProductRealtimeRequestStatusQuery, domain,
-		RawParams{"ASINs": []string{q.ASIN}})
-	if err := c.await(ctx, o, t, start, check); err != nil {
+		RawParams{"ASINs": []string{params.ASIN}})
+	if err := c.await(ctx, "RefreshProduct", t, start, check); err != nil {
 		return nil, err
 	}
 	if fresh != nil {
 		return fresh, nil
 	}
-	return c.Product(ctx, domain, q.ASIN)
+	return c.Product(ctx, domain, params.ASIN)
 }
 
 // MaxReviewPages is the most pages (about 10 reviews each) one collection takes per star.
@@ -139,27 +140,27 @@ type reviewsCollectionBody struct {
 	Star        string `json:"Star,omitempty"`
 }
 
-// body validates q and returns ProductReviewsCollection's body.
-func (q *CollectReviewsParams) body() (*reviewsCollectionBody, error) {
-	if q == nil {
-		q = &CollectReviewsParams{}
+// body validates p and returns ProductReviewsCollection's body.
+func (p *CollectReviewsParams) body() (*reviewsCollectionBody, error) {
+	if p == nil {
+		p = &CollectReviewsParams{}
 	}
-	if err := checkASIN("ASIN", q.ASIN); err != nil {
+	if err := checkASIN("ASIN", p.ASIN); err != nil {
 		return nil, err
 	}
-	if q.Pages < 0 || q.Pages > MaxReviewPages {
+	if p.Pages < 0 || p.Pages > MaxReviewPages {
 		return nil, invalid("Page", "must be 1 to 10, or 0 for the service's default")
 	}
-	b := &reviewsCollectionBody{ASIN: q.ASIN, Page: q.Pages}
-	if q.MostRecent {
+	b := &reviewsCollectionBody{ASIN: p.ASIN, Page: p.Pages}
+	if p.MostRecent {
 		b.CollectType = 1
 	}
-	stars := make([]string, 0, len(q.Stars))
-	for i, s := range q.Stars {
+	stars := make([]string, 0, len(p.Stars))
+	for i, s := range p.Stars {
 		if !validStar(s) {
 			return nil, invalid("Star", "each must be 1 to 5, 10 (negative) or 11 (positive)")
 		}
-		if slices.Contains(q.Stars[:i], s) {
+		if slices.Contains(p.Stars[:i], s) {
 			return nil, invalid("Star", strconv.Itoa(s)+" is listed twice (each is collected and charged)")
 		}
 		stars = append(stars, strconv.Itoa(s))
@@ -189,25 +190,27 @@ type ReviewTask struct {
 	// Polls is the number of status queries made; Elapsed the time from the starting request.
 	Polls   int
 	Elapsed time.Duration
-	// Meta describes the answer of the request that started the collection.
-	Meta Meta
+	// Units are the request units the request that started the collection reported.
+	Units Units
+	// Response describes the answer of the request that started the collection.
+	Response sdk.Response
 }
 
 // CollectReviews collects an Amazon product's reviews and waits until the collection is done:
 // it sends ProductReviewsCollection (charged in credit points per page collected), then polls
-// ProductReviewsCollectionStatusQuery on the schedule of o (nil for the defaults). Read the
+// ProductReviewsCollectionStatusQuery within the client's wait policy (WithWait). Read the
 // reviews with AllReviews afterwards.
 //
 // The service takes from minutes to days to collect, and refuses to collect the same product
 // again within two hours (ErrAlreadyExists: read the reviews collected before). A collection
-// that fails is a *TaskError; a wait that ends first is a *WaitError matching ErrTaskRunning,
+// that fails is a *TaskError; a wait that ends first is an *sdk.WaitError matching ErrTaskRunning,
 // and the collection goes on: poll again later with Call, or read the reviews when done. The
 // starting request is sent once.
-func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectReviewsParams, o *PollOptions) (*ReviewTask, error) {
+func (c *Client) CollectReviews(ctx context.Context, domain Domain, params *CollectReviewsParams) (*ReviewTask, error) {
 	if err := checkAmazon(domain, "CollectReviews"); err != nil {
 		return nil, err
 	}
-	body, err := q.body()
+	body, err := params.body()
 	if err != nil {
 		return nil, err
 	}
@@ -217,13 +220,13 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 	begin := c.clock.Now()
 	start := func(ctx context.Context) (bool, error) {
 		status.QueryDate = c.clock.Now().In(serviceZone).Format(dateLayout)
-		var id lenient.Opt[lenient.Text]
+		var id jsonmember.Optional[jsonmember.Text]
 		env := &envelope{data: &id}
 		resp, err := c.call(ctx, EndpointProductReviewsCollection, domain, body, env)
 		if err != nil {
 			return true, err
 		}
-		out.Meta = env.meta(resp)
+		out.Units, out.Response = env.units, resp.Meta()
 		// The id reaches results, progress and errors: scrub a key a server may have echoed.
 		t.taskID = c.core.Redact(string(id.Or("")))
 		if n, ok := wholeNumber(t.taskID); ok && n <= 0 {
@@ -232,7 +235,7 @@ func (c *Client) CollectReviews(ctx context.Context, domain Domain, q *CollectRe
 		return false, nil
 	}
 	check := c.statusStep(t, EndpointProductReviewsCollectionStatusQuery, domain, status)
-	if err := c.await(ctx, o, t, start, check); err != nil {
+	if err := c.await(ctx, "CollectReviews", t, start, check); err != nil {
 		return nil, err
 	}
 	out.TaskID, out.QueryDate, out.FinishedAt = t.taskID, status.QueryDate, t.finished
@@ -260,21 +263,21 @@ type reviewsQueryBody struct {
 // each page when the loop reaches it; breaking out of the loop sends no further request. It
 // ends cleanly at the "no more data" code or after an empty page; any other error (such as
 // ErrNotFound when nothing was collected) is yielded once.
-func (c *Client) AllReviews(ctx context.Context, domain Domain, q *ReviewsParams) iter.Seq2[Review, error] {
-	if q == nil {
-		q = &ReviewsParams{}
+func (c *Client) AllReviews(ctx context.Context, domain Domain, params *ReviewsParams) iter.Seq2[Review, error] {
+	if params == nil {
+		params = &ReviewsParams{}
 	}
 	err := checkAmazon(domain, "AllReviews")
 	if err == nil {
-		err = checkASIN("ASIN", q.ASIN)
+		err = checkASIN("ASIN", params.ASIN)
 	}
-	if err == nil && q.Star != 0 && !validStar(q.Star) {
+	if err == nil && params.Star != 0 && !validStar(params.Star) {
 		err = invalid("Star", "must be 1 to 5, 10 (negative), 11 (positive) or 0 for all")
 	}
 	if err != nil {
 		return failing[Review](err)
 	}
-	body := func(page int) any { return &reviewsQueryBody{ASIN: q.ASIN, Page: page, Star: q.Star} }
+	body := func(page int) any { return &reviewsQueryBody{ASIN: params.ASIN, Page: page, Star: params.Star} }
 	return pagedItems[Review](c, ctx, EndpointProductReviewsQuery, domain, body)
 }
 
@@ -312,14 +315,14 @@ type plainReview Review
 func (r *Review) UnmarshalJSON(b []byte) error {
 	var w struct {
 		plainReview
-		ID           string            `json:"Id"`
-		Review       string            `json:"Review"`
-		Date         string            `json:"Date"`
-		Star         lenient.Opt[int]  `json:"Star"`
-		Rating       lenient.Opt[int]  `json:"Rating"`
-		IsVerified   lenient.Opt[bool] `json:"IsVerified"`
-		HelpfulCount lenient.Opt[int]  `json:"HelpfulCount"`
-		ImageUrls    textList          `json:"ImageUrls"`
+		ID           string                    `json:"Id"`
+		Review       string                    `json:"Review"`
+		Date         string                    `json:"Date"`
+		Star         jsonmember.Optional[int]  `json:"Star"`
+		Rating       jsonmember.Optional[int]  `json:"Rating"`
+		IsVerified   jsonmember.Optional[bool] `json:"IsVerified"`
+		HelpfulCount jsonmember.Optional[int]  `json:"HelpfulCount"`
+		ImageUrls    textList                  `json:"ImageUrls"`
 	}
 	if err := lenientUnmarshal(b, &w); err != nil {
 		return err
@@ -328,7 +331,7 @@ func (r *Review) UnmarshalJSON(b []byte) error {
 	r.ReviewId = cmp.Or(r.ReviewId, w.ID)
 	r.Content = cmp.Or(r.Content, w.Review)
 	r.ReviewDate = cmp.Or(r.ReviewDate, w.Date)
-	r.Star = lenient.FirstPtr(w.Star, w.Rating)
+	r.Star = jsonmember.FirstPtr(w.Star, w.Rating)
 	r.IsVerified, r.HelpfulCount, r.ImageUrls = w.IsVerified.Ptr(), w.HelpfulCount.Ptr(), w.ImageUrls
 	r.Raw = bytes.Clone(b)
 	return nil

@@ -9,7 +9,8 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // Unknown is the value of a sales field (ListingSalesVolumeOfMonth and the others) that the
@@ -130,9 +131,10 @@ type Product struct {
 	// Raw is a copy of the product's JSON object as the service sent it, unknown fields
 	// included.
 	Raw json.RawMessage `json:"-"`
-	// Meta describes the answer, for a Product returned by Client.Product or
-	// Client.RefreshProduct; it is zero for a product inside a list.
-	Meta Meta `json:"-"`
+	// Units and Response describe the answer, for a Product returned by Client.Product or
+	// Client.RefreshProduct; they are zero for a product inside a list.
+	Units    Units        `json:"-"`
+	Response sdk.Response `json:"-"`
 }
 
 // plainProduct is Product without its UnmarshalJSON method.
@@ -143,38 +145,38 @@ type plainProduct Product
 // zero and never fail on an unexpected type.
 type productWire struct {
 	plainProduct
-	ASIN                      lenient.Required[string] `json:"ASIN"`
-	SalesPrice                lenient.Required[int]    `json:"SalesPrice"`
-	ListingSalesVolumeOfMonth lenient.Required[int]    `json:"ListingSalesVolumeOfMonth"`
+	ASIN                      jsonmember.Required[string] `json:"ASIN"`
+	SalesPrice                jsonmember.Required[int]    `json:"SalesPrice"`
+	ListingSalesVolumeOfMonth jsonmember.Required[int]    `json:"ListingSalesVolumeOfMonth"`
 
-	Photo                     textList             `json:"Photo"`
-	EBCPhoto                  textList             `json:"EBCPhoto"`
-	Price                     lenient.Opt[int]     `json:"Price"`
-	ListPrice                 lenient.Opt[int]     `json:"ListPrice"`
-	Coupon                    lenient.Opt[int]     `json:"Coupon"`
-	ListingSalesOfMonth       lenient.Opt[int]     `json:"ListingSalesOfMonth"`
-	ListingSalesVolumeOfDaily lenient.Opt[int]     `json:"ListingSalesVolumeOfDaily"`
-	ListingSalesOfDaily       lenient.Opt[int]     `json:"ListingSalesOfDaily"`
-	IsFBA                     lenient.Opt[bool]    `json:"IsFBA"`
-	FbaFee                    lenient.Opt[int]     `json:"FbaFee"`
-	FbaDetetail               textList             `json:"FbaDetetail"`
-	ShipCost                  lenient.Opt[int]     `json:"ShipCost"`
-	PlatformFee               lenient.Opt[int]     `json:"PlatformFee"`
-	Profit                    lenient.Opt[int]     `json:"Profit"`
-	ProfitRate                lenient.Opt[float64] `json:"ProfitRate"`
-	OnlineDays                lenient.Opt[int]     `json:"OnlineDays"`
-	Ratings                   lenient.Opt[float64] `json:"Ratings"`
-	RatingsCount              lenient.Opt[int]     `json:"RatingsCount"`
-	Rank                      lenient.Opt[int]     `json:"Rank"`
-	Category                  textList             `json:"Category"`
-	BsrCategory               rankList             `json:"BsrCategory"`
-	VariationASINCount        lenient.Opt[int]     `json:"VariationASINCount"`
-	SellerCount               lenient.Opt[int]     `json:"SellerCount"`
-	HasVideo                  lenient.Opt[bool]    `json:"HasVideo"`
-	APlus                     lenient.Opt[bool]    `json:"APlus"`
-	HasBrandStore             lenient.Opt[bool]    `json:"HasBrandStore"`
-	Size                      textList             `json:"Size"`
-	Weight                    lenient.Opt[float64] `json:"Weight"`
+	Photo                     textList                     `json:"Photo"`
+	EBCPhoto                  textList                     `json:"EBCPhoto"`
+	Price                     jsonmember.Optional[int]     `json:"Price"`
+	ListPrice                 jsonmember.Optional[int]     `json:"ListPrice"`
+	Coupon                    jsonmember.Optional[int]     `json:"Coupon"`
+	ListingSalesOfMonth       jsonmember.Optional[int]     `json:"ListingSalesOfMonth"`
+	ListingSalesVolumeOfDaily jsonmember.Optional[int]     `json:"ListingSalesVolumeOfDaily"`
+	ListingSalesOfDaily       jsonmember.Optional[int]     `json:"ListingSalesOfDaily"`
+	IsFBA                     jsonmember.Optional[bool]    `json:"IsFBA"`
+	FbaFee                    jsonmember.Optional[int]     `json:"FbaFee"`
+	FbaDetetail               textList                     `json:"FbaDetetail"`
+	ShipCost                  jsonmember.Optional[int]     `json:"ShipCost"`
+	PlatformFee               jsonmember.Optional[int]     `json:"PlatformFee"`
+	Profit                    jsonmember.Optional[int]     `json:"Profit"`
+	ProfitRate                jsonmember.Optional[float64] `json:"ProfitRate"`
+	OnlineDays                jsonmember.Optional[int]     `json:"OnlineDays"`
+	Ratings                   jsonmember.Optional[float64] `json:"Ratings"`
+	RatingsCount              jsonmember.Optional[int]     `json:"RatingsCount"`
+	Rank                      jsonmember.Optional[int]     `json:"Rank"`
+	Category                  textList                     `json:"Category"`
+	BsrCategory               rankList                     `json:"BsrCategory"`
+	VariationASINCount        jsonmember.Optional[int]     `json:"VariationASINCount"`
+	SellerCount               jsonmember.Optional[int]     `json:"SellerCount"`
+	HasVideo                  jsonmember.Optional[bool]    `json:"HasVideo"`
+	APlus                     jsonmember.Optional[bool]    `json:"APlus"`
+	HasBrandStore             jsonmember.Optional[bool]    `json:"HasBrandStore"`
+	Size                      textList                     `json:"Size"`
+	Weight                    jsonmember.Optional[float64] `json:"Weight"`
 }
 
 // UnmarshalJSON decodes a product, keeps a copy of its object as Raw, and refuses one without
@@ -351,11 +353,11 @@ func (r *rankList) UnmarshalJSON(b []byte) error {
 }
 
 // wholeNumber reads a whole number sent as text (a rank, a task's status or id) by the SDK's
-// one rule for numbers sent as text, lenient.ParseNumber (JSON's grammar, finite: 12, 1e2 and
+// one rule for numbers sent as text, jsonmember.ParseNumber (JSON's grammar, finite: 12, 1e2 and
 // 3.0 are numbers; NaN, Infinity, 1e999 and +7 are not), and reports false for anything else,
 // a fraction and a value beyond 2^53 included.
 func wholeNumber(s string) (int, bool) {
-	v, err := lenient.ParseNumber(s)
+	v, err := jsonmember.ParseNumber(s)
 	if err != nil || v != math.Trunc(v) || math.Abs(v) > 1<<53 {
 		return 0, false
 	}

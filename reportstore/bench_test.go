@@ -1,7 +1,6 @@
 package reportstore_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
@@ -34,19 +33,9 @@ func floorGetPreview(hc *http.Client, base, id string) (int, error) {
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "floor/1.0")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("status %d", resp.StatusCode)
-	}
 	var p floorPreview
-	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
-		return 0, err
-	}
-	return len(p.Rows), nil
+	err = benchtest.Floor(hc, req, &p)
+	return len(p.Rows), err
 }
 
 // BenchmarkPreview compares Client.Preview, the free call a buyer makes before paying for a

@@ -6,13 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/httpcore"
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // ProductKind says what sort of product a catalog entry is. It is an open type: a kind the
@@ -38,9 +40,10 @@ type Product struct {
 	Title string
 	// Description says what the product measures.
 	Description string
-	// Price is the live price per fetch; nil when the entry gives none, or gives one that is
-	// not a single exact USDC amount (such as a range "$0.20-$0.95"; see PriceText).
-	Price *Price
+	// Price is the live price per fetch, in atomic USDC units (usdc.Format shows it); nil
+	// when the entry gives none, or gives one that is not a single exact USDC amount (such as
+	// a range "$0.20-$0.95"; see PriceText).
+	Price *big.Int
 	// PriceText is the entry's price as the store wrote it, "" when it gave none.
 	PriceText string
 	// Economies is the number of economies covered (10 or 20); nil when the entry does not
@@ -179,8 +182,8 @@ func parseProduct(raw json.RawMessage, listKind ProductKind) (Product, error) {
 
 // priceField reads a price from the first of keys that is present: a JSON string or number,
 // or an object holding one under "usd", "value", "amount_usd" or "display". The text is
-// returned as sent; the Price only when it is a single exact amount.
-func priceField(f fields, keys ...string) (*Price, string) {
+// returned as sent; the amount only when it is a single exact one that usdc.Parse reads.
+func priceField(f fields, keys ...string) (*big.Int, string) {
 	raw, ok := f.get(keys...)
 	if !ok {
 		return nil, ""
@@ -188,15 +191,15 @@ func priceField(f fields, keys ...string) (*Price, string) {
 	if obj, isObj := objectFields(raw); isObj {
 		return priceField(obj, "usd", "value", "amountusd", "decimal", "display")
 	}
-	text, ok := lenient.ScalarText(raw)
+	text, ok := jsonmember.ScalarText(raw)
 	if !ok {
 		return nil, string(bytes.TrimSpace(raw))
 	}
-	p, err := ParsePrice(text)
+	p, err := usdc.Parse(text)
 	if err != nil {
 		return nil, text
 	}
-	return &p, text
+	return p, text
 }
 
 // economiesField reads the number of economies covered: a number, a numeric string, or a
@@ -399,8 +402,8 @@ func valueMap(values map[string]json.RawMessage) map[string]*float64 {
 	return out
 }
 
-// StartInfo is the store's recommended first purchase, from the free /start operation.
-type StartInfo struct {
+// FirstPurchase is the store's recommended first purchase, from the free /start operation.
+type FirstPurchase struct {
 	// ReportID is the id of the recommended report.
 	ReportID string
 	// Path is the recommended request path when the body gives one, such as
@@ -408,8 +411,9 @@ type StartInfo struct {
 	Path string
 	// Title is the recommended report's title; "" when the body does not give it.
 	Title string
-	// Price is the recommended report's price when the body gives a single exact amount.
-	Price *Price
+	// Price is the recommended report's price in atomic USDC units, when the body gives a
+	// single exact amount.
+	Price *big.Int
 	// Code is the runnable client code, the Go snippet when several languages are offered.
 	Code string
 	// Snippets holds the client code by language when the body offers several.
@@ -422,7 +426,7 @@ type StartInfo struct {
 
 // Start returns the store's recommended first purchase with its runnable client code. The
 // call is free.
-func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
+func (c *Client) Start(ctx context.Context) (*FirstPurchase, error) {
 	s, resp, err := getFree(ctx, c, "/start", parseStart)
 	if err != nil {
 		return nil, err
@@ -434,7 +438,7 @@ func (c *Client) Start(ctx context.Context) (*StartInfo, error) {
 // parseStart reads a /start body: an object naming the recommended report (at the top level
 // or in an object under "recommended", "recommendation", "firstPurchase" or "report") and its
 // client code (a string, or an object of language to code).
-func parseStart(body []byte) (*StartInfo, error) {
+func parseStart(body []byte) (*FirstPurchase, error) {
 	f, _, err := decodeTop(body)
 	if err != nil {
 		return nil, err
@@ -442,7 +446,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 	if f == nil {
 		return nil, errors.New("body is not a JSON object")
 	}
-	s := &StartInfo{Raw: bytes.Clone(bytes.TrimSpace(body))}
+	s := &FirstPurchase{Raw: bytes.Clone(bytes.TrimSpace(body))}
 	rec := f
 	for _, k := range []string{"recommended", "recommendation", "firstpurchase", "report", "product"} {
 		v := f[k]
@@ -453,7 +457,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 			rec = obj
 			break
 		}
-		if id, isText := lenient.ScalarText(v); isText {
+		if id, isText := jsonmember.ScalarText(v); isText {
 			s.ReportID = id
 			break
 		}
@@ -467,7 +471,7 @@ func parseStart(body []byte) (*StartInfo, error) {
 		if !ok {
 			continue
 		}
-		if text, ok := lenient.ScalarText(raw); ok {
+		if text, ok := jsonmember.ScalarText(raw); ok {
 			s.Code = text
 			break
 		}
@@ -488,7 +492,7 @@ func snippetMap(obj map[string]json.RawMessage) (map[string]string, string) {
 	out := make(map[string]string, len(obj))
 	var langs []string
 	for k, raw := range obj {
-		if text, ok := lenient.ScalarText(raw); ok {
+		if text, ok := jsonmember.ScalarText(raw); ok {
 			out[k] = text
 			langs = append(langs, k)
 		}

@@ -22,6 +22,9 @@ const serviceName = "reportstore"
 // given.
 const EnvURL = "REPORTSTORE_URL"
 
+// service is the store as the core sees it; New fills in the payment transport.
+var service = httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Sentinels: sentinels}
+
 // Client calls the macroeconomic report store. It is safe for concurrent use.
 type Client struct {
 	// core sends every request: free ones unpaid with the options' retry policy, purchases
@@ -47,7 +50,9 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{payee: cfg.payee, payer: cfg.payer, attempt: cfg.Timeouts().Attempt}
-	core, err := httpcore.NewClient(&cfg.Settings, httpcore.Service{Name: serviceName, BaseURLEnv: EnvURL, Transport: c.transport})
+	svc := service
+	svc.Transport = c.transport
+	core, err := httpcore.NewClient(&cfg.Settings, svc)
 	if err != nil {
 		return nil, err
 	}

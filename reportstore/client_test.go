@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -22,11 +21,13 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -38,7 +39,7 @@ func TestNewNeedsABaseURL(t *testing.T) {
 }
 
 func TestNewReadsTheBaseURLFromTheEnvironment(t *testing.T) {
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	t.Setenv(reportstore.EnvURL, srv.URL)
 	c, err := reportstore.New()
 	require.NoError(t, err)
@@ -79,19 +80,11 @@ func challengeHeader(t *testing.T, amount int64, payTo string) string {
 
 func TestQuoteSendsTheFormatUnpaid(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var got []*http.Request
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.Clone(context.Background()))
-		mu.Unlock()
+	srv := testkit.Record(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
 		w.Header().Set(wire.HeaderPaymentRequired, challengeHeader(t, 130000, reportstoretest.DefaultPayTo))
-		w.WriteHeader(http.StatusPaymentRequired)
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	t.Cleanup(srv.Close)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL + "/proxy"))
-	require.NoError(t, err)
+		testkit.Reply(w, http.StatusPaymentRequired, `{}`)
+	})
+	c := testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL+"/proxy"))
 	ctx := context.Background()
 
 	for _, tc := range []struct {
@@ -107,13 +100,12 @@ func TestQuoteSendsTheFormatUnpaid(t *testing.T) {
 	} {
 		q, err := c.Quote(ctx, "macro gdp", tc.format)
 		require.NoError(t, err)
-		assert.Equal(t, "$0.13", q.Price.String())
-		mu.Lock()
-		r := got[len(got)-1]
-		mu.Unlock()
+		assert.Equal(t, "$0.13", usdc.Format(q.Amount))
+		reqs := srv.Requests()
+		r := reqs[len(reqs)-1]
 		assert.Equal(t, http.MethodGet, r.Method)
-		assert.Equal(t, "/proxy/report/macro%20gdp", r.URL.EscapedPath())
-		assert.Equal(t, tc.query, r.URL.RawQuery)
+		assert.Equal(t, "/proxy/report/macro%20gdp", r.Path)
+		assert.Equal(t, tc.query, r.Query.Encode())
 		assert.Equal(t, tc.accept, r.Header.Get("Accept"))
 		assert.Empty(t, r.Header.Get(wire.HeaderPaymentSignature))
 		assert.Contains(t, r.Header.Get("User-Agent"), "reportstore")
@@ -122,19 +114,16 @@ func TestQuoteSendsTheFormatUnpaid(t *testing.T) {
 
 func TestQuoteWithoutAChallenge(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		if strings.HasSuffix(r.URL.Path, "/free") {
 			_, _ = w.Write([]byte("a free report"))
 			return
 		}
-		w.WriteHeader(http.StatusPaymentRequired)
-		_, _ = w.Write([]byte(`{"error": "pay"}`))
-	}))
-	t.Cleanup(srv.Close)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
-	require.NoError(t, err)
+		testkit.Reply(w, http.StatusPaymentRequired, `{"error": "pay"}`)
+	})
+	c := testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL))
 
-	_, err = c.Quote(context.Background(), "free", reportstore.FormatCSV)
+	_, err := c.Quote(context.Background(), "free", reportstore.FormatCSV)
 	require.ErrorIs(t, err, reportstore.ErrNoChallenge)
 	_, err = c.Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	var fe *wire.FormatError
@@ -144,14 +133,11 @@ func TestQuoteWithoutAChallenge(t *testing.T) {
 func TestQuoteNeedsAPositiveTimeout(t *testing.T) {
 	t.Parallel()
 	var body atomic.Value
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := testkit.Record(t, func(w http.ResponseWriter, _ *http.Request, _ []byte) {
 		w.Header().Set(wire.HeaderPaymentRequired, base64.StdEncoding.EncodeToString([]byte(body.Load().(string))))
-		w.WriteHeader(http.StatusPaymentRequired)
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	t.Cleanup(srv.Close)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
-	require.NoError(t, err)
+		testkit.Reply(w, http.StatusPaymentRequired, `{}`)
+	})
+	c := testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL))
 
 	const entry = `{"x402Version":2,"accepts":[{"scheme":"exact","network":"eip155:8453","amount":"130000",` +
 		`"asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"` + reportstoretest.DefaultPayTo + `"` +
@@ -171,48 +157,37 @@ func TestQuoteNeedsAPositiveTimeout(t *testing.T) {
 
 func TestPurchasesAreNotRetriedButFreeCallsAre(t *testing.T) {
 	t.Parallel()
-	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		hits.Add(1)
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL),
+	srv := testkit.Record(t, testkit.Answer(http.StatusServiceUnavailable, `{}`))
+	c := testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL),
 		reportstore.WithRetry(sdk.RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1}))
-	require.NoError(t, err)
 	ctx := context.Background()
 
-	_, err = c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
+	_, err := c.Report(ctx, "macro-gdp", reportstore.FormatCSV)
 	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 503, apiErr.StatusCode)
-	assert.Equal(t, int64(1), hits.Load())
+	assert.Len(t, srv.Requests(), 1)
 
 	_, err = c.Catalog(ctx)
 	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, int64(4), hits.Load(), "three attempts of the free call")
+	assert.Len(t, srv.Requests(), 4, "three attempts of the free call")
 }
 
 func TestForeignPayeeInARequoteIsNotPaid(t *testing.T) {
 	t.Parallel()
 	const other = "0x3333333333333333333333333333333333333333"
-	var hits, paid atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		payTo := reportstoretest.DefaultPayTo
 		if r.Header.Get(wire.HeaderPaymentSignature) != "" {
-			paid.Add(1)
 			payTo = other // the server refuses the payment and asks another payee
 		}
 		w.Header().Set(wire.HeaderPaymentRequired, challengeHeader(t, 130000, payTo))
 		w.WriteHeader(http.StatusPaymentRequired)
-	}))
-	t.Cleanup(srv.Close)
+	})
 	payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited, AllowRequote: true}, exactScheme(t))
 	require.NoError(t, err)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL), reportstore.WithPayer(payer),
+	c := testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL), reportstore.WithPayer(payer),
 		reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
-	require.NoError(t, err)
 
 	_, err = c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
 	var pm *reportstore.PayeeMismatchError
@@ -220,31 +195,30 @@ func TestForeignPayeeInARequoteIsNotPaid(t *testing.T) {
 	assert.Equal(t, []string{other}, pm.Got)
 	var rejected *x402.PaymentRejectedError
 	assert.ErrorAs(t, err, &rejected, "the payer's rejection is kept")
-	assert.Equal(t, int64(2), hits.Load(), "the unpaid request and one paid request")
-	assert.Equal(t, int64(1), paid.Load(), "the re-quote to the other payee was never paid")
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2, "the unpaid request and one paid request")
+	assert.Empty(t, reqs[0].Header.Get(wire.HeaderPaymentSignature))
+	assert.NotEmpty(t, reqs[1].Header.Get(wire.HeaderPaymentSignature), "the re-quote to the other payee was never paid")
 	assert.Equal(t, "0", budgettest.Spent(t, payer).String())
 }
 
 func TestFreeBodiesThatAreNotUnderstoodAreDecodeErrors(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
+	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		switch r.URL.Path {
 		case "/catalog":
-			_, _ = w.Write([]byte(`{"message": "maintenance"}`))
+			testkit.Reply(w, http.StatusOK, `{"message": "maintenance"}`)
 		case "/start":
-			_, _ = w.Write([]byte(`not json`))
+			testkit.Reply(w, http.StatusOK, `not json`)
 		default:
-			_, _ = w.Write([]byte(`{"title": "no rows"}`))
+			testkit.Reply(w, http.StatusOK, `{"title": "no rows"}`)
 		}
-	}))
-	t.Cleanup(srv.Close)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
-	require.NoError(t, err)
+	})
+	c := testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL))
 	ctx := context.Background()
 
 	var de *sdk.DecodeError
-	_, err = c.Catalog(ctx)
+	_, err := c.Catalog(ctx)
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, "/catalog", de.Path)
 	assert.Equal(t, "application/json", de.ContentType)
@@ -258,7 +232,7 @@ func TestFreeBodiesThatAreNotUnderstoodAreDecodeErrors(t *testing.T) {
 
 func TestTooLargeReportIsADeliveryError(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithLargeReport("macro-huge", reportstore.MaxReportBytes+1000, mustParse(t, "0.13")))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-huge", reportstore.MaxReportBytes+1000, usdc.Cents(13))))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -275,8 +249,8 @@ func TestSecretsNeverReachLogsOrErrors(t *testing.T) {
 	var logs bytes.Buffer
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{&logs, &logMu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(300000)})
+	srv := testkit.Start(t, reportstoretest.NewServer())
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc.Cents(30)})
 	c := newClient(t, srv, payer, reportstore.WithLogger(logger))
 	strict := newClient(t, srv, payer, reportstore.WithLogger(logger),
 		reportstore.WithExpectedPayee("0x4444444444444444444444444444444444444444"))

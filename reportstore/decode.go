@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // The store's API description does not show its response bodies, so the free operations and
@@ -120,7 +120,7 @@ func (f fields) array(keys ...string) ([]json.RawMessage, string) {
 // get returns the first present, non-null value among keys (given in normalised form).
 func (f fields) get(keys ...string) (json.RawMessage, bool) {
 	for _, k := range keys {
-		if v := f[k]; v != nil && !lenient.IsNull(v) {
+		if v := f[k]; v != nil && !jsonmember.IsNull(v) {
 			return v, true
 		}
 	}
@@ -130,7 +130,7 @@ func (f fields) get(keys ...string) (json.RawMessage, bool) {
 // str returns the first of keys holding a string (or a number, as its text).
 func (f fields) str(keys ...string) string {
 	for _, k := range keys {
-		if s, ok := lenient.ScalarText(f[k]); ok {
+		if s, ok := jsonmember.ScalarText(f[k]); ok {
 			return s
 		}
 	}
@@ -141,7 +141,7 @@ func (f fields) str(keys ...string) string {
 // string, or nil when none does: a count or year the body does not give is absent, never 0.
 func (f fields) optInt(keys ...string) *int {
 	for _, k := range keys {
-		if s, ok := lenient.ScalarText(f[k]); ok {
+		if s, ok := jsonmember.ScalarText(f[k]); ok {
 			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
 				return &n
 			}
@@ -164,7 +164,7 @@ func cloneInt(p *int) *int {
 // number returns the value of a JSON number or numeric string; ok is false for null, an
 // empty string, a missing-value marker ("..", "NA") or anything that is not a finite number.
 func number(raw json.RawMessage) (float64, bool) {
-	s, ok := lenient.ScalarText(raw)
+	s, ok := jsonmember.ScalarText(raw)
 	if !ok {
 		return 0, false
 	}
@@ -172,13 +172,13 @@ func number(raw json.RawMessage) (float64, bool) {
 }
 
 // parseValue reads a statistic written as text by the SDK's one rule for numbers sent as text
-// (lenient.ParseNumber: JSON's grammar, finite). Empty cells and the usual missing-value
+// (jsonmember.ParseNumber: JSON's grammar, finite). Empty cells and the usual missing-value
 // markers are not values; ok is false for them and for text that is not such a number.
 func parseValue(s string) (float64, bool) {
 	if isMissing(s) {
 		return 0, false
 	}
-	v, err := lenient.ParseNumber(s)
+	v, err := jsonmember.ParseNumber(s)
 	return v, err == nil
 }
 

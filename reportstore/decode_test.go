@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +30,7 @@ func TestParseCatalogShapes(t *testing.T) {
 		require.Len(t, ps, 3)
 		assert.Equal(t, "macro-gdp", ps[0].ID)
 		require.NotNil(t, ps[0].Price)
-		assert.Equal(t, int64(130000), ps[0].Price.Atomic())
+		assert.Equal(t, int64(130000), ps[0].Price.Int64())
 		assert.Equal(t, "0.13", ps[0].PriceText)
 		assert.Equal(t, intRef(3), ps[0].Economies, "a list of economies is counted")
 		assert.Equal(t, KindCatalog, ps[0].Kind)
@@ -38,7 +39,7 @@ func TestParseCatalogShapes(t *testing.T) {
 		assert.Equal(t, "All reports", ps[1].Title)
 		assert.Equal(t, KindBundle, ps[1].Kind)
 		assert.Equal(t, intRef(20), ps[1].Economies, "a numeric string")
-		assert.Equal(t, int64(950000), ps[1].Price.Atomic())
+		assert.Equal(t, int64(950000), ps[1].Price.Int64())
 
 		assert.Equal(t, "macro-fx", ps[2].ID)
 		assert.Nil(t, ps[2].Price, "null price is absent, not $0")
@@ -53,7 +54,7 @@ func TestParseCatalogShapes(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, ps, 2)
 		assert.Equal(t, "Inflation", ps[0].Title)
-		assert.Equal(t, "$0.13", ps[0].Price.String())
+		assert.Equal(t, "$0.13", usdc.Format(ps[0].Price))
 		assert.Equal(t, intRef(20), ps[0].Economies)
 		assert.Equal(t, "/report/macro-inflation", ps[0].Path)
 		assert.Equal(t, KindBespoke, ps[1].Kind, "inferred from the custom id")
@@ -68,13 +69,13 @@ func TestParseCatalogShapes(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, ps, 3)
 		assert.Equal(t, KindCatalog, ps[0].Kind)
-		assert.Equal(t, "$0.25", ps[0].Price.String(), "price object")
+		assert.Equal(t, "$0.25", usdc.Format(ps[0].Price), "price object")
 		assert.Equal(t, intRef(10), ps[0].Economies)
 		assert.Equal(t, KindBespoke, ps[1].Kind, "from the bespoke list")
 		assert.Nil(t, ps[1].Price)
 		assert.Equal(t, "from $0.20", ps[1].PriceText)
 		assert.Equal(t, KindBundle, ps[2].Kind, "from the bundles list")
-		assert.Equal(t, "$0.54", ps[2].Price.String())
+		assert.Equal(t, "$0.54", usdc.Format(ps[2].Price))
 	})
 
 	t.Run("economies absent, null, unreadable or zero", func(t *testing.T) {
@@ -185,7 +186,7 @@ func TestParseStartShapes(t *testing.T) {
 	s, err := parseStart(fixture(t, "start_string.json"))
 	require.NoError(t, err)
 	assert.Equal(t, "macro-gdp", s.ReportID)
-	assert.Equal(t, "$0.13", s.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(s.Price))
 	assert.Equal(t, "curl -i https://store.example/report/macro-gdp", s.Code)
 	assert.Nil(t, s.Snippets)
 
@@ -194,7 +195,7 @@ func TestParseStartShapes(t *testing.T) {
 	assert.Equal(t, "macro-inflation", o.ReportID)
 	assert.Equal(t, "Inflation", o.Title)
 	assert.Equal(t, "/report/macro-inflation?format=csv", o.Path)
-	assert.Equal(t, "$0.13", o.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(o.Price))
 	assert.Equal(t, map[string]string{"python": "import requests", "node": "fetch(...)"}, o.Snippets)
 	assert.Equal(t, "fetch(...)", o.Code, "no Go snippet: the first language alphabetically")
 

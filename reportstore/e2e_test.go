@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,17 +17,19 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
 func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithPrice("macro-fx", mustParse(t, "0.17")))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithPrice("macro-fx", usdc.Cents(17))))
 	c := newClient(t, srv, nil)
 
 	catalog, err := c.Catalog(context.Background())
@@ -48,14 +51,14 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 
 	gdp := byID["macro-gdp"]
 	require.NotNil(t, gdp.Price)
-	assert.Equal(t, "$0.13", gdp.Price.String())
-	assert.Equal(t, intPtr(20), gdp.Economies)
+	assert.Equal(t, "$0.13", usdc.Format(gdp.Price))
+	assert.Equal(t, testkit.Ptr(20), gdp.Economies)
 	assert.Equal(t, "/report/macro-gdp", gdp.Path)
-	assert.Equal(t, intPtr(10), byID["macro-debt"].Economies)
+	assert.Equal(t, testkit.Ptr(10), byID["macro-debt"].Economies)
 
 	// The live price, not the table's.
 	require.NotNil(t, byID["macro-fx"].Price)
-	assert.Equal(t, int64(170000), byID["macro-fx"].Price.Atomic())
+	assert.Equal(t, int64(170000), byID["macro-fx"].Price.Int64())
 
 	// Every report of the description's table is sold, at the table's price where it has one.
 	for _, k := range reportstore.KnownReports() {
@@ -63,7 +66,7 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 		require.True(t, ok, k.ID)
 		if k.Price != nil && k.ID != "macro-fx" {
 			require.NotNil(t, p.Price, k.ID)
-			assert.Equal(t, *k.Price, *p.Price, k.ID)
+			assert.Equal(t, k.Price.String(), p.Price.String(), k.ID)
 		}
 	}
 
@@ -74,24 +77,24 @@ func TestCatalogListsEveryProductWithLivePrice(t *testing.T) {
 	bundle := byID[reportstoretest.BundleID]
 	assert.Equal(t, reportstore.KindBundle, bundle.Kind)
 	require.NotNil(t, bundle.Price)
-	assert.Equal(t, "$0.95", bundle.Price.String())
+	assert.Equal(t, "$0.95", usdc.Format(bundle.Price))
 }
 
 func TestPreviewIsTheLatestYearForEachEconomy(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, nil)
 	ctx := context.Background()
 
 	p, err := c.Preview(ctx, "macro-gdp")
 	require.NoError(t, err)
 	assert.Equal(t, "macro-gdp", p.ID)
-	assert.Equal(t, intPtr(2025), p.Year)
+	assert.Equal(t, testkit.Ptr(2025), p.Year)
 	require.Len(t, p.Rows, 20)
 	seen := map[string]bool{}
 	for _, r := range p.Rows {
 		seen[r.Economy] = true
-		assert.Equal(t, intPtr(2025), r.Year)
+		assert.Equal(t, testkit.Ptr(2025), r.Year)
 		assert.Equal(t, "NY.GDP.MKTP.CD", r.Indicator)
 		require.NotNil(t, r.Value, r.Economy)
 		assert.Greater(t, *r.Value, 0.0)
@@ -122,7 +125,7 @@ func TestPreviewIsTheLatestYearForEachEconomy(t *testing.T) {
 
 func TestStartRecommendsAFirstPurchase(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, nil)
 
 	s, err := c.Start(context.Background())
@@ -130,7 +133,7 @@ func TestStartRecommendsAFirstPurchase(t *testing.T) {
 	assert.Equal(t, "macro-gdp", s.ReportID)
 	assert.Equal(t, "/report/macro-gdp?format=json", s.Path)
 	require.NotNil(t, s.Price)
-	assert.Equal(t, "$0.13", s.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(s.Price))
 	assert.Contains(t, s.Code, "reportstore.New(")
 	assert.Contains(t, s.Snippets, "curl")
 	assert.Equal(t, s.Snippets["go"], s.Code)
@@ -138,7 +141,7 @@ func TestStartRecommendsAFirstPurchase(t *testing.T) {
 
 func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -147,7 +150,7 @@ func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 	assert.Equal(t, "macro-current-account", q.ID)
 	assert.Equal(t, "/report/macro-current-account", q.Path)
 	assert.Equal(t, reportstore.FormatCSV, q.Format)
-	assert.Equal(t, "$0.28", q.Price.String())
+	assert.Equal(t, "$0.28", usdc.Format(q.Amount))
 	assert.Equal(t, "280000", q.Amount.String())
 	assert.Equal(t, reportstoretest.DefaultPayTo, q.PayTo)
 	assert.Equal(t, evm.NetworkBase, q.Network)
@@ -161,7 +164,7 @@ func TestQuoteReadsTheChallengeWithoutPaying(t *testing.T) {
 
 func TestReportInEachFormat(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -233,7 +236,7 @@ func TestReportInEachFormat(t *testing.T) {
 
 func TestRecordsKeepMissingValuesAbsent(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited}))
 
 	r, err := c.Report(context.Background(), "macro-patents", reportstore.FormatCSV)
@@ -252,14 +255,14 @@ func TestRecordsKeepMissingValuesAbsent(t *testing.T) {
 
 func TestRequoteMakesTheNextFetchPayTheNewPrice(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
 	_, err := c.Report(ctx, "macro-inflation", reportstore.FormatCSV)
 	require.NoError(t, err)
-	srv.SetPrice("macro-inflation", mustParse(t, "$0.21"))
+	srv.SetPrice("macro-inflation", usdc.Cents(21))
 	_, err = c.Report(ctx, "macro-inflation", reportstore.FormatCSV)
 	require.NoError(t, err)
 
@@ -269,10 +272,9 @@ func TestRequoteMakesTheNextFetchPayTheNewPrice(t *testing.T) {
 
 func TestRequoteAfterEachSale(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithRequote(func(_ string, sales int, p reportstore.Price) reportstore.Price {
-		next, _ := reportstore.PriceFromAtomic(p.Atomic() + int64(sales)*10000)
-		return next
-	}))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithRequote(func(_ string, sales int, p *big.Int) *big.Int {
+		return p.Add(p, usdc.Cents(int64(sales)))
+	})))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -288,8 +290,8 @@ func TestRequoteAfterEachSale(t *testing.T) {
 
 func TestQuoteOverTheCapIsRefusedBeforeSigning(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(100000), MaxTotal: budget.Unlimited})
+	srv := testkit.Start(t, reportstoretest.NewServer())
+	payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc.Cents(10), MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -308,8 +310,8 @@ func TestQuoteOverTheCapIsRefusedBeforeSigning(t *testing.T) {
 
 func TestBudgetIsSharedAcrossPurchases(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(200000)})
+	srv := testkit.Start(t, reportstoretest.NewServer())
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc.Cents(20)})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
@@ -323,7 +325,7 @@ func TestBudgetIsSharedAcrossPurchases(t *testing.T) {
 func TestForeignPayeeIsRefused(t *testing.T) {
 	t.Parallel()
 	const impostor = "0x000000000000000000000000000000000000dEaD"
-	srv := newStore(t, reportstoretest.WithPayTo(impostor))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithPayTo(impostor)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
 	ctx := context.Background()
@@ -338,7 +340,7 @@ func TestForeignPayeeIsRefused(t *testing.T) {
 
 	_, err = c.OpenReport(ctx, "macro-gdp", reportstore.FormatCSV)
 	require.ErrorAs(t, err, &pm)
-	_, err = c.Fetch(ctx, "/report/bundle", nil)
+	_, err = c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/bundle"})
 	require.ErrorAs(t, err, &pm)
 	_, err = c.Quote(ctx, "macro-gdp", reportstore.FormatCSV)
 	require.ErrorAs(t, err, &pm)
@@ -350,7 +352,7 @@ func TestForeignPayeeIsRefused(t *testing.T) {
 
 func TestExpectedPayeeIgnoresLetterCase(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(strings.ToLower(reportstoretest.DefaultPayTo)))
 
@@ -361,7 +363,7 @@ func TestExpectedPayeeIgnoresLetterCase(t *testing.T) {
 
 func TestPayeeChangeBetweenFetches(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer, reportstore.WithExpectedPayee(reportstoretest.DefaultPayTo))
 	ctx := context.Background()
@@ -378,7 +380,7 @@ func TestPayeeChangeBetweenFetches(t *testing.T) {
 
 func TestPolicyPayToAllowListAlsoRefuses(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithPayTo("0x2222222222222222222222222222222222222222"))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithPayTo("0x2222222222222222222222222222222222222222")))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited, PayTo: []string{reportstoretest.DefaultPayTo}})
 	c := newClient(t, srv, payer)
 
@@ -389,7 +391,7 @@ func TestPolicyPayToAllowListAlsoRefuses(t *testing.T) {
 
 func TestFailedSettlementMovesNoMoney(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithFailedSettlements(1))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithFailedSettlements(1)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -411,7 +413,7 @@ func TestFailedSettlementMovesNoMoney(t *testing.T) {
 
 func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithDroppedConnections(1), reportstoretest.WithReplayedDeliveries())
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithDroppedConnections(1), reportstoretest.WithReplayedDeliveries()))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -427,7 +429,7 @@ func TestDroppedConnectionAfterSettlingIsNotPaidTwice(t *testing.T) {
 
 func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithDroppedConnections(1)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -445,7 +447,7 @@ func TestDroppedConnectionThenRefusedReplayStaysInDoubt(t *testing.T) {
 
 func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithDroppedConnections(1))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithDroppedConnections(1)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	srv.InjectSettlementFaults(slices.Repeat([]x402test.SettlementFault{x402test.FaultDropAfterSettle}, 1000)...)
@@ -462,7 +464,7 @@ func TestConnectionDroppedForGoodLeavesThePaymentUnconfirmed(t *testing.T) {
 
 func TestUnsupportedFormat(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -484,7 +486,7 @@ func TestUnsupportedFormat(t *testing.T) {
 
 func TestPurchaseWithoutPayerNeedsPayment(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, nil)
 
 	_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatJSON)
@@ -492,7 +494,7 @@ func TestPurchaseWithoutPayerNeedsPayment(t *testing.T) {
 	var pr *reportstore.PaymentRequiredError
 	require.ErrorAs(t, err, &pr)
 	require.NotNil(t, pr.Quote)
-	assert.Equal(t, "$0.13", pr.Quote.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(pr.Quote.Amount))
 	assert.Contains(t, err.Error(), "payment of $0.13 required for /report/macro-gdp", "money in dollars")
 	assert.Equal(t, 402, pr.Err.StatusCode)
 	assert.Empty(t, srv.Facilitator().Settlements())
@@ -500,17 +502,17 @@ func TestPurchaseWithoutPayerNeedsPayment(t *testing.T) {
 
 func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
 
 	q := url.Values{"indicators": {"NY.GDP.MKTP.CD,SP.POP.TOTL"}, "countries": {"US,CN"}, "format": {"csv"}}
-	quote, err := c.QuoteFetch(ctx, "/report/custom", q)
+	quote, err := c.QuoteFetch(ctx, &reportstore.FetchParams{Path: "/report/custom", Query: q})
 	require.NoError(t, err)
-	assert.Equal(t, "$0.25", quote.Price.String())
+	assert.Equal(t, "$0.25", usdc.Format(quote.Amount))
 
-	r, err := c.Fetch(ctx, "/report/custom", q)
+	r, err := c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/custom", Query: q})
 	require.NoError(t, err)
 	assert.Equal(t, "custom", r.ID)
 	assert.Equal(t, reportstore.FormatCSV, r.Format)
@@ -523,7 +525,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	}
 	assert.Equal(t, map[string]bool{"US": true, "CN": true}, economies)
 
-	b, err := c.Fetch(ctx, "/report/bundle", url.Values{"format": {"csv"}})
+	b, err := c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/bundle", Query: url.Values{"format": {"csv"}}})
 	require.NoError(t, err)
 	assert.Equal(t, "bundle", b.ID)
 	bundled, err := b.Records()
@@ -538,7 +540,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 	assert.Equal(t, []int64{250000, 950000}, settledValues(srv))
 
 	// A bad parameter of a bespoke product is the store's 400, not a format error, and free.
-	_, err = c.Fetch(ctx, "/report/custom", url.Values{"indicators": {"NOPE"}})
+	_, err = c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/custom", Query: url.Values{"indicators": {"NOPE"}}})
 	var apiErr *sdk.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 400, apiErr.StatusCode)
@@ -549,7 +551,7 @@ func TestFetchBespokeAndBundleProducts(t *testing.T) {
 
 func TestOpenReportHasTheReceiptBeforeReading(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -573,9 +575,8 @@ func TestOpenReportHasTheReceiptBeforeReading(t *testing.T) {
 
 func TestInvalidInputIsRefusedBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
-	srv, hits := countingServer(t)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
-	require.NoError(t, err)
+	srv := testkit.Record(t, testkit.Answer(http.StatusInternalServerError, `{}`))
+	c := testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL))
 	ctx := context.Background()
 
 	for _, id := range []string{"", " ", "a/b", "a?b", "a#b", ".", "..", "a\nb"} {
@@ -589,12 +590,12 @@ func TestInvalidInputIsRefusedBeforeAnyRequest(t *testing.T) {
 		requireValidation(t, err, "id")
 	}
 	for _, p := range []string{"", "report/custom", "//evil.example/x", "/report/custom?x=1", "/a#b", "/report/../catalog", "/a b"} {
-		_, err := c.Fetch(ctx, p, nil)
+		_, err := c.Fetch(ctx, &reportstore.FetchParams{Path: p})
 		requireValidation(t, err, "path")
-		_, err = c.QuoteFetch(ctx, p, nil)
+		_, err = c.QuoteFetch(ctx, &reportstore.FetchParams{Path: p})
 		requireValidation(t, err, "path")
 	}
-	assert.Zero(t, hits.Load())
+	assert.Empty(t, srv.Requests())
 }
 
 // requireValidation checks that err is an *sdk.ValidationError for field.
@@ -608,8 +609,8 @@ func requireValidation(t *testing.T, err error, field string) {
 
 func TestConcurrentPurchasesEachPayOnce(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
-	payer := newPayer(t, srv, x402.Policy{MaxTotal: atomicUnits(5 * 130000)})
+	srv := testkit.Start(t, reportstoretest.NewServer())
+	payer := newPayer(t, srv, x402.Policy{MaxTotal: usdc.Cents(5 * 13)})
 	c := newClient(t, srv, payer)
 
 	errs := make(chan error, 8)
@@ -639,7 +640,7 @@ func TestConcurrentPurchasesEachPayOnce(t *testing.T) {
 
 func TestReportBodyIsComplete(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	c := newClient(t, srv, newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited}))
 	ctx := context.Background()
 
@@ -652,12 +653,4 @@ func TestReportBodyIsComplete(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, r.Body, streamed)
 	assert.True(t, json.Valid(r.Body))
-}
-
-// mustParse parses a price or fails the test.
-func mustParse(t *testing.T, s string) reportstore.Price {
-	t.Helper()
-	p, err := reportstore.ParsePrice(s)
-	require.NoError(t, err)
-	return p
 }

@@ -1,33 +1,48 @@
 package reportstore
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/x402/usdc"
 )
 
-// ErrNotFound matches (with errors.Is) a 404 answer, such as the preview of an id the store
-// does not know; it is sdk.ErrNotFound.
-var ErrNotFound = sdk.ErrNotFound
+// sentinels are the store's own sentinel errors; the store answers without error codes, so
+// none is registered.
+var sentinels = httpcore.NewSentinels(serviceName)
 
-// ErrRateLimited matches (with errors.Is) every *sdk.RateLimitError: the store answered 429.
-// It is sdk.ErrRateLimited.
-var ErrRateLimited = sdk.ErrRateLimited
+// ErrConflict matches a 409, which the store does not send; it is [sdk.ErrConflict], as every
+// status sentinel here is sdk's.
+var ErrConflict = sdk.ErrConflict
 
-// ErrUnsupportedFormat is matched (with errors.Is) by the error of a report request the store
-// answered with 400, which its API description reserves for an unsupported format value.
-var ErrUnsupportedFormat = errors.New("reportstore: unsupported report format")
-
-// ErrPaymentRequired is matched (with errors.Is) by a *PaymentRequiredError: the store asked
-// for payment and the client had no payer to pay it.
-var ErrPaymentRequired = errors.New("reportstore: payment required")
+// ErrForbidden matches a 403; it is [sdk.ErrForbidden].
+var ErrForbidden = sdk.ErrForbidden
 
 // ErrNoChallenge is returned by Quote when the store served the report without asking for
 // payment, so there is no price to quote.
-var ErrNoChallenge = errors.New("reportstore: the store did not ask for payment")
+var ErrNoChallenge = sentinels.New("the store did not ask for payment")
+
+// ErrNotFound matches a 404, such as the preview of an id the store does not know; it is
+// [sdk.ErrNotFound].
+var ErrNotFound = sdk.ErrNotFound
+
+// ErrPaymentRequired is matched by a *PaymentRequiredError: the store asked for payment and
+// the client had no payer to pay it.
+var ErrPaymentRequired = sentinels.New("payment required")
+
+// ErrRateLimited matches every *sdk.RateLimitError: the store answered 429; it is
+// [sdk.ErrRateLimited].
+var ErrRateLimited = sdk.ErrRateLimited
+
+// ErrUnauthorized matches a 401, which the store, paid through x402, does not send; it is
+// [sdk.ErrUnauthorized].
+var ErrUnauthorized = sdk.ErrUnauthorized
+
+// ErrUnsupportedFormat is matched by the error of a report request the store answered with
+// 400, which its API description reserves for an unsupported format value.
+var ErrUnsupportedFormat = sentinels.New("unsupported report format")
 
 // UnsupportedFormatError is the store's 400 answer to a report request: the format value is
 // not one it serves. It matches ErrUnsupportedFormat and unwraps to the *sdk.APIError.

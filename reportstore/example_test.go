@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
@@ -33,7 +32,7 @@ func ExampleClient_Catalog() {
 		if p.Economies != nil {
 			economies = fmt.Sprintf("%d economies", *p.Economies)
 		}
-		fmt.Printf("%s %s %s, %s, %s\n", p.ID, p.Price, p.Kind, economies, p.Period)
+		fmt.Printf("%s %s %s, %s, %s\n", p.ID, usdc.Format(p.Price), p.Kind, economies, p.Period)
 	}
 	// Output:
 	// 80 products
@@ -79,14 +78,14 @@ func ExampleClient_Report() {
 		log.Fatal(err)
 	}
 	payer, err := x402.NewPayer(x402.Policy{
-		MaxPerPayment: big.NewInt(500_000),
-		MaxTotal:      big.NewInt(1_000_000),
+		MaxPerPayment: usdc.Cents(50),
+		MaxTotal:      usdc.Dollars(1),
 		PayTo:         []string{reportstoretest.DefaultPayTo},
 	}, []x402.Scheme{scheme})
 	if err != nil {
 		log.Fatal(err)
 	}
-	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
+	store.Facilitator().Fund(signer.Address(), usdc.Dollars(1))
 
 	client, err := reportstore.New(
 		reportstore.WithBaseURL(store.URL),
@@ -131,11 +130,7 @@ func ExampleClient_Report() {
 }
 
 func ExampleClient_OpenReport() {
-	price, err := reportstore.ParsePrice("$0.05")
-	if err != nil {
-		log.Fatal(err)
-	}
-	store := reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-stream", 10<<20, price))
+	store := reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-stream", 10<<20, usdc.Cents(5)))
 	defer store.Close()
 	signer, err := evm.NewPrivateKeySigner(testKey)
 	if err != nil {
@@ -150,7 +145,7 @@ func ExampleClient_OpenReport() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000))
+	store.Facilitator().Fund(signer.Address(), usdc.Dollars(1))
 	client, err := reportstore.New(reportstore.WithBaseURL(store.URL), reportstore.WithPayer(payer))
 	if err != nil {
 		log.Fatal(err)
@@ -174,21 +169,4 @@ func ExampleClient_OpenReport() {
 	// Output:
 	// receipt before reading: true
 	// streamed 10485742 bytes of text/csv for $0.05
-}
-
-func ExampleParsePrice() {
-	for _, s := range []string{"0.130000", "$0.13", "0.095"} {
-		p, err := reportstore.ParsePrice(s)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(p, p.Decimal(), p.Atomic())
-	}
-	_, err := reportstore.ParsePrice("0.1234567")
-	fmt.Println(err)
-	// Output:
-	// $0.13 0.130000 130000
-	// $0.13 0.130000 130000
-	// $0.095 0.095000 95000
-	// reportstore: invalid price: more than 6 decimals
 }

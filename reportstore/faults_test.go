@@ -15,18 +15,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
 
 func TestServerErrorAfterSettlingIsUnconfirmedAndCounted(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithFaults(x402test.FaultErrorAfterSettle))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithFaults(x402test.FaultErrorAfterSettle)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited, AllowRequote: true})
 	c := newClient(t, srv, payer)
 
@@ -47,7 +49,7 @@ func TestServerErrorAfterSettlingIsUnconfirmedAndCounted(t *testing.T) {
 
 func TestChallengeAfterSettlingKeepsTheAuthorizationCounted(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t, reportstoretest.WithFaults(x402test.FaultChallengeAfterSettle))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithFaults(x402test.FaultChallengeAfterSettle)))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -65,9 +67,9 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 	t.Parallel()
 	t.Run("within the cap is paid once at the new price", func(t *testing.T) {
 		t.Parallel()
-		srv := newStore(t)
-		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", mustParse(t, "$0.15")) })
-		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(200000), MaxTotal: budget.Unlimited, AllowRequote: true})
+		srv := testkit.Start(t, reportstoretest.NewServer())
+		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", usdc.Cents(15)) })
+		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc.Cents(20), MaxTotal: budget.Unlimited, AllowRequote: true})
 		c := newClient(t, srv, payer)
 
 		r, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -80,9 +82,9 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 	})
 	t.Run("above the cap is not paid", func(t *testing.T) {
 		t.Parallel()
-		srv := newStore(t)
-		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", mustParse(t, "$0.90")) })
-		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(200000), MaxTotal: budget.Unlimited, AllowRequote: true})
+		srv := testkit.Start(t, reportstoretest.NewServer())
+		srv.AfterNextChallenge(func() { srv.SetPrice("macro-gdp", usdc.Cents(90)) })
+		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc.Cents(20), MaxTotal: budget.Unlimited, AllowRequote: true})
 		c := newClient(t, srv, payer)
 
 		_, err := c.Report(context.Background(), "macro-gdp", reportstore.FormatCSV)
@@ -95,7 +97,7 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 	t.Run("to a foreign payee is not paid", func(t *testing.T) {
 		t.Parallel()
 		const impostor = "0x000000000000000000000000000000000000dEaD"
-		srv := newStore(t)
+		srv := testkit.Start(t, reportstoretest.NewServer())
 		srv.AfterNextChallenge(func() { srv.SetPayTo(impostor) })
 		payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited, PayTo: []string{reportstoretest.DefaultPayTo}, AllowRequote: true})
 		c := newClient(t, srv, payer)
@@ -112,7 +114,7 @@ func TestRequoteDuringAPurchase(t *testing.T) {
 func TestRedirectToAnotherHostIsNotPaid(t *testing.T) {
 	t.Parallel()
 	const impostor = "0x000000000000000000000000000000000000dEaD"
-	other := newStore(t, reportstoretest.WithPayTo(impostor))
+	other := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithPayTo(impostor)))
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
 	}))
@@ -132,7 +134,7 @@ func TestRedirectToAnotherHostIsNotPaid(t *testing.T) {
 
 func TestPaidRedirectIsNotFollowed(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	target, err := url.Parse(srv.URL)
 	require.NoError(t, err)
 	var requests atomic.Int64
@@ -183,7 +185,7 @@ func (t *cancelOnPaidAnswer) RoundTrip(req *http.Request) (*http.Response, error
 func TestContextCancelledAfterThePaidAnswerKeepsTheReceipt(t *testing.T) {
 	t.Parallel()
 	// 32 MiB: far more than the connection's buffers hold when the context ends.
-	srv := newStore(t, reportstoretest.WithLargeReport("macro-big", 32<<20, mustParse(t, "0.13")))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-big", 32<<20, usdc.Cents(13))))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	for name, buy := range map[string]func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error){
 		"Report": func(ctx context.Context, c *reportstore.Client) (*wire.SettleResponse, error) {
@@ -225,12 +227,12 @@ func TestContextCancelledAfterThePaidAnswerKeepsTheReceipt(t *testing.T) {
 
 func TestQuoteSaysWhyThePayerWouldRefuse(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	for name, tc := range map[string]struct {
 		policy x402.Policy
 		want   error
 	}{
-		"over the cap":  {x402.Policy{MaxPerPayment: atomicUnits(100000), MaxTotal: budget.Unlimited}, x402.ErrAmountOverCap},
+		"over the cap":  {x402.Policy{MaxPerPayment: usdc.Cents(10), MaxTotal: budget.Unlimited}, x402.ErrAmountOverCap},
 		"foreign payee": {x402.Policy{MaxTotal: budget.Unlimited, PayTo: []string{"0x000000000000000000000000000000000000dEaD"}}, x402.ErrPayToNotAllowed},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -250,7 +252,7 @@ func TestQuoteSaysWhyThePayerWouldRefuse(t *testing.T) {
 		assert.Equal(t, evm.NetworkBase, q.Network)
 	})
 	t.Run("payable", func(t *testing.T) {
-		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: atomicUnits(200000), MaxTotal: budget.Unlimited, PayTo: []string{reportstoretest.DefaultPayTo}})
+		payer := newPayer(t, srv, x402.Policy{MaxPerPayment: usdc.Cents(20), MaxTotal: budget.Unlimited, PayTo: []string{reportstoretest.DefaultPayTo}})
 		q, err := newClient(t, srv, payer).Quote(context.Background(), "macro-gdp", reportstore.FormatCSV)
 		require.NoError(t, err)
 		assert.NoError(t, q.Refusal)
@@ -265,10 +267,10 @@ func TestQuoteDescribesTheEntryThePayerWouldPay(t *testing.T) {
 			X402Version: 2,
 			Resource:    &wire.ResourceInfo{URL: "http://store/report/x"},
 			Accepts: []wire.PaymentRequirements{
-				{Scheme: evm.SchemeExact, Network: evm.NetworkBaseSepolia, Amount: atomicUnits(100000),
+				{Scheme: evm.SchemeExact, Network: evm.NetworkBaseSepolia, Amount: usdc.Cents(10),
 					Asset: evm.USDCBaseSepolia, PayTo: reportstoretest.DefaultPayTo, MaxTimeoutSeconds: 60,
 					Extra: map[string]any{"name": "USDC", "version": "2"}},
-				{Scheme: evm.SchemeExact, Network: evm.NetworkBase, Amount: atomicUnits(130000),
+				{Scheme: evm.SchemeExact, Network: evm.NetworkBase, Amount: usdc.Cents(13),
 					Asset: evm.USDCBase, PayTo: reportstoretest.DefaultPayTo, MaxTimeoutSeconds: 60,
 					Extra: map[string]any{"name": "USD Coin", "version": "2"}},
 			},
@@ -291,7 +293,7 @@ func TestQuoteDescribesTheEntryThePayerWouldPay(t *testing.T) {
 	assert.NoError(t, q.Refusal)
 	assert.Equal(t, evm.NetworkBase, q.Network)
 	assert.Equal(t, "130000", q.Amount.String())
-	assert.Equal(t, "$0.13", q.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(q.Amount))
 
 	unpaid, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
 	require.NoError(t, err)

@@ -1,41 +1,38 @@
 package reportstore_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/fixturetest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
-// fixtureStore returns a client whose requests are answered by the recorded exchange
-// testdata/fixtures/name, which checks what the client sent.
-func fixtureStore(t *testing.T, name string) (*reportstore.Client, *fixturetest.Exchange) {
+// fixtureStore returns a client of the store whose requests are answered, in order, by the
+// recorded exchanges testdata/fixtures/names, each checking what the client sent; a request
+// beyond them, or one left unsent, fails the test.
+func fixtureStore(t *testing.T, names ...string) *reportstore.Client {
 	t.Helper()
-	e := fixturetest.Load(t, filepath.Join("testdata", "fixtures", name))
-	c, err := reportstore.New(reportstore.WithBaseURL("https://reportbazaar.app.workbuddy.host"), reportstore.WithHTTPClient(e.Client(t)),
-		reportstore.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
-	require.NoError(t, err)
-	return c, e
+	return testkit.New(t, reportstore.New, reportstore.WithBaseURL("https://reportbazaar.app.workbuddy.host"),
+		reportstore.WithHTTPClient(fixturetest.Client(t, "testdata/fixtures", names...)), reportstore.WithRetry(testkit.NoRetry))
 }
 
 func TestFixtureCatalogInTheStoresShape(t *testing.T) {
 	t.Parallel()
-	c, e := fixtureStore(t, "catalog.json")
+	c := fixtureStore(t, "catalog.json")
 	catalog, err := c.Catalog(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, 1, e.Calls())
 	products := catalog.Products
 	require.Len(t, products, 3)
 	gdp := products[0]
 	assert.Equal(t, "macro-gdp", gdp.ID)
 	assert.Equal(t, "GDP (current US$)", gdp.Title)
 	require.NotNil(t, gdp.Price)
-	assert.Equal(t, "$0.13", gdp.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(gdp.Price))
 	require.NotNil(t, gdp.Economies)
 	assert.Equal(t, 20, *gdp.Economies)
 	assert.Equal(t, "2015:2025", gdp.Period)
@@ -46,7 +43,7 @@ func TestFixtureCatalogInTheStoresShape(t *testing.T) {
 
 func TestFixturePreview(t *testing.T) {
 	t.Parallel()
-	c, _ := fixtureStore(t, "preview.json")
+	c := fixtureStore(t, "preview.json")
 	p, err := c.Preview(t.Context(), "macro-gdp")
 	require.NoError(t, err)
 	require.NotNil(t, p.Year)
@@ -60,11 +57,10 @@ func TestFixturePreview(t *testing.T) {
 
 func TestFixtureQuoteReadsTheStoresChallenge(t *testing.T) {
 	t.Parallel()
-	c, e := fixtureStore(t, "quote.json")
+	c := fixtureStore(t, "quote.json")
 	q, err := c.Quote(t.Context(), "macro-gdp", reportstore.FormatCSV)
 	require.NoError(t, err)
-	assert.Equal(t, 1, e.Calls(), "a quote is one unpaid request")
-	assert.Equal(t, "$0.13", q.Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(q.Amount))
 	assert.Equal(t, "130000", q.Amount.String())
 	assert.Equal(t, "eip155:8453", q.Network)
 	assert.Equal(t, "0xba7efeabfab91a6febc8d8088faa29ce95979b34", q.PayTo)

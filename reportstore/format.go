@@ -30,8 +30,8 @@ func (r Record) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
 // Format makes %v and %+v print the values a ReportPayload points to, not their addresses.
 func (r ReportPayload) Format(f fmt.State, verb rune) { show.Struct(f, verb, r) }
 
-// Format makes %v and %+v print the values a StartInfo points to, not their addresses.
-func (s StartInfo) Format(f fmt.State, verb rune) { show.Struct(f, verb, s) }
+// Format makes %v and %+v print the values a FirstPurchase points to, not their addresses.
+func (s FirstPurchase) Format(f fmt.State, verb rune) { show.Struct(f, verb, s) }
 
 // String prints the Quote as %+v would, with the values it points to, not their addresses:
 // its field Format rules out a Format method.

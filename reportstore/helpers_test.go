@@ -1,36 +1,33 @@
 package reportstore_test
 
 import (
-	"math/big"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
+
+// scan checks that no credential, token or signature the suite uses ever reaches a log line
+// or an error string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 // testKey is a well-known public test key (the second Hardhat development account); it holds
 // nothing anywhere but in the fake's ledger.
 const testKey = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
 
 // startBalance is what each test's payer is funded with: 10 USDC.
-var startBalance = big.NewInt(10_000_000)
-
-// newStore starts a fake store for one test.
-func newStore(t testing.TB, opts ...reportstoretest.Option) *reportstoretest.Server {
-	t.Helper()
-	srv := reportstoretest.NewServer(opts...)
-	t.Cleanup(srv.Close)
-	return srv
-}
+var startBalance = usdc.Dollars(10)
 
 // testSigner returns the signer of testKey, the account every test's payer pays from.
 func testSigner(t testing.TB) *evm.PrivateKeySigner {
@@ -69,20 +66,12 @@ func newPayer(t testing.TB, srv *reportstoretest.Server, policy x402.Policy) *x4
 // newClient returns a client of srv paying with payer (none when nil).
 func newClient(t testing.TB, srv *reportstoretest.Server, payer *x402.Payer, opts ...reportstore.Option) *reportstore.Client {
 	t.Helper()
-	all := []reportstore.Option{reportstore.WithBaseURL(srv.URL), reportstore.WithRetry(sdk.RetryPolicy{MaxAttempts: 1})}
+	defaults := []reportstore.Option{reportstore.WithBaseURL(srv.URL), reportstore.WithRetry(testkit.NoRetry)}
 	if payer != nil {
-		all = append(all, reportstore.WithPayer(payer))
+		defaults = append(defaults, reportstore.WithPayer(payer))
 	}
-	c, err := reportstore.New(append(all, opts...)...)
-	require.NoError(t, err)
-	return c
+	return testkit.New(t, reportstore.New, append(defaults, opts...)...)
 }
-
-// atomicUnits returns an amount of atomic USDC units as a *big.Int.
-func atomicUnits(atomic int64) *big.Int { return big.NewInt(atomic) }
-
-// intPtr returns a pointer to n, to compare with the optional counts and years of the API.
-func intPtr(n int) *int { return &n }
 
 // settledValues returns the amounts of the store's settlements, oldest first.
 func settledValues(srv *reportstoretest.Server) []int64 {
@@ -100,16 +89,4 @@ func requireNoMoneyMoved(t *testing.T, srv *reportstoretest.Server, payer *x402.
 	require.Equal(t, startBalance.String(), srv.Facilitator().Balance(testAddress(t)).String())
 	require.Equal(t, "0", srv.Facilitator().Balance(srv.PayTo()).String())
 	require.Equal(t, "0", budgettest.Spent(t, payer).String())
-}
-
-// countingServer starts an httptest server that counts the requests it gets and answers 500.
-func countingServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
-	t.Helper()
-	var n atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n.Add(1)
-		w.WriteHeader(http.StatusInternalServerError)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &n
 }

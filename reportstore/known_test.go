@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,22 +29,22 @@ func TestKnownReportsIsTheDescriptionsTable(t *testing.T) {
 		assert.True(t, *k.Economies == 10 || *k.Economies == 20, k.ID)
 	}
 	assert.Equal(t, KnownReport{ID: "macro-gdp", Measures: "GDP, current US$", Price: ks[0].Price, Economies: intRef(20)}, ks[0])
-	assert.Equal(t, "$0.13", ks[0].Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(ks[0].Price))
 	byID := map[string]KnownReport{}
 	for _, k := range ks {
 		byID[k.ID] = k
 	}
-	assert.Equal(t, "$0.28", byID["macro-current-account"].Price.String())
-	assert.Equal(t, "$0.07", byID["macro-patents"].Price.String())
+	assert.Equal(t, "$0.28", usdc.Format(byID["macro-current-account"].Price))
+	assert.Equal(t, "$0.07", usdc.Format(byID["macro-patents"].Price))
 	require.NotNil(t, byID["macro-gini"].Economies)
 	assert.Equal(t, 10, *byID["macro-gini"].Economies)
 
 	// The result is a copy: changing it leaves the table alone.
-	*ks[0].Price = Price{atomic: 1}
+	ks[0].Price.SetInt64(1)
 	*ks[0].Economies = 1
 	ks[1].ID = "changed"
 	again := KnownReports()
-	assert.Equal(t, "$0.13", again[0].Price.String())
+	assert.Equal(t, "$0.13", usdc.Format(again[0].Price))
 	assert.Equal(t, intRef(20), again[0].Economies)
 	assert.Equal(t, "macro-gdp-per-capita", again[1].ID)
 }

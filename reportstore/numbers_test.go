@@ -5,13 +5,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // notNumbers are texts that Go's strconv reads as numbers but that are not finite numbers in
@@ -21,14 +22,8 @@ var notNumbers = []string{"Infinity", "-inf", "+Inf", "1e999", "-1e999", "0x1p4"
 // jsonServer serves body as JSON at every path.
 func jsonServer(t *testing.T, body string) *reportstore.Client {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(body))
-	}))
-	t.Cleanup(srv.Close)
-	c, err := reportstore.New(reportstore.WithBaseURL(srv.URL))
-	require.NoError(t, err)
-	return c
+	srv := testkit.Record(t, testkit.Answer(http.StatusOK, body))
+	return testkit.New(t, reportstore.New, reportstore.WithBaseURL(srv.URL))
 }
 
 func TestNonFiniteNumbersAreNeverValues(t *testing.T) {
@@ -64,7 +59,7 @@ func TestNonFiniteNumbersAreNeverValues(t *testing.T) {
 			require.NoError(t, err)
 			assert.Nil(t, start.Price)
 
-			_, err = reportstore.ParsePrice(text)
+			_, err = usdc.Parse(text)
 			assert.Error(t, err)
 		})
 	}

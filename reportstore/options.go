@@ -20,32 +20,36 @@ type config struct {
 // Option configures a Client; pass options to New.
 type Option func(*config) error
 
-// WithBaseURL sets the store's address, {base_url} in its API description (such as
-// https://host or https://host/proxy); the store's paths (/catalog, /report/<id>, ...) carry no
-// prefix and are added to it. Without it the REPORTSTORE_URL environment variable is used.
+// WithBaseURL sets the store's address, {base_url} in its API description; the store's paths
+// (/catalog, /report/<id>, ...) carry no prefix. Without it REPORTSTORE_URL is read.
+// See [sdk] (Client options) for the rule.
 func WithBaseURL(rawURL string) Option { return Option(httpcore.WithBaseURL[*config](rawURL)) }
 
-// WithHTTPClient sets the *http.Client that sends requests (it must not be nil); its
-// Transport, Timeout and Jar are used as they are, the client is never changed, and its idle
-// connections are never closed. The payer of WithPayer wraps its Transport for purchases. Without
-// it the client uses its own transport, which keeps up to 100 idle connections per host.
+// WithClock sets the clock that paces the client and reads its answers' times.
+// See [sdk] (Client options) for the clock.
+func WithClock(clock sdk.Clock) Option { return Option(httpcore.WithClock[*config](clock)) }
+
+// WithExpectedPayee sets the only address the client agrees to pay: the store pays one fixed
+// address for every report. A challenge naming any other payTo is refused before anything is
+// signed, with a *PayeeMismatchError, by Quote and by every purchase. The address must be a
+// 0x-prefixed 20-byte hex address; letter case does not matter.
+func WithExpectedPayee(address string) Option {
+	return func(c *config) error {
+		if !hexstr.IsAddress(address) {
+			return &sdk.ValidationError{Field: "expected payee", Reason: "must be a 0x-prefixed 20-byte hex address"}
+		}
+		c.payee = address
+		return nil
+	}
+}
+
+// WithHTTPClient sets the *http.Client that sends requests; the payer of WithPayer wraps its
+// Transport for purchases. See [sdk] (Client options) for how it is used.
 func WithHTTPClient(hc *http.Client) Option { return Option(httpcore.WithHTTPClient[*config](hc)) }
 
-// WithLogger sets a *slog.Logger that receives one metadata-only record per attempt
-// (service, method, host, path, status, attempt, duration); logging is off by default.
-// Payment headers, query strings and bodies are never logged.
+// WithLogger sets the logger of one metadata-only record per attempt; payment headers are
+// never logged. See [sdk] (Client options) for what is logged.
 func WithLogger(l *slog.Logger) Option { return Option(httpcore.WithLogger[*config](l)) }
-
-// WithRetry sets the retry policy of the free requests (Catalog, Preview, Start, Quote);
-// zero fields keep their defaults and sdk.RetryPolicy{MaxAttempts: 1} turns retries off.
-// Purchases are never retried by the client: a repeated purchase would pay again. (The payer
-// itself may re-send a paid request with the same signed payment, which cannot settle twice;
-// see x402.WithResend.)
-func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*config](p)) }
-
-// WithUserAgent puts the caller's own product token (such as "my-agent/1.2") before the
-// SDK's User-Agent.
-func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }
 
 // WithPayer sets the x402 payer that pays for reports: Report, OpenReport and Fetch send
 // their requests through payer.RoundTripper, so each purchase pays the amount of its own most
@@ -62,22 +66,21 @@ func WithPayer(payer *x402.Payer) Option {
 	}
 }
 
-// WithExpectedPayee sets the only address the client agrees to pay: the store pays one fixed
-// address for every report. A challenge naming any other payTo is refused before anything is
-// signed, with a *PayeeMismatchError, by Quote and by every purchase. The address must be a
-// 0x-prefixed 20-byte hex address; letter case does not matter.
-func WithExpectedPayee(address string) Option {
-	return func(c *config) error {
-		if !hexstr.IsAddress(address) {
-			return &sdk.ValidationError{Field: "expected payee", Reason: "must be a 0x-prefixed 20-byte hex address"}
-		}
-		c.payee = address
-		return nil
-	}
+// WithRequestsPerMinute paces every attempt, purchases included; the store publishes no
+// limit, so the client is unpaced by default. See [sdk] (Client options) for pacing.
+func WithRequestsPerMinute(n int) Option {
+	return Option(httpcore.WithRequestsPerMinute[*config](n))
 }
 
-// WithTimeouts sets how long the client waits for an answer's headers, for a whole attempt,
-// and between reads of a streamed body (defaults 30s, 60s and 30s); zero fields keep their
-// defaults. A purchase is one attempt: Report and Fetch end within Attempt, and OpenReport
-// returns within it. The package documentation gives the longest each call can take.
+// WithRetry sets the retry policy of the free requests (Catalog, Preview, Start, Quote);
+// purchases are never retried, since a repeat would pay again. See [sdk] (Client options) for
+// the policy.
+func WithRetry(p sdk.RetryPolicy) Option { return Option(httpcore.WithRetry[*config](p)) }
+
+// WithTimeouts sets how long the client waits for an answer; a purchase is one attempt, ended
+// within Attempt. See [sdk] (Client options) for the bounds.
 func WithTimeouts(t sdk.Timeouts) Option { return Option(httpcore.WithTimeouts[*config](t)) }
+
+// WithUserAgent puts the caller's product token before the SDK's User-Agent.
+// See [sdk] (Client options) for the header.
+func WithUserAgent(product string) Option { return Option(httpcore.WithUserAgent[*config](product)) }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agentapis/sdk/internal/lenient"
+	"github.com/agentapis/sdk/internal/jsonmember"
 )
 
 // ReportPayload is the body of a FormatJSON report. The store's API description does not
@@ -85,7 +85,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 	}
 	if items, ok := arrayItems(f["economies"]); ok {
 		for _, raw := range items {
-			if code, ok := lenient.ScalarText(raw); ok {
+			if code, ok := jsonmember.ScalarText(raw); ok {
 				p.Economies = append(p.Economies, code)
 			} else if obj, ok := objectFields(raw); ok {
 				p.Economies = append(p.Economies, obj.str("code", "economy", "iso2", "iso3", "id"))
@@ -95,7 +95,7 @@ func parsePayload(body []byte) (*ReportPayload, error) {
 	if items, ok := arrayItems(f["indicators"]); ok {
 		for _, raw := range items {
 			ind := Indicator{Raw: raw}
-			if code, ok := lenient.ScalarText(raw); ok {
+			if code, ok := jsonmember.ScalarText(raw); ok {
 				ind.Code = code
 			} else if obj, ok := objectFields(raw); ok {
 				ind.Code = obj.str("code", "id", "indicator", "indicatorcode")
@@ -138,7 +138,7 @@ func payloadRecords(items []json.RawMessage) ([]Record, error) {
 		}
 		rec.Year = *year
 		if v, present := obj.get(valueColumns...); present {
-			text, isText := lenient.ScalarText(v)
+			text, isText := jsonmember.ScalarText(v)
 			n, isNumber := parseValue(text)
 			if !isText || !isNumber && !isMissing(text) {
 				return nil, fmt.Errorf("entry %d: the value is not a number", i) // not quoted: the report may echo anything

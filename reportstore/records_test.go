@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +22,7 @@ func TestRecordsParsesColumnsByName(t *testing.T) {
 	recs, err := r.Records()
 	require.NoError(t, err)
 	require.Len(t, recs, 5)
-	assert.Equal(t, Record{Economy: "US", Year: 2015, Indicator: "NY.GDP.MKTP.CD", Value: ptr(1.5)}, recs[0])
+	assert.Equal(t, Record{Economy: "US", Year: 2015, Indicator: "NY.GDP.MKTP.CD", Value: testkit.Ptr(1.5)}, recs[0])
 	assert.Nil(t, recs[1].Value, "empty cell is absent")
 	assert.Nil(t, recs[2].Value, `".." is absent`)
 	assert.Equal(t, -2250.0, *recs[3].Value)
@@ -81,5 +82,3 @@ func TestScanRecordsStopsOnBreakAndAfterAnError(t *testing.T) {
 	assert.Equal(t, []int{2015, 2016}, got)
 	assert.Equal(t, 1, errs, "the error is yielded once, then the scan stops")
 }
-
-func ptr(f float64) *float64 { return &f }

@@ -35,9 +35,8 @@ type Quote struct {
 	Path string
 	// Format is the format asked for.
 	Format Format
-	// Price is Amount read as USDC (6 decimals).
-	Price Price
-	// Amount is the price in the asset's atomic units, as the challenge states it.
+	// Amount is the price in the asset's atomic units, as the challenge states it (USDC:
+	// usdc.Format shows it).
 	Amount *big.Int
 	// PayTo is the recipient of the payment.
 	PayTo string
@@ -80,14 +79,14 @@ func (c *Client) Quote(ctx context.Context, id string, format Format) (*Quote, e
 	return c.quote(ctx, id, httpcore.Path("report", id), formatQuery(format), format.orDefault(), true)
 }
 
-// QuoteFetch asks the store for the live price of a product path, such as "/report/custom"
-// with its query, without paying; path and query are checked as Fetch checks them.
-func (c *Client) QuoteFetch(ctx context.Context, p string, query url.Values) (*Quote, error) {
-	escaped, err := checkPath(p)
+// QuoteFetch asks the store for the live price of the product Fetch would buy with params,
+// without paying; params are checked as Fetch checks them.
+func (c *Client) QuoteFetch(ctx context.Context, params *FetchParams) (*Quote, error) {
+	escaped, err := params.check()
 	if err != nil {
 		return nil, err
 	}
-	return c.quote(ctx, path.Base(p), escaped, query, Format(query.Get("format")).orDefault(), false)
+	return c.quote(ctx, path.Base(params.Path), escaped, params.Query, params.format(), false)
 }
 
 // quote sends the unpaid request and reads its challenge, each attempt within the client's
@@ -153,15 +152,13 @@ func quoteFrom(apiErr *sdk.APIError, id, p string, format Format, payer *x402.Pa
 		}
 		return nil, fmt.Errorf("reportstore: GET %s: %w", p, &x402.NoUsableRequirementsError{Reasons: reasons})
 	}
-	price, err := PriceFromBig(chosen.Amount)
-	if err != nil {
-		return nil, fmt.Errorf("reportstore: GET %s: quoted amount: %w", p, err)
+	if chosen.Amount == nil || chosen.Amount.Sign() < 0 {
+		return nil, fmt.Errorf("reportstore: GET %s: the quoted amount is missing or negative", p)
 	}
 	return &Quote{
 		ID:                id,
 		Path:              p,
 		Format:            format,
-		Price:             price,
 		Amount:            new(big.Int).Set(chosen.Amount),
 		PayTo:             chosen.PayTo,
 		Network:           chosen.Network,
@@ -211,17 +208,35 @@ func (c *Client) Report(ctx context.Context, id string, format Format) (*Report,
 	return s.readAll()
 }
 
-// Fetch buys any other product of the store by its path and query, such as the bespoke
-// "/report/custom" with query indicators=NY.GDP.MKTP.CD&countries=US,CN, or a bundle. The
-// path must start with "/" and carry no query or fragment of its own (give those in query).
-// It pays like Report; Report.Format is the query's format value, FormatHTML without one.
-func (c *Client) Fetch(ctx context.Context, p string, query url.Values) (*Report, error) {
-	escaped, err := checkPath(p)
+// FetchParams name a product of the store other than a catalog report, for Fetch and
+// QuoteFetch.
+type FetchParams struct {
+	// Path is the product's path, such as the bespoke "/report/custom" or a bundle's: it
+	// starts with "/" and carries no query or fragment of its own.
+	Path string
+	// Query is the product's query, such as indicators=NY.GDP.MKTP.CD&countries=US,CN; its
+	// format value, FormatHTML without one, is the Report's Format.
+	Query url.Values
+}
+
+// check refuses nil params and a path checkPath refuses, and returns the path escaped.
+func (p *FetchParams) check() (string, error) {
+	if p == nil {
+		return "", invalid("path", "must not be empty: the parameters are nil")
+	}
+	return checkPath(p.Path)
+}
+
+// format is the format the query asks for, FormatHTML without one.
+func (p *FetchParams) format() Format { return Format(p.Query.Get("format")).orDefault() }
+
+// Fetch buys any other product of the store, named by params, and pays like Report.
+func (c *Client) Fetch(ctx context.Context, params *FetchParams) (*Report, error) {
+	escaped, err := params.check()
 	if err != nil {
 		return nil, err
 	}
-	format := Format(query.Get("format")).orDefault()
-	s, err := c.open(ctx, path.Base(p), escaped, query, format, false, false)
+	s, err := c.open(ctx, path.Base(params.Path), escaped, params.Query, params.format(), false, false)
 	if err != nil {
 		return nil, err
 	}

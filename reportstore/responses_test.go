@@ -16,7 +16,9 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
@@ -45,7 +47,7 @@ func requireRateLimited(t *testing.T, err error, path string) {
 
 func TestA429IsARateLimitErrorWithItsHeaders(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -76,7 +78,7 @@ func TestA429IsARateLimitErrorWithItsHeaders(t *testing.T) {
 
 func TestFreeRequestsAreNeverPaid(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 	ctx := context.Background()
@@ -111,7 +113,7 @@ func TestFreeRequestsAreNeverPaid(t *testing.T) {
 
 func TestEveryResultCarriesItsResponse(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	target, err := url.Parse(srv.URL)
 	require.NoError(t, err)
 	// A front that numbers every answer and reports a quota, as a real deployment might.

@@ -19,10 +19,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
@@ -103,7 +106,7 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 		"402 with a new challenge": func(w http.ResponseWriter, echo, _, _ string) {
 			enc, err := wire.EncodePaymentRequired(&wire.PaymentRequired{X402Version: 2, Error: echo,
 				Accepts: []wire.PaymentRequirements{{Scheme: evm.SchemeExact, Network: evm.NetworkBase,
-					Amount: atomicUnits(130000), Asset: evm.USDCBase, PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+					Amount: usdc.Cents(13), Asset: evm.USDCBase, PayTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
 					MaxTimeoutSeconds: 60, Extra: map[string]any{"name": "USD Coin", "version": "2"}}}})
 			if err != nil {
 				panic(err)
@@ -148,7 +151,7 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 	for name, answer := range answers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			store := newStore(t)
+			store := testkit.Start(t, reportstoretest.NewServer())
 			payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 			var mu sync.Mutex
 			var secrets []string
@@ -205,7 +208,7 @@ func TestThePaymentNeverReachesAnErrorOrTheLog(t *testing.T) {
 				s.Close()
 			}
 			errs = append(errs, err)
-			_, err = c.Fetch(context.Background(), "/report/macro-gdp", url.Values{"format": {"json"}})
+			_, err = c.Fetch(context.Background(), &reportstore.FetchParams{Path: "/report/macro-gdp", Query: url.Values{"format": {"json"}}})
 			errs = append(errs, err)
 
 			mu.Lock()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
@@ -189,7 +190,7 @@ func requireBounded(t *testing.T, call func(ctx context.Context) error) error {
 }
 
 func TestFreeCallsEndWhenTheStoreGoesSilent(t *testing.T) {
-	store := newStore(t)
+	store := testkit.Start(t, reportstoretest.NewServer())
 	calls := map[string]func(ctx context.Context, c *reportstore.Client) error{
 		"Catalog": func(ctx context.Context, c *reportstore.Client) error { _, err := c.Catalog(ctx); return err },
 		"Preview": func(ctx context.Context, c *reportstore.Client) error {
@@ -231,7 +232,7 @@ func TestPurchasesEndWhenTheStoreGoesSilent(t *testing.T) {
 		return err
 	}
 	fetch := func(ctx context.Context, c *reportstore.Client) error {
-		_, err := c.Fetch(ctx, "/report/macro-gdp", map[string][]string{"format": {"csv"}})
+		_, err := c.Fetch(ctx, &reportstore.FetchParams{Path: "/report/macro-gdp", Query: map[string][]string{"format": {"csv"}}})
 		return err
 	}
 	openReport := func(ctx context.Context, c *reportstore.Client) error {
@@ -269,7 +270,7 @@ func TestPurchasesEndWhenTheStoreGoesSilent(t *testing.T) {
 		for buyName, buy := range tc.buys {
 			t.Run(name+"/"+buyName, func(t *testing.T) {
 				t.Parallel()
-				store := newStore(t)
+				store := testkit.Start(t, reportstoretest.NewServer())
 				payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 				front := hostileFront(t, store, tc.at, tc.how)
 				c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer),
@@ -304,7 +305,7 @@ func TestPurchasesEndWhenTheStoreGoesSilent(t *testing.T) {
 }
 
 func TestAStalledStreamEndsByTheIdleBound(t *testing.T) {
-	store := newStore(t)
+	store := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 	front := hostileFront(t, store, paidAnswer, silentBody)
 	c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer),
@@ -330,7 +331,7 @@ func TestAStalledStreamEndsByTheIdleBound(t *testing.T) {
 }
 
 func TestATricklingStreamOutlivesTheAttemptBound(t *testing.T) {
-	store := newStore(t)
+	store := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 	front := hostileFront(t, store, paidAnswer, trickleBody)
 	c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer),
@@ -354,7 +355,7 @@ func TestATricklingStreamOutlivesTheAttemptBound(t *testing.T) {
 }
 
 func TestAPurchaseWithoutPayerEndsOnATrickledChallenge(t *testing.T) {
-	store := newStore(t)
+	store := testkit.Start(t, reportstoretest.NewServer())
 	front := hostileFront(t, store, unpaidAnswer, trickleBody)
 	c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithTimeouts(testTimeouts))
 	require.NoError(t, err)
@@ -376,7 +377,7 @@ func TestTheBoundOfAPurchaseNamesItself(t *testing.T) {
 	for _, at := range []stage{unpaidAnswer, paidAnswer} {
 		t.Run(map[stage]string{unpaidAnswer: "unpaid", paidAnswer: "paid"}[at], func(t *testing.T) {
 			t.Parallel()
-			store := newStore(t)
+			store := testkit.Start(t, reportstoretest.NewServer())
 			payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 			front := hostileFront(t, store, at, silentHeaders)
 			c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer),
@@ -413,7 +414,7 @@ func TestACallerDeadlineDuringThePaidRequestLeavesThePaymentInDoubt(t *testing.T
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			store := newStore(t)
+			store := testkit.Start(t, reportstoretest.NewServer())
 			payer := newPayer(t, store, x402.Policy{MaxTotal: budget.Unlimited})
 			front := hostileFront(t, store, paidAnswer, silentHeaders)
 			c, err := reportstore.New(reportstore.WithBaseURL(front.URL), reportstore.WithPayer(payer))

@@ -11,10 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // largeSize is the size of the streamed report of the memory test and the benchmark.
@@ -45,7 +47,7 @@ func (h *heapSampler) Write(p []byte) (int, error) {
 
 func TestOpenReportStreamsInConstantMemory(t *testing.T) {
 	// Not parallel: the heap is measured for the whole process.
-	srv := newStore(t, reportstoretest.WithLargeReport("macro-stream", largeSize, mustParse(t, "0.13")))
+	srv := testkit.Start(t, reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-stream", largeSize, usdc.Cents(13))))
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	c := newClient(t, srv, payer)
 
@@ -70,11 +72,7 @@ func TestOpenReportStreamsInConstantMemory(t *testing.T) {
 }
 
 func BenchmarkOpenReport200MB(b *testing.B) {
-	price, err := reportstore.ParsePrice("0.01")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := newStore(b, reportstoretest.WithLargeReport("macro-stream", largeSize, price))
+	srv := testkit.Start(b, reportstoretest.NewServer(reportstoretest.WithLargeReport("macro-stream", largeSize, usdc.Cents(1))))
 	payer := newPayer(b, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	srv.Facilitator().Fund(testAddress(b), big.NewInt(1_000_000_000))
 	c := newClient(b, srv, payer)
@@ -120,7 +118,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 func TestBrokenDeliveryIsADeliveryErrorWithTheReceipt(t *testing.T) {
 	t.Parallel()
-	srv := newStore(t)
+	srv := testkit.Start(t, reportstoretest.NewServer())
 	payer := newPayer(t, srv, x402.Policy{MaxTotal: budget.Unlimited})
 	httpClient := &http.Client{Transport: breakingTransport{next: http.DefaultTransport, cut: 10}}
 	c := newClient(t, srv, payer, reportstore.WithHTTPClient(httpClient))

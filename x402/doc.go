@@ -81,6 +81,15 @@
 // Before giving up on a network failure or a 5xx, the payer sends the same signed payment
 // again (WithResend), which cannot settle twice.
 //
+// # Other transports
+//
+// Payer.Prepare pays a challenge that reached the program some other way than a 402: it
+// chooses, checks, reserves and signs as the RoundTripper does, and returns an Attempt
+// whose Payload the transport sends. The transport then books what came back
+// (Attempt.Answered, with an Answer) or that nothing did (Attempt.NoAnswer), and gets the
+// same typed outcomes, with the same meaning for the budget. Package x402/mcppay pays the
+// paid tools of MCP servers this way; the RoundTripper itself pays through attempts.
+//
 // # Budgets
 //
 // A Payer draws on a budget (package budget): its own, capped at Policy.MaxTotal, or one

@@ -344,7 +344,8 @@ type PaymentSettledError struct {
 	Payment
 	// Requirements is the accepts entry that was paid.
 	Requirements wire.PaymentRequirements
-	// StatusCode is the status of the answer.
+	// StatusCode is the status of the answer; 0 for a transport without statuses (an MCP
+	// tool error).
 	StatusCode int
 	// Location is the answer's Location header, for a redirect.
 	Location string
@@ -355,6 +356,9 @@ type PaymentSettledError struct {
 // Error names the status and the settlement transaction.
 func (e *PaymentSettledError) Error() string {
 	msg := fmt.Sprintf("x402: payment settled (transaction %s) but the answer was status %d", e.Receipt.Transaction, e.StatusCode)
+	if e.StatusCode == 0 { // a transport without statuses (Attempt.Answered)
+		msg = fmt.Sprintf("x402: payment settled (transaction %s) but the answer was an error", e.Receipt.Transaction)
+	}
 	if e.Location != "" {
 		msg += ", a redirect that was not followed"
 	}

@@ -16,7 +16,7 @@ func (p *Payer) PayOffline(req *http.Request, challenge *http.Response, receipt 
 	if err != nil {
 		return nil, err
 	}
-	pay, err := p.prepare(req.Context(), req, pr, false)
+	pay, err := p.prepare(req.Context(), pr, targetOf(req), false)
 	if err != nil {
 		return nil, err
 	}
@@ -32,3 +32,6 @@ func (p *Payer) PayOffline(req *http.Request, challenge *http.Response, receipt 
 	}
 	return paid, pay.hold.Commit(req.Context())
 }
+
+// HTTPHeader returns the header the RoundTripper sends an attempt's payment in.
+func (a *Attempt) HTTPHeader() (name, value string) { return a.httpHeader() }

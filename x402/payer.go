@@ -2,6 +2,7 @@ package x402
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"math/big"
 	"net/http"
@@ -176,43 +177,23 @@ func (p *Payer) Evaluate(pr *wire.PaymentRequired) (*wire.PaymentRequirements, e
 	return &c, nil
 }
 
-// payment is one signed payment on its way to the server.
-type payment struct {
-	hold   *budget.Hold
-	id     Payment                  // what identifies it: its chain's id, payer, network, payee, amount
-	req    wire.PaymentRequirements // the entry paid, as the policy checked it
-	header string                   // header name: PAYMENT-SIGNATURE or X-PAYMENT
-	value  string                   // header value
-	// expires is when the payment can no longer settle, and ref what else its scheme's
-	// lookup needs.
-	expires time.Time
-	ref     string
-	// secrets are the forms of the payment that must never reach an error: the header value
-	// and the scheme's.
-	secrets []string
-}
-
-// scrub removes every form of the payment from text the server sent.
-func (pay *payment) scrub(text string) string { return httpcore.Scrub(text, pay.secrets...) }
-
 // prepare chooses an entry of pr, applies the policy to a copy of it, reserves the amount,
 // asks the approval hook (with a copy of its own), has the scheme sign the checked copy and
 // records the signature in the budget. On any error nothing is sent, and nothing stays
 // reserved unless the store could not record the release.
-func (p *Payer) prepare(ctx context.Context, req *http.Request, pr *wire.PaymentRequired, requote bool) (*payment, error) {
+func (p *Payer) prepare(ctx context.Context, pr *wire.PaymentRequired, t target, requote bool) (*Attempt, error) {
 	chosen, scheme, err := p.rules.choose(pr)
 	if err != nil {
 		return nil, err
 	}
 	r := chosen.Clone()
 	network, _ := wire.NormalizeNetwork(r.Network) // checked by choose
-	resource := resourceOf(req)
 	hold, err := p.budget.Reserve(ctx, ledger.Reservation{Amount: r.Amount, PayTo: r.PayTo, Rail: "x402 " + network,
-		Resource: resource, Payer: scheme.Payer(), Asset: r.Asset})
+		Resource: t.resource, Payer: scheme.Payer(), Asset: r.Asset})
 	if err != nil {
 		return nil, refusalOf(err, &r)
 	}
-	pay, err := p.authorize(ctx, req, pr, scheme, &r, network, requote)
+	pay, err := p.authorize(ctx, pr, scheme, &r, network, t, requote)
 	if err == nil {
 		err = hold.Sign(ctx, ledger.Signature{ID: pay.id.ID, Expires: pay.expires, Ref: pay.ref})
 	}
@@ -221,7 +202,7 @@ func (p *Payer) prepare(ctx context.Context, req *http.Request, pr *wire.Payment
 		return nil, err
 	}
 	pay.hold = hold
-	pay.id.Payer, pay.id.Network, pay.id.PayTo, pay.id.Asset, pay.id.Resource = scheme.Payer(), network, r.PayTo, r.Asset, resource
+	pay.id.Payer, pay.id.Network, pay.id.PayTo, pay.id.Asset, pay.id.Resource = scheme.Payer(), network, r.PayTo, r.Asset, t.resource
 	pay.id.Amount = new(big.Int).Set(r.Amount)
 	return pay, nil
 }
@@ -241,26 +222,27 @@ func refusalOf(err error, r *wire.PaymentRequirements) error {
 	return pe
 }
 
-// resourceOf names what a request pays for: its URL without the query.
-func resourceOf(req *http.Request) string {
+// targetOf returns what a request pays for: its method and URL, and, for the budget, its URL
+// without the query.
+func targetOf(req *http.Request) target {
 	if req.URL == nil {
-		return ""
+		return target{method: req.Method}
 	}
 	u := *req.URL
 	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return u.String()
+	return target{method: req.Method, url: req.URL, resource: u.String()}
 }
 
 // authorize runs the approval hook on a copy of the quote and has the scheme sign r.
-func (p *Payer) authorize(ctx context.Context, req *http.Request, pr *wire.PaymentRequired, scheme Scheme,
-	r *wire.PaymentRequirements, network string, requote bool) (*payment, error) {
+func (p *Payer) authorize(ctx context.Context, pr *wire.PaymentRequired, scheme Scheme,
+	r *wire.PaymentRequirements, network string, t target, requote bool) (*Attempt, error) {
 	if p.rules.approve != nil {
-		q := Quote{Requirements: r.Clone(), Network: network, Resource: pr.Resource.Clone(), Method: req.Method, Requote: requote}
+		q := Quote{Requirements: r.Clone(), Network: network, Resource: pr.Resource.Clone(), Method: t.method, Requote: requote}
 		if pr.X402Version == 1 {
 			q.Resource = &wire.ResourceInfo{URL: r.Resource, Description: r.Description, MimeType: r.MimeType}
 		}
-		if req.URL != nil {
-			u := *req.URL
+		if t.url != nil {
+			u := *t.url
 			q.URL = &u
 		}
 		if err := p.rules.approve(ctx, q); err != nil {
@@ -286,17 +268,22 @@ func (p *Payer) authorize(ctx context.Context, req *http.Request, pr *wire.Payme
 	} else {
 		payload.Resource, payload.Accepted, payload.Extensions = pr.Resource, *r, pr.Extensions
 	}
-	value, err := wire.EncodePaymentPayload(payload)
+	b, err := payload.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	return &payment{
+	value := base64.StdEncoding.EncodeToString(b) // wire.EncodePaymentPayload, without encoding twice
+	return &Attempt{
+		p:       p,
 		req:     *r,
+		target:  t,
+		requote: requote,
+		payload: b,
 		header:  header,
 		value:   value,
 		id:      Payment{ID: signed.ID, idSecret: slices.Contains(signed.Secrets, signed.ID)},
 		expires: signed.Expires,
 		ref:     signed.Ref,
-		secrets: append([]string{value}, signed.Secrets...),
+		secrets: append([]string{value, string(b)}, signed.Secrets...),
 	}, nil
 }

@@ -79,7 +79,9 @@ type Quote struct {
 	Network string
 	// Resource describes what is paid for, as the server describes it.
 	Resource *wire.ResourceInfo
-	// Method and URL identify the request being paid for.
+	// Method and URL identify the request being paid for. For a payment of another
+	// transport (Payer.Prepare), Method is empty and URL is the resource it names, such as
+	// mcp://tool/search.
 	Method string
 	URL    *url.URL
 	// Requote reports that the server refused a first payment for this request and asked for

@@ -10,10 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentapis/sdk/internal/excerpt"
 	"github.com/agentapis/sdk/internal/httpcore"
 	"github.com/agentapis/sdk/internal/poll"
-	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
@@ -115,41 +113,12 @@ func (p *Payer) checkOrigin(req *http.Request) error {
 // pay pays challenge pr for req, once, or twice when the server re-quotes and the policy
 // allows it.
 func (t *payingTransport) pay(req *http.Request, pr *wire.PaymentRequired) (*http.Response, error) {
-	ctx := req.Context()
-	var rejected *PaymentRejectedError
-	for {
-		pay, err := t.p.prepare(ctx, req, pr, rejected != nil)
-		if err != nil {
-			if rejected != nil {
-				rejected.Requote = err
-				return nil, rejected
-			}
-			return nil, err
-		}
-		resp, ref, err := t.sendPaid(req, pay)
-		if ref == nil {
-			return resp, err
-		}
-		// A clean refusal: pay a new quote once, when the policy allows it.
-		again := rejected != nil
-		rejected = ref.err
-		switch {
-		case again || !t.p.rules.allowRequote:
-			return nil, rejected
-		case ref.next == nil:
-			rejected.Requote = ref.nextErr
-			return nil, rejected
-		}
-		pr = ref.next
+	a, err := t.p.prepare(req.Context(), pr, targetOf(req), false)
+	var resp *http.Response
+	for err == nil && resp == nil {
+		resp, a, err = t.sendPaid(req, a)
 	}
-}
-
-// refusal is a clean refusal of a paid request: its error, and the server's new challenge
-// when it sent a readable one.
-type refusal struct {
-	err     *PaymentRejectedError
-	next    *wire.PaymentRequired
-	nextErr error
+	return resp, err
 }
 
 // sent is what became of one payment's attempts.
@@ -157,67 +126,52 @@ type sent struct {
 	resp  *http.Response // the last answer, nil when none came
 	err   error          // the last attempt's failure, when no answer came
 	doubt bool           // an attempt ended without a clear answer, or was sent twice
-	left  bool           // the payment was handed to the transport at least once
 }
 
 // sendPaid sends req with the payment, again with the same payment after a network failure
-// or a 5xx as WithResend allows, and books the outcome in the payment's hold. It returns the
-// 2xx answer to hand to the caller, the typed error of an outcome that is settled or in
-// doubt, or the refusal of a clean refusal.
-//
-// The outcome is booked in the budget whatever happened to the request's context. A failure
-// of the store to book it is not reported: the hold then stays counted as signed, and the
-// answer or error is the same.
-func (t *payingTransport) sendPaid(req *http.Request, pay *payment) (*http.Response, *refusal, error) {
-	s := t.attempts(req, pay)
-	book := context.WithoutCancel(req.Context())
-	if !s.left {
-		_ = pay.hold.Discard(book) // the signed payment never left this process
-		return nil, nil, s.err
-	}
+// or a 5xx as WithResend allows, and books the outcome in the attempt (see Answered). It
+// returns the 2xx answer to hand to the caller, the attempt that pays a new quote, or the
+// typed error of the outcome.
+func (t *payingTransport) sendPaid(req *http.Request, a *Attempt) (*http.Response, *Attempt, error) {
+	s := t.attempts(req, a)
 	if s.resp == nil {
-		_ = pay.hold.InDoubt(book)
-		return nil, nil, t.unconfirmed(pay, 0, "", s.err)
+		return nil, nil, a.NoAnswer(req.Context(), s.err)
 	}
-	resp := s.resp
-	receipt, hasReceipt := ReceiptFrom(resp)
-	status := resp.StatusCode
-	switch {
-	case status >= 200 && status <= 299:
-		_ = pay.hold.Commit(book) // delivered: the payment went through
-		return withPayment(resp, req, pay), nil, nil
-	case hasReceipt && receipt.Success:
-		_ = pay.hold.Commit(book)
-		location := resp.Header.Get("Location")
-		httpcore.Drain(resp)
-		return nil, nil, &PaymentSettledError{Payment: pay.id.clone(), Requirements: pay.req, StatusCode: status,
-			Location: pay.scrub(location), Receipt: scrubReceipt(receipt, pay)}
-	case status >= 500, status >= 300 && status <= 399, s.doubt:
-		_ = pay.hold.InDoubt(book)
-		return nil, nil, t.unconfirmed(pay, status, t.reason(resp, pay), nil)
+	resp, status := s.resp, s.resp.StatusCode
+	ans := Answer{status: status, Delivered: status >= 200 && status <= 299,
+		InDoubt: status >= 500 || (status >= 300 && status <= 399) || s.doubt}
+	if ans.Delivered {
+		_, _ = a.Answered(req.Context(), ans) // commits
+		return withPayment(resp, req, a), nil, nil
 	}
-	ref := &refusal{err: &PaymentRejectedError{Payment: pay.id.clone(), Requirements: pay.req, StatusCode: status}}
-	if pay.hold.Refused(book) == nil && !pay.expires.IsZero() {
-		ref.err.HeldUntil = pay.expires.Add(ledger.ExpiryMargin)
+	ans.Receipt, _ = ReceiptFrom(resp)
+	ans.location = resp.Header.Get("Location")
+	ans.Reason, ans.Challenge, ans.ChallengeErr = readFailure(resp)
+	if status == http.StatusPaymentRequired && ans.Challenge == nil && !ans.InDoubt && (ans.Receipt == nil || !ans.Receipt.Success) {
+		ans.Reason = "" // a refusal whose new challenge cannot be read says why in Requote
 	}
-	if hasReceipt {
-		ref.err.Settlement = scrubReceipt(receipt, pay)
+	next, err := a.Answered(req.Context(), ans)
+	return nil, next, err
+}
+
+// readFailure reads the answer to a paid request that delivered nothing: the new challenge of
+// a 402 and its error field, or else the start of the body (enough to hold an echoed payment
+// header whole, so that the attempt scrubs it before cutting an excerpt); and closes it.
+func readFailure(resp *http.Response) (reason string, challenge *wire.PaymentRequired, challengeErr error) {
+	if resp.StatusCode == http.StatusPaymentRequired {
+		if challenge, challengeErr = wire.ReadPaymentRequired(resp); challengeErr == nil {
+			httpcore.Drain(resp)
+			return challenge.Error, challenge, nil
+		}
 	}
-	if status != http.StatusPaymentRequired {
-		ref.err.Reason = t.reason(resp, pay)
-		return nil, ref, nil
-	}
-	ref.next, ref.nextErr = wire.ReadPaymentRequired(resp)
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
 	httpcore.Drain(resp)
-	if ref.nextErr == nil {
-		ref.err.Reason = pay.scrub(ref.next.Error)
-	}
-	return nil, ref, nil
+	return string(b), nil, challengeErr
 }
 
 // attempts sends the paid request until an answer that is not a 5xx comes, or the resends
 // allowed are spent.
-func (t *payingTransport) attempts(req *http.Request, pay *payment) sent {
+func (t *payingTransport) attempts(req *http.Request, a *Attempt) sent {
 	var s sent
 	opts := poll.Options{
 		Schedule:    poll.Schedule{Min: t.p.resendDelay},
@@ -229,7 +183,7 @@ func (t *payingTransport) attempts(req *http.Request, pay *payment) sent {
 	opts.Clock = t.p.clock
 	err := poll.Run(req.Context(), opts, func(_ context.Context, n int) (bool, time.Duration, error) {
 		// An authorization about to expire is not sent again: the server would refuse it.
-		if n > 1 && t.p.clock.Now().Add(validBeforeMargin).After(pay.expires) {
+		if n > 1 && t.p.clock.Now().Add(validBeforeMargin).After(a.expires) {
 			return true, 0, nil
 		}
 		if s.resp != nil {
@@ -237,12 +191,11 @@ func (t *payingTransport) attempts(req *http.Request, pay *payment) sent {
 			s.resp = nil
 		}
 		var writes atomic.Int32
-		paid, err := paidRequest(req, pay, &writes)
+		paid, err := paidRequest(req, a, &writes)
 		if err != nil {
 			s.err = err
 			return true, 0, nil
 		}
-		s.left = true
 		resp, err := t.next.RoundTrip(paid)
 		if writes.Load() > 1 {
 			s.doubt = true // the transport sent the paid request more than once on its own
@@ -265,44 +218,9 @@ func (t *payingTransport) attempts(req *http.Request, pay *payment) sent {
 	return s
 }
 
-// reason reads a short excerpt of a failure answer, with the payment scrubbed, and closes it.
-func (t *payingTransport) reason(resp *http.Response, pay *payment) string {
-	if pr, err := wire.ReadPaymentRequired(resp); err == nil && resp.StatusCode == http.StatusPaymentRequired {
-		httpcore.Drain(resp)
-		return pay.scrub(pr.Error)
-	}
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxReasonBytes))
-	httpcore.Drain(resp)
-	return excerpt.Of([]byte(pay.scrub(string(b)))) // scrubbed whole, then cut
-}
-
 // maxReasonBytes caps the failure body read for an error's reason: enough to hold an echoed
 // payment header whole, so it is scrubbed before the excerpt is cut.
 const maxReasonBytes = 16 << 10
-
-// scrubReceipt returns a copy of r with the payment scrubbed from its texts.
-func scrubReceipt(r *wire.SettleResponse, pay *payment) *wire.SettleResponse {
-	c := *r
-	c.ErrorReason, c.ErrorMessage = pay.scrub(r.ErrorReason), pay.scrub(r.ErrorMessage)
-	c.Transaction, c.Payer, c.Amount = pay.scrub(r.Transaction), pay.scrub(r.Payer), pay.scrub(r.Amount)
-	c.Network, c.RawNetwork = pay.scrub(r.Network), pay.scrub(r.RawNetwork)
-	c.Extensions = []byte(pay.scrub(string(r.Extensions)))
-	if r.Extensions == nil {
-		c.Extensions = nil
-	}
-	return &c
-}
-
-// unconfirmed returns the error for a payment whose outcome is unknown; its amount stays
-// counted.
-func (t *payingTransport) unconfirmed(pay *payment, status int, reason string, err error) error {
-	if err != nil {
-		if msg := pay.scrub(err.Error()); msg != err.Error() {
-			err = errors.New(msg) // the failure quoted the payment: keep only the scrubbed text
-		}
-	}
-	return &PaymentUnconfirmedError{Payment: pay.id.clone(), Requirements: pay.req, StatusCode: status, Reason: reason, Err: err}
-}
 
 // repeatableMethods are the methods a paid request may be sent again with.
 var repeatableMethods = map[string]bool{
@@ -341,25 +259,25 @@ func PaymentFrom(resp *http.Response) (*Payment, bool) {
 	return &c, true
 }
 
-// withPayment makes sure resp's Request carries pay's Payment, as the paid request did,
+// withPayment makes sure resp's Request carries a's Payment, as the paid request did,
 // whatever request the transport below set on resp (or none), and returns resp.
-func withPayment(resp *http.Response, req *http.Request, pay *payment) *http.Response {
+func withPayment(resp *http.Response, req *http.Request, a *Attempt) *http.Response {
 	base := resp.Request
 	if base == nil {
 		base = req
-	} else if p, _ := base.Context().Value(paymentKey{}).(*Payment); p == &pay.id {
+	} else if p, _ := base.Context().Value(paymentKey{}).(*Payment); p == &a.id {
 		return resp // the paid request itself
 	}
-	resp.Request = base.WithContext(context.WithValue(base.Context(), paymentKey{}, &pay.id))
+	resp.Request = base.WithContext(context.WithValue(base.Context(), paymentKey{}, &a.id))
 	return resp
 }
 
 // paidRequest returns a copy of req carrying the payment header, with a fresh body the
 // transport cannot replay, and a trace that counts the request headers written into writes.
 // Its context carries the payment's identity, so that the answer's Request has it.
-func paidRequest(req *http.Request, pay *payment, writes *atomic.Int32) (*http.Request, error) {
+func paidRequest(req *http.Request, a *Attempt, writes *atomic.Int32) (*http.Request, error) {
 	ctx := httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{WroteHeaders: func() { writes.Add(1) }})
-	ctx = context.WithValue(ctx, paymentKey{}, &pay.id)
+	ctx = context.WithValue(ctx, paymentKey{}, &a.id)
 	paid := req.Clone(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		body, err := req.GetBody()
@@ -371,7 +289,7 @@ func paidRequest(req *http.Request, pay *payment, writes *atomic.Int32) (*http.R
 		paid.Body, paid.ContentLength = unreplayable{}, 0
 	}
 	paid.GetBody = nil
-	paid.Header.Set(pay.header, pay.value)
+	paid.Header.Set(a.httpHeader())
 	return paid, nil
 }
 

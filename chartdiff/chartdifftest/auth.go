@@ -100,7 +100,7 @@ func (s *Server) newKey(acc *account, name string, scopes []string, expiresAt *t
 		name:      name,
 		scopes:    append([]string(nil), scopes...),
 		account:   acc,
-		createdAt: s.now().UTC().Truncate(time.Second),
+		createdAt: s.Now().UTC().Truncate(time.Second),
 		expiresAt: expiresAt,
 	}
 	s.keys[k.hash] = k
@@ -152,7 +152,7 @@ func (s *Server) checkKey(plain string) (*apiKey, *errorResponse) {
 	if k == nil {
 		return nil, fail(http.StatusUnauthorized, "invalid_api_key", "the API key does not exist")
 	}
-	switch k.status(s.now()) {
+	switch k.status(s.Now()) {
 	case "revoked":
 		return nil, fail(http.StatusUnauthorized, "invalid_api_key", "the API key is revoked")
 	case "expired":
@@ -184,7 +184,7 @@ type window struct {
 
 // used returns the bucket's count in the current window of length period. Caller holds s.mu.
 func (s *Server) used(bucket string, period time.Duration) (int, time.Time) {
-	start := s.now().Truncate(period)
+	start := s.Now().Truncate(period)
 	w := s.windows[bucket]
 	if w == nil || !w.start.Equal(start) {
 		return 0, start
@@ -202,7 +202,7 @@ func (s *Server) consume(bucket string, period time.Duration) {
 // with the seconds until its window resets. Caller holds s.mu.
 func (s *Server) quotaHeaders(h http.Header, bucket string, limit int, period time.Duration) (exhausted bool, resetSecs int) {
 	n, start := s.used(bucket, period)
-	reset := start.Add(period).Sub(s.now())
+	reset := start.Add(period).Sub(s.Now())
 	secs := int((reset + time.Second - 1) / time.Second)
 	h.Set("X-Ratelimit-Limit", strconv.Itoa(limit))
 	h.Set("X-Ratelimit-Remaining", strconv.Itoa(max(limit-n, 0)))
@@ -257,7 +257,7 @@ func (s *Server) limit(h http.Header, c *caller) *errorResponse {
 		}
 		s.consume(bucket, hour)
 		s.quotaHeaders(h, bucket, q.KeyPerHour, hour)
-		now := s.now()
+		now := s.Now()
 		c.key.lastUsed = &now
 		c.key.requests++
 		return nil

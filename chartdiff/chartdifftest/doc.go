@@ -70,8 +70,9 @@
 //
 // WithUpstreamDown, WithCacheDown, WithStatsDown and WithLimiterDown (and their Set methods)
 // switch outages; WithGatewayMangling and WithDroppedHeaders put a gateway or a proxy in
-// front; HoldAnalyses fills the analysis slots; Advance moves the clock. IssueKey, Analyzed,
-// RunningAnalyses and UpstreamPagesRead read and set the fake's state directly.
+// front; HoldAnalyses fills the analysis slots; WithClock takes a clock the test moves on
+// (sdktest.NewClock). IssueKey, Analyzed, RunningAnalyses and UpstreamPagesRead read and set
+// the fake's state directly.
 //
 // The fake speaks the vocabulary every fake of the SDK shares (package sdktest): Requests
 // returns the sdktest.Request records of what it received, before any gateway or proxy

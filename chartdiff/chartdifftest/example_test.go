@@ -1,33 +1,33 @@
 package chartdifftest_test
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"log"
-	"net/http"
 	"time"
 
+	"github.com/agentapis/sdk/chartdiff"
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 func ExampleNewServer() {
-	srv := chartdifftest.NewServer(chartdifftest.WithCharts(10), chartdifftest.WithClock(func() time.Time {
-		return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	}))
+	clock := sdktest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	srv := chartdifftest.NewServer(chartdifftest.WithCharts(10), chartdifftest.WithClock(clock))
 	defer srv.Close()
 
-	resp, err := http.Get(srv.URL + "/api/v1/charts/4")
+	client, err := chartdiff.New(chartdiff.WithBaseURL(srv.URL))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	ch, err := client.Chart(context.Background(), 4)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Print(resp.StatusCode, " ", string(body))
-	fmt.Println(resp.Header.Get("x-ratelimit-remaining"), "of", resp.Header.Get("x-ratelimit-limit"), "anonymous requests left")
+	fmt.Println(ch.ID, ch.Name, ch.Level, "analysed:", ch.Analyzed, "value:", ch.RefConst)
+	rl := ch.Response.RateLimit
+	fmt.Println(*rl.Remaining, "of", *rl.Limit, "anonymous requests left")
 	// Output:
-	// 200 {"chart_id":4,"name":"Golden Echo 4","level":"SP","difficulty":15.8,"charter":"Nyx","uploader":1,"analyzed":false}
+	// 4 Golden Echo 4 SP analysed: false value: <nil>
 	// 99 of 100 anonymous requests left
 }

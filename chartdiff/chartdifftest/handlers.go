@@ -111,14 +111,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 		s.write(w, e)
 		return
 	}
-	writeJSON(w, status, body)
+	fakeserver.WriteJSON(w, status, body)
 }
 
 // admit identifies the caller, checks the scope and counts the request.
 func (s *Server) admit(rt *route, c *call) *errorResponse {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	who := &caller{peer: peer(c.r)}
+	who := &caller{peer: fakeserver.PeerHost(c.r)}
 	key := presentedKey(c.r)
 	switch rt.mode {
 	case authToken:
@@ -280,7 +280,7 @@ func (s *Server) stats(*call) (int, any, *errorResponse) {
 		coverage = float64(analyzed) / float64(len(s.cache))
 	}
 	active := 0
-	since := s.now().Add(-day)
+	since := s.Now().Add(-day)
 	for _, acc := range s.accounts {
 		for _, k := range acc.keys {
 			if k.lastUsed != nil && k.lastUsed.After(since) {
@@ -431,7 +431,7 @@ func (s *Server) analyze(c *call) (int, any, *errorResponse) {
 		return 0, nil, fail(http.StatusBadGateway, "analysis_failed", "the analysis was interrupted")
 	}
 	ch := *src
-	engine(&ch, s.now())
+	engine(&ch, s.Now())
 	ch.Analyzed = true
 	s.cache[id] = &ch
 	if c.who.key != nil {
@@ -465,7 +465,7 @@ func (s *Server) usage(c *call) (int, any, *errorResponse) {
 		acc = c.who.key.account
 	}
 	q := s.quotas()
-	now := s.now()
+	now := s.Now()
 	keys := []map[string]any{}
 	totalReq, totalAn := 0, 0
 	for _, k := range acc.keys {

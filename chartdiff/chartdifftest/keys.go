@@ -84,7 +84,7 @@ func (s *Server) decodeKeyChanges(body map[string]json.RawMessage) (*keyChanges,
 			if json.Unmarshal(raw, &days) != nil || (days != 30 && days != 90 && days != 365) {
 				return nil, badRequest("expires_in_days must be 30, 90, 365 or null for never")
 			}
-			t := s.now().UTC().Truncate(time.Second).Add(time.Duration(days) * day)
+			t := s.Now().UTC().Truncate(time.Second).Add(time.Duration(days) * day)
 			ch.expiresAt = &t
 		}
 	}
@@ -95,7 +95,7 @@ func (s *Server) decodeKeyChanges(body map[string]json.RawMessage) (*keyChanges,
 // s.mu.
 func (s *Server) activeKey(c *call) (*apiKey, *errorResponse) {
 	k := s.keyByID[c.params[0]]
-	if k == nil || k.account != c.who.account || k.status(s.now()) != "active" {
+	if k == nil || k.account != c.who.account || k.status(s.Now()) != "active" {
 		return nil, fail(http.StatusNotFound, "not_found", "no active key with that id")
 	}
 	return k, nil
@@ -105,7 +105,7 @@ func (s *Server) activeKey(c *call) (*apiKey, *errorResponse) {
 func (s *Server) listKeys(c *call) (int, any, *errorResponse) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := s.now()
+	now := s.Now()
 	out := []map[string]any{}
 	for _, k := range c.who.account.keys {
 		if k.status(now) == "active" {
@@ -127,7 +127,7 @@ func (s *Server) createKey(c *call) (int, any, *errorResponse) {
 	if e != nil {
 		return 0, nil, e
 	}
-	acc, now := c.who.account, s.now()
+	acc, now := c.who.account, s.Now()
 	if acc.activeKeys(now) >= maxActiveKeys {
 		return 0, nil, fail(http.StatusConflict, "key_limit_reached", "the account already has 100 active keys")
 	}
@@ -171,7 +171,7 @@ func (s *Server) updateKey(c *call) (int, any, *errorResponse) {
 	if ch.setExpiry {
 		k.expiresAt = ch.expiresAt
 	}
-	return http.StatusOK, map[string]any{"key": k.record(s.now())}, nil
+	return http.StatusOK, map[string]any{"key": k.record(s.Now())}, nil
 }
 
 // rotateKey answers POST /keys/{id}/rotate: the old key is revoked at once and a new one with
@@ -183,7 +183,7 @@ func (s *Server) rotateKey(c *call) (int, any, *errorResponse) {
 	if e != nil {
 		return 0, nil, e
 	}
-	now := s.now()
+	now := s.Now()
 	revoked := now.UTC().Truncate(time.Second)
 	old.revokedAt = &revoked
 	k, plain := s.newKey(old.account, old.name, old.scopes, old.expiresAt)
@@ -198,7 +198,7 @@ func (s *Server) deleteKey(c *call) (int, any, *errorResponse) {
 	if e != nil {
 		return 0, nil, e
 	}
-	now := s.now()
+	now := s.Now()
 	revoked := now.UTC().Truncate(time.Second)
 	k.revokedAt = &revoked
 	return http.StatusOK, map[string]any{"key": k.record(now)}, nil

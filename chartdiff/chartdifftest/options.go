@@ -3,6 +3,8 @@ package chartdifftest
 import (
 	"strings"
 	"time"
+
+	"github.com/agentapis/sdk"
 )
 
 // Option configures a Server.
@@ -48,7 +50,7 @@ type config struct {
 	charts        int
 	extra         []Chart
 	accounts      []string
-	clock         func() time.Time
+	clock         sdk.Clock
 	upstreamDown  bool
 	cacheDown     bool
 	statsDown     bool
@@ -75,9 +77,10 @@ func WithAccount(token string) Option {
 	return func(c *config) { c.accounts = append(c.accounts, token) }
 }
 
-// WithClock sets the clock behind key expiry, quota windows and timestamps (default
-// time.Now); Server.Advance moves it on.
-func WithClock(now func() time.Time) Option { return func(c *config) { c.clock = now } }
+// WithClock sets the clock behind key expiry, quota windows and timestamps (default the wall
+// clock); a test moves a fake one (sdktest.NewClock) on to expire keys and roll the windows
+// over.
+func WithClock(clock sdk.Clock) Option { return func(c *config) { c.clock = clock } }
 
 // WithUpstreamDown makes the upstream game service unavailable: author and player lookups
 // answer 502 upstream_unavailable. Server.SetUpstreamDown changes it later.

@@ -3,13 +3,12 @@ package chartdifftest
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/sdktest"
 )
@@ -31,7 +30,6 @@ type Server struct {
 
 	mu       sync.Mutex
 	cfg      config
-	offset   time.Duration
 	cache    map[int]*Chart
 	upstream map[int]*Chart
 	authors  map[int][]int
@@ -47,7 +45,7 @@ type Server struct {
 
 // NewServer starts a fake configured by opts. Close it when done.
 func NewServer(opts ...Option) *Server {
-	cfg := config{charts: 200, clock: time.Now}
+	cfg := config{charts: 200, clock: sdk.SystemClock()}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -64,7 +62,7 @@ func NewServer(opts ...Option) *Server {
 		keyByID:  map[string]*apiKey{},
 		windows:  map[string]*window{},
 	}
-	base := s.now().Add(-24 * time.Hour)
+	base := s.Now().Add(-24 * time.Hour)
 	for id := 1; id <= cfg.charts; id++ {
 		ch := generated(id, base)
 		s.cache[id] = &ch
@@ -101,7 +99,7 @@ func NewServer(opts ...Option) *Server {
 	} else {
 		s.defToken = cfg.accounts[0]
 	}
-	s.fs = fakeserver.Start(http.HandlerFunc(s.serve), fakeserver.Config{Credentials: credentialHeaders, Now: s.Now,
+	s.fs = fakeserver.Start(http.HandlerFunc(s.serve), fakeserver.Config{Credentials: credentialHeaders, Now: cfg.clock.Now,
 		RenderFault: func(w http.ResponseWriter, _ *http.Request, f sdktest.Fault) {
 			s.write(w, fail(f.Status, f.Code, f.Message))
 		}})
@@ -134,22 +132,8 @@ func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.fs.InjectFaults(fault
 // was given).
 func (s *Server) AccountToken() string { return s.defToken }
 
-// now returns the fake's time.
-func (s *Server) now() time.Time { return s.cfg.clock().Add(s.offset) }
-
-// Now returns the fake's current time.
-func (s *Server) Now() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.now()
-}
-
-// Advance moves the fake's clock forward by d: keys expire and quota windows roll over.
-func (s *Server) Advance(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.offset += d
-}
+// Now returns the time on the fake's clock (see WithClock).
+func (s *Server) Now() time.Time { return s.cfg.clock.Now() }
 
 // SetUpstreamDown switches the upstream outage (see WithUpstreamDown).
 func (s *Server) SetUpstreamDown(down bool) { s.set(&s.cfg.upstreamDown, down) }
@@ -277,14 +261,7 @@ func writeError(w http.ResponseWriter, shape ErrorShape, status int, code, messa
 	default:
 		body = map[string]any{"error": map[string]string{"code": code, "message": message}}
 	}
-	writeJSON(w, status, body)
-}
-
-// writeJSON sends v as a JSON body.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	fakeserver.WriteJSON(w, status, body)
 }
 
 // randomHex returns n random bytes in hexadecimal.
@@ -292,13 +269,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails since Go 1.24
 	return hex.EncodeToString(b)
-}
-
-// peer returns the host part of the request's remote address.
-func peer(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return host
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"regexp"
 	"testing"
 
@@ -12,7 +13,12 @@ import (
 	"github.com/agentapis/sdk/chartdiff/chartdifftest"
 	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/examples/internal/clitest"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
+
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 func TestRunOffline(t *testing.T) {
 	t.Parallel()

@@ -17,8 +17,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/gagliardetto/solana-go"
@@ -44,11 +42,7 @@ type settings struct {
 	budget *big.Int
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(realMain) }
 
 // realMain runs the program with the command line args, and returns its exit status. It
 // reads no environment variable: env is there for the signature every example shares.
@@ -98,7 +92,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 
 	// 2. Buy a Pro key from a new wallet, funded on the fake cluster, within the budget.
 	wallet := solana.NewWallet().PrivateKey
-	srv.FundUSDC(wallet.PublicKey(), 6_000_000)
+	srv.FundUSDC(wallet.PublicKey(), usdc.Dollars(6))
 	srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL: the transaction's fee is paid in SOL
 	payer, err := svm.NewPrivateKeySigner(wallet)
 	if err != nil {
@@ -123,7 +117,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		return err
 	}
 	fmt.Fprintf(out, "paid %s in USDC on Solana to the treasury %s; budget spent %s of %s\n",
-		usdc.Format(new(big.Int).SetUint64(price)), srv.Treasury, usdc.Format(spent), usdc.Format(spend.Limit()))
+		usdc.Format(price), srv.Treasury, usdc.Format(spent), usdc.Format(spend.Limit()))
 
 	// 3. The history needs the key; BuyKey already switched the client to it.
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: s.model, Platform: best.BestPlatform, Limit: 7})

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math/big"
+	"os"
 	"strings"
 	"testing"
 
@@ -11,8 +12,15 @@ import (
 
 	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/examples/internal/clitest"
+	"github.com/agentapis/sdk/internal/secrettest"
 	"github.com/agentapis/sdk/x402"
 )
+
+// scan checks that no credential a client of this suite sends ever reaches a log line or an
+// error string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 func TestRunOffline(t *testing.T) {
 	t.Parallel()

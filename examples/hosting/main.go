@@ -24,8 +24,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -51,11 +49,7 @@ type settings struct {
 	repo    string
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(realMain) }
 
 // realMain runs the program with the command line args and the environment env, and returns
 // its exit status.
@@ -108,7 +102,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 
 	// 2. Deploy the folder: every file, then one commit and one deployment. HTML and the image
 	// travel as content_base64, the stylesheet as text.
-	res, err := client.DeployDir(ctx, s.repo, site, &hosting.DeployDirOptions{
+	res, err := client.DeployDir(ctx, s.repo, site, &hosting.DeployDirParams{
 		Message: "first version",
 		Progress: func(p hosting.Progress) {
 			fmt.Fprintf(out, "  %s %s (%d/%d files, %d/%d bytes)\n", p.Action, p.Path, p.FilesDone, p.FilesTotal, p.BytesDone, p.BytesTotal)
@@ -152,7 +146,7 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		return err
 	}
 	fmt.Fprintf(out, "title: %s\n", title(page))
-	st := client.Counters()
+	st := client.GatewayRemedies()
 	fmt.Fprintf(out, "token header: %s; gateway remedies: %d token retries, %d blocked PUTs resent\n",
 		st.TokenHeader, st.TokenHeaderRetries, st.BlockedPutRetries)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,7 +14,14 @@ import (
 	"github.com/agentapis/sdk/examples/internal/clitest"
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
+
+// scan checks that no credential a client of this suite sends ever reaches a log line or an
+// error string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 func TestRunOffline(t *testing.T) {
 	t.Parallel()

@@ -22,11 +22,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
@@ -44,18 +43,14 @@ type settings struct {
 	key     string
 	asin    string
 	node    string
-	// poll bounds the wait for the review collection; nil takes the client's defaults.
-	poll *productdata.PollOptions
+	// wait bounds the wait for the review collection; zero fields take the client's defaults.
+	wait sdk.WaitPolicy
 }
 
 // offlineTask is how long the fake takes to collect reviews.
 const offlineTask = 1500 * time.Millisecond
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(realMain) }
 
 // realMain runs the program with the command line args and the environment env, and returns
 // its exit status.
@@ -90,10 +85,15 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 		defer srv.Close()
 		s.baseURL, s.key = srv.URL, productdatatest.DefaultKey
 		// Poll the quick fake more often than a real service would deserve.
-		s.poll = &productdata.PollOptions{MinDelay: 500 * time.Millisecond, MaxDelay: 2 * time.Second, Timeout: 20 * time.Second}
+		s.wait = sdk.WaitPolicy{MinDelay: 500 * time.Millisecond, MaxDelay: 2 * time.Second, Timeout: 20 * time.Second}
 		fmt.Fprintln(out, "offline: using the in-memory fake (set PRODUCTDATA_URL and PRODUCTDATA_ACCOUNT_KEY for a live service)")
 	}
-	client, err := productdata.New(productdata.WithBaseURL(s.baseURL), productdata.WithAccountKey(s.key))
+	// Every status query of the review collection is a request, so the client asks rarely;
+	// Progress shows each wait.
+	s.wait.Progress = func(p sdk.WaitProgress) {
+		fmt.Fprintf(out, "  collection of %s: %d requests sent, next in %s\n", p.Subject, p.Attempt, p.Wait.Round(time.Millisecond))
+	}
+	client, err := productdata.New(productdata.WithBaseURL(s.baseURL), productdata.WithAccountKey(s.key), productdata.WithWait(s.wait))
 	if err != nil {
 		return err
 	}
@@ -112,11 +112,11 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 	if p.Ratings != nil && p.RatingsCount != nil {
 		fmt.Fprintf(out, ", rated %.1f by %d", *p.Ratings, *p.RatingsCount)
 	}
-	fmt.Fprintf(out, " (%s)\n", units(p.Meta.Units))
+	fmt.Fprintf(out, " (%s)\n", units(p.Units))
 
 	// 2. Page through a category, best sellers first. Each page is one request; the loop ends
 	// without an error at the service's "no more data" code.
-	count, before := 0, client.Counters().Calls
+	count, before := 0, client.RequestUnits().Sent
 	var top []productdata.Product
 	for item, err := range client.AllCategoryProducts(ctx, productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: s.node}) {
 		if err != nil {
@@ -127,21 +127,13 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 			top = append(top, item)
 		}
 	}
-	fmt.Fprintf(out, "category %s: %d products in %d requests; best sellers:\n", s.node, count, client.Counters().Calls-before)
+	fmt.Fprintf(out, "category %s: %d products in %d requests; best sellers:\n", s.node, count, client.RequestUnits().Sent-before)
 	for i, item := range top {
 		fmt.Fprintf(out, "  %d. %s %s, %s sold in 30 days\n", i+1, item.ASIN, cents(item.SalesPrice), sales(item.ListingSalesVolumeOfMonth))
 	}
 
 	// 3. Collect the product's reviews, two pages of about ten, and wait for the collection.
-	// Every status query is a request, so the client asks rarely; Progress shows each wait.
-	opts := productdata.PollOptions{}
-	if s.poll != nil {
-		opts = *s.poll
-	}
-	opts.Progress = func(tp productdata.TaskProgress) {
-		fmt.Fprintf(out, "  collection %s: %d status queries so far, next in %s\n", tp.TaskID, tp.Polls, tp.Wait.Round(time.Millisecond))
-	}
-	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: s.asin, Pages: 2}, &opts)
+	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: s.asin, Pages: 2})
 	switch {
 	case errors.Is(err, productdata.ErrAlreadyExists):
 		fmt.Fprintln(out, "reviews were collected less than two hours ago; reading those")
@@ -169,12 +161,12 @@ func run(ctx context.Context, out io.Writer, s settings) error {
 
 	// 4. Request units: each answer says what it consumed and what is left; the client adds
 	// them up and counts every request it sent, status queries included.
-	u := client.Counters()
+	u := client.RequestUnits()
 	left := "unknown"
 	if u.Left != nil {
 		left = fmt.Sprint(*u.Left)
 	}
-	fmt.Fprintf(out, "requests sent: %d (status queries included); units consumed: %d; units left: %s\n", u.Calls, u.Consumed, left)
+	fmt.Fprintf(out, "requests sent: %d (status queries included); units consumed: %d; units left: %s\n", u.Sent, u.Consumed, left)
 	return nil
 }
 

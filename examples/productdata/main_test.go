@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,11 +13,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/examples/internal/cli"
 	"github.com/agentapis/sdk/examples/internal/clitest"
+	"github.com/agentapis/sdk/internal/secrettest"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
 )
+
+// scan checks that no credential a client of this suite sends ever reaches a log line or an
+// error string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 func TestRunOffline(t *testing.T) {
 	t.Parallel()
@@ -29,7 +38,7 @@ func TestRunOffline(t *testing.T) {
 		"  $60.47, 467 sold in 30 days, rated 4.8 by 8050 (1 request unit consumed, 6499 left)\n",
 		"category 3743561: 258 products in 4 requests; best sellers:\n",
 		"  1. B0780J792C $62.93, 4992 sold in 30 days\n",
-		"  collection 1: 0 status queries so far, next in 500ms\n",
+		"  collection of B0CVM8TXHP: 1 requests sent, next in 500ms\n",
 		"20 reviews: ",
 	} {
 		assert.Contains(t, text, want)
@@ -44,7 +53,7 @@ func TestRunAgainstAGivenService(t *testing.T) {
 	defer srv.Close()
 	var out bytes.Buffer
 	s := settings{baseURL: srv.URL, key: productdatatest.DefaultKey, asin: "B0CVM8TXHP", node: "3743561",
-		poll: &productdata.PollOptions{MinDelay: 10 * time.Millisecond}}
+		wait: sdk.WaitPolicy{MinDelay: 10 * time.Millisecond}}
 	require.NoError(t, run(t.Context(), &out, s))
 	text := out.String()
 	assert.NotContains(t, text, "offline")

@@ -22,8 +22,6 @@ import (
 	"fmt"
 	"io"
 	"math/big"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 
@@ -60,11 +58,7 @@ type settings struct {
 	rows int
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	os.Exit(realMain(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
-}
+func main() { cli.Main(realMain) }
 
 // realMain runs the program with the command line args and the environment env, and returns
 // its exit status.

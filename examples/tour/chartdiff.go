@@ -51,7 +51,7 @@ func (s *session) chartdiffStep(ctx context.Context) (any, error) {
 	s.printf("analysed chart %d %q: ref_const %.2f (cached %t, %d attempt(s))", a.Chart.ID, a.Chart.Name, res.RefConst, a.Cached, a.Response.Attempts)
 
 	const pageSize, want = 50, 120
-	list := &chartdiff.ChartsParams{PageSize: pageSize, Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, Only: chartdiff.OnlyOfficial}
+	list := &chartdiff.ChartsParams{PageSize: pageSize, Sort: chartdiff.SortRefConst, Order: chartdiff.Desc, Filter: chartdiff.FilterOfficial}
 	for ch, err := range client.AllCharts(ctx, list) {
 		if err != nil {
 			return res, fmt.Errorf("listing the hardest charts: %w", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 
 	"github.com/gagliardetto/solana-go"
 	"github.com/gagliardetto/solana-go/rpc"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
 	"github.com/agentapis/sdk/x402/svm"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // gpupriceResult is what the gpuprice step did.
@@ -51,7 +51,7 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 		wallet := solana.NewWallet().PrivateKey
 		// The throwaway wallet holds 20 USDC: the session's cap, not the balance, bounds
 		// what the tour may spend.
-		srv.FundUSDC(wallet.PublicKey(), 20_000_000)
+		srv.FundUSDC(wallet.PublicKey(), usdc.Dollars(20))
 		srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL, for the transaction's fee
 		keyText = wallet.String()
 	}
@@ -112,7 +112,7 @@ func (s *session) gpupriceStep(ctx context.Context) (any, error) {
 	}
 	s.printf("bought a %s key %v (transaction %v), %s", key.Plan, key.Key, key.TxSignature, expires)
 	if price, ok := gpuprice.PlanPro.Price(); ok {
-		s.paid(payment{Amount: new(big.Int).SetUint64(price), To: treasury.String(), Rail: "USDC on Solana", For: "a Pro key"})
+		s.paid(payment{Amount: price, To: treasury.String(), Rail: "USDC on Solana", For: "a Pro key"})
 	}
 
 	h, err := client.History(ctx, &gpuprice.HistoryParams{Model: tourGPU, Platform: best.BestPlatform, Limit: 7})

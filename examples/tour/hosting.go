@@ -60,7 +60,7 @@ func (s *session) hostingStep(ctx context.Context) (any, error) {
 	if err != nil {
 		return res, fmt.Errorf("creating repository %s: %w", res.Repo, err)
 	}
-	deployed, err := client.DeployDir(ctx, repo.Name, tourSite, &hosting.DeployDirOptions{Message: "tour site"})
+	deployed, err := client.DeployDir(ctx, repo.Name, tourSite, &hosting.DeployDirParams{Message: "tour site"})
 	if err != nil {
 		return res, fmt.Errorf("deploying to %s: %w", repo.Name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
 )
@@ -32,7 +33,10 @@ type productdataResult struct {
 // end, showing each wait, then reads the reviews.
 func (s *session) productdataStep(ctx context.Context) (any, error) {
 	opts := []productdata.Option{productdata.WithHTTPClient(s.httpClient()), productdata.WithLogger(s.logger)}
-	poll := &productdata.PollOptions{}
+	// Every status query of the review collection is a request: show each wait.
+	wait := sdk.WaitPolicy{Progress: func(p sdk.WaitProgress) {
+		s.printf("review collection of %s: %d requests sent, next in %s", p.Subject, p.Attempt, p.Wait.Round(time.Millisecond))
+	}}
 	if s.live(productdata.EnvURL) {
 		// The key is there: the environment was checked before the tour started.
 		opts = append(opts, productdata.WithBaseURL(s.env(productdata.EnvURL)), productdata.WithAccountKey(s.env(productdata.EnvAccountKey)))
@@ -41,16 +45,16 @@ func (s *session) productdataStep(ctx context.Context) (any, error) {
 		s.closeLater(srv.Close)
 		opts = append(opts, productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey))
 		// The fake collects in 1.5 s: ask more often than a real service would deserve.
-		poll = &productdata.PollOptions{MinDelay: 500 * time.Millisecond, MaxDelay: 2 * time.Second, Timeout: 20 * time.Second}
+		wait.MinDelay, wait.MaxDelay, wait.Timeout = 500*time.Millisecond, 2*time.Second, 20*time.Second
 	}
-	client, err := productdata.New(opts...)
+	client, err := productdata.New(append(opts, productdata.WithWait(wait))...)
 	if err != nil {
 		return nil, err
 	}
 	res := &productdataResult{}
 	defer func() {
-		u := client.Counters()
-		res.Calls, res.Units = u.Calls, u.Consumed
+		u := client.RequestUnits()
+		res.Calls, res.Units = u.Sent, u.Consumed
 		s.units.Add(res.Units)
 	}()
 
@@ -61,10 +65,7 @@ func (s *session) productdataStep(ctx context.Context) (any, error) {
 	res.ASIN, res.Title, res.SalesPrice = p.ASIN, p.Title, p.SalesPrice
 	s.printf("product %s: %q at $%d.%02d", p.ASIN, p.Title, p.SalesPrice/100, p.SalesPrice%100)
 
-	poll.Progress = func(tp productdata.TaskProgress) {
-		s.printf("review collection %s: %d status queries so far, next in %s", tp.TaskID, tp.Polls, tp.Wait.Round(time.Millisecond))
-	}
-	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: tourASIN, Pages: 2}, poll)
+	task, err := client.CollectReviews(ctx, productdata.AmazonUS, &productdata.CollectReviewsParams{ASIN: tourASIN, Pages: 2})
 	switch {
 	case errors.Is(err, productdata.ErrAlreadyExists):
 		s.printf("reviews were collected less than two hours ago; reading those")
@@ -83,7 +84,7 @@ func (s *session) productdataStep(ctx context.Context) (any, error) {
 	if res.Reviews == 0 {
 		return res, fmt.Errorf("the collection of %s gave no review", tourASIN)
 	}
-	u := client.Counters()
-	s.printf("read %d reviews; %d requests, %d request units consumed", res.Reviews, u.Calls, u.Consumed)
+	u := client.RequestUnits()
+	s.printf("read %d reviews; %d requests, %d request units consumed", res.Reviews, u.Sent, u.Consumed)
 	return res, nil
 }

@@ -157,7 +157,7 @@ func (s *session) reportstoreStep(ctx context.Context) (any, error) {
 func priceText(p reportstore.Product) string {
 	switch {
 	case p.Price != nil:
-		return usdc.Format(p.Price.Big())
+		return usdc.Format(p.Price)
 	case p.PriceText != "":
 		return p.PriceText
 	default:

@@ -22,6 +22,7 @@ import (
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
 	"github.com/agentapis/sdk/x402"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // offline is an environment with no variable set: every service runs against its fake.
@@ -305,7 +306,7 @@ func TestLivePaymentsPayTheLiveServicesFromTheirWallets(t *testing.T) {
 	gpu := gpupricetest.NewServer()
 	t.Cleanup(gpu.Close)
 	wallet := solana.NewWallet().PrivateKey
-	gpu.FundUSDC(wallet.PublicKey(), 6_000_000)
+	gpu.FundUSDC(wallet.PublicKey(), usdc.Dollars(6))
 	gpu.FundSOL(wallet.PublicKey(), 10_000_000)
 	env := environment(map[string]string{
 		reportstore.EnvURL: store.URL, cli.EnvEVMPrivateKey: testEVMKey, cli.EnvReportstorePayTo: store.PayTo(),

@@ -1,6 +1,8 @@
 package gpupricetest
 
 import (
+	"math/big"
+
 	"github.com/gagliardetto/solana-go"
 
 	"github.com/agentapis/sdk/internal/solanafake"
@@ -12,38 +14,27 @@ const USDCMintAddress = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 // USDCMint is the USDC mint, which the fake cluster knows from the start.
 var USDCMint = solana.MustPublicKeyFromBase58(USDCMintAddress)
 
-// USDCDecimals is the number of decimals of USDC: one USDC is 1,000,000 atomic units.
-const USDCDecimals = 6
-
 // Transfer is a token transfer the fake cluster applied.
 type Transfer struct {
-	// Signature is the first signature of its transaction.
-	Signature solana.Signature
-	// From and To are the source and destination token accounts.
-	From, To solana.PublicKey
-	// Owner is the wallet that owns From and signed the transfer.
-	Owner  solana.PublicKey
-	Mint   solana.PublicKey
-	Amount uint64
-	// Memos holds the data of every Memo instruction of its transaction, exactly as sent.
-	Memos [][]byte
+	Signature   solana.Signature // the first signature of its transaction
+	From, To    solana.PublicKey // the source and destination token accounts
+	Owner, Mint solana.PublicKey // the wallet that owns From and signed, and the token
+	Amount      *big.Int         // in the mint's atomic units (package usdc's for USDC)
+	Memos       [][]byte         // every Memo instruction's data in its transaction, as sent
 }
 
 // Memo is a Memo program instruction of a transaction that landed successfully.
 type Memo struct {
-	// Signature is the first signature of its transaction.
-	Signature solana.Signature
-	// Signers are the accounts the instruction named, all of which signed.
-	Signers []solana.PublicKey
-	// Data is the memo, exactly as sent.
-	Data []byte
+	Signature solana.Signature   // the first signature of its transaction
+	Signers   []solana.PublicKey // the accounts the instruction named, all of which signed
+	Data      []byte             // the memo, exactly as sent
 }
 
 // newCluster returns the fake's cluster on its clock, knowing the configured mints (all of
 // the SPL Token program), its landed transactions confirmed as WithConfirmAfter says, and
 // the treasury's USDC account when WithTreasuryATA says it exists.
 func (s *Server) newCluster() *solanafake.Cluster {
-	c := solanafake.New(solanafake.Config{Clock: s.now, Stage: confirmAfter(s.cfg.confirmAfter)})
+	c := solanafake.New(solanafake.Config{Clock: s.Now, Stage: confirmAfter(s.cfg.confirmAfter)})
 	for mint, decimals := range s.cfg.mints {
 		c.AddMint(solanafake.Mint{Address: mint, Program: solana.TokenProgramID, Decimals: decimals})
 	}
@@ -54,18 +45,23 @@ func (s *Server) newCluster() *solanafake.Cluster {
 }
 
 // FundUSDC creates owner's USDC associated token account if it is missing and adds amount
-// (atomic units) to its balance. FundUSDC(owner, 0) creates an empty account.
-func (s *Server) FundUSDC(owner solana.PublicKey, amount uint64) {
+// (atomic units of package usdc, such as usdc.Dollars(5)) to its balance; FundUSDC(owner,
+// new(big.Int)) creates an empty account.
+func (s *Server) FundUSDC(owner solana.PublicKey, amount *big.Int) {
 	s.FundToken(USDCMint, owner, amount)
 }
 
 // FundToken is FundUSDC for any mint the cluster knows (USDC and those added with
-// WithMint); it panics on another mint.
-func (s *Server) FundToken(mint, owner solana.PublicKey, amount uint64) {
+// WithMint); it panics on another mint, and on an amount a token account cannot hold (negative,
+// or 2⁶⁴ atomic units or more).
+func (s *Server) FundToken(mint, owner solana.PublicKey, amount *big.Int) {
 	if _, ok := s.cluster.Mint(mint); !ok {
 		panic("gpupricetest: FundToken: unknown mint " + mint.String() + "; add it with WithMint")
 	}
-	s.cluster.FundToken(mint, owner, amount)
+	if !amount.IsUint64() {
+		panic("gpupricetest: FundToken: " + amount.String() + " atomic units do not fit a token account")
+	}
+	s.cluster.FundToken(mint, owner, amount.Uint64())
 }
 
 // FundSOL adds lamports to the SOL balance of wallet that getBalance reports. A wallet pays
@@ -77,14 +73,14 @@ func (s *Server) FundSOL(wallet solana.PublicKey, lamports uint64) {
 
 // USDCBalance returns the balance of owner's USDC associated token account in atomic
 // units, 0 when it does not exist.
-func (s *Server) USDCBalance(owner solana.PublicKey) uint64 {
+func (s *Server) USDCBalance(owner solana.PublicKey) *big.Int {
 	return s.TokenBalance(USDCMint, owner)
 }
 
 // TokenBalance returns the balance of owner's associated token account for mint, 0 when
 // it does not exist.
-func (s *Server) TokenBalance(mint, owner solana.PublicKey) uint64 {
-	return s.cluster.TokenBalance(mint, owner)
+func (s *Server) TokenBalance(mint, owner solana.PublicKey) *big.Int {
+	return new(big.Int).SetUint64(s.cluster.TokenBalance(mint, owner))
 }
 
 // TreasuryATA returns the treasury's USDC associated token account, where key payments

@@ -8,8 +8,8 @@
 //	if err != nil {
 //		return err
 //	}
-//	srv.FundUSDC(wallet.PublicKey(), 10_000_000) // 10 USDC
-//	srv.FundSOL(wallet.PublicKey(), 10_000_000)  // 0.01 SOL for fees and rent
+//	srv.FundUSDC(wallet.PublicKey(), usdc.Dollars(10))
+//	srv.FundSOL(wallet.PublicKey(), 10_000_000) // 0.01 SOL for fees and rent
 //	client, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRPCURL(srv.RPCURL))
 //	if err != nil {
 //		return err
@@ -105,9 +105,9 @@
 // the key expires one month after redemption. A payment is USDC (USDCMint, 6 decimals)
 // transferred to the treasury's USDC associated token account (Server.TreasuryATA); the
 // transfers of one transaction to it add up; exactly one plan's memo must appear, byte for
-// byte: MemoPro ("API-PRO") for Pro at ProPrice (5 USDC), MemoUnlimited ("API-ULTRA") for
-// Unlimited at UnlimitedPrice (19 USDC). solana-go's memo builder prefixes a length byte
-// ("\aAPI-PRO"), which is not the memo. Refusals: 400 invalid_request (a body other than
+// byte: MemoPro ("API-PRO") for Pro at 5 USDC, MemoUnlimited ("API-ULTRA") for Unlimited at
+// 19 USDC. solana-go's memo builder prefixes a length byte ("\aAPI-PRO"), which is not the
+// memo. Refusals: 400 invalid_request (a body other than
 // the object above) or invalid_signature (not base58 of 64 bytes); 404 tx_not_found; 409
 // tx_not_confirmed or already_redeemed (one key per signature); 422 tx_failed (it landed
 // with an error), no_transfer, wrong_mint, wrong_destination, wrong_memo (the message
@@ -193,7 +193,9 @@
 // method; Transactions lists what sendTransaction received and its Outcome; Transfers and
 // Memos list what landed; USDCBalance, TokenBalance and TokenAccountExists read the ledger.
 // FundUSDC, FundToken (with WithMint) and FundSOL fund wallets; IssueKey and WithKey create
-// keys without a purchase; KeyPlan reads a key's plan; Advance moves the clock.
+// keys without a purchase; KeyPlan reads a key's plan. Token amounts are *big.Int atomic
+// units (of package usdc for USDC). Time moves with the clock of WithClock: a test gives an
+// sdktest.Clock and calls its Advance.
 //
 // Close never waits on a handler: the delay of a fault ends when the server closes, and no
 // other handler of the fake waits.

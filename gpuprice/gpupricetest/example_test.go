@@ -3,8 +3,8 @@ package gpupricetest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"log"
 	"net/http"
 	"strings"
@@ -14,29 +14,33 @@ import (
 	"github.com/gagliardetto/solana-go/programs/token"
 	"github.com/gagliardetto/solana-go/rpc"
 
+	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/sdktest"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
+// A client of package gpuprice against the fake, on a fake clock that the example moves:
+// the free tier's daily quota, here of one request, starts again at midnight UTC.
 func ExampleNewServer() {
-	srv := gpupricetest.NewServer(gpupricetest.WithClock(func() time.Time {
-		return time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	}))
+	clock := sdktest.NewClock(time.Date(2026, 1, 1, 23, 59, 0, 0, time.UTC))
+	srv := gpupricetest.NewServer(gpupricetest.WithClock(clock), gpupricetest.WithFreeQuota(1))
 	defer srv.Close()
-
-	resp, err := http.Get(srv.URL + "/v1/cheapest?model=H100")
+	client, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		log.Fatal(err)
+	ctx := context.Background()
+	for range 2 {
+		_, err = client.Platforms(ctx)
 	}
-	fmt.Print(resp.StatusCode, " ", string(body))
-	fmt.Println(resp.Header.Get("X-RateLimit-Remaining"), "of", resp.Header.Get("X-RateLimit-Limit"), "free requests left today")
+	fmt.Println("quota used up:", errors.Is(err, gpuprice.ErrRateLimited))
+	clock.Advance(time.Minute)
+	_, err = client.Platforms(ctx)
+	fmt.Println("the next day:", err)
 	// Output:
-	// 200 {"model":"H100","best_platform":"lambda","best_price_usd_hr":2.84,"saving_pct_vs_dearest":50.6,"all_on_demand":{"aws":5.75,"azure":4.59,"coreweave":3.42,"gcp":4.86,"lambda":2.84,"runpod":2.88}}
-	// 9 of 10 free requests left today
+	// quota used up: true
+	// the next day: <nil>
 }
 
 // Buying a Pro key: a USDC TransferChecked to the treasury with the memo "API-PRO", sent
@@ -46,8 +50,8 @@ func ExampleServer_FundUSDC() {
 	defer srv.Close()
 	ctx := context.Background()
 	payer := solana.NewWallet().PrivateKey
-	srv.FundUSDC(payer.PublicKey(), 8_000_000) // 8 USDC
-	srv.FundSOL(payer.PublicKey(), 1_000_000)  // 0.001 SOL, for the fee
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(8)) // 8 USDC
+	srv.FundSOL(payer.PublicKey(), 1_000_000)        // 0.001 SOL, for the fee
 
 	node := rpc.New(srv.RPCURL)
 	from, _, _ := solana.FindAssociatedTokenAddress(payer.PublicKey(), gpupricetest.USDCMint)
@@ -56,7 +60,7 @@ func ExampleServer_FundUSDC() {
 		log.Fatal(err)
 	}
 	tx, err := solana.NewTransaction([]solana.Instruction{
-		token.NewTransferCheckedInstruction(gpupricetest.ProPrice, gpupricetest.USDCDecimals, from, gpupricetest.USDCMint,
+		token.NewTransferCheckedInstruction(usdc.Dollars(5).Uint64(), usdc.Decimals, from, gpupricetest.USDCMint,
 			srv.TreasuryATA(), payer.PublicKey(), nil).Build(),
 		solana.NewInstruction(solana.MemoProgramID, solana.AccountMetaSlice{solana.Meta(payer.PublicKey()).SIGNER()}, []byte(gpupricetest.MemoPro)),
 	}, bh.Value.Blockhash, solana.TransactionPayer(payer.PublicKey()))
@@ -90,9 +94,9 @@ func ExampleServer_FundUSDC() {
 		log.Fatal(err)
 	}
 	fmt.Println(resp.StatusCode, issued.Plan, strings.HasPrefix(issued.APIKey, "gpk_"))
-	fmt.Println("payer:", srv.USDCBalance(payer.PublicKey()), "treasury:", srv.USDCBalance(srv.Treasury))
+	fmt.Println("payer:", usdc.Format(srv.USDCBalance(payer.PublicKey())), "treasury:", usdc.Format(srv.USDCBalance(srv.Treasury)))
 	// Output:
 	// status: confirmed
 	// 201 pro true
-	// payer: 3000000 treasury: 5000000
+	// payer: $3.00 treasury: $5.00
 }

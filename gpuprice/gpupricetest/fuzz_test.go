@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // FuzzSendTransaction sends mutated wire transactions to the node: whatever arrives, the
@@ -18,7 +19,7 @@ func FuzzSendTransaction(f *testing.F) {
 	f.Cleanup(srv.Close)
 	c := rpc.New(srv.RPCURL)
 	payer := solana.NewWallet().PrivateKey
-	srv.FundUSDC(payer.PublicKey(), 50_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(50))
 	srv.FundSOL(payer.PublicKey(), 1_000_000_000) // fees of 200,000 transactions
 	const supply = 50_000_000
 

@@ -1,11 +1,9 @@
 package gpupricetest_test
 
 import (
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"strings"
+	"os"
 	"testing"
 	"time"
 
@@ -16,83 +14,49 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 )
+
+// scan checks that no credential a client of this suite sends ever reaches a log line or an
+// error string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 // t0 is the fixed time the tests' clocks start at.
 var t0 = time.Date(2026, 3, 14, 15, 30, 0, 0, time.UTC)
 
-// fixedClock returns a clock stuck at t.
-func fixedClock(t time.Time) func() time.Time { return func() time.Time { return t } }
-
-// start starts a fake at t0 for one test.
+// start starts a fake at t0 for one test; a WithClock among opts replaces its clock.
 func start(t *testing.T, opts ...gpupricetest.Option) *gpupricetest.Server {
 	t.Helper()
-	srv := gpupricetest.NewServer(append([]gpupricetest.Option{gpupricetest.WithClock(fixedClock(t0))}, opts...)...)
-	t.Cleanup(srv.Close)
-	return srv
+	return testkit.Start(t, gpupricetest.NewServer(append([]gpupricetest.Option{gpupricetest.WithClock(sdktest.NewClock(t0))}, opts...)...))
 }
 
-// answer is a raw answer of the price API.
-type answer struct {
-	status int
-	header http.Header
-	body   map[string]any
-}
-
-// code returns the error code of an error body.
-func (a answer) code() string {
-	e, _ := a.body["error"].(map[string]any)
-	c, _ := e["code"].(string)
-	return c
-}
-
-// message returns the error message of an error body.
-func (a answer) message() string {
-	e, _ := a.body["error"].(map[string]any)
-	m, _ := e["message"].(string)
-	return m
-}
-
-// list returns the body's member name as a list of objects.
-func (a answer) list(t *testing.T, name string) []map[string]any {
+// do sends a request to the price API; key, when not empty, goes in X-API-Key. Every
+// answer with a body has a JSON object for it.
+func do(t *testing.T, srv *gpupricetest.Server, method, path, body, key string) testkit.Raw {
 	t.Helper()
-	raw, ok := a.body[name].([]any)
-	require.True(t, ok, "%s is a list in %v", name, a.body)
-	out := make([]map[string]any, len(raw))
-	for i, v := range raw {
-		out[i] = v.(map[string]any)
-	}
-	return out
-}
-
-// do sends a request to the price API; key, when not empty, goes in X-API-Key.
-func do(t *testing.T, srv *gpupricetest.Server, method, path, body, key string) answer {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), method, srv.URL+path, strings.NewReader(body))
-	require.NoError(t, err)
+	var header map[string]string
 	if key != "" {
-		req.Header.Set("X-API-Key", key)
+		header = map[string]string{"X-API-Key": key}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	var m map[string]any
-	if len(raw) > 0 {
-		require.NoError(t, json.Unmarshal(raw, &m), string(raw))
+	a := testkit.Do(t, http.DefaultClient, method, srv.URL+path, body, header)
+	if len(a.Body) > 0 {
+		require.NotNil(t, a.JSON, "not a JSON object: %s", a.Body)
 	}
-	return answer{resp.StatusCode, resp.Header, m}
+	return a
 }
 
 // get sends a GET without a key.
-func get(t *testing.T, srv *gpupricetest.Server, path string) answer {
+func get(t *testing.T, srv *gpupricetest.Server, path string) testkit.Raw {
 	t.Helper()
 	return do(t, srv, http.MethodGet, path, "", "")
 }
 
 // redeem posts a transaction signature to the redemption operation.
-func redeem(t *testing.T, srv *gpupricetest.Server, sig string) answer {
+func redeem(t *testing.T, srv *gpupricetest.Server, sig string) testkit.Raw {
 	t.Helper()
 	return do(t, srv, http.MethodPost, gpupricetest.DefaultRedeemPath, `{"tx_signature":"`+sig+`"}`, "")
 }

@@ -3,10 +3,13 @@ package gpupricetest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"math/big"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/agentapis/sdk/internal/fakeserver"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // Plan is an API plan.
@@ -19,14 +22,20 @@ const (
 	PlanUnlimited Plan = "unlimited"
 )
 
-// The key purchase terms of the API description: the price in atomic USDC units (6
-// decimals) and the memo, byte for byte, that the payment must carry.
+// The memos of the API description, byte for byte, that a key payment must carry.
 const (
-	ProPrice       uint64 = 5_000_000
-	UnlimitedPrice uint64 = 19_000_000
-	MemoPro               = "API-PRO"
-	MemoUnlimited         = "API-ULTRA"
+	MemoPro       = "API-PRO"
+	MemoUnlimited = "API-ULTRA"
 )
+
+// price returns the price of a key of p, as the API description gives it, in atomic USDC
+// units: 5 USDC for Pro, 19 for Unlimited.
+func (p Plan) price() *big.Int {
+	if p == PlanUnlimited {
+		return usdc.Dollars(19)
+	}
+	return usdc.Dollars(5)
+}
 
 // known says whether p is one of the plans.
 func (p Plan) known() bool { return p == PlanFree || p == PlanPro || p == PlanUnlimited }
@@ -80,7 +89,7 @@ type usageKey struct {
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, acc access, now time.Time) (int, any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	plan, caller := PlanFree, "addr:"+remoteHost(r)
+	plan, caller := PlanFree, "addr:"+fakeserver.PeerHost(r)
 	key := r.Header.Get("X-API-Key")
 	if key != "" {
 		k := s.keys[key]
@@ -137,13 +146,4 @@ func setRateHeaders(w http.ResponseWriter, limit, remaining int, reset time.Time
 	h.Set("X-RateLimit-Limit", strconv.Itoa(limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(remaining))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
-}
-
-// remoteHost returns the host part of the request's remote address.
-func remoteHost(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return host
 }

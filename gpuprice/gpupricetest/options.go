@@ -4,6 +4,9 @@ import (
 	"time"
 
 	"github.com/gagliardetto/solana-go"
+
+	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // Option configures a Server.
@@ -24,7 +27,7 @@ const (
 
 // config collects the options.
 type config struct {
-	clock        func() time.Time
+	clock        sdk.Clock
 	treasury     *solana.PublicKey
 	treasuryATA  bool
 	confirmAfter int
@@ -46,19 +49,21 @@ type presetKey struct {
 // defaultConfig returns the configuration without options.
 func defaultConfig() config {
 	return config{
-		clock:        time.Now,
+		clock:        sdk.SystemClock(),
 		treasuryATA:  true,
 		confirmAfter: DefaultConfirmAfter,
 		freeQuota:    DefaultFreeQuota,
 		proQuota:     DefaultProQuota,
 		redeemPath:   DefaultRedeemPath,
-		mints:        map[solana.PublicKey]uint8{USDCMint: USDCDecimals},
+		mints:        map[solana.PublicKey]uint8{USDCMint: usdc.Decimals},
 	}
 }
 
 // WithClock sets the clock behind quotas (the UTC day), key expiry, block production and
-// every timestamp (default time.Now); Server.Advance moves it on.
-func WithClock(now func() time.Time) Option { return func(c *config) { c.clock = now } }
+// every timestamp (default the wall clock); a test moves time on with a fake one
+// (sdktest.NewClock and its Advance). The node produces a block every 400 ms of it, so that
+// blockhashes expire after 60 s.
+func WithClock(clock sdk.Clock) Option { return func(c *config) { c.clock = clock } }
 
 // WithTreasury sets the wallet that key payments must reach (by default the fake generates
 // one); Server.Treasury reports it.

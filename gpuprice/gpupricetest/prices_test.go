@@ -27,13 +27,13 @@ func TestGPUsTableAndFilters(t *testing.T) {
 	srv := start(t)
 
 	a := get(t, srv, "/v1/gpus")
-	require.Equal(t, http.StatusOK, a.status)
-	assert.Equal(t, "application/json", a.header.Get("Content-Type"))
-	rows := a.list(t, "prices")
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.Equal(t, "application/json", a.Header.Get("Content-Type"))
+	rows := a.List(t, "prices")
 	require.Len(t, rows, 54)
-	assert.EqualValues(t, 54, a.body["count"])
-	assert.Equal(t, "USD", a.body["currency"])
-	assert.Equal(t, "2026-03-14T15:30:00Z", a.body["updated_at"])
+	assert.EqualValues(t, 54, a.JSON["count"])
+	assert.Equal(t, "USD", a.JSON["currency"])
+	assert.Equal(t, "2026-03-14T15:30:00Z", a.JSON["updated_at"])
 	perModel, perPlatform := map[string]int{}, map[string]int{}
 	for _, r := range rows {
 		perModel[r["model"].(string)]++
@@ -49,15 +49,15 @@ func TestGPUsTableAndFilters(t *testing.T) {
 	}
 
 	a = get(t, srv, "/v1/gpus?model=h100")
-	rows = a.list(t, "prices")
+	rows = a.List(t, "prices")
 	require.Len(t, rows, 6, "the model filter ignores case")
 	for _, r := range rows {
 		assert.Equal(t, "H100", r["model"])
 	}
 	a = get(t, srv, "/v1/gpus?platform=AWS")
-	require.Len(t, a.list(t, "prices"), 9)
+	require.Len(t, a.List(t, "prices"), 9)
 	a = get(t, srv, "/v1/gpus?model=H100&platform=lambda")
-	rows = a.list(t, "prices")
+	rows = a.List(t, "prices")
 	require.Len(t, rows, 1)
 	assert.Equal(t, "lambda", rows[0]["platform"])
 
@@ -67,31 +67,31 @@ func TestGPUsTableAndFilters(t *testing.T) {
 		"/v1/gpus?platform=vastai": "unknown_platform",
 	} {
 		a = get(t, srv, path)
-		assert.Equal(t, http.StatusNotFound, a.status, path)
-		assert.Equal(t, code, a.code(), path)
+		assert.Equal(t, http.StatusNotFound, a.Status, path)
+		assert.Equal(t, code, a.ErrorCode(), path)
 	}
 	a = get(t, srv, "/v1/gpus?platform=vastai")
-	assert.Contains(t, a.message(), "aws, azure, gcp, coreweave, lambda, runpod", "the error lists the platforms")
+	assert.Contains(t, a.ErrorMessage(), "aws, azure, gcp, coreweave, lambda, runpod", "the error lists the platforms")
 }
 
 func TestCheapestHasExactlyTheSpecShape(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	table := map[string]float64{}
-	for _, r := range get(t, srv, "/v1/gpus?model=H100").list(t, "prices") {
+	for _, r := range get(t, srv, "/v1/gpus?model=H100").List(t, "prices") {
 		table[r["platform"].(string)] = r["price_usd_hr"].(float64)
 	}
 
 	a := get(t, srv, "/v1/cheapest?model=H100")
-	require.Equal(t, http.StatusOK, a.status)
-	keys := make([]string, 0, len(a.body))
-	for k := range a.body {
+	require.Equal(t, http.StatusOK, a.Status)
+	keys := make([]string, 0, len(a.JSON))
+	for k := range a.JSON {
 		keys = append(keys, k)
 	}
 	assert.ElementsMatch(t, []string{"model", "best_platform", "best_price_usd_hr", "saving_pct_vs_dearest", "all_on_demand"}, keys)
-	assert.Equal(t, "H100", a.body["model"])
+	assert.Equal(t, "H100", a.JSON["model"])
 	all := map[string]float64{}
-	for k, v := range a.body["all_on_demand"].(map[string]any) {
+	for k, v := range a.JSON["all_on_demand"].(map[string]any) {
 		all[k] = v.(float64)
 	}
 	assert.Equal(t, table, all, "all_on_demand agrees with the price table")
@@ -99,14 +99,14 @@ func TestCheapestHasExactlyTheSpecShape(t *testing.T) {
 	for _, p := range all {
 		best, dearest = min(best, p), max(dearest, p)
 	}
-	assert.Equal(t, best, a.body["best_price_usd_hr"])
-	assert.Equal(t, best, all[a.body["best_platform"].(string)])
-	assert.InDelta(t, (dearest-best)/dearest*100, a.body["saving_pct_vs_dearest"], 0.05)
+	assert.Equal(t, best, a.JSON["best_price_usd_hr"])
+	assert.Equal(t, best, all[a.JSON["best_platform"].(string)])
+	assert.InDelta(t, (dearest-best)/dearest*100, a.JSON["saving_pct_vs_dearest"], 0.05)
 
 	a = get(t, srv, "/v1/cheapest")
-	require.Equal(t, http.StatusOK, a.status)
-	list := a.list(t, "cheapest")
-	assert.EqualValues(t, 9, a.body["count"])
+	require.Equal(t, http.StatusOK, a.Status)
+	list := a.List(t, "cheapest")
+	assert.EqualValues(t, 9, a.JSON["count"])
 	var models []string
 	bestPlatforms := map[string]bool{}
 	for _, c := range list {
@@ -119,18 +119,18 @@ func TestCheapestHasExactlyTheSpecShape(t *testing.T) {
 	assert.Greater(t, len(bestPlatforms), 1, "the cheapest platform differs between models")
 
 	a = get(t, srv, "/v1/cheapest?model=T4")
-	assert.Equal(t, http.StatusNotFound, a.status)
-	assert.Equal(t, "unknown_model", a.code())
+	assert.Equal(t, http.StatusNotFound, a.Status)
+	assert.Equal(t, "unknown_model", a.ErrorCode())
 }
 
 func TestPlatformDirectory(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	a := get(t, srv, "/v1/platforms")
-	require.Equal(t, http.StatusOK, a.status)
-	list := a.list(t, "platforms")
+	require.Equal(t, http.StatusOK, a.Status)
+	list := a.List(t, "platforms")
 	require.Len(t, list, 23)
-	assert.EqualValues(t, 23, a.body["count"])
+	assert.EqualValues(t, 23, a.JSON["count"])
 	var onDemand []string
 	ids := map[string]bool{}
 	for _, p := range list {
@@ -151,18 +151,18 @@ func TestFuturesIndexIsTheWeightedMeanOfItsComponents(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	idx := get(t, srv, "/v1/futures/index")
-	require.Equal(t, http.StatusOK, idx.status)
-	assert.EqualValues(t, 23, idx.body["platforms"])
-	assert.EqualValues(t, 14, idx.body["models"])
-	assert.Equal(t, "2026-03-14T15:30:00Z", idx.body["timestamp"])
-	value, bid, ask := idx.body["value"].(float64), idx.body["bid"].(float64), idx.body["ask"].(float64)
+	require.Equal(t, http.StatusOK, idx.Status)
+	assert.EqualValues(t, 23, idx.JSON["platforms"])
+	assert.EqualValues(t, 14, idx.JSON["models"])
+	assert.Equal(t, "2026-03-14T15:30:00Z", idx.JSON["timestamp"])
+	value, bid, ask := idx.JSON["value"].(float64), idx.JSON["bid"].(float64), idx.JSON["ask"].(float64)
 	assert.Less(t, bid, value)
 	assert.Less(t, value, ask)
-	assert.InDelta(t, ask-bid, idx.body["spread"], 1e-9)
+	assert.InDelta(t, ask-bid, idx.JSON["spread"], 1e-9)
 
 	comps := get(t, srv, "/v1/futures/components")
-	require.Equal(t, http.StatusOK, comps.status)
-	list := comps.list(t, "components")
+	require.Equal(t, http.StatusOK, comps.Status)
+	list := comps.List(t, "components")
 	require.Len(t, list, 14)
 	var weights, weighted float64
 	for _, c := range list {
@@ -182,20 +182,20 @@ func TestOrderBook(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	a := get(t, srv, "/v1/exchange/book")
-	require.Equal(t, http.StatusOK, a.status)
-	assert.Equal(t, "H100", a.body["model"], "H100 by default")
-	bids, asks := a.list(t, "bids"), a.list(t, "asks")
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.Equal(t, "H100", a.JSON["model"], "H100 by default")
+	bids, asks := a.List(t, "bids"), a.List(t, "asks")
 	require.Len(t, bids, 10)
 	require.Len(t, asks, 10)
 	for i := 1; i < 10; i++ {
 		assert.Less(t, bids[i]["price"], bids[i-1]["price"], "bids best first")
 		assert.Greater(t, asks[i]["price"], asks[i-1]["price"], "asks best first")
 	}
-	assert.Equal(t, bids[0]["price"], a.body["best_bid"])
-	assert.Equal(t, asks[0]["price"], a.body["best_ask"])
-	assert.Less(t, a.body["best_bid"], a.body["best_ask"])
-	assert.InDelta(t, asks[0]["price"].(float64)-bids[0]["price"].(float64), a.body["spread"], 1e-9)
-	matches := a.list(t, "recent_matches")
+	assert.Equal(t, bids[0]["price"], a.JSON["best_bid"])
+	assert.Equal(t, asks[0]["price"], a.JSON["best_ask"])
+	assert.Less(t, a.JSON["best_bid"], a.JSON["best_ask"])
+	assert.InDelta(t, asks[0]["price"].(float64)-bids[0]["price"].(float64), a.JSON["spread"], 1e-9)
+	matches := a.List(t, "recent_matches")
 	require.Len(t, matches, 5)
 	for _, m := range matches {
 		at, err := time.Parse(time.RFC3339, m["matched_at"].(string))
@@ -205,10 +205,10 @@ func TestOrderBook(t *testing.T) {
 	}
 
 	a = get(t, srv, "/v1/exchange/book?model=mi300x")
-	require.Equal(t, http.StatusOK, a.status, "any model of the futures index")
-	assert.Equal(t, "MI300X-USD", a.body["market"])
+	require.Equal(t, http.StatusOK, a.Status, "any model of the futures index")
+	assert.Equal(t, "MI300X-USD", a.JSON["market"])
 	a = get(t, srv, "/v1/exchange/book?model=Z1")
-	assert.Equal(t, "unknown_model", a.code())
+	assert.Equal(t, "unknown_model", a.ErrorCode())
 }
 
 func TestHealthIsPublicAndUncounted(t *testing.T) {
@@ -216,13 +216,13 @@ func TestHealthIsPublicAndUncounted(t *testing.T) {
 	srv := start(t, gpupricetest.WithFreeQuota(1))
 	for range 3 {
 		a := do(t, srv, http.MethodGet, "/v1/health", "", "not-a-key")
-		require.Equal(t, http.StatusOK, a.status, "no key is checked")
-		assert.Equal(t, "ok", a.body["status"])
-		assert.Empty(t, a.header.Get("X-RateLimit-Limit"))
+		require.Equal(t, http.StatusOK, a.Status, "no key is checked")
+		assert.Equal(t, "ok", a.JSON["status"])
+		assert.Empty(t, a.Header.Get("X-RateLimit-Limit"))
 	}
 	a := get(t, srv, "/v1/platforms")
-	assert.Equal(t, http.StatusOK, a.status)
-	assert.Equal(t, "0", a.header.Get("X-RateLimit-Remaining"), "only the counted request used the quota")
+	assert.Equal(t, http.StatusOK, a.Status)
+	assert.Equal(t, "0", a.Header.Get("X-RateLimit-Remaining"), "only the counted request used the quota")
 }
 
 func TestHistory(t *testing.T) {
@@ -231,23 +231,23 @@ func TestHistory(t *testing.T) {
 	key := srv.IssueKey(gpupricetest.PlanPro, t0.Add(24*time.Hour))
 
 	a := do(t, srv, http.MethodGet, "/v1/history", "", key)
-	require.Equal(t, http.StatusOK, a.status)
-	assert.EqualValues(t, 30*9*6, a.body["total"], "30 daily snapshots of the whole table")
-	assert.EqualValues(t, 100, a.body["count"])
-	assert.Equal(t, true, a.body["truncated"])
-	snaps := a.list(t, "snapshots")
+	require.Equal(t, http.StatusOK, a.Status)
+	assert.EqualValues(t, 30*9*6, a.JSON["total"], "30 daily snapshots of the whole table")
+	assert.EqualValues(t, 100, a.JSON["count"])
+	assert.Equal(t, true, a.JSON["truncated"])
+	snaps := a.List(t, "snapshots")
 	require.Len(t, snaps, 100)
 	assert.Equal(t, "2026-03-14T00:00:00Z", snaps[99]["timestamp"], "the newest snapshots are kept")
 	assert.True(t, slices.IsSortedFunc(snaps, func(x, y map[string]any) int {
 		return strings.Compare(x["timestamp"].(string), y["timestamp"].(string))
 	}))
-	assert.Len(t, a.list(t, "benchmarks"), 9)
+	assert.Len(t, a.List(t, "benchmarks"), 9)
 
 	a = do(t, srv, http.MethodGet, "/v1/history?model=H100&platform=aws&from=2026-03-01&to=2026-03-10T12:00:00Z&limit=1000", "", key)
-	require.Equal(t, http.StatusOK, a.status)
-	snaps = a.list(t, "snapshots")
+	require.Equal(t, http.StatusOK, a.Status)
+	snaps = a.List(t, "snapshots")
 	require.Len(t, snaps, 10, "1 to 10 March")
-	assert.Equal(t, false, a.body["truncated"])
+	assert.Equal(t, false, a.JSON["truncated"])
 	assert.Equal(t, "2026-03-01T00:00:00Z", snaps[0]["timestamp"])
 	lo, hi, sum := math.Inf(1), 0.0, 0.0
 	for _, s := range snaps {
@@ -256,7 +256,7 @@ func TestHistory(t *testing.T) {
 		p := s["price_usd_hr"].(float64)
 		lo, hi, sum = min(lo, p), max(hi, p), sum+p
 	}
-	bench := a.list(t, "benchmarks")
+	bench := a.List(t, "benchmarks")
 	require.Len(t, bench, 1)
 	assert.Equal(t, lo, bench[0]["min_usd_hr"])
 	assert.Equal(t, hi, bench[0]["max_usd_hr"])
@@ -266,17 +266,17 @@ func TestHistory(t *testing.T) {
 	assert.InDelta(t, (last-first)/first*100, bench[0]["change_pct"], 0.01)
 
 	a = do(t, srv, http.MethodGet, "/v1/history?to=2025-03-20&limit=1000", "", key)
-	require.Equal(t, http.StatusOK, a.status, "without from, the range starts 30 days before to or at the start of the history")
-	assert.Equal(t, "2025-03-14T00:00:00Z", a.body["from"])
-	assert.EqualValues(t, 7*9*6, a.body["total"], "14 to 20 March 2025")
+	require.Equal(t, http.StatusOK, a.Status, "without from, the range starts 30 days before to or at the start of the history")
+	assert.Equal(t, "2025-03-14T00:00:00Z", a.JSON["from"])
+	assert.EqualValues(t, 7*9*6, a.JSON["total"], "14 to 20 March 2025")
 
 	for _, q := range []string{"limit=0", "limit=1001", "limit=ten", "from=yesterday", "from=2026-03-10&to=2026-03-01", "from=2025-01-01", "to=2025-03-01"} {
 		a = do(t, srv, http.MethodGet, "/v1/history?"+q, "", key)
-		assert.Equal(t, http.StatusBadRequest, a.status, q)
-		assert.Equal(t, "invalid_parameter", a.code(), q)
+		assert.Equal(t, http.StatusBadRequest, a.Status, q)
+		assert.Equal(t, "invalid_parameter", a.ErrorCode(), q)
 	}
 	a = do(t, srv, http.MethodGet, "/v1/history?model=H900", "", key)
-	assert.Equal(t, "unknown_model", a.code())
+	assert.Equal(t, "unknown_model", a.ErrorCode())
 }
 
 func TestHistoryNeedsAProOrUnlimitedKey(t *testing.T) {
@@ -297,34 +297,34 @@ func TestHistoryNeedsAProOrUnlimitedKey(t *testing.T) {
 		"ultra-key": {http.StatusOK, ""},
 	} {
 		a := do(t, srv, http.MethodGet, "/v1/history", "", key)
-		assert.Equal(t, want.status, a.status, key)
-		assert.Equal(t, want.code, a.code(), key)
+		assert.Equal(t, want.status, a.Status, key)
+		assert.Equal(t, want.code, a.ErrorCode(), key)
 	}
 	a := do(t, srv, http.MethodGet, "/v1/gpus", "", "nope")
-	assert.Equal(t, http.StatusUnauthorized, a.status, "a bad key is refused on free endpoints too")
-	assert.Equal(t, "invalid_api_key", a.code())
+	assert.Equal(t, http.StatusUnauthorized, a.Status, "a bad key is refused on free endpoints too")
+	assert.Equal(t, "invalid_api_key", a.ErrorCode())
 }
 
 func TestUnknownPathsAndMethods(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	a := get(t, srv, "/v1/nothing")
-	assert.Equal(t, http.StatusNotFound, a.status)
-	assert.Equal(t, "not_found", a.code())
+	assert.Equal(t, http.StatusNotFound, a.Status)
+	assert.Equal(t, "not_found", a.ErrorCode())
 	a = do(t, srv, http.MethodPost, "/v1/gpus", "{}", "")
-	assert.Equal(t, http.StatusMethodNotAllowed, a.status)
-	assert.Equal(t, "GET", a.header.Get("Allow"))
+	assert.Equal(t, http.StatusMethodNotAllowed, a.Status)
+	assert.Equal(t, "GET", a.Header.Get("Allow"))
 	a = get(t, srv, gpupricetest.DefaultRedeemPath)
-	assert.Equal(t, http.StatusMethodNotAllowed, a.status)
-	assert.Equal(t, "POST", a.header.Get("Allow"))
+	assert.Equal(t, http.StatusMethodNotAllowed, a.Status)
+	assert.Equal(t, "POST", a.Header.Get("Allow"))
 }
 
 func TestAKeyInTheURLIsRefusedAndNotLogged(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	a := get(t, srv, "/v1/gpus?model=H100&API_KEY=sk-secret-value")
-	assert.Equal(t, http.StatusBadRequest, a.status)
-	assert.Equal(t, "key_in_query", a.code())
+	assert.Equal(t, http.StatusBadRequest, a.Status)
+	assert.Equal(t, "key_in_query", a.ErrorCode())
 	do(t, srv, http.MethodGet, "/v1/gpus", "", "header-secret-value")
 
 	reqs := srv.Requests()
@@ -346,24 +346,24 @@ func TestInjectedFaultsAreOneShotAndUncounted(t *testing.T) {
 	srv := start(t, gpupricetest.WithFreeQuota(1))
 	srv.InjectFaults(sdktest.Fault{Path: "/v1/gpus", Status: http.StatusServiceUnavailable, Code: "upstream_unavailable", RetryAfter: 3 * time.Second})
 	a := get(t, srv, "/v1/platforms")
-	require.Equal(t, http.StatusOK, a.status, "the fault matches /v1/gpus only")
+	require.Equal(t, http.StatusOK, a.Status, "the fault matches /v1/gpus only")
 	a = get(t, srv, "/v1/gpus")
-	assert.Equal(t, http.StatusServiceUnavailable, a.status)
-	assert.Equal(t, "upstream_unavailable", a.code())
-	assert.Equal(t, "3", a.header.Get("Retry-After"))
+	assert.Equal(t, http.StatusServiceUnavailable, a.Status)
+	assert.Equal(t, "upstream_unavailable", a.ErrorCode())
+	assert.Equal(t, "3", a.Header.Get("Retry-After"))
 	a = get(t, srv, "/v1/gpus")
-	assert.Equal(t, http.StatusTooManyRequests, a.status, "the fault is gone; the quota of 1 went to /v1/platforms")
+	assert.Equal(t, http.StatusTooManyRequests, a.Status, "the fault is gone; the quota of 1 went to /v1/platforms")
 }
 
 func TestCORS(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	a := do(t, srv, http.MethodOptions, "/v1/history", "", "")
-	assert.Equal(t, http.StatusNoContent, a.status)
-	assert.Contains(t, a.header.Get("Access-Control-Allow-Headers"), "X-API-Key")
+	assert.Equal(t, http.StatusNoContent, a.Status)
+	assert.Contains(t, a.Header.Get("Access-Control-Allow-Headers"), "X-API-Key")
 	a = get(t, srv, "/v1/gpus")
-	assert.Equal(t, "*", a.header.Get("Access-Control-Allow-Origin"))
-	assert.Contains(t, a.header.Get("Access-Control-Expose-Headers"), "X-RateLimit-Reset")
+	assert.Equal(t, "*", a.Header.Get("Access-Control-Allow-Origin"))
+	assert.Contains(t, a.Header.Get("Access-Control-Expose-Headers"), "X-RateLimit-Reset")
 }
 
 func TestTheSharedVocabulary(t *testing.T) {
@@ -388,5 +388,5 @@ func TestTheSharedVocabulary(t *testing.T) {
 	assert.Zero(t, reqs[1].Status, "no answer")
 	assert.Equal(t, 1, srv.RequestCount(http.MethodGet, "/v1/gpus"))
 	assert.Equal(t, 2, srv.RequestCount("", ""))
-	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/gpus").status, "the fault was used up")
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/gpus").Status, "the fault was used up")
 }

@@ -70,7 +70,7 @@ func (s *Server) redeem(r *http.Request, now time.Time) (int, any) {
 // plan's price in total. It returns the plan, or the status and body of the refusal.
 func (s *Server) verifyPayment(tx solanafake.Landed) (Plan, int, any) {
 	treasury := s.TreasuryATA()
-	var paid uint64
+	paid := new(big.Int)
 	var toTreasury, isUSDC, otherMint bool
 	for _, t := range tx.Transfers {
 		if t.Mint != USDCMint {
@@ -80,7 +80,7 @@ func (s *Server) verifyPayment(tx solanafake.Landed) (Plan, int, any) {
 		isUSDC = true
 		if t.To == treasury {
 			toTreasury = true
-			paid += t.Amount
+			paid.Add(paid, t.Amount)
 		}
 	}
 	switch {
@@ -118,13 +118,9 @@ func (s *Server) verifyPayment(tx solanafake.Landed) (Plan, int, any) {
 		}
 		return refuse("wrong_memo", fmt.Sprintf("the memo must be exactly %q or %q; the transaction carries %s", MemoPro, MemoUnlimited, found))
 	}
-	price := ProPrice
-	if plan == PlanUnlimited {
-		price = UnlimitedPrice
-	}
-	if paid < price {
+	if price := plan.price(); paid.Cmp(price) < 0 {
 		return refuse("insufficient_amount", fmt.Sprintf("the transaction pays %s of USDC to the treasury; the %s plan costs %s",
-			usdc.Format(new(big.Int).SetUint64(paid)), plan, usdc.Format(new(big.Int).SetUint64(price))))
+			usdc.Format(paid), plan, usdc.Format(price)))
 	}
 	return plan, 0, nil
 }

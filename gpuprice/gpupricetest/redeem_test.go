@@ -2,6 +2,7 @@ package gpupricetest_test
 
 import (
 	"fmt"
+	"math/big"
 	"net/http"
 	"testing"
 
@@ -10,36 +11,37 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 func TestAProKeyIsIssuedOncePerSignatureAndWorks(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 5_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(5))
 	sig := pay(t, srv, payer,
-		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, gpupricetest.ProPrice, gpupricetest.USDCDecimals),
+		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, usdc.Dollars(5).Uint64(), usdc.Decimals),
 		memo(payer.PublicKey(), gpupricetest.MemoPro))
 
 	a := redeem(t, srv, sig.String())
-	require.Equal(t, http.StatusCreated, a.status, a.body)
-	key, _ := a.body["api_key"].(string)
+	require.Equal(t, http.StatusCreated, a.Status, a.JSON)
+	key, _ := a.JSON["api_key"].(string)
 	require.NotEmpty(t, key)
-	assert.Equal(t, "pro", a.body["plan"])
-	assert.Equal(t, "2026-04-14T15:30:00Z", a.body["expires_at"], "one month")
-	assert.Equal(t, sig.String(), a.body["tx_signature"])
+	assert.Equal(t, "pro", a.JSON["plan"])
+	assert.Equal(t, "2026-04-14T15:30:00Z", a.JSON["expires_at"], "one month")
+	assert.Equal(t, sig.String(), a.JSON["tx_signature"])
 	plan, expires, ok := srv.KeyPlan(key)
 	require.True(t, ok)
 	assert.Equal(t, gpupricetest.PlanPro, plan)
 	assert.Equal(t, t0.AddDate(0, 1, 0), expires)
 
 	h := do(t, srv, http.MethodGet, "/v1/history?limit=1", "", key)
-	assert.Equal(t, http.StatusOK, h.status)
-	assert.Equal(t, "1000", h.header.Get("X-RateLimit-Limit"))
+	assert.Equal(t, http.StatusOK, h.Status)
+	assert.Equal(t, "1000", h.Header.Get("X-RateLimit-Limit"))
 
 	again := redeem(t, srv, sig.String())
-	assert.Equal(t, http.StatusConflict, again.status)
-	assert.Equal(t, "already_redeemed", again.code())
+	assert.Equal(t, http.StatusConflict, again.Status)
+	assert.Equal(t, "already_redeemed", again.ErrorCode())
 	assert.NotContains(t, fmt.Sprintf("%+v", srv.Requests()), key, "the request log never holds a key")
 }
 
@@ -47,16 +49,16 @@ func TestAnUnlimitedKey(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 20_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(20))
 	sig := pay(t, srv, payer,
 		createIdempotent(payer.PublicKey(), srv.Treasury, gpupricetest.USDCMint),
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 12_000_000, 6),
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 7_000_000, 6),
 		memo(payer.PublicKey(), gpupricetest.MemoUnlimited))
 	a := redeem(t, srv, sig.String())
-	require.Equal(t, http.StatusCreated, a.status, a.body)
-	assert.Equal(t, "unlimited", a.body["plan"], "two transfers to the treasury add up")
-	assert.Equal(t, uint64(19_000_000), srv.USDCBalance(srv.Treasury))
+	require.Equal(t, http.StatusCreated, a.Status, a.JSON)
+	assert.Equal(t, "unlimited", a.JSON["plan"], "two transfers to the treasury add up")
+	assert.Equal(t, "$19.00", usdc.Format(srv.USDCBalance(srv.Treasury)))
 }
 
 func TestPaymentsThatBuyNothingAreRefusedWithDistinctCodes(t *testing.T) {
@@ -64,10 +66,10 @@ func TestPaymentsThatBuyNothingAreRefusedWithDistinctCodes(t *testing.T) {
 	otherMint := solana.NewWallet().PublicKey()
 	srv := start(t, gpupricetest.WithMint(otherMint, 6))
 	payer, stranger := newPayer(srv), newWallet()
-	srv.FundUSDC(payer.PublicKey(), 100_000_000)
-	srv.FundUSDC(stranger.PublicKey(), 0)
-	srv.FundToken(otherMint, payer.PublicKey(), 100_000_000)
-	usdc := func(amount uint64) solana.Instruction {
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(100))
+	srv.FundUSDC(stranger.PublicKey(), new(big.Int))
+	srv.FundToken(otherMint, payer.PublicKey(), big.NewInt(100_000_000))
+	usdcTransfer := func(amount uint64) solana.Instruction {
 		return transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, amount, 6)
 	}
 	pro := memo(payer.PublicKey(), "API-PRO")
@@ -76,12 +78,12 @@ func TestPaymentsThatBuyNothingAreRefusedWithDistinctCodes(t *testing.T) {
 		ixs  []solana.Instruction
 		code string
 	}{
-		"short amount":       {[]solana.Instruction{usdc(4_999_999), pro}, "insufficient_amount"},
-		"pro price, ULTRA":   {[]solana.Instruction{usdc(5_000_000), memo(payer.PublicKey(), "API-ULTRA")}, "insufficient_amount"},
-		"lower-case memo":    {[]solana.Instruction{usdc(5_000_000), memo(payer.PublicKey(), "api-pro")}, "wrong_memo"},
-		"memo with a suffix": {[]solana.Instruction{usdc(5_000_000), memo(payer.PublicKey(), "API-PRO ")}, "wrong_memo"},
-		"no memo":            {[]solana.Instruction{usdc(5_000_000)}, "wrong_memo"},
-		"two plans":          {[]solana.Instruction{usdc(19_000_000), pro, memo(payer.PublicKey(), "API-ULTRA")}, "wrong_memo"},
+		"short amount":       {[]solana.Instruction{usdcTransfer(4_999_999), pro}, "insufficient_amount"},
+		"pro price, ULTRA":   {[]solana.Instruction{usdcTransfer(5_000_000), memo(payer.PublicKey(), "API-ULTRA")}, "insufficient_amount"},
+		"lower-case memo":    {[]solana.Instruction{usdcTransfer(5_000_000), memo(payer.PublicKey(), "api-pro")}, "wrong_memo"},
+		"memo with a suffix": {[]solana.Instruction{usdcTransfer(5_000_000), memo(payer.PublicKey(), "API-PRO ")}, "wrong_memo"},
+		"no memo":            {[]solana.Instruction{usdcTransfer(5_000_000)}, "wrong_memo"},
+		"two plans":          {[]solana.Instruction{usdcTransfer(19_000_000), pro, memo(payer.PublicKey(), "API-ULTRA")}, "wrong_memo"},
 		"wrong destination":  {[]solana.Instruction{transfer(t, payer, stranger.PublicKey(), gpupricetest.USDCMint, 5_000_000, 6), pro}, "wrong_destination"},
 		"wrong mint": {[]solana.Instruction{
 			createIdempotent(payer.PublicKey(), srv.Treasury, otherMint),
@@ -92,11 +94,11 @@ func TestPaymentsThatBuyNothingAreRefusedWithDistinctCodes(t *testing.T) {
 	for name, tc := range cases {
 		sig := pay(t, srv, payer, tc.ixs...)
 		a := redeem(t, srv, sig.String())
-		assert.Equal(t, http.StatusUnprocessableEntity, a.status, name)
-		assert.Equal(t, tc.code, a.code(), name)
-		assert.NotEmpty(t, a.message(), name)
+		assert.Equal(t, http.StatusUnprocessableEntity, a.Status, name)
+		assert.Equal(t, tc.code, a.ErrorCode(), name)
+		assert.NotEmpty(t, a.ErrorMessage(), name)
 	}
-	assert.Equal(t, uint64(5_000_000), srv.TokenBalance(otherMint, srv.Treasury), "the wrong token did arrive")
+	assert.Equal(t, "5000000", srv.TokenBalance(otherMint, srv.Treasury).String(), "the wrong token did arrive")
 
 	for name, tc := range map[string]struct {
 		body   string
@@ -112,8 +114,8 @@ func TestPaymentsThatBuyNothingAreRefusedWithDistinctCodes(t *testing.T) {
 		"signature is number": {`{"tx_signature":5}`, http.StatusBadRequest, "invalid_request"},
 	} {
 		a := do(t, srv, http.MethodPost, gpupricetest.DefaultRedeemPath, tc.body, "")
-		assert.Equal(t, tc.status, a.status, name)
-		assert.Equal(t, tc.code, a.code(), name)
+		assert.Equal(t, tc.status, a.Status, name)
+		assert.Equal(t, tc.code, a.ErrorCode(), name)
 	}
 	assert.Empty(t, srv.Requests()[0].Query, "the signature travels in the body")
 }
@@ -122,28 +124,28 @@ func TestTheRefusalMessagesExplain(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	sig := pay(t, srv, payer, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 4_500_000, 6), memo(payer.PublicKey(), "API-PRO"))
 	a := redeem(t, srv, sig.String())
-	assert.Equal(t, "the transaction pays $4.50 of USDC to the treasury; the pro plan costs $5.00", a.message())
+	assert.Equal(t, "the transaction pays $4.50 of USDC to the treasury; the pro plan costs $5.00", a.ErrorMessage())
 	sig = pay(t, srv, payer, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6), memo(payer.PublicKey(), "API PRO"))
 	a = redeem(t, srv, sig.String())
-	assert.Equal(t, `the memo must be exactly "API-PRO" or "API-ULTRA"; the transaction carries the memo "API PRO"`, a.message())
+	assert.Equal(t, `the memo must be exactly "API-PRO" or "API-ULTRA"; the transaction carries the memo "API PRO"`, a.ErrorMessage())
 }
 
 func TestTheRedeemPathIsConfigurable(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithRedeemPath("/v1/billing/redeem"), gpupricetest.WithConfirmAfter(0))
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 5_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(5))
 	c := node(srv)
 	sig, err := send(t, c, build(t, c, []solana.PrivateKey{payer},
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6), memo(payer.PublicKey(), "API-PRO")))
 	require.NoError(t, err)
 	body := `{"tx_signature":"` + sig.String() + `"}`
-	assert.Equal(t, http.StatusNotFound, do(t, srv, http.MethodPost, gpupricetest.DefaultRedeemPath, body, "").status)
+	assert.Equal(t, http.StatusNotFound, do(t, srv, http.MethodPost, gpupricetest.DefaultRedeemPath, body, "").Status)
 	a := do(t, srv, http.MethodPost, "/v1/billing/redeem", body, "")
-	assert.Equal(t, http.StatusCreated, a.status)
+	assert.Equal(t, http.StatusCreated, a.Status)
 }
 
 func TestATreasuryOfTheCallersChoice(t *testing.T) {
@@ -162,8 +164,8 @@ func TestRedemptionIsNotCountedAgainstTheQuota(t *testing.T) {
 	srv := start(t, gpupricetest.WithFreeQuota(1))
 	for range 3 {
 		a := redeem(t, srv, solana.Signature{1}.String())
-		assert.Equal(t, "tx_not_found", a.code())
-		assert.Empty(t, a.header.Get("X-RateLimit-Limit"))
+		assert.Equal(t, "tx_not_found", a.ErrorCode())
+		assert.Empty(t, a.Header.Get("X-RateLimit-Limit"))
 	}
-	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/gpus").status)
+	assert.Equal(t, http.StatusOK, get(t, srv, "/v1/gpus").Status)
 }

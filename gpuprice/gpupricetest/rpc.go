@@ -9,31 +9,28 @@ import (
 // Outcome is what the fake node did with a transaction it received.
 type Outcome string
 
-// The outcomes.
+// The outcomes, those of the cluster behind the node.
 const (
-	// OutcomeApplied: it landed and succeeded; its instructions changed the ledger.
-	OutcomeApplied Outcome = "applied"
-	// OutcomeFailed: sent with skipPreflight, it landed with an error; the ledger did not
-	// change, and getSignatureStatuses reports the error.
-	OutcomeFailed Outcome = "failed"
+	// OutcomeApplied: it landed and succeeded, and changed the ledger.
+	OutcomeApplied = Outcome(solanafake.OutcomeApplied)
+	// OutcomeFailed: sent with skipPreflight, it landed with an error, which
+	// getSignatureStatuses reports; only its fee was taken.
+	OutcomeFailed = Outcome(solanafake.OutcomeFailed)
 	// OutcomeRejected: the node answered with a JSON-RPC error; it never landed.
-	OutcomeRejected Outcome = "rejected"
-	// OutcomeDropped: sent with skipPreflight, its signature was answered but it never
-	// lands (a bad signature or an unknown or expired blockhash).
-	OutcomeDropped Outcome = "dropped"
-	// OutcomeDuplicate: sent with skipPreflight, its signature had already landed; it was
-	// not applied again.
-	OutcomeDuplicate Outcome = "duplicate"
+	OutcomeRejected = Outcome(solanafake.OutcomeRejected)
+	// OutcomeDropped: sent with skipPreflight, its signature was answered but it never lands
+	// (a bad signature, or an unknown or expired blockhash).
+	OutcomeDropped = Outcome(solanafake.OutcomeDropped)
+	// OutcomeDuplicate: sent with skipPreflight after it had landed; not applied again.
+	OutcomeDuplicate = Outcome(solanafake.OutcomeDuplicate)
 )
 
 // ReceivedTransaction is a transaction sendTransaction received.
 type ReceivedTransaction struct {
-	// Signature is its first signature; zero when it could not be decoded.
-	Signature     solana.Signature
+	Signature     solana.Signature // its first signature; zero when it could not be decoded
 	SkipPreflight bool
 	Outcome       Outcome
-	// Error is the node's error text, empty when the transaction was applied.
-	Error string
+	Error         string // the node's error text, empty when the transaction was applied
 }
 
 // Transactions returns every transaction sendTransaction received, in order, with what the

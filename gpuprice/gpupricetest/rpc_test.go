@@ -1,10 +1,9 @@
 package gpupricetest_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"io"
+	"math/big"
 	"net/http"
 	"testing"
 	"time"
@@ -19,11 +18,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice/gpupricetest"
+	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 func TestBlockhashesAndBlockHeight(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	clock := sdktest.NewClock(t0)
+	srv := start(t, gpupricetest.WithClock(clock))
 	c := node(srv)
 	first, err := c.GetLatestBlockhash(t.Context(), rpc.CommitmentFinalized)
 	require.NoError(t, err)
@@ -38,7 +41,7 @@ func TestBlockhashesAndBlockHeight(t *testing.T) {
 	assert.NotEqual(t, first.Value.Blockhash, second.Value.Blockhash, "every call produces a block")
 	assert.Equal(t, first.Value.LastValidBlockHeight+1, second.Value.LastValidBlockHeight)
 
-	srv.Advance(4 * time.Second)
+	clock.Advance(4 * time.Second)
 	later, err := c.GetBlockHeight(t.Context(), "")
 	require.NoError(t, err)
 	assert.Equal(t, height+1+10, later, "a block every 400 ms of the fake clock")
@@ -50,7 +53,7 @@ func TestTokenBalancesAndAccounts(t *testing.T) {
 	srv := start(t)
 	c := node(srv)
 	payer := newWallet().PublicKey()
-	srv.FundUSDC(payer, 7_250_000)
+	srv.FundUSDC(payer, usdc.Cents(725))
 
 	bal, err := c.GetTokenAccountBalance(t.Context(), ata(t, payer, gpupricetest.USDCMint), rpc.CommitmentConfirmed)
 	require.NoError(t, err)
@@ -59,7 +62,7 @@ func TestTokenBalancesAndAccounts(t *testing.T) {
 	assert.Equal(t, "7.25", bal.Value.UiAmountString)
 	require.NotNil(t, bal.Value.UiAmount)
 	assert.InDelta(t, 7.25, *bal.Value.UiAmount, 0)
-	assert.Equal(t, uint64(7_250_000), srv.USDCBalance(payer))
+	assert.Equal(t, "$7.25", usdc.Format(srv.USDCBalance(payer)))
 
 	_, err = c.GetTokenAccountBalance(t.Context(), ata(t, newWallet().PublicKey(), gpupricetest.USDCMint), "")
 	e := rpcError(t, err)
@@ -131,7 +134,7 @@ func TestAPurchaseTransferIsAppliedOnce(t *testing.T) {
 	srv := start(t)
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	tx := build(t, c, []solana.PrivateKey{payer},
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6),
 		memo(payer.PublicKey(), "API-PRO"))
@@ -139,8 +142,8 @@ func TestAPurchaseTransferIsAppliedOnce(t *testing.T) {
 	sig, err := send(t, c, tx)
 	require.NoError(t, err)
 	assert.Equal(t, tx.Signatures[0], sig)
-	assert.Equal(t, uint64(5_000_000), srv.USDCBalance(payer.PublicKey()))
-	assert.Equal(t, uint64(5_000_000), srv.USDCBalance(srv.Treasury))
+	assert.Equal(t, "$5.00", usdc.Format(srv.USDCBalance(payer.PublicKey())))
+	assert.Equal(t, "$5.00", usdc.Format(srv.USDCBalance(srv.Treasury)))
 	require.Len(t, srv.Transfers(), 1)
 	tr := srv.Transfers()[0]
 	assert.Equal(t, gpupricetest.Transfer{
@@ -149,7 +152,7 @@ func TestAPurchaseTransferIsAppliedOnce(t *testing.T) {
 		To:        srv.TreasuryATA(),
 		Owner:     payer.PublicKey(),
 		Mint:      gpupricetest.USDCMint,
-		Amount:    5_000_000,
+		Amount:    usdc.Dollars(5),
 		Memos:     [][]byte{[]byte("API-PRO")},
 	}, tr)
 	assert.Equal(t, []gpupricetest.Memo{{Signature: sig, Signers: []solana.PublicKey{payer.PublicKey()}, Data: []byte("API-PRO")}}, srv.Memos())
@@ -174,7 +177,7 @@ func TestAPurchaseTransferIsAppliedOnce(t *testing.T) {
 	again, err := c.SendTransactionWithOpts(t.Context(), tx, rpc.TransactionOpts{SkipPreflight: true})
 	require.NoError(t, err)
 	assert.Equal(t, sig, again)
-	assert.Equal(t, uint64(5_000_000), srv.USDCBalance(payer.PublicKey()), "not applied twice")
+	assert.Equal(t, "$5.00", usdc.Format(srv.USDCBalance(payer.PublicKey())), "not applied twice")
 	assert.Len(t, srv.Transfers(), 1)
 
 	var outcomes []gpupricetest.Outcome
@@ -191,7 +194,7 @@ func TestForgedSignaturesAreRefused(t *testing.T) {
 	srv := start(t)
 	c := node(srv)
 	victim, thief := newWallet(), newWallet()
-	srv.FundUSDC(victim.PublicKey(), 10_000_000)
+	srv.FundUSDC(victim.PublicKey(), usdc.Dollars(10))
 
 	tampered := build(t, c, []solana.PrivateKey{victim}, transfer(t, victim, thief.PublicKey(), gpupricetest.USDCMint, 10_000_000, 6))
 	tampered.Signatures[0][5] ^= 1
@@ -216,7 +219,7 @@ func TestForgedSignaturesAreRefused(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, st.Value[0], "but the transaction never lands")
 
-	assert.Equal(t, uint64(10_000_000), srv.USDCBalance(victim.PublicKey()))
+	assert.Equal(t, "$10.00", usdc.Format(srv.USDCBalance(victim.PublicKey())))
 	assert.Empty(t, srv.Transfers())
 	var outcomes []gpupricetest.Outcome
 	for _, r := range srv.Transactions() {
@@ -230,7 +233,7 @@ func TestInsufficientFundsFailTheWholeTransaction(t *testing.T) {
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 4_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(4))
 	tx := build(t, c, []solana.PrivateKey{payer},
 		createIdempotent(payer.PublicKey(), srv.Treasury, gpupricetest.USDCMint),
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6),
@@ -243,7 +246,7 @@ func TestInsufficientFundsFailTheWholeTransaction(t *testing.T) {
 	assert.Equal(t, map[string]any{"InstructionError": []any{json.Number("1"), map[string]any{"Custom": json.Number("1")}}}, simulationErr(t, e))
 	assert.Contains(t, e.Data.(map[string]any)["logs"], "Program log: Error: insufficient funds")
 	assert.False(t, srv.TokenAccountExists(srv.TreasuryATA()), "the account creation was rolled back")
-	assert.Equal(t, uint64(4_000_000), srv.USDCBalance(payer.PublicKey()))
+	assert.Equal(t, "$4.00", usdc.Format(srv.USDCBalance(payer.PublicKey())))
 	assert.Empty(t, srv.Transfers())
 	assert.Empty(t, srv.Memos())
 
@@ -256,8 +259,8 @@ func TestInsufficientFundsFailTheWholeTransaction(t *testing.T) {
 	assert.False(t, srv.TokenAccountExists(srv.TreasuryATA()))
 	assert.Empty(t, srv.Memos())
 	a := redeem(t, srv, sig.String())
-	assert.Equal(t, http.StatusUnprocessableEntity, a.status)
-	assert.Equal(t, "tx_failed", a.code())
+	assert.Equal(t, http.StatusUnprocessableEntity, a.Status)
+	assert.Equal(t, "tx_failed", a.ErrorCode())
 	assert.Equal(t, gpupricetest.OutcomeFailed, srv.Transactions()[1].Outcome)
 }
 
@@ -266,11 +269,11 @@ func TestTransferToAMissingAccountFails(t *testing.T) {
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	_, err := send(t, c, build(t, c, []solana.PrivateKey{payer}, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6)))
 	e := rpcError(t, err)
 	assert.Equal(t, "Transaction simulation failed: Error processing Instruction 0: invalid account data for instruction", e.Message)
-	assert.Equal(t, uint64(10_000_000), srv.USDCBalance(payer.PublicKey()))
+	assert.Equal(t, "$10.00", usdc.Format(srv.USDCBalance(payer.PublicKey())))
 }
 
 func TestAssociatedTokenAccountCreation(t *testing.T) {
@@ -278,12 +281,12 @@ func TestAssociatedTokenAccountCreation(t *testing.T) {
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	create := associatedtokenaccount.NewCreateInstruction(payer.PublicKey(), srv.Treasury, gpupricetest.USDCMint).Build()
 
 	_, err := send(t, c, build(t, c, []solana.PrivateKey{payer}, create, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6)))
 	require.NoError(t, err)
-	assert.Equal(t, uint64(5_000_000), srv.USDCBalance(srv.Treasury))
+	assert.Equal(t, "$5.00", usdc.Format(srv.USDCBalance(srv.Treasury)))
 
 	_, err = send(t, c, build(t, c, []solana.PrivateKey{payer}, create))
 	assert.Equal(t, "Transaction simulation failed: Error processing Instruction 0: Provided owner is not allowed", rpcError(t, err).Message,
@@ -299,10 +302,11 @@ func TestAssociatedTokenAccountCreation(t *testing.T) {
 
 func TestBlockhashesMustBeIssuedAndFresh(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	clock := sdktest.NewClock(t0)
+	srv := start(t, gpupricetest.WithClock(clock))
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	ix := transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 1, 6)
 
 	made, err := solana.NewTransaction([]solana.Instruction{ix}, solana.Hash{7, 7, 7}, solana.TransactionPayer(payer.PublicKey()))
@@ -315,9 +319,9 @@ func TestBlockhashesMustBeIssuedAndFresh(t *testing.T) {
 	assert.Equal(t, "BlockhashNotFound", simulationErr(t, e))
 
 	stale := build(t, c, []solana.PrivateKey{payer}, ix)
-	srv.Advance(60 * time.Second)
+	clock.Advance(60 * time.Second)
 	fresh := build(t, c, []solana.PrivateKey{payer}, ix, memo(payer.PublicKey(), "fresh"))
-	srv.Advance(400 * time.Millisecond)
+	clock.Advance(400 * time.Millisecond)
 	_, err = send(t, c, stale)
 	assert.Equal(t, "BlockhashNotFound", simulationErr(t, rpcError(t, err)), "151 blocks later")
 	_, err = send(t, c, fresh)
@@ -329,7 +333,7 @@ func TestOnlyTheThreeProgramsRun(t *testing.T) {
 	srv := start(t)
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	for name, tc := range map[string]struct {
 		ix   solana.Instruction
 		want string
@@ -345,7 +349,7 @@ func TestOnlyTheThreeProgramsRun(t *testing.T) {
 		_, err := send(t, c, build(t, c, []solana.PrivateKey{payer}, tc.ix))
 		assert.Equal(t, "Transaction simulation failed: "+tc.want, rpcError(t, err).Message, name)
 	}
-	assert.Equal(t, uint64(10_000_000), srv.USDCBalance(payer.PublicKey()))
+	assert.Equal(t, "$10.00", usdc.Format(srv.USDCBalance(payer.PublicKey())))
 }
 
 func TestOnlyTheOwnerMovesItsTokens(t *testing.T) {
@@ -353,8 +357,8 @@ func TestOnlyTheOwnerMovesItsTokens(t *testing.T) {
 	srv := start(t)
 	c := node(srv)
 	victim, thief := newWallet(), newPayer(srv)
-	srv.FundUSDC(victim.PublicKey(), 10_000_000)
-	srv.FundUSDC(thief.PublicKey(), 0)
+	srv.FundUSDC(victim.PublicKey(), usdc.Dollars(10))
+	srv.FundUSDC(thief.PublicKey(), new(big.Int))
 	steal := token.NewTransferCheckedInstruction(1_000_000, 6, ata(t, victim.PublicKey(), gpupricetest.USDCMint), gpupricetest.USDCMint,
 		ata(t, thief.PublicKey(), gpupricetest.USDCMint), thief.PublicKey(), nil).Build()
 	_, err := send(t, c, build(t, c, []solana.PrivateKey{thief}, steal))
@@ -365,23 +369,23 @@ func TestOnlyTheOwnerMovesItsTokens(t *testing.T) {
 	unsigned.Accounts()[3].IsSigner = false
 	_, err = send(t, c, build(t, c, []solana.PrivateKey{thief}, unsigned))
 	assert.Equal(t, "Transaction simulation failed: Error processing Instruction 0: missing required signature for instruction", rpcError(t, err).Message)
-	assert.Equal(t, uint64(10_000_000), srv.USDCBalance(victim.PublicKey()))
+	assert.Equal(t, "$10.00", usdc.Format(srv.USDCBalance(victim.PublicKey())))
 }
 
 func TestTheMemoBuilderPrefixesALengthByte(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	sig := pay(t, srv, payer,
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6),
 		memoprogram.NewMemoInstruction([]byte("API-PRO"), payer.PublicKey()).Build())
 	require.Len(t, srv.Memos(), 1)
 	assert.Equal(t, []byte("\aAPI-PRO"), srv.Memos()[0].Data, "recorded exactly as sent")
 	a := redeem(t, srv, sig.String())
-	assert.Equal(t, http.StatusUnprocessableEntity, a.status)
-	assert.Equal(t, "wrong_memo", a.code())
-	assert.Contains(t, a.message(), `"\aAPI-PRO"`)
+	assert.Equal(t, http.StatusUnprocessableEntity, a.Status)
+	assert.Equal(t, "wrong_memo", a.ErrorCode())
+	assert.Contains(t, a.ErrorMessage(), `"\aAPI-PRO"`)
 }
 
 func TestConfirmAfter(t *testing.T) {
@@ -389,43 +393,44 @@ func TestConfirmAfter(t *testing.T) {
 	srv := start(t, gpupricetest.WithConfirmAfter(3))
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	sig, err := send(t, c, build(t, c, []solana.PrivateKey{payer},
 		transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 5_000_000, 6), memo(payer.PublicKey(), "API-PRO")))
 	require.NoError(t, err)
 
 	a := redeem(t, srv, sig.String())
-	assert.Equal(t, http.StatusConflict, a.status)
-	assert.Equal(t, "tx_not_confirmed", a.code())
+	assert.Equal(t, http.StatusConflict, a.Status)
+	assert.Equal(t, "tx_not_confirmed", a.ErrorCode())
 	var stages []rpc.ConfirmationStatusType
 	for range 4 {
 		st, err := c.GetSignatureStatuses(t.Context(), false, sig)
 		require.NoError(t, err)
 		stages = append(stages, st.Value[0].ConfirmationStatus)
 		if len(stages) == 2 {
-			assert.Equal(t, "tx_not_confirmed", redeem(t, srv, sig.String()).code())
+			assert.Equal(t, "tx_not_confirmed", redeem(t, srv, sig.String()).ErrorCode())
 		}
 	}
 	assert.Equal(t, []rpc.ConfirmationStatusType{"processed", "processed", "confirmed", "finalized"}, stages)
-	assert.Equal(t, http.StatusCreated, redeem(t, srv, sig.String()).status)
+	assert.Equal(t, http.StatusCreated, redeem(t, srv, sig.String()).Status)
 
 	instant := start(t, gpupricetest.WithConfirmAfter(0))
-	instant.FundUSDC(payer.PublicKey(), 5_000_000)
+	instant.FundUSDC(payer.PublicKey(), usdc.Dollars(5))
 	instant.FundSOL(payer.PublicKey(), payerSOL)
 	c = node(instant)
 	sig, err = send(t, c, build(t, c, []solana.PrivateKey{payer},
 		transfer(t, payer, instant.Treasury, gpupricetest.USDCMint, 5_000_000, 6), memo(payer.PublicKey(), "API-PRO")))
 	require.NoError(t, err)
-	assert.Equal(t, http.StatusCreated, redeem(t, instant, sig.String()).status, "confirmed as it lands")
+	assert.Equal(t, http.StatusCreated, redeem(t, instant, sig.String()).Status, "confirmed as it lands")
 }
 
 func TestStatusesOutsideTheCacheNeedHistorySearch(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	clock := sdktest.NewClock(t0)
+	srv := start(t, gpupricetest.WithClock(clock))
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 1)
+	srv.FundUSDC(payer.PublicKey(), big.NewInt(1))
 	sig := pay(t, srv, payer, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 1, 6))
-	srv.Advance(2*time.Minute + time.Second)
+	clock.Advance(2*time.Minute + time.Second)
 	c := node(srv)
 	st, err := c.GetSignatureStatuses(t.Context(), false, sig)
 	require.NoError(t, err)
@@ -442,7 +447,7 @@ func TestSendTransactionEncodingsAndMalformedInput(t *testing.T) {
 	srv := start(t)
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 2)
+	srv.FundUSDC(payer.PublicKey(), big.NewInt(2))
 	tx := build(t, c, []solana.PrivateKey{payer}, transfer(t, payer, srv.Treasury, gpupricetest.USDCMint, 1, 6))
 	wire, err := tx.MarshalBinary()
 	require.NoError(t, err)
@@ -450,7 +455,7 @@ func TestSendTransactionEncodingsAndMalformedInput(t *testing.T) {
 	sig, err := c.SendEncodedTransactionWithOpts(t.Context(), solana.Base58(wire).String(), rpc.TransactionOpts{Encoding: solana.EncodingBase58})
 	require.NoError(t, err, "base58, the node's default encoding")
 	assert.Equal(t, tx.Signatures[0], sig)
-	assert.Equal(t, uint64(1), srv.USDCBalance(payer.PublicKey()))
+	assert.Equal(t, "$0.000001", usdc.Format(srv.USDCBalance(payer.PublicKey())))
 
 	for name, tc := range map[string]struct {
 		encoded string
@@ -472,13 +477,9 @@ func TestRawJSONRPC(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	post := func(body string) []byte {
-		resp, err := http.Post(srv.RPCURL, "application/json", bytes.NewBufferString(body))
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		require.Equal(t, http.StatusOK, resp.StatusCode)
-		raw, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return raw
+		a := testkit.Do(t, http.DefaultClient, http.MethodPost, srv.RPCURL, body, map[string]string{"Content-Type": "application/json"})
+		require.Equal(t, http.StatusOK, a.Status)
+		return a.Body
 	}
 	var batch []map[string]any
 	require.NoError(t, json.Unmarshal(post(`[{"jsonrpc":"2.0","id":1,"method":"getBlockHeight"},{"jsonrpc":"2.0","id":"b","method":"getProgramAccounts","params":[]}]`), &batch))
@@ -562,7 +563,7 @@ func TestAPaymentPaysItsFeeAndTheRentOfTheAccountItCreates(t *testing.T) {
 	t.Parallel()
 	srv := start(t, gpupricetest.WithTreasuryATA(false))
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 
 	pay(t, srv, payer, proPayment(t, srv, payer, true)...)
 	assert.Equal(t, uint64(payerSOL-5_000-2_039_280), solBalance(t, srv, payer.PublicKey()), "the fee and the new account's rent")
@@ -570,12 +571,12 @@ func TestAPaymentPaysItsFeeAndTheRentOfTheAccountItCreates(t *testing.T) {
 
 	pay(t, srv, payer, proPayment(t, srv, payer, true)...)
 	assert.Equal(t, uint64(payerSOL-2*5_000-2_039_280), solBalance(t, srv, payer.PublicKey()), "an existing account costs no rent")
-	assert.Equal(t, uint64(10_000_000), srv.USDCBalance(srv.Treasury))
+	assert.Equal(t, "$10.00", usdc.Format(srv.USDCBalance(srv.Treasury)))
 
 	// A payer that spends exactly what it holds is left with nothing, which is allowed.
 	exact := newWallet()
 	srv.FundSOL(exact.PublicKey(), 5_000)
-	srv.FundUSDC(exact.PublicKey(), 5_000_000)
+	srv.FundUSDC(exact.PublicKey(), usdc.Dollars(5))
 	pay(t, srv, exact, proPayment(t, srv, exact, false)...)
 	assert.Zero(t, solBalance(t, srv, exact.PublicKey()))
 }
@@ -600,7 +601,7 @@ func TestAFeePayerThatCannotPayNeverLands(t *testing.T) {
 			c := node(srv)
 			payer := newWallet()
 			srv.FundSOL(payer.PublicKey(), tc.lamports)
-			srv.FundUSDC(payer.PublicKey(), 10_000_000)
+			srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 			tx := build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, false)...)
 
 			_, err := send(t, c, tx)
@@ -617,7 +618,7 @@ func TestAFeePayerThatCannotPayNeverLands(t *testing.T) {
 			assert.Nil(t, st.Value[0], "without preflight it is dropped: no fee was paid, nothing landed")
 			assert.Equal(t, gpupricetest.OutcomeDropped, srv.Transactions()[1].Outcome)
 			assert.Equal(t, tc.lamports, solBalance(t, srv, payer.PublicKey()))
-			assert.Equal(t, uint64(10_000_000), srv.USDCBalance(payer.PublicKey()))
+			assert.Equal(t, "$10.00", usdc.Format(srv.USDCBalance(payer.PublicKey())))
 		})
 	}
 }
@@ -628,7 +629,7 @@ func TestAPayerShortOfTheRentFailsInTheSystemProgram(t *testing.T) {
 	c := node(srv)
 	payer := newWallet()
 	srv.FundSOL(payer.PublicKey(), 1_000_000) // the fee, not the rent
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	tx := build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, true)...)
 
 	_, err := send(t, c, tx)
@@ -655,8 +656,8 @@ func TestAPayerShortOfTheRentFailsInTheSystemProgram(t *testing.T) {
 	assert.NotNil(t, st.Value[0].Err)
 	assert.Equal(t, uint64(995_000), solBalance(t, srv, payer.PublicKey()), "a transaction that lands and fails pays its fee")
 	assert.False(t, srv.TokenAccountExists(srv.TreasuryATA()))
-	assert.Equal(t, uint64(10_000_000), srv.USDCBalance(payer.PublicKey()))
-	assert.Equal(t, "tx_failed", redeem(t, srv, sig.String()).code())
+	assert.Equal(t, "$10.00", usdc.Format(srv.USDCBalance(payer.PublicKey())))
+	assert.Equal(t, "tx_failed", redeem(t, srv, sig.String()).ErrorCode())
 }
 
 func TestAPaymentThatWouldLeaveThePayerBelowItsRentFails(t *testing.T) {
@@ -665,7 +666,7 @@ func TestAPaymentThatWouldLeaveThePayerBelowItsRentFails(t *testing.T) {
 	c := node(srv)
 	payer := newWallet()
 	srv.FundSOL(payer.PublicKey(), 5_000+2_039_280+100) // the fee and the rent, and 100 lamports left
-	srv.FundUSDC(payer.PublicKey(), 10_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(10))
 	tx := build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, true)...)
 
 	_, err := send(t, c, tx)
@@ -689,7 +690,7 @@ func TestAFailedTransferStillPaysItsFee(t *testing.T) {
 	srv := start(t)
 	c := node(srv)
 	payer := newPayer(srv)
-	srv.FundUSDC(payer.PublicKey(), 1_000_000)
+	srv.FundUSDC(payer.PublicKey(), usdc.Dollars(1))
 	sig, err := c.SendTransactionWithOpts(t.Context(), build(t, c, []solana.PrivateKey{payer}, proPayment(t, srv, payer, false)...),
 		rpc.TransactionOpts{SkipPreflight: true})
 	require.NoError(t, err)
@@ -698,5 +699,5 @@ func TestAFailedTransferStillPaysItsFee(t *testing.T) {
 	require.NotNil(t, st.Value[0])
 	assert.NotNil(t, st.Value[0].Err, "short USDC")
 	assert.Equal(t, uint64(payerSOL-5_000), solBalance(t, srv, payer.PublicKey()))
-	assert.Equal(t, uint64(1_000_000), srv.USDCBalance(payer.PublicKey()))
+	assert.Equal(t, "$1.00", usdc.Format(srv.USDCBalance(payer.PublicKey())))
 }

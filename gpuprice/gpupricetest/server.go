@@ -1,13 +1,11 @@
 package gpupricetest
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -32,10 +30,7 @@ type Server struct {
 	api *fakeserver.Server
 	rpc *httptest.Server
 
-	cfg config
-	// offset is how far Advance moved the clock, in nanoseconds; atomic, so that the
-	// cluster reads the time without the lock.
-	offset  atomic.Int64
+	cfg     config
 	cluster *solanafake.Cluster
 	routes  map[string]endpoint
 
@@ -70,7 +65,7 @@ func NewServer(opts ...Option) *Server {
 	}
 	s.routes = s.endpoints()
 	s.cluster = s.newCluster()
-	s.api = fakeserver.Start(http.HandlerFunc(s.serveAPI), fakeserver.Config{Credentials: []string{"X-API-Key"}, Now: s.Now})
+	s.api = fakeserver.Start(http.HandlerFunc(s.serveAPI), fakeserver.Config{Credentials: []string{"X-API-Key"}, SecretQuery: isKeyParam, Now: s.Now})
 	s.rpc = httptest.NewServer(s.cluster)
 	s.URL, s.RPCURL = s.api.URL, s.rpc.URL
 	return s
@@ -85,15 +80,8 @@ func (s *Server) Close() {
 // Client returns an *http.Client for the price API.
 func (s *Server) Client() *http.Client { return s.api.Client() }
 
-// now returns the fake's time: the configured clock moved on by Advance.
-func (s *Server) now() time.Time { return s.cfg.clock().Add(time.Duration(s.offset.Load())).UTC() }
-
-// Now returns the fake's current time.
-func (s *Server) Now() time.Time { return s.now() }
-
-// Advance moves the fake's clock forward by d: quota days roll over, keys expire, and the
-// node produces a block every 400 ms, so that blockhashes expire after 60 s.
-func (s *Server) Advance(d time.Duration) { s.offset.Add(int64(d)) }
+// Now returns the fake's current time, in UTC, on the clock of WithClock.
+func (s *Server) Now() time.Time { return s.cfg.clock.Now().UTC() }
 
 // InjectFaults makes the next price API requests matching each fault get its answer instead
 // (before any check, and counted against no quota), in the order given; an error body has
@@ -103,19 +91,7 @@ func (s *Server) InjectFaults(faults ...sdktest.Fault) { s.api.InjectFaults(faul
 // Requests returns every request the price API received so far, in order. The X-API-Key
 // header's value is replaced by sdktest.Redacted, as is the value of a query parameter that
 // would carry a key in the URL (api_key, apikey, key or x-api-key, in any letter case).
-func (s *Server) Requests() []sdktest.Request {
-	reqs := s.api.Requests()
-	for _, r := range reqs {
-		for name, vs := range r.Query {
-			if isKeyParam(name) {
-				for i := range vs {
-					vs[i] = sdktest.Redacted
-				}
-			}
-		}
-	}
-	return reqs
-}
+func (s *Server) Requests() []sdktest.Request { return s.api.Requests() }
 
 // RequestCount returns how many price API requests had the method and the path (such as
 // "/v1/history", escaped, without the query); an empty method or path matches any.
@@ -198,12 +174,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	if ep.access != public {
 		if status, body := s.admit(w, r, ep.access, now); body != nil {
-			writeJSON(w, status, body)
+			fakeserver.WriteJSON(w, status, body)
 			return
 		}
 	}
 	status, body := ep.handle(s, r, now)
-	writeJSON(w, status, body)
+	fakeserver.WriteJSON(w, status, body)
 }
 
 // errorBody is the JSON body of every error answer of the price API.
@@ -229,14 +205,7 @@ func fail(status int, code, message string) (int, any) {
 // writeError sends an error answer.
 func writeError(w http.ResponseWriter, status int, code, message string) {
 	status, body := fail(status, code, message)
-	writeJSON(w, status, body)
-}
-
-// writeJSON sends v as a JSON body.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	fakeserver.WriteJSON(w, status, body)
 }
 
 // timestamp formats t as the API does: RFC 3339 in UTC, whole seconds.

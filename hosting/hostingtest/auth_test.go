@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestDefaultTokenIsLong(t *testing.T) {
@@ -17,7 +18,7 @@ func TestDefaultTokenIsLong(t *testing.T) {
 
 func TestAuthentication(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	const path = "/api/v1/repos"
 
 	for label, h := range map[string]map[string]string{
@@ -30,8 +31,8 @@ func TestAuthentication(t *testing.T) {
 		"bearer wins over header": {"Authorization": "Bearer not-a-token", "X-API-Token": hostingtest.DefaultToken},
 	} {
 		a := send(t, srv, "GET", path, "", h)
-		assert.Equal(t, 401, a.status, label)
-		assert.NotContains(t, a.errorText(t), hostingtest.DefaultToken, label)
+		assert.Equal(t, 401, a.Status, label)
+		assert.NotContains(t, errorText(t, a), hostingtest.DefaultToken, label)
 	}
 
 	for label, h := range map[string]map[string]string{
@@ -41,12 +42,12 @@ func TestAuthentication(t *testing.T) {
 		"basic, then x-api-token": {"Authorization": "Basic dXNlcjpwYXNz", "X-API-Token": hostingtest.DefaultToken},
 	} {
 		a := send(t, srv, "GET", path, "", h)
-		assert.Equal(t, 200, a.status, label)
-		assert.Equal(t, true, a.body["ok"], label)
+		assert.Equal(t, 200, a.Status, label)
+		assert.Equal(t, true, a.JSON["ok"], label)
 	}
-	assert.Equal(t, 7, answered(srv, 401))
+	assert.Equal(t, 7, testkit.CountStatus(srv.Requests(), 401))
 
-	reqs := srv.Requests()
+	reqs := srv.Exchanges()
 	require.Len(t, reqs, 11)
 	used := map[string]int{}
 	for _, r := range reqs {
@@ -59,14 +60,14 @@ func TestAuthentication(t *testing.T) {
 
 func TestAddAccount(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	const token = "late-account-token-0f1e2d3c4b5a69788796"
 	a := call(t, srv, token, "GET", "/api/v1/repos", "")
-	assert.Equal(t, 401, a.status)
+	assert.Equal(t, 401, a.Status)
 	srv.AddAccount(token, "late")
 	a = call(t, srv, token, "POST", "/api/v1/repos", `{"name":"late-site"}`)
-	require.Equal(t, 201, a.status, string(a.raw))
-	assert.Equal(t, "late", a.object(t, "repo")["owner"])
+	require.Equal(t, 201, a.Status, string(a.Body))
+	assert.Equal(t, "late", a.Object(t, "repo")["owner"])
 
 	assert.Panics(t, func() { srv.AddAccount("", "x") })
 	assert.Panics(t, func() { srv.AddAccount("t", "") })
@@ -79,17 +80,17 @@ func TestAddAccount(t *testing.T) {
 func TestAnotherOwnerCannotSeeOrChangeARepository(t *testing.T) {
 	t.Parallel()
 	const sameOwnerToken = "second-token-of-demo-7c6b5a4938271605f4e3"
-	srv := start(t, hostingtest.WithAccount(otherToken, "other"), hostingtest.WithAccount(sameOwnerToken, hostingtest.DefaultOwner))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithAccount(otherToken, "other"), hostingtest.WithAccount(sameOwnerToken, hostingtest.DefaultOwner)))
 	createRepo(t, srv, "mine")
 	mustOK(t, srv, "PUT", "/api/v1/repos/mine/files/index.html", `{"content":"mine"}`)
-	commit := mustOK(t, srv, "POST", "/api/v1/repos/mine/commit", `{"message":"first"}`).object(t, "commit")["id"].(string)
+	commit := mustOK(t, srv, "POST", "/api/v1/repos/mine/commit", `{"message":"first"}`).Object(t, "commit")["id"].(string)
 	mustOK(t, srv, "POST", "/api/v1/repos/mine/deploy", `{}`)
 
 	missing := call(t, srv, otherToken, "GET", "/api/v1/repos/nothing-here", "")
-	require.Equal(t, 404, missing.status)
+	require.Equal(t, 404, missing.Status)
 
 	a := call(t, srv, otherToken, "GET", "/api/v1/repos", "")
-	assert.JSONEq(t, `{"ok":true,"repos":[]}`, string(a.raw), "another owner lists none of them")
+	assert.JSONEq(t, `{"ok":true,"repos":[]}`, string(a.Body), "another owner lists none of them")
 
 	attempts := []struct{ method, path, body string }{
 		{"GET", "/api/v1/repos/mine", ""},
@@ -107,8 +108,8 @@ func TestAnotherOwnerCannotSeeOrChangeARepository(t *testing.T) {
 	for _, at := range attempts {
 		a := call(t, srv, otherToken, at.method, at.path, at.body)
 		label := fmt.Sprint(at)
-		assert.Equal(t, 404, a.status, label)
-		assert.Equal(t, missing.errorText(t), a.errorText(t), "%s: the same answer as for a missing repository", label)
+		assert.Equal(t, 404, a.Status, label)
+		assert.Equal(t, errorText(t, missing), errorText(t, a), "%s: the same answer as for a missing repository", label)
 	}
 
 	got, _ := srv.File("mine", "index.html")
@@ -123,6 +124,6 @@ func TestAnotherOwnerCannotSeeOrChangeARepository(t *testing.T) {
 	assert.Equal(t, 1, st.Deploys)
 
 	a = call(t, srv, sameOwnerToken, "GET", "/api/v1/repos/mine/files/index.html", "")
-	assert.Equal(t, 200, a.status, "another token of the same owner sees the repository")
-	assert.Equal(t, "mine", a.body["content"])
+	assert.Equal(t, 200, a.Status, "another token of the same owner sees the repository")
+	assert.Equal(t, "mine", a.JSON["content"])
 }

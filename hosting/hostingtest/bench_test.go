@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // BenchmarkUploadsWithLatency writes 300 small files to a fake with 20 ms of latency per
@@ -17,7 +18,7 @@ func BenchmarkUploadsWithLatency(b *testing.B) {
 	const files = 300
 	for _, workers := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("concurrency=%d", workers), func(b *testing.B) {
-			srv := start(b, hostingtest.WithLatency(20*time.Millisecond))
+			srv := testkit.Start(b, hostingtest.NewServer(hostingtest.WithLatency(20*time.Millisecond)))
 			createRepo(b, srv, "r")
 			client := srv.Client()
 			client.Transport.(*http.Transport).MaxIdleConnsPerHost = workers

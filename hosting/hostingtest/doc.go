@@ -115,10 +115,11 @@
 // Requests, the requests it received in order of arrival, and RequestCount(method, path);
 // and InjectFaults, which answers the next matching requests with an sdktest.Fault instead of
 // the service: a drop, or the envelope {"ok":false,"error":<message>} (with "code" when the
-// fault has one) under the fault's status, 200 included. Each Request is an sdktest.Request,
-// credential headers redacted, with what this fake learnt about it: the credential headers
-// sent and the one the service read, the body encoding of a file write, whether the CDN
-// blocked it and whether a token was in its URL; no record ever holds a token. Stats counts
+// fault has one) under the fault's status, 200 included. Requests are sdktest.Requests, with
+// credential headers and every known token redacted, so no record ever holds a token;
+// Exchanges adds what this fake learnt about each: the credential headers sent and the one
+// the service read, the body encoding of a file write, whether the CDN blocked it and whether
+// a token was in its URL. WithClock gives the fake an sdk.Clock for its timestamps. Stats counts
 // what the service did (writes stored and failed, deletions, commits, deployments), and File,
 // Files, DeployedFile, Head, Deployments, Owner and SiteURL read its state directly.
 //

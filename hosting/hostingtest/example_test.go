@@ -1,66 +1,43 @@
 package hostingtest_test
 
 import (
-	"encoding/base64"
-	"encoding/json"
+	"context"
 	"fmt"
-	"io"
 	"log"
-	"net/http"
 	"strings"
+	"testing/fstest"
 
+	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
 )
 
+// A test publishes a site through the hosting client, then reads back from the fake what was
+// deployed and what the service did.
 func ExampleNewServer() {
 	srv := hostingtest.NewServer()
 	defer srv.Close()
+	ctx := context.Background()
 
-	api := func(method, path, body string) map[string]any {
-		req, err := http.NewRequest(method, srv.URL+"/api/v1"+path, strings.NewReader(body))
-		if err != nil {
-			log.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+hostingtest.DefaultToken)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			log.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var answer map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(method, path, resp.StatusCode, answer["ok"])
-		return answer
-	}
-
-	page := "<!DOCTYPE html><title>Hello</title><h1>Hello, world</h1>"
-	api("POST", "/repos", `{"name":"hello","description":"a first site"}`)
-	api("PUT", "/repos/hello/files/index.html", `{"content_base64":"`+base64.StdEncoding.EncodeToString([]byte(page))+`"}`)
-	api("POST", "/repos/hello/commit", `{"message":"first page"}`)
-	deployed := api("POST", "/repos/hello/deploy", `{"message":"go live"}`)
-
-	previewURL := deployed["preview_url"].(string)
-	fmt.Println("published at", strings.TrimPrefix(previewURL, srv.URL))
-	resp, err := http.Get(previewURL)
+	client, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostingtest.DefaultToken))
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	if _, err := client.CreateRepo(ctx, &hosting.CreateRepoParams{Name: "hello", Description: "a first site"}); err != nil {
+		log.Fatal(err)
+	}
+	site := fstest.MapFS{"index.html": {Data: []byte("<!DOCTYPE html><title>Hello</title><h1>Hello, world</h1>")}}
+	res, err := client.DeployDir(ctx, "hello", site, &hosting.DeployDirParams{Message: "go live"})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(resp.StatusCode, resp.Header.Get("Content-Type"))
-	fmt.Println(string(body))
+
+	fmt.Println("published at", strings.TrimPrefix(res.SiteURL, srv.URL), "uploaded", res.Uploaded)
+	served, _ := srv.DeployedFile("hello", "index.html")
+	fmt.Println(string(served))
+	stats := srv.Stats()
+	fmt.Println("requests:", len(srv.Requests()), "commits:", stats.Commits, "deployments:", stats.Deploys)
 	// Output:
-	// POST /repos 201 true
-	// PUT /repos/hello/files/index.html 200 true
-	// POST /repos/hello/commit 201 true
-	// POST /repos/hello/deploy 201 true
-	// published at /site/hello/
-	// 200 text/html; charset=utf-8
+	// published at /site/hello/ uploaded [index.html]
 	// <!DOCTYPE html><title>Hello</title><h1>Hello, world</h1>
+	// requests: 5 commits: 1 deployments: 1
 }

@@ -15,23 +15,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 )
 
 func TestGatewayStripsAuthorization(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithGatewayStripsAuthorization())
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithGatewayStripsAuthorization()))
 
 	a := call(t, srv, hostingtest.DefaultToken, "GET", "/api/v1/repos", "")
-	assert.Equal(t, 401, a.status)
-	assert.NotContains(t, a.errorText(t), hostingtest.DefaultToken)
+	assert.Equal(t, 401, a.Status)
+	assert.NotContains(t, errorText(t, a), hostingtest.DefaultToken)
 
 	a = send(t, srv, "GET", "/api/v1/repos", "", map[string]string{"X-API-Token": hostingtest.DefaultToken})
-	assert.Equal(t, 200, a.status)
+	assert.Equal(t, 200, a.Status)
 	a = send(t, srv, "GET", "/api/v1/repos", "", map[string]string{"Authorization": "Bearer " + hostingtest.DefaultToken, "X-API-Token": hostingtest.DefaultToken})
-	assert.Equal(t, 200, a.status, "with both headers the X-API-Token gets through")
+	assert.Equal(t, 200, a.Status, "with both headers the X-API-Token gets through")
 
-	reqs := srv.Requests()
+	reqs := srv.Exchanges()
 	require.Len(t, reqs, 3)
 	assert.Equal(t, []string{hostingtest.AuthAuthorization}, reqs[0].AuthHeaders)
 	assert.Equal(t, hostingtest.AuthNone, reqs[0].Auth, "the Authorization header never reached the service")
@@ -40,22 +41,22 @@ func TestGatewayStripsAuthorization(t *testing.T) {
 	assert.Equal(t, hostingtest.AuthAPIToken, reqs[1].Auth)
 	assert.Equal(t, []string{hostingtest.AuthAuthorization, hostingtest.AuthAPIToken}, reqs[2].AuthHeaders)
 	assert.Equal(t, hostingtest.AuthAPIToken, reqs[2].Auth)
-	assert.Equal(t, 1, answered(srv, 401))
+	assert.Equal(t, 1, testkit.CountStatus(srv.Requests(), 401))
 }
 
 // requireBlockPage checks that a is the CDN's HTML block page, not the JSON envelope.
-func requireBlockPage(t *testing.T, a answer, label string) {
+func requireBlockPage(t *testing.T, a testkit.Raw, label string) {
 	t.Helper()
-	assert.Equal(t, 403, a.status, label)
-	assert.Equal(t, "text/html; charset=utf-8", a.header.Get("Content-Type"), label)
-	assert.Nil(t, a.body, label)
-	assert.Contains(t, string(a.raw), "you have been blocked", label)
-	assert.NotContains(t, string(a.raw), `"ok"`, label)
+	assert.Equal(t, 403, a.Status, label)
+	assert.Equal(t, "text/html; charset=utf-8", a.Header.Get("Content-Type"), label)
+	assert.Nil(t, a.JSON, label)
+	assert.Contains(t, string(a.Body), "you have been blocked", label)
+	assert.NotContains(t, string(a.Body), `"ok"`, label)
 }
 
 func TestCDNBlocksRawMarkupInContent(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithCDNBlockRawHTML())
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithCDNBlockRawHTML()))
 	createRepo(t, srv, "r")
 
 	blocked := []string{
@@ -85,11 +86,11 @@ func TestCDNBlocksRawMarkupInContent(t *testing.T) {
 		mustOK(t, srv, "PUT", "/api/v1/repos/r/files/notes.md", `{"content":`+jsonString(text)+`}`)
 	}
 
-	forbidden := answered(srv, 403)
+	forbidden := testkit.CountStatus(srv.Requests(), 403)
 	assert.Equal(t, 2*len(blocked)+2, forbidden)
 	assert.Equal(t, len(blocked)+3, srv.Stats().PutWrites)
 	nBlocked := 0
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Exchanges() {
 		if r.Blocked {
 			nBlocked++
 			assert.Equal(t, 403, r.Status)
@@ -101,7 +102,7 @@ func TestCDNBlocksRawMarkupInContent(t *testing.T) {
 
 func TestCDNBlocksPUTButNotPOST(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithCDNBlockPUT())
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithCDNBlockPUT()))
 	createRepo(t, srv, "r")
 	html := base64.StdEncoding.EncodeToString([]byte("<!DOCTYPE html><p>hi"))
 
@@ -115,10 +116,10 @@ func TestCDNBlocksPUTButNotPOST(t *testing.T) {
 	got, _ := srv.File("r", "index.html")
 	assert.Equal(t, "<!DOCTYPE html><p>hi", string(got))
 	a = call(t, srv, hostingtest.DefaultToken, "PUT", "/api/v1/repos/r", `{}`)
-	assert.Equal(t, 405, a.status, "only file addresses are blocked")
+	assert.Equal(t, 405, a.Status, "only file addresses are blocked")
 
 	st := srv.Stats()
-	assert.Equal(t, 2, answered(srv, 403))
+	assert.Equal(t, 2, testkit.CountStatus(srv.Requests(), 403))
 	assert.Equal(t, 0, st.PutWrites)
 	assert.Equal(t, 1, st.PostWrites)
 }
@@ -132,9 +133,9 @@ func writeMany(t *testing.T, srv *hostingtest.Server, repo string, n int, parall
 	for i := range n {
 		write := func() {
 			a := call(t, srv, hostingtest.DefaultToken, "PUT", fmt.Sprintf("/api/v1/repos/%s/files/f%d.txt", repo, i), fmt.Sprintf(`{"content":"%d"}`, i))
-			statuses[i] = a.status
-			if a.status >= 500 {
-				assert.NotEmpty(t, a.errorText(t))
+			statuses[i] = a.Status
+			if a.Status >= 500 {
+				assert.NotEmpty(t, errorText(t, a))
 			}
 		}
 		if parallel {
@@ -151,7 +152,7 @@ func writeMany(t *testing.T, srv *hostingtest.Server, repo string, n int, parall
 func TestWriteFailuresAreDeterministic(t *testing.T) {
 	t.Parallel()
 	const n = 400
-	srv := start(t, hostingtest.WithWriteFailures(0.25, 7))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithWriteFailures(0.25, 7)))
 	createRepo(t, srv, "r")
 	first := writeMany(t, srv, "r", n, false)
 
@@ -176,11 +177,11 @@ func TestWriteFailuresAreDeterministic(t *testing.T) {
 	assert.Equal(t, n-failed, srv.Stats().PutWrites)
 
 	// The same seed fails the same writes, whatever order they arrive in.
-	again := start(t, hostingtest.WithWriteFailures(0.25, 7))
+	again := testkit.Start(t, hostingtest.NewServer(hostingtest.WithWriteFailures(0.25, 7)))
 	createRepo(t, again, "r")
 	assert.Equal(t, first, writeMany(t, again, "r", n, true))
 
-	other := start(t, hostingtest.WithWriteFailures(0.25, 8))
+	other := testkit.Start(t, hostingtest.NewServer(hostingtest.WithWriteFailures(0.25, 8)))
 	createRepo(t, other, "r")
 	assert.NotEqual(t, first, writeMany(t, other, "r", n, false), "another seed fails other writes")
 
@@ -188,7 +189,7 @@ func TestWriteFailuresAreDeterministic(t *testing.T) {
 	for i, status := range first {
 		for attempt := 0; status != 200; attempt++ {
 			require.Less(t, attempt, 20, "a write kept failing")
-			status = call(t, srv, hostingtest.DefaultToken, "PUT", fmt.Sprintf("/api/v1/repos/r/files/f%d.txt", i), fmt.Sprintf(`{"content":"%d"}`, i)).status
+			status = call(t, srv, hostingtest.DefaultToken, "PUT", fmt.Sprintf("/api/v1/repos/r/files/f%d.txt", i), fmt.Sprintf(`{"content":"%d"}`, i)).Status
 		}
 	}
 	assert.Len(t, srv.Files("r"), n)
@@ -196,7 +197,7 @@ func TestWriteFailuresAreDeterministic(t *testing.T) {
 
 func TestWriteFailureShareBounds(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithWriteFailures(1, 1))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithWriteFailures(1, 1)))
 	createRepo(t, srv, "r")
 	for _, status := range writeMany(t, srv, "r", 20, false) {
 		assert.Contains(t, []int{500, 503}, status)
@@ -204,12 +205,12 @@ func TestWriteFailureShareBounds(t *testing.T) {
 	assert.Empty(t, srv.Files("r"))
 	mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"commits are not file writes"}`)
 
-	none := start(t, hostingtest.WithWriteFailures(0, 1))
+	none := testkit.Start(t, hostingtest.NewServer(hostingtest.WithWriteFailures(0, 1)))
 	createRepo(t, none, "r")
 	for _, status := range writeMany(t, none, "r", 20, false) {
 		assert.Equal(t, 200, status)
 	}
-	all := start(t, hostingtest.WithWriteFailures(5, 1)) // clamped to 1
+	all := testkit.Start(t, hostingtest.NewServer(hostingtest.WithWriteFailures(5, 1))) // clamped to 1
 	createRepo(t, all, "r")
 	for _, status := range writeMany(t, all, "r", 20, false) {
 		assert.Contains(t, []int{500, 503}, status)
@@ -219,7 +220,7 @@ func TestWriteFailureShareBounds(t *testing.T) {
 func TestLatencyDelaysEveryRequest(t *testing.T) {
 	t.Parallel()
 	const d = 50 * time.Millisecond
-	srv := start(t, hostingtest.WithLatency(d))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithLatency(d)))
 	began := time.Now()
 	mustOK(t, srv, "GET", "/api/v1/repos", "")
 	assert.GreaterOrEqual(t, time.Since(began), d, "the answer came before the latency")
@@ -227,7 +228,7 @@ func TestLatencyDelaysEveryRequest(t *testing.T) {
 
 func TestLatencyEndsUnansweredWhenTheClientLeaves(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithLatency(time.Hour))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithLatency(time.Hour)))
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
 	require.NoError(t, err)
 	defer conn.Close()
@@ -268,7 +269,7 @@ func TestCloseEndsTheLatency(t *testing.T) {
 
 func TestConcurrentWritesAreAllStored(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithLatency(5*time.Millisecond))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithLatency(5*time.Millisecond)))
 	createRepo(t, srv, "r")
 	statuses := writeMany(t, srv, "r", 300, true)
 	for i, s := range statuses {
@@ -280,7 +281,7 @@ func TestConcurrentWritesAreAllStored(t *testing.T) {
 
 func TestRequestLogNeverHoldsAToken(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithAccount(otherToken, "other"), hostingtest.WithGatewayStripsAuthorization())
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithAccount(otherToken, "other"), hostingtest.WithGatewayStripsAuthorization()))
 	createRepoVia := func(h map[string]string, name string) {
 		h["Content-Type"] = "application/json"
 		send(t, srv, "POST", "/api/v1/repos", `{"name":"`+name+`"}`, h)
@@ -291,7 +292,7 @@ func TestRequestLogNeverHoldsAToken(t *testing.T) {
 	send(t, srv, "GET", "/api/v1/repos/"+otherToken, "", map[string]string{"X-API-Token": otherToken})
 	send(t, srv, "GET", "/site/a/?api_token="+otherToken, "", nil)
 
-	reqs := srv.Requests()
+	reqs := srv.Exchanges()
 	require.Len(t, reqs, 5)
 	for _, r := range reqs {
 		dump := fmt.Sprintf("%#v", r)
@@ -299,9 +300,9 @@ func TestRequestLogNeverHoldsAToken(t *testing.T) {
 		assert.NotContains(t, dump, otherToken)
 	}
 	assert.Equal(t, []bool{false, false, true, true, true}, []bool{reqs[0].TokenInURL, reqs[1].TokenInURL, reqs[2].TokenInURL, reqs[3].TokenInURL, reqs[4].TokenInURL})
-	assert.Equal(t, "/api/v1/repos/[token]", reqs[3].Path)
+	assert.Equal(t, "/api/v1/repos/"+sdktest.Redacted, reqs[3].Path)
 	assert.Equal(t, "/api/v1/repos", reqs[2].Path, "the query is apart from the path")
-	assert.Equal(t, "[token]", reqs[2].Query.Get("token"), "and its token is hidden")
+	assert.Equal(t, sdktest.Redacted, reqs[2].Query.Get("token"), "and its token is hidden")
 	assert.Equal(t, sdktest.Redacted, reqs[0].Header.Get("X-API-Token"))
 	assert.Equal(t, sdktest.Redacted, reqs[1].Header.Get("Authorization"))
 	assert.True(t, strings.HasPrefix(reqs[4].Path, "/site/a/"))
@@ -309,7 +310,7 @@ func TestRequestLogNeverHoldsAToken(t *testing.T) {
 
 func TestInjectedFaultsAnswerInTheEnvelope(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 	srv.InjectFaults(
 		sdktest.Fault{Method: "PUT", Path: "/api/v1/repos/r/files/a.txt", Status: 503, Message: "storage busy", RetryAfter: 2 * time.Second, Times: 2},
@@ -319,21 +320,21 @@ func TestInjectedFaultsAnswerInTheEnvelope(t *testing.T) {
 	)
 	for range 2 {
 		a := call(t, srv, hostingtest.DefaultToken, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"x"}`)
-		assert.Equal(t, 503, a.status)
-		assert.Equal(t, "storage busy", a.errorText(t))
-		assert.Equal(t, "2", a.header.Get("Retry-After"))
-		assert.NotContains(t, a.body, "code")
+		assert.Equal(t, 503, a.Status)
+		assert.Equal(t, "storage busy", errorText(t, a))
+		assert.Equal(t, "2", a.Header.Get("Retry-After"))
+		assert.NotContains(t, a.JSON, "code")
 	}
 	assert.Empty(t, srv.Files("r"), "a fault stores nothing")
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"x"}`)
 
 	a := call(t, srv, hostingtest.DefaultToken, "GET", "/api/v1/repos/r", "")
-	assert.Equal(t, 200, a.status, "a failure inside a successful answer")
-	assert.Equal(t, "repository is archived", a.errorText(t))
-	assert.Equal(t, "archived", a.body["code"])
+	assert.Equal(t, 200, a.Status, "a failure inside a successful answer")
+	assert.Equal(t, "repository is archived", errorText(t, a))
+	assert.Equal(t, "archived", a.JSON["code"])
 	a = call(t, srv, hostingtest.DefaultToken, "GET", "/api/v1/repos/r/deployments", "")
-	assert.Equal(t, 502, a.status)
-	assert.Equal(t, "Bad Gateway", a.errorText(t))
+	assert.Equal(t, 502, a.Status)
+	assert.Equal(t, "Bad Gateway", errorText(t, a))
 
 	req, err := http.NewRequestWithContext(t.Context(), "POST", srv.URL+"/api/v1/repos/r/commit", strings.NewReader(`{"message":"m"}`))
 	require.NoError(t, err)
@@ -343,7 +344,7 @@ func TestInjectedFaultsAnswerInTheEnvelope(t *testing.T) {
 
 	assert.Equal(t, 3, srv.RequestCount("PUT", "/api/v1/repos/r/files/a.txt"))
 	assert.Equal(t, 1, srv.RequestCount("POST", "/api/v1/repos/r/commit"))
-	reqs := srv.Requests()
+	reqs := srv.Exchanges()
 	require.Len(t, reqs, 7)
 	assert.Equal(t, []int{201, 503, 503, 200, 200, 502, 0}, []int{reqs[0].Status, reqs[1].Status, reqs[2].Status,
 		reqs[3].Status, reqs[4].Status, reqs[5].Status, reqs[6].Status})

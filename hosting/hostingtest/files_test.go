@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestBlobSHAIsGitsHash(t *testing.T) {
@@ -21,7 +22,7 @@ func TestBlobSHAIsGitsHash(t *testing.T) {
 
 func TestFilesRoundTripByteForByte(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 
 	binary := make([]byte, 256)
@@ -48,7 +49,7 @@ func TestFilesRoundTripByteForByte(t *testing.T) {
 			value = base64.StdEncoding.EncodeToString(f.data)
 		}
 		a := mustOK(t, srv, "PUT", "/api/v1/repos/r/files/"+f.path, fmt.Sprintf(`{%q:%s}`, f.encoding, jsonString(value)))
-		assert.Equal(t, map[string]any{"ok": true, "path": f.path, "size": float64(len(f.data)), "sha": gitBlobSHA(f.data)}, a.body, f.path)
+		assert.Equal(t, map[string]any{"ok": true, "path": f.path, "size": float64(len(f.data)), "sha": gitBlobSHA(f.data)}, a.JSON, f.path)
 	}
 
 	for _, f := range files {
@@ -57,12 +58,12 @@ func TestFilesRoundTripByteForByte(t *testing.T) {
 		assert.Equal(t, string(f.data), string(stored), f.path)
 
 		a := mustOK(t, srv, "GET", "/api/v1/repos/r/files/"+f.path, "")
-		assert.Equal(t, f.path, a.body["path"])
-		assert.Equal(t, float64(len(f.data)), a.body["size"])
-		assert.Equal(t, gitBlobSHA(f.data), a.body["sha"])
+		assert.Equal(t, f.path, a.JSON["path"])
+		assert.Equal(t, float64(len(f.data)), a.JSON["size"])
+		assert.Equal(t, gitBlobSHA(f.data), a.JSON["sha"])
 		other := map[string]string{"content": "content_base64", "content_base64": "content"}[f.answered]
-		assert.NotContains(t, a.body, other, f.path)
-		got := a.body[f.answered].(string)
+		assert.NotContains(t, a.JSON, other, f.path)
+		got := a.JSON[f.answered].(string)
 		if f.answered == "content_base64" {
 			decoded, err := base64.StdEncoding.DecodeString(got)
 			require.NoError(t, err)
@@ -70,11 +71,11 @@ func TestFilesRoundTripByteForByte(t *testing.T) {
 		}
 		assert.Equal(t, string(f.data), got, f.path)
 	}
-	assert.Contains(t, string(mustOK(t, srv, "GET", "/api/v1/repos/r/files/index.html", "").raw), "<!DOCTYPE html>",
+	assert.Contains(t, string(mustOK(t, srv, "GET", "/api/v1/repos/r/files/index.html", "").Body), "<!DOCTYPE html>",
 		"markup is not escaped in answers")
 
 	a := mustOK(t, srv, "GET", "/api/v1/repos/r", "")
-	listed := a.list(t, "files")
+	listed := a.List(t, "files")
 	require.Len(t, listed, len(files))
 	paths := []string{}
 	for _, entry := range listed {
@@ -88,7 +89,7 @@ func TestFilesRoundTripByteForByte(t *testing.T) {
 
 func TestPostWritesLikePutAndOverwrites(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"one"}`)
 	mustOK(t, srv, "POST", "/api/v1/repos/r/files/a.txt", `{"content_base64":"dHdv"}`)
@@ -99,7 +100,7 @@ func TestPostWritesLikePutAndOverwrites(t *testing.T) {
 	assert.Equal(t, 1, st.PutWrites)
 	assert.Equal(t, 2, st.PostWrites)
 	encodings := []string{}
-	for _, r := range srv.Requests() {
+	for _, r := range srv.Exchanges() {
 		if strings.Contains(r.Path, "/files/") {
 			encodings = append(encodings, r.Method+" "+r.Encoding)
 		}
@@ -109,19 +110,19 @@ func TestPostWritesLikePutAndOverwrites(t *testing.T) {
 
 func TestEscapedPathsAreDecoded(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/my%20docs/caf%C3%A9%20%231.txt", `{"content":"x"}`)
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a%2Fb.txt", `{"content":"y"}`)
 	assert.Equal(t, []string{"a/b.txt", "my docs/café #1.txt"}, srv.Files("r"))
 	a := mustOK(t, srv, "GET", "/api/v1/repos/r/files/my%20docs/caf%C3%A9%20%231.txt", "")
-	assert.Equal(t, "my docs/café #1.txt", a.body["path"])
-	assert.Equal(t, "x", a.body["content"])
+	assert.Equal(t, "my docs/café #1.txt", a.JSON["path"])
+	assert.Equal(t, "x", a.JSON["content"])
 }
 
 func TestUnsafeFilePathsAreRefused(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 	for _, p := range []string{
 		"", "..", "../x", "a/../b", "a/..", "%2E%2E/x", "a/%2e%2e/b", ".", "./a", "a/./b",
@@ -134,20 +135,20 @@ func TestUnsafeFilePathsAreRefused(t *testing.T) {
 				body = `{"content":"x"}`
 			}
 			a := call(t, srv, hostingtest.DefaultToken, method, path, body)
-			assert.Equal(t, 400, a.status, "%s %q", method, p)
-			assert.Contains(t, a.errorText(t), "path", "%s %q", method, p)
+			assert.Equal(t, 400, a.Status, "%s %q", method, p)
+			assert.Contains(t, errorText(t, a), "path", "%s %q", method, p)
 		}
 	}
 	a := call(t, srv, hostingtest.DefaultToken, "GET", "/api/v1/repos/r/files", "")
-	assert.Equal(t, 400, a.status, "a file address without a path")
-	assert.Contains(t, a.errorText(t), "path")
+	assert.Equal(t, 400, a.Status, "a file address without a path")
+	assert.Contains(t, errorText(t, a), "path")
 	assert.Empty(t, srv.Files("r"))
 	assert.Zero(t, srv.Stats().PutWrites+srv.Stats().PostWrites)
 }
 
 func TestFileWriteBodiesAreChecked(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 	cases := map[string]struct{ body, mention string }{
 		"both":                  {`{"content":"a","content_base64":"YQ=="}`, "not both"},
@@ -166,34 +167,34 @@ func TestFileWriteBodiesAreChecked(t *testing.T) {
 	}
 	for label, tc := range cases {
 		a := call(t, srv, hostingtest.DefaultToken, "PUT", "/api/v1/repos/r/files/a.txt", tc.body)
-		assert.Equal(t, 400, a.status, label)
-		assert.Contains(t, a.errorText(t), tc.mention, label)
+		assert.Equal(t, 400, a.Status, label)
+		assert.Contains(t, errorText(t, a), tc.mention, label)
 	}
 	a := send(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"a"}`,
 		map[string]string{"Authorization": "Bearer " + hostingtest.DefaultToken, "Content-Type": "text/plain"})
-	assert.Equal(t, 415, a.status)
+	assert.Equal(t, 415, a.Status)
 	assert.Empty(t, srv.Files("r"), "nothing was stored")
 
 	a = call(t, srv, hostingtest.DefaultToken, "PUT", "/api/v1/repos/none/files/a.txt", `{"content":"a"}`)
-	assert.Equal(t, 404, a.status)
+	assert.Equal(t, 404, a.Status)
 }
 
 func TestDeleteFile(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a/b.txt", `{"content":"x"}`)
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/c.txt", `{"content":"y"}`)
 	a := mustOK(t, srv, "DELETE", "/api/v1/repos/r/files/a/b.txt", "")
-	assert.JSONEq(t, `{"ok":true,"path":"a/b.txt"}`, string(a.raw))
+	assert.JSONEq(t, `{"ok":true,"path":"a/b.txt"}`, string(a.Body))
 	assert.Equal(t, []string{"c.txt"}, srv.Files("r"))
 	_, ok := srv.File("r", "a/b.txt")
 	assert.False(t, ok)
 
 	a = call(t, srv, hostingtest.DefaultToken, "DELETE", "/api/v1/repos/r/files/a/b.txt", "")
-	assert.Equal(t, 404, a.status)
-	assert.Contains(t, a.errorText(t), "file not found")
+	assert.Equal(t, 404, a.Status)
+	assert.Contains(t, errorText(t, a), "file not found")
 	a = call(t, srv, hostingtest.DefaultToken, "GET", "/api/v1/repos/r/files/a/b.txt", "")
-	assert.Equal(t, 404, a.status)
+	assert.Equal(t, 404, a.Status)
 	assert.Equal(t, 1, srv.Stats().Deletes)
 }

@@ -5,97 +5,47 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 )
+
+// scan checks that no credential a client of this suite sends ever reaches a log line or an
+// error string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 // otherToken is a second account's token in tests.
 const otherToken = "other-account-token-5b1e0c9d7a3f48e2b6d4"
 
-// answer is a raw answer of the fake.
-type answer struct {
-	status int
-	header http.Header
-	raw    []byte
-	body   map[string]any // the decoded JSON object, nil when the body is not JSON
-}
-
 // errorText returns the error member of an ok:false envelope, failing when the answer is
 // not one.
-func (a answer) errorText(t *testing.T) string {
+func errorText(t *testing.T, a testkit.Raw) string {
 	t.Helper()
-	require.NotNil(t, a.body, "not a JSON answer: %s", a.raw)
-	require.Equal(t, false, a.body["ok"], string(a.raw))
-	text, ok := a.body["error"].(string)
-	require.True(t, ok, "error is not a string: %s", a.raw)
+	require.NotNil(t, a.JSON, "not a JSON answer: %s", a.Body)
+	require.Equal(t, false, a.JSON["ok"], string(a.Body))
+	text, ok := a.JSON["error"].(string)
+	require.True(t, ok, "error is not a string: %s", a.Body)
 	require.NotEmpty(t, text)
 	return text
 }
 
-// object returns a member of the answer that is a JSON object.
-func (a answer) object(t *testing.T, name string) map[string]any {
+// send sends a request to srv with the given headers and a body ("" for none), without
+// following redirects, and reads the answer.
+func send(t testing.TB, srv *hostingtest.Server, method, path, body string, header map[string]string) testkit.Raw {
 	t.Helper()
-	m, ok := a.body[name].(map[string]any)
-	require.True(t, ok, "%s is not an object in %s", name, a.raw)
-	return m
-}
-
-// list returns a member of the answer that is a JSON array of objects.
-func (a answer) list(t *testing.T, name string) []map[string]any {
-	t.Helper()
-	items, ok := a.body[name].([]any)
-	require.True(t, ok, "%s is not an array in %s", name, a.raw)
-	out := make([]map[string]any, len(items))
-	for i, it := range items {
-		out[i], ok = it.(map[string]any)
-		require.True(t, ok, "%s[%d] is not an object", name, i)
-	}
-	return out
-}
-
-// start starts a fake that closes when the test ends.
-func start(t testing.TB, opts ...hostingtest.Option) *hostingtest.Server {
-	t.Helper()
-	srv := hostingtest.NewServer(opts...)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// send sends a request with the given headers and a body ("" for none) and reads the answer.
-func send(t testing.TB, srv *hostingtest.Server, method, path, body string, header map[string]string) answer {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(t.Context(), method, srv.URL+path, rd)
-	require.NoError(t, err)
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	client := *srv.Client() // a copy: the server's client is shared
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	a := answer{status: resp.StatusCode, header: resp.Header, raw: raw}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
-		require.NoError(t, json.Unmarshal(raw, &a.body), string(raw))
-	}
-	return a
+	return testkit.Do(t, srv.Client(), method, srv.URL+path, body, header)
 }
 
 // call sends an API request authenticated with token as Bearer, with a JSON body when body
 // is not "".
-func call(t testing.TB, srv *hostingtest.Server, token, method, path, body string) answer {
+func call(t testing.TB, srv *hostingtest.Server, token, method, path, body string) testkit.Raw {
 	t.Helper()
 	h := map[string]string{"Authorization": "Bearer " + token}
 	if body != "" {
@@ -105,11 +55,11 @@ func call(t testing.TB, srv *hostingtest.Server, token, method, path, body strin
 }
 
 // mustOK sends an API request as the default account and requires a 2xx ok:true answer.
-func mustOK(t testing.TB, srv *hostingtest.Server, method, path, body string) answer {
+func mustOK(t testing.TB, srv *hostingtest.Server, method, path, body string) testkit.Raw {
 	t.Helper()
 	a := call(t, srv, hostingtest.DefaultToken, method, path, body)
-	require.True(t, a.status >= 200 && a.status < 300, "%s %s: %d %s", method, path, a.status, a.raw)
-	require.Equal(t, true, a.body["ok"], string(a.raw))
+	require.True(t, a.Status >= 200 && a.Status < 300, "%s %s: %d %s", method, path, a.Status, a.Body)
+	require.Equal(t, true, a.JSON["ok"], string(a.Body))
 	return a
 }
 
@@ -126,17 +76,6 @@ func jsonString(s string) string {
 func createRepo(t testing.TB, srv *hostingtest.Server, name string) {
 	t.Helper()
 	mustOK(t, srv, "POST", "/api/v1/repos", fmt.Sprintf(`{"name":%s}`, jsonString(name)))
-}
-
-// answered counts the requests srv answered with status.
-func answered(srv *hostingtest.Server, status int) int {
-	n := 0
-	for _, r := range srv.Requests() {
-		if r.Status == status {
-			n++
-		}
-	}
-	return n
 }
 
 // gitBlobSHA is git's object hash of a blob, computed here independently of the fake.

@@ -2,7 +2,6 @@ package hostingtest
 
 import (
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -10,7 +9,7 @@ import (
 	"github.com/agentapis/sdk/sdktest"
 )
 
-// The credential headers a Request names.
+// The credential headers an Exchange names.
 const (
 	// AuthAuthorization is the Authorization header (Bearer scheme).
 	AuthAuthorization = "authorization"
@@ -20,11 +19,10 @@ const (
 	AuthNone = ""
 )
 
-// Request is the record of one request the fake received: what every fake records
-// (sdktest.Request, its credential headers redacted), and what this fake learnt about it. It
-// never holds a token value: a known token found in the path, the query, a header or the body
-// is replaced by "[token]".
-type Request struct {
+// Exchange is one request the fake received, as every fake records it (sdktest.Request:
+// its credential headers redacted, and every known token found in its path, query, header
+// values or body replaced by sdktest.Redacted), with what this fake learnt about it.
+type Exchange struct {
 	sdktest.Request
 	// AuthHeaders lists the credential headers the client sent, before any gateway:
 	// AuthAuthorization, AuthAPIToken, both or none.
@@ -42,7 +40,7 @@ type Request struct {
 	TokenInURL bool
 }
 
-// record is what the fake's logic adds to the record of a request (see Request).
+// record is what the fake's logic adds to the record of a request (see Exchange).
 type record struct {
 	auth, encoding string
 	blocked        bool
@@ -77,59 +75,53 @@ type Deployment struct {
 	PreviewURL string
 }
 
-// Requests returns the record of every request received so far, in order of arrival.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	var forms []string
-	for token := range s.accounts {
-		forms = append(forms, token, url.PathEscape(token), url.QueryEscape(token))
-	}
-	s.mu.Unlock()
-	hide := func(text string) (string, bool) {
-		found := false
-		for _, f := range forms {
-			if strings.Contains(text, f) {
-				text, found = strings.ReplaceAll(text, f, "[token]"), true
-			}
-		}
-		return text, found
-	}
+// Requests returns the record of every request received so far, in order of arrival, with
+// every known token replaced by sdktest.Redacted; Exchanges adds what the fake learnt.
+func (s *Server) Requests() []sdktest.Request { return s.fs.Requests() }
+
+// Exchanges returns every request received so far, in order of arrival, with what the fake
+// learnt about it: the credential headers sent and read, a file write's encoding, a block by
+// the CDN and a token in the URL.
+func (s *Server) Exchanges() []Exchange {
 	recs := s.fs.Records()
-	out := make([]Request, len(recs))
+	out := make([]Exchange, len(recs))
 	for i, rec := range recs {
-		r := Request{Request: rec.Request}
+		e := Exchange{Request: rec.Request}
 		if x, ok := rec.Extra.(record); ok {
-			r.Auth, r.Encoding, r.Blocked = x.auth, x.encoding, x.blocked
+			e.Auth, e.Encoding, e.Blocked = x.auth, x.encoding, x.blocked
 		}
-		if r.Header.Get("Authorization") != "" {
-			r.AuthHeaders = append(r.AuthHeaders, AuthAuthorization)
+		if e.Header.Get("Authorization") != "" {
+			e.AuthHeaders = append(e.AuthHeaders, AuthAuthorization)
 		}
-		if r.Header.Get("X-API-Token") != "" {
-			r.AuthHeaders = append(r.AuthHeaders, AuthAPIToken)
+		if e.Header.Get("X-API-Token") != "" {
+			e.AuthHeaders = append(e.AuthHeaders, AuthAPIToken)
 		}
-		r.Path, r.TokenInURL = hide(r.Path)
-		query := url.Values{}
-		for k, vs := range r.Query {
-			k, found := hide(k)
-			r.TokenInURL = r.TokenInURL || found
-			for _, v := range vs {
-				v, found := hide(v)
-				r.TokenInURL = r.TokenInURL || found
-				query[k] = append(query[k], v)
-			}
-		}
-		r.Query = query
-		for _, vs := range r.Header {
-			for j := range vs {
-				vs[j], _ = hide(vs[j])
-			}
-		}
-		if body, found := hide(string(r.Body)); found {
-			r.Body = []byte(body)
-		}
-		out[i] = r
+		e.TokenInURL = redactedInURL(e.Request)
+		out[i] = e
 	}
 	return out
+}
+
+// redactedInURL reports whether the record of r replaced a token in its path or query.
+func redactedInURL(r sdktest.Request) bool {
+	redacted := func(text string) bool { return strings.Contains(text, sdktest.Redacted) }
+	if redacted(r.Path) {
+		return true
+	}
+	for k, vs := range r.Query {
+		if redacted(k) || slices.ContainsFunc(vs, redacted) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokens returns the tokens of every account, the credentials the fake scrubs from its
+// records.
+func (s *Server) tokens() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.accounts))
 }
 
 // Stats returns the counters.

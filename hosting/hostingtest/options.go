@@ -3,6 +3,8 @@ package hostingtest
 import (
 	"math"
 	"time"
+
+	"github.com/agentapis/sdk"
 )
 
 // DefaultToken is the API token of the account every Server starts with; its owner is
@@ -21,7 +23,7 @@ type account struct{ token, owner string }
 // config collects the options.
 type config struct {
 	accounts     []account
-	clock        func() time.Time
+	clock        sdk.Clock
 	stripAuth    bool
 	blockRawHTML bool
 	blockPUT     bool
@@ -37,8 +39,9 @@ func WithAccount(token, owner string) Option {
 	return func(c *config) { c.accounts = append(c.accounts, account{token, owner}) }
 }
 
-// WithClock sets the clock behind every timestamp the fake writes (default time.Now).
-func WithClock(now func() time.Time) Option { return func(c *config) { c.clock = now } }
+// WithClock sets the clock behind every timestamp the fake writes and records (default
+// sdk.SystemClock); a test that moves time gives an sdktest.Clock.
+func WithClock(clock sdk.Clock) Option { return func(c *config) { c.clock = clock } }
 
 // WithGatewayStripsAuthorization puts a gateway in front of the service that removes the
 // Authorization header: a request whose token travels only as "Authorization: Bearer" is

@@ -11,18 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting/hostingtest"
+	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 )
-
-// fixedClock returns a clock that starts at t0 and moves one second per reading.
-func fixedClock() func() time.Time {
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	n := 0
-	return func() time.Time { n++; return t0.Add(time.Duration(n) * time.Second) }
-}
 
 func TestCommitSnapshotsTheWorkingFiles(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"v1"}`)
 
@@ -35,17 +30,17 @@ func TestCommitSnapshotsTheWorkingFiles(t *testing.T) {
 		"bad branch type": `{"message":"m","branch":true}`,
 	} {
 		a := call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/r/commit", body)
-		assert.Equal(t, 400, a.status, label)
-		assert.NotEmpty(t, a.errorText(t), label)
+		assert.Equal(t, 400, a.Status, label)
+		assert.NotEmpty(t, errorText(t, a), label)
 	}
 	a := call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/r/commit", `{"message":"m","branch":"nope"}`)
-	assert.Equal(t, 404, a.status)
-	assert.Contains(t, a.errorText(t), "branch")
+	assert.Equal(t, 404, a.Status)
+	assert.Contains(t, errorText(t, a), "branch")
 	assert.Zero(t, srv.Stats().Commits)
 
 	a = mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"first"}`)
-	assert.Equal(t, 201, a.status)
-	c1 := a.object(t, "commit")
+	assert.Equal(t, 201, a.Status)
+	c1 := a.Object(t, "commit")
 	assert.Regexp(t, `^[0-9a-f]{40}$`, c1["id"])
 	assert.Equal(t, "main", c1["branch"], "main is the default branch")
 	assert.Equal(t, "first", c1["message"])
@@ -54,8 +49,8 @@ func TestCommitSnapshotsTheWorkingFiles(t *testing.T) {
 	assert.NotEmpty(t, c1["created_at"])
 
 	repo := mustOK(t, srv, "GET", "/api/v1/repos/r", "")
-	assert.Equal(t, c1["id"], repo.body["head"])
-	assert.Equal(t, []map[string]any{{"name": "main", "commit": c1["id"]}}, repo.list(t, "branches"))
+	assert.Equal(t, c1["id"], repo.JSON["head"])
+	assert.Equal(t, []map[string]any{{"name": "main", "commit": c1["id"]}}, repo.List(t, "branches"))
 
 	// Later writes change the working files, not the commit.
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"v2"}`)
@@ -63,9 +58,9 @@ func TestCommitSnapshotsTheWorkingFiles(t *testing.T) {
 	deployed, _ := srv.DeployedFile("r", "a.txt")
 	assert.Equal(t, "v1", string(deployed))
 
-	c2 := mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"second","branch":"main"}`).object(t, "commit")
+	c2 := mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"second","branch":"main"}`).Object(t, "commit")
 	assert.Equal(t, c1["id"], c2["parent"])
-	c3 := mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"nothing changed"}`).object(t, "commit")
+	c3 := mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"nothing changed"}`).Object(t, "commit")
 	assert.Equal(t, c2["id"], c3["parent"], "an empty commit is still a new commit")
 	assert.NotEqual(t, c2["id"], c3["id"])
 	head, ok := srv.Head("r", "main")
@@ -76,22 +71,22 @@ func TestCommitSnapshotsTheWorkingFiles(t *testing.T) {
 
 func TestBranches(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	createRepo(t, srv, "r")
 
 	a := call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/r/branches", `{"branch":"dev"}`)
-	assert.Equal(t, 409, a.status, "main has no commit to branch from")
-	assert.Contains(t, a.errorText(t), "no commits")
+	assert.Equal(t, 409, a.Status, "main has no commit to branch from")
+	assert.Contains(t, errorText(t, a), "no commits")
 
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"v1"}`)
-	c1 := mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"one"}`).object(t, "commit")["id"].(string)
+	c1 := mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"one"}`).Object(t, "commit")["id"].(string)
 
 	a = mustOK(t, srv, "POST", "/api/v1/repos/r/branches", `{"branch":"feature/x"}`)
-	assert.Equal(t, 201, a.status)
-	assert.Equal(t, map[string]any{"name": "feature/x", "commit": c1}, a.object(t, "branch"), "from defaults to main")
+	assert.Equal(t, 201, a.Status)
+	assert.Equal(t, map[string]any{"name": "feature/x", "commit": c1}, a.Object(t, "branch"), "from defaults to main")
 
 	mustOK(t, srv, "PUT", "/api/v1/repos/r/files/a.txt", `{"content":"v2"}`)
-	c2 := mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"two","branch":"feature/x"}`).object(t, "commit")
+	c2 := mustOK(t, srv, "POST", "/api/v1/repos/r/commit", `{"message":"two","branch":"feature/x"}`).Object(t, "commit")
 	assert.Equal(t, "feature/x", c2["branch"])
 	assert.Equal(t, c1, c2["parent"])
 	head, _ := srv.Head("r", "main")
@@ -100,42 +95,43 @@ func TestBranches(t *testing.T) {
 	assert.Equal(t, c2["id"], head)
 
 	a = mustOK(t, srv, "POST", "/api/v1/repos/r/branches", `{"branch":"from-branch","from":"feature/x"}`)
-	assert.Equal(t, c2["id"], a.object(t, "branch")["commit"])
+	assert.Equal(t, c2["id"], a.Object(t, "branch")["commit"])
 	a = mustOK(t, srv, "POST", "/api/v1/repos/r/branches", `{"branch":"from-commit","from":"`+c1+`"}`)
-	assert.Equal(t, c1, a.object(t, "branch")["commit"])
+	assert.Equal(t, c1, a.Object(t, "branch")["commit"])
 
 	a = call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/r/branches", `{"branch":"dev","from":"nowhere"}`)
-	assert.Equal(t, 404, a.status)
-	assert.Contains(t, a.errorText(t), "from")
+	assert.Equal(t, 404, a.Status)
+	assert.Contains(t, errorText(t, a), "from")
 	a = call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/r/branches", `{"branch":"main"}`)
-	assert.Equal(t, 409, a.status)
-	assert.Contains(t, a.errorText(t), "exists")
+	assert.Equal(t, 409, a.Status)
+	assert.Contains(t, errorText(t, a), "exists")
 	for _, bad := range []string{`{}`, `{"branch":""}`, `{"branch":"a b"}`, `{"branch":"a..b"}`, `{"branch":"/a"}`, `{"branch":"a/"}`, `{"branch":"a\\b"}`, `{"branch":"a\u0001"}`, `{"branch":"x","start":"main"}`} {
 		a := call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/r/branches", bad)
-		assert.Equal(t, 400, a.status, bad)
-		assert.NotEmpty(t, a.errorText(t), bad)
+		assert.Equal(t, 400, a.Status, bad)
+		assert.NotEmpty(t, errorText(t, a), bad)
 	}
 
 	repo := mustOK(t, srv, "GET", "/api/v1/repos/r", "")
 	names := []string{}
-	for _, b := range repo.list(t, "branches") {
+	for _, b := range repo.List(t, "branches") {
 		names = append(names, b["name"].(string))
 	}
 	assert.Equal(t, []string{"feature/x", "from-branch", "from-commit", "main"}, names)
-	assert.Equal(t, c1, repo.body["head"], "head is the head of main")
+	assert.Equal(t, c1, repo.JSON["head"], "head is the head of main")
 }
 
 func TestDeployAndServeTheSite(t *testing.T) {
 	t.Parallel()
-	srv := start(t, hostingtest.WithClock(fixedClock()))
+	clock := sdktest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithClock(clock)))
 	createRepo(t, srv, "blog")
 	site := srv.URL + "/site/blog/"
 	assert.Equal(t, site, srv.SiteURL("blog"))
 
 	a := call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/blog/deploy", `{"message":"too early"}`)
-	assert.Equal(t, 409, a.status)
-	assert.Contains(t, a.errorText(t), "no commits")
-	assert.Equal(t, 404, send(t, srv, "GET", "/site/blog/", "", nil).status, "not deployed yet")
+	assert.Equal(t, 409, a.Status)
+	assert.Contains(t, errorText(t, a), "no commits")
+	assert.Equal(t, 404, send(t, srv, "GET", "/site/blog/", "", nil).Status, "not deployed yet")
 
 	png := []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 0xff, 0xfe}
 	index := "<!doctype html><title>Blog</title><h1>v1</h1>"
@@ -144,18 +140,18 @@ func TestDeployAndServeTheSite(t *testing.T) {
 	mustOK(t, srv, "PUT", "/api/v1/repos/blog/files/img/logo.png", `{"content_base64":"`+base64.StdEncoding.EncodeToString(png)+`"}`)
 	mustOK(t, srv, "PUT", "/api/v1/repos/blog/files/docs/index.html", `{"content":"docs"}`)
 	mustOK(t, srv, "PUT", "/api/v1/repos/blog/files/data.weird", `{"content":"?"}`)
-	c1 := mustOK(t, srv, "POST", "/api/v1/repos/blog/commit", `{"message":"v1"}`).object(t, "commit")["id"].(string)
+	c1 := mustOK(t, srv, "POST", "/api/v1/repos/blog/commit", `{"message":"v1"}`).Object(t, "commit")["id"].(string)
 
 	a = call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/blog/deploy", `{"commit":"0000000000000000000000000000000000000000"}`)
-	assert.Equal(t, 404, a.status)
-	assert.Contains(t, a.errorText(t), "commit")
+	assert.Equal(t, 404, a.Status)
+	assert.Contains(t, errorText(t, a), "commit")
 	a = call(t, srv, hostingtest.DefaultToken, "POST", "/api/v1/repos/blog/deploy", `{"branch":"main"}`)
-	assert.Equal(t, 400, a.status, "deploy takes commit and message only")
+	assert.Equal(t, 400, a.Status, "deploy takes commit and message only")
 
 	a = mustOK(t, srv, "POST", "/api/v1/repos/blog/deploy", `{"message":"go live"}`)
-	assert.Equal(t, 201, a.status)
-	d1 := a.object(t, "deployment")
-	assert.Equal(t, site, a.body["preview_url"], "preview_url at the top level")
+	assert.Equal(t, 201, a.Status)
+	d1 := a.Object(t, "deployment")
+	assert.Equal(t, site, a.JSON["preview_url"], "preview_url at the top level")
 	assert.Equal(t, site, d1["preview_url"], "and in the deployment")
 	assert.Equal(t, c1, d1["commit"], "no commit means the head of main")
 	assert.Equal(t, "go live", d1["message"])
@@ -198,24 +194,26 @@ func TestDeployAndServeTheSite(t *testing.T) {
 	}
 
 	raw := send(t, srv, "GET", "/site/blog", "", nil)
-	assert.Equal(t, 301, raw.status)
-	assert.Equal(t, "/site/blog/", raw.header.Get("Location"))
+	assert.Equal(t, 301, raw.Status)
+	assert.Equal(t, "/site/blog/", raw.Header.Get("Location"))
 	raw = send(t, srv, "HEAD", "/site/blog/index.html", "", nil)
-	assert.Equal(t, 200, raw.status)
+	assert.Equal(t, 200, raw.Status)
 	raw = send(t, srv, "POST", "/site/blog/index.html", "x", nil)
-	assert.Equal(t, 405, raw.status)
+	assert.Equal(t, 405, raw.Status)
 
 	// A new commit is published only when deployed; an older commit can be deployed again.
 	mustOK(t, srv, "PUT", "/api/v1/repos/blog/files/index.html", `{"content":"v2"}`)
 	mustOK(t, srv, "DELETE", "/api/v1/repos/blog/files/css/site.css", "")
-	c2 := mustOK(t, srv, "POST", "/api/v1/repos/blog/commit", `{"message":"v2"}`).object(t, "commit")["id"].(string)
+	c2 := mustOK(t, srv, "POST", "/api/v1/repos/blog/commit", `{"message":"v2"}`).Object(t, "commit")["id"].(string)
 	_, _, body = get("/site/blog/")
 	assert.Equal(t, index, body, "not deployed yet")
+	clock.Advance(time.Second)
 	mustOK(t, srv, "POST", "/api/v1/repos/blog/deploy", `{}`)
 	_, _, body = get("/site/blog/")
 	assert.Equal(t, "v2", body)
 	status, _, _ = get("/site/blog/css/site.css")
 	assert.Equal(t, 404, status, "the deleted file is gone from the new deployment")
+	clock.Advance(time.Second)
 	mustOK(t, srv, "POST", "/api/v1/repos/blog/deploy", `{"commit":"`+c1+`","message":"roll back"}`)
 	_, _, body = get("/site/blog/")
 	assert.Equal(t, index, body)
@@ -223,7 +221,7 @@ func TestDeployAndServeTheSite(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, png, got)
 
-	list := mustOK(t, srv, "GET", "/api/v1/repos/blog/deployments", "").list(t, "deployments")
+	list := mustOK(t, srv, "GET", "/api/v1/repos/blog/deployments", "").List(t, "deployments")
 	require.Len(t, list, 3)
 	assert.Equal(t, []any{c1, c2, c1}, []any{list[2]["commit"], list[1]["commit"], list[0]["commit"]}, "newest first")
 	assert.Equal(t, "roll back", list[0]["message"])
@@ -239,14 +237,14 @@ func TestDeployAndServeTheSite(t *testing.T) {
 
 func TestSiteOfAPrivateRepositoryWithAnEscapedName(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv := testkit.Start(t, hostingtest.NewServer())
 	mustOK(t, srv, "POST", "/api/v1/repos", `{"name":"my site","visibility":"private"}`)
 	mustOK(t, srv, "PUT", "/api/v1/repos/my%20site/files/index.html", `{"content":"hi"}`)
 	mustOK(t, srv, "POST", "/api/v1/repos/my%20site/commit", `{"message":"m"}`)
 	a := mustOK(t, srv, "POST", "/api/v1/repos/my%20site/deploy", `{}`)
-	assert.Equal(t, srv.URL+"/site/my%20site/", a.body["preview_url"])
-	assert.Equal(t, a.body["preview_url"], srv.SiteURL("my site"))
-	resp, err := http.Get(a.body["preview_url"].(string))
+	assert.Equal(t, srv.URL+"/site/my%20site/", a.JSON["preview_url"])
+	assert.Equal(t, a.JSON["preview_url"], srv.SiteURL("my site"))
+	resp, err := http.Get(a.JSON["preview_url"].(string))
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)

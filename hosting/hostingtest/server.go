@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/sdktest"
 )
@@ -37,7 +38,7 @@ type Server struct {
 
 // NewServer starts a fake configured by opts. Close it when done.
 func NewServer(opts ...Option) *Server {
-	cfg := config{clock: time.Now, maxBodyBytes: DefaultMaxBodyBytes}
+	cfg := config{clock: sdk.SystemClock(), maxBodyBytes: DefaultMaxBodyBytes}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -48,8 +49,9 @@ func NewServer(opts ...Option) *Server {
 	}
 	s.fs = fakeserver.Start(http.HandlerFunc(s.serve), fakeserver.Config{
 		Credentials: []string{"Authorization", "X-API-Token"},
-		Now:         cfg.clock,
+		Now:         cfg.clock.Now,
 		RenderFault: renderFault,
+		Secrets:     s.tokens,
 	})
 	s.URL = s.fs.URL
 	return s
@@ -87,7 +89,7 @@ func (s *Server) AddAccount(token, owner string) {
 }
 
 // now returns the fake's time.
-func (s *Server) now() time.Time { return s.cfg.clock() }
+func (s *Server) now() time.Time { return s.cfg.clock.Now() }
 
 // next returns a new sequence number; the caller holds mu.
 func (s *Server) next() uint64 {

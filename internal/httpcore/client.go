@@ -61,20 +61,11 @@ type Service struct {
 	// Sentinels are the service's sentinel errors and their codes: every *sdk.APIError whose
 	// Code one of them has carries that sentinel in its Sentinels.
 	Sentinels *Sentinels
-	// Codes maps the service's error codes to its sentinels, as Sentinels does.
-	//
-	// Deprecated: use Sentinels; removed once every client moved.
-	Codes Codes
 	// ClassifyAt, when set, sees every failure answer the client built (an *sdk.APIError, or
 	// an *sdk.RateLimitError for a 429) with the time it was read on the client's clock, and
 	// returns the error to give the caller: the same one, with more sentinels, or one of the
 	// package's own types around it.
 	ClassifyAt func(err error, now time.Time) error
-	// Classify is ClassifyAt without the time; it is used only when ClassifyAt is nil.
-	//
-	// Deprecated: use ClassifyAt, which reads the time from the client's clock; removed once
-	// every client moved.
-	Classify func(err error) error
 	// Transport, when set, wraps the transport of every attempt the client sends (inside the
 	// pacing): the one place where a package adds behaviour of its own to the HTTP layer,
 	// such as paying x402 challenges or reading quota headers. The caller's transport, or the
@@ -84,18 +75,9 @@ type Service struct {
 	// (which may be nil). A service whose successful answers can still mean failure (an
 	// envelope with ok false, a non-zero business code) returns a *Failure for them: the client
 	// turns it into an *sdk.APIError inside the retry loop, and retries when the Failure says
-	// the request was not acted upon. Any other error is reported as an *sdk.DecodeError. Decode
-	// runs
-	// once per body.
+	// the request was not acted upon. Any other error is reported as an *sdk.DecodeError.
+	// Decode runs once per body.
 	Decode func(body []byte, out any) error
-	// RequestsPerMinute is Defaults.RequestsPerMinute, used when that is 0.
-	//
-	// Deprecated: use Defaults.RequestsPerMinute; removed once every client moved.
-	RequestsPerMinute int
-	// Clock is the clock of a client without WithClock; nil means the wall clock.
-	//
-	// Deprecated: give the clock with WithClock; removed once every client moved.
-	Clock sdk.Clock
 }
 
 // Defaults are a service's own defaults for the shared settings: a zero field of what the
@@ -187,7 +169,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 	if err := validateCredentials(svc.Credentials); err != nil {
 		return nil, invalid("credential", err.Error())
 	}
-	perMinute := cmp.Or(svc.Defaults.RequestsPerMinute, svc.RequestsPerMinute)
+	perMinute := svc.Defaults.RequestsPerMinute
 	if s.requestsPerMinute != nil {
 		perMinute = *s.requestsPerMinute
 	}
@@ -198,7 +180,7 @@ func NewClient(s *Settings, svc Service) (*Client, error) {
 		service:   svc,
 		root:      root,
 		logger:    s.logger,
-		clock:     cmp.Or(s.clock, svc.Clock, sdk.SystemClock()),
+		clock:     cmp.Or(s.clock, sdk.SystemClock()),
 		retry:     retryDefaults(s.retry, svc.Defaults.Retry),
 		timeouts:  timeoutDefaults(s.timeouts),
 		perMinute: perMinute,
@@ -500,19 +482,16 @@ func (c *Client) send(ctx context.Context, req *Request, out any, stream bool) (
 }
 
 // classify gives a failure answer its sentinels, then hands it to the service's ClassifyAt
-// (or Classify) with the time on the client's clock.
+// with the time on the client's clock.
 func (c *Client) classify(err error) error {
 	var ae *sdk.APIError
 	if errors.As(err, &ae) {
-		if s := cmp.Or(c.service.Sentinels.Match(ae.Code), c.service.Codes.Match(ae.Code)); s != nil {
+		if s := c.service.Sentinels.Match(ae.Code); s != nil {
 			ae.Sentinels = append(ae.Sentinels, s)
 		}
 	}
-	switch {
-	case c.service.ClassifyAt != nil:
+	if c.service.ClassifyAt != nil {
 		return c.service.ClassifyAt(err, c.clock.Now())
-	case c.service.Classify != nil:
-		return c.service.Classify(err)
 	}
 	return err
 }

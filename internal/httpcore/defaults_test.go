@@ -1,7 +1,6 @@
 package httpcore
 
 import (
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -146,34 +145,4 @@ func TestSentinelsMatchTheirCodes(t *testing.T) {
 	assert.NotErrorIs(t, err, blocked)
 	_, err = c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/gone"}, nil)
 	assert.ErrorIs(t, err, sdk.ErrNotFound, "an alias matches the existing sentinel")
-}
-
-// The fields kept until every client moved still work: Codes, Classify, Clock and
-// RequestsPerMinute of Service.
-func TestDeprecatedServiceFieldsStillWork(t *testing.T) {
-	t.Parallel()
-	oldCodes := Codes{}
-	old := oldCodes.Sentinel("testsvc", "old", "old_code")
-	clock := sdktest.NewClock(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
-	classified := errors.New("classified")
-	srv := newServer(t, func(w http.ResponseWriter, _ *http.Request) {
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = io.WriteString(w, `{"error":{"code":"old_code"}}`)
-	})
-	var saw error
-	c := newTestClient(t, Service{Codes: oldCodes, Clock: clock, RequestsPerMinute: 30,
-		Classify: func(err error) error { saw = err; return classified }}, WithBaseURL[*testConfig](srv.URL))
-	assert.Same(t, sdk.Clock(clock), c.clock)
-	assert.Equal(t, 30, c.perMinute)
-	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/"}, nil)
-	assert.Same(t, classified, err)
-	assert.ErrorIs(t, saw, old)
-
-	c = newTestClient(t, Service{Clock: clock, RequestsPerMinute: 30, Defaults: Defaults{RequestsPerMinute: 60},
-		ClassifyAt: func(err error, _ time.Time) error { return err }, Classify: func(error) error { return classified }},
-		WithBaseURL[*testConfig](srv.URL), WithClock[*testConfig](sdk.SystemClock()))
-	assert.Equal(t, sdk.SystemClock(), c.clock, "WithClock wins")
-	assert.Equal(t, 60, c.perMinute, "Defaults win")
-	_, err = c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/"}, nil)
-	assert.NotSame(t, classified, err, "ClassifyAt wins")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/reconcile"
 	"github.com/agentapis/sdk/x402/svm"
@@ -57,7 +58,7 @@ func buyInDoubt(t *testing.T, node *solanaNode, treasury solana.PublicKey, budge
 	payer, _ := solanaPayer(t, node, 10_000_000, 10_000_000)
 	rc := rpc.NewWithCustomRPCClient(jsonrpc.NewClientWithOpts(node.URL, &jsonrpc.RPCClientOpts{HTTPClient: &http.Client{Transport: send}}))
 	c, err := gpuprice.New(gpuprice.WithBaseURL(startKeyService(t, node, treasury).URL), gpuprice.WithRPCClient(rc),
-		gpuprice.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
+		gpuprice.WithRetry(testkit.NoRetry))
 	require.NoError(t, err)
 	_, err = c.BuyKey(t.Context(), &gpuprice.BuyKeyParams{Plan: gpuprice.PlanPro, Payer: payer, Treasury: treasury, Budget: budget})
 	require.ErrorIs(t, err, gpuprice.ErrPaymentInDoubt)

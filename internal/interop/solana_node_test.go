@@ -21,6 +21,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/gpuprice"
+	// usdcunits is package usdc, named apart from the interop tests' USDC contract ABI.
+	usdcunits "github.com/agentapis/sdk/x402/usdc"
 )
 
 // solanaDir holds node.mjs, a Solana JSON-RPC node over the litesvm runtime, with its pinned
@@ -186,7 +188,7 @@ func (n *solanaNode) usdc(t testing.TB, owner solana.PublicKey) uint64 {
 	}
 	b, err := n.RPC.GetTokenAccountBalance(t.Context(), ata, rpc.CommitmentConfirmed)
 	require.NoError(t, err)
-	require.EqualValues(t, gpuprice.USDCDecimals, b.Value.Decimals)
+	require.EqualValues(t, usdcunits.Decimals, b.Value.Decimals)
 	var amount uint64
 	_, err = fmt.Sscan(b.Value.Amount, &amount)
 	require.NoError(t, err)

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -132,19 +132,19 @@ func (s *keyService) verify(res *rpc.GetTransactionResult) (gpuprice.Plan, strin
 	if err != nil {
 		return "", "no_transfer", err.Error()
 	}
-	balance := func(balances []rpc.TokenBalance) uint64 {
+	balance := func(balances []rpc.TokenBalance) *big.Int {
 		for _, b := range balances {
 			if int(b.AccountIndex) < len(tx.Message.AccountKeys) && tx.Message.AccountKeys[b.AccountIndex].Equals(treasuryATA) &&
 				b.Mint.Equals(gpuprice.USDCMint) && b.UiTokenAmount != nil {
-				if amount, err := strconv.ParseUint(b.UiTokenAmount.Amount, 10, 64); err == nil {
+				if amount, ok := new(big.Int).SetString(b.UiTokenAmount.Amount, 10); ok {
 					return amount
 				}
 			}
 		}
-		return 0
+		return new(big.Int)
 	}
 	before, after := balance(res.Meta.PreTokenBalances), balance(res.Meta.PostTokenBalances)
-	if after < before+price {
+	if after.Cmp(new(big.Int).Add(before, price)) < 0 {
 		return "", "insufficient_amount", "the treasury did not receive the plan's price"
 	}
 	return plan, "", ""

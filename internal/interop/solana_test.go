@@ -16,6 +16,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/svm"
@@ -48,7 +49,7 @@ func solanaPayer(t testing.TB, node *solanaNode, usdc, lamports uint64) (*svm.Pr
 func solanaClient(t *testing.T, node *solanaNode, svc *keyService, tap *nodeTap) *gpuprice.Client {
 	t.Helper()
 	c, err := gpuprice.New(gpuprice.WithBaseURL(svc.URL), gpuprice.WithRPCClient(node.client(tap)),
-		gpuprice.WithRetry(sdk.RetryPolicy{MaxAttempts: 1}))
+		gpuprice.WithRetry(testkit.NoRetry))
 	require.NoError(t, err)
 	return c
 }

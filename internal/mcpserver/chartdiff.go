@@ -132,7 +132,7 @@ type ChartsOut struct {
 // charts lists a page of charts.
 func (s *Server) charts(ctx context.Context, _ *mcp.CallToolRequest, in ChartsIn) (ChartsOut, string, error) {
 	p, err := s.services.chartdiff.Charts(ctx, &chartdiff.ChartsParams{Page: in.Page, PageSize: in.PageSize, Sort: chartdiff.SortField(in.Sort),
-		Order: chartdiff.Order(in.Order), Query: in.Query, Level: in.Level, Only: chartdiff.Only(in.Only)})
+		Order: chartdiff.Order(in.Order), Query: in.Query, Level: in.Level, Filter: chartdiff.ChartFilter(in.Only)})
 	if err != nil {
 		return ChartsOut{}, "", err
 	}
@@ -184,7 +184,7 @@ type AuthorOut struct {
 
 // author lists an author's charts.
 func (s *Server) author(ctx context.Context, _ *mcp.CallToolRequest, in AuthorIn) (AuthorOut, string, error) {
-	c, err := s.services.chartdiff.Charter(ctx, in.UID, in.MaxPages)
+	c, err := s.services.chartdiff.Charter(ctx, in.UID, &chartdiff.CharterParams{MaxPages: in.MaxPages})
 	if err != nil {
 		return AuthorOut{}, "", err
 	}

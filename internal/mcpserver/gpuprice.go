@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"net/url"
 	"time"
 
@@ -317,7 +316,7 @@ func (s *Server) gpuBuyKey(ctx context.Context, _ *mcp.CallToolRequest, in BuyKe
 	if err != nil {
 		return KeyOut{}, "", err
 	}
-	amount := new(big.Int).SetUint64(price)
+	amount := price
 	b := s.services.gpuBuyer
 	host := ""
 	if u, err := url.Parse(s.env(gpuprice.EnvURL)); err == nil {

@@ -349,7 +349,7 @@ func (s *Server) hostingDeployFolder(ctx context.Context, _ *mcp.CallToolRequest
 	default:
 		return DeployFolderOut{}, "", errors.New("give the folder's files, or dir")
 	}
-	res, err := s.services.hosting.DeployDir(ctx, in.Repo, folder, &hosting.DeployDirOptions{Message: in.Message, Prune: in.Prune})
+	res, err := s.services.hosting.DeployDir(ctx, in.Repo, folder, &hosting.DeployDirParams{Message: in.Message, Prune: in.Prune})
 	if err != nil {
 		return DeployFolderOut{}, "", err
 	}

@@ -79,7 +79,7 @@ func (s *Server) startOffline() error {
 	}
 	fac.Fund(signer.Address(), usdc.Dollars(1000))
 	wallet := solana.NewWallet().PrivateKey
-	gpus.FundUSDC(wallet.PublicKey(), 1000_000_000)
+	gpus.FundUSDC(wallet.PublicKey(), usdc.Dollars(1000))
 	gpus.FundSOL(wallet.PublicKey(), 100_000_000)
 
 	env := map[string]string{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/productdata"
 )
 
@@ -21,16 +22,16 @@ func (s *Server) setupProductdata(context.Context) error {
 	}
 	key := s.env(productdata.EnvAccountKey)
 	s.secrets.add(key)
-	c, err := productdata.New(productdata.WithBaseURL(base), productdata.WithAccountKey(key), productdata.WithLogger(s.logger))
+	wait := sdk.WaitPolicy{MinDelay: 2 * time.Second, MaxDelay: 30 * time.Second, Timeout: 10 * time.Minute, MaxAttempts: 40}
+	if s.opts.Offline {
+		// The fake finishes its tasks in 300 ms: ask more often than a real service deserves.
+		wait = sdk.WaitPolicy{MinDelay: 100 * time.Millisecond, MaxDelay: time.Second, Timeout: 30 * time.Second}
+	}
+	c, err := productdata.New(productdata.WithBaseURL(base), productdata.WithAccountKey(key), productdata.WithLogger(s.logger), productdata.WithWait(wait))
 	if err != nil {
 		return fmt.Errorf("productdata: %w", err)
 	}
 	s.services.productdata = c
-	s.services.poll = productdata.PollOptions{MinDelay: 2 * time.Second, MaxDelay: 30 * time.Second, Timeout: 10 * time.Minute, MaxPolls: 40}
-	if s.opts.Offline {
-		// The fake finishes its tasks in 300 ms: ask more often than a real service deserves.
-		s.services.poll = productdata.PollOptions{MinDelay: 100 * time.Millisecond, MaxDelay: time.Second, Timeout: 30 * time.Second}
-	}
 	addTool(s, &mcp.Tool{Name: "productdata_product", Annotations: readOnly,
 		Description: "Looks up an Amazon product by ASIN: title, brand, price after coupon (in the site's smallest unit, US cents), units sold in 30 days, rank, ratings. Costs one request unit of the product-data plan (no USDC)."},
 		s.pdProduct)
@@ -109,7 +110,7 @@ func (s *Server) pdProduct(ctx context.Context, _ *mcp.CallToolRequest, in Produ
 	if err != nil {
 		return ProductResult{}, "", err
 	}
-	out := ProductResult{Product: productOut(p), Units: Units{Left: p.Meta.Units.Left, Consumed: p.Meta.Units.Consumed}}
+	out := ProductResult{Product: productOut(p), Units: Units{Left: p.Units.Left, Consumed: p.Units.Consumed}}
 	return out, fmt.Sprintf("%s %q: %d (smallest unit) after coupon, %d sold in 30 days", p.ASIN, p.Title, p.SalesPrice, p.ListingSalesVolumeOfMonth), nil
 }
 
@@ -147,11 +148,11 @@ func (s *Server) pdCall(ctx context.Context, _ *mcp.CallToolRequest, in CallIn) 
 		}
 	}
 	var data json.RawMessage
-	meta, err := s.services.productdata.Call(ctx, productdata.Endpoint(in.Endpoint), d, params, &data)
+	res, err := s.services.productdata.Call(ctx, productdata.Endpoint(in.Endpoint), d, params, &data)
 	if err != nil {
 		return CallOut{}, "", err
 	}
-	out := CallOut{Endpoint: in.Endpoint, Message: meta.Message, Units: Units{Left: meta.Units.Left, Consumed: meta.Units.Consumed}}
+	out := CallOut{Endpoint: in.Endpoint, Message: res.Message, Units: Units{Left: res.Units.Left, Consumed: res.Units.Consumed}}
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &out.Data); err != nil {
 			return CallOut{}, "", fmt.Errorf("%s: the data is not JSON", in.Endpoint)
@@ -173,12 +174,11 @@ func (s *Server) pdRefresh(ctx context.Context, _ *mcp.CallToolRequest, in Refre
 	if err != nil {
 		return ProductResult{}, "", err
 	}
-	poll := s.services.poll
-	p, err := s.services.productdata.RefreshProduct(ctx, d, &productdata.RefreshProductParams{ASIN: in.ASIN, Update: in.MaxAgeHours}, &poll)
+	p, err := s.services.productdata.RefreshProduct(ctx, d, &productdata.RefreshProductParams{ASIN: in.ASIN, Update: in.MaxAgeHours})
 	if err != nil {
 		return ProductResult{}, "", err
 	}
-	out := ProductResult{Product: productOut(p), Units: Units{Left: p.Meta.Units.Left, Consumed: p.Meta.Units.Consumed}}
+	out := ProductResult{Product: productOut(p), Units: Units{Left: p.Units.Left, Consumed: p.Units.Consumed}}
 	return out, fmt.Sprintf("%s refreshed: %q", p.ASIN, p.Title), nil
 }
 
@@ -218,9 +218,8 @@ func (s *Server) pdCollectReviews(ctx context.Context, _ *mcp.CallToolRequest, i
 	if limit == 0 {
 		limit = 20
 	}
-	poll := s.services.poll
 	out := ReviewsOut{ASIN: in.ASIN, Reviews: []ReviewOut{}}
-	task, err := s.services.productdata.CollectReviews(ctx, d, &productdata.CollectReviewsParams{ASIN: in.ASIN, Pages: in.Pages, MostRecent: in.MostRecent}, &poll)
+	task, err := s.services.productdata.CollectReviews(ctx, d, &productdata.CollectReviewsParams{ASIN: in.ASIN, Pages: in.Pages, MostRecent: in.MostRecent})
 	switch {
 	case errors.Is(err, productdata.ErrAlreadyExists):
 		// Collected less than two hours ago: read those.

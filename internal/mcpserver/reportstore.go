@@ -82,7 +82,7 @@ func (s *Server) reportCatalog(ctx context.Context, _ *mcp.CallToolRequest, in C
 		}
 		cp := CatalogProduct{ID: p.ID, Title: p.Title, Description: p.Description, Kind: string(p.Kind), PriceText: p.PriceText, Economies: p.Economies, Period: p.Period}
 		if p.Price != nil {
-			cp.Price = moneyPtr(p.Price.Big())
+			cp.Price = moneyPtr(p.Price)
 		}
 		out.Products = append(out.Products, cp)
 	}

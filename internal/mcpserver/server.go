@@ -338,7 +338,6 @@ type services struct {
 	reportstore *reportstore.Client
 	hosting     *hosting.Client
 	productdata *productdata.Client
-	poll        productdata.PollOptions
 	gpuprice    *gpuprice.Client
 	gpuBuyer    *gpuBuyer
 	chartdiff   *chartdiff.Client

@@ -12,13 +12,14 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 
 	"github.com/agentapis/sdk/internal/solanafake"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // A facilitator settles an x402 "exact" payment: the payer signs a transfer whose fee the
 // facilitator pays, the facilitator simulates it with its own signature still missing,
 // signs it, and submits it.
 func Example() {
-	cluster := solanafake.New(solanafake.Config{Clock: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	cluster := solanafake.New(solanafake.Config{Clock: sdktest.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)).Now})
 	node := httptest.NewServer(cluster)
 	defer node.Close()
 	usdc := solana.MustPublicKeyFromBase58("EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v")

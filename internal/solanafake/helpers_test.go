@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,8 +12,9 @@ import (
 	"github.com/gagliardetto/solana-go/rpc/jsonrpc"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentapis/sdk/internal/errtest"
 	"github.com/agentapis/sdk/internal/solanafake"
+	"github.com/agentapis/sdk/internal/testkit"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // t0 is the time the tests' clocks start at.
@@ -27,30 +27,10 @@ var (
 	nineDec = solana.MustPublicKeyFromBase58("So11111111111111111111111111111111111111112")
 )
 
-// testClock is a clock that moves only when told.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-// Now returns the clock's time.
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// Advance moves the clock forward by d.
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // fixture is a cluster on a test clock, its node served over HTTP, and a solana-go client of
 // the node.
 type fixture struct {
-	clock   *testClock
+	clock   *sdktest.Clock
 	cluster *solanafake.Cluster
 	node    *rpc.Client
 	url     string
@@ -60,7 +40,7 @@ type fixture struct {
 // replaced by the fixture's).
 func newFixture(t testing.TB, cfg solanafake.Config) *fixture {
 	t.Helper()
-	clock := &testClock{now: t0}
+	clock := sdktest.NewClock(t0)
 	cfg.Clock = clock.Now
 	c := solanafake.New(cfg)
 	c.AddMint(solanafake.Mint{Address: usdc, Program: solana.TokenProgramID, Decimals: 6})
@@ -216,7 +196,7 @@ func (f *fixture) refusal(t testing.TB, tx *solana.Transaction) *solanafake.Erro
 // rpcError returns err as the solana-go client's JSON-RPC error.
 func rpcError(t testing.TB, err error) *jsonrpc.RPCError {
 	t.Helper()
-	return errtest.As[*jsonrpc.RPCError](t, err)
+	return testkit.As[*jsonrpc.RPCError](t, err)
 }
 
 // errJSON returns the transaction error of a node's error as JSON text.
@@ -232,5 +212,5 @@ func encode(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 // errAs returns err as the node's error.
 func errAs(t testing.TB, err error) *solanafake.Error {
 	t.Helper()
-	return errtest.As[*solanafake.Error](t, err)
+	return testkit.As[*solanafake.Error](t, err)
 }

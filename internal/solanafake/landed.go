@@ -1,6 +1,7 @@
 package solanafake
 
 import (
+	"math/big"
 	"time"
 
 	"github.com/gagliardetto/solana-go"
@@ -13,9 +14,10 @@ type Transfer struct {
 	// From and To are the source and destination token accounts.
 	From, To solana.PublicKey
 	// Owner is the wallet that owns From and signed the transfer.
-	Owner  solana.PublicKey
-	Mint   solana.PublicKey
-	Amount uint64
+	Owner solana.PublicKey
+	Mint  solana.PublicKey
+	// Amount is how much moved, in the mint's atomic units (a whole number below 2⁶⁴).
+	Amount *big.Int
 	// Memos holds the data of every Memo instruction of its transaction, exactly as sent.
 	Memos [][]byte
 }

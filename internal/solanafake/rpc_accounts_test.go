@@ -10,6 +10,8 @@ import (
 	"github.com/gagliardetto/solana-go/rpc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestGetAccountInfoOfAMintNamesItsProgramAndDecimals(t *testing.T) {
@@ -72,7 +74,7 @@ func TestGetAccountInfoOfTokenAccountsOfEitherProgram(t *testing.T) {
 	info, err := f.node.GetAccountInfo(t.Context(), t22)
 	require.NoError(t, err)
 	assert.Equal(t, []byte{2, 7, 0, 0, 0}, info.Value.Data.GetBinary()[165:], "the account type and the ImmutableOwner extension")
-	sliced, err := f.node.GetAccountInfoWithOpts(t.Context(), t22, &rpc.GetAccountInfoOpts{DataSlice: &rpc.DataSlice{Offset: ptr(uint64(64)), Length: ptr(uint64(8))}})
+	sliced, err := f.node.GetAccountInfoWithOpts(t.Context(), t22, &rpc.GetAccountInfoOpts{DataSlice: &rpc.DataSlice{Offset: testkit.Ptr(uint64(64)), Length: testkit.Ptr(uint64(8))}})
 	require.NoError(t, err)
 	assert.Equal(t, binary.LittleEndian.AppendUint64(nil, 7_250_000), sliced.Value.Data.GetBinary())
 
@@ -113,6 +115,3 @@ func TestGetAccountInfoOfWalletsAndMissingAccounts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, uint64(2_074_080), rent)
 }
-
-// ptr returns a pointer to v.
-func ptr[T any](v T) *T { return &v }

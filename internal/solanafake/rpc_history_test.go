@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/solanafake"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 func TestSignatureStatusesAreConfirmedThenFinalized(t *testing.T) {
@@ -132,7 +133,7 @@ func TestGetSignaturesForAddressListsNewestFirstWithTheirMemos(t *testing.T) {
 	assert.Equal(t, map[string]any{"InstructionError": []any{0.0, map[string]any{"Custom": 1.0}}}, list[1].Err)
 	assert.Greater(t, list[0].Slot, list[3].Slot)
 
-	opts.Limit = ptr(2)
+	opts.Limit = testkit.Ptr(2)
 	list, err = f.node.GetSignaturesForAddressWithOpts(t.Context(), from, opts)
 	require.NoError(t, err)
 	assert.Len(t, list, 2)
@@ -155,7 +156,7 @@ func TestGetSignaturesForAddressListsNewestFirstWithTheirMemos(t *testing.T) {
 	require.Len(t, list, 4)
 	assert.Equal(t, rpc.ConfirmationStatusFinalized, list[0].ConfirmationStatus)
 
-	for _, bad := range []*rpc.GetSignaturesForAddressOpts{{Commitment: rpc.CommitmentProcessed}, {Limit: ptr(1001)}, {Limit: ptr(0)}} {
+	for _, bad := range []*rpc.GetSignaturesForAddressOpts{{Commitment: rpc.CommitmentProcessed}, {Limit: testkit.Ptr(1001)}, {Limit: testkit.Ptr(0)}} {
 		_, err = f.node.GetSignaturesForAddressWithOpts(t.Context(), from, bad)
 		assert.Equal(t, solanafake.CodeInvalidParams, rpcError(t, err).Code)
 	}

@@ -1,9 +1,7 @@
 package solanafake_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"testing"
 
@@ -13,18 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/solanafake"
+	"github.com/agentapis/sdk/internal/testkit"
 )
 
 // post sends body to f's node and returns the answer's body.
 func (f *fixture) post(t *testing.T, body string) []byte {
 	t.Helper()
-	resp, err := http.Post(f.url, "application/json", bytes.NewBufferString(body))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return raw
+	a := testkit.Do(t, http.DefaultClient, http.MethodPost, f.url, body, map[string]string{"Content-Type": "application/json"})
+	require.Equal(t, http.StatusOK, a.Status)
+	return a.Body
 }
 
 func TestSimulateTransactionAcceptsTheFeePayersZeroSignatureWithoutSigVerify(t *testing.T) {

@@ -1,6 +1,7 @@
 package solanafake_test
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -60,7 +61,7 @@ func TestAnX402PaymentIsSimulatedUnsignedThenSettledByTheFacilitator(t *testing.
 			assert.Equal(t, solanafake.Landed{
 				Signature: sig, Slot: landed.Slot, Stage: solanafake.StageConfirmed, Memos: [][]byte{memo},
 				Transfers: []solanafake.Transfer{{Signature: sig, From: ata(payer.PublicKey(), mint), To: ata(seller, mint),
-					Owner: payer.PublicKey(), Mint: mint, Amount: 10_000, Memos: [][]byte{memo}}},
+					Owner: payer.PublicKey(), Mint: mint, Amount: big.NewInt(10_000), Memos: [][]byte{memo}}},
 			}, landed)
 			assert.Equal(t, []solanafake.Memo{{Signature: sig, Data: memo}}, f.cluster.Memos())
 		})

@@ -2,6 +2,7 @@ package solanafake
 
 import (
 	"encoding/binary"
+	"math/big"
 
 	"github.com/gagliardetto/solana-go"
 )
@@ -71,7 +72,7 @@ func (x *execution) token(program solana.PublicKey, accounts solana.AccountMetaS
 		To:        dstMeta.PublicKey,
 		Owner:     authority.PublicKey,
 		Mint:      mintMeta.PublicKey,
-		Amount:    amount,
+		Amount:    new(big.Int).SetUint64(amount),
 	})
 	return nil
 }

@@ -1,6 +1,7 @@
 package solanafake_test
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/gagliardetto/solana-go"
@@ -25,7 +26,7 @@ func TestTransferCheckedMovesTokensOfEitherProgram(t *testing.T) {
 			sig := f.submit(t, f.build(t, payer.PublicKey(), []solana.PrivateKey{payer}, pay(payer.PublicKey(), seller, mint, 2_500_000)))
 			assert.Equal(t, uint64(7_500_000), f.cluster.TokenBalance(mint, payer.PublicKey()))
 			assert.Equal(t, uint64(2_500_000), f.cluster.TokenBalance(mint, seller))
-			assert.Equal(t, []solanafake.Transfer{{Signature: sig, From: from, To: to, Owner: payer.PublicKey(), Mint: mint, Amount: 2_500_000}},
+			assert.Equal(t, []solanafake.Transfer{{Signature: sig, From: from, To: to, Owner: payer.PublicKey(), Mint: mint, Amount: big.NewInt(2_500_000)}},
 				f.cluster.Transfers())
 			assert.Equal(t, uint64(1_000_000-5_000), f.cluster.SOLBalance(payer.PublicKey()), "one signature's fee")
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/productdata/productdatatest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // statuses queries the real-time refresh status of ASINs.
@@ -28,7 +29,7 @@ func statuses(t *testing.T, srv *productdatatest.Server, asins ...string) []stri
 
 func TestRealtimeRefreshesFinishAtTheConfiguredTimes(t *testing.T) {
 	t.Parallel()
-	clock := newClock()
+	clock := sdktest.NewClock(epoch)
 	finish := map[string]time.Duration{
 		"B0TASK0001": time.Second,
 		"B0TASK0005": 5 * time.Second,
@@ -40,7 +41,7 @@ func TestRealtimeRefreshesFinishAtTheConfiguredTimes(t *testing.T) {
 	for a, d := range finish {
 		byASIN[strings.ToLower(a)] = d // ASINs match in any letter case
 	}
-	srv := start(t, productdatatest.WithClock(clock.Now), productdatatest.WithPerMinuteLimit(0),
+	srv := start(t, productdatatest.WithClock(clock), productdatatest.WithPerMinuteLimit(0),
 		productdatatest.WithTaskDuration(time.Hour), productdatatest.WithTaskDurations(byASIN))
 	for a := range finish {
 		r := post(t, srv, "ProductRealtimeRequest", 1, `{"ASIN":"`+a+`","Update":1}`)
@@ -75,11 +76,11 @@ func TestRealtimeRefreshesFinishAtTheConfiguredTimes(t *testing.T) {
 
 func TestRealtimeRequestWhileRunningStartsNoSecondTask(t *testing.T) {
 	t.Parallel()
-	srv := start(t, productdatatest.WithTaskDuration(10*time.Second))
+	srv, clock := startClock(t, productdatatest.WithTaskDuration(10*time.Second))
 	post(t, srv, "ProductRealtimeRequest", 1, `{"ASIN":"`+asin+`","Update":1}`).failed(t, 99)
-	srv.Advance(6 * time.Second)
+	clock.Advance(6 * time.Second)
 	post(t, srv, "ProductRealtimeRequest", 1, `{"ASIN":"`+asin+`","Update":1}`).failed(t, 99)
-	srv.Advance(4 * time.Second)
+	clock.Advance(4 * time.Second)
 	assert.Equal(t, []string{asin + ":1:2026-03-02 09:30:10"}, statuses(t, srv, asin), "the first task, not one started at 6 s")
 	assert.Equal(t, []string{asin + ":1:2026-03-02 09:30:10"}, statuses(t, srv, "B0D3DL6PXQ", asin), "ASINs without a task are left out")
 	other := post(t, srv, "ProductRealtimeRequestStatusQuery", 2, `{"ASINs":["`+asin+`"]}`)
@@ -106,9 +107,9 @@ func TestRealtimeRequestFreshProductAnswersAtOnce(t *testing.T) {
 func TestRealtimeRefreshThatFails(t *testing.T) {
 	t.Parallel()
 	const failing = productdatatest.FailingASINPrefix + "0001"
-	srv := start(t)
+	srv, clock := startClock(t)
 	post(t, srv, "ProductRealtimeRequest", 1, `{"ASIN":"`+failing+`","Update":1}`).failed(t, 99)
-	srv.Advance(productdatatest.DefaultTaskDuration)
+	clock.Advance(productdatatest.DefaultTaskDuration)
 	assert.Equal(t, []string{failing + ":3:--"}, statuses(t, srv, failing))
 	assert.Contains(t, post(t, srv, "ProductRealtimeRequest", 1, `{"ASIN":"`+failing+`","Update":1}`).failed(t, 98), "Collection failed")
 	post(t, srv, "ProductRealtimeRequest", 1, `{"ASIN":"`+failing+`","Update":1}`).failed(t, 99)
@@ -136,8 +137,8 @@ func reviewStatuses(t *testing.T, srv *productdatatest.Server) []string {
 
 func TestReviewCollectionFlow(t *testing.T) {
 	t.Parallel()
-	clock := newClock()
-	srv := start(t, productdatatest.WithClock(clock.Now), productdatatest.WithTaskDurations(map[string]time.Duration{asin: 45 * time.Second}))
+	clock := sdktest.NewClock(epoch)
+	srv := start(t, productdatatest.WithClock(clock), productdatatest.WithTaskDurations(map[string]time.Duration{asin: 45 * time.Second}))
 	assert.Contains(t, post(t, srv, "ProductReviewsQuery", 1, `{"ASIN":"`+asin+`"}`).failed(t, 13), "collect the reviews first")
 	post(t, srv, "ProductReviewsCollectionStatusQuery", 1, `{}`).failed(t, 11)
 
@@ -211,10 +212,10 @@ func TestReviewCollectionFlow(t *testing.T) {
 
 func TestReviewCollectionStarFilters(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv, clock := startClock(t)
 	var id string
 	post(t, srv, "ProductReviewsCollection", 1, `{"ASIN":"`+asin+`","Page":2,"Star":"10, 11"}`).ok(t, &id)
-	srv.Advance(productdatatest.DefaultTaskDuration)
+	clock.Advance(productdatatest.DefaultTaskDuration)
 	var reviews []struct{ Star int }
 	post(t, srv, "ProductReviewsQuery", 1, `{"ASIN":"`+asin+`"}`).ok(t, &reviews)
 	require.Len(t, reviews, 40)
@@ -251,10 +252,10 @@ func TestReviewCollectionFailuresAndErrors(t *testing.T) {
 	t.Parallel()
 	const failing = productdatatest.FailingASINPrefix + "0002"
 	const missing = productdatatest.MissingASINPrefix + "0002"
-	srv := start(t)
+	srv, clock := startClock(t)
 	var id string
 	post(t, srv, "ProductReviewsCollection", 1, `{"ASIN":"`+failing+`"}`).ok(t, &id)
-	srv.Advance(productdatatest.DefaultTaskDuration)
+	clock.Advance(productdatatest.DefaultTaskDuration)
 	assert.Equal(t, []string{failing + ":3:--"}, reviewStatuses(t, srv))
 	post(t, srv, "ProductReviewsQuery", 1, `{"ASIN":"`+failing+`"}`).failed(t, 98)
 	post(t, srv, "ProductReviewsCollection", 1, `{"ASIN":"`+failing+`"}`).ok(t, &id)
@@ -272,11 +273,11 @@ func TestReviewCollectionFailuresAndErrors(t *testing.T) {
 
 func TestTasksBelongToTheirSite(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv, clock := startClock(t)
 	post(t, srv, "ProductRealtimeRequest", 3, `{"ASIN":"`+asin+`","Update":1}`).failed(t, 99)
 	var id string
 	post(t, srv, "ProductReviewsCollection", 3, `{"ASIN":"`+asin+`"}`).ok(t, &id)
-	srv.Advance(productdatatest.DefaultTaskDuration)
+	clock.Advance(productdatatest.DefaultTaskDuration)
 	post(t, srv, "ProductRealtimeRequestStatusQuery", 1, `{"ASINs":["`+asin+`"]}`).failed(t, 11)
 	post(t, srv, "ProductReviewsQuery", 1, `{"ASIN":"`+asin+`"}`).failed(t, 13)
 	var reviews []map[string]any
@@ -288,7 +289,7 @@ func TestReviewCollectionStatusUsesTheServiceDay(t *testing.T) {
 	t.Parallel()
 	// 20:00 UTC on 2 March is 04:00 on 3 March in UTC+8, the service's zone.
 	evening := time.Date(2026, 3, 2, 20, 0, 0, 0, time.UTC)
-	srv := start(t, productdatatest.WithClock(func() time.Time { return evening }), productdatatest.WithTaskDuration(0))
+	srv := start(t, productdatatest.WithClock(sdktest.NewClock(evening)), productdatatest.WithTaskDuration(0))
 	var id string
 	post(t, srv, "ProductReviewsCollection", 1, `{"ASIN":"`+asin+`"}`).ok(t, &id)
 

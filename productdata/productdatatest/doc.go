@@ -206,11 +206,11 @@
 // The fake shares its vocabulary with the SDK's other fakes (see package sdktest):
 //
 //   - URL and Close; Client, an *http.Client for the server;
-//   - Requests, every request received in order: a Request holds the shared sdktest.Request
-//     (time on the fake's clock, method, path, query, headers with the Authorization value
-//     replaced by sdktest.Redacted, body, status) and what the fake made of it (Endpoint,
-//     AuthScheme, Authorized, Params, Domain, Code, Consumed); RequestCount(method, path)
-//     counts them, by the path as sent ("/api/ProductRequest");
+//   - Requests, every request received in order, as the shared sdktest.Request (time on the
+//     fake's clock, method, path, query, headers with the Authorization value replaced by
+//     sdktest.Redacted, body, status); Exchanges, the same records with what the fake made of
+//     each (Endpoint, AuthScheme, Authorized, Params, Domain, Code, Consumed);
+//     RequestCount(method, path) counts them, by the path as sent ("/api/ProductRequest");
 //   - InjectFaults, which answers the next matching requests with an sdktest.Fault before any
 //     check, executing and charging nothing: a Status of 200 with a Code answers that business
 //     code in HTTP 200 ({"Code": n, "Message": ..., "Data": null}, the fake's message for the
@@ -218,8 +218,8 @@
 //     and Delay waits first (a wait Close ends).
 //
 // Its own options and inspection: WithFailEvery makes every n-th executed call fail with code
-// -1; WithIPWhitelist refuses other addresses; Advance moves the clock; RequestLeft and
-// SetRequestLeft read and set the balance.
+// -1; WithIPWhitelist refuses other addresses; WithClock sets the clock, which a test moves on
+// with a fake one (sdktest.NewClock); RequestLeft and SetRequestLeft read and set the balance.
 //
 // Stability: the fake follows the SDK's versioning. Its behaviour follows the service's
 // published documentation; where that is silent (the [fake] choices above) it answers as a

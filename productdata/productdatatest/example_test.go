@@ -1,6 +1,7 @@
 package productdatatest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log"
@@ -8,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/productdata/productdatatest"
+	"github.com/agentapis/sdk/sdktest"
 )
 
 // envelopeOf posts body to an endpoint of the fake on the US site and decodes the answer.
@@ -41,41 +44,40 @@ func envelopeOf(srv *productdatatest.Server, endpoint, body string, data any) (c
 }
 
 func ExampleNewServer() {
-	srv := productdatatest.NewServer(productdatatest.WithClock(func() time.Time {
-		return time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
-	}))
+	srv := productdatatest.NewServer(productdatatest.WithClock(sdktest.NewClock(time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC))))
 	defer srv.Close()
-
-	var products []struct {
-		ASIN                      string
-		Title                     string
-		SalesPrice                int // US cents
-		ListingSalesVolumeOfMonth int
+	client, err := productdata.New(productdata.WithBaseURL(srv.URL), productdata.WithAccountKey(productdatatest.DefaultKey))
+	if err != nil {
+		log.Fatal(err)
 	}
-	code, left := envelopeOf(srv, "ProductRequest", `{"asin":"B0CVM8TXHP","Trend":2}`, &products)
-	p := products[0]
-	fmt.Println(code, left, p.ASIN, p.Title)
+	ctx := context.Background()
+
+	p, err := client.Product(ctx, productdata.AmazonUS, "B0CVM8TXHP")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(*p.Units.Left, p.ASIN, p.Title)
 	fmt.Printf("$%d.%02d, %d sold in 30 days\n", p.SalesPrice/100, p.SalesPrice%100, p.ListingSalesVolumeOfMonth)
 
-	pages := 0
-	for page := 1; ; page++ {
-		code, _ := envelopeOf(srv, "CategoryProducts", fmt.Sprintf(`{"NodeId":"3743561","Page":%d}`, page), nil)
-		if code == 11 { // no more data
-			break
+	products := 0
+	for _, err := range client.AllCategoryProducts(ctx, productdata.AmazonUS, &productdata.CategoryProductsParams{NodeId: "3743561"}) {
+		if err != nil {
+			log.Fatal(err)
 		}
-		pages++
+		products++
 	}
-	fmt.Println(pages, "pages,", srv.RequestLeft(), "requests left")
+	fmt.Println(products, "products,", srv.RequestLeft(), "requests left")
 	// Output:
-	// 0 6499 B0CVM8TXHP Zenvolt Smart Food Storage Box, 2025 Edition
+	// 6499 B0CVM8TXHP Zenvolt Smart Food Storage Box, 2025 Edition
 	// $60.47, 467 sold in 30 days
-	// 3 pages, 6495 requests left
+	// 258 products, 6495 requests left
 }
 
 func ExampleWithTaskDuration() {
 	start := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	clock := sdktest.NewClock(start)
 	srv := productdatatest.NewServer(
-		productdatatest.WithClock(func() time.Time { return start }),
+		productdatatest.WithClock(clock),
 		productdatatest.WithTaskDuration(20*time.Second),
 	)
 	defer srv.Close()
@@ -86,7 +88,7 @@ func ExampleWithTaskDuration() {
 		var status []string
 		code, _ := envelopeOf(srv, "ProductReviewsCollectionStatusQuery", `{}`, &status)
 		fmt.Println(srv.Now().Sub(start), code, status)
-		srv.Advance(10 * time.Second)
+		clock.Advance(10 * time.Second)
 	}
 	var reviews []struct{ Star int }
 	code, left := envelopeOf(srv, "ProductReviewsQuery", `{"ASIN":"B0CVM8TXHP"}`, &reviews)

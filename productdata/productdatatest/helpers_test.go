@@ -2,52 +2,48 @@ package productdatatest_test
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata/productdatatest"
+	"github.com/agentapis/sdk/sdktest"
 )
+
+// scan checks that no credential a client of this suite sends ever reaches a log line or an
+// error string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 // epoch is the start time of the tests' fake clocks.
 var epoch = time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
 
-// testClock is a clock a test moves by hand.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *testClock { return &testClock{t: epoch} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// start starts a fake on a fixed clock (unless opts set another) and closes it after the test.
+// start starts a fake on a fake clock at epoch (unless opts set another) and closes it after
+// the test.
 func start(t *testing.T, opts ...productdatatest.Option) *productdatatest.Server {
 	t.Helper()
-	fixed := productdatatest.WithClock(func() time.Time { return epoch })
-	srv := productdatatest.NewServer(append([]productdatatest.Option{fixed}, opts...)...)
-	t.Cleanup(srv.Close)
+	srv, _ := startClock(t, opts...)
 	return srv
+}
+
+// startClock is start that also returns the fake clock, for a test that moves it on.
+func startClock(t *testing.T, opts ...productdatatest.Option) (*productdatatest.Server, *sdktest.Clock) {
+	t.Helper()
+	clock := sdktest.NewClock(epoch)
+	all := append([]productdatatest.Option{productdatatest.WithClock(clock)}, opts...)
+	return testkit.Start(t, productdatatest.NewServer(all...)), clock
 }
 
 // req is a raw request to the fake. Empty fields take the service's defaults: POST, the
@@ -71,35 +67,26 @@ type reply struct {
 	encoded bool
 }
 
-// send sends a raw request to the fake.
+// send sends a raw request to the fake (testkit.Do), with the default key and content type
+// unless r.header replaces them ("" leaves the header out).
 func send(t *testing.T, srv *productdatatest.Server, r req) reply {
 	t.Helper()
-	if r.method == "" {
-		r.method = http.MethodPost
-	}
 	target := srv.URL + "/api/" + r.endpoint
 	if r.query != "" {
 		target += "?" + r.query
 	}
-	hr, err := http.NewRequestWithContext(t.Context(), r.method, target, strings.NewReader(r.body))
-	require.NoError(t, err)
-	hr.Header.Set("Authorization", "BasicAuth "+productdatatest.DefaultKey)
-	hr.Header.Set("Content-Type", "application/json;charset=UTF-8")
+	header := map[string]string{"Authorization": "BasicAuth " + productdatatest.DefaultKey,
+		"Content-Type": "application/json;charset=UTF-8"}
 	for k, v := range r.header {
+		header[k] = v
 		if v == "" {
-			hr.Header.Del(k)
-		} else {
-			hr.Header.Set(k, v)
+			delete(header, k)
 		}
 	}
-	resp, err := srv.Client().Do(hr)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	out := reply{status: resp.StatusCode, header: resp.Header, raw: raw}
-	if json.Unmarshal(raw, &out.env) != nil && resp.Header.Get("Content-Type") == "text/plain; charset=utf-8" {
-		if plain, ok := tryGunzipBase64(raw); ok {
+	raw := testkit.Do(t, srv.Client(), cmp.Or(r.method, http.MethodPost), target, r.body, header)
+	out := reply{status: raw.Status, header: raw.Header, raw: raw.Body}
+	if json.Unmarshal(raw.Body, &out.env) != nil && raw.Header.Get("Content-Type") == "text/plain; charset=utf-8" {
+		if plain, ok := tryGunzipBase64(raw.Body); ok {
 			out.encoded = true
 			require.NoError(t, json.Unmarshal(plain, &out.env), string(plain))
 		}

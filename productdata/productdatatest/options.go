@@ -3,6 +3,8 @@ package productdatatest
 import (
 	"strings"
 	"time"
+
+	"github.com/agentapis/sdk"
 )
 
 // DefaultKey is the account key (Account-SK) the fake accepts unless WithKey names others.
@@ -28,7 +30,7 @@ type Option func(*config)
 type config struct {
 	keys          []string
 	requests      int
-	clock         func() time.Time
+	clock         sdk.Clock
 	taskDuration  time.Duration
 	taskDurations map[string]time.Duration
 	perMinute     int
@@ -79,9 +81,9 @@ func WithRequests(n int) Option {
 
 // WithClock sets the clock behind every time-dependent behaviour: task completion, product
 // freshness, the per-minute window, default dates and the timestamps in the data (default
-// time.Now). Server.Advance moves it further on.
-func WithClock(now func() time.Time) Option {
-	return func(c *config) { c.clock = now }
+// the wall clock). A test moves time on with a fake one (sdktest.NewClock and its Advance).
+func WithClock(clock sdk.Clock) Option {
+	return func(c *config) { c.clock = clock }
 }
 
 // WithTaskDuration sets how long every asynchronous task (a real-time product refresh or a

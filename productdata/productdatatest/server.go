@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/sdktest"
 )
@@ -33,7 +34,6 @@ type Server struct {
 	mu         sync.Mutex
 	cfg        config
 	keys       map[string]bool
-	offset     time.Duration
 	created    time.Time
 	left       int
 	window     []time.Time // admitted calls of the last minute
@@ -43,11 +43,11 @@ type Server struct {
 	nextTaskID int
 }
 
-// Request is one request as the fake received and answered it: the record every fake keeps
+// Exchange is one request as the fake received and answered it: the record every fake keeps
 // (with the Authorization header's value redacted; a key a client sends anywhere else, such
 // as the query or the body, is kept, so that a test can catch the leak) and what this fake
 // made of it. A request answered by an injected fault has only the record and Endpoint.
-type Request struct {
+type Exchange struct {
 	sdktest.Request
 	// Endpoint is the endpoint name as the path spelled it (the part after /api/).
 	Endpoint string
@@ -72,7 +72,7 @@ type Request struct {
 func NewServer(opts ...Option) *Server {
 	cfg := config{
 		requests:      DefaultRequests,
-		clock:         time.Now,
+		clock:         sdk.SystemClock(),
 		taskDuration:  DefaultTaskDuration,
 		taskDurations: map[string]time.Duration{},
 		perMinute:     DefaultPerMinuteLimit,
@@ -87,7 +87,7 @@ func NewServer(opts ...Option) *Server {
 	s := &Server{
 		cfg:     cfg,
 		keys:    map[string]bool{},
-		created: cfg.clock(),
+		created: cfg.clock.Now(),
 		left:    cfg.requests,
 		latest:  map[taskKey]*task{},
 	}
@@ -109,22 +109,8 @@ func (s *Server) Close() { s.fs.Close() }
 // Client returns an *http.Client for the server.
 func (s *Server) Client() *http.Client { return s.fs.Client() }
 
-// now returns the fake's time.
-func (s *Server) now() time.Time { return s.cfg.clock().Add(s.offset) }
-
-// Now returns the fake's current time.
-func (s *Server) Now() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.now()
-}
-
-// Advance moves the fake's clock forward by d, on top of the clock WithClock set.
-func (s *Server) Advance(d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.offset += d
-}
+// Now returns the fake's current time, on the clock of WithClock.
+func (s *Server) Now() time.Time { return s.cfg.clock.Now() }
 
 // RequestLeft returns the account's request-unit balance.
 func (s *Server) RequestLeft() int {
@@ -140,12 +126,17 @@ func (s *Server) SetRequestLeft(n int) {
 	s.left = max(n, 0)
 }
 
-// Requests returns every request received so far, in order of arrival.
-func (s *Server) Requests() []Request {
+// Requests returns every request received so far, in order of arrival, as every fake
+// records them.
+func (s *Server) Requests() []sdktest.Request { return s.fs.Requests() }
+
+// Exchanges returns every request received so far, in order of arrival, with what the fake
+// made of it.
+func (s *Server) Exchanges() []Exchange {
 	recs := s.fs.Records()
-	out := make([]Request, len(recs))
+	out := make([]Exchange, len(recs))
 	for i, rec := range recs {
-		if r, ok := rec.Extra.(Request); ok {
+		if r, ok := rec.Extra.(Exchange); ok {
 			out[i] = r
 		}
 		out[i].Request = rec.Request
@@ -206,7 +197,7 @@ func (p plainReply) send(w http.ResponseWriter) {
 // and sends the answer outside the lock.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, sdktest.MaxBodyBytes))
-	rec := Request{AuthScheme: schemeWord(r.Header.Get("Authorization"))}
+	rec := Exchange{AuthScheme: schemeWord(r.Header.Get("Authorization"))}
 	s.mu.Lock()
 	out := s.process(r, body, &rec)
 	s.mu.Unlock()
@@ -216,7 +207,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // process is the pipeline: routing, key, IP whitelist, per-minute limit, content type, body,
 // domain, endpoint availability, balance, then the endpoint.
-func (s *Server) process(r *http.Request, body []byte, c *Request) reply {
+func (s *Server) process(r *http.Request, body []byte, c *Exchange) reply {
 	name, isAPI := strings.CutPrefix(r.URL.Path, "/api/")
 	ep := endpoints[strings.ToLower(name)]
 	if !isAPI || strings.ContainsAny(name, "/_") || ep == nil && !closedEndpoints[strings.ToLower(name)] {
@@ -226,7 +217,7 @@ func (s *Server) process(r *http.Request, body []byte, c *Request) reply {
 		return plainReply{status: http.StatusMethodNotAllowed, text: "Method Not Allowed", header: http.Header{"Allow": {http.MethodPost}}}
 	}
 	a := answer{status: http.StatusOK, left: s.left, lowercase: s.cfg.lowercase, gzipBody: s.cfg.gzipBody.covers(name)}
-	now := s.now()
+	now := s.Now()
 	if c.Authorized = s.authorized(r.Header.Get("Authorization")); !c.Authorized {
 		a.left = 0
 		if s.cfg.http401 {
@@ -286,7 +277,7 @@ func (s *Server) process(r *http.Request, body []byte, c *Request) reply {
 }
 
 // finish completes an answer and what the request's record adds.
-func (s *Server) finish(c *Request, a answer, code int, message string) answer {
+func (s *Server) finish(c *Exchange, a answer, code int, message string) answer {
 	a.code, a.message = code, message
 	c.Code, c.Consumed = code, a.consumed
 	return a

@@ -77,13 +77,13 @@ func TestKeyErrorsAreCode401InHTTP200(t *testing.T) {
 		assert.Zero(t, consumed, name)
 		assert.NotContains(t, string(r.raw), productdatatest.DefaultKey, name)
 	}
-	for _, c := range srv.Requests() {
+	for _, c := range srv.Exchanges() {
 		assert.NotContains(t, c.AuthScheme, productdatatest.DefaultKey)
 		assert.False(t, c.Authorized)
 	}
 	r := send(t, srv, req{endpoint: "ProductRequest", query: "domain=1", body: `{}`, header: map[string]string{"Authorization": productdatatest.DefaultKey + " BasicAuth"}})
 	r.failed(t, 401)
-	calls := srv.Requests()
+	calls := srv.Exchanges()
 	assert.Empty(t, calls[len(calls)-1].AuthScheme, "a key in the place of the scheme is not recorded")
 	assert.Equal(t, productdatatest.DefaultRequests, srv.RequestLeft())
 }
@@ -130,7 +130,7 @@ func TestDomainInQueryOrBody(t *testing.T) {
 	served := func(r reply) int {
 		var list []map[string]any
 		r.ok(t, &list)
-		return srv.Requests()[len(srv.Requests())-1].Domain
+		return srv.Exchanges()[len(srv.Exchanges())-1].Domain
 	}
 	assert.Equal(t, 7, served(send(t, srv, req{endpoint: "ProductRequest", query: "domain=7", body: "{" + body + "}"})), "query only, as the real service reads it")
 	assert.Equal(t, 3, served(send(t, srv, req{endpoint: "ProductRequest", body: `{"domain":3,` + body + "}"})), "body only, as the API description says")
@@ -154,7 +154,7 @@ func TestDomainInQueryOrBody(t *testing.T) {
 		assert.Zero(t, consumed, name)
 	}
 	send(t, srv, req{endpoint: "ProductRequest", query: "domain=1", body: `{"domain":2,` + body + "}"})
-	calls := srv.Requests()
+	calls := srv.Exchanges()
 	last := calls[len(calls)-1]
 	assert.Equal(t, "1", last.Query.Get("domain"))
 	assert.JSONEq(t, "2", string(last.Params["domain"]))
@@ -171,7 +171,7 @@ func TestEveryPublishedSiteCodeIsAccepted(t *testing.T) {
 		assert.Equal(t, http.StatusOK, r.status, d)
 		assert.NotEmpty(t, r.raw, d)
 	}
-	for _, c := range srv.Requests() {
+	for _, c := range srv.Exchanges() {
 		assert.NotZero(t, c.Domain, "every call was served for its site")
 	}
 }
@@ -196,7 +196,7 @@ func TestCallsRecordWhatWasSentButNeverTheKey(t *testing.T) {
 	t.Parallel()
 	srv := start(t)
 	send(t, srv, req{endpoint: "productRequest", query: "domain=1", body: `{"asin":"` + asin + `","domain":1}`, header: map[string]string{"User-Agent": "probe/1"}})
-	calls := srv.Requests()
+	calls := srv.Exchanges()
 	require.Len(t, calls, 1)
 	c := calls[0]
 	assert.Equal(t, epoch, c.Time)
@@ -288,8 +288,8 @@ func TestWhatConsumesUnits(t *testing.T) {
 
 func TestPerMinuteLimitOnAFakeClock(t *testing.T) {
 	t.Parallel()
-	clock := newClock()
-	srv := start(t, productdatatest.WithClock(clock.Now), productdatatest.WithPerMinuteLimit(3))
+	clock := sdktest.NewClock(epoch)
+	srv := start(t, productdatatest.WithClock(clock), productdatatest.WithPerMinuteLimit(3))
 	call := func() reply { return post(t, srv, "KeywordRequest", 1, `{"Keyword":"desk lamp"}`) }
 	for range 3 {
 		assert.Equal(t, 0, call().code(t))
@@ -313,12 +313,12 @@ func TestPerMinuteLimitOnAFakeClock(t *testing.T) {
 
 func TestDefaultPerMinuteLimitIs200(t *testing.T) {
 	t.Parallel()
-	srv := start(t)
+	srv, clock := startClock(t)
 	for range 200 {
 		require.Equal(t, 0, post(t, srv, "KeywordRequest", 1, `{"Keyword":"desk lamp"}`).code(t))
 	}
 	post(t, srv, "KeywordRequest", 1, `{"Keyword":"desk lamp"}`).failed(t, 501)
-	srv.Advance(time.Minute)
+	clock.Advance(time.Minute)
 	assert.Equal(t, 0, post(t, srv, "KeywordRequest", 1, `{"Keyword":"desk lamp"}`).code(t))
 }
 
@@ -392,7 +392,7 @@ func TestHTTPFaultsAndDroppedConnections(t *testing.T) {
 	require.Error(t, err, "the connection closes without an answer")
 	assert.Equal(t, 0, post(t, srv, "ProductRequest", 1, `{"asin":"`+asin+`"}`).code(t))
 	assert.Equal(t, productdatatest.DefaultRequests-1, srv.RequestLeft())
-	calls := srv.Requests()
+	calls := srv.Exchanges()
 	require.Len(t, calls, 4)
 	assert.Equal(t, []int{502, 502, 0, 200}, []int{calls[0].Status, calls[1].Status, calls[2].Status, calls[3].Status})
 	assert.Equal(t, "ProductRequest", calls[0].Endpoint, "a faulted request keeps its endpoint")
@@ -446,4 +446,15 @@ func TestConcurrentCallsAreCountedExactly(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 800, srv.RequestLeft())
 	assert.Equal(t, 200, srv.RequestCount("", ""))
+}
+
+func TestRequestsAreTheRecordsOfTheExchanges(t *testing.T) {
+	t.Parallel()
+	srv := start(t)
+	post(t, srv, "KeywordRequest", 1, `{"Keyword":"desk lamp"}`)
+	exchanges := srv.Exchanges()
+	require.Len(t, exchanges, 1)
+	assert.Equal(t, []sdktest.Request{exchanges[0].Request}, srv.Requests())
+	assert.Equal(t, "KeywordRequest", exchanges[0].Endpoint)
+	assert.Equal(t, sdktest.Redacted, srv.Requests()[0].Header.Get("Authorization"))
 }

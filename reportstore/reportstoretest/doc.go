@@ -33,9 +33,10 @@
 // dropped connections after settling, and WithReplayedDeliveries makes the store deliver a
 // payment sent again instead of refusing its used nonce. WithFailedSettlements (or
 // Facilitator().FailNextSettle) makes settlements fail, moving no money. SetPrice,
-// WithRequote and AfterNextChallenge re-quote prices between or during purchases; SetPayTo and
-// WithPayTo change the payee; WithLatency delays every answer; WithLargeReport adds a report
-// of any size, generated while it is streamed.
+// WithRequote and AfterNextChallenge re-quote prices (*big.Int atomic USDC units, as
+// usdc.Cents writes them) between or during purchases; SetPayTo and WithPayTo change the
+// payee; WithLatency delays every answer; WithLargeReport adds a report of any size,
+// generated while it is streamed; WithClock gives the store and its facilitator an sdk.Clock.
 //
 // # Stability
 //

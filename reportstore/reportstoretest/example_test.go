@@ -3,7 +3,6 @@ package reportstoretest_test
 import (
 	"context"
 	"fmt"
-	"math/big"
 
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
@@ -16,13 +15,13 @@ import (
 // facilitator, then read the sale and the settlement back from the fake.
 func ExampleNewServer() {
 	ctx := context.Background()
-	store := reportstoretest.NewServer(reportstoretest.WithPrice("macro-gdp", mustPrice("0.25")))
+	store := reportstoretest.NewServer(reportstoretest.WithPrice("macro-gdp", usdc.Cents(25)))
 	defer store.Close()
 
 	signer, _ := evm.NewPrivateKeySigner("0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
-	store.Facilitator().Fund(signer.Address(), big.NewInt(1_000_000)) // $1.00
+	store.Facilitator().Fund(signer.Address(), usdc.Dollars(1))
 	scheme, _ := evm.NewExact(signer)
-	payer, _ := x402.NewPayer(x402.Policy{MaxTotal: big.NewInt(500_000), PayTo: []string{store.PayTo()}}, []x402.Scheme{scheme})
+	payer, _ := x402.NewPayer(x402.Policy{MaxTotal: usdc.Cents(50), PayTo: []string{store.PayTo()}}, []x402.Scheme{scheme})
 	client, _ := reportstore.New(reportstore.WithBaseURL(store.URL), reportstore.WithPayer(payer))
 
 	report, err := client.Report(ctx, "macro-gdp", reportstore.FormatCSV)
@@ -40,13 +39,4 @@ func ExampleNewServer() {
 	// sales: 1
 	// settled: 1 $0.25
 	// spent: $0.25
-}
-
-// mustPrice parses a price written in dollars.
-func mustPrice(s string) reportstore.Price {
-	p, err := reportstore.ParsePrice(s)
-	if err != nil {
-		panic(err)
-	}
-	return p
 }

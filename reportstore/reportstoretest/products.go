@@ -1,7 +1,10 @@
 package reportstoretest
 
 import (
+	"math/big"
+
 	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/x402/usdc"
 )
 
 // economy is one economy of the synthetic data.
@@ -31,8 +34,8 @@ type product struct {
 	kind                   reportstore.ProductKind
 	indicators             []string
 	economies              int
-	price                  reportstore.Price // catalog price; bespoke products are priced per request
-	size                   int64             // > 0: a large report whose CSV has exactly this many bytes
+	price                  *big.Int // catalog price, in atomic USDC units; bespoke products are priced per request
+	size                   int64    // > 0: a large report whose CSV has exactly this many bytes
 }
 
 // indicatorCodes are the indicator codes of the 44 reports of the API description (the codes
@@ -126,18 +129,19 @@ var extraReports = []struct {
 	{"region-na", "Region: North America", []string{"NY.GDP.MKTP.CD", "NY.GDP.MKTP.KD.ZG"}},
 }
 
-// Prices of the fake's products that the API description does not state.
+// Prices of the fake's products that the API description does not state, in atomic USDC
+// units.
 var (
-	tariffsPrice = mustPrice("0.25")
-	themePrice   = mustPrice("0.31")
-	regionPrice  = mustPrice("0.20")
-	otherPrice   = mustPrice("0.10")
+	tariffsPrice = usdc.Cents(25)
+	themePrice   = usdc.Cents(31)
+	regionPrice  = usdc.Cents(20)
+	otherPrice   = usdc.Cents(10)
 	// customBase, customStep and customMax price a bespoke report: the base, plus the step
 	// for each indicator after the first, at most the max.
-	customBase  = mustPrice("0.20")
-	customStep  = mustPrice("0.05")
-	customMax   = mustPrice("0.95")
-	bundlePrice = mustPrice("0.95")
+	customBase  = usdc.Cents(20)
+	customStep  = usdc.Cents(5)
+	customMax   = usdc.Cents(95)
+	bundlePrice = usdc.Cents(95)
 )
 
 // Ids of the bespoke and bundle products; they are fetched at /report/custom and
@@ -146,15 +150,6 @@ const (
 	CustomID = "custom"
 	BundleID = "bundle"
 )
-
-// mustPrice parses a price constant.
-func mustPrice(s string) reportstore.Price {
-	p, err := reportstore.ParsePrice(s)
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
 
 // catalogProducts returns the fake's 80 products: the 44 reports of the API description, 34
 // more catalog reports, the bespoke product and the bundle.
@@ -171,7 +166,7 @@ func catalogProducts() []*product {
 			price:       tariffsPrice,
 		}
 		if k.Price != nil {
-			p.price = *k.Price
+			p.price = k.Price
 		}
 		if k.Economies != nil {
 			p.economies = *k.Economies

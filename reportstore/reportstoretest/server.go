@@ -15,9 +15,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/fakeserver"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/sdktest"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
@@ -47,10 +49,12 @@ type Server struct {
 	products []*product
 	byID     map[string]*product
 
+	clock sdk.Clock // fixed after NewServer
+
 	mu          sync.Mutex
-	prices      map[string]reportstore.Price
+	prices      map[string]*big.Int // atomic USDC units; never changed in place
 	payTo       string
-	requote     func(id string, sales int, current reportstore.Price) reportstore.Price
+	requote     func(id string, sales int, current *big.Int) *big.Int
 	sales       map[string]int
 	faults      []x402test.SettlementFault // settlement faults of the next paid requests, in order
 	latency     time.Duration
@@ -70,6 +74,13 @@ type delivery struct {
 // Option configures a Server.
 type Option func(*Server)
 
+// WithClock sets the clock of the store's records and of its own facilitator, which checks a
+// payment's validity window on it (default sdk.SystemClock); a test that moves time gives an
+// sdktest.Clock. A facilitator of WithFacilitator keeps its own clock.
+func WithClock(clock sdk.Clock) Option {
+	return func(s *Server) { s.clock = clock }
+}
+
 // WithFacilitator makes the store settle payments in f instead of a facilitator of its own,
 // so that several fakes share one ledger.
 func WithFacilitator(f *x402test.Facilitator) Option {
@@ -81,14 +92,15 @@ func WithPayTo(address string) Option {
 	return func(s *Server) { s.payTo = address }
 }
 
-// WithPrice sets the price of product id (catalog, bespoke base or bundle) at start.
-func WithPrice(id string, p reportstore.Price) Option {
-	return func(s *Server) { s.prices[id] = p }
+// WithPrice sets the price of product id (catalog, bespoke base or bundle) at start, in
+// atomic USDC units (usdc.Cents(17) is $0.17).
+func WithPrice(id string, amount *big.Int) Option {
+	return func(s *Server) { s.prices[id] = new(big.Int).Set(amount) }
 }
 
 // WithRequote re-quotes a product after each sale: f gets the product id, its number of
-// sales so far and its current price, and returns the new price.
-func WithRequote(f func(id string, sales int, current reportstore.Price) reportstore.Price) Option {
+// sales so far and its current price, and returns the new price, in atomic USDC units.
+func WithRequote(f func(id string, sales int, current *big.Int) *big.Int) Option {
 	return func(s *Server) { s.requote = f }
 }
 
@@ -135,7 +147,8 @@ func WithFailedSettlements(n int) Option {
 // WithLargeReport adds a catalog report id whose CSV (in every format) is a synthetic panel
 // of exactly the largest whole number of rows that fits in size bytes, generated while it is
 // sent, so that reports of any size can be streamed without the fake holding them in memory.
-func WithLargeReport(id string, size int64, price reportstore.Price) Option {
+// Its price is in atomic USDC units.
+func WithLargeReport(id string, size int64, price *big.Int) Option {
 	return func(s *Server) {
 		p := &product{
 			id:          id,
@@ -149,7 +162,7 @@ func WithLargeReport(id string, size int64, price reportstore.Price) Option {
 		}
 		s.products = append(s.products, p)
 		s.byID[id] = p
-		s.prices[id] = price
+		s.prices[id] = new(big.Int).Set(price)
 	}
 }
 
@@ -161,9 +174,10 @@ func WithLargeReport(id string, size int64, price reportstore.Price) Option {
 // 20 economies (10 where the API description says 10). Close it when done.
 func NewServer(opts ...Option) *Server {
 	s := &Server{
+		clock:     sdk.SystemClock(),
 		payTo:     DefaultPayTo,
 		byID:      map[string]*product{},
-		prices:    map[string]reportstore.Price{},
+		prices:    map[string]*big.Int{},
 		sales:     map[string]int{},
 		delivered: map[string]delivery{},
 	}
@@ -178,7 +192,7 @@ func NewServer(opts ...Option) *Server {
 		}
 	}
 	if s.fac == nil {
-		s.fac = x402test.NewFacilitator()
+		s.fac = x402test.NewFacilitator(x402test.WithClock(s.clock))
 	}
 	for range s.failures {
 		s.fac.FailNextSettle("unexpected_settle_error")
@@ -193,6 +207,7 @@ func NewServer(opts ...Option) *Server {
 	})
 	s.srv = fakeserver.Start(s.delay(mux), fakeserver.Config{
 		Credentials: []string{wire.HeaderPaymentSignature, wire.HeaderPaymentV1},
+		Now:         s.clock.Now,
 		RenderFault: func(w http.ResponseWriter, _ *http.Request, f sdktest.Fault) {
 			writeError(w, f.Status, f.Code, f.Message)
 		},
@@ -249,22 +264,27 @@ func (s *Server) SetPayTo(address string) {
 	s.payTo = address
 }
 
-// Price returns the current price of product id, and false for an unknown id.
-func (s *Server) Price(id string) (reportstore.Price, bool) {
+// Price returns the current price of product id in atomic USDC units, and false for an
+// unknown id.
+func (s *Server) Price(id string) (*big.Int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, ok := s.prices[id]
-	return p, ok
+	if !ok {
+		return nil, false
+	}
+	return new(big.Int).Set(p), true
 }
 
-// SetPrice re-quotes product id from the next request on; it panics for an unknown id.
-func (s *Server) SetPrice(id string, p reportstore.Price) {
+// SetPrice re-quotes product id, in atomic USDC units, from the next request on; it panics
+// for an unknown id.
+func (s *Server) SetPrice(id string, amount *big.Int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.prices[id]; !ok {
 		panic("reportstoretest: SetPrice of unknown product " + id)
 	}
-	s.prices[id] = p
+	s.prices[id] = new(big.Int).Set(amount)
 }
 
 // AfterNextChallenge runs f once, right after the store sends its next 402 challenge: a test
@@ -319,7 +339,7 @@ func (s *Server) catalog(w http.ResponseWriter, _ *http.Request) {
 		price := s.prices[p.id]
 		e := catalogEntry{
 			ID: p.id, Title: p.title, Description: p.description,
-			Price: price.Decimal(), PriceDisplay: price.String(),
+			Price: sixDecimals(price), PriceDisplay: usdc.Format(price),
 			Economies: p.economies, Period: period, Kind: string(p.kind),
 			Path: "/report/" + p.id, Indicators: p.indicators,
 			Formats: []string{"html", "json", "csv", "summary-csv"},
@@ -328,8 +348,8 @@ func (s *Server) catalog(w http.ResponseWriter, _ *http.Request) {
 		case reportstore.KindCatalog:
 			e.Preview = "/preview/" + p.id
 		case reportstore.KindBespoke:
-			e.Price = price.String() + "-" + customMax.String()
-			e.PriceDisplay = "from " + price.String()
+			e.Price = usdc.Format(price) + "-" + usdc.Format(customMax)
+			e.PriceDisplay = "from " + usdc.Format(price)
 		}
 		entries = append(entries, e)
 	}
@@ -411,7 +431,7 @@ report, err := client.Report(ctx, "` + startID + `", reportstore.FormatJSON)`
 			"id":    p.id,
 			"title": p.title,
 			"path":  "/report/" + p.id + "?format=json",
-			"price": price.Decimal(),
+			"price": sixDecimals(price),
 		},
 		"code": map[string]string{
 			"go":   goCode,
@@ -464,7 +484,7 @@ func (s *Server) report(w http.ResponseWriter, r *http.Request) {
 	gate := &gateWriter{ResponseWriter: w, challenged: s.challenged}
 	paywall := x402test.NewPaywall(s.fac, x402test.PaywallConfig{
 		PayTo:       payTo,
-		Price:       func(*http.Request) *big.Int { return price.Big() },
+		Price:       func(*http.Request) *big.Int { return price },
 		Description: p.title,
 		MimeType:    strings.Split(contentType, ";")[0],
 		Fault:       func(*http.Request) x402test.SettlementFault { return fault },
@@ -506,7 +526,7 @@ func (s *Server) challenged() {
 
 // reportFor returns what product p serves for the query, and its current price. The bespoke
 // product reads indicators and countries from the query; a bad value is an error.
-func (s *Server) reportFor(p *product, q url.Values) (*report, reportstore.Price, error) {
+func (s *Server) reportFor(p *product, q url.Values) (*report, *big.Int, error) {
 	price, _ := s.Price(p.id)
 	rep := &report{id: p.id, title: p.title, description: p.description, indicators: p.indicators, economies: economies[:p.economies]}
 	switch p.kind {
@@ -532,8 +552,10 @@ func (s *Server) reportFor(p *product, q url.Values) (*report, reportstore.Price
 				rep.economies = append(rep.economies, economies[i])
 			}
 		}
-		extra := int64(len(inds)-1) * customStep.Atomic()
-		price, _ = reportstore.PriceFromAtomic(min(price.Atomic()+extra, customMax.Atomic()))
+		extra := new(big.Int).Mul(customStep, big.NewInt(int64(len(inds)-1)))
+		if price.Add(price, extra).Cmp(customMax) > 0 {
+			price.Set(customMax)
+		}
 	case reportstore.KindBundle:
 		rep.indicators = s.allIndicators()
 	}
@@ -615,7 +637,7 @@ func (s *Server) sold(id, sig, target, receipt string) {
 	s.delivered[sig] = delivery{target: target, receipt: receipt}
 	s.sales[id]++
 	if s.requote != nil {
-		s.prices[id] = s.requote(id, s.sales[id], s.prices[id])
+		s.prices[id] = new(big.Int).Set(s.requote(id, s.sales[id], new(big.Int).Set(s.prices[id])))
 	}
 }
 
@@ -669,4 +691,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // writeError writes the fake's error body: {"error": code, "message": message}.
 func writeError(w http.ResponseWriter, status int, code, message string) {
 	writeJSON(w, status, map[string]string{"error": code, "message": message})
+}
+
+// sixDecimals writes an amount of atomic USDC units as the store's API description writes
+// prices, dollars with all six decimals: "0.130000".
+func sixDecimals(amount *big.Int) string {
+	var whole, frac big.Int
+	whole.QuoRem(amount, usdc.Dollars(1), &frac)
+	return fmt.Sprintf("%s.%06d", whole.String(), frac.Int64())
 }

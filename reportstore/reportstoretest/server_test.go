@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"math/big"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,25 +14,28 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/budgettest"
-	"github.com/agentapis/sdk/reportstore"
+	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
+	"github.com/agentapis/sdk/x402/usdc"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
 )
+
+// scan checks that no payment signature the suite sends ever reaches a log line or an error
+// string.
+var scan = secrettest.New()
+
+func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 // testKey is a well-known public test key (the second Hardhat development account).
 const testKey = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
 
 // newServer starts a fake for one test.
-func newServer(t *testing.T, opts ...Option) *Server {
-	t.Helper()
-	s := NewServer(opts...)
-	t.Cleanup(s.Close)
-	return s
-}
+func newServer(t *testing.T, opts ...Option) *Server { return testkit.Start(t, NewServer(opts...)) }
 
 // payingClient returns an *http.Client paying from a wallet funded with 10 USDC in s, with no
 // total limit (budget.Unlimited).
@@ -52,7 +55,7 @@ func fundedPayer(t *testing.T, s *Server, opts ...x402.PayerOption) *x402.Payer 
 	require.NoError(t, err)
 	payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited}, []x402.Scheme{scheme}, opts...)
 	require.NoError(t, err)
-	s.Facilitator().Fund(signer.Address(), big.NewInt(10_000_000))
+	s.Facilitator().Fund(signer.Address(), usdc.Dollars(10))
 	return payer
 }
 
@@ -144,8 +147,7 @@ func TestBadRequestsAreRefusedBeforePayment(t *testing.T) {
 func TestChallengeCarriesThePriceAndPayee(t *testing.T) {
 	t.Parallel()
 	const payee = "0x5555555555555555555555555555555555555555"
-	price, err := reportstore.ParsePrice("0.42")
-	require.NoError(t, err)
+	price := usdc.Cents(42)
 	s := newServer(t, WithPayTo(payee), WithPrice("macro-gdp", price))
 	resp, err := http.Get(s.URL + "/report/macro-gdp?format=csv")
 	require.NoError(t, err)
@@ -380,4 +382,15 @@ func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 		rt.payment = v
 	}
 	return rt.next.RoundTrip(req)
+}
+
+func TestWithClockTimesTheRecords(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	s := newServer(t, WithClock(sdktest.NewClock(at)))
+	resp, err := http.Get(s.URL + "/catalog")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Len(t, s.Requests(), 1)
+	assert.Equal(t, at, s.Requests()[0].Time)
 }

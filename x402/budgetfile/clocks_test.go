@@ -193,3 +193,44 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 	}
 	assert.Equal(t, now.Now().Add(time.Hour), third.retryAt(t), "the four of the process ahead still count")
 }
+
+// A process whose clock runs ahead finds a refused payment of a process on time already
+// expired and stops counting it, as its own clock says; but that is its own reading, not a
+// fact: the file keeps the payment refused, and the processes after it, on time, count it
+// until its deadline by their clock. A release by expiry alone is never written.
+func TestExpiryByAFastClockIsNotWritten(t *testing.T) {
+	t.Parallel()
+	const price = x402test.DefaultPrice
+	t0 := time.Date(2031, 3, 4, 5, 6, 0, 0, time.UTC)
+	now := sdktest.NewClock(t0)
+	srv := x402test.NewServer(x402test.WithFacilitator(x402test.NewFacilitator(x402test.WithClock(now))))
+	t.Cleanup(srv.Close)
+	path := filepath.Join(t.TempDir(), "budget.db")
+
+	first := runOn(t, path, now, srv, 0) // an empty wallet: the payment is refused
+	rej := first.rejected(t, srv.URL+"/first")
+	assert.Equal(t, evm.ReasonInsufficientBalance, rej.Reason)
+	_, reserved := first.totals(t)
+	require.Equal(t, int64(price), reserved)
+	require.NoError(t, first.store.Close())
+
+	ahead := runOn(t, path, sdktest.NewClock(rej.HeldUntil.Add(time.Hour)), srv, 0)
+	_, reserved = ahead.totals(t)
+	assert.Zero(t, reserved, "by the clock ahead, the refused payment expired")
+	out, err := ahead.budget.Outstanding(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, out)
+	require.NoError(t, ahead.store.Close())
+
+	now.Set(t0.Add(2 * time.Minute))
+	next := runOn(t, path, now, srv, 0)
+	_, reserved = next.totals(t)
+	assert.Equal(t, int64(price), reserved, "on time, the refused payment still counts")
+	out, err = next.budget.Outstanding(t.Context())
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, ledger.Refused, out[0].State)
+	now.Set(rej.HeldUntil.Add(time.Nanosecond))
+	_, reserved = next.totals(t)
+	assert.Zero(t, reserved, "after its deadline on the present clock")
+}

@@ -74,7 +74,9 @@
 // reserved, which holds a rolling window counts, when a refused hold has expired. It keeps no
 // reading as a floor: after a run whose clock was years ahead, a run whose clock is right
 // finds every hold the ahead run reserved counting until its own time has passed, and
-// nothing released early. Payees are compared exactly, as the caller gives them.
+// nothing released early. Nor does it write what its clock alone decided: a refused hold
+// that expires by a run's clock stops counting for that run, and stays refused in the file
+// for the next run to decide again by its own. Payees are compared exactly, as the caller gives them.
 //
 // # One process at a time
 //

@@ -87,6 +87,9 @@ func (s *Store) restore(ctx context.Context, limits ledger.Limits, record bool) 
 	if err != nil {
 		return fmt.Errorf("budgetfile: reading %s: %w", s.path, err)
 	}
+	if s.mem != nil {
+		snap.Expired = s.mem.Expired() // this process's expiries stand while it runs
+	}
 	m, err := ledger.Restore(limits, snap, s.journal, s.clock)
 	if err != nil {
 		return err

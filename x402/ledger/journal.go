@@ -39,6 +39,12 @@ type Snapshot struct {
 	Holds []Outstanding
 	// Spent is, by payee, the sum of the committed holds to that payee.
 	Spent map[string]*big.Int
+	// Expired are refused holds that the Memory being replaced released when their deadline
+	// passed by its clock (Memory.Expired): a release that is that process's reading of its
+	// clock, which the journal is never told, so the store still holds them refused. A store
+	// that reads its holds back while its process keeps running (a limit change) passes them,
+	// and Restore keeps them released; a process that opens the store anew decides again.
+	Expired []HoldID
 }
 
 // Since returns the reservation time after which a Memory configured with l counts or keeps
@@ -71,9 +77,12 @@ func Restore(limits Limits, s Snapshot, j Journal, clock sdk.Clock) (*Memory, er
 		acct := m.account(payTo)
 		acct.used.Add(&acct.used, v)
 	}
+	for _, id := range s.Expired {
+		m.ended[id] = false
+	}
 	var counted []*hold // the holds the windows may count, in reservation order
 	for _, o := range s.Holds {
-		if o.State == Released {
+		if _, expired := m.ended[o.Hold]; expired || o.State == Released {
 			continue
 		}
 		m.seq++
@@ -90,7 +99,11 @@ func Restore(limits Limits, s Snapshot, j Journal, clock sdk.Clock) (*Memory, er
 		}
 		m.admit(h)
 		if h.sigID != "" {
-			m.byID[h.sigID] = h
+			if m.byID[h.sigID] == nil {
+				m.byID[h.sigID] = h
+			} else {
+				m.sharedIDs = true
+			}
 		}
 		if h.state == Refused {
 			m.index(h)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -37,8 +38,9 @@ type Memory struct {
 	held       big.Int
 	seq        uint64 // the latest reservation's place in the order of reservations
 	live       map[HoldID]*hold
-	ended      map[HoldID]bool   // the holds ended, true when committed (without a journal)
-	byID       map[string]*hold  // the signed live holds by Signature.ID
+	ended      map[HoldID]bool   // the holds ended, true when committed (with a journal: those that expired only)
+	byID       map[string]*hold  // the signed live holds by Signature.ID: the earliest reserved
+	sharedIDs  bool              // Restore found live holds sharing a Signature.ID
 	refused    expiryIndex       // the refused live holds that expire
 	payees     map[string]*payee // payee -> account, for every payee reserved for
 	checker    Checker           // Reserve's, whose working values it reuses
@@ -131,9 +133,15 @@ func (m *Memory) tick(now int64) {
 }
 
 // expire releases the refused holds whose deadline is before now; m.mu is held.
+//
+// The release is this process's reading of its clock, not a fact about the payment, so a
+// journal is not told of it: the store keeps the hold refused, and every process that opens it
+// later decides again by its own clock. A clock once far ahead thus frees nothing for good.
 func (m *Memory) expire(now int64) {
 	for len(m.refused.items) > 0 && now > m.refused.items[0].deadline {
-		m.end(m.refused.items[0], Released) // the earliest deadline; end takes it out of the index
+		h := m.refused.items[0] // the earliest deadline; settle takes it out of the index
+		m.settle(h, Released)
+		m.ended[h.id] = false
 	}
 }
 
@@ -515,12 +523,23 @@ func (m *Memory) Close() error {
 	return nil
 }
 
+// Expired returns the refused holds m released because their deadline passed by its clock,
+// when m writes through a journal (Restore), which is not told of them; see Snapshot.Expired.
+func (m *Memory) Expired() []HoldID {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.journal == nil {
+		return nil
+	}
+	return slices.Collect(maps.Keys(m.ended))
+}
+
 // endedState returns the final state of a hold that is no longer live, or ErrUnknownHold.
 func (m *Memory) endedState(id HoldID) (State, error) {
-	if m.journal != nil {
+	committed, ok := m.ended[id]
+	if !ok && m.journal != nil {
 		return m.journal.Ended(id)
 	}
-	committed, ok := m.ended[id]
 	switch {
 	case !ok:
 		return 0, ErrUnknownHold
@@ -544,8 +563,17 @@ func (m *Memory) unindex(h *hold) {
 	h.account.refused.remove(h)
 }
 
-// end moves a live hold to Committed or Released and updates the sums.
+// end moves a live hold to Committed or Released, updates the sums and tells the journal.
 func (m *Memory) end(h *hold, to State) {
+	m.settle(h, to)
+	if m.journal == nil {
+		m.ended[h.id] = to == Committed
+	}
+	m.record(h)
+}
+
+// settle moves a live hold to Committed or Released and updates the sums and indexes.
+func (m *Memory) settle(h *hold, to State) {
 	m.unindex(h)
 	m.held.Sub(&m.held, &h.amount)
 	if to == Committed {
@@ -556,13 +584,27 @@ func (m *Memory) end(h *hold, to State) {
 			w.release(h)
 		}
 	}
-	if m.journal == nil {
-		m.ended[h.id] = to == Committed
-	}
 	delete(m.live, h.id)
-	if h.sigID != "" {
+	if h.sigID != "" && m.byID[h.sigID] == h {
 		delete(m.byID, h.sigID)
+		if m.sharedIDs {
+			m.relink(h.sigID)
+		}
 	}
 	h.state = to
-	m.record(h)
+}
+
+// relink points byID at the earliest reserved live hold signed with id, if any. Live holds
+// share an id only after Restore brought back a refused hold this process's predecessor had
+// found expired while a later hold reused its id.
+func (m *Memory) relink(id string) {
+	var first *hold
+	for _, h := range m.live {
+		if h.sigID == id && (first == nil || h.seq < first.seq) {
+			first = h
+		}
+	}
+	if first != nil {
+		m.byID[id] = first
+	}
 }

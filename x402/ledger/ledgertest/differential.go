@@ -74,9 +74,19 @@ func DifferentialReopen(t *testing.T, open Open, reopen Reopen, seed uint64, ops
 	differential(t, open, reopen, seed, ops, every)
 }
 
-// differential runs Differential, reopening about once every `every` operations when
-// reopen is set.
+// DifferentialReopenDecidingAgain is DifferentialReopen for a store whose processes each
+// decide by their own clock when a refused hold has expired, and write none of those
+// decisions: a reopened store (and the reference, Reference.ReopenDecidingAgain) counts the
+// refused holds its predecessor found expired until the new process's clock says otherwise.
+func DifferentialReopenDecidingAgain(t *testing.T, open Open, reopen Reopen, seed uint64, ops, every int) {
+	differential(t, open, reopen, seed, ops, -every)
+}
+
+// differential runs Differential, reopening about once every |every| operations when
+// reopen is set, deciding expiries again when every is negative.
 func differential(t *testing.T, open Open, reopen Reopen, seed uint64, ops, every int) {
+	again := every < 0
+	every = max(every, -every)
 	sets := differentialLimits(seed)
 	limits := sets[0]
 	got := configured(t, open, limits)
@@ -89,7 +99,12 @@ func differential(t *testing.T, open Open, reopen Reopen, seed uint64, ops, ever
 		d.step = i
 		if reopen != nil && rng.IntN(every) == 0 {
 			d.got = reopened(t, d.got, reopen, limits)
-			d.want = &fixture{t: t, s: d.want.s.(*Reference).Reopen(d.clock), ctx: t.Context(), clock: d.clock}
+			ref := d.want.s.(*Reference)
+			next := ref.Reopen
+			if again {
+				next = ref.ReopenDecidingAgain
+			}
+			d.want = &fixture{t: t, s: next(d.clock), ctx: t.Context(), clock: d.clock}
 			require.NoError(t, d.want.s.Configure(t.Context(), limits))
 		}
 		if rng.IntN(20) == 0 {

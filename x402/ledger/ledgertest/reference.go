@@ -32,6 +32,7 @@ type refHold struct {
 	ledger.Outstanding
 	at      int64 // reservation time
 	expires int64 // 0: unknown
+	lapsed  bool  // released because its deadline passed by the clock, not by a call
 }
 
 // NewReference returns an empty reference store, to be configured, that reads clock (nil:
@@ -46,7 +47,15 @@ func NewReference(clock sdk.Clock) *Reference {
 // Reopen closes r and returns what a durable store holding r's holds would be once reopened
 // by a process reading clock: the reserved holds released, the signed ones in doubt, the
 // limits recorded, to be configured again.
-func (r *Reference) Reopen(clock sdk.Clock) *Reference {
+func (r *Reference) Reopen(clock sdk.Clock) *Reference { return r.reopen(clock, false) }
+
+// ReopenDecidingAgain is Reopen for a store whose processes each decide by their own clock
+// when a refused hold has expired, writing none of those decisions: the refused holds that
+// expired by the closing process's clock are refused again, for the new one to decide.
+func (r *Reference) ReopenDecidingAgain(clock sdk.Clock) *Reference { return r.reopen(clock, true) }
+
+// reopen is Reopen, deciding expiries again when again is set.
+func (r *Reference) reopen(clock sdk.Clock, again bool) *Reference {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
@@ -60,6 +69,10 @@ func (r *Reference) Reopen(clock sdk.Clock) *Reference {
 			c.State = ledger.Released
 		case ledger.Signed:
 			c.State = ledger.InDoubt
+		case ledger.Released:
+			if again && c.lapsed {
+				c.State, c.lapsed = ledger.Refused, false
+			}
 		}
 		next.holds = append(next.holds, &c)
 	}
@@ -81,7 +94,7 @@ func (r *Reference) begin() (int64, error) {
 	now := r.clock.Now().UnixNano()
 	for _, h := range r.holds {
 		if h.State == ledger.Refused && h.expires != 0 && now > deadline(h) {
-			h.State = ledger.Released
+			h.State, h.lapsed = ledger.Released, true
 		}
 	}
 	return now, nil

@@ -2,24 +2,24 @@ package gpuprice
 
 import "testing"
 
-// TestEveryQuantityHasItsSpellings checks the table: every quantity has names, each in
-// snake_case (its other forms are read by folding), none repeated within a quantity.
-func TestEveryQuantityHasItsSpellings(t *testing.T) {
+// TestEveryFieldHasItsNames checks the table: every field has names, each in
+// snake_case (its other forms are read by folding), none repeated within a field.
+func TestEveryFieldHasItsNames(t *testing.T) {
 	t.Parallel()
-	if len(spellings) != int(qError)+1 {
-		t.Fatalf("the table has %d quantities; the constants %d", len(spellings), int(qError)+1)
+	if len(fieldNames) != int(fieldError)+1 {
+		t.Fatalf("the table has %d fields; the constants %d", len(fieldNames), int(fieldError)+1)
 	}
-	for q, names := range spellings {
+	for f, names := range fieldNames {
 		if len(names) == 0 {
-			t.Errorf("quantity %d has no spelling", q)
+			t.Errorf("field %d has no spelling", f)
 		}
 		seen := map[string]bool{}
 		for _, name := range names {
-			f := fold(name)
-			if seen[f] || snake(name) != name {
-				t.Errorf("quantity %d: %q is repeated or not in snake_case", q, name)
+			folded := fold(name)
+			if seen[folded] || snake(name) != name {
+				t.Errorf("field %d: %q is repeated or not in snake_case", f, name)
 			}
-			seen[f] = true
+			seen[folded] = true
 		}
 	}
 	for _, tc := range []struct{ in, want string }{
