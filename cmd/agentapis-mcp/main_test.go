@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -28,7 +29,11 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binary != "" {
+		os.RemoveAll(filepath.Dir(binary)) // the program the tests built (buildServer)
+	}
+	os.Exit(code)
 }
 
 // lockedBuffer is a buffer the program's stderr is copied into while a test reads it.
