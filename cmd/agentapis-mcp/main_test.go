@@ -128,7 +128,9 @@ func TestHTTPServesTheToolsAndRefusesRemoteAddresses(t *testing.T) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "chartdiff_chart", Arguments: map[string]any{"chart_id": 1}})
 	require.NoError(t, err)
 	assert.False(t, res.IsError)
-	cmd.Process.Signal(os.Interrupt)
+	cs.Close()
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	assert.NoError(t, cmd.Wait(), "an interrupted server closes its budget and fakes and exits cleanly")
 
 	var out bytes.Buffer
 	assert.Equal(t, 2, run(context.Background(), []string{"-offline", "-http", "0.0.0.0:0"}, func(string) string { return "" }, &out))
