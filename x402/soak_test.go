@@ -186,16 +186,16 @@ func (s *soakStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// soakSize returns how many fetches a soak makes: its full size, 2,000, with SDK_TEST_FULL=1,
-// else small, a few seconds per store.
+// soakSize returns how many fetches a soak makes: its full size, 1,000 per store and rail, with
+// SDK_TEST_FULL=1, else small, a few seconds per store.
 func soakSize(small int) int {
 	if testenv.Full() {
-		return 2000
+		return 1000
 	}
 	return small
 }
 
-// TestFaultSoak runs paid fetches (400; 2,000 with SDK_TEST_FULL=1) through one EVM payer
+// TestFaultSoak runs paid fetches (400; 1,000 with SDK_TEST_FULL=1) through one EVM payer
 // from 16 goroutines, a tenth of them clean and a tenth with each kind of fault, with and
 // without AllowRequote, with the budget in memory, in a file and in PostgreSQL, and checks
 // the facilitator's ledger: nothing above the cap, nothing to a foreign payee, no fetch
@@ -215,7 +215,7 @@ func TestFaultSoak(t *testing.T) {
 
 // TestFaultSoakOnSolana is TestFaultSoak paid on Solana, settled on the facilitator's own
 // ledger: the same faults, the same stores, the same checks. It makes 200 fetches (a Solana
-// payment costs more to verify and settle than an EVM one), 2,000 with SDK_TEST_FULL=1.
+// payment costs more to verify and settle than an EVM one), 1,000 with SDK_TEST_FULL=1.
 func TestFaultSoakOnSolana(t *testing.T) {
 	t.Parallel()
 	for _, kind := range budgettest.Kinds {
@@ -230,7 +230,7 @@ func TestFaultSoakOnSolana(t *testing.T) {
 
 // faultSoak runs fetches paid fetches on rail with the budget in a store of kind: on the
 // default, in memory, the payer's own budget; on another, a budget given with WithBudget.
-// The budget allows 60 a fetch (MaxTotal 120,000 for 2,000 fetches): it runs out after about
+// The budget allows 60 a fetch (MaxTotal 60,000 for 1,000 fetches): it runs out after about
 // half of them.
 func faultSoak(t *testing.T, rail soakRail, kind budgettest.Kind, requote bool, fetches int) {
 	const workers = 16

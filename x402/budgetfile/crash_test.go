@@ -31,6 +31,6 @@ func TestCrashFileStore(t *testing.T) {
 	})
 }
 
-// crashKills is the least number of children the crash test kills: crashtest's full 200 at
-// full size (testenv.Full), else 30, five at each point, so that go test ./... stays quick.
-func crashKills() int { return testenv.Size(30, 200) }
+// crashKills is the least number of children the crash test kills: 120 at full size
+// (testenv.Full), else 30, at least five at each point, so that go test ./... stays quick.
+func crashKills() int { return testenv.Size(30, 120) }

@@ -209,7 +209,7 @@ func soakStores(t *testing.T) []budgettest.Kind {
 	return kinds
 }
 
-// TestFaultSoakOverMCP runs paid tool calls (200 on EVM, 100 on Solana; 2,000 each with
+// TestFaultSoakOverMCP runs paid tool calls (200 on EVM, 100 on Solana; 1,000 each with
 // SDK_TEST_FULL=1) over streamable HTTP from 16 goroutines, a tenth of them clean and a
 // tenth with each kind of fault, with and without AllowRequote, on the memory store and on
 // the one SDK_TEST_BUDGET_STORE names, and checks the facilitator's ledger as the HTTP soak
@@ -221,9 +221,9 @@ func soakStores(t *testing.T) []budgettest.Kind {
 func TestFaultSoakOverMCP(t *testing.T) {
 	t.Parallel()
 	for _, rail := range []soakRail{evmRail, solanaRail()} {
-		size := testenv.Size(200, 2000)
+		size := testenv.Size(200, 1000)
 		if rail.name == "solana" {
-			size = testenv.Size(100, 2000)
+			size = testenv.Size(100, 1000)
 		}
 		for _, kind := range soakStores(t) {
 			for _, requote := range []bool{false, true} {
