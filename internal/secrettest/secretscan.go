@@ -1,11 +1,11 @@
 // Package secrettest checks that a test suite never lets a secret reach a log line, an
-// error string or an output a program hands its users (RecordOutput). A package's TestMain runs its suite through Main. In builds with the
-// secretscan tag (go test -tags secretscan, as CI runs the suite), every client of the suite
-// then logs at debug level into the scanner (the clients that have no logger of their own),
-// every error a client returns is rendered with Error, %v, %+v and %#v, and every credential
-// a client is given or sends is remembered as a secret, as is anything the tests add with
-// Add (private keys, signatures, tokens a fake issued). After the suite, any secret found in
-// a log line or an error rendering, in any letter case, fails the run.
+// error string or an output a program hands its users (RecordOutput). A package's TestMain
+// runs its suite through Main, and every client of the suite then logs at debug level into
+// the scanner (the clients that have no logger of their own), every error a client returns
+// is rendered with Error, %v, %+v and %#v, and every credential a client is given or sends is
+// remembered as a secret, as is anything the tests add with Add (private keys, signatures,
+// tokens a fake issued). After the suite, any secret found in a log line or an error
+// rendering, in any letter case, fails the run.
 package secrettest
 
 import (
