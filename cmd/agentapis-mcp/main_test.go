@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -29,11 +28,7 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	code := m.Run()
-	if binary != "" {
-		os.RemoveAll(filepath.Dir(binary)) // the program the tests built (buildServer)
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // lockedBuffer is a buffer the program's stderr is copied into while a test reads it.

@@ -51,10 +51,10 @@ func pgSchema(t *testing.T, dsn string) string {
 
 // stdioServer starts the program with args and dsn in its environment, and connects a Go
 // MCP client to it over stdio.
-func stdioServer(t *testing.T, bin, dsn string, args ...string) *mcp.ClientSession {
+func stdioServer(t *testing.T, dsn string, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), mcpserver.EnvBudgetDSN+"="+dsn)
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), envRunMain+"=1", mcpserver.EnvBudgetDSN+"="+dsn)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "pg-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd},
@@ -89,10 +89,9 @@ func spentOf(t *testing.T, cs *mcp.ClientSession) string {
 
 func TestTwoServersSharingAPostgreSQLBudgetNeverSpendPastItsCap(t *testing.T) {
 	dsn := pgSchema(t, budgettest.PostgresDSN(t))
-	bin := buildServer(t)
 	// Ten payments of $0.01 fit under the cap; the two servers try sixteen at once.
 	args := []string{"-offline", "-budget-name", "mcp-fleet", "-max-total", "0.10"}
-	servers := []*mcp.ClientSession{stdioServer(t, bin, dsn, args...), stdioServer(t, bin, dsn, args...)}
+	servers := []*mcp.ClientSession{stdioServer(t, dsn, args...), stdioServer(t, dsn, args...)}
 	var (
 		mu       sync.Mutex
 		paid     int
@@ -129,7 +128,7 @@ func TestTwoServersSharingAPostgreSQLBudgetNeverSpendPastItsCap(t *testing.T) {
 	}
 
 	servers[0].Close()
-	again := stdioServer(t, bin, dsn, args...)
+	again := stdioServer(t, dsn, args...)
 	assert.Equal(t, "100000", spentOf(t, again), "the shared budget survives a restart")
 	res, err := again.CallTool(context.Background(), &mcp.CallToolParams{Name: "x402_fetch", Arguments: map[string]any{"url": demoURL(t, again)}})
 	require.NoError(t, err)

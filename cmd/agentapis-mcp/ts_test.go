@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"os"
 	"os/exec"
@@ -44,31 +43,6 @@ func requireNode(t *testing.T) string {
 		}
 	}
 	return node
-}
-
-var (
-	buildOnce sync.Once
-	binary    string
-	buildErr  error
-)
-
-// buildServer builds the program once per test run and returns its path.
-func buildServer(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "agentapis-mcp-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binary = filepath.Join(dir, "agentapis-mcp")
-		out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	return binary
 }
 
 // tsCall is one tool call the TypeScript client made.
@@ -199,9 +173,8 @@ func checkFullScenario(t *testing.T, rep *tsReport) string {
 func TestTypeScriptClientOverStdio(t *testing.T) {
 	t.Parallel()
 	node := requireNode(t)
-	bin := buildServer(t)
 	budget := filepath.Join(t.TempDir(), "budget.db")
-	stdio := map[string]any{"transport": "stdio", "command": bin, "args": serverFlags(budget), "env": map[string]string{}}
+	stdio := map[string]any{"transport": "stdio", "command": os.Args[0], "args": serverFlags(budget), "env": map[string]string{envRunMain: "1"}}
 	stdio["scenario"] = "full"
 	final := checkFullScenario(t, runClient(t, node, stdio))
 
@@ -213,22 +186,22 @@ func TestTypeScriptClientOverStdio(t *testing.T) {
 func TestTypeScriptClientOverHTTP(t *testing.T) {
 	t.Parallel()
 	node := requireNode(t)
-	bin := buildServer(t)
 	budget := filepath.Join(t.TempDir(), "budget.db")
-	url, stop := startHTTP(t, bin, serverFlags(budget))
+	url, stop := startHTTP(t, serverFlags(budget))
 	final := checkFullScenario(t, runClient(t, node, map[string]any{"transport": "http", "url": url, "scenario": "full"}))
 	stop()
 
-	url, _ = startHTTP(t, bin, serverFlags(budget))
+	url, _ = startHTTP(t, serverFlags(budget))
 	again := runClient(t, node, map[string]any{"transport": "http", "url": url, "scenario": "status"})
 	assert.Equal(t, final, spent(t, again.call(t, "budget_status")), "the budget survives a restart of the server")
 }
 
 // startHTTP starts the program serving HTTP on a free loopback port and returns its URL and
 // a function that stops it and waits for it to exit.
-func startHTTP(t *testing.T, bin string, flags []string) (string, func()) {
+func startHTTP(t *testing.T, flags []string) (string, func()) {
 	t.Helper()
-	cmd := exec.Command(bin, append(flags, "-http", "127.0.0.1:0")...)
+	cmd := exec.Command(os.Args[0], append(flags, "-http", "127.0.0.1:0")...)
+	cmd.Env = append(os.Environ(), envRunMain+"=1")
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
