@@ -281,13 +281,21 @@ func TestSettlementFaultsGiveTheTypedOutcomes(t *testing.T) {
 			require.ErrorAs(t, err, &rj)
 			assert.Equal(t, x402test.ReasonPaymentRequired, rj.Reason)
 
-			// A stall after settlement, until the caller gives up: in doubt.
+			// A stall after settlement, until the caller gives up (once the payment settled,
+			// however slow the machine): in doubt.
 			srv.InjectSettlementFaults(x402test.FaultStallAfterSettle)
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			go func() {
+				defer cancel()
+				for end := time.Now().Add(x402test.MaxStall); len(f.Settlements()) < 3 && time.Now().Before(end); {
+					time.Sleep(5 * time.Millisecond)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}()
 			_, err = callCtx(ctx, c, x402test.DefaultMCPTool, nil)
 			require.ErrorAs(t, err, &uc)
-			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			assert.ErrorIs(t, err, context.Canceled)
 
 			require.Len(t, f.Settlements(), 3)
 			assert.Equal(t, big.NewInt(5*x402test.DefaultPrice), budgettest.Reserved(t, payer), "nothing a server says releases a signed payment")
