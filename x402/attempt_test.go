@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/soaktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
@@ -229,7 +230,7 @@ func TestPrepareRefusesAsTheRoundTripperDoes(t *testing.T) {
 	var pe *x402.PolicyError
 	assert.ErrorAs(t, err, &pe)
 
-	other, _, _ := newPayer(t, s.f, 10_000, x402.Policy{MaxTotal: big.NewInt(5_000), PayTo: []string{foreignPayee}})
+	other, _, _ := newPayer(t, s.f, 10_000, x402.Policy{MaxTotal: big.NewInt(5_000), PayTo: []string{soaktest.ForeignEVM}})
 	_, err = other.Prepare(ctx, pr, "mcp://tool/a")
 	assert.ErrorIs(t, err, x402.ErrPayToNotAllowed)
 
