@@ -8,12 +8,16 @@ package budgettest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math/big"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/storehooks"
@@ -193,4 +197,113 @@ func Outstanding(t testing.TB, b figures) []ledger.Outstanding {
 		t.Fatalf("outstanding: %v", err)
 	}
 	return v
+}
+
+// HoldIn reserves amount to payTo in b and takes the hold to state: signed, refused and in
+// doubt with an expiry a minute after clock's time; the limit tests leave a hold in every
+// state before they change what a store holds.
+func HoldIn(t testing.TB, b *budget.Budget, amount int64, payTo string, state ledger.State, clock sdk.Clock) *budget.Hold {
+	t.Helper()
+	ctx := t.Context()
+	h, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
+	must(t, "reserve", err)
+	switch state {
+	case ledger.Reserved:
+		return h
+	case ledger.Released:
+		must(t, "release", h.Release(ctx))
+		return h
+	}
+	must(t, "sign", h.Sign(ctx, ledger.Signature{ID: "0x" + h.ID().String(), Expires: clock.Now().Add(time.Minute)}))
+	switch state {
+	case ledger.Refused:
+		must(t, "refused", h.Refused(ctx))
+	case ledger.InDoubt:
+		must(t, "in doubt", h.InDoubt(ctx))
+	case ledger.Committed:
+		must(t, "commit", h.Commit(ctx))
+	}
+	return h
+}
+
+// LimitError reserves amount to payTo in b and returns the refusal, failing the test unless
+// a limit refuses it.
+func LimitError(t testing.TB, b *budget.Budget, amount int64, payTo string) *budget.LimitError {
+	t.Helper()
+	_, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
+	var le *budget.LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("reserving %d to %s: want a *budget.LimitError, got %v", amount, payTo, err)
+	}
+	return le
+}
+
+// must fails the test when err, what doing did, is not nil.
+func must(t testing.TB, doing string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", doing, err)
+	}
+}
+
+// RetryAt reserves 1 in b and returns the zero time, or, when a window of a count refuses
+// it, the time the window says enough frees up (UTC); any other refusal fails the test.
+func RetryAt(t testing.TB, b *budget.Budget) time.Time {
+	t.Helper()
+	_, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(1), PayTo: "0xwindow"})
+	if err == nil {
+		return time.Time{}
+	}
+	var le *budget.LimitError
+	if !errors.As(err, &le) || !errors.Is(err, budget.ErrPaymentCountExceeded) || le.RetryAt.IsZero() {
+		t.Fatalf("want a full window of a count with a time to retry at, got %v", err)
+	}
+	return le.RetryAt.UTC()
+}
+
+// Process is one process's payer on a shared budget, as the tests of processes whose clocks
+// disagree run them: it pays with its scheme on its own clock, draws on Budget and sends
+// each payment once.
+type Process struct {
+	Budget *budget.Budget
+	client *http.Client
+}
+
+// NewProcess returns the process paying with scheme on clock from b, reaching the server
+// through next.
+func NewProcess(t testing.TB, b *budget.Budget, scheme x402.Scheme, clock sdk.Clock, next http.RoundTripper) *Process {
+	t.Helper()
+	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(b), x402.WithClock(clock), x402.WithResend(0, 0))
+	must(t, "new payer", err)
+	return &Process{Budget: b, client: &http.Client{Transport: payer.RoundTripper(next)}}
+}
+
+// Get pays for url: nil for a 200 answer, else the payer's error; any other answer fails
+// the test.
+func (p *Process) Get(t testing.TB, url string) error {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	must(t, "new request", err)
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	return nil
+}
+
+// Rejected pays for url and returns the server's refusal, failing the test on any other
+// outcome.
+func (p *Process) Rejected(t testing.TB, url string) *x402.PaymentRejectedError {
+	t.Helper()
+	err := p.Get(t, url)
+	var rej *x402.PaymentRejectedError
+	if !errors.As(err, &rej) {
+		t.Fatalf("GET %s: want a *x402.PaymentRejectedError, got %v", url, err)
+	}
+	return rej
 }
