@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/storehooks"
 	"github.com/agentapis/sdk/x402"
@@ -306,4 +309,42 @@ func (p *Process) Rejected(t testing.TB, url string) *x402.PaymentRejectedError 
 		t.Fatalf("GET %s: want a *x402.PaymentRejectedError, got %v", url, err)
 	}
 	return rej
+}
+
+// PayAhead makes the payments of a process whose clock reads ahead, before it ends, as the
+// tests of a clock thirty years ahead leave them on p: two of price go through (on a rail
+// that does not check their time), one the server at url refuses, one is left reserved and
+// one signed as 0xsigned, expiring a minute after clock's time. It returns the refusal.
+func PayAhead(t testing.TB, p *Process, clock sdk.Clock, price int64, payTo, url string) *x402.PaymentRejectedError {
+	t.Helper()
+	for range 2 {
+		HoldIn(t, p.Budget, price, payTo, ledger.Committed, clock)
+	}
+	rej := p.Rejected(t, url)
+	_, err := p.Budget.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(price), PayTo: payTo})
+	must(t, "reserve", err)
+	signed, err := p.Budget.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(price), PayTo: payTo})
+	must(t, "reserve", err)
+	must(t, "sign", signed.Sign(t.Context(), ledger.Signature{ID: "0xsigned", Expires: clock.Now().Add(time.Minute)}))
+	return rej
+}
+
+// TraceOfAhead checks what a process on time finds in b after PayAhead, whose clock read
+// ahead: the two payments that went through are Spent; the refused one and the one in doubt
+// are Reserved (the reservation was released) and outstanding, expiring a minute after ahead,
+// by the clock that signed them. It returns the two, the refused one first.
+func TraceOfAhead(t testing.TB, b *budget.Budget, price int64, ahead time.Time) []ledger.Outstanding {
+	t.Helper()
+	spent, reserved, err := b.Totals(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 2*price, spent.Int64(), "what went through")
+	assert.Equal(t, 2*price, reserved.Int64(), "the refused payment and the one in doubt; the reservation was released")
+	out, err := b.Outstanding(t.Context())
+	require.NoError(t, err)
+	require.Len(t, out, 2)
+	assert.Equal(t, ledger.Refused, out[0].State)
+	assert.True(t, ahead.Add(time.Minute).Equal(out[0].Expires), "expires by the clock that signed it: %s", out[0].Expires)
+	assert.Equal(t, ledger.InDoubt, out[1].State)
+	assert.Equal(t, "0xsigned", out[1].ID)
+	return out
 }

@@ -80,31 +80,14 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 	// one signed when it ends.
 	clock := sdktest.NewClock(ahead)
 	first := runOn(t, path, clock, srv, 100*price)
-	for range 2 {
-		budgettest.HoldIn(t, first.Budget, price, x402test.DefaultPayTo, ledger.Committed, clock)
-	}
-	rej := first.Rejected(t, srv.URL+"/first")
+	rej := budgettest.PayAhead(t, first.Process, clock, price, x402test.DefaultPayTo, srv.URL+"/first")
 	assert.Equal(t, evm.ReasonValidAfter, rej.Reason)
-	_, err := first.Budget.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(price), PayTo: x402test.DefaultPayTo})
-	require.NoError(t, err)
-	signed, err := first.Budget.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(price), PayTo: x402test.DefaultPayTo})
-	require.NoError(t, err)
-	require.NoError(t, signed.Sign(ctx, ledger.Signature{ID: "0xsigned", Expires: ahead.Add(time.Minute)}))
 	require.NoError(t, first.store.Close())
 
 	// The next process, on time, a minute later.
 	now.Set(t0.Add(time.Minute))
 	next := runOn(t, path, now, srv, 0) // its wallet is empty
-	spent, reserved := next.totals(t)
-	assert.Equal(t, int64(2*price), spent, "what went through")
-	assert.Equal(t, int64(2*price), reserved, "the refused payment and the one in doubt; the reservation was released")
-	out, err := next.Budget.Outstanding(ctx)
-	require.NoError(t, err)
-	require.Len(t, out, 2)
-	assert.Equal(t, ledger.Refused, out[0].State)
-	assert.True(t, ahead.Add(time.Minute).Equal(out[0].Expires), "expires by the clock that signed it: %s", out[0].Expires)
-	assert.Equal(t, ledger.InDoubt, out[1].State)
-	assert.Equal(t, "0xsigned", out[1].ID)
+	out := budgettest.TraceOfAhead(t, next.Budget, price, ahead)
 	for _, o := range out {
 		assert.True(t, ahead.Equal(o.Reserved), "reserved at the time the process ahead read: %s", o.Reserved)
 	}
@@ -126,7 +109,7 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 	// A day later the refused payment of the process ahead still counts: it could still settle.
 	now.Set(t0.AddDate(0, 0, 1))
 	require.ErrorIs(t, next.Budget.Resolve(ctx, out[0].ID, false), budget.ErrPaymentNotExpired)
-	_, reserved = next.totals(t)
+	_, reserved := next.totals(t)
 	assert.Equal(t, int64(2*price+4), reserved)
 
 	// A payment the next process signs and has refused counts until its own expiry plus the
@@ -146,7 +129,7 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 	// A third process, an hour later: the same, read back from the file again.
 	now.Set(deadline.Add(time.Hour))
 	third := runOn(t, path, now, srv, 0)
-	spent, reserved = third.totals(t)
+	spent, reserved := third.totals(t)
 	assert.Equal(t, int64(2*price), spent)
 	assert.Equal(t, int64(2*price), reserved, "the next process's reservations were released")
 	for range 2 {

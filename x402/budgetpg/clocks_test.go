@@ -212,31 +212,14 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 	srv.Facilitator().Fund(signer.Address(), big.NewInt(100*price))
 	clock := offClock{pg, ahead.Sub(t0)}
 	first := startProcess(t, name, pg, clock, signer, srv, window)
-	budgettest.HoldIn(t, first.Budget, price, x402test.DefaultPayTo, ledger.Committed, clock)
-	budgettest.HoldIn(t, first.Budget, price, x402test.DefaultPayTo, ledger.Committed, clock)
-	rej := first.Rejected(t, srv.URL+"/first")
+	rej := budgettest.PayAhead(t, first.Process, clock, price, x402test.DefaultPayTo, srv.URL+"/first")
 	assert.Equal(t, evm.ReasonValidAfter, rej.Reason)
-	_, err := first.Budget.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(price), PayTo: x402test.DefaultPayTo})
-	require.NoError(t, err)
-	signed, err := first.Budget.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(price), PayTo: x402test.DefaultPayTo})
-	require.NoError(t, err)
-	require.NoError(t, signed.Sign(ctx, ledger.Signature{ID: "0xsigned", Expires: clock.Now().Add(time.Minute)}))
 	require.NoError(t, first.store.Close())
 
 	// The next process, on time, a minute later.
 	pg.Set(t0.Add(time.Minute))
 	next := startProcess(t, name, pg, pg, newEVMSigner(t), srv, window) // its wallet is empty
-	spent, reserved, err := next.Budget.Totals(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(2*price), spent.Int64(), "what went through")
-	assert.Equal(t, int64(2*price), reserved.Int64(), "the refused payment and the one in doubt; the reservation was released")
-	out, err := next.Budget.Outstanding(ctx)
-	require.NoError(t, err)
-	require.Len(t, out, 2)
-	assert.Equal(t, ledger.Refused, out[0].State)
-	assert.True(t, ahead.Add(time.Minute).Equal(out[0].Expires), "expires by the clock that signed it: %s", out[0].Expires)
-	assert.Equal(t, ledger.InDoubt, out[1].State)
-	assert.Equal(t, "0xsigned", out[1].ID)
+	out := budgettest.TraceOfAhead(t, next.Budget, price, ahead)
 	for _, o := range out {
 		assert.True(t, t0.Equal(o.Reserved), "reserved at PostgreSQL's time, not %s", o.Reserved)
 	}
@@ -271,7 +254,7 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 	assert.Equal(t, int64(3*price+6), next.reserved(t), "at its deadline")
 	pg.Set(deadline.Add(time.Nanosecond))
 	assert.Equal(t, int64(2*price+6), next.reserved(t), "a nanosecond after its deadline")
-	spent, err = next.Budget.Spent(ctx)
+	spent, err := next.Budget.Spent(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2*price), spent.Int64())
 }
