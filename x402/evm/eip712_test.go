@@ -3,8 +3,6 @@ package evm_test
 import (
 	"encoding/hex"
 	"math/big"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,29 +10,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
-// readFixture returns the trimmed content of testdata/name.
-func readFixture(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	require.NoError(t, err)
-	return strings.TrimSpace(string(b))
-}
-
-// specPayload decodes the PAYMENT-SIGNATURE example of the v2 HTTP transport spec.
-func specPayload(t testing.TB) *wire.PaymentPayload {
-	t.Helper()
-	p, err := wire.DecodePaymentPayload(readFixture(t, "spec_payment_signature.b64"))
-	require.NoError(t, err)
-	return p
-}
-
 func TestSpecVectorRecoversToFrom(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	const from = "0x857b06519E91e3A54538791bDbb0E22373e36b66"
 	require.Equal(t, from, exactOf(t, p).Authorization.From)
 
@@ -82,7 +65,7 @@ func TestPrivateKeySignerRecoversToItsAddress(t *testing.T) {
 func TestSignedPayloadVerifies(t *testing.T) {
 	t.Parallel()
 	s := newSigner(t)
-	pr, err := wire.DecodePaymentRequired(readFixture(t, "spec_payment_required.b64"))
+	pr, err := wire.DecodePaymentRequired(spectest.Header(t, "spec_payment_required.b64"))
 	require.NoError(t, err)
 	now := time.Unix(1_800_000_000, 0)
 	p, err := evm.SignExact(s, pr, &pr.Accepts[0], now)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
@@ -28,7 +29,7 @@ func response402(header, body string) *http.Response {
 
 func TestParseSpecChallenge(t *testing.T) {
 	t.Parallel()
-	pr, err := wire.ReadPaymentRequired(response402(readFixture(t, "spec_payment_required.b64"), "{}"))
+	pr, err := wire.ReadPaymentRequired(response402(spectest.Header(t, "spec_payment_required.b64"), "{}"))
 	require.NoError(t, err)
 	assert.Equal(t, 2, pr.X402Version)
 	assert.Equal(t, "PAYMENT-SIGNATURE header is required", pr.Error)

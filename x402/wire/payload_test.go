@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
 func TestDecodeSpecPayload(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	assert.Equal(t, 2, p.X402Version)
 	require.NotNil(t, p.Resource)
 	assert.Equal(t, "https://api.example.com/premium-data", p.Resource.URL)
@@ -37,7 +38,7 @@ func TestDecodeSpecPayload(t *testing.T) {
 
 func TestEncodePayloadIsStrictBase64OfCompactJSON(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	v, err := wire.EncodePaymentPayload(p)
 	require.NoError(t, err)
 	js := decodeStd(t, v)
@@ -45,7 +46,7 @@ func TestEncodePayloadIsStrictBase64OfCompactJSON(t *testing.T) {
 	require.NoError(t, json.Compact(&compact, []byte(js)))
 	assert.Equal(t, compact.String(), js)
 	// The spec example is compact JSON with the same key order, so the encoding reproduces it.
-	assert.Equal(t, readFixture(t, "spec_payment_signature.b64"), v)
+	assert.Equal(t, spectest.Header(t, "spec_payment_signature.b64"), v)
 
 	back, err := wire.DecodePaymentPayload(v)
 	require.NoError(t, err)
@@ -77,7 +78,7 @@ func TestPayloadV1RoundTrip(t *testing.T) {
 func TestDecodePayloadRefusesMalformedPayloads(t *testing.T) {
 	t.Parallel()
 	var spec map[string]any
-	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, readFixture(t, "spec_payment_signature.b64"))), &spec))
+	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, spectest.Header(t, "spec_payment_signature.b64"))), &spec))
 	mutate := func(f func(m map[string]any)) string {
 		b, _ := json.Marshal(spec)
 		var m map[string]any
@@ -104,7 +105,7 @@ func TestDecodePayloadRefusesMalformedPayloads(t *testing.T) {
 
 func TestParseSettleResponse(t *testing.T) {
 	t.Parallel()
-	ok, err := wire.DecodeSettleResponse(readFixture(t, "spec_payment_response_success.b64"))
+	ok, err := wire.DecodeSettleResponse(spectest.Header(t, "spec_payment_response_success.b64"))
 	require.NoError(t, err)
 	assert.Equal(t, &wire.SettleResponse{
 		Success:     true,
@@ -113,7 +114,7 @@ func TestParseSettleResponse(t *testing.T) {
 		Payer:       "0x857b06519E91e3A54538791bDbb0E22373e36b66",
 	}, ok)
 
-	failed, err := wire.DecodeSettleResponse(readFixture(t, "spec_payment_response_failure.b64"))
+	failed, err := wire.DecodeSettleResponse(spectest.Header(t, "spec_payment_response_failure.b64"))
 	require.NoError(t, err)
 	assert.False(t, failed.Success)
 	assert.Equal(t, "insufficient_funds", failed.ErrorReason)
@@ -143,7 +144,7 @@ func TestParseSettleResponse(t *testing.T) {
 // and json.Unmarshal.
 func TestTypesWorkWithEncodingJSON(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	b, err := json.Marshal(p)
 	require.NoError(t, err)
 	var back wire.PaymentPayload
@@ -168,7 +169,7 @@ func TestTypesWorkWithEncodingJSON(t *testing.T) {
 	assert.Equal(t, `{"url":"https://h/x","mimeType":"text/csv"}`, string(b))
 
 	var pr wire.PaymentRequired
-	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, readFixture(t, "spec_payment_required.b64"))), &pr))
+	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, spectest.Header(t, "spec_payment_required.b64"))), &pr))
 	assert.Len(t, pr.Accepts, 1)
 }
 
