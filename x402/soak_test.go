@@ -32,7 +32,7 @@ type soakRail struct {
 var evmRail = soakRail{
 	Rail: soaktest.EVM(shopAddress),
 	scheme: func(t *testing.T, f *x402test.Facilitator, funds int64) x402.Scheme {
-		signer := &countingSigner{Signer: newSigner(t)}
+		signer := newCountingSigner(t)
 		f.Fund(signer.Address(), big.NewInt(funds))
 		return exact(t, signer)[0]
 	},
@@ -44,7 +44,7 @@ func solanaRail() soakRail {
 		Rail: soaktest.Solana(),
 		scheme: func(t *testing.T, f *x402test.Facilitator, funds int64) x402.Scheme {
 			wallet := newWallet(t)
-			f.Fund(wallet.address(), big.NewInt(funds))
+			f.Fund(wallet.Address(), big.NewInt(funds))
 			scheme, err := svm.NewExact(wallet, solanaNode(t, f))
 			require.NoError(t, err)
 			return scheme

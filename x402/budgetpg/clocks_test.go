@@ -2,17 +2,16 @@ package budgetpg_test
 
 import (
 	"context"
-	"encoding/hex"
 	"math/big"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/signertest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
@@ -34,18 +33,6 @@ func (c offClock) Now() time.Time { return c.base.Now().Add(c.off) }
 
 // Sleep sleeps on base.
 func (c offClock) Sleep(ctx context.Context, d time.Duration) error { return c.base.Sleep(ctx, d) }
-
-// newEVMSigner returns a signer of a new random key, which the secret scan knows.
-func newEVMSigner(t *testing.T) *evm.PrivateKeySigner {
-	t.Helper()
-	k, err := crypto.GenerateKey()
-	require.NoError(t, err)
-	key := hex.EncodeToString(crypto.FromECDSA(k))
-	scan.Add(key)
-	s, err := evm.NewPrivateKeySigner(key)
-	require.NoError(t, err)
-	return s
-}
 
 // process is one process of a fleet in a test: its store of the shared budget and its payer,
 // whose clock is the process's own.
@@ -107,7 +94,7 @@ func TestFleetClockAnHourAheadFreesNothingEarly(t *testing.T) {
 	t.Cleanup(srv.Close)
 	name := budgetName(t)
 	window := budget.WithWindowLimit(time.Hour, nil, 2)
-	aheadSigner, rightSigner := newEVMSigner(t), newEVMSigner(t)
+	aheadSigner, rightSigner := signertest.NewEVM(t, scan), signertest.NewEVM(t, scan)
 	srv.Facilitator().Fund(aheadSigner.Address(), big.NewInt(100*price))
 	srv.Facilitator().Fund(rightSigner.Address(), big.NewInt(2*price)) // its third payment is refused
 	ahead := startProcess(t, name, pg, offClock{pg, time.Hour}, aheadSigner, srv, window)
@@ -208,7 +195,7 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 
 	// The first process: two payments go through, one is refused (its authorization is not
 	// valid yet), one is reserved and one signed when it ends.
-	signer := newEVMSigner(t)
+	signer := signertest.NewEVM(t, scan)
 	srv.Facilitator().Fund(signer.Address(), big.NewInt(100*price))
 	clock := offClock{pg, ahead.Sub(t0)}
 	first := startProcess(t, name, pg, clock, signer, srv, window)
@@ -218,7 +205,7 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 
 	// The next process, on time, a minute later.
 	pg.Set(t0.Add(time.Minute))
-	next := startProcess(t, name, pg, pg, newEVMSigner(t), srv, window) // its wallet is empty
+	next := startProcess(t, name, pg, pg, signertest.NewEVM(t, scan), srv, window) // its wallet is empty
 	out := budgettest.TraceOfAhead(t, next.Budget, price, ahead)
 	for _, o := range out {
 		assert.True(t, t0.Equal(o.Reserved), "reserved at PostgreSQL's time, not %s", o.Reserved)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/signertest"
 	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
@@ -84,14 +85,5 @@ func TestSignedPayloadVerifies(t *testing.T) {
 	assert.Equal(t, s.Address(), payer)
 }
 
-// newSigner returns a signer for a fresh random key.
-func newSigner(t testing.TB) *evm.PrivateKeySigner {
-	t.Helper()
-	k, err := crypto.GenerateKey()
-	require.NoError(t, err)
-	key := hex.EncodeToString(crypto.FromECDSA(k))
-	scan.Add(key)
-	s, err := evm.NewPrivateKeySigner(key)
-	require.NoError(t, err)
-	return s
-}
+// newSigner returns a signer of a new random key, which the secret scan knows.
+func newSigner(t testing.TB) *evm.PrivateKeySigner { return signertest.NewEVM(t, scan) }
