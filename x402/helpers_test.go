@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"sync"
 	"testing"
 
@@ -194,19 +193,6 @@ func get(t *testing.T, c *http.Client, url string) (*http.Response, string, erro
 
 // base64Std encodes s with standard padded base64.
 func base64Std(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-
-// strictBase64 is the check the TypeScript reference applies to header values.
-var strictBase64 = regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`)
-
-// decodeStd decodes a header value that must be strict standard base64 with padding.
-func decodeStd(t testing.TB, v string) string {
-	t.Helper()
-	require.Regexp(t, strictBase64, v)
-	require.Zero(t, len(v)%4, "padded")
-	b, err := base64.StdEncoding.Strict().DecodeString(v)
-	require.NoError(t, err)
-	return string(b)
-}
 
 // sharedBudget returns a budget without a total limit, in memory, for a payer given it with
 // WithBudget.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
@@ -717,7 +718,7 @@ func TestAcceptedIsEchoedByteForByte(t *testing.T) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		got, gotRaw = p, decodeStd(t, v)
+		got, gotRaw = p, spectest.DecodeStd(t, v)
 		_, _ = io.WriteString(w, "ok")
 	}))
 	t.Cleanup(srv.Close)

@@ -6,6 +6,8 @@ package spectest
 
 import (
 	"embed"
+	"encoding/base64"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -35,4 +37,22 @@ func Payload(t testing.TB) *wire.PaymentPayload {
 		t.Fatalf("decode the spec's payment: %v", err)
 	}
 	return p
+}
+
+// strictBase64 is the check the TypeScript reference applies to header values: standard
+// base64 with its padding.
+var strictBase64 = regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`)
+
+// DecodeStd decodes a header value that must be strict standard base64 with padding, as
+// the reference implementations write it, failing the test when it is not.
+func DecodeStd(t testing.TB, v string) string {
+	t.Helper()
+	if !strictBase64.MatchString(v) || len(v)%4 != 0 {
+		t.Fatalf("not strict, padded standard base64: %q", v)
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(v)
+	if err != nil {
+		t.Fatalf("decode %q: %v", v, err)
+	}
+	return string(b)
 }

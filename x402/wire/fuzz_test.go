@@ -136,7 +136,7 @@ func FuzzDecodeSettleResponse(f *testing.F) {
 		}
 		v, err := wire.EncodeSettleResponse(s)
 		require.NoError(t, err)
-		require.Equal(t, encodingJSON(t, s), decodeStd(t, v), "the hand-written encoder differs from encoding/json")
+		require.Equal(t, encodingJSON(t, s), spectest.DecodeStd(t, v), "the hand-written encoder differs from encoding/json")
 		back, err := wire.DecodeSettleResponse(v)
 		require.NoError(t, err)
 		if len(s.Extensions) > 0 {

@@ -41,7 +41,7 @@ func TestEncodePayloadIsStrictBase64OfCompactJSON(t *testing.T) {
 	p := spectest.Payload(t)
 	v, err := wire.EncodePaymentPayload(p)
 	require.NoError(t, err)
-	js := decodeStd(t, v)
+	js := spectest.DecodeStd(t, v)
 	var compact bytes.Buffer
 	require.NoError(t, json.Compact(&compact, []byte(js)))
 	assert.Equal(t, compact.String(), js)
@@ -69,7 +69,7 @@ func TestPayloadV1RoundTrip(t *testing.T) {
 	p := &wire.PaymentPayload{X402Version: 1, Scheme: "exact", Network: "base", Payload: payload}
 	v, err := wire.EncodePaymentPayload(p)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"x402Version":1,"scheme":"exact","network":"base","payload":{"signature":"0x`+strings.Repeat("00", 65)+`","authorization":{"from":"`+shopAddress+`","to":"`+shopAddress+`","value":"5","validAfter":"1","validBefore":"2","nonce":"0x`+strings.Repeat("00", 31)+`07"}}}`, decodeStd(t, v))
+	assert.JSONEq(t, `{"x402Version":1,"scheme":"exact","network":"base","payload":{"signature":"0x`+strings.Repeat("00", 65)+`","authorization":{"from":"`+shopAddress+`","to":"`+shopAddress+`","value":"5","validAfter":"1","validBefore":"2","nonce":"0x`+strings.Repeat("00", 31)+`07"}}}`, spectest.DecodeStd(t, v))
 	back, err := wire.DecodePaymentPayload(v)
 	require.NoError(t, err)
 	assert.Equal(t, p, back)
@@ -78,7 +78,7 @@ func TestPayloadV1RoundTrip(t *testing.T) {
 func TestDecodePayloadRefusesMalformedPayloads(t *testing.T) {
 	t.Parallel()
 	var spec map[string]any
-	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, spectest.Header(t, "spec_payment_signature.b64"))), &spec))
+	require.NoError(t, json.Unmarshal([]byte(spectest.DecodeStd(t, spectest.Header(t, "spec_payment_signature.b64"))), &spec))
 	mutate := func(f func(m map[string]any)) string {
 		b, _ := json.Marshal(spec)
 		var m map[string]any
@@ -169,7 +169,7 @@ func TestTypesWorkWithEncodingJSON(t *testing.T) {
 	assert.Equal(t, `{"url":"https://h/x","mimeType":"text/csv"}`, string(b))
 
 	var pr wire.PaymentRequired
-	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, spectest.Header(t, "spec_payment_required.b64"))), &pr))
+	require.NoError(t, json.Unmarshal([]byte(spectest.DecodeStd(t, spectest.Header(t, "spec_payment_required.b64"))), &pr))
 	assert.Len(t, pr.Accepts, 1)
 }
 
@@ -190,7 +190,7 @@ func TestSettleResponseKeepsHTMLCharacters(t *testing.T) {
 	s := &wire.SettleResponse{Success: false, ErrorReason: "a<b&c", Network: "eip155:8453", Extensions: json.RawMessage(`{"note":"<&>"}`)}
 	v, err := wire.EncodeSettleResponse(s)
 	require.NoError(t, err)
-	assert.Equal(t, `{"success":false,"errorReason":"a<b&c","transaction":"","network":"eip155:8453","extensions":{"note":"<&>"}}`, decodeStd(t, v))
+	assert.Equal(t, `{"success":false,"errorReason":"a<b&c","transaction":"","network":"eip155:8453","extensions":{"note":"<&>"}}`, spectest.DecodeStd(t, v))
 }
 
 func TestEncodeSettleResponseWritesWhatEncodingJSONWrites(t *testing.T) {
@@ -204,7 +204,7 @@ func TestEncodeSettleResponseWritesWhatEncodingJSONWrites(t *testing.T) {
 	} {
 		v, err := wire.EncodeSettleResponse(s)
 		require.NoError(t, err, name)
-		assert.Equal(t, encodingJSON(t, s), decodeStd(t, v), name)
+		assert.Equal(t, encodingJSON(t, s), spectest.DecodeStd(t, v), name)
 	}
 
 	_, err := wire.EncodeSettleResponse(&wire.SettleResponse{Extensions: json.RawMessage(`{"a":`)})
