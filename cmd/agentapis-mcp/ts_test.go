@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // jsDir holds the official TypeScript MCP client (package.json, package-lock.json) and the
@@ -229,7 +231,7 @@ func TestTypeScriptClientOverHTTP(t *testing.T) {
 func startHTTP(t *testing.T, bin string, flags []string) (string, func()) {
 	t.Helper()
 	cmd := exec.Command(bin, append(flags, "-http", "127.0.0.1:0")...)
-	stderr := &lockedBuffer{}
+	stderr := &secrettest.LogBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	var once sync.Once
