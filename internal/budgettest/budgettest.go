@@ -29,6 +29,7 @@ import (
 	"github.com/agentapis/sdk/x402/budgetfile"
 	"github.com/agentapis/sdk/x402/budgetpg"
 	"github.com/agentapis/sdk/x402/ledger"
+	"github.com/agentapis/sdk/x402/reconcile"
 )
 
 // Kind names a budget store.
@@ -346,5 +347,23 @@ func TraceOfAhead(t testing.TB, b *budget.Budget, price int64, ahead time.Time) 
 	assert.True(t, ahead.Add(time.Minute).Equal(out[0].Expires), "expires by the clock that signed it: %s", out[0].Expires)
 	assert.Equal(t, ledger.InDoubt, out[1].State)
 	assert.Equal(t, "0xsigned", out[1].ID)
+	return out
+}
+
+// AssertTotals checks what b has spent and holds.
+func AssertTotals(t testing.TB, b *budget.Budget, spent, reserved int64) {
+	t.Helper()
+	s, r, err := b.Totals(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, big.NewInt(spent).String(), s.String(), "spent")
+	assert.Equal(t, big.NewInt(reserved).String(), r.String(), "reserved")
+}
+
+// IDs returns the payment ids of a reconciliation's resolutions, in order.
+func IDs(rs []reconcile.Resolution) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.ID
+	}
 	return out
 }
