@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/soaktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
@@ -53,7 +54,7 @@ func TestAnAttemptDeliveredCommitsWhatItsTransportSent(t *testing.T) {
 
 	a, err := payer.Prepare(context.Background(), pr, "mcp://tool/search?q=secret-free")
 	require.NoError(t, err)
-	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, int64(1), signer.Signed())
 	assert.Equal(t, budgettest.Reserved(t, payer), big.NewInt(700), "counted from the signature on")
 	payment := a.Payment()
 	assert.Equal(t, "mcp://tool/search?q=secret-free", payment.Resource, "the resource as the transport named it")
@@ -166,7 +167,7 @@ func TestAnAttemptRefusedPaysANewQuoteOnceWhenThePolicyAllows(t *testing.T) {
 	b, err := a.Answered(ctx, x402.Answer{Challenge: &requote, Reason: requote.Error})
 	require.NoError(t, err)
 	require.NotNil(t, b, "the new quote is paid")
-	assert.Equal(t, int64(2), signer.n.Load())
+	assert.Equal(t, int64(2), signer.Signed())
 	require.Len(t, quotes, 2)
 	assert.False(t, quotes[0].Requote)
 	assert.True(t, quotes[1].Requote)
@@ -205,7 +206,7 @@ func TestAnAttemptRefusedSaysWhyItsNewQuoteWasNotPaid(t *testing.T) {
 	assert.ErrorIs(t, err, x402.ErrAmountOverCap, "the new quote's refusal")
 	assert.Equal(t, "insufficient_funds", rj.Settlement.ErrorReason)
 	assert.Len(t, rj.Reason, 203, "an excerpt")
-	assert.Equal(t, int64(1), signer.n.Load(), "the new quote is not signed")
+	assert.Equal(t, int64(1), signer.Signed(), "the new quote is not signed")
 
 	b, err := payer.Prepare(ctx, pr, "mcp://tool/b")
 	require.NoError(t, err)
@@ -229,7 +230,7 @@ func TestPrepareRefusesAsTheRoundTripperDoes(t *testing.T) {
 	var pe *x402.PolicyError
 	assert.ErrorAs(t, err, &pe)
 
-	other, _, _ := newPayer(t, s.f, 10_000, x402.Policy{MaxTotal: big.NewInt(5_000), PayTo: []string{foreignPayee}})
+	other, _, _ := newPayer(t, s.f, 10_000, x402.Policy{MaxTotal: big.NewInt(5_000), PayTo: []string{soaktest.ForeignEVM}})
 	_, err = other.Prepare(ctx, pr, "mcp://tool/a")
 	assert.ErrorIs(t, err, x402.ErrPayToNotAllowed)
 
@@ -241,5 +242,5 @@ func TestPrepareRefusesAsTheRoundTripperDoes(t *testing.T) {
 	_, err = payer.Prepare(ctx, nil, "mcp://tool/a")
 	var ve *sdk.ValidationError
 	assert.ErrorAs(t, err, &ve)
-	assert.Zero(t, signer.n.Load(), "nothing signed")
+	assert.Zero(t, signer.Signed(), "nothing signed")
 }

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/signertest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
@@ -23,7 +24,7 @@ import (
 
 // payerOnFaultyStore returns a shop at price 100, a payer whose budget lives in a store
 // failing as set, and the store.
-func payerOnFaultyStore(t *testing.T, fault x402test.SettlementFault, set func(*ledgertest.Faulty)) (*shop, *x402.Payer, *countingSigner, *http.Client, *ledgertest.Faulty) {
+func payerOnFaultyStore(t *testing.T, fault x402test.SettlementFault, set func(*ledgertest.Faulty)) (*shop, *x402.Payer, *signertest.EVM, *http.Client, *ledgertest.Faulty) {
 	t.Helper()
 	s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100), Fault: func(*http.Request) x402test.SettlementFault { return fault }}, nil)
 	store := ledgertest.NewFaulty(ledger.NewMemory(sdk.SystemClock()))
@@ -76,7 +77,7 @@ func TestStoreFailuresBeforeSendingSendNothing(t *testing.T) {
 			assert.False(t, se.RetryableError(), "a retry layer must not pay again")
 			assert.Empty(t, s.payments.all(), "no payment was sent")
 			assert.Empty(t, s.f.Settlements())
-			assert.Equal(t, tc.signed, signer.n.Load())
+			assert.Equal(t, tc.signed, signer.Signed())
 			healAndWait(t, store, payer)
 			assert.Equal(t, big.NewInt(tc.reserved).String(), budgettest.Reserved(t, payer).String(),
 				"a hold the caller was told failed is released once the budget finished it")

@@ -113,7 +113,7 @@ func ExamplePolicyError() {
 
 // wire.ReadPaymentRequired reads a 402 challenge, here the example of the x402 v2 HTTP spec.
 func Example_readPaymentRequired() {
-	header, _ := os.ReadFile("wire/testdata/spec_payment_required.b64")
+	header, _ := os.ReadFile("../internal/spectest/testdata/spec_payment_required.b64")
 	resp := &http.Response{StatusCode: http.StatusPaymentRequired, Header: http.Header{}, Body: http.NoBody}
 	resp.Header.Set(wire.HeaderPaymentRequired, strings.TrimSpace(string(header)))
 
@@ -133,7 +133,7 @@ func Example_readPaymentRequired() {
 // evm.VerifyExact checks a payment offline; here the signed example of the x402 v2 spec, at a
 // time inside its validity window.
 func Example_verifyExact() {
-	header, _ := os.ReadFile("wire/testdata/spec_payment_signature.b64")
+	header, _ := os.ReadFile("../internal/spectest/testdata/spec_payment_signature.b64")
 	p, err := wire.DecodePaymentPayload(strings.TrimSpace(string(header)))
 	if err != nil {
 		fmt.Println(err)

@@ -111,7 +111,7 @@ func TestDroppedConnectionAfterSettlementStaysCounted(t *testing.T) {
 	}
 	assert.Equal(t, 1, paid.max(), "no paid request reached the server twice")
 	assert.Len(t, f.Settlements(), 5)
-	assert.Equal(t, int64(5), signer.n.Load())
+	assert.Equal(t, int64(5), signer.Signed())
 	total := new(big.Int).Add(budgettest.Spent(t, payer), budgettest.Reserved(t, payer))
 	assert.GreaterOrEqual(t, total.Cmp(settledTotal(f)), 0, "spent plus reserved covers every settled payment")
 	assert.Zero(t, budgettest.Spent(t, payer).Sign(), "nothing was confirmed")
@@ -140,7 +140,7 @@ func TestSettledPaymentAnsweredBadlyIsNeverRequotedNorCalledRejected(t *testing.
 				assert.False(t, errors.As(err, &rej), "a settled payment is never a rejection")
 			}
 			assert.Len(t, f.Settlements(), 20, "one settlement per fetch")
-			assert.Equal(t, int64(20), signer.n.Load(), "no fetch signed twice")
+			assert.Equal(t, int64(20), signer.Signed(), "no fetch signed twice")
 			assert.Equal(t, big.NewInt(2000), budgettest.Reserved(t, payer))
 		})
 	}
@@ -210,7 +210,7 @@ func TestTheBudgetHoldsWhenEveryConnectionDropsAfterSettling(t *testing.T) {
 	assert.Equal(t, int64(50), unconfirmed.Load())
 	assert.Equal(t, int64(150), budgetRefusals.Load())
 	assert.Zero(t, other.Load())
-	assert.Equal(t, int64(50), signer.n.Load())
+	assert.Equal(t, int64(50), signer.Signed())
 	total := new(big.Int).Add(budgettest.Spent(t, payer), budgettest.Reserved(t, payer))
 	assert.Equal(t, big.NewInt(5000), total)
 	assert.GreaterOrEqual(t, total.Cmp(settledTotal(f)), 0)

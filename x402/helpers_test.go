@@ -2,22 +2,19 @@ package x402_test
 
 import (
 	"encoding/base64"
-	"encoding/hex"
 	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"sync"
-	"sync/atomic"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gagliardetto/solana-go"
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/signertest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
@@ -30,16 +27,11 @@ import (
 const shopAddress = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C"
 
 // newSigner returns an EVM signer of a new random key, which the secret scan knows.
-func newSigner(t testing.TB) *evm.PrivateKeySigner {
-	t.Helper()
-	k, err := crypto.GenerateKey()
-	require.NoError(t, err)
-	key := hex.EncodeToString(crypto.FromECDSA(k))
-	scan.Add(key)
-	s, err := evm.NewPrivateKeySigner(key)
-	require.NoError(t, err)
-	return s
-}
+func newSigner(t testing.TB) *evm.PrivateKeySigner { return signertest.NewEVM(t, scan) }
+
+// newCountingSigner returns a signer of a new random key that counts its signatures, so
+// tests can show that a refusal signed nothing; the secret scan sees each.
+func newCountingSigner(t testing.TB) *signertest.EVM { return signertest.CountEVM(newSigner(t), scan) }
 
 // exact returns the schemes of a payer paying with signer on EVM chains.
 func exact(t testing.TB, signer evm.Signer) []x402.Scheme {
@@ -57,46 +49,8 @@ func exactOf(t testing.TB, p *wire.PaymentPayload) *evm.ExactPayload {
 	return e
 }
 
-// countingSigner wraps a signer and counts its signatures, so tests can show that a refusal
-// signed nothing.
-type countingSigner struct {
-	evm.Signer
-	n atomic.Int64
-}
-
-func (c *countingSigner) SignDigest(d [32]byte) ([]byte, error) {
-	c.n.Add(1)
-	sig, err := c.Signer.SignDigest(d)
-	scan.Add(hex.EncodeToString(sig))
-	return sig, err
-}
-
-// countingWallet is a Solana wallet that counts its signatures and hands each to the secret
-// scan, as countingSigner does on EVM.
-type countingWallet struct {
-	svm.Signer
-	n atomic.Int64
-}
-
-func (c *countingWallet) SignMessage(message []byte) (solana.Signature, error) {
-	c.n.Add(1)
-	sig, err := c.Signer.SignMessage(message)
-	scan.Add(sig.String())
-	return sig, err
-}
-
 // newWallet returns a counting Solana wallet of a new random key, which the secret scan knows.
-func newWallet(t testing.TB) *countingWallet {
-	t.Helper()
-	key := solana.NewWallet().PrivateKey
-	scan.Add(key.String())
-	s, err := svm.NewPrivateKeySigner(key)
-	require.NoError(t, err)
-	return &countingWallet{Signer: s}
-}
-
-// address returns the wallet's address, base58.
-func (c *countingWallet) address() string { return c.PublicKey().String() }
+func newWallet(t testing.TB) *signertest.Solana { return signertest.NewSolana(t, scan) }
 
 // solanaNode serves the Solana ledger of f and returns a node reading it, both closed when
 // the test ends.
@@ -179,7 +133,7 @@ func newShopAt(t *testing.T, f *x402test.Facilitator, cfg x402test.PaywallConfig
 
 // newPayer returns a payer with a counting signer funded with funds at f, and an HTTP client
 // paying through it (see newPayerAt).
-func newPayer(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, opts ...x402.PayerOption) (*x402.Payer, *countingSigner, *http.Client) {
+func newPayer(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, opts ...x402.PayerOption) (*x402.Payer, *signertest.EVM, *http.Client) {
 	t.Helper()
 	return newPayerAt(t, f, funds, policy, nil, opts...)
 }
@@ -188,9 +142,9 @@ func newPayer(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Po
 // MaxTotal makes the payer draw on a budget kept in the store budgettest.EnvStore names (see
 // budgettest.ForPayer), on clock; a policy without one is for a payer given its budget with a
 // WithBudget among opts.
-func newPayerAt(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, clock sdk.Clock, opts ...x402.PayerOption) (*x402.Payer, *countingSigner, *http.Client) {
+func newPayerAt(t *testing.T, f *x402test.Facilitator, funds int64, policy x402.Policy, clock sdk.Clock, opts ...x402.PayerOption) (*x402.Payer, *signertest.EVM, *http.Client) {
 	t.Helper()
-	signer := &countingSigner{Signer: newSigner(t)}
+	signer := newCountingSigner(t)
 	if f != nil {
 		f.Fund(signer.Address(), big.NewInt(funds))
 	}
@@ -239,19 +193,6 @@ func get(t *testing.T, c *http.Client, url string) (*http.Response, string, erro
 
 // base64Std encodes s with standard padded base64.
 func base64Std(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-
-// strictBase64 is the check the TypeScript reference applies to header values.
-var strictBase64 = regexp.MustCompile(`^[A-Za-z0-9+/]*={0,2}$`)
-
-// decodeStd decodes a header value that must be strict standard base64 with padding.
-func decodeStd(t testing.TB, v string) string {
-	t.Helper()
-	require.Regexp(t, strictBase64, v)
-	require.Zero(t, len(v)%4, "padded")
-	b, err := base64.StdEncoding.Strict().DecodeString(v)
-	require.NoError(t, err)
-	return string(b)
-}
 
 // sharedBudget returns a budget without a total limit, in memory, for a payer given it with
 // WithBudget.

@@ -29,7 +29,7 @@ func TestPayerRefusesPastAPayeeLimit(t *testing.T) {
 	assert.ErrorIs(t, err, x402.ErrPayeeLimitExceeded)
 	assert.Equal(t, "50", pe.Limit.String())
 	assert.Equal(t, evm.NetworkBase, pe.Requirements.Network, "the refused entry is named whole")
-	assert.Equal(t, int64(1), signer.n.Load(), "nothing was signed for the refused payment")
+	assert.Equal(t, int64(1), signer.Signed(), "nothing was signed for the refused payment")
 	assert.Equal(t, "100", budgettest.Spent(t, payer).String())
 	assert.Len(t, s.payments.all(), 1)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
@@ -57,7 +58,7 @@ func TestPayerPaysThroughPaywall(t *testing.T) {
 	assert.Equal(t, int64(0), budgettest.Reserved(t, payer).Int64())
 	assert.Equal(t, big.NewInt(870000), s.f.Balance(signer.Address()))
 	assert.Equal(t, big.NewInt(130000), s.f.Balance(shopAddress))
-	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, int64(1), signer.Signed())
 
 	// The payment header is strict standard base64 of compact JSON, and the payload names the
 	// server's resource.
@@ -82,7 +83,7 @@ func TestPayerLeavesFreeResponsesAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusTeapot, resp.StatusCode)
 	assert.Equal(t, "short and stout", body)
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 	assert.Zero(t, budgettest.Spent(t, payer).Sign())
 }
 
@@ -183,7 +184,7 @@ func TestPolicyRefusalsSignNothing(t *testing.T) {
 			_, _, err := get(t, client, s.srv.URL+"/x")
 			require.Error(t, err)
 			tt.check(t, err)
-			assert.Zero(t, signer.n.Load(), "nothing may be signed")
+			assert.Zero(t, signer.Signed(), "nothing may be signed")
 			assert.Empty(t, s.payments.all(), "no payment may be sent")
 			assert.Zero(t, budgettest.Spent(t, payer).Sign())
 			assert.Zero(t, budgettest.Reserved(t, payer).Sign())
@@ -259,7 +260,7 @@ func TestConcurrentPaymentsNeverPassMaxTotal(t *testing.T) {
 	assert.Equal(t, int64(150), refused.Load())
 	assert.Equal(t, maxTotal, budgettest.Spent(t, payer))
 	assert.Zero(t, budgettest.Reserved(t, payer).Sign())
-	assert.Equal(t, int64(50), signer.n.Load())
+	assert.Equal(t, int64(50), signer.Signed())
 	assert.Len(t, s.f.Settlements(), 50)
 	assert.Equal(t, maxTotal, s.f.Balance(shopAddress))
 }
@@ -298,7 +299,7 @@ func TestBodyWithoutGetBodyCannotBePaid(t *testing.T) {
 	require.Nil(t, req.GetBody)
 	_, err = client.Do(req)
 	require.ErrorIs(t, err, x402.ErrBodyNotReplayable)
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 	assert.Zero(t, budgettest.Reserved(t, payer).Sign())
 }
 
@@ -316,7 +317,7 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	assert.Equal(t, http.StatusPaymentRequired, rej.StatusCode)
 	assert.Nil(t, rej.Settlement)
 	assert.Equal(t, big.NewInt(100), rej.Requirements.Amount)
-	assert.Equal(t, int64(1), signer.n.Load(), "a rejection is not paid again")
+	assert.Equal(t, int64(1), signer.Signed(), "a rejection is not paid again")
 	assert.Zero(t, budgettest.Spent(t, payer).Sign())
 	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused authorization is still valid: it counts")
 	out := budgettest.Outstanding(t, payer)
@@ -327,7 +328,7 @@ func TestRejectedPaymentCountsUntilItExpires(t *testing.T) {
 	s.f.Fund(signer.Address(), big.NewInt(100))
 	_, _, err = get(t, client, s.srv.URL+"/x")
 	assert.ErrorIs(t, err, x402.ErrBudgetExceeded, "the budget has no room while the authorization can be used")
-	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, int64(1), signer.Signed())
 
 	clock.Advance(60*time.Second + ledger.ExpiryMargin + time.Second)
 	assert.Zero(t, budgettest.Reserved(t, payer).Sign(), "once it has expired, it is released")
@@ -376,7 +377,7 @@ func TestRequote(t *testing.T) {
 		require.ErrorAs(t, err, &rej)
 		assert.Equal(t, x402test.ReasonNoMatch, rej.Reason)
 		assert.NoError(t, rej.Requote)
-		assert.Equal(t, int64(1), signer.n.Load())
+		assert.Equal(t, int64(1), signer.Signed())
 		assert.Zero(t, budgettest.Spent(t, payer).Sign())
 		assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused authorization counts until it expires")
 	})
@@ -392,7 +393,7 @@ func TestRequote(t *testing.T) {
 		resp, _, err := get(t, client, s.srv.URL+"/x")
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusOK, resp.StatusCode)
-		assert.Equal(t, int64(2), signer.n.Load())
+		assert.Equal(t, int64(2), signer.Signed())
 		assert.Equal(t, big.NewInt(120), budgettest.Spent(t, payer), "the most recent quote is paid, and only it")
 		assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused first authorization still counts")
 		require.Len(t, quotes, 2)
@@ -409,7 +410,7 @@ func TestRequote(t *testing.T) {
 		var rej *x402.PaymentRejectedError
 		require.ErrorAs(t, err, &rej)
 		assert.ErrorIs(t, err, x402.ErrAmountOverCap)
-		assert.Equal(t, int64(1), signer.n.Load())
+		assert.Equal(t, int64(1), signer.Signed())
 		assert.Zero(t, budgettest.Spent(t, payer).Sign())
 		assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused first authorization still counts")
 	})
@@ -423,7 +424,7 @@ func TestRequote(t *testing.T) {
 		_, _, err := get(t, client, s.srv.URL+"/x")
 		var rej *x402.PaymentRejectedError
 		require.ErrorAs(t, err, &rej)
-		assert.Equal(t, int64(2), signer.n.Load(), "a re-quote is paid at most once")
+		assert.Equal(t, int64(2), signer.Signed(), "a re-quote is paid at most once")
 		assert.Len(t, s.payments.all(), 2)
 		assert.Zero(t, budgettest.Spent(t, payer).Sign())
 		assert.Equal(t, big.NewInt(101+102), budgettest.Reserved(t, payer), "both refused authorizations count until they expire")
@@ -458,7 +459,7 @@ func TestServerErrorResendsTheSamePayment(t *testing.T) {
 	resp, _, err := get(t, client, srv.URL+"/x")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Equal(t, int64(1), signer.n.Load(), "a resend never signs again")
+	assert.Equal(t, int64(1), signer.Signed(), "a resend never signs again")
 	sent := log.all()
 	require.Len(t, sent, 3)
 	assert.Equal(t, sent[0], sent[1])
@@ -483,7 +484,7 @@ func TestServerErrorAfterSettlementKeepsTheReservation(t *testing.T) {
 	require.ErrorAs(t, err, &ue, "an answer after an attempt in doubt is in doubt too")
 	assert.Equal(t, http.StatusPaymentRequired, ue.StatusCode)
 	assert.Equal(t, evm.ReasonNonceAlreadyUsed, ue.Reason)
-	assert.Equal(t, int64(1), signer.n.Load(), "a 402 after an attempt in doubt is never re-quoted")
+	assert.Equal(t, int64(1), signer.Signed(), "a 402 after an attempt in doubt is never re-quoted")
 	assert.Len(t, f.Settlements(), 1)
 	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "an outcome in doubt stays reserved")
 	assert.Equal(t, ledger.InDoubt, budgettest.Outstanding(t, payer)[0].State)
@@ -491,7 +492,7 @@ func TestServerErrorAfterSettlementKeepsTheReservation(t *testing.T) {
 	// The reserved amount still counts against the budget.
 	_, _, err = get(t, client, srv.URL+"/x")
 	assert.ErrorIs(t, err, x402.ErrBudgetExceeded)
-	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, int64(1), signer.Signed())
 }
 
 func TestFinalServerErrorIsInDoubt(t *testing.T) {
@@ -506,7 +507,7 @@ func TestFinalServerErrorIsInDoubt(t *testing.T) {
 	var ue *x402.PaymentUnconfirmedError
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, http.StatusBadGateway, ue.StatusCode)
-	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, int64(1), signer.Signed())
 	assert.Zero(t, budgettest.Spent(t, payer).Sign())
 	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer))
 }
@@ -536,7 +537,7 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 	t.Run("resent with the same payment", func(t *testing.T) {
 		t.Parallel()
 		s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-		signer := &countingSigner{Signer: newSigner(t)}
+		signer := newCountingSigner(t)
 		s.f.Fund(signer.Address(), big.NewInt(1000))
 		payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited}, exact(t, signer), x402.WithResend(2, time.Millisecond))
 		require.NoError(t, err)
@@ -549,13 +550,13 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 		sent := ft.sent.all()
 		require.Len(t, sent, 2)
 		assert.Equal(t, sent[0], sent[1])
-		assert.Equal(t, int64(1), signer.n.Load())
+		assert.Equal(t, int64(1), signer.Signed())
 		assert.Equal(t, big.NewInt(100), budgettest.Spent(t, payer))
 	})
 	t.Run("no answer at all", func(t *testing.T) {
 		t.Parallel()
 		s := newShop(t, x402test.PaywallConfig{Amount: big.NewInt(100)}, nil)
-		signer := &countingSigner{Signer: newSigner(t)}
+		signer := newCountingSigner(t)
 		payer, err := x402.NewPayer(x402.Policy{MaxTotal: big.NewInt(100)}, exact(t, signer), x402.WithResend(1, time.Millisecond))
 		require.NoError(t, err)
 		ft := &failingTransport{next: http.DefaultTransport}
@@ -575,7 +576,7 @@ func TestNetworkFailureOnPaidRequest(t *testing.T) {
 
 		_, _, err = get(t, client, s.srv.URL+"/x")
 		assert.ErrorIs(t, err, x402.ErrBudgetExceeded, "a payment of unknown outcome still counts")
-		assert.Equal(t, int64(1), signer.n.Load())
+		assert.Equal(t, int64(1), signer.Signed())
 	})
 	t.Run("not resent for POST", func(t *testing.T) {
 		t.Parallel()
@@ -675,7 +676,7 @@ func TestRequestWithItsOwnPaymentIsPassedThrough(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 }
 
 func TestMalformedChallengeIsAFormatError(t *testing.T) {
@@ -690,7 +691,7 @@ func TestMalformedChallengeIsAFormatError(t *testing.T) {
 	var fe *wire.FormatError
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, wire.HeaderPaymentRequired, fe.What)
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 }
 
 // TestAcceptedIsEchoedByteForByte serves a challenge written by hand, with unknown fields,
@@ -717,7 +718,7 @@ func TestAcceptedIsEchoedByteForByte(t *testing.T) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		got, gotRaw = p, decodeStd(t, v)
+		got, gotRaw = p, spectest.DecodeStd(t, v)
 		_, _ = io.WriteString(w, "ok")
 	}))
 	t.Cleanup(srv.Close)
@@ -811,5 +812,5 @@ func TestPlain402IsReturnedAsItIs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusPaymentRequired, resp.StatusCode)
 	assert.Equal(t, `{"error":"quota exhausted, upgrade your plan"}`, body)
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 }

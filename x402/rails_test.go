@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/signertest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/evm"
@@ -27,19 +28,19 @@ import (
 // each funded at the facilitator, the Solana one reading the facilitator's ledger.
 type railPayer struct {
 	payer  *x402.Payer
-	signer *countingSigner
-	wallet *countingWallet
+	signer *signertest.EVM
+	wallet *signertest.Solana
 	client *http.Client
 }
 
 // bothSchemes returns the EVM and Solana schemes of a new signer and a new wallet, each funded
 // with funds at f.
-func bothSchemes(t *testing.T, f *x402test.Facilitator, funds int64) (*countingSigner, *countingWallet, []x402.Scheme) {
+func bothSchemes(t *testing.T, f *x402test.Facilitator, funds int64) (*signertest.EVM, *signertest.Solana, []x402.Scheme) {
 	t.Helper()
-	signer := &countingSigner{Signer: newSigner(t)}
+	signer := newCountingSigner(t)
 	wallet := newWallet(t)
 	f.Fund(signer.Address(), big.NewInt(funds))
-	f.Fund(wallet.address(), big.NewInt(funds))
+	f.Fund(wallet.Address(), big.NewInt(funds))
 	evmScheme, err := evm.NewExact(signer)
 	require.NoError(t, err)
 	svmScheme, err := svm.NewExact(wallet, solanaNode(t, f))
@@ -69,7 +70,7 @@ type balances struct{ evmPayer, evmShop, solanaPayer, solanaShop int64 }
 func balancesOf(f *x402test.Facilitator, p *railPayer, solanaShop string) balances {
 	return balances{
 		evmPayer: f.Balance(p.signer.Address()).Int64(), evmShop: f.Balance(shopAddress).Int64(),
-		solanaPayer: f.Balance(p.wallet.address()).Int64(), solanaShop: f.Balance(solanaShop).Int64(),
+		solanaPayer: f.Balance(p.wallet.Address()).Int64(), solanaShop: f.Balance(solanaShop).Int64(),
 	}
 }
 
@@ -123,16 +124,16 @@ func TestPayerWithBothSchemesPaysTheRailItPrefers(t *testing.T) {
 				assert.Equal(t, p.signer.Address(), payment.Payer)
 				assert.Equal(t, evm.USDCBase, payment.Asset)
 				assert.Equal(t, shopAddress, settlements[0].To)
-				assert.Equal(t, int64(1), p.signer.n.Load())
-				assert.Zero(t, p.wallet.n.Load(), "nothing is signed on the other rail")
+				assert.Equal(t, int64(1), p.signer.Signed())
+				assert.Zero(t, p.wallet.Signed(), "nothing is signed on the other rail")
 			case "solana":
 				want.solanaPayer, want.solanaShop = before.solanaPayer-price, before.solanaShop+price
 				assert.Equal(t, svm.NetworkMainnet, receipt.Network)
-				assert.Equal(t, p.wallet.address(), payment.Payer)
+				assert.Equal(t, p.wallet.Address(), payment.Payer)
 				assert.Equal(t, svm.USDCMainnet, payment.Asset)
 				assert.Equal(t, solanaShop, settlements[0].To)
-				assert.Equal(t, int64(1), p.wallet.n.Load())
-				assert.Zero(t, p.signer.n.Load(), "nothing is signed on the other rail")
+				assert.Equal(t, int64(1), p.wallet.Signed())
+				assert.Zero(t, p.signer.Signed(), "nothing is signed on the other rail")
 			}
 			assert.Equal(t, want, balancesOf(s.f, p, solanaShop), "only the rail paid moves")
 			assert.Equal(t, settlements[0].ID, payment.ID)
@@ -194,7 +195,7 @@ func TestPolicyComparesAddressesPerChainFamily(t *testing.T) {
 		var pe *x402.PolicyError
 		require.ErrorAs(t, err, &pe)
 		assert.ErrorIs(t, err, x402.ErrPayToNotAllowed)
-		assert.Zero(t, p.signer.n.Load()+p.wallet.n.Load(), "nothing is signed")
+		assert.Zero(t, p.signer.Signed()+p.wallet.Signed(), "nothing is signed")
 		assert.Empty(t, s.payments.all(), "nothing is sent")
 		assert.Empty(t, s.f.Settlements())
 		assert.Zero(t, budgettest.Reserved(t, p.payer).Sign())
@@ -301,7 +302,7 @@ func TestPolicyNetworksAndAssetsOfSolana(t *testing.T) {
 			{PayTo: solanaShop, Network: svm.NetworkMainnet}}
 		srv := newShopAt(t, f, x402test.PaywallConfig{Offers: offers, Amount: big.NewInt(price)}, nil).srv.URL
 		signer, wallet, schemes := bothSchemes(t, f, 10_000)
-		f.FundToken(mint, wallet.address(), 10_000)
+		f.FundToken(mint, wallet.Address(), 10_000)
 
 		// Only the mint: the EVM offer and Solana's USDC are passed over.
 		payer, err := x402.NewPayer(x402.Policy{MaxTotal: budget.Unlimited, Assets: []string{mint}}, schemes[1:])
@@ -313,8 +314,8 @@ func TestPolicyNetworksAndAssetsOfSolana(t *testing.T) {
 		require.True(t, ok)
 		assert.Equal(t, mint, payment.Asset)
 		assert.Equal(t, uint64(price), f.TokenBalance(mint, solanaShop))
-		assert.Equal(t, uint64(10_000-price), f.TokenBalance(mint, wallet.address()))
-		assert.Equal(t, big.NewInt(10_000), f.Balance(wallet.address()), "its USDC does not move")
+		assert.Equal(t, uint64(10_000-price), f.TokenBalance(mint, wallet.Address()))
+		assert.Equal(t, big.NewInt(10_000), f.Balance(wallet.Address()), "its USDC does not move")
 		assert.Zero(t, f.Balance(solanaShop).Sign())
 
 		// The mint and Base's USDC, with both schemes: the server's first offer, on EVM, is
@@ -327,12 +328,12 @@ func TestPolicyNetworksAndAssetsOfSolana(t *testing.T) {
 		assert.Equal(t, uint64(price), f.TokenBalance(mint, solanaShop), "the mint's balances do not move")
 
 		usdcOnly := newShopAt(t, f, x402test.PaywallConfig{PayTo: solanaShop, Network: svm.NetworkMainnet, Amount: big.NewInt(price)}, nil)
-		before := wallet.n.Load()
+		before := wallet.Signed()
 		_, _, err = get(t, scanningClient(payer), usdcOnly.srv.URL+"/z")
 		var nu *x402.NoUsableRequirementsError
 		require.ErrorAs(t, err, &nu)
 		assert.Contains(t, err.Error(), "asset "+svm.USDCMainnet+" is not allowed")
-		assert.Equal(t, before, wallet.n.Load(), "nothing is signed")
+		assert.Equal(t, before, wallet.Signed(), "nothing is signed")
 	})
 }
 

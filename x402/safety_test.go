@@ -91,7 +91,7 @@ func TestRedirectToAnotherOriginIsNotPaid(t *testing.T) {
 	require.ErrorAs(t, err, &pe)
 	assert.ErrorIs(t, err, x402.ErrOriginNotAllowed)
 	assert.Equal(t, strings.TrimPrefix(foreign.srv.URL, ""), pe.Origin)
-	assert.Zero(t, signer.n.Load(), "nothing is signed")
+	assert.Zero(t, signer.Signed(), "nothing is signed")
 	assert.Empty(t, foreign.f.Settlements())
 	assert.Zero(t, budgettest.Reserved(t, payer).Sign())
 
@@ -131,7 +131,7 @@ func TestEvaluateAppliesThePolicyWithoutSigning(t *testing.T) {
 	var nu *x402.NoUsableRequirementsError
 	require.ErrorAs(t, err, &nu, "a network the policy does not allow is refused")
 	assert.Contains(t, err.Error(), "not allowed by the policy")
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 
 	payer, _, _ = newPayer(t, nil, 0, x402.Policy{MaxTotal: budget.Unlimited})
 	r, err := payer.Evaluate(pr)
@@ -185,7 +185,7 @@ func TestPaidRedirectIsNotFollowed(t *testing.T) {
 				assert.Equal(t, http.StatusFound, ue.StatusCode)
 				assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer))
 			}
-			assert.Equal(t, int64(1), signer.n.Load(), "the redirect hop is never paid")
+			assert.Equal(t, int64(1), signer.Signed(), "the redirect hop is never paid")
 		})
 	}
 }

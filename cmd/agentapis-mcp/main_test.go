@@ -10,13 +10,14 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // envRunMain makes the test binary run the server's main instead of the tests, so that the
@@ -31,29 +32,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// lockedBuffer is a buffer the program's stderr is copied into while a test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write appends p.
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// String returns what was written.
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // server starts the program with args, returning the command with its stdin, stdout and
 // stderr.
-func server(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader, *lockedBuffer) {
+func server(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader, *secrettest.LogBuffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), envRunMain+"=1")
@@ -61,7 +42,7 @@ func server(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader,
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	stderr := &lockedBuffer{}
+	stderr := &secrettest.LogBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

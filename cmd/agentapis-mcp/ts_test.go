@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // jsDir holds the official TypeScript MCP client (package.json, package-lock.json) and the
@@ -202,7 +204,7 @@ func startHTTP(t *testing.T, flags []string) (string, func()) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append(flags, "-http", "127.0.0.1:0")...)
 	cmd.Env = append(os.Environ(), envRunMain+"=1")
-	stderr := &lockedBuffer{}
+	stderr := &secrettest.LogBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	var once sync.Once

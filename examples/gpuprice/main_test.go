@@ -1,7 +1,8 @@
 package main
 
 import (
-	"bytes"
+	"context"
+	"io"
 	"math/big"
 	"os"
 	"strings"
@@ -24,9 +25,9 @@ func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
 
 func TestRunOffline(t *testing.T) {
 	t.Parallel()
-	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out, settings{model: "H100", budget: big.NewInt(10_000_000)}))
-	text := out.String()
+	text := clitest.Output(t, func(ctx context.Context, w io.Writer) error {
+		return run(ctx, w, settings{model: "H100", budget: big.NewInt(10_000_000)})
+	})
 	assert.Contains(t, text, "cheapest H100: 2.84 USD/h on lambda")
 	assert.Contains(t, text, "futures index GCFI")
 	assert.Contains(t, text, "bought a pro key gpk_…")

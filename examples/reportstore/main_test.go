@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"math/big"
 	"os"
 	"regexp"
@@ -34,20 +36,18 @@ const (
 
 func TestRunOffline(t *testing.T) {
 	t.Parallel()
-	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out, settings{key: testKey, reportID: "macro-gdp", cap: big.NewInt(500_000), rows: 3}))
-	text := out.String()
-	for _, want := range []string{
+	text := clitest.Output(t, func(ctx context.Context, w io.Writer) error {
+		return run(ctx, w, settings{key: testKey, reportID: "macro-gdp", cap: big.NewInt(500_000), rows: 3})
+	})
+	clitest.AssertContainsAll(t, text,
 		"offline: using the in-memory fake store",
 		"quote for macro-gdp: $0.13 to 0x7E57000000000000000000000000000000005707 on eip155:8453 (cap $0.50)",
 		"bought macro-gdp: ",
 		"of text/csv, 220 rows\n  US 2015 NY.GDP.MKTP.CD ",
 		"receipt: success true, transaction 0x",
-		"payer " + testAddress,
+		"payer "+testAddress,
 		"total spent: $0.13 of the $0.50 cap\n",
-	} {
-		assert.Contains(t, text, want)
-	}
+	)
 	assert.Regexp(t, regexp.MustCompile(`(?m)^  US 2017 NY\.GDP\.MKTP\.CD [0-9]+\.?[0-9]*$`), text)
 	assert.NotContains(t, strings.ToLower(text), testKey, "the key is never printed")
 }

@@ -22,6 +22,21 @@ import (
 	"github.com/agentapis/sdk/x402/wire"
 )
 
+// ChildPayer returns the payer of a child process that pays until it dies or its budget is
+// spent: EVM "exact" with the hex private key key, drawing on b alone (no policy of its own)
+// and sending each payment once, so that what the child's store holds is all it did.
+func ChildPayer(key string, b *budget.Budget) (*x402.Payer, error) {
+	signer, err := evm.NewPrivateKeySigner(key)
+	if err != nil {
+		return nil, err
+	}
+	scheme, err := evm.NewExact(signer)
+	if err != nil {
+		return nil, err
+	}
+	return x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(b), x402.WithResend(0, 0))
+}
+
 // runChild pays as the job spec says until it kills itself, or finds the budget spent, and
 // writes what happened on stdout: the test process reads it.
 func runChild(cfg Config, spec string) {
@@ -47,15 +62,7 @@ func pay(cfg Config, spec string) error {
 	if err != nil {
 		return err
 	}
-	signer, err := evm.NewPrivateKeySigner(j.Key)
-	if err != nil {
-		return err
-	}
-	scheme, err := evm.NewExact(signer)
-	if err != nil {
-		return err
-	}
-	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(spend), x402.WithResend(0, 0))
+	payer, err := ChildPayer(j.Key, spend)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package httpcore
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,25 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/secrettest"
 )
-
-// lockedBuffer collects log output from concurrent writers.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func TestTokenNeverInErrorsOrLogs(t *testing.T) {
 	t.Parallel()
@@ -81,7 +62,7 @@ func TestTokenNeverInErrorsOrLogs(t *testing.T) {
 	closedURL := closed.URL
 	closed.Close()
 
-	logs := &lockedBuffer{}
+	logs := &secrettest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	creds := []Credential{{Header: "Authorization", Prefix: "Bearer ", Value: token}}
 	p := fastRetry
@@ -156,7 +137,7 @@ func TestLogRecordsCarryMetadataOnly(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 		_, _ = io.WriteString(w, "secret-body-content")
 	})
-	logs := &lockedBuffer{}
+	logs := &secrettest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	p := fastRetry
 	p.MaxAttempts = 2
@@ -258,7 +239,7 @@ func TestASecretInARedirectedPathIsScrubbedFromErrorsAndLogs(t *testing.T) {
 		_, _ = io.WriteString(w, `{"error":"not_found","message":"`+base64.StdEncoding.EncodeToString([]byte("key="+token))+`"}`)
 	})
 	srv := newServer(t, mux.ServeHTTP)
-	logs := &lockedBuffer{}
+	logs := &secrettest.LogBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := newTestClient(t, Service{Credentials: []Credential{{Header: "X-Token", Value: token}}}, WithBaseURL[*testConfig](srv.URL), WithLogger[*testConfig](logger))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/start"}, nil)

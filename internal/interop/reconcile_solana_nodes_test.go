@@ -7,10 +7,8 @@ import (
 	"errors"
 	"io"
 	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/solanafake"
+	"github.com/agentapis/sdk/internal/stalltest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/reconcile"
@@ -195,17 +195,7 @@ var (
 // changeStatuses is the lie that replaces the statuses of a getSignatureStatuses answer by
 // what change makes of them.
 func changeStatuses(change func([]any) []any) solanaLie {
-	return func(r *solanaReply) {
-		var res struct {
-			Context json.RawMessage `json:"context"`
-			Value   []any           `json:"value"`
-		}
-		if json.Unmarshal(r.Result, &res) != nil {
-			return
-		}
-		res.Value = change(res.Value)
-		r.Result, _ = json.Marshal(res)
-	}
+	return func(r *solanaReply) { r.Result = solanafake.RewriteStatuses(r.Result, change) }
 }
 
 // One node whose lie contradicts its own other answers releases nothing that landed: a
@@ -323,31 +313,8 @@ func TestSolanaLookupOfADeadNodeCostsOneBoundedWait(t *testing.T) {
 	t.Parallel()
 	d := startSolanaDoubts(t, false)
 	d.finalize(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var mu sync.Mutex
-	var conns []net.Conn // accepted, never answered
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
 	const bound = 300 * time.Millisecond
-	dead, err := svm.DialNode("http://"+ln.Addr().String(), svm.WithCallTimeout(bound))
+	dead, err := svm.DialNode("http://"+stalltest.DeadAddress(t), svm.WithCallTimeout(bound))
 	require.NoError(t, err)
 
 	start := time.Now()

@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// LogBuffer is a log destination for a test that reads what a client logged: safe for the
-// client's goroutines writing while the test reads.
+// LogBuffer is a log destination for a test that reads what a client logged, or what a
+// program wrote to its stderr: safe for the goroutines writing while the test reads.
 type LogBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer

@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,6 +83,40 @@ func NewServer(t testing.TB, trickle bool, answer func(w http.ResponseWriter, r 
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(done) }) // runs first
 	return srv
+}
+
+// DeadAddress returns the address (host:port) of a TCP listener that accepts every
+// connection and never answers on it, as a dead server or node does below HTTP: a client
+// waits on it until its own bounds end the call. The listener and its connections close when
+// the test ends.
+func DeadAddress(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn // accepted, never answered
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	return ln.Addr().String()
 }
 
 // RequireBounded runs call under a deadline of a minute, which only keeps a failure from

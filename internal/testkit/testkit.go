@@ -2,7 +2,8 @@
 // like a test of another: values (Ptr, the retry policies of tests), the client constructor
 // of a test (New), typed views of an error (As and its instances), a recording server for the
 // answers no fake gives (Record), the headers a client sent (HeaderLog), raw requests to a
-// fake (Do), and Start, which closes a fake when its test ends.
+// fake (Do), Start, which closes a fake when its test ends, and the checks that no
+// credential a hostile server echoes reaches an error (NoSecretInError and the like).
 //
 // A test of a client against its service uses the fake (<pkg>test) and, for injected
 // failures, its InjectFaults; an answer no fake gives (hostile, malformed, a gateway's) is

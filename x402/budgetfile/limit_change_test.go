@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetfile"
@@ -43,7 +43,7 @@ func TestLimitChangeOnPurposeKeepsEveryHold(t *testing.T) {
 	require.NoError(t, err)
 	ids := map[ledger.State]ledger.HoldID{}
 	for i, st := range []ledger.State{ledger.Committed, ledger.Reserved, ledger.Signed, ledger.Refused, ledger.InDoubt, ledger.Released} {
-		ids[st] = holdIn(t, b, int64(100-10*i), payee, st, clock) // 100, 90, 80, 70, 60, 50
+		ids[st] = budgettest.HoldIn(t, b, int64(100-10*i), payee, st, clock).ID() // 100, 90, 80, 70, 60, 50
 	}
 	require.NoError(t, s.Close())
 
@@ -70,21 +70,21 @@ func TestLimitChangeOnPurposeKeepsEveryHold(t *testing.T) {
 	}
 
 	// The payee has 100 spent and 210 held, of 410 now.
-	le := limitError(t, b, 101, payee)
+	le := budgettest.LimitError(t, b, 101, payee)
 	assert.ErrorIs(t, le, budget.ErrPayeeLimitExceeded)
 	assert.Equal(t, int64(410), le.Max.Int64())
 	assert.Equal(t, int64(100), le.Left.Int64())
 	_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(100), PayTo: payee})
 	require.NoError(t, err)
 	// 410 of 500 in all; the window of a minute holds three payments, one so far.
-	le = limitError(t, b, 91, other)
+	le = budgettest.LimitError(t, b, 91, other)
 	assert.ErrorIs(t, le, budget.ErrBudgetExceeded)
 	assert.Equal(t, int64(500), le.Max.Int64())
 	for range 2 {
 		_, err = b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1), PayTo: other})
 		require.NoError(t, err)
 	}
-	le = limitError(t, b, 1, other)
+	le = budgettest.LimitError(t, b, 1, other)
 	assert.ErrorIs(t, le, budget.ErrPaymentCountExceeded, "the new window")
 	assert.Equal(t, time.Minute, le.Window)
 
@@ -103,40 +103,4 @@ func TestLimitChangeOnPurposeKeepsEveryHold(t *testing.T) {
 	_, b, err = open(500, newOpts...)
 	require.NoError(t, err, "the limits recorded")
 	totals(spent, 80+60, "the reservations of the process before released on reopening")
-}
-
-// holdIn reserves amount to payTo in b, and takes the hold to state: signed, refused and in
-// doubt with an expiry a minute after clock's time. It returns the hold's id.
-func holdIn(t *testing.T, b *budget.Budget, amount int64, payTo string, state ledger.State, clock sdk.Clock) ledger.HoldID {
-	t.Helper()
-	ctx := t.Context()
-	h, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
-	require.NoError(t, err)
-	switch state {
-	case ledger.Reserved:
-		return h.ID()
-	case ledger.Released:
-		require.NoError(t, h.Release(ctx))
-		return h.ID()
-	}
-	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "0x" + h.ID().String(), Expires: clock.Now().Add(time.Minute)}))
-	switch state {
-	case ledger.Refused:
-		require.NoError(t, h.Refused(ctx))
-	case ledger.InDoubt:
-		require.NoError(t, h.InDoubt(ctx))
-	case ledger.Committed:
-		require.NoError(t, h.Commit(ctx))
-	}
-	return h.ID()
-}
-
-// limitError reserves amount to payTo in b and returns the refusal, failing the test unless
-// a limit refuses it.
-func limitError(t *testing.T, b *budget.Budget, amount int64, payTo string) *budget.LimitError {
-	t.Helper()
-	_, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
-	var le *budget.LimitError
-	require.ErrorAs(t, err, &le)
-	return le
 }

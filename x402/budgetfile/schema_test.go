@@ -3,7 +3,6 @@ package budgetfile
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"math/big"
 	"path/filepath"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/migratetest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/ledger"
 )
@@ -64,13 +64,6 @@ func TestMigrateUpgradesStepByStep(t *testing.T) {
 	require.ErrorAs(t, err, &fe, "a release that knows fewer versions refuses the file")
 }
 
-// oldID is the HoldID version 2 gives the hold of an earlier release numbered n.
-func oldID(n uint64) ledger.HoldID {
-	var id ledger.HoldID
-	binary.BigEndian.PutUint64(id[8:], n)
-	return id
-}
-
 // A file written by a release of schema version 1 (holds numbered by the store, what was
 // spent kept by payee in lower case) opens: each hold has the HoldID of its old number and
 // keeps its state, amount and times; an EVM payee is written in lower case, a Solana one as
@@ -117,25 +110,7 @@ func TestVersion1FileOpens(t *testing.T) {
 		Windows: []ledger.Window{{Length: time.Hour, Count: 4}}}
 	require.NoError(t, s.Configure(ctx, limits), "a file of version 1 has no limits recorded: the first Configure records them")
 
-	for n, want := range map[uint64]ledger.State{1: ledger.Committed, 2: ledger.Committed, 4: ledger.InDoubt, 5: ledger.Released, 6: ledger.Released} {
-		st, err := s.HoldState(ctx, oldID(n))
-		require.NoError(t, err, "hold %d", n)
-		assert.Equal(t, want, st, "hold %d", n)
-	}
-	_, err = s.HoldState(ctx, oldID(7))
-	require.ErrorIs(t, err, ledger.ErrUnknownHold)
-	require.ErrorIs(t, s.Reserve(ctx, oldID(1), ledger.Reservation{Amount: big.NewInt(1), PayTo: "0xdd"}), ledger.ErrDuplicateHold)
-
-	tot, err := s.Totals(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, "72", tot.Spent.String())
-	assert.Equal(t, "30", tot.Held.String())
-	out, err := s.Outstanding(ctx)
-	require.NoError(t, err)
-	require.Len(t, out, 1)
-	assert.Equal(t, ledger.Outstanding{Hold: oldID(4), Amount: big.NewInt(30), PayTo: "0xabcdef0123456789abcdef0123456789abcdef01",
-		Rail: "x402 eip155:8453", Resource: "/r", Payer: "0xpayer", Asset: "0xusdc", Reserved: t0.Add(-20 * time.Minute),
-		Signature: ledger.Signature{ID: "0xs4", Expires: t0.Add(time.Hour)}, State: ledger.InDoubt}, out[0])
+	migratetest.CheckHolds(t, s, t0, map[uint64]ledger.State{1: ledger.Committed, 2: ledger.Committed, 4: ledger.InDoubt, 5: ledger.Released, 6: ledger.Released}, 7, "72")
 
 	refusal := func(amount int64, payTo string) *ledger.Refusal {
 		t.Helper()

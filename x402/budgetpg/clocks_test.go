@@ -2,18 +2,16 @@ package budgetpg_test
 
 import (
 	"context"
-	"encoding/hex"
-	"io"
 	"math/big"
-	"net/http"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/signertest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
@@ -36,24 +34,11 @@ func (c offClock) Now() time.Time { return c.base.Now().Add(c.off) }
 // Sleep sleeps on base.
 func (c offClock) Sleep(ctx context.Context, d time.Duration) error { return c.base.Sleep(ctx, d) }
 
-// newEVMSigner returns a signer of a new random key, which the secret scan knows.
-func newEVMSigner(t *testing.T) *evm.PrivateKeySigner {
-	t.Helper()
-	k, err := crypto.GenerateKey()
-	require.NoError(t, err)
-	key := hex.EncodeToString(crypto.FromECDSA(k))
-	scan.Add(key)
-	s, err := evm.NewPrivateKeySigner(key)
-	require.NoError(t, err)
-	return s
-}
-
-// process is one process of a fleet in a test: its store of the shared budget, its Budget
-// and its payer, whose clock is the process's own.
+// process is one process of a fleet in a test: its store of the shared budget and its payer,
+// whose clock is the process's own.
 type process struct {
-	store  *budgetpg.Store
-	budget *budget.Budget
-	client *http.Client
+	store *budgetpg.Store
+	*budgettest.Process
 }
 
 // startProcess opens the budget name as a new process would, deciding with pgClock (the
@@ -68,40 +53,14 @@ func startProcess(t *testing.T, name string, pgClock, clock sdk.Clock, signer ev
 	require.NoError(t, err)
 	scheme, err := evm.NewExact(signer)
 	require.NoError(t, err)
-	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(b), x402.WithClock(clock), x402.WithResend(0, 0))
-	require.NoError(t, err)
-	return &process{store: s, budget: b, client: &http.Client{Transport: payer.RoundTripper(srv.Client().Transport)}}
-}
-
-// get pays for url through the process's payer: nil for a 2xx answer, else the payer's error.
-func (p *process) get(t *testing.T, url string) error {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
-	require.NoError(t, err)
-	resp, err := p.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-	return nil
-}
-
-// rejected pays for url and returns the server's refusal, failing the test on any other
-// outcome.
-func (p *process) rejected(t *testing.T, url string) *x402.PaymentRejectedError {
-	t.Helper()
-	var rej *x402.PaymentRejectedError
-	require.ErrorAs(t, p.get(t, url), &rej)
-	return rej
+	return &process{store: s, Process: budgettest.NewProcess(t, b, scheme, clock, srv.Client().Transport)}
 }
 
 // windowFull pays for url and checks that the budget's window of a count refuses it, with
 // enough freeing up at retryAt.
 func (p *process) windowFull(t *testing.T, url string, retryAt time.Time, msgAndArgs ...any) {
 	t.Helper()
-	err := p.get(t, url)
+	err := p.Get(t, url)
 	var pe *x402.PolicyError
 	require.ErrorAs(t, err, &pe, msgAndArgs...)
 	require.ErrorIs(t, err, x402.ErrPaymentCountExceeded, msgAndArgs...)
@@ -111,7 +70,7 @@ func (p *process) windowFull(t *testing.T, url string, retryAt time.Time, msgAnd
 // reserved returns what the process's budget holds.
 func (p *process) reserved(t *testing.T) int64 {
 	t.Helper()
-	v, err := p.budget.Reserved(t.Context())
+	v, err := p.Budget.Reserved(t.Context())
 	require.NoError(t, err)
 	require.True(t, v.IsInt64())
 	return v.Int64()
@@ -135,7 +94,7 @@ func TestFleetClockAnHourAheadFreesNothingEarly(t *testing.T) {
 	t.Cleanup(srv.Close)
 	name := budgetName(t)
 	window := budget.WithWindowLimit(time.Hour, nil, 2)
-	aheadSigner, rightSigner := newEVMSigner(t), newEVMSigner(t)
+	aheadSigner, rightSigner := signertest.NewEVM(t, scan), signertest.NewEVM(t, scan)
 	srv.Facilitator().Fund(aheadSigner.Address(), big.NewInt(100*price))
 	srv.Facilitator().Fund(rightSigner.Address(), big.NewInt(2*price)) // its third payment is refused
 	ahead := startProcess(t, name, pg, offClock{pg, time.Hour}, aheadSigner, srv, window)
@@ -151,12 +110,12 @@ func TestFleetClockAnHourAheadFreesNothingEarly(t *testing.T) {
 	// At t0 the process on time pays; the one ahead signs an authorization valid from 50
 	// minutes later, which the facilitator refuses: it counts until it expires, an hour later
 	// than one signed on time, and in the window.
-	require.NoError(t, right.get(t, srv.URL+"/right/1"))
-	rej := ahead.rejected(t, srv.URL+"/ahead/1")
+	require.NoError(t, right.Get(t, srv.URL+"/right/1"))
+	rej := ahead.Rejected(t, srv.URL+"/ahead/1")
 	assert.Equal(t, evm.ReasonValidAfter, rej.Reason)
 	aheadExpires := t0.Add(time.Hour + time.Minute)
 	assert.True(t, aheadExpires.Add(ledger.ExpiryMargin).Equal(rej.HeldUntil), "held until %s", rej.HeldUntil)
-	out, err := right.budget.Outstanding(t.Context())
+	out, err := right.Budget.Outstanding(t.Context())
 	require.NoError(t, err)
 	require.Len(t, out, 1)
 	assert.Equal(t, ledger.Refused, out[0].State)
@@ -178,7 +137,7 @@ func TestFleetClockAnHourAheadFreesNothingEarly(t *testing.T) {
 	ahead.windowFull(t, srv.URL+"/ahead/3", t0.Add(time.Hour), "a nanosecond before the window moves")
 
 	pg.Set(t0.Add(time.Hour))
-	require.NoError(t, right.get(t, srv.URL+"/right/4"), "the window moved at t0+1h on PostgreSQL's clock")
+	require.NoError(t, right.Get(t, srv.URL+"/right/4"), "the window moved at t0+1h on PostgreSQL's clock")
 	reservedIn(price, "the refused authorization counts until its expiry plus the margin")
 	pg.Set(rej.HeldUntil)
 	reservedIn(price, "at its deadline it still counts")
@@ -189,7 +148,7 @@ func TestFleetClockAnHourAheadFreesNothingEarly(t *testing.T) {
 	// A payment refused on time counts until its own expiry plus the margin on PostgreSQL's
 	// clock, however far ahead the process that asks reads: the one ahead asks first.
 	pg.Set(t0.Add(time.Hour + 4*time.Minute))
-	rej = right.rejected(t, srv.URL+"/right/5")
+	rej = right.Rejected(t, srv.URL+"/right/5")
 	assert.Equal(t, evm.ReasonInsufficientBalance, rej.Reason)
 	deadline := t0.Add(time.Hour + 5*time.Minute).Add(ledger.ExpiryMargin)
 	assert.True(t, deadline.Equal(rej.HeldUntil), "held until %s", rej.HeldUntil)
@@ -204,39 +163,14 @@ func TestFleetClockAnHourAheadFreesNothingEarly(t *testing.T) {
 	assert.Zero(t, right.reserved(t))
 
 	for who, p := range both {
-		spent, err := p.budget.Spent(t.Context())
+		spent, err := p.Budget.Spent(t.Context())
 		require.NoError(t, err)
 		assert.Equal(t, int64(2*price), spent.Int64(), "%s: the two payments that went through", who)
-		out, err := p.budget.Outstanding(t.Context())
+		out, err := p.Budget.Outstanding(t.Context())
 		require.NoError(t, err)
 		assert.Empty(t, out, who)
 	}
 	assert.Len(t, srv.Facilitator().Settlements(), 2)
-}
-
-// spend reserves amount in b, signs it expiring a minute after clock's time and commits it:
-// a payment that went through.
-func spend(t *testing.T, b *budget.Budget, amount int64, clock sdk.Clock) {
-	t.Helper()
-	h, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(amount), PayTo: x402test.DefaultPayTo})
-	require.NoError(t, err)
-	require.NoError(t, h.Sign(t.Context(), ledger.Signature{ID: "0x" + h.ID().String(), Expires: clock.Now().Add(time.Minute)}))
-	require.NoError(t, h.Commit(t.Context()))
-}
-
-// reserveOrRetryAt reserves 1 in b and returns the zero time, or the time a window of a count
-// says enough frees up when it refuses.
-func reserveOrRetryAt(t *testing.T, b *budget.Budget) time.Time {
-	t.Helper()
-	_, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(1), PayTo: "0xwindow"})
-	if err == nil {
-		return time.Time{}
-	}
-	var le *budget.LimitError
-	require.ErrorAs(t, err, &le)
-	require.ErrorIs(t, err, budget.ErrPaymentCountExceeded)
-	require.False(t, le.RetryAt.IsZero())
-	return le.RetryAt
 }
 
 // A process whose clock reads thirty years ahead pays on a budget in PostgreSQL, then ends;
@@ -261,35 +195,18 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 
 	// The first process: two payments go through, one is refused (its authorization is not
 	// valid yet), one is reserved and one signed when it ends.
-	signer := newEVMSigner(t)
+	signer := signertest.NewEVM(t, scan)
 	srv.Facilitator().Fund(signer.Address(), big.NewInt(100*price))
 	clock := offClock{pg, ahead.Sub(t0)}
 	first := startProcess(t, name, pg, clock, signer, srv, window)
-	spend(t, first.budget, price, clock)
-	spend(t, first.budget, price, clock)
-	rej := first.rejected(t, srv.URL+"/first")
+	rej := budgettest.PayAhead(t, first.Process, clock, price, x402test.DefaultPayTo, srv.URL+"/first")
 	assert.Equal(t, evm.ReasonValidAfter, rej.Reason)
-	_, err := first.budget.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(price), PayTo: x402test.DefaultPayTo})
-	require.NoError(t, err)
-	signed, err := first.budget.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(price), PayTo: x402test.DefaultPayTo})
-	require.NoError(t, err)
-	require.NoError(t, signed.Sign(ctx, ledger.Signature{ID: "0xsigned", Expires: clock.Now().Add(time.Minute)}))
 	require.NoError(t, first.store.Close())
 
 	// The next process, on time, a minute later.
 	pg.Set(t0.Add(time.Minute))
-	next := startProcess(t, name, pg, pg, newEVMSigner(t), srv, window) // its wallet is empty
-	spent, reserved, err := next.budget.Totals(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, int64(2*price), spent.Int64(), "what went through")
-	assert.Equal(t, int64(2*price), reserved.Int64(), "the refused payment and the one in doubt; the reservation was released")
-	out, err := next.budget.Outstanding(ctx)
-	require.NoError(t, err)
-	require.Len(t, out, 2)
-	assert.Equal(t, ledger.Refused, out[0].State)
-	assert.True(t, ahead.Add(time.Minute).Equal(out[0].Expires), "expires by the clock that signed it: %s", out[0].Expires)
-	assert.Equal(t, ledger.InDoubt, out[1].State)
-	assert.Equal(t, "0xsigned", out[1].ID)
+	next := startProcess(t, name, pg, pg, signertest.NewEVM(t, scan), srv, window) // its wallet is empty
+	out := budgettest.TraceOfAhead(t, next.Budget, price, ahead)
 	for _, o := range out {
 		assert.True(t, t0.Equal(o.Reserved), "reserved at PostgreSQL's time, not %s", o.Reserved)
 	}
@@ -297,26 +214,26 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 	// The window of six counts the first process's four holds until PostgreSQL's clock reads
 	// t0+1h.
 	for range 2 {
-		require.Zero(t, reserveOrRetryAt(t, next.budget))
+		require.Zero(t, budgettest.RetryAt(t, next.Budget))
 	}
-	assert.Equal(t, t0.Add(time.Hour), reserveOrRetryAt(t, next.budget).UTC())
+	assert.Equal(t, t0.Add(time.Hour), budgettest.RetryAt(t, next.Budget))
 	pg.Set(t0.Add(time.Hour - time.Nanosecond))
-	assert.Equal(t, t0.Add(time.Hour), reserveOrRetryAt(t, next.budget).UTC())
+	assert.Equal(t, t0.Add(time.Hour), budgettest.RetryAt(t, next.Budget))
 	pg.Set(t0.Add(time.Hour))
 	for range 4 {
-		require.Zero(t, reserveOrRetryAt(t, next.budget), "the first process's holds left the window at t0+1h")
+		require.Zero(t, budgettest.RetryAt(t, next.Budget), "the first process's holds left the window at t0+1h")
 	}
-	assert.Equal(t, t0.Add(time.Hour+time.Minute), reserveOrRetryAt(t, next.budget).UTC())
+	assert.Equal(t, t0.Add(time.Hour+time.Minute), budgettest.RetryAt(t, next.Budget))
 
 	// A day later the refused payment still counts: it could still settle.
 	pg.Set(t0.AddDate(0, 0, 1))
-	require.ErrorIs(t, next.budget.Resolve(ctx, out[0].ID, false), budget.ErrPaymentNotExpired)
+	require.ErrorIs(t, next.Budget.Resolve(ctx, out[0].ID, false), budget.ErrPaymentNotExpired)
 	assert.Equal(t, int64(2*price+6), next.reserved(t))
 
 	// A payment the next process signs and has refused counts until its own expiry plus the
 	// margin, on the present clock.
 	now := pg.Now()
-	rej = next.rejected(t, srv.URL+"/next")
+	rej = next.Rejected(t, srv.URL+"/next")
 	assert.Equal(t, evm.ReasonInsufficientBalance, rej.Reason)
 	deadline := now.Add(time.Minute + ledger.ExpiryMargin)
 	assert.True(t, deadline.Equal(rej.HeldUntil), "held until %s", rej.HeldUntil)
@@ -324,7 +241,7 @@ func TestProcessThirtyYearsAheadLeavesNoTraceForTheNext(t *testing.T) {
 	assert.Equal(t, int64(3*price+6), next.reserved(t), "at its deadline")
 	pg.Set(deadline.Add(time.Nanosecond))
 	assert.Equal(t, int64(2*price+6), next.reserved(t), "a nanosecond after its deadline")
-	spent, err = next.budget.Spent(ctx)
+	spent, err := next.Budget.Spent(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2*price), spent.Int64())
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/crashtest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetpg"
@@ -59,15 +60,7 @@ func fleetChild(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	signer, err := evm.NewPrivateKeySigner(os.Getenv(envKey))
-	if err != nil {
-		return err
-	}
-	scheme, err := evm.NewExact(signer)
-	if err != nil {
-		return err
-	}
-	payer, err := x402.NewPayer(x402.Policy{}, []x402.Scheme{scheme}, x402.WithBudget(spend), x402.WithResend(0, 0))
+	payer, err := crashtest.ChildPayer(os.Getenv(envKey), spend)
 	if err != nil {
 		return err
 	}

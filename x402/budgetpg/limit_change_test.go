@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sdk "github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/budgetpg"
@@ -24,42 +25,6 @@ func openOn(t *testing.T, name string, clock sdk.Clock, limit *big.Int, opts ...
 	t.Cleanup(func() { _ = s.Close() })
 	budgetpg.SetClock(s, clock)
 	return budget.New(limit, append([]budget.Option{budget.WithStore(s)}, opts...)...)
-}
-
-// holdIn reserves amount to payTo in b, and takes the hold to state: signed, refused and in
-// doubt with an expiry a minute after clock's time.
-func holdIn(t *testing.T, b *budget.Budget, amount int64, payTo string, state ledger.State, clock sdk.Clock) *budget.Hold {
-	t.Helper()
-	ctx := t.Context()
-	h, err := b.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
-	require.NoError(t, err)
-	if state == ledger.Reserved {
-		return h
-	}
-	if state == ledger.Released {
-		require.NoError(t, h.Release(ctx))
-		return h
-	}
-	require.NoError(t, h.Sign(ctx, ledger.Signature{ID: "0x" + h.ID().String(), Expires: clock.Now().Add(time.Minute)}))
-	switch state {
-	case ledger.Refused:
-		require.NoError(t, h.Refused(ctx))
-	case ledger.InDoubt:
-		require.NoError(t, h.InDoubt(ctx))
-	case ledger.Committed:
-		require.NoError(t, h.Commit(ctx))
-	}
-	return h
-}
-
-// limitError reserves amount to payTo in b and returns the refusal, failing the test unless
-// a limit refuses it.
-func limitError(t *testing.T, b *budget.Budget, amount int64, payTo string) *budget.LimitError {
-	t.Helper()
-	_, err := b.Reserve(t.Context(), ledger.Reservation{Amount: big.NewInt(amount), PayTo: payTo})
-	var le *budget.LimitError
-	require.ErrorAs(t, err, &le)
-	return le
 }
 
 // While one process of a fleet holds payments in every state, another records new limits on
@@ -81,7 +46,7 @@ func TestLimitChangeOnPurposeKeepsEveryHoldOfTheFleet(t *testing.T) {
 	require.NoError(t, err)
 	holds := map[ledger.State]*budget.Hold{}
 	for i, st := range []ledger.State{ledger.Committed, ledger.Reserved, ledger.Signed, ledger.Refused, ledger.InDoubt, ledger.Released} {
-		holds[st] = holdIn(t, live, int64(100-10*i), payee, st, pg) // 100, 90, 80, 70, 60, 50
+		holds[st] = budgettest.HoldIn(t, live, int64(100-10*i), payee, st, pg) // 100, 90, 80, 70, 60, 50
 	}
 	const spent, held = 100, 90 + 80 + 70 + 60
 
@@ -103,21 +68,21 @@ func TestLimitChangeOnPurposeKeepsEveryHoldOfTheFleet(t *testing.T) {
 	}
 
 	// The payee has 100 spent and 300 held, of 410 now.
-	le := limitError(t, live, 11, payee)
+	le := budgettest.LimitError(t, live, 11, payee)
 	assert.ErrorIs(t, le, budget.ErrPayeeLimitExceeded, "the live process is held to the new payee limit")
 	assert.Equal(t, int64(410), le.Max.Int64())
 	assert.Equal(t, int64(10), le.Left.Int64())
 	_, err = live.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(10), PayTo: payee})
 	require.NoError(t, err)
 	// 410 of 500 in all; the window of a minute holds three payments, none yet.
-	le = limitError(t, changer, 91, other)
+	le = budgettest.LimitError(t, changer, 91, other)
 	assert.ErrorIs(t, le, budget.ErrBudgetExceeded)
 	assert.Equal(t, int64(500), le.Max.Int64())
 	for range 2 {
 		_, err = live.Reserve(ctx, ledger.Reservation{Amount: big.NewInt(1), PayTo: other})
 		require.NoError(t, err)
 	}
-	le = limitError(t, live, 1, other)
+	le = budgettest.LimitError(t, live, 1, other)
 	assert.ErrorIs(t, le, budget.ErrPaymentCountExceeded, "the new window counts from the change on")
 	assert.Equal(t, time.Minute, le.Window)
 

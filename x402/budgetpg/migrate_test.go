@@ -2,7 +2,6 @@ package budgetpg_test
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/big"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/migratetest"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budgetpg"
 	"github.com/agentapis/sdk/x402/ledger"
@@ -84,13 +84,6 @@ func TestOpenRefusesANewerSchema(t *testing.T) {
 	_, err = budgetpg.Open(t.Context(), dsn)
 	require.ErrorIs(t, err, budgetpg.ErrSchemaNewer)
 	assert.Contains(t, err.Error(), "version 5")
-}
-
-// oldID is the HoldID version 3 gives the hold of an earlier release numbered n.
-func oldID(n uint64) ledger.HoldID {
-	var id ledger.HoldID
-	binary.BigEndian.PutUint64(id[8:], n)
-	return id
 }
 
 // A database a release of schema version 2 wrote (holds numbered by the store, payees'
@@ -169,25 +162,8 @@ func TestVersion2DatabaseOpens(t *testing.T) {
 	require.ErrorIs(t, err, ledger.ErrLimitsDiffer, "the lower-case Solana payee is now named as the holds name it")
 	require.NoError(t, s.Configure(ctx, limits))
 
-	for n, want := range map[uint64]ledger.State{1: ledger.Committed, 2: ledger.Committed, 3: ledger.Committed, 4: ledger.InDoubt,
-		5: ledger.Released, 6: ledger.Released, 7: ledger.Committed} {
-		st, err := s.HoldState(ctx, oldID(n))
-		require.NoError(t, err, "hold %d", n)
-		assert.Equal(t, want, st, "hold %d", n)
-	}
-	_, err = s.HoldState(ctx, oldID(8))
-	require.ErrorIs(t, err, ledger.ErrUnknownHold)
-	require.ErrorIs(t, s.Reserve(ctx, oldID(1), ledger.Reservation{Amount: big.NewInt(1), PayTo: "0xdd"}), ledger.ErrDuplicateHold)
-	tot, err := s.Totals(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, "82", tot.Spent.String())
-	assert.Equal(t, "30", tot.Held.String())
-	out, err := s.Outstanding(ctx)
-	require.NoError(t, err)
-	require.Len(t, out, 1)
-	assert.Equal(t, ledger.Outstanding{Hold: oldID(4), Amount: big.NewInt(30), PayTo: "0xabcdef0123456789abcdef0123456789abcdef01",
-		Rail: "x402 eip155:8453", Resource: "/r", Payer: "0xpayer", Asset: "0xusdc", Reserved: t0.Add(-20 * time.Minute),
-		Signature: ledger.Signature{ID: "0xs4", Expires: t0.Add(time.Hour)}, State: ledger.InDoubt}, out[0])
+	migratetest.CheckHolds(t, s, t0, map[uint64]ledger.State{1: ledger.Committed, 2: ledger.Committed, 3: ledger.Committed, 4: ledger.InDoubt,
+		5: ledger.Released, 6: ledger.Released, 7: ledger.Committed}, 8, "82")
 
 	for _, c := range []struct {
 		payTo  string

@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
@@ -16,7 +17,7 @@ import (
 // benchFixture is the challenge of the spec's requirements (Base Sepolia USDC) and the entry
 // to sign for, with the time of its example.
 func benchFixture(b *testing.B) (*wire.PaymentRequired, *wire.PaymentRequirements, time.Time) {
-	p := specPayload(b)
+	p := spectest.Payload(b)
 	pr := &wire.PaymentRequired{X402Version: 2, Resource: p.Resource, Accepts: []wire.PaymentRequirements{p.Accepted}}
 	return pr, &pr.Accepts[0], time.Unix(1740672100, 0)
 }

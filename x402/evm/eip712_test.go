@@ -3,8 +3,6 @@ package evm_test
 import (
 	"encoding/hex"
 	"math/big"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -12,29 +10,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/signertest"
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
-// readFixture returns the trimmed content of testdata/name.
-func readFixture(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
-	require.NoError(t, err)
-	return strings.TrimSpace(string(b))
-}
-
-// specPayload decodes the PAYMENT-SIGNATURE example of the v2 HTTP transport spec.
-func specPayload(t testing.TB) *wire.PaymentPayload {
-	t.Helper()
-	p, err := wire.DecodePaymentPayload(readFixture(t, "spec_payment_signature.b64"))
-	require.NoError(t, err)
-	return p
-}
-
 func TestSpecVectorRecoversToFrom(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	const from = "0x857b06519E91e3A54538791bDbb0E22373e36b66"
 	require.Equal(t, from, exactOf(t, p).Authorization.From)
 
@@ -82,7 +66,7 @@ func TestPrivateKeySignerRecoversToItsAddress(t *testing.T) {
 func TestSignedPayloadVerifies(t *testing.T) {
 	t.Parallel()
 	s := newSigner(t)
-	pr, err := wire.DecodePaymentRequired(readFixture(t, "spec_payment_required.b64"))
+	pr, err := wire.DecodePaymentRequired(spectest.Header(t, "spec_payment_required.b64"))
 	require.NoError(t, err)
 	now := time.Unix(1_800_000_000, 0)
 	p, err := evm.SignExact(s, pr, &pr.Accepts[0], now)
@@ -101,14 +85,5 @@ func TestSignedPayloadVerifies(t *testing.T) {
 	assert.Equal(t, s.Address(), payer)
 }
 
-// newSigner returns a signer for a fresh random key.
-func newSigner(t testing.TB) *evm.PrivateKeySigner {
-	t.Helper()
-	k, err := crypto.GenerateKey()
-	require.NoError(t, err)
-	key := hex.EncodeToString(crypto.FromECDSA(k))
-	scan.Add(key)
-	s, err := evm.NewPrivateKeySigner(key)
-	require.NoError(t, err)
-	return s
-}
+// newSigner returns a signer of a new random key, which the secret scan knows.
+func newSigner(t testing.TB) *evm.PrivateKeySigner { return signertest.NewEVM(t, scan) }

@@ -129,24 +129,6 @@ func budgetClock(t *testing.T, clock *sdktest.Clock) []reconcile.Option {
 	return []reconcile.Option{reconcile.WithClock(clock)}
 }
 
-// totals checks what a budget has spent and holds.
-func totals(t *testing.T, b *budget.Budget, spent, reserved int64) {
-	t.Helper()
-	s, r, err := b.Totals(t.Context())
-	require.NoError(t, err)
-	assert.Equal(t, big.NewInt(spent).String(), s.String(), "spent")
-	assert.Equal(t, big.NewInt(reserved).String(), r.String(), "reserved")
-}
-
-// ids returns the payment ids of resolutions.
-func ids(rs []reconcile.Resolution) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.ID
-	}
-	return out
-}
-
 // pendingOf returns what a report says of the pending payment id.
 func pendingOf(t *testing.T, rep *reconcile.Report, id string) reconcile.Resolution {
 	t.Helper()
@@ -180,27 +162,27 @@ func TestReconcileCommitsTheSettledAndReleasesTheExpired(t *testing.T) {
 	node.settle(evm.USDCBase, payerAddress, nonceHex(1), txHex(1))
 	node.settle(evm.USDCBase, payerAddress, nonceHex(4), txHex(4))
 	clock.Set(expired.Add(ledger.ExpiryMargin + time.Second))
-	totals(t, b, 0, 2100)
+	budgettest.AssertTotals(t, b, 0, 2100)
 
 	r := newReconciler(t, b, clock, node)
 	rep := reconcileOnce(t, r)
 	require.NoError(t, rep.Err())
 
 	require.Len(t, rep.Committed, 2)
-	assert.ElementsMatch(t, []string{nonceHex(1), nonceHex(4)}, ids(rep.Committed))
+	assert.ElementsMatch(t, []string{nonceHex(1), nonceHex(4)}, budgettest.IDs(rep.Committed))
 	for _, c := range rep.Committed {
 		want := map[string]string{nonceHex(1): txHex(1), nonceHex(4): txHex(4)}[c.ID]
 		assert.Equal(t, want, c.Transaction, "the settling transaction of %s, from its AuthorizationUsed event", c.ID)
 		assert.Equal(t, reconcile.Settled, c.Chain)
 	}
-	assert.Equal(t, []string{nonceHex(2)}, ids(rep.Released))
+	assert.Equal(t, []string{nonceHex(2)}, budgettest.IDs(rep.Released))
 	assert.Equal(t, reconcile.NotSettled, rep.Released[0].Chain)
-	require.Equal(t, []string{nonceHex(3)}, ids(rep.Pending))
+	require.Equal(t, []string{nonceHex(3)}, budgettest.IDs(rep.Pending))
 	assert.Equal(t, valid.Add(ledger.ExpiryMargin), rep.Pending[0].Until, "in doubt until it can no longer settle")
 	assert.NoError(t, rep.Pending[0].Err)
 	assert.Empty(t, rep.Failures)
 	assert.Len(t, rep.Caveats, 1, "one endpoint decides: the report says what that trusts")
-	totals(t, b, 100+400, 300+500+600)
+	budgettest.AssertTotals(t, b, 100+400, 300+500+600)
 
 	// What was sent: the chain id once; the latest and the finalized block in one batch;
 	// one batch of the four payments' state at the latest block and of the two expired at
@@ -244,7 +226,7 @@ func TestReconcileCommitsTheSettledAndReleasesTheExpired(t *testing.T) {
 	rep = reconcileOnce(t, r)
 	assert.Empty(t, rep.Committed)
 	assert.Empty(t, rep.Released)
-	assert.Equal(t, []string{nonceHex(3)}, ids(rep.Pending))
+	assert.Equal(t, []string{nonceHex(3)}, budgettest.IDs(rep.Pending))
 	assert.Len(t, node.calls("eth_chainId"), 1, "the chain id is kept once read")
 }
 
@@ -295,7 +277,7 @@ func TestReconcileReleasesNothingThatCouldStillSettle(t *testing.T) {
 			}
 			assert.NoError(t, pendingOf(t, rep, nonceHex(2)).Err)
 			assert.Equal(t, tc.chain, pendingOf(t, rep, nonceHex(2)).Chain)
-			totals(t, b, 0, 300)
+			budgettest.AssertTotals(t, b, 0, 300)
 			assert.Len(t, budgettest.Outstanding(t, b), 2)
 		})
 	}
@@ -356,7 +338,7 @@ func TestReconcileLeavesEverythingAsItIsOnNodeFailures(t *testing.T) {
 			assert.NotContains(t, rep.Err().Error(), node.URL, "the node's URL is not quoted")
 			var be *evm.BatchError
 			assert.Equal(t, tc.batch, errors.As(rep.Err(), &be), "a *BatchError: %v", rep.Err())
-			totals(t, b, 0, 300)
+			budgettest.AssertTotals(t, b, 0, 300)
 			if tc.fault == faultStall {
 				assert.ErrorIs(t, rep.Err(), context.DeadlineExceeded, "the lookup's bound ended it")
 				assert.ErrorIs(t, rep.Err(), reconcile.ErrUnreachable)
@@ -378,7 +360,7 @@ func TestReconcileRefusesANodeOfAnotherChain(t *testing.T) {
 	require.Len(t, rep.Failures, 1)
 	assert.ErrorContains(t, rep.Failures[0], "the node serves chain 84532, not 8453")
 	assert.Empty(t, node.calls("eth_call"), "nothing is read from the wrong chain")
-	totals(t, b, 0, 100)
+	budgettest.AssertTotals(t, b, 0, 100)
 }
 
 func TestReconcileBatchesAndPacesItsLookups(t *testing.T) {
@@ -445,7 +427,7 @@ func TestReconcileReportsPaymentsNoLookupHandles(t *testing.T) {
 	assert.ErrorIs(t, rep.Pending[0].Err, reconcile.ErrNoLookup)
 	assert.Empty(t, node.calls("eth_call"))
 	assert.Empty(t, rep.Caveats, "no lookup was used")
-	totals(t, b, 0, 100)
+	budgettest.AssertTotals(t, b, 0, 100)
 }
 
 func TestReconcileRunsInTheBackground(t *testing.T) {
@@ -479,14 +461,14 @@ func TestReconcileRunsInTheBackground(t *testing.T) {
 		select {
 		case rep := <-reports:
 			if committed = len(rep.Committed) > 0; committed {
-				assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed))
+				assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed))
 				assert.Equal(t, txHex(1), rep.Committed[0].Transaction)
 			}
 		case <-ctx.Done():
 			t.Fatal("Run never committed the payment that settled")
 		}
 	}
-	totals(t, b, 100, 0)
+	budgettest.AssertTotals(t, b, 100, 0)
 	cancel()
 	select {
 	case err := <-done:
@@ -630,8 +612,8 @@ func TestReconcilerClockDecidesTheExpiry(t *testing.T) {
 
 	own.Set(rt0.Add(time.Hour))
 	rep = reconcileOnce(t, newReconciler(t, b, budgetsClock, node, reconcile.WithClock(own)))
-	assert.Equal(t, []string{nonceHex(1)}, ids(rep.Released))
-	totals(t, b, 0, 0)
+	assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Released))
+	budgettest.AssertTotals(t, b, 0, 0)
 }
 
 // lower returns s in lower case.

@@ -41,7 +41,7 @@ func twoExpired(t *testing.T, node *evmNode) (*budget.Budget, *sdktest.Clock) {
 // what was released is only what never settled.
 func requireNotReleased(t *testing.T, rep *reconcile.Report) {
 	t.Helper()
-	assert.NotContains(t, ids(rep.Released), nonceHex(1), "the payment that settled is not released")
+	assert.NotContains(t, budgettest.IDs(rep.Released), nonceHex(1), "the payment that settled is not released")
 	for _, r := range rep.Released {
 		assert.Equal(t, nonceHex(2), r.ID)
 	}
@@ -105,13 +105,13 @@ func TestReconcileReleasesNothingThatSettledOnALyingNode(t *testing.T) {
 			requireNotReleased(t, rep)
 			var spent, held int64 = 0, 300
 			if tc.settled {
-				assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed))
+				assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed))
 				spent, held = 100, 200
 			} else {
 				assert.Empty(t, rep.Committed)
 			}
 			if tc.freed {
-				assert.Equal(t, []string{nonceHex(2)}, ids(rep.Released), "what never settled is still released")
+				assert.Equal(t, []string{nonceHex(2)}, budgettest.IDs(rep.Released), "what never settled is still released")
 				held -= 200
 			} else {
 				assert.Empty(t, rep.Released)
@@ -119,7 +119,7 @@ func TestReconcileReleasesNothingThatSettledOnALyingNode(t *testing.T) {
 			if tc.check != nil {
 				tc.check(t, rep)
 			}
-			totals(t, b, spent, held)
+			budgettest.AssertTotals(t, b, spent, held)
 		})
 	}
 }
@@ -135,13 +135,13 @@ func TestReconcileCommitsNothingWithoutItsEvent(t *testing.T) {
 		node.fail("eth_call", faultLieUsed)
 
 		rep := reconcileOnce(t, newReconciler(t, b, clock, node))
-		assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed), "the one whose event is there")
+		assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed), "the one whose event is there")
 		assert.Equal(t, txHex(1), rep.Committed[0].Transaction)
 		assert.Empty(t, rep.Released)
 		var conflict *evm.ConflictError
 		require.ErrorAs(t, pendingOf(t, rep, nonceHex(2)).Err, &conflict)
 		assert.Contains(t, conflict.Reason, "reads used, but the node has no AuthorizationUsed event")
-		totals(t, b, 100, 200)
+		budgettest.AssertTotals(t, b, 100, 200)
 	})
 	t.Run("events hidden", func(t *testing.T) {
 		t.Parallel()
@@ -151,10 +151,10 @@ func TestReconcileCommitsNothingWithoutItsEvent(t *testing.T) {
 
 		rep := reconcileOnce(t, newReconciler(t, b, clock, node))
 		assert.Empty(t, rep.Committed)
-		assert.Equal(t, []string{nonceHex(2)}, ids(rep.Released), "unused, and no event says otherwise")
+		assert.Equal(t, []string{nonceHex(2)}, budgettest.IDs(rep.Released), "unused, and no event says otherwise")
 		var conflict *evm.ConflictError
 		require.ErrorAs(t, pendingOf(t, rep, nonceHex(1)).Err, &conflict)
-		totals(t, b, 0, 100)
+		budgettest.AssertTotals(t, b, 0, 100)
 	})
 }
 
@@ -178,7 +178,7 @@ func TestSeveralEndpointsOutvoteAConsistentLiar(t *testing.T) {
 		assert.Contains(t, lookup.Caveats()[0], "one RPC endpoint decides every release")
 
 		rep := reconcileOnce(t, reconcilerOf(t, b, clock, lookup))
-		assert.ElementsMatch(t, []string{nonceHex(1), nonceHex(2)}, ids(rep.Released), "the limit of one endpoint")
+		assert.ElementsMatch(t, []string{nonceHex(1), nonceHex(2)}, budgettest.IDs(rep.Released), "the limit of one endpoint")
 		assert.Equal(t, lookup.Caveats(), rep.Caveats, "the report says what the release trusted")
 	})
 	for name, liarFirst := range map[string]bool{"liar first": true, "liar second": false} {
@@ -195,11 +195,11 @@ func TestSeveralEndpointsOutvoteAConsistentLiar(t *testing.T) {
 			r := reconcilerOf(t, b, clock, lookup)
 
 			rep := reconcileOnce(t, r)
-			assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed), "the honest endpoint proves it settled")
+			assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed), "the honest endpoint proves it settled")
 			assert.Equal(t, txHex(1), rep.Committed[0].Transaction)
-			assert.Equal(t, []string{nonceHex(2)}, ids(rep.Released), "both say it can no longer settle")
+			assert.Equal(t, []string{nonceHex(2)}, budgettest.IDs(rep.Released), "both say it can no longer settle")
 			assert.Empty(t, rep.Caveats)
-			totals(t, b, 100, 0)
+			budgettest.AssertTotals(t, b, 100, 0)
 
 			inDoubt(t, b, nonceHex(3), 300, rt0.Add(-time.Hour))
 			reconcileOnce(t, r)
@@ -220,15 +220,15 @@ func TestSeveralEndpointsMustAllAgreeToRelease(t *testing.T) {
 		r := reconcilerOf(t, b, clock, dial(t, honest, evm.WithEndpoint(stale.URL)))
 
 		rep := reconcileOnce(t, r)
-		assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed))
+		assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed))
 		assert.Empty(t, rep.Released, "the stale endpoint's finalized block is before the expiry")
 		assert.Equal(t, reconcile.Pending, pendingOf(t, rep, nonceHex(2)).Chain)
 		assert.NoError(t, pendingOf(t, rep, nonceHex(2)).Err)
 
 		stale.mine(3600 / blockSeconds)
 		rep = reconcileOnce(t, r)
-		assert.Equal(t, []string{nonceHex(2)}, ids(rep.Released), "once both are past it")
-		totals(t, b, 100, 0)
+		assert.Equal(t, []string{nonceHex(2)}, budgettest.IDs(rep.Released), "once both are past it")
+		budgettest.AssertTotals(t, b, 100, 0)
 	})
 	t.Run("an endpoint that fails", func(t *testing.T) {
 		t.Parallel()
@@ -237,12 +237,12 @@ func TestSeveralEndpointsMustAllAgreeToRelease(t *testing.T) {
 		failing.fail("", faultHTTP500)
 
 		rep := reconcileOnce(t, reconcilerOf(t, b, clock, dial(t, failing, evm.WithEndpoint(honest.URL))))
-		assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed), "any endpoint proves a commit")
+		assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed), "any endpoint proves a commit")
 		assert.Empty(t, rep.Released)
 		err := pendingOf(t, rep, nonceHex(2)).Err
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "RPC endpoint 1: ")
-		totals(t, b, 100, 200)
+		budgettest.AssertTotals(t, b, 100, 200)
 	})
 	t.Run("an endpoint that says used", func(t *testing.T) {
 		t.Parallel()
@@ -251,12 +251,12 @@ func TestSeveralEndpointsMustAllAgreeToRelease(t *testing.T) {
 		lying.fail("eth_call", faultLieUsed)
 
 		rep := reconcileOnce(t, reconcilerOf(t, b, clock, dial(t, honest, evm.WithEndpoint(lying.URL))))
-		assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed))
+		assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed))
 		assert.Empty(t, rep.Released, "one endpoint's contradiction holds the release back")
 		var conflict *evm.ConflictError
 		require.ErrorAs(t, pendingOf(t, rep, nonceHex(2)).Err, &conflict)
 		assert.Equal(t, 2, conflict.Endpoint)
-		totals(t, b, 100, 200)
+		budgettest.AssertTotals(t, b, 100, 200)
 	})
 }
 
@@ -280,10 +280,10 @@ func TestReconcileSearchesEventsInRangesTheNodeAllows(t *testing.T) {
 	r := newReconciler(t, b, clock, node)
 
 	rep := reconcileOnce(t, r)
-	assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed))
+	assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed))
 	assert.Equal(t, txHex(1), rep.Committed[0].Transaction)
-	assert.Equal(t, []string{nonceHex(2)}, ids(rep.Released))
-	totals(t, b, 100, 0)
+	assert.Equal(t, []string{nonceHex(2)}, budgettest.IDs(rep.Released))
+	budgettest.AssertTotals(t, b, 100, 0)
 
 	from := node.blockAt(reserved.Add(-settleSlack))
 	calls := node.calls("eth_getLogs")
@@ -320,8 +320,8 @@ func TestReconcileReadsTheSafeBlockWhereThereIsNoFinalized(t *testing.T) {
 	r := newReconciler(t, b, clock, node)
 
 	rep := reconcileOnce(t, r)
-	assert.Equal(t, []string{nonceHex(1)}, ids(rep.Committed))
-	assert.Equal(t, []string{nonceHex(2)}, ids(rep.Released))
+	assert.Equal(t, []string{nonceHex(1)}, budgettest.IDs(rep.Committed))
+	assert.Equal(t, []string{nonceHex(2)}, budgettest.IDs(rep.Released))
 	var atSafe int
 	for _, c := range node.calls("eth_call") {
 		if _, _, _, block := callOf(t, c); block == blockHex(headBlock-safeLag) {
@@ -340,7 +340,7 @@ func TestReconcileReadsTheSafeBlockWhereThereIsNoFinalized(t *testing.T) {
 	inDoubt(t, b, nonceHex(3), 300, rt0.Add(-time.Hour))
 	before := len(node.batches("eth_getBlockByNumber"))
 	rep = reconcileOnce(t, r)
-	assert.Equal(t, []string{nonceHex(3)}, ids(rep.Released))
+	assert.Equal(t, []string{nonceHex(3)}, budgettest.IDs(rep.Released))
 	assert.JSONEq(t, `"finalized"`, string(node.batches("eth_getBlockByNumber")[before].Calls[1].Params[0]),
 		"the finalized block first again")
 }
@@ -402,7 +402,7 @@ func TestADeadNodeCostsOneBoundedWait(t *testing.T) {
 			if tc.extra != "" {
 				assert.Len(t, live.calls("eth_chainId"), 1, "the live endpoint was asked by one lookup only")
 			}
-			totals(t, b, 0, 50)
+			budgettest.AssertTotals(t, b, 0, 50)
 		})
 	}
 }

@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
 func TestDecodeSpecExactPayload(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	e, err := evm.DecodeExactPayload(p)
 	require.NoError(t, err)
 	a := e.Authorization
@@ -33,7 +34,7 @@ func TestDecodeSpecExactPayload(t *testing.T) {
 
 func TestDecodeExactPayloadRefusesMalformedPayloads(t *testing.T) {
 	t.Parallel()
-	spec := specPayload(t)
+	spec := spectest.Payload(t)
 	mutate := func(f func(m map[string]any)) *wire.PaymentPayload {
 		var m map[string]any
 		require.NoError(t, json.Unmarshal(spec.Payload, &m))
@@ -70,7 +71,7 @@ func TestDecodeExactPayloadRefusesMalformedPayloads(t *testing.T) {
 
 func TestExactPayloadWorksWithEncodingJSON(t *testing.T) {
 	t.Parallel()
-	e := exactOf(t, specPayload(t))
+	e := exactOf(t, spectest.Payload(t))
 	b, err := json.Marshal(e)
 	require.NoError(t, err)
 	var payload evm.ExactPayload
@@ -112,7 +113,7 @@ func TestSignerNeverShowsItsKey(t *testing.T) {
 
 func TestPaymentErrorsNeverShowTheSignature(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	e := exactOf(t, p)
 	sig := fmt.Sprintf("%x", e.Signature)
 	// Break the signature and check the verifier's message.

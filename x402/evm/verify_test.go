@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
@@ -20,7 +21,7 @@ var secp256k1N, _ = new(big.Int).SetString("fffffffffffffffffffffffffffffffebaae
 // signedAt returns a payload signed at now for the spec's requirements, and the requirements.
 func signedAt(t *testing.T, now time.Time) (*wire.PaymentPayload, wire.PaymentRequirements) {
 	t.Helper()
-	pr, err := wire.DecodePaymentRequired(readFixture(t, "spec_payment_required.b64"))
+	pr, err := wire.DecodePaymentRequired(spectest.Header(t, "spec_payment_required.b64"))
 	require.NoError(t, err)
 	p, err := evm.SignExact(newSigner(t), pr, &pr.Accepts[0], now)
 	require.NoError(t, err)
@@ -194,7 +195,7 @@ func (b brokenSigner) SignDigest([32]byte) ([]byte, error) { return b.sig, b.err
 
 func TestSignExactChecksTheSigner(t *testing.T) {
 	t.Parallel()
-	pr, err := wire.DecodePaymentRequired(readFixture(t, "spec_payment_required.b64"))
+	pr, err := wire.DecodePaymentRequired(spectest.Header(t, "spec_payment_required.b64"))
 	require.NoError(t, err)
 	now := time.Unix(1_800_000_000, 0)
 	key, err := crypto.GenerateKey()
@@ -223,7 +224,7 @@ func TestExactCheckRefusesWhatEIP3009Needs(t *testing.T) {
 	t.Parallel()
 	scheme, err := evm.NewExact(newSigner(t))
 	require.NoError(t, err)
-	pr, err := wire.DecodePaymentRequired(readFixture(t, "spec_payment_required.b64"))
+	pr, err := wire.DecodePaymentRequired(spectest.Header(t, "spec_payment_required.b64"))
 	require.NoError(t, err)
 	good := pr.Accepts[0]
 	require.NoError(t, scheme.Check(&good))

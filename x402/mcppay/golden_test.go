@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/signertest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/mcppay"
 	"github.com/agentapis/sdk/x402/wire"
@@ -181,7 +182,7 @@ func (s *scripted) CallTool(_ context.Context, p *mcp.CallToolParams) (*mcp.Call
 }
 
 // specPayer returns a payer that can pay the spec's example: Base Sepolia USDC, to its payee.
-func specPayer(t *testing.T) (*x402.Payer, *countingSigner) {
+func specPayer(t *testing.T) (*x402.Payer, *signertest.EVM) {
 	t.Helper()
 	return newPayer(t, x402test.NewFacilitator(), 0, x402.Policy{MaxTotal: big.NewInt(100_000),
 		Networks: []string{"eip155:84532"}, PayTo: []string{"0x209693Bc6afc0C5328bA36FaF03C514EF312287C"}})
@@ -212,7 +213,7 @@ func TestTheClientPaysTheSpecsExampleInTheSpecsShape(t *testing.T) {
 		{"_meta", mcppay.MetaPayment, "x402Version"}} {
 		assert.JSONEq(t, string(member(t, spec.Params, path...)), string(member(t, sent, path...)), "%v", path)
 	}
-	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, int64(1), signer.Signed())
 
 	assert.Equal(t, "0x1234567890abcdef1234567890abcdef1234567890abcdef1234567890abcdef", res.Receipt.Transaction)
 	assert.Equal(t, big.NewInt(10_000), res.Payment.Amount)
@@ -245,7 +246,7 @@ func TestTheClientPaysTheV1ExampleInTheV1Shape(t *testing.T) {
 		{"_meta", mcppay.MetaPayment, "scheme"}, {"_meta", mcppay.MetaPayment, "network"}} {
 		assert.JSONEq(t, string(member(t, spec.Params, path...)), string(member(t, sent, path...)), "%v", path)
 	}
-	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, int64(1), signer.Signed())
 	assert.Equal(t, "eip155:84532", res.Payment.Network)
 	assert.Equal(t, big.NewInt(10_000), res.Payment.Amount)
 	assert.Equal(t, "base-sepolia", res.Receipt.RawNetwork)

@@ -2,20 +2,18 @@ package mcppay_test
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"math/big"
 	"os"
-	"sync/atomic"
 	"testing"
 
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/gagliardetto/solana-go"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/signertest"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/mcppay"
@@ -49,35 +47,15 @@ func connect(t testing.TB, srv *x402test.MCPServer, transport string) *mcp.Clien
 	return cs
 }
 
-// countingSigner is an EVM signer of a new random key that counts its signatures and hands
+// newSigner returns an EVM signer of a new random key that counts its signatures and hands
 // each, and the key, to the secret scan.
-type countingSigner struct {
-	evm.Signer
-	n atomic.Int64
-}
-
-func (c *countingSigner) SignDigest(d [32]byte) ([]byte, error) {
-	c.n.Add(1)
-	sig, err := c.Signer.SignDigest(d)
-	scan.Add(hex.EncodeToString(sig))
-	return sig, err
-}
-
-// newSigner returns a counting EVM signer of a new random key.
-func newSigner(t testing.TB) *countingSigner {
-	t.Helper()
-	k, err := crypto.GenerateKey()
-	require.NoError(t, err)
-	key := hex.EncodeToString(crypto.FromECDSA(k))
-	scan.Add(key)
-	s, err := evm.NewPrivateKeySigner(key)
-	require.NoError(t, err)
-	return &countingSigner{Signer: s}
+func newSigner(t testing.TB) *signertest.EVM {
+	return signertest.CountEVM(signertest.NewEVM(t, scan), scan)
 }
 
 // newPayer returns a payer paying on EVM with a counting signer funded with funds at f. A
 // policy with a MaxTotal makes it draw on a budget in the store budgettest.EnvStore names.
-func newPayer(t testing.TB, f *x402test.Facilitator, funds int64, policy x402.Policy, opts ...x402.PayerOption) (*x402.Payer, *countingSigner) {
+func newPayer(t testing.TB, f *x402test.Facilitator, funds int64, policy x402.Policy, opts ...x402.PayerOption) (*x402.Payer, *signertest.EVM) {
 	t.Helper()
 	signer := newSigner(t)
 	f.Fund(signer.Address(), big.NewInt(funds))
@@ -92,29 +70,12 @@ func newPayer(t testing.TB, f *x402test.Facilitator, funds int64, policy x402.Po
 	return p, signer
 }
 
-// countingWallet is a Solana wallet that counts its signatures and hands each to the scan.
-type countingWallet struct {
-	svm.Signer
-	n atomic.Int64
-}
-
-func (c *countingWallet) SignMessage(message []byte) (solana.Signature, error) {
-	c.n.Add(1)
-	sig, err := c.Signer.SignMessage(message)
-	scan.Add(sig.String())
-	return sig, err
-}
-
 // newSolanaScheme returns the Solana scheme of a new wallet funded with funds on the ledger
 // of srv's facilitator, reading it through srv's node.
-func newSolanaScheme(t testing.TB, srv *x402test.MCPServer, funds int64) (x402.Scheme, *countingWallet) {
+func newSolanaScheme(t testing.TB, srv *x402test.MCPServer, funds int64) (x402.Scheme, *signertest.Solana) {
 	t.Helper()
-	key := solana.NewWallet().PrivateKey
-	scan.Add(key.String())
-	s, err := svm.NewPrivateKeySigner(key)
-	require.NoError(t, err)
-	wallet := &countingWallet{Signer: s}
-	srv.Facilitator().Fund(wallet.PublicKey().String(), big.NewInt(funds))
+	wallet := signertest.NewSolana(t, scan)
+	srv.Facilitator().Fund(wallet.Address(), big.NewInt(funds))
 	node, err := svm.DialNode(srv.SolanaURL())
 	require.NoError(t, err)
 	scheme, err := svm.NewExact(wallet, node)

@@ -108,7 +108,7 @@ func TestFreeToolsAndPlainToolErrorsAreNotPaid(t *testing.T) {
 	_, err = call(c, "missing", nil)
 	var werr *jsonrpc.Error
 	require.ErrorAs(t, err, &werr, "a protocol error of an unpaid call is returned as it is")
-	assert.Zero(t, signer.n.Load(), "nothing signed")
+	assert.Zero(t, signer.Signed(), "nothing signed")
 	assert.Empty(t, srv.Facilitator().Settlements())
 }
 
@@ -131,13 +131,13 @@ func TestPolicyAndBudgetRefusalsSignNothing(t *testing.T) {
 		var pe *x402.PolicyError
 		require.ErrorAs(t, err, &pe, name)
 		assert.ErrorIs(t, err, tc.rule, name)
-		assert.Zero(t, signer.n.Load(), name)
+		assert.Zero(t, signer.Signed(), name)
 	}
 	payer, signer := newPayer(t, srv.Facilitator(), 10_000, x402.Policy{MaxTotal: big.NewInt(10_000), Networks: []string{"eip155:84532"}})
 	_, err := call(newClient(t, cs, payer), x402test.DefaultMCPTool, nil)
 	var nu *x402.NoUsableRequirementsError
 	require.ErrorAs(t, err, &nu)
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 	assert.Empty(t, srv.Facilitator().Settlements())
 }
 
@@ -166,7 +166,7 @@ func TestARequoteIsPaidOnceWhenThePolicyAllows(t *testing.T) {
 		res, err := call(newClient(t, connect(t, srv, transport), payer), x402test.DefaultMCPTool, nil)
 		require.NoError(t, err, transport)
 		assert.Equal(t, big.NewInt(150), res.Payment.Amount)
-		assert.Equal(t, int64(2), signer.n.Load())
+		assert.Equal(t, int64(2), signer.Signed())
 		assert.Equal(t, big.NewInt(150), settled(srv.Facilitator()))
 		assert.Equal(t, big.NewInt(150), budgettest.Spent(t, payer))
 		assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused first authorization is held until it expires")
@@ -190,7 +190,7 @@ func TestARequoteIsPaidOnceWhenThePolicyAllows(t *testing.T) {
 	var rj *x402.PaymentRejectedError
 	require.ErrorAs(t, err, &rj)
 	assert.ErrorIs(t, rj.Requote, x402.ErrAmountOverCap)
-	assert.Equal(t, int64(1), signer.n.Load())
+	assert.Equal(t, int64(1), signer.Signed())
 	assert.Empty(t, srv.Facilitator().Settlements())
 }
 
@@ -355,7 +355,7 @@ func TestAPaymentRequirementInTheTextContentIsPaid(t *testing.T) {
 	res, err := call(newClient(t, connect(t, srv, "memory"), payer), x402test.DefaultMCPTool, map[string]any{"x": 1})
 	require.NoError(t, err)
 	assert.Equal(t, big.NewInt(120), res.Payment.Amount, "the re-quote in the same form is paid too")
-	assert.Equal(t, int64(2), signer.n.Load())
+	assert.Equal(t, int64(2), signer.Signed())
 	assert.Equal(t, big.NewInt(120), budgettest.Spent(t, payer))
 	assert.Equal(t, big.NewInt(100), budgettest.Reserved(t, payer), "the refused first authorization is held until it expires")
 }
@@ -370,7 +370,7 @@ func TestAnUnreadablePaymentRequirementIsAFormatError(t *testing.T) {
 	_, err := call(newClient(t, session, payer), x402test.DefaultMCPTool, nil)
 	var fe *wire.FormatError
 	require.ErrorAs(t, err, &fe)
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 }
 
 // A call that carries a payment of its own is passed through.
@@ -387,7 +387,7 @@ func TestACallCarryingItsOwnPaymentIsPassedThrough(t *testing.T) {
 	_, ok := mcppay.ChallengeFrom(res.CallToolResult)
 	assert.True(t, ok)
 	assert.Nil(t, res.Payment)
-	assert.Zero(t, signer.n.Load())
+	assert.Zero(t, signer.Signed())
 }
 
 // Concurrent calls through one client share the payer's budget exactly.

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,42 +16,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/internal/budgettest"
+	"github.com/agentapis/sdk/internal/soaktest"
 	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/x402"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/mcppay"
-	"github.com/agentapis/sdk/x402/svm"
 	"github.com/agentapis/sdk/x402/wire"
 	"github.com/agentapis/sdk/x402/x402test"
-)
-
-// The faults of the soak, one call in ten each; call n gets fault n % 10. They are those of
-// the HTTP soak (x402/soak_test.go), as an MCP server meets them.
-const (
-	soakClean = iota
-	soakErrorBeforePayment
-	soakErrorBeforeSettle
-	soakErrorAfterSettle
-	soakDropAfterSettle
-	soakRequoteWithinCap
-	soakRequoteAboveCap
-	soakForeignPayeeFirst
-	soakForeignPayeeOnRequote
-	soakStallAfterSettle
 )
 
 // soakTool is the paid tool of the soak; its argument n names the call.
 const soakTool = "item"
 
-// soakStore is the server side of the soak: it sells call n of soakTool at 100, with the
-// fault of n, and remembers which call each payment (by its id) was for.
+// soakStore is the server side of the soak: it sells call n of soakTool at soaktest.Price,
+// with the fault of n (those of the HTTP soak, as an MCP server meets them), and logs which
+// call each payment was for.
 type soakStore struct {
 	shop, foreign string
+	log           *soaktest.Log
 	mu            sync.Mutex
-	paid          map[int]int                // call -> paid calls seen
-	fetchOf       map[string]int             // payment id -> call
-	received      map[string]*big.Int        // payment id -> amount, every payment that arrived
-	giveUp        map[int]context.CancelFunc // the stalled calls' cancels, called once they settled
+	paid          map[int]int // call -> paid calls seen
 }
 
 // numberOf reads the call's n.
@@ -81,67 +63,53 @@ func (s *soakStore) config() x402test.MCPPaywallConfig {
 		Price: func(call *x402test.MCPCall) *big.Int {
 			attempt := s.attempt(call, true)
 			switch kind := numberOf(call) % 10; {
-			case kind == soakRequoteWithinCap && attempt >= 1:
-				return big.NewInt(150) // the first payment does not match: a new quote at 150
-			case kind == soakRequoteAboveCap && attempt >= 1:
-				return big.NewInt(1000)
+			case kind == soaktest.RequoteWithinCap && attempt >= 1:
+				return big.NewInt(soaktest.RequotePrice) // the first payment does not match: a new quote
+			case kind == soaktest.RequoteAboveCap && attempt >= 1:
+				return big.NewInt(soaktest.ExpensivePrice)
 			}
-			return big.NewInt(100)
+			return big.NewInt(soaktest.Price)
 		},
 		PayTo: func(call *x402test.MCPCall) string {
 			attempt := s.attempt(call, false)
 			switch kind := numberOf(call) % 10; {
-			case kind == soakForeignPayeeFirst, kind == soakForeignPayeeOnRequote && attempt >= 1:
+			case kind == soaktest.ForeignPayeeFirst, kind == soaktest.ForeignPayeeOnRequote && attempt >= 1:
 				return s.foreign
 			}
 			return s.shop
 		},
 		Fault: func(call *x402test.MCPCall) x402test.SettlementFault {
 			n := numberOf(call)
-			if id, ok := soakPaymentID(call); ok {
-				s.mu.Lock()
-				s.fetchOf[id] = n
-				s.received[id] = call.Payment.Accepted.Amount
-				s.mu.Unlock()
+			if call.Payment != nil {
+				s.log.Paid(call.Payment, n)
 			}
 			switch n % 10 {
-			case soakErrorBeforeSettle:
+			case soaktest.ErrorBeforeSettle:
 				if s.attempt(call, false) == 1 {
 					return x402test.FaultErrorBeforeSettle
 				}
-			case soakErrorAfterSettle:
+			case soaktest.ErrorAfterSettle:
 				return x402test.FaultErrorAfterSettle
-			case soakDropAfterSettle:
+			case soaktest.DropAfterSettle:
 				return x402test.FaultDropAfterSettle
-			case soakStallAfterSettle:
+			case soaktest.StallAfterSettle:
 				return x402test.FaultStallAfterSettle
 			}
 			return x402test.NoFault
 		},
-		Settled: func(call *x402test.MCPCall, _ *wire.SettleResponse) {
-			n := numberOf(call)
-			if n%10 != soakStallAfterSettle {
-				return
-			}
-			s.mu.Lock()
-			cancel := s.giveUp[n]
-			s.mu.Unlock()
-			if cancel != nil {
-				cancel()
-			}
-		},
+		Settled: func(call *x402test.MCPCall, _ *wire.SettleResponse) { s.log.Settled(numberOf(call)) },
 	}
 }
 
 // failUnpaid is the soak's own fault before any payment: a JSON-RPC error to the unpaid
-// calls of soakErrorBeforePayment.
+// calls of soaktest.ErrorBeforePayment.
 func failUnpaid(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
 			_, paid := r.Params.Meta[mcppay.MetaPayment]
 			var args struct{ N int }
 			_ = json.Unmarshal(r.Params.Arguments, &args)
-			if !paid && args.N%10 == soakErrorBeforePayment {
+			if !paid && args.N%10 == soaktest.ErrorBeforePayment {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "overloaded"}
 			}
 		}
@@ -149,39 +117,13 @@ func failUnpaid(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// soakPaymentID returns what identifies a call's payment on its chain, as the budget and the
-// facilitator's settlements name it: an EVM authorization's nonce, the payer's signature of a
-// Solana transaction.
-func soakPaymentID(call *x402test.MCPCall) (string, bool) {
-	p := call.Payment
-	if p == nil {
-		return "", false
-	}
-	if wire.Namespace(p.Accepted.Network) == "solana" {
-		tx, err := svm.DecodeExactPayload(p)
-		if err != nil || len(tx.Signatures) < 2 {
-			return "", false
-		}
-		return tx.Signatures[1].String(), true // the fee payer's comes first
-	}
-	e, err := evm.DecodeExactPayload(p)
-	if err != nil {
-		return "", false
-	}
-	return fmt.Sprintf("0x%x", e.Authorization.Nonce), true
-}
-
-// soakRail is a chain family the soak pays on.
+// soakRail is a chain family the soak pays on, and how a payer's scheme is made and funded.
 type soakRail struct {
-	name          string
-	shop, foreign string
-	network       string // the offer's network ("" for Base)
-	same          func(a, b string) bool
-	scheme        func(t *testing.T, srv *x402test.MCPServer, funds int64) x402.Scheme
+	soaktest.Rail
+	scheme func(t *testing.T, srv *x402test.MCPServer, funds int64) x402.Scheme
 }
 
-var evmRail = soakRail{name: "evm", shop: shop, foreign: "0x000000000000000000000000000000000000bEEF",
-	same: strings.EqualFold,
+var evmRail = soakRail{Rail: soaktest.EVM(shop),
 	scheme: func(t *testing.T, srv *x402test.MCPServer, funds int64) x402.Scheme {
 		signer := newSigner(t)
 		srv.Facilitator().Fund(signer.Address(), big.NewInt(funds))
@@ -191,8 +133,7 @@ var evmRail = soakRail{name: "evm", shop: shop, foreign: "0x00000000000000000000
 	}}
 
 func solanaRail() soakRail {
-	return soakRail{name: "solana", shop: newSolanaAddress(), foreign: newSolanaAddress(), network: svm.NetworkMainnet,
-		same: func(a, b string) bool { return a == b },
+	return soakRail{Rail: soaktest.Solana(),
 		scheme: func(t *testing.T, srv *x402test.MCPServer, funds int64) x402.Scheme {
 			s, _ := newSolanaScheme(t, srv, funds)
 			return s
@@ -222,12 +163,12 @@ func TestFaultSoakOverMCP(t *testing.T) {
 	t.Parallel()
 	for _, rail := range []soakRail{evmRail, solanaRail()} {
 		size := testenv.Size(200, 1000)
-		if rail.name == "solana" {
+		if rail.Name == "solana" {
 			size = testenv.Size(100, 1000)
 		}
 		for _, kind := range soakStores(t) {
 			for _, requote := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/%s/AllowRequote=%t", rail.name, kind, requote), func(t *testing.T) {
+				t.Run(fmt.Sprintf("%s/%s/AllowRequote=%t", rail.Name, kind, requote), func(t *testing.T) {
 					t.Parallel()
 					faultSoak(t, rail, kind, requote, size)
 				})
@@ -236,16 +177,13 @@ func TestFaultSoakOverMCP(t *testing.T) {
 	}
 }
 
-// faultSoak runs calls paid calls on rail with the budget in a store of kind. The budget
-// allows 60 a call: it runs out after about half of them.
+// faultSoak runs calls paid calls on rail with the budget in a store of kind (see
+// soaktest.NewPayer).
 func faultSoak(t *testing.T, rail soakRail, kind budgettest.Kind, requote bool, calls int) {
-	const workers = 16
-	maxTotal := int64(60 * calls)
 	start := time.Now()
-	store := &soakStore{shop: rail.shop, foreign: rail.foreign, paid: map[int]int{}, fetchOf: map[string]int{},
-		received: map[string]*big.Int{}, giveUp: map[int]context.CancelFunc{}}
+	store := &soakStore{shop: rail.Shop, foreign: rail.Foreign, log: soaktest.NewLog(), paid: map[int]int{}}
 	cfg := store.config()
-	cfg.Paywall.PayTo, cfg.Paywall.Network = rail.shop, rail.network
+	cfg.Paywall.PayTo, cfg.Paywall.Network = rail.Shop, rail.Network
 	srv := x402test.NewMCPServer(x402test.WithMCPPaywall(cfg))
 	t.Cleanup(srv.Close)
 	srv.Server().AddTool(&mcp.Tool{Name: soakTool, InputSchema: map[string]any{"type": "object"}},
@@ -254,71 +192,15 @@ func faultSoak(t *testing.T, rail soakRail, kind budgettest.Kind, requote bool, 
 		})
 	srv.Server().AddReceivingMiddleware(failUnpaid)
 	f := srv.Facilitator()
-	policy := x402.Policy{MaxPerPayment: big.NewInt(200), MaxTotal: big.NewInt(maxTotal), PayTo: []string{rail.shop}, AllowRequote: requote}
-	var opts []x402.PayerOption
-	if kind != budgettest.Memory {
-		opts = append(opts, x402.WithBudget(budgettest.NewBudget(t, kind, policy.MaxTotal, nil)))
-		policy.MaxTotal = nil
-	}
-	payer, err := x402.NewPayer(policy, []x402.Scheme{rail.scheme(t, srv, 10_000_000)}, opts...)
-	require.NoError(t, err)
+	payer := soaktest.NewPayer(t, rail.Rail, kind, requote, calls, rail.scheme(t, srv, 10_000_000))
 	client := newClient(t, connect(t, srv, "http"), payer)
 
-	var next atomic.Int64
-	var mu sync.Mutex
-	outcomes := map[string]int{}
-	var untyped []error
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				n := int(next.Add(1)) - 1
-				if n >= calls {
-					return
-				}
-				outcome, err := soakCall(client, store, n)
-				mu.Lock()
-				outcomes[outcome]++
-				if err != nil {
-					untyped = append(untyped, err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	t.Logf("%d calls on %s in %s; outcomes: %v", calls, rail.name, time.Since(start).Round(time.Millisecond), outcomes)
+	outcomes, untyped := soaktest.Run(calls, func(n int) (string, error) { return soakCall(client, store.log, n) })
+	t.Logf("%d calls on %s in %s; outcomes: %v", calls, rail.Name, time.Since(start).Round(time.Millisecond), outcomes)
 	require.Empty(t, untyped, "every failed call is a typed error")
-
-	ledger, received := new(big.Int), new(big.Int)
-	perCall := map[int]int{}
-	store.mu.Lock()
-	for _, amount := range store.received {
-		received.Add(received, amount)
-	}
-	for _, st := range f.Settlements() {
-		ledger.Add(ledger, st.Value)
-		assert.LessOrEqual(t, st.Value.Int64(), int64(200), "no payment above the per-payment cap")
-		assert.True(t, rail.same(st.To, rail.shop), "no payment to a foreign payee")
-		n, ok := store.fetchOf[st.ID]
-		require.True(t, ok)
-		perCall[n]++
-	}
-	store.mu.Unlock()
-	for n, times := range perCall {
-		assert.Equal(t, 1, times, "call %d settled more than once", n)
-	}
-	assert.LessOrEqual(t, ledger.Cmp(big.NewInt(maxTotal)), 0, "the total settled stays within MaxTotal")
-	spent, reserved := budgettest.Spent(t, payer), budgettest.Reserved(t, payer)
-	counted := new(big.Int).Add(spent, reserved)
-	t.Logf("settled %d payments, %s in all (MaxTotal %d); Spent %s, Reserved %s", len(f.Settlements()), ledger, maxTotal, spent, reserved)
-	assert.GreaterOrEqual(t, counted.Cmp(ledger), 0, "spent plus reserved covers every settlement: %s < %s", counted, ledger)
-	assert.LessOrEqual(t, spent.Cmp(ledger), 0, "nothing is counted as spent that did not settle")
-	assert.Equal(t, received, counted, "every payment the server got stays counted: nothing it said released one")
-	assert.Positive(t, outcomes["ok"], "some calls went through")
-	assert.Positive(t, outcomes["budget exceeded"], "the budget ran out")
+	ledger, spent, reserved := soaktest.Check(t, f, store.log, rail.Rail, calls, payer, outcomes)
+	received := store.log.Received()
+	assert.Equal(t, received, new(big.Int).Add(spent, reserved), "every payment the server got stays counted: nothing it said released one")
 
 	reconcileWith(t, payer, f)
 	assert.Equal(t, ledger, budgettest.Spent(t, payer), "once reconciled, Spent is what settled")
@@ -328,20 +210,9 @@ func faultSoak(t *testing.T, rail soakRail, kind budgettest.Kind, requote bool, 
 
 // soakCall runs call n and names its outcome; err is non-nil only for a failure that is not
 // one of the payer's typed errors (or, before any payment, the server's own error).
-func soakCall(client *mcppay.Client, store *soakStore, n int) (string, error) {
-	// A generous bound: only the stalled calls give up, when the store says it settled.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+func soakCall(client *mcppay.Client, log *soaktest.Log, n int) (string, error) {
+	ctx, cancel := log.Context(n)
 	defer cancel()
-	if n%10 == soakStallAfterSettle {
-		store.mu.Lock()
-		store.giveUp[n] = cancel
-		store.mu.Unlock()
-		defer func() {
-			store.mu.Lock()
-			delete(store.giveUp, n)
-			store.mu.Unlock()
-		}()
-	}
 	res, err := callCtx(ctx, client, soakTool, map[string]any{"n": n})
 	if err == nil {
 		if res.IsError || res.Payment == nil {
@@ -349,28 +220,11 @@ func soakCall(client *mcppay.Client, store *soakStore, n int) (string, error) {
 		}
 		return "ok", nil
 	}
-	var (
-		pe   *x402.PolicyError
-		nu   *x402.NoUsableRequirementsError
-		rj   *x402.PaymentRejectedError
-		uc   *x402.PaymentUnconfirmedError
-		st   *x402.PaymentSettledError
-		werr *jsonrpc.Error
-	)
-	switch {
-	case errors.Is(err, x402.ErrBudgetExceeded):
-		return "budget exceeded", nil
-	case errors.As(err, &rj):
-		return "rejected", nil
-	case errors.As(err, &pe):
-		return "refused: " + pe.Rule.Error(), nil
-	case errors.As(err, &nu):
-		return "no usable requirements", nil
-	case errors.As(err, &uc):
-		return "unconfirmed", nil
-	case errors.As(err, &st):
-		return "settled without content", nil
-	case errors.As(err, &werr) && n%10 == soakErrorBeforePayment:
+	if outcome, ok := soaktest.Outcome(err); ok {
+		return outcome, nil
+	}
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) && n%10 == soaktest.ErrorBeforePayment {
 		return "unpaid error", nil // answered before any payment
 	}
 	return "untyped", fmt.Errorf("call %d: %w", n, err)

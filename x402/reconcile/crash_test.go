@@ -133,7 +133,7 @@ func TestReconcileAfterACrashResolvesWhatTheCrashLeft(t *testing.T) {
 	for _, o := range before {
 		assert.Equal(t, ledger.InDoubt, o.State, "a payment signed or in doubt before the crash is in doubt after it")
 	}
-	totals(t, next, 0, 300)
+	budgettest.AssertTotals(t, next, 0, 300)
 
 	r, err := reconcile.New(next, reconcile.WithLookup(f), reconcile.WithRate(1000), reconcile.WithClock(later))
 	require.NoError(t, err)
@@ -154,6 +154,6 @@ func TestReconcileAfterACrashResolvesWhatTheCrashLeft(t *testing.T) {
 	require.Len(t, rep.Released, 1)
 	assert.NotContains(t, want, rep.Released[0].ID, "the released one never settled")
 	assert.Empty(t, rep.Pending)
-	totals(t, next, 200, 0)
+	budgettest.AssertTotals(t, next, 200, 0)
 	assert.Empty(t, budgettest.Outstanding(t, next))
 }

@@ -47,24 +47,6 @@ func newReconciler(t *testing.T, b *budget.Budget, clock *sdktest.Clock, opts ..
 	return r
 }
 
-// totals checks what a budget has spent and holds.
-func totals(t *testing.T, b *budget.Budget, spent, reserved int64) {
-	t.Helper()
-	s, r, err := b.Totals(t.Context())
-	require.NoError(t, err)
-	assert.Equal(t, big.NewInt(spent).String(), s.String(), "spent")
-	assert.Equal(t, big.NewInt(reserved).String(), r.String(), "reserved")
-}
-
-// ids returns the payment ids of resolutions.
-func ids(rs []reconcile.Resolution) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.ID
-	}
-	return out
-}
-
 // fixedLookup is a reconcile.Lookup of the "test" rail that answers what it is told, and
 // records what it was asked.
 type fixedLookup struct {
@@ -77,7 +59,7 @@ func (f *fixedLookup) Handles(rail string) bool { return rail == "test" }
 
 func (f *fixedLookup) Lookup(_ context.Context, payments []ledger.Outstanding) ([]reconcile.Result, error) {
 	f.mu.Lock()
-	f.asked = append(f.asked, ids(resolutionsOf(payments)))
+	f.asked = append(f.asked, budgettest.IDs(resolutionsOf(payments)))
 	f.mu.Unlock()
 	return f.results(payments)
 }
@@ -154,9 +136,9 @@ func TestReconcileTrustsALookupOnlyForWhatItWasAsked(t *testing.T) {
 
 	rep, err := r.Reconcile(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a"}, ids(rep.Released), "failed on chain, and expired")
+	assert.Equal(t, []string{"a"}, budgettest.IDs(rep.Released), "failed on chain, and expired")
 	assert.Empty(t, rep.Committed)
-	assert.ElementsMatch(t, []string{"b", "c", "d", "e"}, ids(rep.Pending))
+	assert.ElementsMatch(t, []string{"b", "c", "d", "e"}, budgettest.IDs(rep.Pending))
 	for _, p := range rep.Pending {
 		switch p.ID {
 		case "b", "c":
@@ -166,7 +148,7 @@ func TestReconcileTrustsALookupOnlyForWhatItWasAsked(t *testing.T) {
 		}
 	}
 	assert.Len(t, rep.Failures, 2)
-	totals(t, b, 0, 2+4+8+16)
+	budgettest.AssertTotals(t, b, 0, 2+4+8+16)
 	require.Len(t, lookup.asked, 1)
 	assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e"}, lookup.asked[0])
 }
@@ -191,7 +173,7 @@ func TestReconcileLeavesEverythingWhenALookupFails(t *testing.T) {
 	require.Len(t, rep.Failures, 1)
 	assert.Equal(t, 2, rep.Failures[0].Payments)
 	assert.ErrorContains(t, rep.Err(), "the node went away mid-answer")
-	totals(t, b, 0, 3)
+	budgettest.AssertTotals(t, b, 0, 3)
 }
 
 func TestReconcileStopsWhenTheContextEnds(t *testing.T) {
@@ -211,10 +193,10 @@ func TestReconcileStopsWhenTheContextEnds(t *testing.T) {
 	rep, err := r.Reconcile(ctx)
 	require.ErrorIs(t, err, context.Canceled)
 	require.NotNil(t, rep)
-	assert.Equal(t, []string{"a"}, ids(rep.Committed), "the answer that came is booked")
-	assert.Equal(t, []string{"b", "c"}, ids(rep.Pending))
+	assert.Equal(t, []string{"a"}, budgettest.IDs(rep.Committed), "the answer that came is booked")
+	assert.Equal(t, []string{"b", "c"}, budgettest.IDs(rep.Pending))
 	assert.Len(t, lookup.asked, 1, "no lookup after the context ended")
-	totals(t, b, 1, 2)
+	budgettest.AssertTotals(t, b, 1, 2)
 }
 
 // The first lookup given for a rail answers for it. (The reconciler made its EVM lookups
@@ -235,10 +217,10 @@ func TestReconcileAsksTheFirstLookupOfARail(t *testing.T) {
 
 	rep, err := r.Reconcile(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a"}, ids(rep.Committed))
+	assert.Equal(t, []string{"a"}, budgettest.IDs(rep.Committed))
 	assert.Len(t, first.asked, 1)
 	assert.Empty(t, second.asked)
-	totals(t, b, 1, 0)
+	budgettest.AssertTotals(t, b, 1, 0)
 }
 
 func TestReconcilerOptionsAreChecked(t *testing.T) {
@@ -327,8 +309,8 @@ func TestReconcileAsksAnUnreachableLookupOnce(t *testing.T) {
 			rep, err := r.Reconcile(t.Context())
 			require.NoError(t, err)
 			assert.Equal(t, tc.asked, int(asked.Load()))
-			assert.Equal(t, []string{"z"}, ids(rep.Committed), "the other rail is still looked up")
-			assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e"}, ids(rep.Pending))
+			assert.Equal(t, []string{"z"}, budgettest.IDs(rep.Committed), "the other rail is still looked up")
+			assert.ElementsMatch(t, []string{"a", "b", "c", "d", "e"}, budgettest.IDs(rep.Pending))
 			for _, p := range rep.Pending {
 				var le *reconcile.LookupError
 				require.ErrorAs(t, p.Err, &le, p.ID)
@@ -343,7 +325,7 @@ func TestReconcileAsksAnUnreachableLookupOnce(t *testing.T) {
 				assert.Equal(t, 4, rep.Failures[1].Payments)
 				assert.Equal(t, rep.Failures[0].Err, rep.Failures[1].Err)
 			}
-			totals(t, b, 100, 5)
+			budgettest.AssertTotals(t, b, 100, 5)
 		})
 	}
 }
@@ -403,6 +385,6 @@ func TestReconcileTakesLookupsThatAreNotComparable(t *testing.T) {
 
 	rep, err := r.Reconcile(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a"}, ids(rep.Committed))
+	assert.Equal(t, []string{"a"}, budgettest.IDs(rep.Committed))
 	assert.Equal(t, []string{"by value"}, rep.Caveats)
 }

@@ -294,13 +294,5 @@ func farHeight(_ rpcCall, answer *rpcAnswer) {
 // rewriteStatuses replaces the list of statuses of a getSignatureStatuses answer by what
 // change makes of it.
 func rewriteStatuses(answer *rpcAnswer, change func([]any) []any) {
-	var res struct {
-		Context json.RawMessage `json:"context"`
-		Value   []any           `json:"value"`
-	}
-	if json.Unmarshal(answer.Result, &res) != nil {
-		return
-	}
-	res.Value = change(res.Value)
-	answer.Result, _ = json.Marshal(res)
+	answer.Result = solanafake.RewriteStatuses(answer.Result, change)
 }

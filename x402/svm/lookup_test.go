@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/solanafake"
+	"github.com/agentapis/sdk/internal/stalltest"
 	"github.com/agentapis/sdk/x402/ledger"
 	"github.com/agentapis/sdk/x402/reconcile"
 	"github.com/agentapis/sdk/x402/svm"
@@ -493,31 +492,9 @@ func TestLookupOfADeadNodeCostsOneBoundedWait(t *testing.T) {
 	t.Parallel()
 	chain := newTestChain(t)
 	honest, _ := chain.node(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	var mu sync.Mutex
-	var conns []net.Conn // accepted, never answered
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, conn)
-			mu.Unlock()
-		}
-	}()
+	deadAddr := stalltest.DeadAddress(t)
 	const bound = 200 * time.Millisecond
-	dead, err := svm.DialNode("http://"+ln.Addr().String(), svm.WithCallTimeout(bound))
+	dead, err := svm.DialNode("http://"+deadAddr, svm.WithCallTimeout(bound))
 	require.NoError(t, err)
 	payments := []ledger.Outstanding{chain.purchase(t, lands), chain.purchase(t, neverSent)}
 	chain.advance(pastEveryBlockhash)
@@ -527,7 +504,7 @@ func TestLookupOfADeadNodeCostsOneBoundedWait(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 4*bound)
 
-	slow, err := svm.DialNode("http://" + ln.Addr().String())
+	slow, err := svm.DialNode("http://" + deadAddr)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), bound)
 	defer cancel()

@@ -3,15 +3,16 @@ package wire_test
 import (
 	"testing"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
 // BenchmarkCodec measures the x402 messages of one payment, to show where a paid request's
 // time goes besides HTTP and the signature.
 func BenchmarkCodec(b *testing.B) {
-	challenge := readFixture(b, "spec_payment_required.b64")
-	payment := readFixture(b, "spec_payment_signature.b64")
-	receipt := readFixture(b, "spec_payment_response_success.b64")
+	challenge := spectest.Header(b, "spec_payment_required.b64")
+	payment := spectest.Header(b, "spec_payment_signature.b64")
+	receipt := spectest.Header(b, "spec_payment_response_success.b64")
 	p, err := wire.DecodePaymentPayload(payment)
 	if err != nil {
 		b.Fatal(err)

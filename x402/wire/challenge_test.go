@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
@@ -28,7 +29,7 @@ func response402(header, body string) *http.Response {
 
 func TestParseSpecChallenge(t *testing.T) {
 	t.Parallel()
-	pr, err := wire.ReadPaymentRequired(response402(readFixture(t, "spec_payment_required.b64"), "{}"))
+	pr, err := wire.ReadPaymentRequired(response402(spectest.Header(t, "spec_payment_required.b64"), "{}"))
 	require.NoError(t, err)
 	assert.Equal(t, 2, pr.X402Version)
 	assert.Equal(t, "PAYMENT-SIGNATURE header is required", pr.Error)
@@ -213,7 +214,7 @@ func TestPaymentRequiredRoundTrip(t *testing.T) {
 	}
 	v, err := wire.EncodePaymentRequired(pr)
 	require.NoError(t, err)
-	js := decodeStd(t, v)
+	js := spectest.DecodeStd(t, v)
 	assert.JSONEq(t, `{"x402Version":2,"error":"Payment required","resource":{"url":"https://h/report/1","description":"d"},"accepts":[{"scheme":"exact","network":"eip155:8453","amount":"130000","asset":"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913","payTo":"0x209693Bc6afc0C5328bA36FaF03C514EF312287C","maxTimeoutSeconds":60,"extra":{"name":"USD Coin","version":"2"}}]}`, js)
 	back, err := wire.DecodePaymentRequired(v)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
@@ -22,7 +23,7 @@ var fuzzSigner, _ = evm.NewPrivateKeySigner("4c0883a69102937d6231471b5dbb6204fe5
 // FuzzParsePaymentRequired feeds arbitrary headers and bodies to the challenge parser. It must
 // not panic; every entry it calls usable must be signable, and the signature must verify.
 func FuzzReadPaymentRequired(f *testing.F) {
-	spec := readFixture(f, "spec_payment_required.b64")
+	spec := spectest.Header(f, "spec_payment_required.b64")
 	specJSON, _ := base64.StdEncoding.DecodeString(spec)
 	f.Add(spec, []byte("{}"))
 	f.Add(string(specJSON), []byte(nil))
@@ -77,7 +78,7 @@ func FuzzReadPaymentRequired(f *testing.F) {
 // FuzzDecodePaymentPayload feeds arbitrary header values to the server-side payload decoder.
 // It must not panic, and what it accepts must survive encoding and decoding unchanged.
 func FuzzDecodePaymentPayload(f *testing.F) {
-	spec := readFixture(f, "spec_payment_signature.b64")
+	spec := spectest.Header(f, "spec_payment_signature.b64")
 	specJSON, _ := base64.StdEncoding.DecodeString(spec)
 	f.Add(spec)
 	f.Add(string(specJSON))
@@ -115,8 +116,8 @@ func FuzzDecodePaymentPayload(f *testing.F) {
 // FuzzParseSettleResponse feeds arbitrary header values to the receipt parser. It must not
 // panic, and what it accepts must survive encoding and parsing unchanged.
 func FuzzDecodeSettleResponse(f *testing.F) {
-	f.Add(readFixture(f, "spec_payment_response_success.b64"))
-	f.Add(readFixture(f, "spec_payment_response_failure.b64"))
+	f.Add(spectest.Header(f, "spec_payment_response_success.b64"))
+	f.Add(spectest.Header(f, "spec_payment_response_failure.b64"))
 	f.Add(`{"success":true,"transaction":"0x1","network":"eip155:8453","extensions":{ "a" : 1 }}`)
 	f.Add(`{"success":false}`)
 	f.Add("eyJzdWNjZXNzIjp0cnVlfQ")
@@ -135,7 +136,7 @@ func FuzzDecodeSettleResponse(f *testing.F) {
 		}
 		v, err := wire.EncodeSettleResponse(s)
 		require.NoError(t, err)
-		require.Equal(t, encodingJSON(t, s), decodeStd(t, v), "the hand-written encoder differs from encoding/json")
+		require.Equal(t, encodingJSON(t, s), spectest.DecodeStd(t, v), "the hand-written encoder differs from encoding/json")
 		back, err := wire.DecodeSettleResponse(v)
 		require.NoError(t, err)
 		if len(s.Extensions) > 0 {

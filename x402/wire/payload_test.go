@@ -12,13 +12,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentapis/sdk/internal/spectest"
 	"github.com/agentapis/sdk/x402/evm"
 	"github.com/agentapis/sdk/x402/wire"
 )
 
 func TestDecodeSpecPayload(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	assert.Equal(t, 2, p.X402Version)
 	require.NotNil(t, p.Resource)
 	assert.Equal(t, "https://api.example.com/premium-data", p.Resource.URL)
@@ -37,15 +38,15 @@ func TestDecodeSpecPayload(t *testing.T) {
 
 func TestEncodePayloadIsStrictBase64OfCompactJSON(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	v, err := wire.EncodePaymentPayload(p)
 	require.NoError(t, err)
-	js := decodeStd(t, v)
+	js := spectest.DecodeStd(t, v)
 	var compact bytes.Buffer
 	require.NoError(t, json.Compact(&compact, []byte(js)))
 	assert.Equal(t, compact.String(), js)
 	// The spec example is compact JSON with the same key order, so the encoding reproduces it.
-	assert.Equal(t, readFixture(t, "spec_payment_signature.b64"), v)
+	assert.Equal(t, spectest.Header(t, "spec_payment_signature.b64"), v)
 
 	back, err := wire.DecodePaymentPayload(v)
 	require.NoError(t, err)
@@ -68,7 +69,7 @@ func TestPayloadV1RoundTrip(t *testing.T) {
 	p := &wire.PaymentPayload{X402Version: 1, Scheme: "exact", Network: "base", Payload: payload}
 	v, err := wire.EncodePaymentPayload(p)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"x402Version":1,"scheme":"exact","network":"base","payload":{"signature":"0x`+strings.Repeat("00", 65)+`","authorization":{"from":"`+shopAddress+`","to":"`+shopAddress+`","value":"5","validAfter":"1","validBefore":"2","nonce":"0x`+strings.Repeat("00", 31)+`07"}}}`, decodeStd(t, v))
+	assert.JSONEq(t, `{"x402Version":1,"scheme":"exact","network":"base","payload":{"signature":"0x`+strings.Repeat("00", 65)+`","authorization":{"from":"`+shopAddress+`","to":"`+shopAddress+`","value":"5","validAfter":"1","validBefore":"2","nonce":"0x`+strings.Repeat("00", 31)+`07"}}}`, spectest.DecodeStd(t, v))
 	back, err := wire.DecodePaymentPayload(v)
 	require.NoError(t, err)
 	assert.Equal(t, p, back)
@@ -77,7 +78,7 @@ func TestPayloadV1RoundTrip(t *testing.T) {
 func TestDecodePayloadRefusesMalformedPayloads(t *testing.T) {
 	t.Parallel()
 	var spec map[string]any
-	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, readFixture(t, "spec_payment_signature.b64"))), &spec))
+	require.NoError(t, json.Unmarshal([]byte(spectest.DecodeStd(t, spectest.Header(t, "spec_payment_signature.b64"))), &spec))
 	mutate := func(f func(m map[string]any)) string {
 		b, _ := json.Marshal(spec)
 		var m map[string]any
@@ -104,7 +105,7 @@ func TestDecodePayloadRefusesMalformedPayloads(t *testing.T) {
 
 func TestParseSettleResponse(t *testing.T) {
 	t.Parallel()
-	ok, err := wire.DecodeSettleResponse(readFixture(t, "spec_payment_response_success.b64"))
+	ok, err := wire.DecodeSettleResponse(spectest.Header(t, "spec_payment_response_success.b64"))
 	require.NoError(t, err)
 	assert.Equal(t, &wire.SettleResponse{
 		Success:     true,
@@ -113,7 +114,7 @@ func TestParseSettleResponse(t *testing.T) {
 		Payer:       "0x857b06519E91e3A54538791bDbb0E22373e36b66",
 	}, ok)
 
-	failed, err := wire.DecodeSettleResponse(readFixture(t, "spec_payment_response_failure.b64"))
+	failed, err := wire.DecodeSettleResponse(spectest.Header(t, "spec_payment_response_failure.b64"))
 	require.NoError(t, err)
 	assert.False(t, failed.Success)
 	assert.Equal(t, "insufficient_funds", failed.ErrorReason)
@@ -143,7 +144,7 @@ func TestParseSettleResponse(t *testing.T) {
 // and json.Unmarshal.
 func TestTypesWorkWithEncodingJSON(t *testing.T) {
 	t.Parallel()
-	p := specPayload(t)
+	p := spectest.Payload(t)
 	b, err := json.Marshal(p)
 	require.NoError(t, err)
 	var back wire.PaymentPayload
@@ -168,7 +169,7 @@ func TestTypesWorkWithEncodingJSON(t *testing.T) {
 	assert.Equal(t, `{"url":"https://h/x","mimeType":"text/csv"}`, string(b))
 
 	var pr wire.PaymentRequired
-	require.NoError(t, json.Unmarshal([]byte(decodeStd(t, readFixture(t, "spec_payment_required.b64"))), &pr))
+	require.NoError(t, json.Unmarshal([]byte(spectest.DecodeStd(t, spectest.Header(t, "spec_payment_required.b64"))), &pr))
 	assert.Len(t, pr.Accepts, 1)
 }
 
@@ -189,7 +190,7 @@ func TestSettleResponseKeepsHTMLCharacters(t *testing.T) {
 	s := &wire.SettleResponse{Success: false, ErrorReason: "a<b&c", Network: "eip155:8453", Extensions: json.RawMessage(`{"note":"<&>"}`)}
 	v, err := wire.EncodeSettleResponse(s)
 	require.NoError(t, err)
-	assert.Equal(t, `{"success":false,"errorReason":"a<b&c","transaction":"","network":"eip155:8453","extensions":{"note":"<&>"}}`, decodeStd(t, v))
+	assert.Equal(t, `{"success":false,"errorReason":"a<b&c","transaction":"","network":"eip155:8453","extensions":{"note":"<&>"}}`, spectest.DecodeStd(t, v))
 }
 
 func TestEncodeSettleResponseWritesWhatEncodingJSONWrites(t *testing.T) {
@@ -203,7 +204,7 @@ func TestEncodeSettleResponseWritesWhatEncodingJSONWrites(t *testing.T) {
 	} {
 		v, err := wire.EncodeSettleResponse(s)
 		require.NoError(t, err, name)
-		assert.Equal(t, encodingJSON(t, s), decodeStd(t, v), name)
+		assert.Equal(t, encodingJSON(t, s), spectest.DecodeStd(t, v), name)
 	}
 
 	_, err := wire.EncodeSettleResponse(&wire.SettleResponse{Extensions: json.RawMessage(`{"a":`)})

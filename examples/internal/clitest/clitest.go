@@ -28,6 +28,25 @@ func Run(t *testing.T, main Main, env map[string]string, args ...string) (code i
 	return code, out.String(), errOut.String()
 }
 
+// Output runs an example's run, which writes what the program prints to w, and returns what it
+// wrote, failing the test when it fails.
+func Output(t *testing.T, run func(ctx context.Context, w io.Writer) error) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := run(t.Context(), &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	return out.String()
+}
+
+// AssertContainsAll checks that the output text holds each of wants.
+func AssertContainsAll(t *testing.T, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		assert.Contains(t, text, want)
+	}
+}
+
 // AssertHelp checks that -h, -help and --help make the program name print its usage, listing
 // every variable of vars, and exit with cli.ExitOK having printed nothing else.
 func AssertHelp(t *testing.T, main Main, name string, vars ...string) {
