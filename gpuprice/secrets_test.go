@@ -15,7 +15,7 @@ import (
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/gpuprice"
 	"github.com/agentapis/sdk/internal/fakeserver"
-	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/logbuf"
 	"github.com/agentapis/sdk/internal/testkit"
 )
 
@@ -95,7 +95,7 @@ func TestARedirectOrAnEchoNeverShowsTheAPIKey(t *testing.T) {
 	scan.Add(key)
 	for _, drop := range []bool{false, true} {
 		srv := echoingServer(t, key, http.StatusUnauthorized, "invalid_api_key", drop)
-		var logs secrettest.LogBuffer
+		var logs logbuf.Buffer
 		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithAPIKey(key), gpuprice.WithRetry(testkit.NoRetry),
 			gpuprice.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 		require.NoError(t, err)
@@ -123,7 +123,7 @@ func TestARedirectOrAnEchoNeverShowsTheSignatureBeingRedeemed(t *testing.T) {
 	scan.Add(sig)
 	for _, drop := range []bool{false, true} {
 		srv := echoingServer(t, sig, http.StatusConflict, "already_redeemed", drop)
-		var logs secrettest.LogBuffer
+		var logs logbuf.Buffer
 		c, err := gpuprice.New(gpuprice.WithBaseURL(srv.URL), gpuprice.WithRetry(testkit.NoRetry),
 			gpuprice.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 		require.NoError(t, err)

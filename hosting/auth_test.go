@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
-	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/logbuf"
 	"github.com/agentapis/sdk/internal/testkit"
 )
 
@@ -28,7 +28,7 @@ func strippingGateway(ok string) func(http.ResponseWriter, *http.Request, []byte
 
 func TestUnauthorizedBearerIsRetriedWithXAPITokenAndTheHeaderIsKept(t *testing.T) {
 	t.Parallel()
-	var logs secrettest.LogBuffer
+	var logs logbuf.Buffer
 	srv := testkit.Record(t, strippingGateway(`{"ok":true,"repos":[{"name":"blog"}]}`))
 	c := newClient(t, srv.URL, hosting.WithLogger(jsonLogger(&logs)))
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentapis/sdk/hosting"
 	"github.com/agentapis/sdk/hosting/hostingtest"
-	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/logbuf"
 	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/sdktest"
 )
@@ -131,7 +131,7 @@ func nonNil(b []byte) []byte {
 func TestEndToEndGatewayStrippingAuthorization(t *testing.T) {
 	t.Parallel()
 	srv := testkit.Start(t, hostingtest.NewServer(hostingtest.WithGatewayStripsAuthorization()))
-	var logs secrettest.LogBuffer
+	var logs logbuf.Buffer
 	c := fakeClient(t, srv, hosting.WithLogger(jsonLogger(&logs)))
 	ctx := t.Context()
 

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
-	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/logbuf"
 	"github.com/agentapis/sdk/internal/testkit"
 )
 
@@ -153,7 +153,7 @@ const blockPage = "<!DOCTYPE html><html><head><title>Access denied</title></head
 
 func TestBlockedPutIsResentAsPostWithBase64(t *testing.T) {
 	t.Parallel()
-	var logs secrettest.LogBuffer
+	var logs logbuf.Buffer
 	srv := testkit.Record(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
 		if r.Method == http.MethodPut {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk/hosting"
+	"github.com/agentapis/sdk/internal/logbuf"
 	"github.com/agentapis/sdk/internal/secrettest"
 	"github.com/agentapis/sdk/internal/testkit"
 )
@@ -46,7 +47,7 @@ func TestEchoedTokenNeverReachesErrorsOrLogs(t *testing.T) {
 			testkit.Reply(w, http.StatusOK, `{"ok":true,"note":"`+upper+`","path":7}`)
 		}
 	})
-	logs := &secrettest.LogBuffer{}
+	logs := &logbuf.Buffer{}
 	c := newClient(t, srv.URL, withFastRetry, hosting.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	ctx := t.Context()
 	calls := map[string]func() error{
@@ -122,7 +123,7 @@ func TestTokenNeverShowsWhateverTheServerEchoes(t *testing.T) {
 			testkit.Reply(w, http.StatusTeapot, `{"ok":false,"error":"unexpected"}`)
 		}
 	})
-	logs := &secrettest.LogBuffer{}
+	logs := &logbuf.Buffer{}
 	c, err := hosting.New(hosting.WithBaseURL(srv.URL), hosting.WithToken(hostileToken), hosting.WithRetry(testkit.NoRetry),
 		hosting.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	require.NoError(t, err)

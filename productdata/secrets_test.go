@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/logbuf"
 	"github.com/agentapis/sdk/internal/secrettest"
 	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
@@ -87,7 +88,7 @@ func echoingAPI(t *testing.T) *api {
 func TestKeyNeverReachesURLsLogsOrErrors(t *testing.T) {
 	t.Parallel()
 	srv := echoingAPI(t)
-	logs := &secrettest.LogBuffer{}
+	logs := &logbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	retry := sdk.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxRetryAfter: time.Millisecond}
 	c := newClient(t, srv, productdata.WithLogger(logger), productdata.WithRetry(retry))
@@ -216,7 +217,7 @@ func TestKeyNeverShowsWhateverTheServerEchoes(t *testing.T) {
 		}
 		return reply{status: http.StatusTeapot, body: "unexpected " + asins}
 	})
-	logs := &secrettest.LogBuffer{}
+	logs := &logbuf.Buffer{}
 	c := newClient(t, srv, productdata.WithAccountKey(hostileKey),
 		productdata.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	ctx := t.Context()

@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentapis/sdk/internal/logbuf"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // envRunMain makes the test binary run the server's main instead of the tests, so that the
@@ -34,7 +33,7 @@ func TestMain(m *testing.M) {
 
 // server starts the program with args, returning the command with its stdin, stdout and
 // stderr.
-func server(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader, *secrettest.LogBuffer) {
+func server(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader, *logbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), envRunMain+"=1")
@@ -42,7 +41,7 @@ func server(t *testing.T, args ...string) (*exec.Cmd, io.WriteCloser, io.Reader,
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	stderr := &secrettest.LogBuffer{}
+	stderr := &logbuf.Buffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

@@ -14,10 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentapis/sdk/internal/logbuf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentapis/sdk/internal/secrettest"
 )
 
 // jsDir holds the official TypeScript MCP client (package.json, package-lock.json) and the
@@ -204,7 +203,7 @@ func startHTTP(t *testing.T, flags []string) (string, func()) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append(flags, "-http", "127.0.0.1:0")...)
 	cmd.Env = append(os.Environ(), envRunMain+"=1")
-	stderr := &secrettest.LogBuffer{}
+	stderr := &logbuf.Buffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	var once sync.Once

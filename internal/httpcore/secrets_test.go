@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
-	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/logbuf"
 )
 
 func TestTokenNeverInErrorsOrLogs(t *testing.T) {
@@ -62,7 +62,7 @@ func TestTokenNeverInErrorsOrLogs(t *testing.T) {
 	closedURL := closed.URL
 	closed.Close()
 
-	logs := &secrettest.LogBuffer{}
+	logs := &logbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	creds := []Credential{{Header: "Authorization", Prefix: "Bearer ", Value: token}}
 	p := fastRetry
@@ -137,7 +137,7 @@ func TestLogRecordsCarryMetadataOnly(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 		_, _ = io.WriteString(w, "secret-body-content")
 	})
-	logs := &secrettest.LogBuffer{}
+	logs := &logbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	p := fastRetry
 	p.MaxAttempts = 2
@@ -239,7 +239,7 @@ func TestASecretInARedirectedPathIsScrubbedFromErrorsAndLogs(t *testing.T) {
 		_, _ = io.WriteString(w, `{"error":"not_found","message":"`+base64.StdEncoding.EncodeToString([]byte("key="+token))+`"}`)
 	})
 	srv := newServer(t, mux.ServeHTTP)
-	logs := &secrettest.LogBuffer{}
+	logs := &logbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := newTestClient(t, Service{Credentials: []Credential{{Header: "X-Token", Value: token}}}, WithBaseURL[*testConfig](srv.URL), WithLogger[*testConfig](logger))
 	_, err := c.Do(t.Context(), &Request{Method: http.MethodGet, Path: "/start"}, nil)
