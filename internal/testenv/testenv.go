@@ -3,7 +3,10 @@
 // for with SDK_TEST_FULL=1, or at the small size that keeps `go test ./...` quick.
 package testenv
 
-import "os"
+import (
+	"os"
+	"testing"
+)
 
 // EnvFull names the environment variable that runs the long tests at their full size when it
 // is "1".
@@ -18,4 +21,14 @@ func Size(small, full int) int {
 		return full
 	}
 	return small
+}
+
+// Outstanding returns how many outstanding holds a store benchmark keeps beside the one it
+// measures: full, or 1,000 under -short, which CI's single run of each benchmark uses so that
+// the filling does not outlast the run (the figures come from runs without -short).
+func Outstanding(full int) int {
+	if testing.Short() {
+		return 1_000
+	}
+	return full
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budget"
 	"github.com/agentapis/sdk/x402/ledger"
@@ -15,7 +16,7 @@ import (
 // 100,000 outstanding payments, half in doubt and half refused, with a total, a window and
 // a per-payee limit. Target: the second at most 2x the first.
 func BenchmarkBudgetReserve(b *testing.B) {
-	for _, n := range []int{0, 100_000} {
+	for _, n := range []int{0, testenv.Outstanding(100_000)} {
 		b.Run(fmt.Sprintf("outstanding=%d", n), func(b *testing.B) {
 			ctx := b.Context()
 			clock := sdktest.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))

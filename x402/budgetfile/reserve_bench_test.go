@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/budgetfile"
 	"github.com/agentapis/sdk/x402/ledger"
@@ -68,7 +69,7 @@ func outstandingStore(b *testing.B, kind string, n int, clock *sdktest.Clock) le
 // Target: with 100,000 outstanding at most 2x with none, for each store.
 func BenchmarkReserve(b *testing.B) {
 	for _, kind := range []string{"memory", "file"} {
-		for _, n := range []int{0, 100_000} {
+		for _, n := range []int{0, testenv.Outstanding(100_000)} {
 			b.Run(fmt.Sprintf("store=%s/outstanding=%d", kind, n), func(b *testing.B) {
 				ctx := b.Context()
 				clock := sdktest.NewClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -94,7 +95,7 @@ func BenchmarkReserve(b *testing.B) {
 // BenchmarkOpen opens and configures a budget file holding 0 and 100,000 outstanding holds:
 // what a process pays once, when it starts.
 func BenchmarkOpen(b *testing.B) {
-	for _, n := range []int{0, 100_000} {
+	for _, n := range []int{0, testenv.Outstanding(100_000)} {
 		b.Run(fmt.Sprintf("outstanding=%d", n), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "budget.db")
 			now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)

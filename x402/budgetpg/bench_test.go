@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/x402/budgetpg"
 	"github.com/agentapis/sdk/x402/ledger"
 )
@@ -153,7 +154,7 @@ func BenchmarkReserveBesideOutstanding(b *testing.B) {
 		{Length: time.Hour, Amount: huge, Count: 1 << 40}, {Length: 24 * time.Hour, Count: 1 << 40},
 	}}
 	now := time.Now()
-	for _, n := range []int{0, 20_000} {
+	for _, n := range []int{0, testenv.Outstanding(20_000)} {
 		budget := budgetName(b)
 		s, err := budgetpg.Open(b.Context(), requireDSN(b), budgetpg.WithName(budget))
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/sdktest"
 	"github.com/agentapis/sdk/x402/ledger"
 )
@@ -14,7 +15,7 @@ import (
 // holds, half in doubt and half refused, under every kind of limit. Target: the second at
 // most 2x the first.
 func BenchmarkReserve(b *testing.B) {
-	for _, n := range []int{0, 100_000} {
+	for _, n := range []int{0, testenv.Outstanding(100_000)} {
 		b.Run(fmt.Sprintf("outstanding=%d", n), func(b *testing.B) {
 			ctx := b.Context()
 			now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
