@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapis/sdk"
 	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/productdata"
 	"github.com/agentapis/sdk/sdktest"
@@ -26,7 +27,10 @@ const testKey = "atdomjnkzk5ymlgxz2jjcfe2tjvtut09"
 // scan checks that no account key the suite uses ever reaches a log line or an error string.
 var scan = secrettest.New()
 
-func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
+func TestMain(m *testing.M) {
+	testenv.RunWaitingTestsTogether()
+	os.Exit(secrettest.Main(m, scan))
+}
 
 // received is one request as the test server saw it, with its endpoint and its body decoded.
 type received struct {

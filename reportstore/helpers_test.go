@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentapis/sdk/internal/budgettest"
 	"github.com/agentapis/sdk/internal/secrettest"
+	"github.com/agentapis/sdk/internal/testenv"
 	"github.com/agentapis/sdk/internal/testkit"
 	"github.com/agentapis/sdk/reportstore"
 	"github.com/agentapis/sdk/reportstore/reportstoretest"
@@ -20,7 +21,10 @@ import (
 // or an error string.
 var scan = secrettest.New()
 
-func TestMain(m *testing.M) { os.Exit(secrettest.Main(m, scan)) }
+func TestMain(m *testing.M) {
+	testenv.RunWaitingTestsTogether()
+	os.Exit(secrettest.Main(m, scan))
+}
 
 // testKey is a well-known public test key (the second Hardhat development account); it holds
 // nothing anywhere but in the fake's ledger.

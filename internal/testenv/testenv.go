@@ -4,7 +4,10 @@
 package testenv
 
 import (
+	"flag"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -32,3 +35,20 @@ func Outstanding(full int) int {
 	}
 	return full
 }
+
+// RunWaitingTestsTogether raises -test.parallel to 4 per CPU (8 at least) unless the command
+// line set it. A package whose parallel tests wait on timers, stalled servers and bounded
+// calls, rather than on the CPU, calls it from TestMain, so that on a small machine they do
+// not wait in line behind each other; a package of CPU-bound tests does not, as they would
+// only slow each other down.
+func RunWaitingTestsTogether() {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(WaitingParallelism()))
+	}
+}
+
+// WaitingParallelism is the -test.parallel RunWaitingTestsTogether sets.
+func WaitingParallelism() int { return max(8, 4*runtime.GOMAXPROCS(0)) }
