@@ -1,4 +1,4 @@
-package sdk
+package sdk_test
 
 import (
 	"bytes"
@@ -8,16 +8,18 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/agentapis/sdk"
 )
 
 func TestSecretPrintsOnlyAMask(t *testing.T) {
 	t.Parallel()
 	plain := "sk-0123456789abcdef0123456789abcdef"
-	k := NewSecret(plain)
+	k := sdk.NewSecret(plain)
 	holder := struct {
 		Name string
-		Key  Secret
-		Ptr  *Secret
+		Key  sdk.Secret
+		Ptr  *sdk.Secret
 	}{"n", k, &k}
 
 	assert.Equal(t, plain, k.Reveal())
@@ -50,10 +52,10 @@ func TestSecretPrintsOnlyAMask(t *testing.T) {
 
 func TestSecretMaskOfOtherValues(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, "", Secret{}.String())
-	assert.True(t, Secret{}.IsZero())
-	assert.Equal(t, "[REDACTED]", NewSecret("short-secret").String(), "a short value is hidden whole")
-	assert.Equal(t, "gp_…wxyz", NewSecret("gp_abcdefghijklmnopqrstuvwxyz").String())
-	assert.Equal(t, "…6789", NewSecret("abcdefghij0123456789").String(), "no prefix when none names the kind")
-	assert.Equal(t, "…6789", NewSecret("averylongprefix-0123456789").String(), "a dash far into the value is not a prefix")
+	assert.Equal(t, "", sdk.Secret{}.String())
+	assert.True(t, sdk.Secret{}.IsZero())
+	assert.Equal(t, "[REDACTED]", sdk.NewSecret("short-secret").String(), "a short value is hidden whole")
+	assert.Equal(t, "gp_…wxyz", sdk.NewSecret("gp_abcdefghijklmnopqrstuvwxyz").String())
+	assert.Equal(t, "…6789", sdk.NewSecret("abcdefghij0123456789").String(), "no prefix when none names the kind")
+	assert.Equal(t, "…6789", sdk.NewSecret("averylongprefix-0123456789").String(), "a dash far into the value is not a prefix")
 }
