@@ -123,15 +123,6 @@ func (s *soakStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// soakSize returns how many fetches a soak makes: its full size, 1,000 per store and rail, with
-// SDK_TEST_FULL=1, else small, a few seconds per store.
-func soakSize(small int) int {
-	if testenv.Full() {
-		return 1000
-	}
-	return small
-}
-
 // TestFaultSoak runs paid fetches (400; 1,000 with SDK_TEST_FULL=1) through one EVM payer
 // from 16 goroutines, a tenth of them clean and a tenth with each kind of fault, with and
 // without AllowRequote, with the budget in memory, in a file and in PostgreSQL, and checks
@@ -144,7 +135,7 @@ func TestFaultSoak(t *testing.T) {
 		for _, requote := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/AllowRequote=%t", kind, requote), func(t *testing.T) {
 				t.Parallel()
-				faultSoak(t, evmRail, kind, requote, soakSize(400))
+				faultSoak(t, evmRail, kind, requote, testenv.Size(400, 1000))
 			})
 		}
 	}
@@ -152,14 +143,14 @@ func TestFaultSoak(t *testing.T) {
 
 // TestFaultSoakOnSolana is TestFaultSoak paid on Solana, settled on the facilitator's own
 // ledger: the same faults, the same stores, the same checks. It makes 200 fetches (a Solana
-// payment costs more to verify and settle than an EVM one), 1,000 with SDK_TEST_FULL=1.
+// payment costs more to verify and settle than an EVM one), 500 with SDK_TEST_FULL=1.
 func TestFaultSoakOnSolana(t *testing.T) {
 	t.Parallel()
 	for _, kind := range budgettest.Kinds {
 		for _, requote := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/AllowRequote=%t", kind, requote), func(t *testing.T) {
 				t.Parallel()
-				faultSoak(t, solanaRail(), kind, requote, soakSize(200))
+				faultSoak(t, solanaRail(), kind, requote, testenv.Size(200, 500))
 			})
 		}
 	}

@@ -54,7 +54,7 @@ func TestFileStoreReopens(t *testing.T) {
 
 func TestFileStoreMatchesTheReference(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(testenv.Size(2, 8)) {
+	for seed := range uint64(testenv.Size(2, 4)) {
 		ledgertest.Differential(t, openFile, seed, testenv.Size(1000, 3000))
 	}
 }

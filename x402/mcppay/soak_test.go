@@ -150,7 +150,7 @@ func soakStores(t *testing.T) []budgettest.Kind {
 	return kinds
 }
 
-// TestFaultSoakOverMCP runs paid tool calls (200 on EVM, 100 on Solana; 1,000 each with
+// TestFaultSoakOverMCP runs paid tool calls (200 on EVM, 100 on Solana; 500 and 300 with
 // SDK_TEST_FULL=1) over streamable HTTP from 16 goroutines, a tenth of them clean and a
 // tenth with each kind of fault, with and without AllowRequote, on the memory store and on
 // the one SDK_TEST_BUDGET_STORE names, and checks the facilitator's ledger as the HTTP soak
@@ -162,9 +162,9 @@ func soakStores(t *testing.T) []budgettest.Kind {
 func TestFaultSoakOverMCP(t *testing.T) {
 	t.Parallel()
 	for _, rail := range []soakRail{evmRail, solanaRail()} {
-		size := testenv.Size(200, 1000)
+		size := testenv.Size(200, 500)
 		if rail.Name == "solana" {
-			size = testenv.Size(100, 1000)
+			size = testenv.Size(100, 300)
 		}
 		for _, kind := range soakStores(t) {
 			for _, requote := range []bool{false, true} {
