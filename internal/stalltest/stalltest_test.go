@@ -3,7 +3,6 @@ package stalltest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,21 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentapis/sdk"
+	"github.com/agentapis/sdk/internal/failrecord"
 )
-
-// failures records what RequireBounded reports instead of failing the test.
-type failures struct {
-	testing.TB
-	messages []string
-}
-
-func (f *failures) Helper() {}
-
-func (f *failures) Errorf(format string, args ...any) {
-	f.messages = append(f.messages, fmt.Sprintf(format, args...))
-}
-
-func (f *failures) Fatalf(format string, args ...any) { f.Errorf(format, args...) }
 
 func TestRequireBoundedRefusesWhatTheBoundsDidNotEnd(t *testing.T) {
 	t.Parallel()
@@ -48,9 +34,9 @@ func TestRequireBoundedRefusesWhatTheBoundsDidNotEnd(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			f := &failures{TB: t}
+			f := failrecord.New(t)
 			RequireBounded(f, tc.bound, func(context.Context) error { time.Sleep(tc.wait); return tc.err })
-			assert.Equal(t, tc.fails, len(f.messages) > 0, f.messages)
+			assert.Equal(t, tc.fails, len(f.Messages) > 0, f.Messages)
 		})
 	}
 }
