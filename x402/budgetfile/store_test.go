@@ -62,6 +62,6 @@ func TestFileStoreMatchesTheReference(t *testing.T) {
 func TestFileStoreMatchesTheReferenceAcrossReopenings(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(4) { // every kind of limit refuses under one of the first four seeds
-		ledgertest.DifferentialReopenDecidingAgain(t, openFile, reopenFile, seed, testenv.Size(800, 3000), 50)
+		ledgertest.DifferentialReopenDecidingAgain(t, openFile, reopenFile, seed, testenv.Size(800, 1500), 50)
 	}
 }
